@@ -1,0 +1,11 @@
+"""The learners: private algorithms of the four papers and non-private baselines.
+
+``agents.make(name, problem, epsilon=..., delta=..., seed=...)`` builds one;
+``agents.list_agents()`` lists the names with a one-line description each.
+"""
+
+from agents import bandit, full_info  # noqa: F401  (registers the agents)
+from agents.base import Agent, agent_class, list_agents, make, register
+from agents.loop import play
+
+__all__ = ["Agent", "agent_class", "list_agents", "make", "play", "register"]

@@ -1,0 +1,1 @@
+"""Bandit learners (private and non-private); importing registers them."""

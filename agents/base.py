@@ -1,0 +1,232 @@
+"""The learner API: the :class:`Agent` base class and the agent registry.
+
+A learner sees the public :class:`~dp_online_envs.problem.Problem` and, each round,
+only its feedback. To write one (a course assignment, say), subclass :class:`Agent`,
+set ``name``, ``description`` and ``feedback``, implement :meth:`Agent.act` and
+:meth:`Agent.update`, and decorate the class with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from dp_online_envs.problem import Problem
+
+_REGISTRY: dict[str, type[Agent]] = {}
+
+
+class Agent(ABC):
+    """An online learner.
+
+    Class attributes:
+        name: Registry name.
+        description: One line for listings.
+        paper: Where the algorithm comes from.
+        feedback: ``"full"`` (needs theta_t) or ``"bandit"`` (needs only f_t(x_t)).
+        private: Whether the agent promises differential privacy; then ``epsilon`` is
+            required and :attr:`privacy` holds the guarantee.
+
+    Attributes:
+        problem: The public description of the game.
+        privacy: The :class:`~agents.privacy.PrivacyGuarantee` promised, or ``None``.
+        clipped_feedback: How many feedback values were clipped to the declared bounds.
+    """
+
+    name: ClassVar[str] = "agent"
+    description: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    feedback: ClassVar[str] = "full"
+    private: ClassVar[bool] = False
+    #: Problem fields the calibration needs (checked finite and positive at start).
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    privacy = None
+    #: Keep a copy of every released value in ``releases`` (set by the auditor).
+    record_releases: bool = False
+
+    def __init__(
+        self,
+        problem: Problem,
+        *,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+        seed: int | None = None,
+        **options: Any,
+    ) -> None:
+        if not isinstance(problem, Problem):
+            raise TypeError(f"problem must be a dp_online_envs.Problem, got {type(problem).__name__}")
+        if self.feedback == "full" and problem.feedback != "full":
+            raise ValueError(f"{self.name} needs full-information feedback, the env gives "
+                             f"{problem.feedback!r}")
+        if self.private:
+            if epsilon is None:
+                raise ValueError(f"{self.name} is a private learner: pass epsilon > 0")
+            if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
+                raise ValueError(f"epsilon={epsilon!r}, expected a finite number > 0")
+            if not (0.0 <= delta < 1.0):
+                raise ValueError(f"delta={delta!r}, expected a number in [0, 1)")
+        elif epsilon is not None:
+            raise ValueError(f"{self.name} is not private; it takes no epsilon")
+        missing = [f for f in self.requires if not _usable(getattr(problem, f, None))]
+        if missing:
+            raise ValueError(
+                f"{self.name} cannot calibrate its noise: the problem lacks finite positive "
+                f"{', '.join(missing)} (got " +
+                ", ".join(f"{f}={getattr(problem, f, None)!r}" for f in missing) + ")"
+            )
+        self.problem = problem
+        self.epsilon = None if epsilon is None else float(epsilon)
+        self.delta = float(delta)
+        self.clipped_feedback = 0
+        self._seed = seed
+        self._episode_seeds = np.random.SeedSequence(seed)
+        self._last_action = None
+        valid = [p for p in inspect.signature(self.setup).parameters if p != "kwargs"]
+        unknown = sorted(set(options) - set(valid))
+        if unknown:
+            raise TypeError(f"{self.name} got unknown option(s) {unknown}; valid: {valid}")
+        self.setup(**options)
+        self.reset(seed)
+
+    def setup(self) -> None:
+        """Fix the algorithm's parameters from the problem (and keyword options).
+
+        Called once by ``__init__`` after validation, before the first :meth:`reset`.
+        Subclasses declare their options as keyword arguments of ``setup``.
+        """
+
+    # --------------------------------------------------------------- the API
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game. All randomness comes from ``self.rng`` seeded here."""
+        self.rng = np.random.default_rng(seed)
+        self.t = 0
+        self.releases: list[tuple[int, np.ndarray]] = []
+        self.clipped_feedback = 0
+        self._last_action = None
+
+    @abstractmethod
+    def act(self):
+        """The action of the next round (an env action: index, 0/1 vector or point)."""
+
+    @abstractmethod
+    def update(self, action, feedback) -> None:
+        """Learn from the round just played: ``feedback`` is theta_t or ``[f_t(x_t)]``."""
+
+    # -------------------------------------------------------------- helpers
+    def release(self, value: np.ndarray) -> np.ndarray:
+        """Mark ``value`` as an output of the agent's private mechanism and return it.
+
+        Private agents pass every value their privacy proof covers (a noisy prefix sum
+        from a counter, a noised loss) through here. When ``record_releases`` is on,
+        a copy is kept in ``releases`` as ``(round, value)`` for the black-box auditor,
+        which can then test the privacy boundary itself rather than the actions (a
+        post-processing that may hide the signal).
+        """
+        if self.record_releases:
+            self.releases.append((self.t, np.array(value, dtype=np.float64, copy=True)))
+        return value
+
+    def clip_feedback(self, feedback) -> np.ndarray:
+        """The feedback clipped to the problem's declared bounds, counting every clip.
+
+        Bandit feedback is clipped to ``[-B, B]``; full-information feedback is mapped to
+        the nearest admissible loss parameter. Privacy calibrations rely on these bounds,
+        so an env that misreports them cannot break the guarantee.
+        """
+        fb = np.asarray(feedback, dtype=np.float64)
+        if not np.all(np.isfinite(fb)):
+            raise ValueError(f"feedback must be finite, got {fb!r}")
+        if self.problem.feedback == "bandit":
+            b = self.problem.bound
+            clipped = np.clip(fb.reshape(-1)[:1], -b, b)
+        else:
+            clipped = self.problem.loss.clip_param(fb)
+        if not np.array_equal(clipped, fb.reshape(clipped.shape)):
+            self.clipped_feedback += 1
+        return clipped
+
+    def point(self, action) -> np.ndarray:
+        """The point of R^dim an action stands for."""
+        return self.problem.domain.to_point(action)
+
+    # ------------------------------------------- stable-baselines3 predictor
+    def predict(
+        self,
+        observation: np.ndarray,
+        state: tuple[np.ndarray, ...] | None = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = False,
+    ) -> tuple[np.ndarray, tuple[np.ndarray, ...] | None]:
+        """stable-baselines3 ``PolicyPredictor.predict`` for one env (batch of one).
+
+        At an episode start the agent resets (with a fresh seed drawn from its seed
+        sequence); otherwise the observation is the feedback of its previous action.
+        ``deterministic`` is ignored: the learners' randomization is part of the game.
+        """
+        obs = np.asarray(observation)
+        if obs.ndim == 0 or obs.shape[0] != 1:
+            raise ValueError(f"{self.name}.predict plays one env; got a batch of shape {obs.shape}")
+        start = True if episode_start is None and self._last_action is None else (
+            bool(np.asarray(episode_start).reshape(-1)[0]) if episode_start is not None else False
+        )
+        if start or self._last_action is None:
+            child = self._episode_seeds.spawn(1)[0]
+            self.reset(int(child.generate_state(1)[0]))
+        else:
+            self.update(self._last_action, obs[0])
+        action = self.act()
+        self._last_action = action
+        return np.asarray([action]), state
+
+    def __repr__(self) -> str:
+        priv = f", epsilon={self.epsilon}, delta={self.delta}" if self.private else ""
+        return f"{type(self).__name__}({self.problem.domain!r}{priv})"
+
+
+def _usable(v: Any) -> bool:
+    return isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) and v > 0
+
+
+def register(cls: type[Agent]) -> type[Agent]:
+    """Class decorator adding an agent to the registry under ``cls.name``."""
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"an agent named {cls.name!r} is already registered")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def make(
+    name: str,
+    problem: Problem,
+    *,
+    epsilon: float | None = None,
+    delta: float = 0.0,
+    seed: int | None = None,
+    **options: Any,
+) -> Agent:
+    """Build a registered agent for a problem.
+
+    Raises:
+        ValueError: Unknown name (the message lists the registered ones), or a problem
+            the agent cannot play.
+    """
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; registered: {sorted(_REGISTRY)}")
+    return _REGISTRY[name](problem, epsilon=epsilon, delta=delta, seed=seed, **options)
+
+
+def list_agents() -> list[tuple[str, str]]:
+    """``(name, one-line description)`` of every registered agent, sorted by name."""
+    return sorted((n, c.description) for n, c in _REGISTRY.items())
+
+
+def agent_class(name: str) -> type[Agent]:
+    """The class registered under ``name``."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; registered: {sorted(_REGISTRY)}")
+    return _REGISTRY[name]

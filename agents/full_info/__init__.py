@@ -1,0 +1,1 @@
+"""Full-information learners (private and non-private); importing registers them."""

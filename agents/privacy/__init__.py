@@ -1,0 +1,62 @@
+"""Privacy toolkit of the learners: calibration, accounting, continual counters.
+
+* :mod:`.calibration` -- Laplace / analytic-Gaussian noise scales,
+  :class:`PrivacyGuarantee`, and accounting through ``dp_accounting``.
+* :mod:`.counters` -- continual counters (private prefix sums): binary tree,
+  Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
+  square-root factorization.
+* :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
+  agent's epsilon from runs on two neighbouring loss sequences.
+"""
+
+from .auditor import (
+    AuditResult,
+    audit,
+    audit_samples,
+    clopper_pearson,
+    eps_lower_bound,
+    neighbour_param,
+    replay_env,
+)
+from .calibration import (
+    DEFAULT_NEIGHBOURING,
+    PrivacyGuarantee,
+    accountant_epsilon,
+    compose_epsilon,
+    gaussian_sigma,
+    laplace_scale,
+    verify_guarantee,
+)
+from .counters import (
+    COUNTERS,
+    AgarwalSinghCounter,
+    BinaryTreeCounter,
+    ContinualCounter,
+    FactorizationCounter,
+    HonakerCounter,
+    make_counter,
+)
+
+__all__ = [
+    "COUNTERS",
+    "AuditResult",
+    "DEFAULT_NEIGHBOURING",
+    "AgarwalSinghCounter",
+    "BinaryTreeCounter",
+    "ContinualCounter",
+    "FactorizationCounter",
+    "HonakerCounter",
+    "PrivacyGuarantee",
+    "accountant_epsilon",
+    "audit",
+    "audit_samples",
+    "clopper_pearson",
+    "compose_epsilon",
+    "eps_lower_bound",
+    "gaussian_sigma",
+    "laplace_scale",
+    "make_counter",
+    "neighbour_param",
+    "replay_env",
+    "verify_guarantee",
+]

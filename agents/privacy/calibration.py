@@ -1,0 +1,289 @@
+"""Noise calibration and privacy accounting for the private learners.
+
+Calibration turns a sensitivity and a privacy budget into a noise scale:
+
+* :func:`laplace_scale` -- Laplace mechanism, pure ``epsilon``-DP:
+  ``b = Delta_1 / epsilon`` (Dwork, McSherry, Nissim, Smith 2006).
+* :func:`gaussian_sigma` -- the *analytic* Gaussian mechanism (Balle & Wang,
+  ICML 2018, Thm. 8): the smallest ``sigma`` with
+  ``Phi(Delta/(2 sigma) - eps sigma/Delta)
+  - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta``.
+  It is computed by ``dp_accounting.get_sigma_gaussian`` (for sensitivity 1)
+  and scaled by ``Delta_2``; it is strictly smaller than the classical
+  ``Delta_2 sqrt(2 ln(1.25/delta)) / epsilon``.
+
+Accounting goes through Google's ``dp_accounting``: every mechanism of this
+package describes itself as a ``dp_accounting.DpEvent`` and
+:func:`accountant_epsilon` / :func:`verify_guarantee` ask the PLD accountant
+(privacy loss distributions, Meiser-Mohammadi 2018; Koskela et al. 2020) which
+epsilon it reaches at a given delta. Unsupported events raise
+``dp_accounting.UnsupportedEventError`` (the accountant refuses them itself).
+
+Events are normalised so that neighbouring inputs move the noiseless output by
+*at most one unit* (``noise_multiplier = noise scale / sensitivity``), with the
+sensitivity already measured between two neighbouring streams (one round's
+loss replaced).  In dp_accounting's vocabulary that unit-shift model is the
+``ADD_OR_REMOVE_ONE`` relation (its ``REPLACE_ONE`` would double the shift of a
+Gaussian and refuses Laplace events); the human-readable neighbouring relation
+is carried by :class:`PrivacyGuarantee`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+
+import dp_accounting
+from dp_accounting import dp_event
+from dp_accounting.pld import PLDAccountant
+
+__all__ = [
+    "DEFAULT_NEIGHBOURING",
+    "PrivacyGuarantee",
+    "accountant_epsilon",
+    "compose_epsilon",
+    "gaussian_sigma",
+    "laplace_scale",
+    "verify_guarantee",
+]
+
+DEFAULT_NEIGHBOURING = "loss sequences differing in one round's loss"
+
+# Slack allowed between a claimed epsilon and the accountant's (pessimistic,
+# discretised) PLD estimate, see :func:`verify_guarantee`.
+_VERIFY_RTOL = 1e-4
+_VERIFY_ATOL = 1e-6
+
+
+# --------------------------------------------------------------------------
+# validation helpers (shared with counters.py)
+# --------------------------------------------------------------------------
+def _real(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a real number, got {name}={value!r}")
+    return float(value)
+
+
+def check_epsilon(epsilon: object) -> float:
+    """Returns ``epsilon`` as a float; ValueError unless ``0 < epsilon < inf``."""
+    eps = _real("epsilon", epsilon)
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon must be positive and finite, got epsilon={epsilon!r}")
+    return eps
+
+
+def check_delta(delta: object) -> float:
+    """Returns ``delta`` as a float; ValueError unless ``0 < delta < 1``."""
+    d = _real("delta", delta)
+    if not 0.0 < d < 1.0:
+        raise ValueError(f"delta must lie in the open interval (0, 1), got delta={delta!r}")
+    return d
+
+
+def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
+    """Returns the sensitivity as a float; ValueError unless ``0 < s < inf``."""
+    s = _real(name, sensitivity)
+    if not (math.isfinite(s) and s > 0):
+        raise ValueError(f"{name} must be positive and finite, got {name}={sensitivity!r}")
+    return s
+
+
+# --------------------------------------------------------------------------
+# calibration
+# --------------------------------------------------------------------------
+def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
+    """Scale of the Laplace mechanism for pure ``epsilon``-DP.
+
+    Adding i.i.d. ``Lap(b)`` noise to every coordinate of a query whose l1
+    sensitivity is ``Delta_1`` is ``(Delta_1 / b)``-DP (Dwork et al. 2006), so
+    ``b = Delta_1 / epsilon``.
+
+    Args:
+        l1_sensitivity: ``Delta_1 > 0``, max l1 distance of the query's value on
+            neighbouring inputs.
+        epsilon: privacy parameter, ``0 < epsilon < inf``.
+
+    Returns:
+        The Laplace scale ``b``.
+
+    Raises:
+        ValueError: on a non-positive / non-finite argument (named in the message).
+    """
+    return check_sensitivity(l1_sensitivity, "l1_sensitivity") / check_epsilon(epsilon)
+
+
+def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+    """Standard deviation of the analytic Gaussian mechanism (Balle & Wang 2018).
+
+    ``sigma = Delta_2 * sigma_1(epsilon, delta)`` where ``sigma_1`` is the exact
+    (not the ``sqrt(2 ln(1.25/delta))/epsilon``) noise of a sensitivity-1
+    Gaussian mechanism that is ``(epsilon, delta)``-DP, computed by
+    ``dp_accounting.get_sigma_gaussian`` (Balle & Wang, Thm. 8, bisection on
+    Eq. (6)). Valid for every ``epsilon > 0`` (also ``epsilon >= 1``).
+
+    Args:
+        l2_sensitivity: ``Delta_2 > 0``.
+        epsilon: ``0 < epsilon < inf``.
+        delta: ``0 < delta < 1``.
+
+    Returns:
+        The per-coordinate noise standard deviation.
+
+    Raises:
+        ValueError: on an invalid argument (named in the message).
+    """
+    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
+    eps, dlt = check_epsilon(epsilon), check_delta(delta)
+    return sens * float(dp_accounting.get_sigma_gaussian(eps, dlt))
+
+
+# --------------------------------------------------------------------------
+# guarantees and accounting
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PrivacyGuarantee:
+    """An ``(epsilon, delta)``-DP statement about a mechanism.
+
+    Attributes:
+        epsilon: ``epsilon >= 0`` (``inf`` means: no guarantee).
+        delta: ``0 <= delta <= 1``.
+        neighbouring: the neighbouring relation the statement refers to.
+        mechanism: a human-readable description of the mechanism.
+    """
+
+    epsilon: float
+    delta: float
+    neighbouring: str = DEFAULT_NEIGHBOURING
+    mechanism: str = ""
+
+    def __post_init__(self) -> None:
+        eps = _real("epsilon", self.epsilon)
+        dlt = _real("delta", self.delta)
+        if math.isnan(eps) or eps < 0:
+            raise ValueError(f"epsilon must be >= 0, got epsilon={self.epsilon!r}")
+        if not 0.0 <= dlt <= 1.0:
+            raise ValueError(f"delta must lie in [0, 1], got delta={self.delta!r}")
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "delta", dlt)
+
+    @property
+    def is_pure(self) -> bool:
+        """True for a pure (``delta = 0``) guarantee."""
+        return self.delta == 0.0
+
+    def __str__(self) -> str:
+        what = f" for {self.mechanism}" if self.mechanism else ""
+        return (f"({self.epsilon:.6g}, {self.delta:.3g})-DP{what} "
+                f"w.r.t. {self.neighbouring}")
+
+
+def compose_epsilon(*parts: PrivacyGuarantee | float) -> PrivacyGuarantee:
+    """Basic (sequential) composition: ``(sum eps_i, sum delta_i)``.
+
+    Valid for adaptive composition (Dwork et al. 2006/2010). It is loose for
+    many Gaussian parts; compose their ``DpEvent`` s with
+    ``dp_accounting.ComposedDpEvent`` and :func:`verify_guarantee` instead.
+
+    Args:
+        *parts: guarantees, or bare floats meaning pure ``epsilon``-DP under the
+            default neighbouring relation.
+
+    Returns:
+        The composed guarantee (delta capped at 1).
+
+    Raises:
+        ValueError: with no parts, or parts under different neighbouring relations.
+    """
+    if not parts:
+        raise ValueError("compose_epsilon needs at least one guarantee")
+    gs = [p if isinstance(p, PrivacyGuarantee) else PrivacyGuarantee(_real("epsilon", p), 0.0)
+          for p in parts]
+    relations = {g.neighbouring for g in gs}
+    if len(relations) != 1:
+        raise ValueError(f"cannot compose guarantees under different neighbouring relations: "
+                         f"{sorted(relations)}")
+    return PrivacyGuarantee(
+        epsilon=sum(g.epsilon for g in gs),
+        delta=min(1.0, sum(g.delta for g in gs)),
+        neighbouring=gs[0].neighbouring,
+        mechanism=" + ".join(g.mechanism or "?" for g in gs),
+    )
+
+
+def _pure_epsilon(event: dp_event.DpEvent) -> float:
+    """Pure-DP epsilon of ``event`` by basic composition (exact for delta=0)."""
+    if isinstance(event, dp_event.NoOpDpEvent):
+        return 0.0
+    if isinstance(event, dp_event.LaplaceDpEvent):
+        return math.inf if event.noise_multiplier == 0 else 1.0 / event.noise_multiplier
+    if isinstance(event, dp_event.SelfComposedDpEvent):
+        return event.count * _pure_epsilon(event.event) if event.count else 0.0
+    if isinstance(event, dp_event.ComposedDpEvent):
+        return math.fsum(_pure_epsilon(e) for e in event.events)
+    return math.inf  # Gaussian, non-private, ...: no pure guarantee
+
+
+def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
+    """Epsilon that ``event`` achieves at ``delta`` according to dp_accounting.
+
+    For ``delta > 0`` this is ``PLDAccountant.get_epsilon(delta)`` (pessimistic
+    discretisation, so never below the true value by more than rounding).
+    For ``delta = 0`` the PLD accountant's tail truncation returns ``inf`` even
+    for pure mechanisms; the event is still composed into a PLD accountant (so
+    unsupported events fail there), and the pure epsilon is then computed by
+    basic composition of the Laplace parts, which is exact for pure DP.
+
+    Args:
+        event: the mechanism's ``dp_accounting.DpEvent``.
+        delta: ``0 <= delta < 1``.
+
+    Returns:
+        The epsilon (``inf`` for non-private events).
+
+    Raises:
+        dp_accounting.UnsupportedEventError: for events the accountant cannot handle.
+        ValueError: for an invalid delta.
+    """
+    d = _real("delta", delta)
+    if not 0.0 <= d < 1.0:
+        raise ValueError(f"delta must lie in [0, 1), got delta={delta!r}")
+    accountant = PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    accountant.compose(event)  # raises UnsupportedEventError on unknown events
+    if d == 0.0:
+        return _pure_epsilon(event)
+    return float(accountant.get_epsilon(d))
+
+
+def verify_guarantee(
+    event: dp_event.DpEvent,
+    epsilon: float,
+    delta: float,
+    *,
+    mechanism: str = "",
+    neighbouring: str = DEFAULT_NEIGHBOURING,
+) -> PrivacyGuarantee:
+    """Checks through the accountant that ``event`` is ``(epsilon, delta)``-DP.
+
+    Args:
+        event: the mechanism's ``dp_accounting.DpEvent``.
+        epsilon: the claimed epsilon.
+        delta: the claimed delta (0 for a pure claim).
+        mechanism: description stored in the returned guarantee.
+        neighbouring: neighbouring relation stored in the returned guarantee.
+
+    Returns:
+        The guarantee with the epsilon *reported by the accountant* at ``delta``.
+
+    Raises:
+        ValueError: if the accountant's epsilon exceeds the claim by more than
+            ``1e-4`` relative + ``1e-6`` absolute (discretisation slack).
+        dp_accounting.UnsupportedEventError: for events it cannot account.
+    """
+    claimed = _real("epsilon", epsilon)
+    achieved = accountant_epsilon(event, delta)
+    if not achieved <= claimed * (1 + _VERIFY_RTOL) + _VERIFY_ATOL:
+        raise ValueError(
+            f"accountant reports epsilon={achieved!r} at delta={delta!r}, "
+            f"above the claimed epsilon={epsilon!r} for {event!r}")
+    return PrivacyGuarantee(achieved, float(delta), neighbouring, mechanism)

@@ -1,0 +1,209 @@
+"""The online learning game as a Gymnasium environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from dp_online_envs.adversaries import Adversary, LossSequence, make_adversary
+from dp_online_envs.domains.base import Domain
+from dp_online_envs.envs.rendering import render_ansi, render_rgb
+from dp_online_envs.errors import InvalidActionError
+from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.problem import Problem
+
+INVALID_ACTION_MODES = ("project", "raise")
+
+
+class OnlineLearningEnv(gym.Env):
+    """A T-round repeated game between a learner and an adversary.
+
+    ## Description
+
+    Each round t the adversary picks a loss parameter ``theta_t`` (without seeing the
+    learner's move), the learner plays a point ``x_t`` of the decision set D (an arm,
+    a subset, or a point of a polytope), pays ``f(theta_t, x_t)`` and receives its
+    feedback: the whole loss ``theta_t`` (full information) or the number
+    ``f(theta_t, x_t)`` (bandit).
+
+    ## Action Space
+
+    The domain's ``action_space``: ``Discrete(K)`` for arms, ``MultiBinary(n)`` for
+    subsets, otherwise a ``Box`` containing D. A Box action outside D is projected onto
+    D and counted (``invalid_action="project"``, the default, so ``action_space.sample()``
+    and RL policies work) or raises :class:`InvalidActionError`
+    (``invalid_action="raise"``). NaN/inf or wrongly shaped actions always raise
+    ``ValueError``, and a rejected action changes nothing.
+
+    ## Observation Space
+
+    Bandit: ``Box(-B, B, (1,))`` holding ``f_t(x_t)``. Full information: the loss
+    family's parameter space, holding ``theta_t``. The reset observation is all zeros
+    and means "no feedback yet".
+
+    ## Rewards
+
+    ``-f(theta_t, x_t)``, a Python float.
+
+    ## Episode End
+
+    ``terminated=True`` after round T; never truncated.
+
+    ## Arguments
+
+    ``domain``, ``loss``, ``adversary`` (an :class:`Adversary` or its name),
+    ``feedback`` ("full" or "bandit"), ``horizon`` (T), ``invalid_action``
+    ("project" or "raise"), ``render_mode`` ("ansi" or "rgb_array"), ``record_losses``
+    (keep theta_1..theta_T for :meth:`played_losses`).
+
+    The ``info`` dict carries the round's ``theta``, ``point``, ``loss`` and
+    ``projected`` flag for the wrappers; :class:`~dp_online_envs.wrappers.FeedbackGuard`
+    removes all of it before a learner sees it.
+
+    ## Version History
+
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 10}
+
+    def __init__(
+        self,
+        domain: Domain,
+        loss: LossFamily,
+        adversary: Adversary | str = "oblivious",
+        feedback: str = "bandit",
+        horizon: int = 1000,
+        invalid_action: str = "project",
+        render_mode: str | None = None,
+        record_losses: bool = False,
+    ) -> None:
+        if not isinstance(domain, Domain):
+            raise TypeError(f"domain must be a Domain, got {type(domain).__name__}")
+        if not isinstance(loss, LossFamily):
+            raise TypeError(f"loss must be a LossFamily, got {type(loss).__name__}")
+        loss.check_domain(domain)
+        if invalid_action not in INVALID_ACTION_MODES:
+            raise ValueError(
+                f"invalid_action={invalid_action!r}, expected one of {INVALID_ACTION_MODES}"
+            )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r}, expected one of {self.metadata['render_modes']}"
+            )
+        self.problem = Problem.build(domain, loss, feedback, horizon)
+        self.domain, self.loss = domain, loss
+        self.adversary = make_adversary(adversary)
+        self.horizon = self.problem.horizon
+        self.feedback = feedback
+        self.invalid_action = invalid_action
+        self.render_mode = render_mode
+        self.record_losses = bool(record_losses)
+
+        self.action_space = domain.action_space
+        # Arms and subsets are vertices by construction: no membership test needed.
+        self._always_feasible = isinstance(
+            self.action_space, (gym.spaces.Discrete, gym.spaces.MultiBinary)
+        )
+        bound = max(self.problem.bound, 1e-12)
+        if feedback == "bandit":
+            self.observation_space = gym.spaces.Box(-bound, bound, shape=(1,), dtype=np.float64)
+        else:
+            space = loss.param_space
+            self.observation_space = gym.spaces.Box(
+                np.asarray(space.low, np.float64), np.asarray(space.high, np.float64),
+                dtype=np.float64,
+            )
+        self._zero_obs = np.zeros(self.observation_space.shape, dtype=np.float64)
+        self._obs_low = np.asarray(self.observation_space.low)
+        self._obs_high = np.asarray(self.observation_space.high)
+        self._t = 0
+        self._needs_reset = True
+
+    # ---------------------------------------------------------------- Gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.adversary.reset(self.np_random, self.domain, self.loss, self.horizon)
+        self._t = 0
+        self._needs_reset = False
+        self.cumulative_loss = 0.0
+        self.projected_actions = 0
+        self._thetas: list[np.ndarray] = []
+        self._point_sum = np.zeros(self.domain.dim)
+        self._theta_sum = np.zeros(self.loss.param_dim)
+        self._recent: list[np.ndarray] = []
+        self._last: tuple[np.ndarray, float] | None = None
+        return self._zero_obs.copy(), {}
+
+    def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._needs_reset:
+            raise RuntimeError("the game is over or has not started: call reset() first")
+        x = self.domain.to_point(action)  # raises ValueError on bad shape / NaN / inf
+        projected = False
+        if not self._always_feasible and not self.domain.contains(x, 1e-9):
+            dist = self.domain.distance(x)
+            if self.invalid_action == "raise":
+                raise InvalidActionError(
+                    f"action lies {dist:.3g} (Euclidean) outside the {self.domain.name} "
+                    f"domain; project it or make the env with invalid_action='project'",
+                    dist,
+                )
+            x = self.domain.project(x)
+            projected = True
+            self.projected_actions += 1
+
+        self._t += 1
+        t = self._t
+        theta = self.adversary.next_loss(t)
+        loss = float(self.loss.value(theta, x))
+        self.adversary.observe(x, theta)
+        self.cumulative_loss += loss
+        if self.record_losses:
+            self._thetas.append(np.array(theta, dtype=np.float64))
+        if self.render_mode is not None:
+            self._track_for_render(x, theta, loss)
+
+        terminated = t >= self.horizon
+        self._needs_reset = terminated
+        if self.feedback == "bandit":
+            obs = np.array([loss], dtype=np.float64)
+        else:
+            obs = np.array(theta, dtype=np.float64)
+        np.clip(obs, self._obs_low, self._obs_high, out=obs)  # rounding only
+        info = {"theta": theta, "point": x, "loss": loss, "projected": projected}
+        return obs, -loss, terminated, False, info
+
+    # ------------------------------------------------------------ recordings
+    @property
+    def round(self) -> int:
+        """Number of rounds played in the current game."""
+        return self._t
+
+    def played_losses(self) -> LossSequence:
+        """The parameters theta_1..theta_t played so far (needs ``record_losses=True``)."""
+        if not self.record_losses:
+            raise RuntimeError("make the env with record_losses=True to record the losses")
+        if not self._thetas:
+            raise RuntimeError("no round has been played yet")
+        return LossSequence(np.stack(self._thetas))
+
+    # ------------------------------------------------------------- rendering
+    def _track_for_render(self, x: np.ndarray, theta: np.ndarray, loss: float) -> None:
+        self._point_sum += x
+        if self.loss.linear_in_theta:
+            self._theta_sum += theta
+        self._recent.append(x)
+        del self._recent[:-500]
+        self._last = (x, loss)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; make the env with one")
+            return None
+        if self.render_mode == "ansi":
+            return render_ansi(self)
+        return render_rgb(self)

@@ -1,0 +1,229 @@
+"""The registered environment configurations.
+
+Each id is a (decision set, loss family, feedback) triple with defaults that play in
+seconds. ``gym.make(id, **overrides)`` accepts the common options below and the id's
+own; an unknown option raises ``TypeError`` listing the valid ones.
+
+Common options: ``horizon``, ``adversary`` (a name from
+:data:`dp_online_envs.adversaries.ADVERSARIES` or an ``Adversary``),
+``adversary_kwargs``, ``loss`` (a name from :data:`LOSSES`), ``loss_kwargs``,
+``feedback`` (``"bandit"`` downgrades a full-information env; upgrades are refused),
+``invalid_action`` (``"project"`` or ``"raise"``), ``render_mode``, ``record_losses``,
+``checkpoints`` (rounds at which the regret curve is recorded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable
+
+import gymnasium as gym
+
+from dp_online_envs import domains as dom
+from dp_online_envs import losses as ls
+from dp_online_envs.adversaries import make_adversary
+from dp_online_envs.envs.online_env import OnlineLearningEnv
+from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
+
+#: Loss family constructors by name: ``LOSSES[name](dim, **loss_kwargs)``.
+LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
+    "linear": ls.LinearLoss,
+    "distance": ls.DistanceLoss,
+    "absolute": ls.AbsoluteLinearLoss,
+    "hinge": ls.HingeLoss,
+    "logistic": ls.LogisticLoss,
+    "quadratic": ls.QuadraticLoss,
+    "graph-cut": None,  # needs a graph: built by _submodular_loss
+    "concave-modular": ls.ConcaveModularLoss,
+    "facility-location": ls.FacilityLocationLoss,
+}
+CONVEX_LOSSES = ("distance", "absolute", "hinge", "logistic", "quadratic", "linear")
+SUBMODULAR_LOSSES = ("concave-modular", "graph-cut", "facility-location")
+
+COMMON_OPTIONS: dict[str, Any] = {
+    "horizon": 1000,
+    "adversary": "oblivious",
+    "adversary_kwargs": None,
+    "loss": None,
+    "loss_kwargs": None,
+    "feedback": None,
+    "invalid_action": "project",
+    "render_mode": None,
+    "record_losses": False,
+    "checkpoints": None,
+}
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """One registered id: what it models and how it is built."""
+
+    id: str
+    decision_set: str
+    losses: str
+    feedback: str
+    paper: str
+    build_parts: Callable[[dict[str, Any]], tuple[dom.Domain, ls.LossFamily]]
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    def options(self) -> dict[str, Any]:
+        """Every accepted option with its default."""
+        return {**COMMON_OPTIONS, **self.defaults}
+
+
+def _loss(name: str, dim: int, allowed: tuple[str, ...], kwargs: dict | None):
+    if name not in allowed:
+        raise ValueError(f"loss={name!r} is not offered here; valid: {list(allowed)}")
+    return LOSSES[name](dim, **(kwargs or {}))
+
+
+def _matroid(o: dict[str, Any]) -> dom.MatroidPolytope:
+    kind = o["matroid"]
+    if kind == "uniform":
+        return dom.UniformMatroid(o["n"], o["rank"])
+    if kind == "partition":
+        n, parts = o["n"], o["blocks"]
+        blocks = [list(range(i, n, parts)) for i in range(parts)]
+        return dom.PartitionMatroid(blocks, [max(1, o["rank"] // parts)] * parts)
+    if kind == "graphic":
+        n_nodes, edges = o["graph"] if o["graph"] is not None else _complete_graph(5)
+        return dom.GraphicMatroid(n_nodes, edges)
+    raise ValueError(f"matroid={kind!r}, expected one of ['uniform', 'partition', 'graphic']")
+
+
+def _complete_graph(n: int) -> tuple[int, list[tuple[int, int]]]:
+    return n, [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def _flow(o: dict[str, Any]) -> dom.FlowPolytope:
+    if o["graph"] is not None:
+        n_nodes, edges, source, sink = o["graph"]
+        return dom.FlowPolytope(n_nodes, edges, source, sink)
+    rows, cols = o["grid"]
+    return dom.FlowPolytope.grid(rows, cols)
+
+
+def _submodular_loss(o: dict[str, Any], n: int) -> ls.LossFamily:
+    name = o["loss"]
+    if name not in SUBMODULAR_LOSSES:
+        raise ValueError(f"loss={name!r} is not offered here; valid: {list(SUBMODULAR_LOSSES)}")
+    kwargs = dict(o["loss_kwargs"] or {})
+    if name == "graph-cut":
+        n_nodes, edges = kwargs.pop("graph", None) or _complete_graph(n)
+        return ls.GraphCutLoss(n_nodes, edges, **kwargs)
+    return LOSSES[name](n, **kwargs)
+
+
+def _parts_convex(domain_fn):
+    def build(o):
+        domain = domain_fn(o)
+        return domain, _loss(o["loss"], domain.dim, CONVEX_LOSSES, o["loss_kwargs"])
+
+    return build
+
+
+def _linear_parts(domain_fn, theta_set: str):
+    def build(o):
+        domain = domain_fn(o)
+        kwargs = {"theta_set": theta_set, **(o["loss_kwargs"] or {})}
+        return domain, _loss(o["loss"], domain.dim, ("linear",), kwargs)
+
+    return build
+
+
+def _ball_or_cube(o):
+    if o["domain"] == "ball":
+        return dom.Ball(o["dim"])
+    if o["domain"] == "cube":
+        return dom.Cube(o["dim"])
+    raise ValueError(f"domain={o['domain']!r}, expected 'ball' or 'cube'")
+
+
+_MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
+
+CONFIGS: list[EnvConfig] = [
+    EnvConfig("DPFullInfo-Experts-v0", "simplex (K experts)", "linear, [0,1]^K", "full",
+              "Agarwal-Singh 2017; Smith-Thakurta 2013",
+              _linear_parts(lambda o: dom.Simplex(o["n_arms"]), "unit"),
+              {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig("DPBandit-MAB-v0", "K arms", "linear, [0,1]^K", "bandit", "Agarwal-Singh 2017",
+              _linear_parts(lambda o: dom.Arms(o["n_arms"]), "unit"),
+              {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig("DPFullInfo-Sphere-v0", "l2 ball", "linear, ||theta||_2 <= 1", "full",
+              "Agarwal-Singh 2017", _linear_parts(lambda o: dom.Ball(o["dim"]), "l2"),
+              {"dim": 10, "loss": "linear"}),
+    EnvConfig("DPFullInfo-Cube-v0", "cube [-1,1]^N", "linear, ||theta||_1 <= 1", "full",
+              "Agarwal-Singh 2017", _linear_parts(lambda o: dom.Cube(o["dim"]), "l1"),
+              {"dim": 10, "loss": "linear"}),
+    EnvConfig("DPBandit-Linear-v0", "l2 ball (or cube)", "linear, ||theta||_2 <= 1", "bandit",
+              "Agarwal-Singh 2017 (SCRiBLe)", _linear_parts(_ball_or_cube, "l2"),
+              {"dim": 5, "domain": "ball", "loss": "linear"}),
+    EnvConfig("DPFullInfo-Convex-v0", "l2 ball", "Lipschitz convex", "full",
+              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              {"dim": 5, "loss": "absolute"}),
+    EnvConfig("DPFullInfo-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "full",
+              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              {"dim": 5, "loss": "quadratic"}),
+    EnvConfig("DPBandit-Convex-v0", "l2 ball", "Lipschitz convex", "bandit",
+              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              {"dim": 5, "loss": "absolute"}),
+    EnvConfig("DPBandit-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "bandit",
+              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              {"dim": 5, "loss": "quadratic"}),
+    EnvConfig("DPBandit-Matroid-v0", "matroid polytope", "Lipschitz convex", "bandit",
+              "Ene-Nguyen-Vladu 2021", _parts_convex(_matroid), {**_MATROID, "loss": "distance"}),
+    EnvConfig("DPBandit-Flow-v0", "s-t path polytope (DAG)", "Lipschitz convex", "bandit",
+              "Ene-Nguyen-Vladu 2021", _parts_convex(_flow),
+              {"grid": (3, 4), "graph": None, "loss": "distance"}),
+    EnvConfig("DPBandit-SubmodularBase-v0", "submodular base polytope", "Lipschitz convex",
+              "bandit", "Ene-Nguyen-Vladu 2021",
+              _parts_convex(lambda o: dom.SubmodularBasePolytope.concave_cardinality(o["n"])),
+              {"n": 6, "loss": "distance"}),
+    EnvConfig("DPBandit-Birkhoff-v0", "Birkhoff polytope", "Lipschitz convex", "bandit",
+              "Ene-Nguyen-Vladu 2021", _parts_convex(lambda o: dom.Birkhoff(o["n"])),
+              {"n": 4, "loss": "distance"}),
+    EnvConfig("DPFullInfo-Matroid-v0", "matroid polytope", "linear / convex", "full",
+              "online Frank-Wolfe baseline (Hazan-Kale 2012)", _parts_convex(_matroid),
+              {**_MATROID, "loss": "linear"}),
+    EnvConfig("DPFullInfo-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "full",
+              "Cardoso-Cummings 2019",
+              lambda o: (dom.GroundSet(o["n"]), _submodular_loss(o, o["n"])),
+              {"n": 8, "loss": "concave-modular"}),
+    EnvConfig("DPBandit-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "bandit",
+              "Cardoso-Cummings 2019",
+              lambda o: (dom.GroundSet(o["n"]), _submodular_loss(o, o["n"])),
+              {"n": 8, "loss": "concave-modular"}),
+]
+
+ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}
+ENV_IDS: tuple[str, ...] = tuple(ENV_CONFIGS)
+
+
+def build_env(env_id: str, **kwargs: Any) -> gym.Env:
+    """Build the wrapped env of a registered id: ``FeedbackGuard(RegretRecorder(env))``.
+
+    Raises:
+        TypeError: On an option the id does not accept (the message lists the valid ones).
+    """
+    config = ENV_CONFIGS[env_id]
+    valid = config.options()
+    unknown = sorted(set(kwargs) - set(valid))
+    if unknown:
+        raise TypeError(f"{env_id} got unknown option(s) {unknown}; valid: {sorted(valid)}")
+    o = {**valid, **kwargs}
+    domain, loss = config.build_parts(o)
+    adversary = make_adversary(o["adversary"], **(o["adversary_kwargs"] or {}))
+    env = OnlineLearningEnv(
+        domain, loss, adversary,
+        feedback=config.feedback, horizon=o["horizon"], invalid_action=o["invalid_action"],
+        render_mode=o["render_mode"], record_losses=o["record_losses"],
+    )
+    return FeedbackGuard(RegretRecorder(env, checkpoints=o["checkpoints"]), o["feedback"])
+
+
+def register_all() -> None:
+    """Register every id with Gymnasium (idempotent)."""
+    for env_id in ENV_IDS:
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=partial(build_env, env_id))

@@ -1,0 +1,112 @@
+"""Small validation, projection and sampling helpers shared by the loss families."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def check_positive_int(value: object, what: str) -> int:
+    """Return ``value`` as an int, raising ``ValueError`` unless it is a positive integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{what}={value!r}, expected a positive integer")
+    return int(value)
+
+
+def check_nonnegative_float(value: object, what: str, *, positive: bool = False) -> float:
+    """Return ``value`` as a float, raising ``ValueError`` unless finite and >= 0 (> 0)."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}={value!r}, expected a finite real number") from None
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        kind = "positive" if positive else "nonnegative"
+        raise ValueError(f"{what}={value!r}, expected a finite {kind} real number")
+    return v
+
+
+def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
+    """Validate a parameter vector: float64, shape ``(param_dim,)``, all finite.
+
+    Raises:
+        ValueError: On a wrong shape or a non-finite entry.
+    """
+    t = np.asarray(theta, dtype=np.float64)
+    if t.shape != (param_dim,):
+        raise ValueError(
+            f"{name} parameter has shape {t.shape}, expected ({param_dim},)"
+        )
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"{name} parameter must be finite, got {t!r}")
+    return t
+
+
+def project_l2_ball(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Euclidean projection onto ``{u : ||u||_2 <= radius}``."""
+    nrm = float(np.linalg.norm(v))
+    if nrm <= radius:
+        return v.copy()
+    return v * (radius / nrm)
+
+
+def project_simplex_capped(v: np.ndarray, total: float = 1.0) -> np.ndarray:
+    """Euclidean projection of ``v`` onto ``{u >= 0 : sum(u) = total}`` (sort-based)."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    ind = np.arange(1, v.size + 1)
+    cond = u - css / ind > 0
+    rho = int(ind[cond][-1])
+    tau = css[rho - 1] / rho
+    return np.maximum(v - tau, 0.0)
+
+
+def project_l1_ball(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Euclidean projection onto ``{u : ||u||_1 <= radius}`` (Duchi et al., 2008)."""
+    if float(np.abs(v).sum()) <= radius:
+        return v.copy()
+    return np.sign(v) * project_simplex_capped(np.abs(v), radius)
+
+
+def sample_l2_ball(rng: np.random.Generator, dim: int, radius: float = 1.0) -> np.ndarray:
+    """Uniform sample from the l2 ball: Gaussian direction, radius ``r * U^(1/dim)``."""
+    g = rng.standard_normal(dim)
+    nrm = float(np.linalg.norm(g))
+    while nrm == 0.0:  # pragma: no cover - probability zero
+        g = rng.standard_normal(dim)
+        nrm = float(np.linalg.norm(g))
+    return g * (radius * rng.random() ** (1.0 / dim) / nrm)
+
+
+def sample_l1_ball(rng: np.random.Generator, dim: int, radius: float = 1.0) -> np.ndarray:
+    """Uniform sample from the l1 ball.
+
+    With ``E_1..E_{dim+1}`` i.i.d. standard exponentials, ``(E_1..E_dim) / sum_{k<=dim+1} E_k``
+    is uniform on ``{u >= 0 : sum u <= 1}`` (the first ``dim`` coordinates of a flat
+    Dirichlet on ``dim + 1`` coordinates); independent random signs make it uniform on
+    the l1 ball (each orthant is a congruent copy).
+    """
+    e = rng.exponential(size=dim + 1)
+    u = e[:dim] / e.sum()
+    signs = rng.choice(np.array([-1.0, 1.0]), size=dim)
+    return radius * signs * u
+
+
+def sup_distance_to_box(domain_norm_bounds: tuple[float, float], radius: float, dim: int) -> float:
+    """Upper bound on ``sup_{x in D, a in [-c, c]^dim} ||x - a||_2``.
+
+    ``||x - a||^2 = ||x||^2 - 2<x, a> + ||a||^2 <= ||x||_2^2 + 2c||x||_1 + dim c^2`` with
+    equality at ``a = -c sign(x)``, so the sup is at most
+    ``sqrt(N_2^2 + 2c N_1 + dim c^2)`` where ``N_p = sup_{x in D} ||x||_p``; exact when a
+    single point of D attains both ``N_1`` and ``N_2`` (balls, cubes, simplices, any
+    domain whose l2-farthest point also maximizes the l1 norm). Never larger than
+    ``N_2 + c sqrt(dim)``, since ``N_1 <= sqrt(dim) N_2``.
+
+    Args:
+        domain_norm_bounds: ``(N_1, N_2)``.
+        radius: ``c``.
+        dim: Dimension.
+    """
+    n1, n2 = domain_norm_bounds
+    n1 = min(float(n1), math.sqrt(dim) * float(n2))
+    return math.sqrt(float(n2) ** 2 + 2.0 * radius * n1 + dim * radius**2)

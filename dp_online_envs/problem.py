@@ -1,0 +1,70 @@
+"""The public description of a game: what a learner may know before it starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dp_online_envs.domains.base import Domain
+from dp_online_envs.losses.base import LossFamily
+
+FEEDBACK_KINDS = ("full", "bandit")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Everything public about an online learning game.
+
+    The decision set and the form of the losses are public (a learner needs the
+    linear oracle and, under full information, the map ``theta -> f(theta, .)``); the
+    adversary's parameters ``theta_t`` are not.
+
+    Attributes:
+        domain: The decision set D.
+        loss: The loss family ``f(theta, x)``.
+        feedback: ``"full"`` (theta_t revealed) or ``"bandit"`` (only f_t(x_t)).
+        horizon: Number of rounds T.
+        lipschitz: L, Lipschitz constant of every f_t on D w.r.t. ``||.||_2``.
+        bound: B, ``sup |f_t(x)|`` over D.
+        diameter: D, the l2 diameter of the decision set.
+        strong_convexity: H, modulus of strong convexity of every f_t (0 if none).
+    """
+
+    domain: Domain
+    loss: LossFamily
+    feedback: str
+    horizon: int
+    lipschitz: float
+    bound: float
+    diameter: float
+    strong_convexity: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.feedback not in FEEDBACK_KINDS:
+            raise ValueError(f"feedback={self.feedback!r}, expected one of {FEEDBACK_KINDS}")
+        if int(self.horizon) != self.horizon or self.horizon < 1:
+            raise ValueError(f"horizon={self.horizon!r}, expected a positive integer")
+
+    @classmethod
+    def build(cls, domain: Domain, loss: LossFamily, feedback: str, horizon: int) -> Problem:
+        """Make a Problem whose bounds are computed from the domain and loss family."""
+        return cls(
+            domain=domain,
+            loss=loss,
+            feedback=feedback,
+            horizon=int(horizon),
+            lipschitz=float(loss.lipschitz(domain)),
+            bound=float(loss.bound(domain)),
+            diameter=float(domain.diameter),
+            strong_convexity=float(loss.strong_convexity),
+        )
+
+    @property
+    def dim(self) -> int:
+        """Dimension of the decision set's ambient space."""
+        return self.domain.dim
+
+    def with_feedback(self, feedback: str) -> Problem:
+        """The same problem seen through another feedback kind."""
+        from dataclasses import replace
+
+        return replace(self, feedback=feedback)

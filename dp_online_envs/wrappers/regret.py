@@ -1,0 +1,149 @@
+"""RegretRecorder: the experimenter's ledger of a game."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from dp_online_envs.hindsight import Comparator
+
+
+def log_checkpoints(horizon: int, per_decade: int = 5) -> np.ndarray:
+    """Log-spaced rounds ``1 <= t <= T`` (about ``per_decade`` per factor 10), T included."""
+    n = max(2, int(np.ceil(per_decade * np.log10(max(horizon, 2)))) + 1)
+    pts = np.unique(np.round(np.geomspace(1, horizon, n)).astype(np.int64))
+    return np.unique(np.append(pts, horizon))
+
+
+@dataclass
+class RegretSummary:
+    """What the recorder knows at a point of the game.
+
+    ``regret_lo``/``regret_hi`` bracket the regret ``R(t) = sum_{s<=t} f_s(x_s) -
+    min_x sum_{s<=t} f_s(x)``; they are equal when the comparator is exact.
+    ``pseudo_regret`` is ``sum_s f(mu, x_s) - t min_x f(mu, x)`` for an i.i.d.
+    adversary with mean parameter mu and a linear-in-theta family, else ``None``.
+    """
+
+    rounds: int
+    learner_loss: float
+    comparator_lo: float
+    comparator_hi: float
+    regret_lo: float
+    regret_hi: float
+    exact: bool
+    pseudo_regret: float | None
+    projected_actions: int
+    checkpoints: list[int] = field(default_factory=list)
+    regret_curve_lo: list[float] = field(default_factory=list)
+    regret_curve_hi: list[float] = field(default_factory=list)
+
+    @property
+    def regret(self) -> float:
+        """The regret (midpoint of the interval when it is not exact)."""
+        return 0.5 * (self.regret_lo + self.regret_hi)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain dict (for JSON records)."""
+        d = asdict(self)
+        d["regret"] = self.regret
+        return d
+
+
+class RegretRecorder(gym.Wrapper):
+    """Computes regret against the best fixed action in hindsight.
+
+    It reads the round's ``theta``, ``point``, ``loss`` and ``projected`` flag from the
+    inner :class:`~dp_online_envs.envs.OnlineLearningEnv`'s ``info``, keeps the
+    learner's cumulative loss and a :class:`~dp_online_envs.hindsight.Comparator`,
+    and evaluates ``R(t)`` at log-spaced checkpoints and at T. At termination the
+    :class:`RegretSummary` is put in ``info["regret"]``; :meth:`summary` returns it at
+    any time. Memory is O(dim) for linear and quadratic losses (the ledger streams the
+    cumulative parameter) and O(T * param_dim) for other convex losses.
+
+    Args:
+        env: An ``OnlineLearningEnv`` (possibly wrapped).
+        checkpoints: Rounds at which to record ``R(t)``; default log-spaced.
+    """
+
+    def __init__(self, env: gym.Env, checkpoints: list[int] | None = None) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        for attr in ("domain", "loss", "horizon", "adversary"):
+            if not hasattr(base, attr):
+                raise TypeError(f"RegretRecorder needs an OnlineLearningEnv, got {base!r}")
+        horizon = base.horizon
+        cps = log_checkpoints(horizon) if checkpoints is None else np.unique(checkpoints)
+        if cps.size and (cps[0] < 1 or cps[-1] > horizon):
+            raise ValueError(f"checkpoints must lie in 1..{horizon}, got {cps.tolist()}")
+        self._checkpoints = frozenset(int(c) for c in cps)
+        self._summary: RegretSummary | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        base = self.env.unwrapped
+        self._ledger = Comparator(base.domain, base.loss)
+        self._t = 0
+        self._loss = 0.0
+        self._projected = 0
+        self._curve_t: list[int] = []
+        self._curve_lo: list[float] = []
+        self._curve_hi: list[float] = []
+        mean = base.adversary.mean_param
+        self._mu = mean if (mean is not None and base.loss.linear_in_theta) else None
+        self._pseudo_loss = 0.0
+        self._summary = None
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._t += 1
+        self._loss += info["loss"]
+        self._projected += info["projected"]
+        self._ledger.add(info["theta"])
+        if self._mu is not None:
+            self._pseudo_loss += self.env.unwrapped.loss.value(self._mu, info["point"])
+        if self._t in self._checkpoints or terminated:
+            lo, hi = self._ledger.best()
+            self._curve_t.append(self._t)
+            self._curve_lo.append(self._loss - hi)
+            self._curve_hi.append(self._loss - lo)
+            if terminated:
+                self._summary = self._make_summary(lo, hi)
+                info = {**info, "regret": self._summary}
+        return obs, reward, terminated, truncated, info
+
+    def _make_summary(self, lo: float, hi: float) -> RegretSummary:
+        pseudo = None
+        if self._mu is not None:
+            base = self.env.unwrapped
+            one_round = Comparator(base.domain, base.loss)
+            one_round.add(self._mu)  # min_x f(mu, x), exact for linear-in-theta families
+            pseudo = self._pseudo_loss - self._t * one_round.best()[0]
+        return RegretSummary(
+            rounds=self._t,
+            learner_loss=self._loss,
+            comparator_lo=lo,
+            comparator_hi=hi,
+            regret_lo=self._loss - hi,
+            regret_hi=self._loss - lo,
+            exact=lo == hi,
+            pseudo_regret=pseudo,
+            projected_actions=self._projected,
+            checkpoints=list(self._curve_t),
+            regret_curve_lo=list(self._curve_lo),
+            regret_curve_hi=list(self._curve_hi),
+        )
+
+    def summary(self) -> RegretSummary:
+        """The regret so far (computed now if the game is still running)."""
+        if self._summary is not None:
+            return self._summary
+        if not hasattr(self, "_ledger"):
+            raise RuntimeError("call reset() before asking for the regret")
+        lo, hi = self._ledger.best()
+        return self._make_summary(lo, hi)
+

@@ -1,0 +1,110 @@
+"""OnlineLearningEnv: bad input, projection, recording and replay."""
+
+import numpy as np
+import pytest
+
+from dp_online_envs import InvalidActionError, OnlineLearningEnv
+from dp_online_envs.adversaries import LossSequence, ObliviousAdversary, ReplayAdversary
+from dp_online_envs.domains import Arms, Ball, GroundSet, UniformMatroid
+from dp_online_envs.losses import DistanceLoss, LinearLoss
+
+
+def _env(**kw):
+    return OnlineLearningEnv(Ball(3), LinearLoss(3, "l2"), "oblivious", feedback="full",
+                             horizon=10, **kw)
+
+
+@pytest.mark.parametrize("bad", [np.array([np.nan, 0, 0]), np.array([np.inf, 0, 0]),
+                                 np.zeros(4), np.zeros((3, 1))])
+def test_nan_inf_and_shape_always_raise_and_change_nothing(bad):
+    env = _env()
+    env.reset(seed=0)
+    env.step(np.zeros(3))
+    state = (env.round, env.cumulative_loss, env.np_random.bit_generator.state)
+    with pytest.raises(ValueError):
+        env.step(bad)
+    assert (env.round, env.cumulative_loss, env.np_random.bit_generator.state) == state
+
+
+def test_outside_action_projected_and_counted_by_default():
+    env = _env()
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(np.array([3.0, 4.0, 0.0]))
+    assert info["projected"] and env.projected_actions == 1
+    np.testing.assert_allclose(info["point"], [0.6, 0.8, 0.0])
+
+
+def test_outside_action_raises_with_distance_when_asked():
+    env = _env(invalid_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(InvalidActionError, match="4") as err:
+        env.step(np.array([3.0, 4.0, 0.0]))
+    assert err.value.distance == pytest.approx(4.0)
+    assert env.round == 0
+
+
+def test_bad_arm_index_raises():
+    env = OnlineLearningEnv(Arms(4), LinearLoss(4, "unit"), horizon=5)
+    env.reset(seed=0)
+    for bad in (4, -1, 1.5):
+        with pytest.raises(ValueError):
+            env.step(bad)
+    assert env.round == 0
+
+
+def test_bad_subset_raises():
+    from dp_online_envs.losses import ConcaveModularLoss
+
+    env = OnlineLearningEnv(GroundSet(4), ConcaveModularLoss(4), horizon=5)
+    env.reset(seed=0)
+    with pytest.raises(ValueError):
+        env.step(np.array([0, 1, 2, 0]))
+
+
+def test_constructor_errors_name_the_bad_value():
+    with pytest.raises(ValueError, match="invalid_action"):
+        _env(invalid_action="ignore")
+    with pytest.raises(ValueError, match="feedback"):
+        OnlineLearningEnv(Ball(3), LinearLoss(3), feedback="partial")
+    with pytest.raises(ValueError, match="unknown adversary"):
+        OnlineLearningEnv(Ball(3), LinearLoss(3), adversary="nasty")
+
+
+def test_step_after_end_raises():
+    env = _env()
+    env.reset(seed=0)
+    for _ in range(10):
+        *_, term, _, _ = env.step(np.zeros(3))
+    assert term
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(3))
+
+
+def test_record_and_replay_reproduce_losses_exactly():
+    domain, loss = UniformMatroid(6, 2), DistanceLoss(6)
+    env = OnlineLearningEnv(domain, loss, ObliviousAdversary(), horizon=30, record_losses=True)
+    env.reset(seed=7)
+    actions = [domain.center + 0.01 * k * np.ones(6) / 6 for k in range(30)]
+    losses = [env.step(a)[4]["loss"] for a in actions]
+    seq = env.played_losses()
+    assert len(seq) == 30
+
+    replay = OnlineLearningEnv(domain, loss, ReplayAdversary(seq), horizon=30)
+    replay.reset(seed=999)  # the seed does not matter for a replay
+    assert [replay.step(a)[4]["loss"] for a in actions] == losses
+
+    neighbour = seq.replace(5, np.zeros(loss.param_dim))
+    diff = np.flatnonzero(np.any(neighbour.thetas != seq.thetas, axis=1))
+    assert diff.tolist() == [4]
+    with pytest.raises(ValueError):
+        seq.replace(31, np.zeros(loss.param_dim))
+
+
+def test_adversary_draws_come_from_env_np_random():
+    env = _env()
+    env.reset(seed=3)
+    a = [env.step(np.zeros(3))[4]["theta"].copy() for _ in range(5)]
+    np.random.seed(0)  # the global generator must not matter
+    env.reset(seed=3)
+    b = [env.step(np.zeros(3))[4]["theta"].copy() for _ in range(5)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))

@@ -1,0 +1,150 @@
+"""Every registered id: API checks, determinism, feedback boundary."""
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+
+import dp_online_envs
+from dp_online_envs import ENV_IDS
+
+SHORT = {"horizon": 40}
+
+
+def _play(env, seed, rng_seed=0):
+    """Play a full game with random actions; return (actions, obs, rewards, summary)."""
+    rng = np.random.default_rng(rng_seed)
+    env.action_space.seed(int(rng.integers(1 << 31)))
+    obs, info = env.reset(seed=seed)
+    out_obs, rewards = [obs], []
+    terminated = False
+    while not terminated:
+        obs, r, terminated, truncated, info = env.step(env.action_space.sample())
+        out_obs.append(obs)
+        rewards.append(r)
+    return np.array(out_obs), np.array(rewards), info["regret"]
+
+
+def test_every_table_id_is_registered():
+    expected = {
+        "DPFullInfo-Experts-v0", "DPBandit-MAB-v0", "DPFullInfo-Sphere-v0", "DPFullInfo-Cube-v0",
+        "DPBandit-Linear-v0", "DPFullInfo-Convex-v0", "DPFullInfo-StronglyConvex-v0",
+        "DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0", "DPBandit-Matroid-v0",
+        "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0", "DPBandit-Birkhoff-v0",
+        "DPFullInfo-Matroid-v0", "DPFullInfo-Submodular-v0", "DPBandit-Submodular-v0",
+    }
+    assert expected <= set(ENV_IDS)
+    assert all(i in gym.registry for i in ENV_IDS)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_gymnasium_check_env(env_id):
+    env = gym.make(env_id, **SHORT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gym_check_env(env.unwrapped, skip_render_check=False)
+        gym_check_env(env)
+    # Accepted (README, "Checker warnings"): gym.make's env is wrapped, and a Box action
+    # space that is the decision set's bounding box rather than [-1, 1] or [0, 1].
+    allowed = ("wrapper", "wrapped", "symmetric and normalized")
+    bad = [str(w.message) for w in caught if not any(a in str(w.message) for a in allowed)]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_sb3_check_env(env_id):
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    env = gym.make(env_id, **SHORT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_checker.check_env(env, warn=True)
+    # Documented warnings (README, "Checker warnings"): float64 Box dtypes and Box
+    # action spaces that are not [-1, 1] (the decision set dictates the box).
+    allowed = ("float64", "dtype", "symmetric", "normalized", "[-1, 1]", "wrapped", "wrapper")
+    bad = [str(w.message) for w in caught if not any(a in str(w.message) for a in allowed)]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_same_seed_same_game_bit_for_bit(env_id):
+    a = _play(gym.make(env_id, **SHORT), seed=123)
+    b = _play(gym.make(env_id, **SHORT), seed=123)
+    c = _play(gym.make(env_id, **SHORT), seed=124)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert a[2].regret_lo == b[2].regret_lo and a[2].regret_hi == b[2].regret_hi
+    assert a[2].regret_curve_lo == b[2].regret_curve_lo
+    assert not np.array_equal(a[1], c[1])
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_feedback_is_only_what_is_permitted(env_id):
+    env = gym.make(env_id, **SHORT)
+    problem = env.get_wrapper_attr("problem")
+    obs, info = env.reset(seed=0)
+    assert info == {}
+    assert np.all(obs == 0)  # "no feedback yet"
+    for t in range(1, SHORT["horizon"] + 1):
+        obs, r, term, trunc, info = env.step(env.action_space.sample())
+        assert type(r) is float and type(term) is bool and type(trunc) is bool
+        if problem.feedback == "bandit":
+            assert obs.shape == (1,)
+            assert obs[0] == pytest.approx(-r)
+        else:
+            assert obs.shape == (problem.loss.param_dim,)
+        if t < SHORT["horizon"]:
+            assert info == {} and not term
+    assert term and set(info) == {"regret"}
+
+
+def test_bandit_probe_receives_one_number_per_round():
+    env = gym.make("DPBandit-MAB-v0", horizon=25)
+    seen = []
+    obs, info = env.reset(seed=1)
+    seen.append((obs, info))
+    done = False
+    while not done:
+        obs, r, done, _, info = env.step(int(env.action_space.sample()))
+        seen.append((obs, dict(info) if not done else {}))
+    assert all(o.shape == (1,) and i == {} for o, i in seen)
+
+
+def test_downgrade_yes_upgrade_never():
+    env = gym.make("DPFullInfo-Experts-v0", horizon=5, feedback="bandit")
+    assert env.get_wrapper_attr("problem").feedback == "bandit"
+    obs, _ = env.reset(seed=0)
+    obs, r, *_ = env.step(np.ones(10) / 10)
+    assert obs.shape == (1,) and obs[0] == pytest.approx(-r)
+    with pytest.raises(ValueError, match="never upgraded"):
+        gym.make("DPBandit-MAB-v0", feedback="full")
+
+
+def test_unknown_option_lists_valid_ones():
+    with pytest.raises(TypeError, match="valid:.*horizon"):
+        gym.make("DPBandit-Matroid-v0", horizn=10)
+
+
+def test_make_without_import_via_module_prefix():
+    env = gym.make("dp_online_envs:DPBandit-Matroid-v0", horizon=3)
+    assert env.get_wrapper_attr("problem").domain.name.startswith("matroid")
+
+
+@pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
+@pytest.mark.parametrize("env_id", ["DPBandit-MAB-v0", "DPFullInfo-Sphere-v0"])
+def test_render(env_id, mode):
+    kwargs = {"dim": 2} if "Sphere" in env_id else {}
+    env = gym.make(env_id, horizon=30, render_mode=mode, **kwargs)
+    env.reset(seed=0)
+    for _ in range(30):
+        env.step(env.action_space.sample())
+    out = env.render()
+    if mode == "ansi":
+        assert "round 30/30" in out and "cumulative loss" in out
+    else:
+        assert out.shape == (320, 480, 3) and out.dtype == np.uint8
+        assert (out != 255).any()  # something is drawn
+
+
+def test_export_list_matches_registry():
+    assert list(dp_online_envs.ENV_IDS) == [c.id for c in dp_online_envs.ENV_CONFIGS.values()]

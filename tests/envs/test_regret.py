@@ -1,0 +1,160 @@
+"""RegretRecorder and the comparator against brute force on small instances."""
+
+import itertools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from dp_online_envs import OnlineLearningEnv
+from dp_online_envs.domains import (
+    Arms,
+    Ball,
+    Birkhoff,
+    Cube,
+    FlowPolytope,
+    GroundSet,
+    L1Ball,
+    PartitionMatroid,
+    Simplex,
+    SubmodularBasePolytope,
+    UniformMatroid,
+)
+from dp_online_envs.hindsight import Comparator
+from dp_online_envs.losses import (
+    AbsoluteLinearLoss,
+    ConcaveModularLoss,
+    DistanceLoss,
+    GraphCutLoss,
+    LinearLoss,
+    LogisticLoss,
+    QuadraticLoss,
+)
+from dp_online_envs.wrappers import RegretRecorder, log_checkpoints
+
+POLYTOPES = [
+    Simplex(4),
+    UniformMatroid(5, 2),
+    PartitionMatroid([[0, 1], [2, 3, 4]], [1, 2]),
+    FlowPolytope.grid(2, 3),
+    SubmodularBasePolytope.concave_cardinality(4),
+    Birkhoff(3),
+]
+
+
+def _thetas(loss, n, seed):
+    rng = np.random.default_rng(seed)
+    return np.array([loss.sample_param(rng) for _ in range(n)])
+
+
+@pytest.mark.parametrize("domain", POLYTOPES + [Cube(3)], ids=lambda d: d.name)
+def test_linear_comparator_equals_vertex_enumeration(domain):
+    loss = LinearLoss(domain.dim, "linf")
+    thetas = _thetas(loss, 50, 0)
+    ledger = Comparator(domain, loss)
+    for th in thetas:
+        ledger.add(th)
+    brute = min(sum(loss.value(th, v) for th in thetas) for v in domain.vertices())
+    assert ledger.best() == pytest.approx((brute, brute), abs=1e-9)
+
+
+def test_linear_comparator_on_ball_is_minus_norm():
+    loss, domain = LinearLoss(4, "l2"), Ball(4, radius=2.0)
+    thetas = _thetas(loss, 30, 1)
+    ledger = Comparator(domain, loss)
+    for th in thetas:
+        ledger.add(th)
+    lo, hi = ledger.best()
+    assert lo == hi == pytest.approx(-2.0 * np.linalg.norm(thetas.sum(axis=0)))
+
+
+@pytest.mark.parametrize("domain", POLYTOPES + [Ball(3), L1Ball(3)], ids=lambda d: d.name)
+@pytest.mark.parametrize("loss_cls", [DistanceLoss, AbsoluteLinearLoss, LogisticLoss])
+def test_convex_comparator_interval_contains_brute_force(domain, loss_cls):
+    loss = loss_cls(domain.dim)
+    thetas = _thetas(loss, 20, 2)
+    ledger = Comparator(domain, loss)
+    for th in thetas:
+        ledger.add(th)
+    lo, hi = ledger.best()
+    # Brute force: minimize over convex combinations of the vertices (polytopes) or
+    # over the ball by SLSQP, from several starts.
+    total = lambda x: sum(loss.value(th, x) for th in thetas)  # noqa: E731
+    verts = domain.vertices()
+    if verts is not None:
+        obj = lambda w: total(np.abs(w) @ verts / np.abs(w).sum())  # noqa: E731
+        best = min(minimize(obj, np.random.default_rng(s).random(len(verts)),
+                            method="Nelder-Mead", options={"maxiter": 4000}).fun for s in range(3))
+    else:
+        cons = {"type": "ineq", "fun": lambda x: 1 - (np.linalg.norm(x) if domain.name == "ball"
+                                                      else np.abs(x).sum())}
+        best = min(minimize(total, np.random.default_rng(s).normal(size=3) * 0.3,
+                            constraints=[cons], method="SLSQP").fun for s in range(3))
+    assert lo <= best + 1e-6
+    assert hi >= lo
+    assert hi <= best + 1e-2 * max(1.0, abs(best))  # the solver found (nearly) the minimum
+
+
+def test_quadratic_comparator_exact():
+    domain, loss = Ball(3), QuadraticLoss(3, strong_convexity=2.0)
+    thetas = _thetas(loss, 25, 3)
+    ledger = Comparator(domain, loss)
+    for th in thetas:
+        ledger.add(th)
+    lo, hi = ledger.best()
+    total = lambda x: sum(loss.value(th, x) for th in thetas)  # noqa: E731
+    cons = {"type": "ineq", "fun": lambda x: 1 - x @ x}
+    best = minimize(total, np.zeros(3), constraints=[cons], method="SLSQP", tol=1e-12).fun
+    assert lo == hi == pytest.approx(best, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("make_loss", [lambda: ConcaveModularLoss(6),
+                                       lambda: GraphCutLoss(6, [(0, 1), (1, 2), (2, 3), (3, 4),
+                                                                (4, 5), (0, 5), (1, 4)])])
+def test_submodular_comparator_equals_enumeration(make_loss):
+    loss = make_loss()
+    domain = GroundSet(6)
+    thetas = _thetas(loss, 15, 4)
+    ledger = Comparator(domain, loss)
+    for th in thetas:
+        ledger.add(th)
+    brute = min(sum(loss.set_value(th, np.array(m, bool)) for th in thetas)
+                for m in itertools.product([0, 1], repeat=6))
+    assert ledger.best() == pytest.approx((brute, brute), abs=1e-9)
+
+
+def test_recorder_regret_equals_direct_sum():
+    domain, loss = Arms(5), LinearLoss(5, "unit")
+    env = RegretRecorder(OnlineLearningEnv(domain, loss, "oblivious", horizon=200,
+                                           record_losses=True))
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    arms = rng.integers(5, size=200)
+    for a in arms:
+        *_, info = env.step(int(a))
+    s = info["regret"]
+    thetas = env.unwrapped.played_losses().thetas
+    learner = thetas[np.arange(200), arms].sum()
+    assert s.learner_loss == pytest.approx(learner)
+    assert s.regret_lo == s.regret_hi == pytest.approx(learner - thetas.sum(axis=0).min())
+    assert s.checkpoints == log_checkpoints(200).tolist()
+    # every checkpoint's regret, recomputed
+    for t, r in zip(s.checkpoints, s.regret_curve_lo):
+        assert r == pytest.approx(thetas[np.arange(t), arms[:t]].sum() - thetas[:t].sum(0).min())
+
+
+def test_pseudo_regret_for_stochastic_adversary():
+    env = gym.make("DPBandit-MAB-v0", horizon=300, n_arms=4)
+    env.reset(seed=5)
+    for _ in range(300):
+        *_, info = env.step(0)
+    s = info["regret"]
+    mu = env.unwrapped.adversary.mean_param
+    assert s.pseudo_regret == pytest.approx(300 * (mu[0] - mu.min()))
+
+
+def test_log_checkpoints():
+    cps = log_checkpoints(1000)
+    assert cps[0] == 1 and cps[-1] == 1000 and np.all(np.diff(cps) > 0)
+    assert 10 <= len(cps) <= 25
