@@ -39,9 +39,9 @@ from .counters import (
 
 __all__ = [
     "COUNTERS",
-    "AuditResult",
     "DEFAULT_NEIGHBOURING",
     "AgarwalSinghCounter",
+    "AuditResult",
     "BinaryTreeCounter",
     "ContinualCounter",
     "FactorizationCounter",

@@ -221,17 +221,13 @@ def test_uniform_inner_ball_is_the_largest(n, k):
     domain = UniformMatroid(n, k)
     center, radius = domain.inner_ball()
     assert radius == pytest.approx(min(0.5, k / (n + math.sqrt(n))))
-    # Along -1 (to the facets x_i = 0) and +1 (to sum x = k or x_i = 1): exactly the
-    # binding directions for the symmetric center.
-    for direction in (-np.ones(n), np.ones(n)):
-        u = direction / np.linalg.norm(direction)
-        if radius < 0.5 or direction[0] < 0:
-            touching = [center + radius * u] if direction[0] < 0 else [center + radius * u]
-            for x in touching:
-                assert domain.contains(x)
+    # Both facet families through which the ball is tight: x_0 >= 0, and sum x <= k
+    # (if radius < 1/2) or x_0 <= 1 (if radius = 1/2).
     unit = np.eye(n)[0]
-    assert domain.contains(center - radius * unit)
-    assert not domain.contains(center - 1.001 * radius * unit)
+    other = np.ones(n) / math.sqrt(n) if radius < 0.5 else unit
+    for u in (-unit, other):
+        assert domain.contains(center + radius * u)
+        assert not domain.contains(center + 1.001 * radius * u)
 
 
 # -------------------------------------------------------------- constructors
