@@ -1,1 +1,3 @@
 """Full-information learners (private and non-private); importing registers them."""
+
+from agents.full_info import ftpl, ftrl, hedge, online_fw  # noqa: F401,E402

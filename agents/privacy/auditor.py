@@ -299,7 +299,8 @@ def audit_samples(
         raise ValueError(f"delta must be a number in [0, 1), got delta={delta!r}")
     thresholds = _check_count("thresholds", thresholds, 1, 100)
     if not (isinstance(train_fraction, Real) and 0.0 < train_fraction < 1.0):
-        raise ValueError(f"train_fraction must lie in (0, 1), got train_fraction={train_fraction!r}")
+        raise ValueError(f"train_fraction must lie in (0, 1), "
+                         f"got train_fraction={train_fraction!r}")
     if not callable(statistic) and statistic not in _STATISTICS:
         raise ValueError(f"statistic={statistic!r}, expected one of {_STATISTICS} or a callable")
     x0 = np.asarray(samples, dtype=np.float64)
@@ -535,8 +536,9 @@ def audit(
     if sequence is None:
         if not 1 <= tau <= horizon:  # check before playing
             raise ValueError(f"tau={tau} out of range, expected 1..{horizon}")
-        rec = OnlineLearningEnv(domain, loss, copy.deepcopy(adversary) if adversary is not None else "oblivious",
-                                feedback=native, horizon=horizon, record_losses=True)
+        adv = "oblivious" if adversary is None else copy.deepcopy(adversary)
+        rec = OnlineLearningEnv(domain, loss, adv, feedback=native, horizon=horizon,
+                                record_losses=True)
         guarded = FeedbackGuard(rec, permitted)
         agent.reset(rec_seed)
         guarded.reset(seed=rec_seed)
@@ -579,8 +581,8 @@ def audit(
                 f"the agent released nothing from round tau={tau} on: it must pass its "
                 f"private outputs through Agent.release (or audit view='actions')")
         features.append(rows)
-    x0 = _stack(features[0] + features[1])
-    result = audit_samples(x0[:runs], x0[runs:], epsilon=epsilon, delta=delta,
+    x = _stack(features[0] + features[1])  # one width for both sides
+    result = audit_samples(x[:runs], x[runs:], epsilon=epsilon, delta=delta,
                            confidence=conf, statistic=statistic, thresholds=thresholds,
                            train_fraction=train_fraction, view=view)
     return dataclasses.replace(

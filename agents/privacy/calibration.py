@@ -30,6 +30,7 @@ is carried by :class:`PrivacyGuarantee`.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from numbers import Real
@@ -248,6 +249,16 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
     d = _real("delta", delta)
     if not 0.0 <= d < 1.0:
         raise ValueError(f"delta must lie in [0, 1), got delta={delta!r}")
+    try:
+        hash(event)
+    except TypeError:  # composed events hold lists: not cacheable
+        return _accountant_epsilon.__wrapped__(event, d)
+    return _accountant_epsilon(event, d)
+
+
+@functools.lru_cache(maxsize=256)
+def _accountant_epsilon(event: dp_event.DpEvent, d: float) -> float:
+    """Body of :func:`accountant_epsilon`, cached for hashable (immutable) events."""
     accountant = PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
     accountant.compose(event)  # raises UnsupportedEventError on unknown events
     if d == 0.0:

@@ -54,14 +54,15 @@ class SubmodularBasePolytope(Domain):
       necessary checks ``x(V) = f(V)`` and ``low <= x <= high``, membership is decided
       by Frank-Wolfe with certified bounds (see
       :func:`~dp_online_envs.domains.projection.frank_wolfe_contains`).
-    * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the greedy oracle, to gap ``projection_tol``.
+    * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the greedy oracle,
+      to gap ``projection_tol``.
     * Affine hull: ``{x : x(C) = f(C) for each connected component C of f}``, where the
       components are the minimal nonempty separators (``f(A) + f(V - A) = f(V)``).
       Exact for cardinality-based f and for ``n <= table_limit``; for larger general f
       two elements are joined when some adjacent transposition in one of ``4n`` seeded
-      random orders changes the greedy vertex along ``e_a - e_b``. This can only miss
-      links (yielding a finer partition and a smaller hull) when such exchanges are
-      rare; it is exact for every f whose components are detected this way.
+      random orders changes the greedy vertex along ``e_a - e_b``. Every link found
+      is genuine, so the sampled partition can only be finer than the true one (a
+      smaller hull), and only if some exchange is never sampled.
     * Inner ball (relative to the hull): closed form by symmetry for cardinality-based
       f (center ``f(V)/n 1``, radius ``min_{0<k<n} (g(k) - k g(n)/n) /
       sqrt(k (1 - k/n))``); for ``n <= table_limit`` the Chebyshev center over all the

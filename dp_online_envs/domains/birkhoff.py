@@ -25,7 +25,7 @@ from dp_online_envs.domains.base import (
     finite_vector,
 )
 from dp_online_envs.domains.projection import DEFAULT_TOL, frank_wolfe_projection
-from dp_online_envs.domains.simplex import _sum_zero_basis
+from dp_online_envs.domains.simplex import sum_zero_basis
 
 
 class Birkhoff(Domain):
@@ -90,7 +90,7 @@ class Birkhoff(Domain):
 
     @cached_property
     def affine_hull(self) -> AffineHull:
-        q = _sum_zero_basis(self.n)
+        q = sum_zero_basis(self.n)
         return AffineHull(np.full(self.dim, 1.0 / self.n), np.kron(q, q))
 
     def inner_ball(self) -> tuple[np.ndarray, float]:

@@ -41,8 +41,10 @@ class FlowPolytope(Domain):
     * Linear oracle: shortest path by dynamic programming in topological order (costs
       of any sign: the graph is acyclic).
     * ``contains``: ``x >= 0``, net outflow 1 at s, -1 at t, 0 elsewhere, and ``x_e = 0``
-      on useless edges, all within ``atol``.
-    * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the path oracle, to gap ``projection_tol``.
+      on useless edges (implied by the others up to tolerance, checked anyway), all
+      within ``atol``.
+    * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the path oracle, to
+      gap ``projection_tol``.
     * Affine hull: ``{A x = b, x_e = 0 on useless edges}``; point = the average of one
       path through each useful edge (a relative-interior point); basis = orthonormal
       null space of A restricted to the useful edges (``scipy.linalg.null_space``).

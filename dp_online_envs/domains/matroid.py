@@ -15,7 +15,7 @@ import itertools
 import math
 from abc import abstractmethod
 from functools import cached_property
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -49,8 +49,10 @@ class MatroidPolytope(Domain):
     * ``contains``: ``0 <= x <= 1``, ``x = 0`` on loops and ``x(S) <= r(S)`` for all S,
       checked exactly by enumerating the ``2^n`` subsets when ``n <= table_limit``;
       otherwise decided by Frank-Wolfe (certified either way unless x lies within a
-      hair of distance ``atol``, see :func:`~dp_online_envs.domains.projection.frank_wolfe_contains`).
-    * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the greedy oracle, to gap ``projection_tol``.
+      hair of distance ``atol``; see
+      :func:`~dp_online_envs.domains.projection.frank_wolfe_contains`).
+    * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the greedy oracle,
+      to gap ``projection_tol``.
     * Diameter: ``sqrt(max |I xor J|)``. Since ``I \\ J`` and ``J \\ I`` are disjoint
       independent sets, ``max |I xor J|`` is the rank of the union matroid
       ``M v M``, ``min_A |E \\ A| + 2 r(A)`` (Nash-Williams/Edmonds): exact by
@@ -76,6 +78,19 @@ class MatroidPolytope(Domain):
     def __init__(self, n: int) -> None:
         self.n = check_int("n", n, 1)
         self.dim = self.n
+
+    @classmethod
+    def from_oracle(
+        cls, n: int, is_independent: Callable[[np.ndarray], bool]
+    ) -> MatroidPolytope:
+        """The polytope of the matroid on ``range(n)`` with the given independence oracle
+        (called with a boolean mask of length n). The oracle is trusted to define a
+        matroid; only ``is_independent(empty set)`` is checked.
+
+        Raises:
+            ValueError: If ``n < 1`` or the empty set is reported dependent.
+        """
+        return _OracleMatroid(n, is_independent)
 
     # ------------------------------------------------------------ the matroid
     @abstractmethod
@@ -231,6 +246,21 @@ class MatroidPolytope(Domain):
         """Whether ``subset`` is a maximal independent set."""
         mask = self._mask(subset)
         return bool(mask.sum() == self.full_rank and self.is_independent(mask))
+
+
+class _OracleMatroid(MatroidPolytope):
+    """A matroid given only by an independence oracle (see :meth:`MatroidPolytope.from_oracle`)."""
+
+    def __init__(self, n: int, oracle: Callable[[np.ndarray], bool]) -> None:
+        super().__init__(n)
+        if not callable(oracle):
+            raise ValueError(f"is_independent={oracle!r}, expected a callable")
+        self._oracle = oracle
+        if not self.is_independent(np.zeros(self.n, dtype=bool)):
+            raise ValueError("the empty set must be independent, the oracle says it is not")
+
+    def is_independent(self, subset) -> bool:
+        return bool(self._oracle(self._mask(subset).copy()))
 
 
 class PartitionMatroid(MatroidPolytope):

@@ -231,11 +231,13 @@ def _decide(g: np.ndarray, gap: float, atol: float | None) -> bool | None:
 def _affine_minimizer(q: np.ndarray) -> np.ndarray:
     """Weights alpha (summing to 1) of the min-norm point of the affine hull of the rows
     of q: ``alpha = (1 - sum beta, beta)`` with ``beta = argmin ||q_0 + (q_i - q_0) beta||``
-    (least squares, well defined even if the rows are affinely dependent)."""
+    (least squares, well defined even if the rows are affinely dependent, refined once)."""
     if len(q) == 1:
         return np.ones(1)
     diffs = (q[1:] - q[0]).T
     beta = np.linalg.lstsq(diffs, -q[0], rcond=None)[0]
+    # One step of iterative refinement on the residual z = q_0 + diffs beta.
+    beta += np.linalg.lstsq(diffs, -(q[0] + diffs @ beta), rcond=None)[0]
     return np.concatenate([[1.0 - beta.sum()], beta])
 
 
@@ -273,15 +275,19 @@ def _run_wolfe(
                 break
             # Move from lam towards alpha until a weight hits 0, and drop it.
             neg = np.flatnonzero(alpha <= 1e-14)
-            ratios = lam[neg] / (lam[neg] - alpha[neg])
-            theta = float(np.min(ratios))
+            denom = lam[neg] - alpha[neg]
+            ratios = np.where(denom > 0, lam[neg] / np.where(denom > 0, denom, 1.0), 0.0)
+            theta = min(max(float(np.min(ratios)), 0.0), 1.0)
             lam = theta * alpha + (1.0 - theta) * lam
             lam[neg[int(np.argmin(ratios))]] = 0.0
             keep = np.flatnonzero(lam > 1e-14)
             atoms = [atoms[i] for i in keep]
             keys = [keys[i] for i in keep]
             lam = lam[keep] / lam[keep].sum()
+        previous = z
         z = lam @ np.array(atoms)
+        if np.array_equal(z, previous):
+            break  # stalled at floating-point precision
     result = FWResult(
         point=z + x,
         gap=float(gap),
@@ -310,7 +316,9 @@ def frank_wolfe_solve(
         x: The point to project.
         tol: Absolute tolerance on the Frank-Wolfe gap (see the module docstring:
             ``||y - y*|| <= sqrt(2 tol)`` and ``<x - y, v - y> <= tol`` for all v).
-        max_iter: Iteration cap; a ``RuntimeWarning`` is issued if it is reached.
+        max_iter: Iteration cap. A ``RuntimeWarning`` is issued if the gap is still
+            above ``tol`` when it is reached, or when no further progress is possible
+            in floating point (gaps below about ``1e-12`` can be out of reach).
         x0: Optional starting point, which must lie in the polytope (e.g. a vertex);
             it is kept as one atom of the active set. Default: ``LMO(-x)``.
         variant: ``"wolfe"`` (default, minimum-norm-point), ``"pairwise"`` or
@@ -321,9 +329,11 @@ def frank_wolfe_solve(
     """
     result, _ = _run(lmo, x, tol, max_iter, x0, variant)
     if not result.converged:
+        why = ("reached max_iter" if result.iterations >= max_iter
+               else "stalled at floating-point precision")
         warnings.warn(
-            f"Frank-Wolfe projection stopped after {result.iterations} iterations with "
-            f"gap {result.gap:.3g} > tol {tol:.3g}",
+            f"Frank-Wolfe projection {why}: stopped after {result.iterations} iterations "
+            f"with gap {result.gap:.3g} > tol {tol:.3g}",
             RuntimeWarning,
             stacklevel=2,
         )

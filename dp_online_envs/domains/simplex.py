@@ -92,7 +92,7 @@ class Simplex(Domain):
 
     @cached_property
     def affine_hull(self) -> AffineHull:
-        return AffineHull(np.full(self.k, 1.0 / self.k), _sum_zero_basis(self.k))
+        return AffineHull(np.full(self.k, 1.0 / self.k), sum_zero_basis(self.k))
 
     def inner_ball(self) -> tuple[np.ndarray, float]:
         """Center ``1/k``, radius ``1/sqrt(k(k-1))`` (0 when k = 1: the set is a point)."""
@@ -116,7 +116,7 @@ class Simplex(Domain):
         return f"{type(self).__name__}(k={self.k})"
 
 
-def _sum_zero_basis(k: int) -> np.ndarray:
+def sum_zero_basis(k: int) -> np.ndarray:
     """Orthonormal basis (k x (k-1)) of ``{v in R^k : sum v = 0}`` (Helmert vectors).
 
     Column j is ``(1, ..., 1, -j, 0, ..., 0) / sqrt(j (j + 1))`` with j ones.

@@ -17,7 +17,7 @@ from dp_online_envs.domains import (
 )
 from dp_online_envs.domains.base import subset_masks, subset_sums
 
-from .checks import convex_combinations, max_pairwise
+from .checks import max_pairwise
 
 
 class OracleOnly(MatroidPolytope):
@@ -176,10 +176,24 @@ def test_generic_path_agrees_with_graphic():
             assert generic.contains(x) == graphic.contains(x)
 
 
+def test_from_oracle():
+    domain = MatroidPolytope.from_oracle(5, lambda mask: mask.sum() <= 2)
+    exact = UniformMatroid(5, 2)
+    assert sorted(map(tuple, domain.vertices())) == sorted(map(tuple, exact.vertices()))
+    assert domain.full_rank == 2 and domain.diameter == pytest.approx(exact.diameter)
+    assert domain.rank([0, 1, 4]) == 2 and domain.is_independent([3])
+    with pytest.raises(ValueError, match="empty set"):
+        MatroidPolytope.from_oracle(3, lambda mask: False)
+    with pytest.raises(ValueError, match="n="):
+        MatroidPolytope.from_oracle(0, lambda mask: True)
+    with pytest.raises(TypeError):
+        MatroidPolytope(3)  # abstract: needs is_independent
+
+
 def test_generic_path_beyond_the_table_uses_frank_wolfe():
     rng = np.random.default_rng(6)
     exact = UniformMatroid(14, 3)
-    generic = OracleOnly(exact)
+    generic = MatroidPolytope.from_oracle(14, exact.is_independent)
     assert generic.n > generic.table_limit and generic.vertices() is None
     assert generic.diameter == pytest.approx(math.sqrt(6))  # the bound min(2r, n) is exact here
     points = [exact.project(rng.random(14) * 0.6) for _ in range(5)]  # on or near the boundary
@@ -194,6 +208,14 @@ def test_graphic_diameter_is_exact_for_small_graphs():
     for _ in range(15):
         domain = GraphicMatroid(*random_graph(rng, max_nodes=6, max_edges=9))
         assert domain.diameter == pytest.approx(max_pairwise(domain.vertices()))
+
+
+def test_graphic_diameter_exact_where_the_simple_bound_is_loose():
+    # Three parallel edges and a path: r = 4, 6 edges, but any two disjoint forests
+    # use at most 2 of the parallel edges: max |I xor J| = 5 < min(2 r, m) = 6.
+    domain = GraphicMatroid(5, [(0, 1), (0, 1), (0, 1), (1, 2), (2, 3), (3, 4)])
+    assert domain.diameter == pytest.approx(math.sqrt(5))
+    assert max_pairwise(domain.vertices()) == pytest.approx(math.sqrt(5))
 
 
 def test_graphic_diameter_bound_for_large_graphs():

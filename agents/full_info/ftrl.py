@@ -1,0 +1,379 @@
+"""Follow-the-regularized-leader: Agarwal-Singh private FTRL and the non-private FTRL.
+
+* ``private-ftrl`` -- :class:`PrivateFTRL`, Agarwal & Singh, "The Price of Differential
+  Privacy for Online Learning" (ICML 2017), Algorithm 1 (FTRL template) fed by
+  Algorithm 2 (``TreeBasedAgg``), Theorem 3.1 / 3.4 and Corollary 3.2.
+* ``ftrl`` -- :class:`FTRL`, non-private FTRL with the squared-l2 regularizer
+  (lazy projected online gradient descent, "dual averaging"), or greedy projected OGD.
+
+The module also holds the helpers shared by the full-information learners:
+:func:`theta_norm`, :func:`replacement_sensitivity`, :func:`paper_log`,
+:func:`require_linear` and :func:`env_action`.
+
+Sensitivities (derived here, used by every private full-information learner).
+Neighbouring loss sequences differ in ONE round: ``theta_t`` is *replaced* by another
+admissible ``theta'_t``. The continual counter sums the clipped ``theta_t`` (the agent
+maps every feedback onto the admissible set with :meth:`Agent.clip_feedback`, so the
+bound holds whatever the env sends), hence its sensitivity is the ``l_p`` diameter of
+the admissible set ``Theta`` of :class:`~dp_online_envs.losses.LinearLoss`:
+
+============  ======================  ==========================  ==================
+theta_set     Theta                   l1 diameter (Laplace)       l2 diameter (Gauss)
+============  ======================  ==========================  ==================
+``"unit"``    ``[0, 1]^N``            ``N``                       ``sqrt(N)``
+``"linf"``    ``[-1, 1]^N``           ``2N``                      ``2 sqrt(N)``
+``"l2"``      ``||theta||_2 <= 1``    ``2 sqrt(N)``               ``2``
+``"l1"``      ``||theta||_1 <= 1``    ``2``                       ``2``
+============  ======================  ==========================  ==================
+
+(``[0,1]^N``: ``|theta_i - theta'_i| <= 1``, attained at ``1`` vs ``0``. Symmetric
+sets: ``theta' = -theta`` doubles the norm; for the l2 ball the l1 diameter is
+``||2u||_1 = 2 sqrt(N)`` at ``u = (1, ..., 1)/sqrt(N)``; for the l1 ball the l2
+diameter is ``||2 e_1||_2 = 2``.) Agarwal-Singh calibrate with ``||Y||_1``, the largest
+*norm* of a loss vector, which is half the diameter for the symmetric sets of their
+sphere and cube examples (and of their experts set ``||l||_inf <= 1``): their noise is
+then half of what replace-one neighbouring needs. We use the diameters.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent, register
+from agents.privacy import make_counter
+from dp_online_envs.domains import Simplex
+from dp_online_envs.domains.base import Domain
+from dp_online_envs.losses import LinearLoss
+from dp_online_envs.losses.base import LossFamily
+
+__all__ = [
+    "FTRL",
+    "PrivateFTRL",
+    "env_action",
+    "paper_log",
+    "replacement_sensitivity",
+    "require_linear",
+    "split_rng",
+    "theta_norm",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def _norm_index(p: float) -> int:
+    q = float(p)
+    if q not in (1.0, 2.0, math.inf):
+        raise ValueError(f"p={p!r}, expected 1, 2 or inf")
+    return {1.0: 0, 2.0: 1, math.inf: 2}[q]
+
+
+def theta_norm(loss: LinearLoss, p: float) -> float:
+    """``||Y||_p = sup_{theta in Theta} ||theta||_p`` for a :class:`LinearLoss`.
+
+    ``"unit"``/``"linf"``: ``N, sqrt(N), 1``; ``"l2"``: ``sqrt(N), 1, 1``;
+    ``"l1"``: ``1, 1, 1`` (for ``p = 1, 2, inf``).
+    """
+    n = loss.dim
+    table = {
+        "unit": (n, math.sqrt(n), 1.0),
+        "linf": (n, math.sqrt(n), 1.0),
+        "l2": (math.sqrt(n), 1.0, 1.0),
+        "l1": (1.0, 1.0, 1.0),
+    }
+    return float(table[loss.theta_set][_norm_index(p)])
+
+
+def replacement_sensitivity(loss: LinearLoss, p: float) -> float:
+    """``sup_{theta, theta' in Theta} ||theta - theta'||_p``: the sensitivity of a sum of
+    loss vectors when one of them is replaced (see the module docstring's table)."""
+    n = loss.dim
+    table = {
+        "unit": (n, math.sqrt(n), 1.0),
+        "linf": (2.0 * n, 2.0 * math.sqrt(n), 2.0),
+        "l2": (2.0 * math.sqrt(n), 2.0, 2.0),
+        "l1": (2.0, 2.0, 2.0),
+    }
+    return float(table[loss.theta_set][_norm_index(p)])
+
+
+def paper_log(horizon: int) -> int:
+    """The ``ceil(log T)`` of Agarwal-Singh (base 2: the depth of the tree), clamped to
+    ``>= 1`` so that ``T = 1`` (where ``log T = 0``) keeps one noise draw and no formula
+    divides by zero. It equals :attr:`AgarwalSinghCounter.draws` for every T."""
+    return max(1, (int(horizon) - 1).bit_length())
+
+
+def require_linear(name: str, loss: LossFamily) -> LinearLoss:
+    """The loss family if it is a :class:`LinearLoss` (online *linear* optimization).
+
+    Raises:
+        ValueError: For any other family.
+    """
+    if not isinstance(loss, LinearLoss):
+        raise ValueError(f"{name} is an online linear optimization algorithm: it needs "
+                         f"linear losses <theta, x>, got {loss!r}")
+    return loss
+
+
+def env_action(domain: Domain, x: np.ndarray, rng: np.random.Generator):
+    """The env action for the point ``x`` of the domain.
+
+    * ``Box`` action spaces: ``x`` itself (a copy).
+    * ``Discrete(K)`` (arms): an index drawn from the distribution ``x`` on the simplex
+      (for a vertex ``e_i`` this is ``i``). The expected loss is ``<theta, x>``.
+    * ``MultiBinary(n)`` (subsets): ``x`` must be a 0/1 vertex; it is returned as int8.
+    """
+    space = domain.action_space
+    if isinstance(space, gym.spaces.Discrete):
+        cdf = np.cumsum(np.maximum(x, 0.0))
+        i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+        return min(i, domain.dim - 1)
+    if isinstance(space, gym.spaces.MultiBinary):
+        return np.rint(x).astype(np.int8)
+    return np.array(x, dtype=np.float64, copy=True)
+
+
+def _refuse_subsets(name: str, domain: Domain) -> None:
+    if isinstance(domain.action_space, gym.spaces.MultiBinary):
+        raise ValueError(f"{name} plays points of a convex set; {domain!r} only accepts "
+                         f"subsets (0/1 vertices)")
+
+
+def _check_eta(eta) -> float:
+    if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating, np.integer)):
+        raise ValueError(f"eta={eta!r}, expected a finite number >= 0")
+    e = float(eta)
+    if not (math.isfinite(e) and e >= 0):
+        raise ValueError(f"eta={eta!r}, expected a finite number >= 0")
+    return e
+
+
+def _softmin(eta: float, cum: np.ndarray) -> np.ndarray:
+    """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding)."""
+    w = -eta * cum
+    w -= w.max()
+    p = np.exp(w)
+    return p / p.sum()
+
+
+def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
+    """``n`` independent generators seeded from ``rng`` (one stream per purpose)."""
+    return [np.random.default_rng(int(s)) for s in rng.integers(0, 2**63 - 1, size=n)]
+
+
+def _noise_sum(noise: str, scale: float, draws: int, dim: int,
+               rng: np.random.Generator) -> np.ndarray:
+    """Sum of ``draws`` independent draws of the counter's node distribution."""
+    if noise == "gaussian":
+        return rng.normal(0.0, scale * math.sqrt(draws), size=dim)
+    return rng.laplace(0.0, scale, size=(draws, dim)).sum(axis=0)
+
+
+# ---------------------------------------------------------------- private FTRL
+@register
+class PrivateFTRL(Agent):
+    r"""Private follow-the-regularized-leader (Agarwal & Singh, ICML 2017, Algorithm 1).
+
+    Each round ``x_t = argmin_{x in X} eta <x, L~_{t-1}> + R(x)`` where ``L~_t`` is the
+    continual counter's noisy release of ``sum_{s<=t} theta_s`` (Algorithm 2,
+    ``TreeBasedAgg``, by default: counter ``"agarwal-singh"``; any name of
+    :data:`agents.privacy.COUNTERS` is accepted with ``counter=``). With the default
+    counter ``L~_0`` is ``ceil(log2 T)`` draws of pure noise (Alg. 1, lines 2-3); with
+    the other counters ``L~_0 = 0``. The actions are post-processing of the releases, so
+    the learner is as private as the counter (Thm. 3.1 "privacy", Lemma 3.3).
+
+    Regularizers (Corollary 3.2), chosen from the domain unless ``regularizer=`` is given:
+
+    * simplex (experts, also arms): ``R(x) = sum_i x_i log x_i`` (``"entropic"``), so
+      ``x_t ∝ exp(-eta L~_{t-1})``; on ``Discrete(K)`` the arm is drawn from ``x_t``;
+    * every other domain (ball = "sphere", cube, any domain with a projection):
+      ``R(x) = ||x||_2^2`` (``"l2"``), so ``x_t = Proj_X(-(eta/2) L~_{t-1})`` (Euclidean
+      projection by ``domain.project``).
+
+    Noise. ``delta = 0``: Laplace, the paper's choice (Thm. 3.1, Cor. 3.2), pure
+    epsilon-DP. ``delta > 0``: Gaussian (an extension: the paper uses Gaussian noise
+    only for FTPL, Thm. 3.5 / A.1; Thm. 3.4's regret bound holds for any noise
+    distribution). The counter is calibrated by :mod:`agents.privacy`:
+
+    * per-node Laplace scale ``lambda = levels * Delta_1 / epsilon`` with
+      ``levels = floor(log2 T) + 1`` tree levels (the paper writes
+      ``lambda = ||Y||_1 log T / epsilon``: Cor. 3.2 ``N log T / eps`` for experts,
+      ``sqrt(N) log T / eps`` for the sphere, ``log T / eps`` for the cube);
+    * per-node Gaussian sigma: analytic Gaussian for l2 sensitivity
+      ``sqrt(levels) * Delta_2``;
+
+    with ``Delta_p`` the ``l_p`` diameter of the loss set (module docstring): experts
+    with ``[0,1]^N`` losses ``Delta_1 = N, Delta_2 = sqrt(N)``; sphere ``2 sqrt(N), 2``;
+    cube (l1-ball losses) ``2, 2``. The guarantee in :attr:`privacy` is reported by the
+    ``dp_accounting`` accountant and equals the requested ``(epsilon, delta)``.
+
+    Learning rate. Corollary 3.2 fixes ``R`` and ``lambda``; ``eta`` is the one that
+    balances Thm. 3.4's bound ``D_R / eta + eta * sum_t max_x ||l_t||*_{x}^2 + D_Z``:
+    ``eta = sqrt(D_R / (T G*^2))`` with ``D_R = max_X R - min_X R`` and ``G*^2 =
+    max_{x, l} (||l||^*_{nabla^2 R(x)})^2``:
+
+    * entropic: ``D_R = ln N``, ``G*^2 = ||Y||_inf^2 = 1`` => ``eta = sqrt(ln N / T)``;
+    * ``||x||^2`` (Hessian ``2I``): ``D_R = ||X||_2^2 - min_X ||x||^2``,
+      ``G*^2 = ||Y||_2^2 / 2`` => sphere ``eta = sqrt(2 / T)``, cube
+      ``eta = sqrt(2 N / T)`` (``||X||_2^2 = N``, ``||Y||_2 = 1``).
+
+    ``eta=`` overrides it (for experiments; privacy does not depend on it).
+
+    Regret promised (Cor. 3.2, in expectation, for the AS counter):
+    experts ``O(sqrt(T log N) + N log^2 T log N / eps)``, sphere
+    ``O(sqrt(T) + N log^2 T / eps)``, cube ``O(sqrt(N T) + N log^2 T / eps)``; in general
+    Thm. 3.1: ``sqrt(D_R sum_t max_x ||l_t||*^2) + D_Lap``. The other counters carry
+    non-identically distributed noise, so the one-shot-noise argument of Thm. 3.4 does
+    not apply verbatim to them.
+
+    Options:
+        counter: Continual counter name (default ``"agarwal-singh"``).
+        regularizer: ``"entropic"`` (simplex only) or ``"l2"``; default from the domain.
+        eta: Learning rate override (default: the value above).
+
+    Raises:
+        ValueError: On non-linear losses, subset domains, a Laplace request to the
+            Gaussian-only ``"factorization"`` counter, or an unknown option value.
+    """
+
+    name = "private-ftrl"
+    description = ("Agarwal-Singh private FTRL (Alg. 1): entropic/l2 FTRL on tree-aggregated "
+                   "noisy loss sums, Laplace (delta=0) or Gaussian (delta>0)")
+    paper = ("Agarwal & Singh, The Price of Differential Privacy for Online Learning, "
+             "ICML 2017: Alg. 1-2, Thm. 3.1/3.4, Cor. 3.2")
+    feedback = "full"
+    private = True
+    requires = ("lipschitz",)
+
+    def setup(self, counter: str = "agarwal-singh", regularizer: str | None = None,
+              eta: float | None = None) -> None:
+        p = self.problem
+        loss = require_linear(self.name, p.loss)
+        dom = p.domain
+        _refuse_subsets(self.name, dom)
+        if regularizer is None:
+            regularizer = "entropic" if isinstance(dom, Simplex) else "l2"
+        if regularizer not in ("entropic", "l2"):
+            raise ValueError(f"regularizer={regularizer!r}, expected 'entropic' or 'l2'")
+        if regularizer == "entropic" and not isinstance(dom, Simplex):
+            raise ValueError(f"the entropic regularizer needs the simplex, got {dom!r}")
+        self.regularizer = regularizer
+        self.counter_name = counter
+        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+        #: l1 (Laplace) or l2 (Gaussian) diameter of the loss set: the counter's sensitivity.
+        self.sensitivity = replacement_sensitivity(loss, 1 if self.noise == "laplace" else 2)
+        probe = self._make_counter(np.random.default_rng(0))
+        #: Per-node noise scale (Laplace b or Gaussian sigma) of the counter.
+        self.noise_scale = float(probe.draw_scale)
+        self.levels = int(probe.horizon.bit_length())
+        self.privacy = probe.guarantee()
+
+        T = p.horizon
+        if regularizer == "entropic":
+            self.D_R = math.log(dom.dim)
+            self.dual_norm_sq = theta_norm(loss, math.inf) ** 2
+        else:
+            low = float(np.linalg.norm(dom.project(np.zeros(dom.dim)))) ** 2
+            self.D_R = max(float(dom.norm_bound(2)) ** 2 - low, 0.0)
+            self.dual_norm_sq = theta_norm(loss, 2) ** 2 / 2.0
+        #: Learning rate: sqrt(D_R / (T G*^2)) (Thm. 3.4 balanced), or the override.
+        self.eta = math.sqrt(self.D_R / (T * self.dual_norm_sq)) if eta is None else _check_eta(eta)
+
+    def _make_counter(self, rng: np.random.Generator):
+        p = self.problem
+        return make_counter(self.counter_name, p.horizon, p.dim, noise=self.noise,
+                            epsilon=self.epsilon, delta=self.delta if self.noise == "gaussian"
+                            else 0.0, sensitivity=self.sensitivity, rng=rng)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        noise_rng, self._play_rng = split_rng(self.rng, 2)
+        self._counter = self._make_counter(noise_rng)
+        dim = self.problem.dim
+        if self.counter_name == "agarwal-singh":
+            # Alg. 1 lines 2-3: L~_0 = sum of ceil(log T) draws of D (data-independent).
+            self._noisy = _noise_sum(self.noise, self.noise_scale, self._counter.draws, dim,
+                                     noise_rng)
+        else:
+            self._noisy = np.zeros(dim)
+        self._x = self._leader(self._noisy)
+
+    def _leader(self, noisy: np.ndarray) -> np.ndarray:
+        if self.regularizer == "entropic":
+            return _softmin(self.eta, noisy)
+        return self.problem.domain.project(-0.5 * self.eta * noisy)
+
+    @property
+    def point_played(self) -> np.ndarray:
+        """The FTRL point ``x_t`` of the coming round."""
+        return self._x.copy()
+
+    def act(self):
+        return env_action(self.problem.domain, self._x, self._play_rng)
+
+    def update(self, action, feedback) -> None:
+        theta = self.clip_feedback(feedback)
+        self._noisy = self.release(self._counter.add(theta))
+        self.t += 1
+        self._x = self._leader(self._noisy)
+
+
+# ------------------------------------------------------------ non-private FTRL
+@register
+class FTRL(Agent):
+    r"""Non-private FTRL with the squared-l2 regularizer (lazy projected OGD).
+
+    ``x_{t+1} = argmin_x eta <sum_{s<=t} g_s, x> + ||x - x_1||^2 / 2
+    = Proj_X(x_1 - eta sum_{s<=t} g_s)`` with ``g_s`` the (sub)gradient of ``f_s`` at
+    ``x_s`` (the loss parameter itself for linear losses), ``x_1`` the domain's center
+    and ``eta = D / (L sqrt(T))`` (``D`` the l2 diameter, ``L`` the Lipschitz constant):
+    regret ``<= D^2/(2 eta) + eta T L^2 / 2 = D L sqrt(T)`` (FTRL lemma with a
+    1-strongly-convex regularizer, e.g. Hazan, *Introduction to Online Convex
+    Optimization*, Thm. 5.2; Orabona, *A Modern Introduction to Online Learning*, Cor.
+    7.9). ``lazy=False`` gives greedy projected OGD (Zinkevich 2003),
+    ``x_{t+1} = Proj_X(x_t - eta g_t)``, with the same bound. Works on every domain
+    with a Euclidean projection (exact for simplex/ball/cube, Frank-Wolfe to 1e-10 on
+    the polytopes). On ``Discrete(K)`` the arm is drawn from ``x_t``.
+
+    Options:
+        eta: Learning rate override.
+        lazy: FTRL / dual averaging (default) or greedy OGD.
+    """
+
+    name = "ftrl"
+    description = "non-private FTRL with squared-l2 regularizer (lazy projected OGD), eta=D/(L sqrt T)"
+    paper = "Zinkevich 2003; Hazan, Introduction to Online Convex Optimization (2016), Ch. 3 and 5"
+    feedback = "full"
+    private = False
+    requires = ("lipschitz", "diameter")
+
+    def setup(self, eta: float | None = None, lazy: bool = True) -> None:
+        p = self.problem
+        _refuse_subsets(self.name, p.domain)
+        self.lazy = bool(lazy)
+        self.eta = (p.diameter / (p.lipschitz * math.sqrt(p.horizon)) if eta is None
+                    else _check_eta(eta))
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        dom = self.problem.domain
+        center = np.asarray(dom.center, dtype=np.float64)
+        self._x1 = center if dom.contains(center) else dom.project(center)
+        self._x = self._x1.copy()
+        self._grad_sum = np.zeros(dom.dim)
+
+    def act(self):
+        return env_action(self.problem.domain, self._x, self.rng)
+
+    def update(self, action, feedback) -> None:
+        theta = self.clip_feedback(feedback)
+        g = self.problem.loss.subgradient(theta, self._x)
+        self.t += 1
+        dom = self.problem.domain
+        if self.lazy:
+            self._grad_sum += g
+            self._x = dom.project(self._x1 - self.eta * self._grad_sum)
+        else:
+            self._x = dom.project(self._x - self.eta * g)
