@@ -48,15 +48,20 @@ def minimize_convex_sum(
 ) -> tuple[float, float, np.ndarray]:
     """Certified bounds on ``min_{x in D} F(x)``, ``F = sum_t f(theta_t, .)`` convex.
 
-    Projected subgradient descent with steps ``D / (G sqrt(k))`` produces feasible
-    iterates; the best value seen is an upper bound ``hi``. Every iterate gives a linear
-    minorant of F, and the average of the first k minorants, minimized over D with the
-    linear oracle, is a lower bound; ``lo`` is the best of these.
+    Iterates stay feasible: projected subgradient steps ``D / (G sqrt(k))`` on domains
+    with an exact projection, Frank-Wolfe steps ``x + 2/(k+2) (v - x)`` with
+    ``v = LMO(g)`` on oracle-only polytopes (whose projection is itself an iterative
+    solve). The best value seen is the upper bound ``hi``. Every iterate gives a linear
+    minorant ``F(y) >= F(x_j) + <g_j, y - x_j>``; the average of the first k minorants,
+    minimized over D with the linear oracle, is a lower bound, and ``lo`` is the best.
 
     Returns:
         ``(lo, hi, x)`` with ``lo <= min F <= hi = F(x)``.
     """
-    x = domain.center.copy() if x0 is None else domain.project(np.asarray(x0, float))
+    use_fw = hasattr(domain, "projection_tol")
+    x = domain.center.copy() if x0 is None else np.asarray(x0, dtype=np.float64)
+    if not use_fw:
+        x = domain.project(x)
     diam = max(domain.diameter, 1e-12)
     best_val, best_x = math.inf, x
     lo = -math.inf
@@ -75,7 +80,10 @@ def minimize_convex_sum(
         if gnorm == 0.0:
             lo = max(lo, val)  # x is a minimizer over R^d, hence over D
             break
-        x = domain.project(x - (diam / (gnorm * math.sqrt(k))) * g)
+        if use_fw:
+            x = x + (2.0 / (k + 2.0)) * (domain.linear_minimizer(g) - x)
+        else:
+            x = domain.project(x - (diam / (gnorm * math.sqrt(k))) * g)
     return min(lo, best_val), best_val, best_x
 
 
