@@ -33,7 +33,7 @@ from dp_online_envs.domains.base import (
     subset_sums,
 )
 from dp_online_envs.domains.projection import (
-    DEFAULT_TOL,
+    PROJECTION_TOL,
     frank_wolfe_contains,
     frank_wolfe_projection,
 )
@@ -87,7 +87,7 @@ class SubmodularBasePolytope(Domain):
 
     name = "submodular-base"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = DEFAULT_TOL
+    projection_tol: float = PROJECTION_TOL
     #: Largest n for which all 2^n values of f are tabulated.
     table_limit: int = 16
     #: Largest n for which submodularity is checked at construction.

@@ -24,7 +24,7 @@ from dp_online_envs.domains.base import (
     check_vector,
     finite_vector,
 )
-from dp_online_envs.domains.projection import DEFAULT_TOL, frank_wolfe_projection
+from dp_online_envs.domains.projection import PROJECTION_TOL, frank_wolfe_projection
 from dp_online_envs.domains.simplex import sum_zero_basis
 
 
@@ -54,7 +54,7 @@ class Birkhoff(Domain):
 
     name = "birkhoff"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = DEFAULT_TOL
+    projection_tol: float = PROJECTION_TOL
 
     def __init__(self, n: int) -> None:
         self.n = check_int("n", n, 1)

@@ -32,7 +32,7 @@ from dp_online_envs.domains.base import (
     check_vector,
     finite_vector,
 )
-from dp_online_envs.domains.projection import DEFAULT_TOL, frank_wolfe_projection
+from dp_online_envs.domains.projection import PROJECTION_TOL, frank_wolfe_projection
 
 
 class FlowPolytope(Domain):
@@ -70,7 +70,7 @@ class FlowPolytope(Domain):
 
     name = "flow"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = DEFAULT_TOL
+    projection_tol: float = PROJECTION_TOL
 
     def __init__(
         self, n_nodes: int, edges: Sequence[tuple[int, int]], source: int, sink: int

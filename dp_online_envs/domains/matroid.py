@@ -32,7 +32,7 @@ from dp_online_envs.domains.base import (
     subset_sums,
 )
 from dp_online_envs.domains.projection import (
-    DEFAULT_TOL,
+    PROJECTION_TOL,
     frank_wolfe_contains,
     frank_wolfe_projection,
 )
@@ -71,7 +71,7 @@ class MatroidPolytope(Domain):
 
     name = "matroid"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = DEFAULT_TOL
+    projection_tol: float = PROJECTION_TOL
     #: Largest n for which subset tables (rank of every subset) are enumerated.
     table_limit: int = 12
 

@@ -44,8 +44,10 @@ import numpy as np
 #: A linear minimization oracle: cost vector -> a minimizing vertex.
 LMO = Callable[[np.ndarray], np.ndarray]
 
-#: Default absolute tolerance on the Frank-Wolfe gap.
-DEFAULT_TOL = 1e-10
+#: Default absolute tolerance on the Frank-Wolfe gap of the functions below.
+DEFAULT_TOL = 1e-8
+#: The (tighter) gap tolerance the domains' ``project`` methods use.
+PROJECTION_TOL = 1e-10
 #: Default iteration cap.
 DEFAULT_MAX_ITER = 20_000
 _VARIANTS = ("wolfe", "pairwise", "away")
