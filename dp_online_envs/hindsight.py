@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.losses.base import LossFamily
 
 
@@ -58,7 +59,7 @@ def minimize_convex_sum(
     Returns:
         ``(lo, hi, x)`` with ``lo <= min F <= hi = F(x)``.
     """
-    use_fw = hasattr(domain, "projection_tol")
+    use_fw = isinstance(domain, OraclePolytope)
     x = domain.center.copy() if x0 is None else np.asarray(x0, dtype=np.float64)
     if not use_fw:
         x = domain.project(x)

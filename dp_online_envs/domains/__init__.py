@@ -7,6 +7,7 @@ action space.
 """
 
 from dp_online_envs.domains.ball import Ball, L1Ball
+from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.base import AffineHull, Domain
 from dp_online_envs.domains.base_polytope import SubmodularBasePolytope
 from dp_online_envs.domains.birkhoff import Birkhoff
@@ -41,6 +42,7 @@ __all__ = [
     "GraphicMatroid",
     "GroundSet",
     "L1Ball",
+    "OraclePolytope",
     "MatroidPolytope",
     "PartitionMatroid",
     "Simplex",

@@ -23,7 +23,6 @@ from scipy.optimize import linprog
 
 from dp_online_envs.domains.base import (
     AffineHull,
-    Domain,
     check_int,
     check_norm_order,
     check_vector,
@@ -32,16 +31,15 @@ from dp_online_envs.domains.base import (
     subset_masks,
     subset_sums,
 )
+from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.projection import (
-    PROJECTION_TOL,
     frank_wolfe_contains,
-    frank_wolfe_projection,
 )
 
 SetFunction = Callable[[np.ndarray], float]
 
 
-class SubmodularBasePolytope(Domain):
+class SubmodularBasePolytope(OraclePolytope):
     """The base polytope ``B(f)`` of a normalized submodular function f.
 
     ``fn`` receives a boolean mask of length n (a fresh array) and returns ``f(S)``.
@@ -87,7 +85,6 @@ class SubmodularBasePolytope(Domain):
 
     name = "submodular-base"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = PROJECTION_TOL
     #: Largest n for which all 2^n values of f are tabulated.
     table_limit: int = 16
     #: Largest n for which submodularity is checked at construction.
@@ -237,12 +234,6 @@ class SubmodularBasePolytope(Domain):
         if np.any(a < self.low - atol) or np.any(a > self.high + atol):
             return False
         return frank_wolfe_contains(self.linear_minimizer, a, atol)
-
-    def project(self, x: np.ndarray) -> np.ndarray:
-        """Projection by Frank-Wolfe (min-norm-point variant) with the greedy oracle, to gap
-        ``projection_tol``."""
-        x = check_vector(x, self.dim)
-        return frank_wolfe_projection(self.linear_minimizer, x, tol=self.projection_tol)
 
     @cached_property
     def components(self) -> list[np.ndarray]:

@@ -18,17 +18,16 @@ from scipy.optimize import linear_sum_assignment
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
-    Domain,
     check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
-from dp_online_envs.domains.projection import PROJECTION_TOL, frank_wolfe_projection
+from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.simplex import sum_zero_basis
 
 
-class Birkhoff(Domain):
+class Birkhoff(OraclePolytope):
     """Doubly stochastic ``n x n`` matrices, as vectors of length ``n^2`` (row-major).
 
     * Linear oracle: the permutation matrix of a minimum-cost assignment
@@ -54,7 +53,6 @@ class Birkhoff(Domain):
 
     name = "birkhoff"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = PROJECTION_TOL
 
     def __init__(self, n: int) -> None:
         self.n = check_int("n", n, 1)
@@ -78,11 +76,6 @@ class Birkhoff(Domain):
             and np.all(np.abs(m.sum(axis=1) - 1.0) <= atol)
             and np.all(np.abs(m.sum(axis=0) - 1.0) <= atol)
         )
-
-    def project(self, x: np.ndarray) -> np.ndarray:
-        """Projection by Frank-Wolfe (min-norm-point variant), to gap ``projection_tol``."""
-        x = check_vector(x, self.dim)
-        return frank_wolfe_projection(self.linear_minimizer, x, tol=self.projection_tol)
 
     @property
     def diameter(self) -> float:

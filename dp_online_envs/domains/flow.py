@@ -26,16 +26,15 @@ from scipy.optimize import linprog
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
-    Domain,
     check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
-from dp_online_envs.domains.projection import PROJECTION_TOL, frank_wolfe_projection
+from dp_online_envs.domains.polytope import OraclePolytope
 
 
-class FlowPolytope(Domain):
+class FlowPolytope(OraclePolytope):
     """Unit s-t flows of a DAG; vertices are the s-t paths.
 
     * Linear oracle: shortest path by dynamic programming in topological order (costs
@@ -70,7 +69,6 @@ class FlowPolytope(Domain):
 
     name = "flow"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = PROJECTION_TOL
 
     def __init__(
         self, n_nodes: int, edges: Sequence[tuple[int, int]], source: int, sink: int
@@ -223,12 +221,6 @@ class FlowPolytope(Domain):
         if a.min() < -atol or np.any(a[~self.useful] > atol):
             return False
         return bool(np.all(np.abs(self.incidence @ a - self._rhs) <= atol))
-
-    def project(self, x: np.ndarray) -> np.ndarray:
-        """Projection by Frank-Wolfe (min-norm-point variant) with the path oracle, to gap
-        ``projection_tol``."""
-        x = check_vector(x, self.dim)
-        return frank_wolfe_projection(self.linear_minimizer, x, tol=self.projection_tol)
 
     @cached_property
     def affine_hull(self) -> AffineHull:

@@ -23,7 +23,6 @@ from gymnasium import spaces
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
-    Domain,
     check_int,
     check_norm_order,
     check_vector,
@@ -31,14 +30,13 @@ from dp_online_envs.domains.base import (
     subset_masks,
     subset_sums,
 )
+from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.projection import (
-    PROJECTION_TOL,
     frank_wolfe_contains,
-    frank_wolfe_projection,
 )
 
 
-class MatroidPolytope(Domain):
+class MatroidPolytope(OraclePolytope):
     """The independent-set polytope of a matroid given by an independence oracle.
 
     Subclasses implement :meth:`is_independent` and may override the generic methods
@@ -71,7 +69,6 @@ class MatroidPolytope(Domain):
 
     name = "matroid"
     #: Frank-Wolfe gap tolerance of :meth:`project`.
-    projection_tol: float = PROJECTION_TOL
     #: Largest n for which subset tables (rank of every subset) are enumerated.
     table_limit: int = 12
 
@@ -185,12 +182,6 @@ class MatroidPolytope(Domain):
         if self.n <= self.table_limit:
             return bool(np.all(subset_sums(x) <= self._rank_table + atol))
         return frank_wolfe_contains(self.linear_minimizer, x, atol)
-
-    def project(self, x: np.ndarray) -> np.ndarray:
-        """Projection by Frank-Wolfe (min-norm-point variant) with the greedy oracle, to gap
-        ``projection_tol``."""
-        x = check_vector(x, self.dim)
-        return frank_wolfe_projection(self.linear_minimizer, x, tol=self.projection_tol)
 
     @cached_property
     def diameter(self) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import gymnasium as gym
 import numpy as np
 
 
@@ -110,3 +111,29 @@ def sup_distance_to_box(domain_norm_bounds: tuple[float, float], radius: float, 
     n1, n2 = domain_norm_bounds
     n1 = min(float(n1), math.sqrt(dim) * float(n2))
     return math.sqrt(float(n2) ** 2 + 2.0 * radius * n1 + dim * radius**2)
+
+
+class CenterInBoxParams:
+    """Parameter handling shared by the families whose parameter is a center ``a``.
+
+    The parameter set is the box ``[-c, c]^dim`` (``c = self.center_radius``), which is
+    also ``param_space`` (``self._space``); sampling is uniform and clipping is the
+    Euclidean projection onto the box.
+    """
+
+    param_is_box = True
+
+    @property
+    def param_space(self) -> gym.spaces.Box:
+        """``[-c, c]^dim``, exactly the parameter set."""
+        return self._space
+
+    def sample_param(self, rng: np.random.Generator) -> np.ndarray:
+        """Uniform center in ``[-c, c]^dim``."""
+        c = self.center_radius
+        return rng.uniform(-c, c, size=self.dim)
+
+    def clip_param(self, theta: np.ndarray) -> np.ndarray:
+        """Coordinate-wise clipping to ``[-c, c]`` (the Euclidean projection)."""
+        c = self.center_radius
+        return np.clip(as_param(theta, self.param_dim, self.name), -c, c)

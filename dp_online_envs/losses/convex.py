@@ -14,6 +14,7 @@ from scipy.special import expit
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import (
+    CenterInBoxParams,
     as_param,
     check_nonnegative_float,
     check_positive_int,
@@ -24,7 +25,7 @@ from dp_online_envs.losses._utils import (
 from dp_online_envs.losses.base import LossFamily
 
 
-class DistanceLoss(LossFamily):
+class DistanceLoss(CenterInBoxParams, LossFamily):
     """Distance to a moving center, ``f(theta, x) = ||x - a||_2`` with ``theta = a``.
 
     Parameter set: ``a in [-c, c]^dim`` (``c = center_radius``).
@@ -46,8 +47,6 @@ class DistanceLoss(LossFamily):
     Raises:
         ValueError: On a non-positive ``dim`` or a negative / non-finite ``c``.
     """
-
-    param_is_box = True
 
     linear_in_theta = False
     convex = True
@@ -84,21 +83,6 @@ class DistanceLoss(LossFamily):
         if nrm == 0.0:
             return np.zeros(self.dim)
         return d / nrm
-
-    @property
-    def param_space(self) -> gym.spaces.Box:
-        """``[-c, c]^dim``, which is exactly the parameter set."""
-        return self._space
-
-    def sample_param(self, rng: np.random.Generator) -> np.ndarray:
-        """Uniform center in ``[-c, c]^dim``."""
-        c = self.center_radius
-        return rng.uniform(-c, c, size=self.dim)
-
-    def clip_param(self, theta: np.ndarray) -> np.ndarray:
-        """Coordinate-wise clipping to ``[-c, c]`` (the Euclidean projection)."""
-        c = self.center_radius
-        return np.clip(as_param(theta, self.param_dim, self.name), -c, c)
 
     def lipschitz(self, domain: Domain) -> float:
         """``1`` (norms are 1-Lipschitz)."""

@@ -7,7 +7,7 @@ import numpy as np
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import (
-    as_param,
+    CenterInBoxParams,
     check_nonnegative_float,
     check_positive_int,
     sup_distance_to_box,
@@ -15,7 +15,7 @@ from dp_online_envs.losses._utils import (
 from dp_online_envs.losses.base import LossFamily
 
 
-class QuadraticLoss(LossFamily):
+class QuadraticLoss(CenterInBoxParams, LossFamily):
     """Quadratic losses ``f(theta, x) = (H/2) ||x - a||_2^2`` with ``theta = a``.
 
     Parameter set: ``a in [-c, c]^dim`` (``c = center_radius``). Every ``f(theta, .)`` is
@@ -44,7 +44,6 @@ class QuadraticLoss(LossFamily):
         ValueError: On a non-positive ``dim`` or ``H``, or a negative ``c``.
     """
 
-    param_is_box = True
 
     linear_in_theta = False
     convex = True
@@ -84,21 +83,6 @@ class QuadraticLoss(LossFamily):
         return self.strong_convexity * (np.asarray(x, dtype=np.float64) - theta)
 
     # --------------------------------------------------------------- parameters
-    @property
-    def param_space(self) -> gym.spaces.Box:
-        """``[-c, c]^dim``, exactly the parameter set."""
-        return self._space
-
-    def sample_param(self, rng: np.random.Generator) -> np.ndarray:
-        """Uniform center in ``[-c, c]^dim``."""
-        c = self.center_radius
-        return rng.uniform(-c, c, size=self.dim)
-
-    def clip_param(self, theta: np.ndarray) -> np.ndarray:
-        """Coordinate-wise clipping to ``[-c, c]`` (the Euclidean projection)."""
-        c = self.center_radius
-        return np.clip(as_param(theta, self.param_dim, self.name), -c, c)
-
     # ------------------------------------------------------------------- bounds
     def _radius(self, domain: Domain) -> float:
         return sup_distance_to_box(

@@ -27,6 +27,7 @@ from dp_online_envs.losses import (
     ConcaveModularLoss,
     DistanceLoss,
     GraphCutLoss,
+    HingeLoss,
     LinearLoss,
     LogisticLoss,
     QuadraticLoss,
@@ -70,7 +71,8 @@ def test_linear_comparator_on_ball_is_minus_norm():
 
 
 @pytest.mark.parametrize("domain", POLYTOPES + [Ball(3), L1Ball(3)], ids=lambda d: d.name)
-@pytest.mark.parametrize("loss_cls", [DistanceLoss, AbsoluteLinearLoss, LogisticLoss])
+@pytest.mark.parametrize("loss_cls", [DistanceLoss, AbsoluteLinearLoss, LogisticLoss, HingeLoss,
+                                      QuadraticLoss])
 def test_convex_comparator_interval_contains_brute_force(domain, loss_cls):
     loss = loss_cls(domain.dim)
     thetas = _thetas(loss, 20, 2)
@@ -93,6 +95,8 @@ def test_convex_comparator_interval_contains_brute_force(domain, loss_cls):
                             constraints=[cons], method="SLSQP").fun for s in range(3))
     assert lo <= best + 1e-6
     assert hi >= lo
+    if loss_cls is QuadraticLoss:  # exact comparator
+        assert lo == hi
     assert hi <= best + 1e-2 * max(1.0, abs(best))  # the solver found (nearly) the minimum
 
 
