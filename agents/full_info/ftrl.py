@@ -32,7 +32,9 @@ sets: ``theta' = -theta`` doubles the norm; for the l2 ball the l1 diameter is
 diameter is ``||2 e_1||_2 = 2``.) Agarwal-Singh calibrate with ``||Y||_1``, the largest
 *norm* of a loss vector, which is half the diameter for the symmetric sets of their
 sphere and cube examples (and of their experts set ``||l||_inf <= 1``): their noise is
-then half of what replace-one neighbouring needs. We use the diameters.
+then half of what replace-one neighbouring needs. We use the diameters. (For the
+``[0,1]^N`` experts losses of ``DPFullInfo-Experts-v0`` the l1 diameter ``N`` happens to
+equal the paper's ``||Y||_1 = N``.)
 """
 
 from __future__ import annotations
@@ -207,7 +209,9 @@ class PrivateFTRL(Agent):
     with ``Delta_p`` the ``l_p`` diameter of the loss set (module docstring): experts
     with ``[0,1]^N`` losses ``Delta_1 = N, Delta_2 = sqrt(N)``; sphere ``2 sqrt(N), 2``;
     cube (l1-ball losses) ``2, 2``. The guarantee in :attr:`privacy` is reported by the
-    ``dp_accounting`` accountant and equals the requested ``(epsilon, delta)``.
+    ``dp_accounting`` accountant and equals the requested ``(epsilon, delta)``. (The PLD
+    accountant's cost grows with epsilon: about 0.5 s at epsilon = 300, several seconds
+    at 1000, and it exhausts memory near 1e6 -- use moderate epsilons.)
 
     Learning rate. Corollary 3.2 fixes ``R`` and ``lambda``; ``eta`` is the one that
     balances Thm. 3.4's bound ``D_R / eta + eta * sum_t max_x ||l_t||*_{x}^2 + D_Z``:
@@ -267,7 +271,8 @@ class PrivateFTRL(Agent):
         probe = self._make_counter(np.random.default_rng(0))
         #: Per-node noise scale (Laplace b or Gaussian sigma) of the counter.
         self.noise_scale = float(probe.draw_scale)
-        self.levels = int(probe.horizon.bit_length())
+        #: Tree levels floor(log2 T) + 1 of the dyadic counters (None for "factorization").
+        self.levels = getattr(probe, "levels", None)
         self.privacy = probe.guarantee()
 
         T = p.horizon

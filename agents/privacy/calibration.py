@@ -231,9 +231,9 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
     For ``delta > 0`` this is ``PLDAccountant.get_epsilon(delta)`` (pessimistic
     discretisation, so never below the true value by more than rounding).
     For ``delta = 0`` the PLD accountant's tail truncation returns ``inf`` even
-    for pure mechanisms; the event is still composed into a PLD accountant (so
-    unsupported events fail there), and the pure epsilon is then computed by
-    basic composition of the Laplace parts, which is exact for pure DP.
+    for pure mechanisms; the accountant is asked whether it supports the event (so
+    unsupported events fail), and the pure epsilon is then computed by basic
+    composition of the Laplace parts, which is exact for pure DP.
 
     Args:
         event: the mechanism's ``dp_accounting.DpEvent``.
@@ -260,9 +260,13 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
 def _accountant_epsilon(event: dp_event.DpEvent, d: float) -> float:
     """Body of :func:`accountant_epsilon`, cached for hashable (immutable) events."""
     accountant = PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
-    accountant.compose(event)  # raises UnsupportedEventError on unknown events
     if d == 0.0:
+        # Only ask whether the accountant knows the event: composing would build a
+        # privacy-loss grid whose size grows with epsilon (tens of GB near 1e6).
+        if not accountant.supports(event):
+            raise dp_accounting.UnsupportedEventError(f"unsupported event: {event!r}")
         return _pure_epsilon(event)
+    accountant.compose(event)  # raises UnsupportedEventError on unknown events
     return float(accountant.get_epsilon(d))
 
 

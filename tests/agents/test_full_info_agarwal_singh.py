@@ -105,7 +105,7 @@ POLYTOPES = [
 @pytest.mark.parametrize("make_domain", [m for _, m in POLYTOPES], ids=[n for n, _ in POLYTOPES])
 def test_private_ftpl_runs_on_every_polytope(make_domain):
     env = _linear_env(make_domain(), horizon=100)
-    agent, summary = _play("private-ftpl", env, epsilon=1.0, delta=DELTA)
+    _, summary = _play("private-ftpl", env, epsilon=1.0, delta=DELTA)
     assert summary.projected_actions == 0 and summary.rounds == 100
 
 
@@ -189,7 +189,8 @@ def test_private_ftrl_gaussian_calibration():
     assert a.privacy.delta == DELTA
     sphere = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v0", 1000)), epsilon=1.0,
                   delta=DELTA, counter="factorization")
-    col = math.sqrt(sphere._counter.column_norm ** 2)
+    assert sphere.levels is None and sphere.sensitivity == 2.0
+    col = sphere._counter.column_norm  # sqrt(sum_{j<T} f_j^2) of the square-root factor
     assert sphere.noise_scale == pytest.approx(gaussian_sigma(2.0 * col, 1.0, DELTA))
 
 
@@ -252,23 +253,27 @@ def test_hedge_bound_on_a_fixed_sequence():
     assert summary.regret_hi <= math.sqrt(T * math.log(K) / 2)
 
 
-def test_private_ftrl_at_huge_epsilon_matches_the_non_private():
-    T = 1000
+def test_private_ftrl_at_large_epsilon_matches_the_non_private():
+    # The pure-DP guarantee is certified without building the accountant's privacy-loss
+    # grid, so a huge epsilon is cheap (it once cost tens of GB at 1e6).
+    T, eps, seeds = 1000, 1e6, range(3)
     env = _env("DPFullInfo-Experts-v0", T)
-    priv, s_priv = _play("private-ftrl", env, seed=2, epsilon=1e6)
-    _, s_hedge = _play("hedge", env, seed=2, eta=priv.eta)  # same FTRL, no noise
-    assert s_priv.regret_hi == pytest.approx(s_hedge.regret_hi, abs=0.05)
+    priv = [_play("private-ftrl", env, seed=s, epsilon=eps) for s in seeds]
+    eta = priv[0][0].eta
+    hedge = [_play("hedge", env, seed=s, eta=eta)[1].regret_hi for s in seeds]  # no noise
+    assert np.mean([r.regret_hi for _, r in priv]) == pytest.approx(np.mean(hedge), rel=0.05)
     env = _env("DPFullInfo-Sphere-v0", T, adversary="stochastic")
-    priv, s_priv = _play("private-ftrl", env, seed=2, epsilon=1e6)
+    priv = [_play("private-ftrl", env, seed=s, epsilon=eps) for s in seeds]
     # x = Proj(-(eta/2) L~) is lazy FTRL from x_1 = 0 with step eta/2.
-    _, s_ftrl = _play("ftrl", env, seed=2, eta=priv.eta / 2)
-    assert s_priv.regret_hi == pytest.approx(s_ftrl.regret_hi, abs=0.05)
-    assert s_priv.regret_hi < 3 * math.sqrt(T)
+    ftrl = [_play("ftrl", env, seed=s, eta=priv[0][0].eta / 2)[1].regret_hi for s in seeds]
+    assert np.mean([r.regret_hi for _, r in priv]) == pytest.approx(np.mean(ftrl), rel=0.05)
+    assert np.mean(ftrl) < 3 * math.sqrt(T)
 
 
 def test_privacy_costs_regret_at_small_epsilon():
     env = _env("DPFullInfo-Experts-v0", 1000)
-    big = np.mean([_play("private-ftrl", env, seed=s, epsilon=1e6)[1].regret_hi for s in range(3)])
+    big = np.mean([_play("private-ftrl", env, seed=s, epsilon=300.0)[1].regret_hi
+                   for s in range(3)])
     small = np.mean([_play("private-ftrl", env, seed=s, epsilon=0.05)[1].regret_hi
                      for s in range(3)])
     assert small > big
