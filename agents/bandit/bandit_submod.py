@@ -1,0 +1,422 @@
+r"""Online submodular minimization with bandit feedback: BanditSubmodPFTAL and Hazan-Kale.
+
+* ``bandit-submod-pftal`` -- :class:`BanditSubmodPFTAL`, Cardoso & Cummings,
+  "Differentially Private Online Submodular Optimization" (AISTATS 2019), Algorithm 2,
+  Theorem 8 (privacy), Theorem 9 (regret; the informal Theorem 2 of the introduction),
+  Lemmas 4-6 (the one-point estimator).
+* ``hazan-kale-submodular-bandit`` -- :class:`HazanKaleSubmodularBandit`, Hazan & Kale,
+  "Online Submodular Minimization" (JMLR 13, 2012), bandit algorithm: the same sampling
+  and estimator with projected subgradient descent, regret ``O(n M T^{2/3})``.
+
+Both keep ``x_t`` in ``K = [0, 1]^n`` and see only ``f_t(S_t)`` (clipped to ``[-M, M]``,
+``M = problem.bound``). The shared Lovász machinery (chain, threshold rounding, the
+PFTAL step) is :mod:`agents.lovasz`.
+
+Sampling and the one-point estimator (CC Alg. 2; :func:`sample_chain_set`, :func:`one_point_coefficient`)
+---------------------------------------------------------------------------------------------------------
+Write ``x_t = sum_k mu_k 1_{B_k}`` over its maximal chain ``B_0 = empty ⊂ ... ⊂ B_n = [n]``
+(:func:`agents.lovasz.lovasz_chain`; ``B_k = order[:k]``, ``order[k-1]`` is CC's
+``pi^{-1}(k)``) and play ``S_t = B_k`` with probability
+
+    rho_k = (1 - gamma) mu_k + gamma / (n + 1),
+
+i.e. with probability ``gamma`` a uniformly random chain set (exploration), otherwise the
+threshold set ``{i : x_t(i) >= u}`` of SubmodPFTAL, which is ``B_k`` with probability
+``mu_k`` (:func:`agents.lovasz.threshold_round`; it is always a prefix set, so its index
+is ``k = |S_t|``). From the single value ``f_t(S_t)`` (CC Alg. 2, 0-based here):
+
+* ``k = 0``: ``g_t = -(1/rho_0) f_t(B_0) e_{order[0]}``;
+* ``k = n``: ``g_t = (1/rho_n) f_t(B_n) e_{order[n-1]}``;
+* ``0 < k < n``: a fair sign ``xi``; ``xi = +1``: ``g_t = (2/rho_k) f_t(B_k)
+  e_{order[k-1]}``, ``xi = -1``: ``g_t = -(2/rho_k) f_t(B_k) e_{order[k]}``.
+
+Unbiased (CC Lemma 4): ``E[g_t | x_t]_{order[k-1]} = f_t(B_k) - f_t(B_{k-1})``, the
+greedy subgradient of the Lovász extension at ``x_t`` -- for every ``gamma`` in
+``(0, 1]`` (the ``1/rho_k`` weights undo the exploration mixture). Second moment (CC
+Lemma 5): ``E||g_t||^2 <= 4 M^2 sum_k 1/rho_k <= 4 M^2 (n+1)^2 / gamma``. Played value
+(CC Lemma 6): ``E[f_t(S_t)] = sum_k rho_k f_t(B_k) = (1-gamma) f_L(x_t) + gamma
+mean_k f_t(B_k) <= f_L(x_t) + 2 gamma M``.
+
+The real sensitivity (:func:`one_point_estimate_bound`)
+-------------------------------------------------------
+``g_t`` is ``c_t f_t(S_t) e_{j_t}`` -- ONE nonzero coordinate, so its l1 and l2 norms
+coincide -- with ``|c_t| in {1/rho_0, 2/rho_k, 1/rho_n}`` and ``rho_k >= gamma/(n+1)``,
+with equality iff ``mu_k = 0`` (or ``gamma = 1``); a middle ``mu_k`` (``0 < k < n``) is 0
+whenever two coordinates of ``x_t`` are equal -- common, since the leader is clipped to
+the cube (e.g. ``x_1 = 0``). Hence, for every ``x_t``, every draw and every ``f_t`` with
+range ``[-M, M]``,
+
+    ||g_t||_1 = ||g_t||_2 <= G = c(n) (n+1) M / gamma,     c(n) = 2 if n >= 2, 1 if n = 1,
+
+attained when a middle chain set with ``mu_k = 0`` has ``|f_t(B_k)| = M``. The counter
+input depends on the data only through ``f_t(S_t)``; the draws ``(k_t, xi_t)`` and
+``x_t`` (a function of earlier releases) are data-independent given the past, so for
+neighbouring sequences (one round's function REPLACED) coupled on the agent's
+randomness
+
+    ||g_t - g'_t||_1 = ||g_t - g'_t||_2 = |c_t| |f_t(S_t) - f'_t(S_t)| <= Delta = 2 G
+                                                 = 2 c(n) (n+1) M / gamma.
+
+The paper calibrates its tree to ``L = 4M + 2 H sqrt(n)`` (Thm. 9), the Lipschitz
+constant of the regularized Lovász extension -- a bound on the TRUE subgradient, not on
+``g_t`` (its own proof of Thm. 9 notes that ``h~_t`` is ``(2M(n+1)/gamma + H D)``-
+Lipschitz). With ``gamma = n / T^{1/4}`` the estimate is ``~ 2M T^{1/4}`` in norm, so
+the paper's released sums are private only at ``eps * Delta / L`` (about ``eps (n+1)
+T^{1/4} / n``), and even the norm ``L`` is used as the replacement distance (half the
+needed noise, as in Smith-Thakurta App. A; see :mod:`agents.full_info.submod_pftal`).
+
+Calibration (``calibration=``):
+
+* ``"real"`` (default): ``g_t`` is clipped to ``G`` (never active for feedback in
+  ``[-M, M]``; counted in :attr:`clipped_estimates`) and the counter is calibrated to
+  ``Delta``: coordinatewise Laplace with l1 sensitivity ``Delta`` (``delta = 0``, pure
+  eps-DP as in the paper's Thm. 8) or analytic Gaussian with l2 sensitivity ``Delta``
+  (``delta > 0``, an extension). :attr:`privacy` is the counter's accountant guarantee,
+  equal to the requested ``(epsilon, delta)``.
+* ``"paper"`` (reproduction only): the counter gets the paper's sensitivity ``L`` and the
+  requested epsilon -- the paper's noise. The agent then declares what that noise REALLY
+  achieves for sensitivity ``Delta``, computed by the ``dp_accounting`` accountant: for
+  Laplace noise exactly ``epsilon * Delta / L``; never the requested epsilon.
+
+Privacy (Thm. 8): the releases (noisy prefix sums of the ``g_t``) are as private as the
+counter, by adaptive composition conditionally on the agent's data-independent draws,
+hence unconditionally; ``x_t`` and the played sets are post-processing. The ``H x_t``
+part of the paper's TBAP input is a function of past releases and is added outside the
+counter (:func:`agents.lovasz.lovasz_pftal_step`: ``x_{t+1} = Proj_K(-v_t / (H t))``).
+
+Parameters (Thm. 9) and clamps (:func:`bandit_submod_parameters`)
+-----------------------------------------------------------------
+``gamma = n / T^{1/4}`` and ``H = M / (sqrt(n) T^{1/4})``. Clamp: Lemma 5 (and the
+sampling distribution itself) needs ``gamma <= 1``, and ``n / T^{1/4} > 1`` whenever
+``T < n^4`` (``T < 4096`` for the default ``n = 8``), so ``gamma = min(1, n / T^{1/4})``
+(:attr:`gamma_uncapped` keeps the formula's value). When the cap is active the
+exploration term ``2 gamma M T`` of Thm. 9 is ``2 M T``: the guarantee is vacuous there
+(the agent explores uniformly over the chain of ``x_t``) and the ``T^{3/4}`` rate only
+starts at ``T >= n^4``. ``H`` is used as printed (no epsilon in Thm. 9).
+
+Regret with the real calibration: in Lemma 9 the noise enters as ``2 (4M + 2H sqrt(n))
+/ H * sum_t E||zeta_t|| / t`` with ``E||zeta_t|| = O(n Delta log^1.5 T / eps)``, i.e.
+``O(n (4M + 2H sqrt n) Delta log^2.5 T / (H eps)) = O(M n^{1.5} sqrt(T) log^2.5 T /
+eps)`` for Thm. 9's ``gamma, H`` (``Delta ~ 4M (n+1) T^{1/4} / n``); the other terms
+(``2 gamma M T``, ``T H n / 2``, Lemma 11's ``2 (2M(n+1)/gamma + 2H sqrt n)^2 ln T / H``)
+are ``O~(M n T^{3/4})``, so Thm. 9's ``O~(M n^{3/2} T^{3/4} / eps)`` still holds with the
+correct noise.
+
+``x_1 = 0`` (Alg. 2: "arbitrary vector in K"; the regularizer's minimizer, as in
+``submod-pftal``).
+
+Hazan-Kale (:func:`hazan_kale_bandit_parameters`)
+-------------------------------------------------
+``x_{t+1} = Proj_K(x_t - eta g_t)`` from ``x_1 = (1/2, ..., 1/2)``, with the same
+sampling and estimator (Cardoso-Cummings' corrected construction; their footnote 2
+notes that Hazan-Kale's original estimator is not unbiased as printed) and the tuning
+``delta = n / T^{1/3}`` (Hazan-Kale's exploration rate, ``gamma`` here) and ``eta = 1 /
+(4 M T^{2/3})``. Hazan-Kale's paper is not among the shared papers, so these values are
+re-derived here for this estimator: they balance the projected-subgradient bound
+``D^2/(2 eta) + (eta/2) sum_t E||g_t||^2 + 2 gamma M T`` (Zinkevich's bound on the
+Lovász extensions, ``D^2 = n``, CC Lemma 5 for ``E||g_t||^2``, CC Lemma 6 for the
+rounding): ``2 n M T^{2/3} + M (n+1)^2 T^{2/3} / (2n) + 2 n M T^{2/3} = O(n M T^{2/3})``.
+Clamp: ``gamma = min(1, n / T^{1/3})`` (active for ``T < n^3``); ``eta`` as printed.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from agents.base import Agent, register
+from agents.full_info.ftrl import split_rng
+from agents.lovasz import (
+    chain_set,
+    lovasz_chain,
+    lovasz_pftal_step,
+    require_submodular,
+    threshold_round,
+)
+from agents.privacy import accountant_epsilon, make_counter, verify_guarantee
+
+__all__ = [
+    "BanditSubmodPFTAL",
+    "HazanKaleSubmodularBandit",
+    "bandit_submod_parameters",
+    "chain_probabilities",
+    "hazan_kale_bandit_parameters",
+    "one_point_coefficient",
+    "one_point_estimate",
+    "one_point_estimate_bound",
+    "paper_lipschitz",
+    "sample_chain_set",
+]
+
+CALIBRATIONS = ("real", "paper")
+
+
+# --------------------------------------------------------------------- parameters
+def bandit_submod_parameters(scale: float, n: int, horizon: int) -> dict[str, float]:
+    """CC Thm. 9: ``gamma = min(1, n / T^{1/4})`` (clamped, see module docstring),
+    ``H = M / (sqrt(n) T^{1/4})``; also the uncapped ``n / T^{1/4}``."""
+    q = float(horizon) ** 0.25
+    raw = n / q
+    return {"gamma": min(1.0, raw), "gamma_uncapped": raw,
+            "H": float(scale) / (math.sqrt(n) * q)}
+
+
+def hazan_kale_bandit_parameters(scale: float, n: int, horizon: int) -> dict[str, float]:
+    """Hazan-Kale bandit tuning: ``gamma = min(1, n / T^{1/3})``, ``eta = 1/(4 M T^{2/3})``;
+    also the uncapped ``n / T^{1/3}``."""
+    c = float(horizon) ** (1.0 / 3.0)
+    raw = n / c
+    return {"gamma": min(1.0, raw), "gamma_uncapped": raw,
+            "eta": 1.0 / (4.0 * float(scale) * c * c)}
+
+
+def one_point_estimate_bound(scale: float, n: int, gamma: float) -> float:
+    """``G = c(n) (n+1) M / gamma`` (``c(n) = 2`` for ``n >= 2``, 1 for ``n = 1``): the
+    largest l1 = l2 norm of the one-point estimate over all ``x``, draws and ``f`` with
+    range ``[-M, M]``. The replace-one sensitivity of the counter input is ``2 G``."""
+    return (2.0 if n >= 2 else 1.0) * (n + 1) * float(scale) / float(gamma)
+
+
+def paper_lipschitz(scale: float, n: int, H: float) -> float:
+    """The paper's tree calibration ``L = 4M + 2 H sqrt(n)`` (CC Thm. 9)."""
+    return 4.0 * float(scale) + 2.0 * float(H) * math.sqrt(n)
+
+
+# ---------------------------------------------------------------------- estimator
+def chain_probabilities(mu: np.ndarray, gamma: float) -> np.ndarray:
+    """``rho_k = (1 - gamma) mu_k + gamma / (n + 1)`` (CC Alg. 2 line 3)."""
+    mu = np.asarray(mu, dtype=np.float64)
+    return (1.0 - gamma) * mu + gamma / mu.size
+
+
+def sample_chain_set(x: np.ndarray, order: np.ndarray, gamma: float,
+                     rng: np.random.Generator) -> tuple[int, np.ndarray]:
+    """Draws ``S = B_k`` with probability ``rho_k``; returns ``(k, 1_S)`` (int8).
+
+    With probability ``gamma`` a uniform index of ``0..n`` (exploration), otherwise the
+    threshold set ``{i : x_i >= u}`` (``B_k`` with probability ``mu_k``, ``k = |S|``).
+    Always three draws from ``rng``, whichever branch.
+    """
+    n = len(order)
+    explore, u, j = rng.random(), rng.random(), int(rng.integers(n + 1))
+    if explore < gamma:
+        return j, chain_set(order, j)
+    s = threshold_round(x, u)
+    return int(s.sum()), s
+
+
+def one_point_coefficient(order: np.ndarray, rho: np.ndarray, k: int,
+                          xi: int) -> tuple[int, float]:
+    """``(j, c)`` with ``g = c f(B_k) e_j`` the one-point estimate of CC Alg. 2.
+
+    ``xi`` (``+1`` / ``-1``) is used only for ``0 < k < n``.
+    """
+    n = len(order)
+    if k == 0:
+        return int(order[0]), -1.0 / float(rho[0])
+    if k == n:
+        return int(order[n - 1]), 1.0 / float(rho[n])
+    if xi > 0:
+        return int(order[k - 1]), 2.0 / float(rho[k])
+    return int(order[k]), -2.0 / float(rho[k])
+
+
+def one_point_estimate(order: np.ndarray, rho: np.ndarray, k: int, xi: int,
+                       value: float) -> np.ndarray:
+    """The dense estimate ``g = c f(B_k) e_j`` (:func:`one_point_coefficient`)."""
+    j, c = one_point_coefficient(order, rho, k, xi)
+    g = np.zeros(len(order))
+    g[j] = c * float(value)
+    return g
+
+
+def _positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name}={value!r}, expected a finite number > 0")  # noqa: TRY004
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name}={value!r}, expected a finite number > 0")
+    return v
+
+
+def _check_gamma(value) -> float:
+    g = _positive("gamma", value)
+    if g > 1.0:
+        raise ValueError(f"gamma={value!r}, the exploration probability must lie in (0, 1]")
+    return g
+
+
+class _ChainBandit(Agent):
+    """Shared play / estimate logic: sample ``S_t`` on the chain of ``x_t``, build ``g_t``."""
+
+    feedback = "bandit"
+    requires = ("bound",)
+
+    def _start(self, x1: np.ndarray, play_rng: np.random.Generator) -> None:
+        self._x = np.asarray(x1, dtype=np.float64)
+        self._play_rng = play_rng
+        self._pending = None
+        #: Estimates whose norm exceeded the bound ``G`` (clipped; 0 for valid feedback).
+        self.clipped_estimates = 0
+
+    @property
+    def point_played(self) -> np.ndarray:
+        """The fractional point ``x_t`` of the coming round."""
+        return self._x.copy()
+
+    def act(self):
+        order, mu = lovasz_chain(self._x)
+        rho = chain_probabilities(mu, self.gamma)
+        k, s = sample_chain_set(self._x, order, self.gamma, self._play_rng)
+        xi = 1 if self._play_rng.random() < 0.5 else -1
+        self._pending = (order, rho, k, xi)
+        return s
+
+    def _estimate(self, feedback) -> np.ndarray:
+        if self._pending is None:
+            raise RuntimeError(f"{self.name}.update called before act")
+        value = float(self.clip_feedback(feedback)[0])
+        order, rho, k, xi = self._pending
+        self._pending = None
+        j, c = one_point_coefficient(order, rho, k, xi)
+        g = np.zeros(self.problem.dim)
+        entry = c * value
+        bound = self.estimate_bound
+        if abs(entry) > bound:
+            if abs(entry) > bound * (1.0 + 1e-9):
+                self.clipped_estimates += 1
+            entry = math.copysign(bound, entry)
+        g[j] = entry
+        return g
+
+
+# ------------------------------------------------------------ BanditSubmodPFTAL
+@register
+class BanditSubmodPFTAL(_ChainBandit):
+    r"""Cardoso-Cummings BanditSubmodPFTAL (AISTATS 2019, Alg. 2): private FTAL on the
+    one-point estimates of the Lovász subgradients, calibrated to their real sensitivity.
+
+    Each round: sample ``S_t = B_k`` on the chain of ``x_t`` with ``rho_k = (1-gamma) mu_k
+    + gamma/(n+1)``, observe ``f_t(S_t)``, feed ``g_t`` (module docstring) to the
+    continual counter, release its noisy prefix sum ``v_t`` and play next
+    ``x_{t+1} = Proj_K(-v_t / (H t))``.
+
+    Attributes (set by ``setup``): ``gamma``, ``gamma_uncapped``, ``H``,
+    ``estimate_bound`` (``G``), ``sensitivity`` (``Delta = 2G``), ``paper_lipschitz``
+    (``L``), ``counter_sensitivity`` (what the counter is calibrated to), ``noise``,
+    ``noise_scale`` (per-draw Laplace ``b`` / Gaussian ``sigma``), ``privacy``.
+
+    Options:
+        counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`;
+            default ``"tree"``, the paper's TBAP).
+        calibration: ``"real"`` (default) or ``"paper"`` (module docstring).
+        gamma: Exploration probability override, in ``(0, 1]``.
+        regularization: ``H`` override, ``> 0``.
+    """
+
+    name = "bandit-submod-pftal"
+    description = ("Cardoso-Cummings BanditSubmodPFTAL (Alg. 2): private FTAL on one-point "
+                   "Lovász-subgradient estimates, tree noise at their real sensitivity")
+    paper = ("Cardoso & Cummings, Differentially Private Online Submodular Optimization, "
+             "AISTATS 2019: Alg. 2, Lemmas 4-6, Thm. 8/9")
+    private = True
+
+    def setup(self, counter: str = "tree", calibration: str = "real",
+              gamma: float | None = None, regularization: float | None = None) -> None:
+        p = self.problem
+        require_submodular(self.name, p)
+        if calibration not in CALIBRATIONS:
+            raise ValueError(f"calibration={calibration!r}, expected one of {CALIBRATIONS}")
+        n, T = p.dim, p.horizon
+        #: ``M``: bound on ``|f_t|`` (the family's scale).
+        self.scale = float(p.bound)
+        params = bandit_submod_parameters(self.scale, n, T)
+        self.gamma_uncapped = params["gamma_uncapped"]
+        self.gamma = params["gamma"] if gamma is None else _check_gamma(gamma)
+        self.H = params["H"] if regularization is None else _positive("regularization",
+                                                                       regularization)
+        self.estimate_bound = one_point_estimate_bound(self.scale, n, self.gamma)
+        self.sensitivity = 2.0 * self.estimate_bound
+        self.paper_lipschitz = paper_lipschitz(self.scale, n, self.H)
+        self.calibration = calibration
+        self.counter_name = counter
+        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+        self.counter_sensitivity = (self.sensitivity if calibration == "real"
+                                    else self.paper_lipschitz)
+        self._counter_epsilon = self.epsilon
+        probe = self._make_counter(np.random.default_rng(0))
+        self.noise_scale = float(probe.draw_scale)
+        self.levels = int(T).bit_length()
+        if calibration == "real":
+            self.privacy = probe.guarantee()
+        else:
+            # The same noise, accounted for the real sensitivity Delta.
+            real = copy.copy(probe)
+            real.sensitivity = self.sensitivity
+            event = real.describe()
+            eps_real = accountant_epsilon(event, probe.delta)
+            self.privacy = verify_guarantee(
+                event, eps_real, probe.delta,
+                mechanism=f"{probe!r} with the paper's calibration L={self.paper_lipschitz:.4g} "
+                          f"for sensitivity {self.sensitivity:.4g}")
+
+    def _make_counter(self, rng: np.random.Generator):
+        p = self.problem
+        return make_counter(self.counter_name, p.horizon, p.dim, noise=self.noise,
+                            epsilon=self._counter_epsilon,
+                            delta=self.delta if self.noise == "gaussian" else 0.0,
+                            sensitivity=self.counter_sensitivity, rng=rng)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        noise_rng, play_rng = split_rng(self.rng, 2)
+        self._counter = self._make_counter(noise_rng)
+        self._start(np.zeros(self.problem.dim), play_rng)
+
+    def update(self, action, feedback) -> None:
+        g = self._estimate(feedback)
+        v = self.release(self._counter.add(g))
+        self.t += 1
+        self._x = lovasz_pftal_step(self.problem.domain, v, self.t, self.H)
+
+
+# ------------------------------------------------------------------- Hazan-Kale
+@register
+class HazanKaleSubmodularBandit(_ChainBandit):
+    r"""Hazan-Kale bandit online submodular minimization (JMLR 2012), non-private.
+
+    Projected subgradient descent ``x_{t+1} = Proj_K(x_t - eta g_t)`` on the one-point
+    estimates (module docstring) from ``x_1 = 1/2``, ``gamma = min(1, n / T^{1/3})``,
+    ``eta = 1 / (4 M T^{2/3})``; expected regret ``O(n M T^{2/3})``.
+
+    Options:
+        gamma: Exploration probability override, in ``(0, 1]``.
+        eta: Step size override, ``> 0``.
+    """
+
+    name = "hazan-kale-submodular-bandit"
+    description = ("non-private Hazan-Kale bandit submodular minimization: one-point Lovász "
+                   "subgradient estimates, projected subgradient descent, T^(2/3) regret")
+    paper = "Hazan & Kale, Online Submodular Minimization, JMLR 13 (2012), bandit setting"
+    private = False
+
+    def setup(self, gamma: float | None = None, eta: float | None = None) -> None:
+        p = self.problem
+        require_submodular(self.name, p)
+        self.scale = float(p.bound)
+        params = hazan_kale_bandit_parameters(self.scale, p.dim, p.horizon)
+        self.gamma_uncapped = params["gamma_uncapped"]
+        self.gamma = params["gamma"] if gamma is None else _check_gamma(gamma)
+        self.eta = params["eta"] if eta is None else _positive("eta", eta)
+        self.estimate_bound = one_point_estimate_bound(self.scale, p.dim, self.gamma)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._start(np.full(self.problem.dim, 0.5), self.rng)
+
+    def update(self, action, feedback) -> None:
+        g = self._estimate(feedback)
+        self.t += 1
+        self._x = self.problem.domain.project(self._x - self.eta * g)

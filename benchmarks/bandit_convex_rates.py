@@ -1,0 +1,172 @@
+"""Regret rates of the bandit convex learners, private vs non-private.
+
+Plays the registered envs end to end for several horizons T and seeds and reports
+
+1. **Slopes**: the least-squares slope of ``log(mean regret)`` against ``log T`` for
+   ``bandit-pftal`` and ``fkm`` (l2 ball: ``DPBandit-Convex-v0``,
+   ``DPBandit-StronglyConvex-v0``) and ``private-projection-free`` and ``garber-kretzu``
+   (the four polytope envs), next to the exponent the theory promises:
+   Smith-Thakurta Table 2 / Thm. 6 / Thm. 17 (``T^{3/4}``; ``T^{2/3}`` for strongly
+   convex losses and an oblivious adversary), FKM Thm. 3.3 (``T^{3/4}``), Ene-Nguyen-
+   Vladu Thm. 1.1 (``T^{3/4}``), Garber-Kretzu (``T^{3/4}``). Each row also says whether
+   the smoothing radius was clamped (``zeta`` / ``beta`` > r/2) at the smallest and the
+   largest T: while it is, the learner plays a half-size copy of the domain and its
+   regret grows linearly, whatever the theorem's exponent.
+2. **Theory regime**: the same learners on a 2-dimensional l2 ball (``DPBandit-Convex-v0``
+   with ``dim=2``, distance losses), where ``D sqrt(n) / T^{1/4} <= r/2`` from T = 1024
+   on, so Ene-Nguyen-Vladu's radius is used unclamped.
+3. **Price of privacy**: mean regret of each private learner at ``epsilon = 1`` over its
+   non-private counterpart (bandit-pftal / fkm, private-projection-free / garber-kretzu).
+
+Regret is ``summary.regret`` (the midpoint of the recorder's bracket when the
+comparator is not exact). Usage::
+
+    python benchmarks/bandit_convex_rates.py [--seeds 3] [--jobs 2] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import gymnasium as gym  # noqa: E402
+
+import dp_online_envs  # noqa: E402,F401  (registers the env ids)
+from agents import make, play  # noqa: E402
+
+DELTA = 1e-5
+POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0",
+             "DPBandit-Birkhoff-v0"]
+BALL2 = ("DPBandit-Convex-v0", (("dim", 2), ("loss", "distance")))
+
+#: (label, agent, env id, env options, agent options, promised exponent, source)
+LEARNERS = [
+    ("bandit-pftal eps=1", "bandit-pftal", "DPBandit-Convex-v0", (), (("epsilon", 1.0),),
+     0.75, "ST13 Thm 17"),
+    ("fkm", "fkm", "DPBandit-Convex-v0", (), (), 0.75, "FKM05 Thm 3.3"),
+    ("bandit-pftal eps=1 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
+     (("epsilon", 1.0),), 0.75, "ST13 Thm 6.2"),
+    ("bandit-pftal eps=1 oblivious", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
+     (("epsilon", 1.0), ("adversary", "oblivious")), 2 / 3, "ST13 Thm 6.1"),
+    ("fkm", "fkm", "DPBandit-StronglyConvex-v0", (), (), 0.75, "FKM05 Thm 3.3"),
+]
+for _env in POLYTOPES:
+    LEARNERS += [
+        ("private-projection-free eps=1 laplace", "private-projection-free", _env, (),
+         (("epsilon", 1.0),), 0.75, "ENV21 Thm 1.1"),
+        ("garber-kretzu", "garber-kretzu", _env, (), (), 0.75, "GK20"),
+    ]
+THEORY = [
+    ("private-projection-free eps=1 laplace", "private-projection-free", *BALL2,
+     (("epsilon", 1.0),), 0.75, "ENV21 Thm 1.1"),
+    ("private-projection-free eps=1 gaussian", "private-projection-free", *BALL2,
+     (("epsilon", 1.0), ("delta", DELTA), ("noise", "gaussian")), 0.75, "ENV21 Thm 1.1"),
+    ("garber-kretzu", "garber-kretzu", *BALL2, (), 0.75, "GK20"),
+    ("fkm", "fkm", *BALL2, (), 0.75, "FKM05 Thm 3.3"),
+]
+PAIRS = [  # (private label, non-private label) on the same env
+    ("bandit-pftal eps=1", "fkm"),
+    ("bandit-pftal eps=1 adaptive", "fkm"),
+    ("bandit-pftal eps=1 oblivious", "fkm"),
+    ("private-projection-free eps=1 laplace", "garber-kretzu"),
+    ("private-projection-free eps=1 gaussian", "garber-kretzu"),
+]
+
+
+def run_one(job):
+    """One game: returns (key, T, seed, regret, clamped, seconds)."""
+    label, agent_name, env_id, env_kw, agent_kw, _, _, T, seed = job
+    env = gym.make(env_id, horizon=T, **dict(env_kw))
+    agent = make(agent_name, env.get_wrapper_attr("problem"), seed=seed, **dict(agent_kw))
+    t0 = time.perf_counter()
+    summary = play(env, agent, seed=seed)
+    params = getattr(agent, "params", None)
+    if isinstance(params, dict):
+        clamped = bool(params.get("delta_clamped"))
+    else:
+        clamped = bool(getattr(params, "zeta_clamped", getattr(params, "beta_clamped", False)))
+    return ((label, env_id, env_kw), T, seed, float(summary.regret), clamped,
+            time.perf_counter() - t0)
+
+
+def slope(ts, ys) -> float:
+    x, y = np.log(np.asarray(ts, float)), np.log(np.maximum(np.asarray(ys, float), 1e-12))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def env_name(env_id: str, env_kw) -> str:
+    short = env_id.replace("DPBandit-", "").replace("-v0", "")
+    return short + ("" if not env_kw else "(" + ",".join(f"{k}={v}" for k, v in env_kw) + ")")
+
+
+def report(title, learners, results, horizons, seeds):
+    print(f"\n## {title}\n")
+    head = "| learner | env | " + " | ".join(f"T={t}" for t in horizons)
+    print(head + " | slope | theory | clamped (T min/max) |")
+    print("|" + "---|" * (len(horizons) + 5))
+    means = {}
+    for label, _, env_id, env_kw, _, expo, src in learners:
+        key = (label, env_id, env_kw)
+        row = [np.mean([results[(key, t, s)][0] for s in seeds]) for t in horizons]
+        means[key] = row
+        cl = [results[(key, t, seeds[0])][1] for t in (horizons[0], horizons[-1])]
+        print(f"| {label} | {env_name(env_id, env_kw)} | "
+              + " | ".join(f"{v:.1f}" for v in row)
+              + f" | {slope(horizons, row):.2f} | {expo:.2f} ({src}) | "
+              + "/".join("yes" if c else "no" for c in cl) + " |")
+    return means
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--quick", action="store_true", help="shorter horizons, 2 seeds")
+    args = ap.parse_args(argv)
+    horizons = [1000, 2000, 4000, 8000, 16000]
+    theory_h = [2000, 4000, 8000, 16000]
+    seeds = list(range(args.seeds))
+    if args.quick:
+        horizons, theory_h, seeds = [500, 1000, 2000, 4000], [1000, 2000, 4000], [0, 1]
+    jobs = [(*lrn, t, s) for lrn in LEARNERS for t in horizons for s in seeds]
+    jobs += [(*lrn, t, s) for lrn in THEORY for t in theory_h for s in seeds]
+    jobs.sort(key=lambda j: -j[-2])  # long games first for load balance
+    t0 = time.perf_counter()
+    results = {}
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            out = list(pool.map(run_one, jobs, chunksize=1))
+    else:
+        out = [run_one(j) for j in jobs]
+    for key, t, s, reg, clamped, _ in out:
+        results[(key, t, s)] = (reg, clamped)
+    print(f"# Bandit convex learners: regret vs T ({len(seeds)} seeds, "
+          f"{len(jobs)} games, {time.perf_counter() - t0:.0f} s)")
+    means = report("Registered envs (slopes vs Table 2 of Smith-Thakurta / Thm 1.1 of "
+                   "Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds)
+    theory = report("Theory regime: 2-d l2 ball, distance losses (zeta unclamped for "
+                    "T >= 1024)", THEORY, results, theory_h, seeds)
+    print("\n## Price of privacy: mean regret private (eps=1) / non-private\n")
+    for title, mm, hh in (("registered envs", means, horizons), ("2-d ball", theory, theory_h)):
+        print(f"\n{title}:\n")
+        print("| private / non-private | env | " + " | ".join(f"T={t}" for t in hh) + " |")
+        print("|" + "---|" * (len(hh) + 2))
+        for (label, env_id, env_kw), row in mm.items():
+            for priv, base in PAIRS:
+                other = mm.get((base, env_id, env_kw))
+                if label == priv and other is not None:
+                    print(f"| {priv} / {base} | {env_name(env_id, env_kw)} | "
+                          + " | ".join(f"{a / b:.1f}" for a, b in zip(row, other)) + " |")
+    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
