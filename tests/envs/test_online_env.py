@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dp_online_envs import InvalidActionError, OnlineLearningEnv
-from dp_online_envs.adversaries import LossSequence, ObliviousAdversary, ReplayAdversary
+from dp_online_envs.adversaries import ObliviousAdversary, ReplayAdversary
 from dp_online_envs.domains import Arms, Ball, GroundSet, UniformMatroid
 from dp_online_envs.losses import DistanceLoss, LinearLoss
 
