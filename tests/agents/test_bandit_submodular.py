@@ -36,7 +36,6 @@ from agents.bandit.bandit_submod import (
 from agents.lovasz import (
     chain_set,
     lovasz_chain,
-    lovasz_gradient_bounds,
     lovasz_pftal_step,
     threshold_round,
 )

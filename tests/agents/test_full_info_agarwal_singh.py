@@ -318,33 +318,6 @@ def test_every_counter_output_is_released(name, kw):
     assert [r for r, _ in a.releases] == list(range(50))
 
 
-@pytest.mark.parametrize("name,env_id,kw", [
-    ("private-ftrl", "DPFullInfo-Sphere-v0", {"epsilon": 1.0}),
-    ("private-ftpl", "DPFullInfo-Matroid-v0", {"epsilon": 1.0, "delta": DELTA}),
-    ("hedge", "DPFullInfo-Experts-v0", {}),
-    ("online-fw", "DPFullInfo-Matroid-v0", {}),
-    ("ftrl", "DPFullInfo-Cube-v0", {}),
-])
-def test_same_seed_same_actions(name, env_id, kw):
-    env = _env(env_id, 60)
-    p = _problem(env)
-    rng = np.random.default_rng(0)
-    feedback = [p.loss.sample_param(rng) for _ in range(60)]
-
-    def actions(seed):
-        a = make(name, p, seed=seed, **kw)
-        out = []
-        for theta in feedback:
-            x = a.act()
-            out.append(np.asarray(x, dtype=float))
-            a.update(x, theta)
-        return np.stack(out)
-
-    np.testing.assert_array_equal(actions(11), actions(11))
-    if name.startswith("private"):
-        assert not np.array_equal(actions(11), actions(12))
-
-
 @pytest.mark.parametrize("name", ["private-ftrl", "private-ftpl"])
 def test_private_agents_refuse_without_epsilon(name):
     with pytest.raises(ValueError, match="epsilon"):

@@ -389,33 +389,6 @@ def test_threshold_round_edges():
 
 
 # ----------------------------------------------------- privacy and reproducibility
-@pytest.mark.parametrize("name,env_id,kw", [
-    ("pftal", SC, {"epsilon": 1.0}),
-    ("pftal", CVX, {"epsilon": 1.0, "delta": DELTA}),
-    ("ftal", CVX, {}),
-    ("submod-pftal", SUB, {"epsilon": 1.0}),
-    ("hazan-kale-submodular", SUB, {}),
-])
-def test_same_seed_same_actions(name, env_id, kw):
-    env = _env(env_id, 60)
-    p = _problem(env)
-    rng = np.random.default_rng(0)
-    feedback = [p.loss.sample_param(rng) for _ in range(60)]
-
-    def actions(seed):
-        a = make(name, p, seed=seed, **kw)
-        out = []
-        for theta in feedback:
-            x = a.act()
-            out.append(np.asarray(x, dtype=float))
-            a.update(x, theta)
-        return np.stack(out)
-
-    np.testing.assert_array_equal(actions(11), actions(11))
-    if name in ("pftal", "submod-pftal", "hazan-kale-submodular"):
-        assert not np.array_equal(actions(11), actions(12))
-
-
 @pytest.mark.parametrize("name,env_id", [("pftal", SC), ("pftal", CVX), ("submod-pftal", SUB)])
 def test_private_agents_refuse_without_epsilon(name, env_id):
     with pytest.raises(ValueError, match="epsilon"):

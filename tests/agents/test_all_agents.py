@@ -1,0 +1,79 @@
+"""Every registered agent on every env it is meant for: feasible play, determinism,
+and nothing but permitted feedback."""
+
+import numpy as np
+import pytest
+
+import agents
+from agents import agent_class, make
+from dp_online_envs import build_env
+
+PRIV = {"epsilon": 1.0}
+GAUSS = {"epsilon": 1.0, "delta": 1e-5}
+#: agent -> [(env id, env options, agent options)]
+PLAYS = {
+    "hedge": [("DPFullInfo-Experts-v0", {}, {})],
+    "private-ftrl": [("DPFullInfo-Experts-v0", {}, PRIV), ("DPFullInfo-Sphere-v0", {}, PRIV),
+                     ("DPFullInfo-Cube-v0", {}, GAUSS)],
+    "private-ftpl": [("DPFullInfo-Experts-v0", {}, GAUSS), ("DPFullInfo-Matroid-v0", {}, GAUSS)],
+    "ftrl": [("DPFullInfo-Sphere-v0", {}, {}), ("DPFullInfo-Convex-v0", {}, {})],
+    "online-fw": [("DPFullInfo-Matroid-v0", {}, {})],
+    "pftal": [("DPFullInfo-StronglyConvex-v0", {}, PRIV), ("DPFullInfo-Convex-v0", {}, GAUSS)],
+    "ftal": [("DPFullInfo-StronglyConvex-v0", {}, {})],
+    "submod-pftal": [("DPFullInfo-Submodular-v0", {}, PRIV)],
+    "hazan-kale-submodular": [("DPFullInfo-Submodular-v0", {}, {})],
+    "exp2": [("DPBandit-MAB-v0", {}, {})],
+    "exp3": [("DPBandit-MAB-v0", {}, {})],
+    "private-exp2": [("DPBandit-MAB-v0", {}, PRIV)],
+    "private-bandit": [("DPBandit-MAB-v0", {}, {**PRIV, "base": "exp3"})],
+    "scrible": [("DPBandit-Linear-v0", {}, {}), ("DPBandit-Linear-v0", {"domain": "cube"}, {})],
+    "private-scrible": [("DPBandit-Linear-v0", {}, PRIV)],
+    "fkm": [("DPBandit-Convex-v0", {}, {})],
+    "bandit-pftal": [("DPBandit-Convex-v0", {}, PRIV), ("DPBandit-StronglyConvex-v0", {}, PRIV)],
+    "private-projection-free": [(e, {}, kw) for e in ("DPBandit-Matroid-v0", "DPBandit-Flow-v0",
+                                                      "DPBandit-SubmodularBase-v0",
+                                                      "DPBandit-Birkhoff-v0")
+                                for kw in (PRIV, {**GAUSS, "noise": "gaussian"})],
+    "garber-kretzu": [("DPBandit-Matroid-v0", {}, {}), ("DPBandit-Birkhoff-v0", {}, {})],
+    "bandit-submod-pftal": [("DPBandit-Submodular-v0", {}, PRIV)],
+    "hazan-kale-submodular-bandit": [("DPBandit-Submodular-v0", {}, {})],
+}
+CASES = [(name, *case) for name, cases in PLAYS.items() for case in cases]
+HORIZON = 50
+
+
+def test_every_agent_has_a_game():
+    assert set(PLAYS) == {n for n, _ in agents.list_agents()}
+
+
+def _trace(name, env_id, env_kw, agent_kw, seed):
+    env = build_env(env_id, horizon=HORIZON, **env_kw)
+    problem = env.get_wrapper_attr("problem")
+    agent = make(name, problem, seed=seed, **agent_kw)
+    agent.reset(seed)
+    obs, _ = env.reset(seed=seed)
+    points, seen, terminated = [], [], False
+    while not terminated:
+        action = agent.act()
+        x = problem.domain.to_point(action)
+        assert problem.domain.contains(x, 1e-7), f"round {agent.t + 1}: infeasible point"
+        obs, _, terminated, _, info = env.step(action)
+        agent.update(action, obs)
+        points.append(x)
+        seen.append(obs.shape)
+    return np.stack(points), seen, info["regret"], problem
+
+
+@pytest.mark.parametrize("name,env_id,env_kw,agent_kw", CASES,
+                         ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_plays_feasibly_and_deterministically(name, env_id, env_kw, agent_kw):
+    a, seen, summary, problem = _trace(name, env_id, env_kw, agent_kw, seed=11)
+    b, *_ = _trace(name, env_id, env_kw, agent_kw, seed=11)
+    c, *_ = _trace(name, env_id, env_kw, agent_kw, seed=12)
+    assert summary.rounds == HORIZON and summary.projected_actions == 0
+    assert np.array_equal(a, b)  # same seed, same play, bit for bit
+    if agent_class(name).private:
+        assert not np.array_equal(a, c)  # the noise depends on the seed
+    expected = (1,) if problem.feedback == "bandit" else (problem.loss.param_dim,)
+    assert all(shape == expected for shape in seen)
+    assert agent_class(name).feedback == "full" or problem.feedback == "bandit"
