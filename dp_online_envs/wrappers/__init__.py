@@ -1,6 +1,15 @@
-"""Wrappers: the regret ledger and the feedback boundary."""
+"""Wrappers: the regret ledger, the feedback boundary, and action adapters for RL agents."""
 
+from dp_online_envs.wrappers.action_adapters import LogitsToArm, LogitsToSimplex, adapt
 from dp_online_envs.wrappers.feedback import FeedbackGuard
 from dp_online_envs.wrappers.regret import RegretRecorder, RegretSummary, log_checkpoints
 
-__all__ = ["FeedbackGuard", "RegretRecorder", "RegretSummary", "log_checkpoints"]
+__all__ = [
+    "FeedbackGuard",
+    "LogitsToArm",
+    "LogitsToSimplex",
+    "RegretRecorder",
+    "RegretSummary",
+    "adapt",
+    "log_checkpoints",
+]

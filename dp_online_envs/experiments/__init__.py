@@ -1,0 +1,43 @@
+"""Experiments: play games, run sweeps, store results, draw plots, write a report.
+
+The question this package answers with one command is "how much regret does privacy
+cost here?"::
+
+    dp-online sweep examples/sweeps/price_of_privacy.yaml
+    dp-online report results/price_of_privacy -o report.html
+
+From Python::
+
+    from dp_online_envs.experiments import run, run_sweep
+    records = run("DPFullInfo-Experts-v0", "private-ftrl", epsilon=1.0, horizon=2000, seeds=5)
+
+Modules: :mod:`.game` (one game's settings, seeds and record), :mod:`.sweep` (sweeps
+as data), :mod:`.store` (the results directory), :mod:`.backends` (serial, local
+processes, Dask), :mod:`.runner` (``run``, ``run_sweep``), :mod:`.analysis` (means and
+confidence intervals), :mod:`.rates` (the papers' regret exponents), :mod:`.plots`,
+:mod:`.report`, :mod:`.cli`.
+"""
+
+from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.game import VOLATILE_FIELDS, GameSpec, play_game, stable_view
+from dp_online_envs.experiments.runner import RunReport, run, run_games, run_sweep
+from dp_online_envs.experiments.store import ResultsStore, load_results
+from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+
+__all__ = [
+    "VOLATILE_FIELDS",
+    "ExperimentError",
+    "GameSpec",
+    "ResultsStore",
+    "RunReport",
+    "Sweep",
+    "load_results",
+    "load_sweep",
+    "make_games",
+    "parse_sweep",
+    "play_game",
+    "run",
+    "run_games",
+    "run_sweep",
+    "stable_view",
+]

@@ -1,0 +1,156 @@
+"""From records to numbers: means with 95% confidence intervals, curves, price of privacy.
+
+Records are grouped by *setting* -- env (with its options), horizon, configured agent,
+epsilon and delta -- and summarized over seeds. The interval is the Student-t 95%
+confidence interval of the mean over seeds. Where the comparator is certified rather
+than exact, the regret of a game is the midpoint of its interval ``[regret_lo,
+regret_hi]`` and the summary keeps the mean ends too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from dp_online_envs.experiments.game import agent_label
+
+
+def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, lo, hi)``: the Student-t confidence interval of the mean.
+
+    With a single value the interval is the value itself.
+    """
+    x = np.asarray(list(values), dtype=np.float64)
+    if x.size == 0:
+        return math.nan, math.nan, math.nan
+    m = float(x.mean())
+    if x.size == 1:
+        return m, m, m
+    from scipy import stats
+
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return m, m - half, m + half
+
+
+def privacy_label(epsilon: float | None, delta: float | None) -> str:
+    """``"non-private"``, ``"eps=1"`` or ``"eps=1, delta=1e-05"``."""
+    if epsilon is None:
+        return "non-private"
+    return f"eps={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+
+
+def env_label(record: dict[str, Any]) -> str:
+    """The env id, with its options when it has any."""
+    return agent_label(record["env_id"], record.get("env_kwargs") or {})
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Setting:
+    """What a group of records shares (everything but the seed)."""
+
+    env: str
+    horizon: int
+    agent: str
+    label: str
+    eps_key: tuple[float, float]
+    epsilon: float | None = dataclasses.field(compare=False)
+    delta: float | None = dataclasses.field(compare=False)
+
+    @property
+    def privacy(self) -> str:
+        """How the privacy level is shown."""
+        return privacy_label(self.epsilon, self.delta)
+
+
+def setting_of(record: dict[str, Any]) -> Setting:
+    """The setting a record belongs to."""
+    eps = record.get("epsilon")
+    return Setting(env=env_label(record), horizon=int(record["horizon"]),
+                   agent=record["agent"], label=record.get("agent_label") or record["agent"],
+                   eps_key=(math.inf if eps is None else float(eps), float(record.get("delta") or 0)),
+                   epsilon=eps, delta=record.get("delta"))
+
+
+def group(records: Iterable[dict[str, Any]]) -> dict[Setting, list[dict[str, Any]]]:
+    """Records by setting, settings sorted (env, horizon, agent, epsilon; non-private last)."""
+    out: dict[Setting, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        out[setting_of(r)].append(r)
+    return {k: sorted(out[k], key=lambda r: r["seed_index"]) for k in sorted(out)}
+
+
+def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per setting: final regret over seeds with its 95% CI, and the rest.
+
+    Each row also gives ``baseline`` (the non-private agent with the lowest mean regret
+    in the same env and horizon, if any) and ``vs_baseline``, the ratio of the mean
+    regrets: the price of privacy in this setting.
+    """
+    rows = []
+    for s, rs in group(records).items():
+        m, lo, hi = mean_ci(r["regret"] for r in rs)
+        pseudo = [r["pseudo_regret"] for r in rs if r.get("pseudo_regret") is not None]
+        rows.append({
+            "env": s.env, "horizon": s.horizon, "agent": s.agent, "agent_label": s.label,
+            "private": bool(rs[0].get("private")), "epsilon": s.epsilon, "delta": s.delta,
+            "privacy": s.privacy, "guarantee": rs[0].get("privacy", ""),
+            "n": len(rs), "regret_mean": m, "regret_ci_lo": lo, "regret_ci_hi": hi,
+            "exact": all(r.get("exact", True) for r in rs),
+            "regret_lo_mean": float(np.mean([r["regret_lo"] for r in rs])),
+            "regret_hi_mean": float(np.mean([r["regret_hi"] for r in rs])),
+            "pseudo_regret_mean": float(np.mean(pseudo)) if pseudo else None,
+            "learner_loss_mean": float(np.mean([r["learner_loss"] for r in rs])),
+            "clipped_feedback": int(sum(r.get("clipped_feedback", 0) for r in rs)),
+            "projected_actions": int(sum(r.get("projected_actions", 0) for r in rs)),
+            "wall_time_mean": float(np.mean([r.get("wall_time", math.nan) for r in rs])),
+        })
+    best: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in rows:
+        if row["private"]:
+            continue
+        key = (row["env"], row["horizon"])
+        if key not in best or row["regret_mean"] < best[key]["regret_mean"]:
+            best[key] = row
+    for row in rows:
+        base = best.get((row["env"], row["horizon"]))
+        row["baseline"] = base["agent_label"] if base is not None else None
+        row["vs_baseline"] = (row["regret_mean"] / base["regret_mean"]
+                              if base is not None and base["regret_mean"] > 0 else None)
+    return rows
+
+
+def curve(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Mean regret curve over seeds with its 95% band, at the records' common checkpoints.
+
+    Returns:
+        ``{"t", "mean", "lo", "hi"}`` arrays (the curve of a game is the midpoint of its
+        ``[regret_curve_lo, regret_curve_hi]``).
+    """
+    cps = [tuple(r["checkpoints"]) for r in records]
+    common = sorted(set(cps[0]).intersection(*map(set, cps[1:]))) if cps else []
+    t = np.asarray(common, dtype=np.float64)
+    ys = []
+    for r in records:
+        idx = {c: i for i, c in enumerate(r["checkpoints"])}
+        lo = np.asarray(r["regret_curve_lo"], dtype=np.float64)
+        hi = np.asarray(r["regret_curve_hi"], dtype=np.float64)
+        ys.append(np.array([0.5 * (lo[idx[c]] + hi[idx[c]]) for c in common]))
+    y = np.vstack(ys) if ys else np.zeros((0, 0))
+    stats = [mean_ci(y[:, j]) for j in range(y.shape[1])] if y.size else []
+    return {"t": t, "mean": np.array([s[0] for s in stats]),
+            "lo": np.array([s[1] for s in stats]), "hi": np.array([s[2] for s in stats])}
+
+
+def counters_in(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """``(env, agent) -> counters`` for the agents run with several ``counter`` options."""
+    found: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in records:
+        c = (r.get("agent_kwargs") or {}).get("counter")
+        if c is not None:
+            found[(env_label(r), r["agent"])].add(str(c))
+    return {k: sorted(v) for k, v in sorted(found.items()) if len(v) > 1}

@@ -1,0 +1,285 @@
+"""``dp-online``: list, run, sweep, plot and report from the command line.
+
+::
+
+    dp-online list
+    dp-online run DPFullInfo-Experts-v0 private-ftrl --epsilon 0.5 1 2 --horizon 2000 --seeds 5
+    dp-online sweep examples/sweeps/price_of_privacy.yaml [--results DIR] [--backend local|dask]
+                    [--scheduler tcp://HOST:PORT] [--workers N] [--quiet]
+    dp-online plot RESULTS [-o DIR]
+    dp-online report RESULTS -o report.html
+
+Bad input (unknown env id or agent, an agent the env cannot serve, ``epsilon <= 0``, a
+malformed sweep file) is reported in one line naming the bad value and the valid
+choices, with exit status 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from dp_online_envs.experiments.errors import ExperimentError
+
+EXIT_USAGE = 2
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE")
+    key, _, raw = text.partition("=")
+    try:
+        import yaml
+
+        value = yaml.safe_load(raw)
+    except Exception:  # noqa: BLE001 - not YAML: keep the text
+        value = raw
+    return key.strip(), value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} rejected: expected an integer >= 1")
+    return n
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (sub-commands list, run, sweep, plot, report)."""
+    p = argparse.ArgumentParser(
+        prog="dp-online",
+        description="Differentially private online learning: how much regret does privacy cost?")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("list", help="env ids and agents")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+
+    s = sub.add_parser("run", help="play games of one env and agent and print the regret")
+    s.add_argument("env", metavar="ENV", help="a registered env id (see 'dp-online list')")
+    s.add_argument("agent", metavar="AGENT", help="a registered agent, or module:Class")
+    s.add_argument("--epsilon", type=_number, nargs="+", metavar="E",
+                   help="privacy parameter(s) of a private agent (> 0)")
+    s.add_argument("--delta", type=_number, default=0.0, help="privacy delta (default 0)")
+    s.add_argument("--horizon", type=_positive_int, nargs="+", default=[1000], metavar="T",
+                   help="rounds per game (default 1000)")
+    s.add_argument("--seeds", type=_positive_int, default=5, help="games per setting (default 5)")
+    s.add_argument("--env-option", type=_parse_option, action="append", default=[],
+                   metavar="KEY=VALUE", help="an env option, e.g. n_arms=20 (repeatable)")
+    s.add_argument("--agent-option", type=_parse_option, action="append", default=[],
+                   metavar="KEY=VALUE", help="an agent option, e.g. counter=tree (repeatable)")
+    s.add_argument("--results", metavar="DIR", help="also write the records to DIR")
+    _backend_args(s)
+    s.add_argument("--json", action="store_true", help="print the records as JSON lines")
+
+    s = sub.add_parser("sweep", help="run a sweep file (resumes where it stopped)")
+    s.add_argument("file", metavar="FILE", help="sweep file (.yaml, .yml, .toml or .json)")
+    s.add_argument("--results", metavar="DIR",
+                   help="results directory (default: the file's 'results', else results/NAME)")
+    _backend_args(s)
+    s.add_argument("--dry-run", action="store_true", help="validate and count, play nothing")
+
+    s = sub.add_parser("plot", help="draw the figures of a results directory (PNG and SVG)")
+    s.add_argument("results", metavar="RESULTS", help="results directory")
+    s.add_argument("-o", "--out", metavar="DIR", help="output directory (default RESULTS/plots)")
+    s.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg", "pdf"])
+
+    s = sub.add_parser("report", help="write a self-contained HTML report")
+    s.add_argument("results", metavar="RESULTS", help="results directory")
+    s.add_argument("-o", "--out", metavar="FILE", help="output file (default RESULTS/report.html)")
+    s.add_argument("--title", help="report title")
+    return p
+
+
+def _backend_args(s: argparse.ArgumentParser) -> None:
+    from dp_online_envs.experiments.backends import BACKENDS
+
+    s.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local processes (default), dask, or serial")
+    s.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="Dask scheduler (with --backend dask; default: a local cluster)")
+    s.add_argument("--workers", type=_positive_int, metavar="N",
+                   help="worker processes (default: the CPUs available)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+# ------------------------------------------------------------------ commands
+def cmd_list(args: argparse.Namespace) -> int:
+    import agents
+    from dp_online_envs.envs.registry import ENV_CONFIGS
+
+    envs = [{"id": c.id, "decision_set": c.decision_set, "losses": c.losses,
+             "feedback": c.feedback, "paper": c.paper} for c in ENV_CONFIGS.values()]
+    ags = []
+    for name, description in agents.list_agents():
+        cls = agents.agent_class(name)
+        ags.append({"name": name, "feedback": cls.feedback,
+                    "privacy": "private" if cls.private else "non-private",
+                    "paper": cls.paper, "description": description})
+    if args.json:
+        print(json.dumps({"envs": envs, "agents": ags}, indent=2))
+        return 0
+    print(f"Environments ({len(envs)}):")
+    w = max(len(e["id"]) for e in envs)
+    wd = max(len(e["decision_set"]) for e in envs)
+    wl = max(len(e["losses"]) for e in envs)
+    print(f"  {'id':<{w}}  {'decision set':<{wd}}  {'losses':<{wl}}  feedback")
+    for e in envs:
+        print(f"  {e['id']:<{w}}  {e['decision_set']:<{wd}}  {e['losses']:<{wl}}  {e['feedback']}")
+    print(f"\nAgents ({len(ags)}):")
+    w = max(len(a["name"]) for a in ags)
+    print(f"  {'name':<{w}}  feedback  privacy      paper")
+    for a in ags:
+        print(f"  {a['name']:<{w}}  {a['feedback']:<8}  {a['privacy']:<11}  {a['paper']}")
+    print("\nA bandit agent can play a full-information env (its feedback is downgraded); "
+          "a full-information agent cannot play a bandit env.")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from dp_online_envs.envs.registry import ENV_IDS
+    from dp_online_envs.experiments import analysis
+    from dp_online_envs.experiments.game import resolve_agent
+    from dp_online_envs.experiments.runner import run_games
+    from dp_online_envs.experiments.sweep import parse_sweep
+
+    if args.env not in ENV_IDS:
+        raise ExperimentError(f"unknown env id {args.env!r}; valid: {list(ENV_IDS)}")
+    cls = resolve_agent(args.agent)
+    if cls.private and not args.epsilon:
+        raise ExperimentError(f"agent {args.agent!r} is private: pass --epsilon E (a number > 0)")
+    if not cls.private and args.epsilon:
+        print(f"note: {args.agent!r} is non-private; --epsilon is ignored (recorded as "
+              "non-private)", file=sys.stderr)
+    data: dict[str, Any] = {
+        "name": "run",
+        "envs": [{"id": args.env, "kwargs": dict(args.env_option)}],
+        "agents": [{"name": args.agent, "kwargs": dict(args.agent_option)}],
+        "horizons": args.horizon, "seeds": args.seeds, "delta": args.delta,
+    }
+    if cls.private:
+        data["epsilons"] = args.epsilon
+    sweep = parse_sweep(data, source="command line")
+    report = run_games(sweep.games, results=args.results, backend=args.backend,
+                       workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
+                       desc=f"{args.agent} on {args.env}")
+    if args.json:
+        for r in report.records:
+            print(json.dumps(r))
+    else:
+        rows = analysis.summary(report.records)
+        print(f"{args.agent} on {args.env} ({report.played} games played, {report.reused} "
+              f"reused, {report.seconds:.1f} s)")
+        print(f"  {'T':>7}  {'privacy':<22} {'seeds':>5}  final regret: mean [95% CI]")
+        for r in rows:
+            interval = "" if r["exact"] else (f"  (certified interval [{r['regret_lo_mean']:.4g}, "
+                                             f"{r['regret_hi_mean']:.4g}])")
+            print(f"  {r['horizon']:>7}  {r['privacy']:<22} {r['n']:>5}  {r['regret_mean']:.4g} "
+                  f"[{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]{interval}")
+        if report.records and report.records[0].get("privacy_mechanism"):
+            print(f"  guarantee: {report.records[0]['privacy_mechanism']}")
+    return _failures(report)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from dp_online_envs.experiments.backends import default_workers
+    from dp_online_envs.experiments.runner import run_sweep
+    from dp_online_envs.experiments.store import ResultsStore
+    from dp_online_envs.experiments.sweep import load_sweep
+
+    sweep = load_sweep(args.file)
+    root = pathlib.Path(args.results or sweep.results or pathlib.Path("results") / sweep.name)
+    done = ResultsStore(root).finished() & {g.game_id for g in sweep.games}
+    where = (f"dask ({args.scheduler or 'local cluster'})" if args.backend == "dask"
+             else "this process" if args.backend == "serial"
+             else f"{args.workers or default_workers()} local processes")
+    say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr))
+    say(f"sweep {sweep.name!r}: {len(sweep)} games, {len(done)} already in {root}, "
+        f"{len(sweep) - len(done)} to play on {where}")
+    for s in sweep.skipped:
+        say(f"  skipped {s}")
+    if args.dry_run:
+        print(f"{len(sweep)} games ({len(done)} done) -> {root}")
+        return 0
+    try:
+        report = run_sweep(sweep, results=root, backend=args.backend, workers=args.workers,
+                           scheduler=args.scheduler, quiet=args.quiet)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished games are saved in {root}; run the same command again "
+              "to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"{report.played} games played, {report.reused} reused, {len(report.failures)} failed "
+          f"in {report.seconds:.1f} s -> {root}")
+    if report.ok:
+        say(f"next: dp-online report {root} -o {root / 'report.html'}")
+    return _failures(report)
+
+
+def _failures(report: Any) -> int:
+    if not report.failures:
+        return 0
+    for spec, error in report.failures[:3]:
+        print(f"\nfailed: {spec.label} on {spec.env_id} (epsilon={spec.epsilon}, "
+              f"T={spec.horizon}, seed {spec.seed_index}):\n{error}", file=sys.stderr)
+    if len(report.failures) > 3:
+        print(f"... and {len(report.failures) - 3} more", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from dp_online_envs.experiments.plots import plot_results
+    from dp_online_envs.experiments.store import load_results
+
+    records = load_results(args.results)
+    out = pathlib.Path(args.out or pathlib.Path(args.results) / "plots")
+    for path in plot_results(records, out, formats=args.format):
+        print(path)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from dp_online_envs.experiments.report import write_report
+
+    out = pathlib.Path(args.out or pathlib.Path(args.results) / "report.html")
+    path = write_report(args.results, out, title=args.title)
+    print(f"report written to {path} (open it in a browser: file://{path.resolve()})")
+    return 0
+
+
+COMMANDS = {"list": cmd_list, "run": cmd_run, "sweep": cmd_sweep, "plot": cmd_plot,
+            "report": cmd_report}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dp-online`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    import dp_online_envs  # noqa: F401  (registers the env ids)
+
+    try:
+        return COMMANDS[args.command](args)
+    except ExperimentError as exc:
+        print(f"dp-online {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

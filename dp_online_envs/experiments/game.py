@@ -1,0 +1,309 @@
+"""One game: its settings (:class:`GameSpec`), its seeds, and playing it to a record.
+
+A game is fully described by its settings: env id and options, agent and options,
+epsilon, delta, horizon and seed index. Its seeds are derived from a stable hash of
+those settings, so the same game gives the same record on any machine, in any
+process, under any backend.
+
+Seeding:
+    * ``game_id`` is a SHA-256 of the canonical JSON of the settings (tags excluded:
+      relabelling a game does not rerun it).
+    * The agent is seeded from ``np.random.SeedSequence(entropy=<the game hash>)``.
+    * The env is seeded from the hash of its own part of the settings (env id, env
+      options, horizon, seed index) only, so every agent and every epsilon with the same
+      seed index faces the same loss sequence (common random numbers: the differences
+      between learners and privacy levels are measured on paired games).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import importlib
+import json
+import math
+import socket
+import time
+from typing import Any
+
+import numpy as np
+
+#: Bumped when the meaning of the settings hash changes (it is part of the hash).
+SEED_SCHEME = "dp-online/seed-v1"
+#: Record fields that differ between two runs of the same game (timing, host).
+VOLATILE_FIELDS = ("wall_time", "finished_at", "host")
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no whitespace: the text that is hashed."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=jsonable,
+                      allow_nan=True)
+
+
+def jsonable(obj: Any) -> Any:
+    """``json.dumps`` default: numpy scalars and arrays, tuples and sets."""
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (tuple, set, frozenset)):
+        return list(obj)
+    raise TypeError(f"{obj!r} ({type(obj).__name__}) cannot be written to a results file")
+
+
+def plain(obj: Any) -> Any:
+    """``obj`` as plain JSON types (tuples to lists, numpy scalars to Python)."""
+    return json.loads(canonical_json(obj))
+
+
+def stable_hash(obj: Any) -> str:
+    """Hex SHA-256 of the canonical JSON of ``obj`` (stable across processes and hosts)."""
+    return hashlib.sha256(canonical_json(obj).encode()).hexdigest()
+
+
+def _seed_from(digest: str) -> int:
+    """A 63-bit seed from ``SeedSequence(entropy=<128 bits of the digest>)``."""
+    ss = np.random.SeedSequence(int(digest[:32], 16))
+    return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def resolve_agent(agent: Any) -> type:
+    """The :class:`agents.Agent` subclass for a registered name, ``"module:Class"`` or a class.
+
+    Raises:
+        ExperimentError: Unknown name (the message lists the registered ones).
+    """
+    import agents
+    from dp_online_envs.experiments.errors import ExperimentError
+
+    if isinstance(agent, type):
+        if not issubclass(agent, agents.Agent):
+            raise ExperimentError(f"{agent!r} is not a subclass of agents.Agent")
+        return agent
+    if not isinstance(agent, str) or not agent:
+        raise ExperimentError(f"agent={agent!r}: expected an agent name; valid: "
+                              f"{[n for n, _ in agents.list_agents()]}")
+    if ":" in agent:
+        module, _, qualname = agent.partition(":")
+        try:
+            obj: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            raise ExperimentError(f"agent {agent!r} cannot be imported: {exc}") from None
+        return resolve_agent(obj)
+    try:
+        return agents.agent_class(agent)
+    except ValueError:
+        raise ExperimentError(
+            f"unknown agent {agent!r}; valid: {[n for n, _ in agents.list_agents()]} "
+            "(or 'module:Class' for your own)") from None
+
+
+def feedback_option(env_id: str, agent_cls: type) -> str | None:
+    """The ``feedback`` option the env needs for this agent (``"bandit"`` downgrades).
+
+    Raises:
+        ExperimentError: A full-information agent on a bandit env (feedback cannot be
+            upgraded); the message lists the agents that can play it.
+    """
+    import agents
+    from dp_online_envs.envs.registry import ENV_CONFIGS
+    from dp_online_envs.experiments.errors import ExperimentError
+
+    native = ENV_CONFIGS[env_id].feedback
+    if agent_cls.feedback == "full" and native == "bandit":
+        ok = [n for n, _ in agents.list_agents() if agents.agent_class(n).feedback == "bandit"]
+        raise ExperimentError(
+            f"agent {agent_cls.name!r} needs full-information feedback but {env_id} gives "
+            f"only bandit feedback (feedback can be downgraded, never upgraded); agents "
+            f"that can play it: {ok}")
+    return "bandit" if (agent_cls.feedback == "bandit" and native == "full") else None
+
+
+def agent_label(agent: str, agent_kwargs: dict[str, Any]) -> str:
+    """``name`` or ``name(key=value, ...)``: how a configured agent is shown."""
+    if not agent_kwargs:
+        return agent
+    inner = ", ".join(f"{k}={canonical_json(v).strip(chr(34))}"
+                      for k, v in sorted(agent_kwargs.items()))
+    return f"{agent}({inner})"
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    """The settings of one game.
+
+    Attributes:
+        env_id: A registered env id.
+        agent: Registered agent name (or ``"module:Class"``).
+        epsilon: Privacy parameter; ``None`` for a non-private agent.
+        delta: Privacy parameter; ``None`` for a non-private agent.
+        horizon: Number of rounds T.
+        seed_index: Which repetition (0, 1, ...); the seeds are derived from it.
+        env_kwargs: Options passed to the env (besides ``horizon`` and ``feedback``).
+        agent_kwargs: Options passed to the agent.
+        tags: Labels copied to the record (not part of the game's identity).
+        sweep: Name of the sweep the game belongs to (not part of its identity).
+        agent_cls: The agent class when it is not reachable by name (e.g. defined in a
+            script); not part of the identity (``agent`` is).
+    """
+
+    env_id: str
+    agent: str
+    epsilon: float | None
+    delta: float | None
+    horizon: int
+    seed_index: int
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    agent_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    tags: dict[str, Any] = dataclasses.field(default_factory=dict)
+    sweep: str | None = None
+    agent_cls: type | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def identity(self) -> dict[str, Any]:
+        """The settings that define the game (and its seeds)."""
+        return {
+            "scheme": SEED_SCHEME,
+            "env_id": self.env_id,
+            "env_kwargs": plain(self.env_kwargs),
+            "agent": self.agent,
+            "agent_kwargs": plain(self.agent_kwargs),
+            "epsilon": None if self.epsilon is None else float(self.epsilon),
+            "delta": None if self.delta is None else float(self.delta),
+            "horizon": int(self.horizon),
+            "seed_index": int(self.seed_index),
+        }
+
+    @property
+    def game_id(self) -> str:
+        """Stable id (24 hex digits): the results file name."""
+        return stable_hash(self.identity())[:24]
+
+    @property
+    def agent_seed(self) -> int:
+        """The agent's seed, from the hash of all the settings."""
+        return _seed_from(stable_hash(self.identity()))
+
+    @property
+    def env_seed(self) -> int:
+        """The env's seed, from the hash of the env's settings and the seed index."""
+        ident = self.identity()
+        env_part = {k: ident[k] for k in ("scheme", "env_id", "env_kwargs", "horizon",
+                                          "seed_index")}
+        return _seed_from(stable_hash(env_part))
+
+    @property
+    def label(self) -> str:
+        """The configured agent as shown in tables and legends."""
+        return agent_label(self.agent, self.agent_kwargs)
+
+    def agent_class(self) -> type:
+        """The agent class this game plays."""
+        return self.agent_cls if self.agent_cls is not None else resolve_agent(self.agent)
+
+
+def _f(x: Any) -> float | None:
+    return None if x is None else float(x)
+
+
+def play_game(spec: GameSpec) -> dict[str, Any]:
+    """Play one complete game and return its record (a flat, JSON-ready dict).
+
+    The env is ``build_env(env_id, horizon=T, **env_kwargs)`` (with ``feedback="bandit"``
+    when a bandit agent plays a full-information env); the agent is built with the
+    spec's epsilon/delta and options. Each round: ``a = agent.act()``, the env steps,
+    ``agent.update(a, observation)``.
+
+    Raises:
+        ExperimentError: An agent the env cannot serve.
+        ValueError, TypeError: The env or agent refuses its options.
+    """
+    from dp_online_envs import __version__
+    from dp_online_envs.envs.registry import ENV_CONFIGS, build_env
+
+    start = time.perf_counter()
+    cls = spec.agent_class()
+    feedback = feedback_option(spec.env_id, cls)
+    extra = {"feedback": feedback} if feedback else {}
+    env = build_env(spec.env_id, horizon=int(spec.horizon), **extra, **spec.env_kwargs)
+    try:
+        problem = env.get_wrapper_attr("problem")
+        agent_seed, env_seed = spec.agent_seed, spec.env_seed
+        agent = cls(problem, epsilon=spec.epsilon, delta=spec.delta or 0.0, seed=agent_seed,
+                    **spec.agent_kwargs)
+        agent.reset(agent_seed)
+        env.reset(seed=env_seed)
+        terminated = truncated = False
+        info: dict[str, Any] = {}
+        while not (terminated or truncated):
+            action = agent.act()
+            obs, _, terminated, truncated, info = env.step(action)
+            agent.update(action, obs)
+        summary = info["regret"] if "regret" in info else env.get_wrapper_attr("summary")()
+    finally:
+        env.close()
+    guarantee = getattr(agent, "privacy", None)
+    if guarantee is not None:
+        privacy = f"({guarantee.epsilon:g}, {guarantee.delta:g})-DP"
+        p_eps, p_delta, mechanism = guarantee.epsilon, guarantee.delta, str(guarantee)
+    elif cls.private:
+        privacy = f"({spec.epsilon:g}, {spec.delta or 0.0:g})-DP (requested)"
+        p_eps, p_delta, mechanism = spec.epsilon, spec.delta or 0.0, ""
+    else:
+        privacy, p_eps, p_delta, mechanism = "non-private", None, None, ""
+    record: dict[str, Any] = {
+        "game_id": spec.game_id,
+        "sweep": spec.sweep,
+        "tags": plain(spec.tags),
+        "env_id": spec.env_id,
+        "env_feedback": ENV_CONFIGS[spec.env_id].feedback,
+        "feedback": problem.feedback,
+        "env_kwargs": plain(spec.env_kwargs),
+        "agent": spec.agent,
+        "agent_label": spec.label,
+        "agent_kwargs": plain(spec.agent_kwargs),
+        "agent_feedback": cls.feedback,
+        "private": bool(cls.private),
+        "paper": cls.paper,
+        "epsilon": _f(spec.epsilon),
+        "delta": _f(spec.delta),
+        "privacy": privacy,
+        "privacy_epsilon": _f(p_eps),
+        "privacy_delta": _f(p_delta),
+        "privacy_mechanism": mechanism,
+        "horizon": int(spec.horizon),
+        "seed_index": int(spec.seed_index),
+        "env_seed": env_seed,
+        "agent_seed": agent_seed,
+        "rounds": int(summary.rounds),
+        "regret": float(summary.regret),
+        "regret_lo": float(summary.regret_lo),
+        "regret_hi": float(summary.regret_hi),
+        "exact": bool(summary.exact),
+        "pseudo_regret": _f(summary.pseudo_regret),
+        "learner_loss": float(summary.learner_loss),
+        "comparator_lo": float(summary.comparator_lo),
+        "comparator_hi": float(summary.comparator_hi),
+        "checkpoints": [int(c) for c in summary.checkpoints],
+        "regret_curve_lo": [float(v) for v in summary.regret_curve_lo],
+        "regret_curve_hi": [float(v) for v in summary.regret_curve_hi],
+        "clipped_feedback": int(agent.clipped_feedback),
+        "projected_actions": int(summary.projected_actions),
+        "version": __version__,
+        "wall_time": time.perf_counter() - start,
+        "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+    }
+    for key in ("regret", "regret_lo", "regret_hi", "learner_loss"):
+        if not math.isfinite(record[key]):
+            raise FloatingPointError(f"game {spec.game_id}: {key} = {record[key]}")
+    return record
+
+
+def stable_view(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without its volatile fields (what two runs of a game agree on)."""
+    return {k: v for k, v in record.items() if k not in VOLATILE_FIELDS}

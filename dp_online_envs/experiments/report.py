@@ -1,0 +1,311 @@
+"""A self-contained HTML report of a results directory.
+
+One file, no external resources (figures are embedded as base64 PNG), that opens in
+any browser: the price of privacy at a glance (a table per env of final regret by
+agent and epsilon, with the ratio to the best non-private agent), the figures of
+:mod:`.plots`, the full table of final regrets with means and 95% confidence
+intervals, the agents and their declared guarantees, the settings, and the package
+versions.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import html
+import importlib.metadata
+import io
+import json
+import math
+import os
+import pathlib
+import platform
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from dp_online_envs.experiments import analysis
+from dp_online_envs.experiments.rates import rate
+
+#: Distributions whose versions the report lists (those installed).
+PACKAGES = ("dp-online-envs", "gymnasium", "numpy", "scipy", "matplotlib", "dp-accounting",
+            "stable-baselines3", "torch", "dask", "distributed", "tqdm", "PyYAML")
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;
+background:#f6f7f9;line-height:1.45}
+main{max-width:1240px;margin:0 auto;padding:24px 28px 60px;background:#fff;
+box-shadow:0 0 12px rgba(0,0,0,.06)}
+h1{font-size:1.6em;margin:.2em 0 .1em}h2{font-size:1.25em;margin-top:1.8em;
+border-bottom:2px solid #e3e6ec;padding-bottom:.2em}h3{font-size:1.05em;margin:1.2em 0 .3em}
+.meta{color:#5b6475;font-size:.92em}.note{color:#5b6475;font-size:.88em;max-width:60em}
+table{border-collapse:collapse;font-size:.82em;margin:.5em 0 1em}
+th,td{border:1px solid #dde1e8;padding:3px 7px;text-align:right;white-space:nowrap}
+th{background:#eef1f6}td.l,th.l{text-align:left}
+tr:nth-child(even) td{background:#fafbfc}.ci{color:#6b7385;font-size:.9em}
+.bad{color:#a3261b}.good{color:#1a7f37}figure{margin:1em 0 2em}
+figure img{max-width:100%;border:1px solid #e3e6ec}figcaption{color:#5b6475;font-size:.88em}
+pre{background:#f3f5f8;padding:10px;overflow-x:auto;font-size:.82em}
+nav a{margin-right:14px;font-size:.92em}
+td.env{background:#e8eef8 !important;font-weight:600}
+.scroll{overflow-x:auto}
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "&ndash;"
+    return f"{x:.{digits}g}"
+
+
+def _ci(row: dict[str, Any]) -> str:
+    if row["n"] < 2:
+        return f"{_num(row['regret_mean'])} <span class=ci>(n=1)</span>"
+    return (f"{_num(row['regret_mean'])} <span class=ci>[{_num(row['regret_ci_lo'])}, "
+            f"{_num(row['regret_ci_hi'])}]</span>")
+
+
+def versions() -> dict[str, str]:
+    """Python, platform and the installed versions of :data:`PACKAGES`."""
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _headline(rows: list[dict[str, Any]]) -> str:
+    """Per env at its largest horizon: agents x epsilon, mean regret and ratio to baseline."""
+    parts = []
+    envs = sorted({r["env"] for r in rows})
+    for env in envs:
+        horizon = max(r["horizon"] for r in rows if r["env"] == env)
+        here = [r for r in rows if r["env"] == env and r["horizon"] == horizon]
+        eps = sorted({(r["epsilon"], r["delta"] or 0.0) for r in here if r["epsilon"] is not None})
+        labels = sorted({r["agent_label"] for r in here},
+                        key=lambda lab: (not any(r["private"] for r in here
+                                                 if r["agent_label"] == lab), lab))
+        deltas = {d for _, d in eps}
+        one_delta = len(deltas) == 1
+        head = "".join(f"<th>{_e(analysis.privacy_label(e, None if one_delta else d))}</th>"
+                       for e, d in eps)
+        body = []
+        for lab in labels:
+            cells = []
+            mine = {(r["epsilon"], r["delta"] or 0.0): r for r in here if r["agent_label"] == lab}
+            nonpriv = mine.get((None, 0.0))
+            for key in eps:
+                r = mine.get(key)
+                cells.append("<td>&ndash;</td>" if r is None else f"<td>{_cell(r)}</td>")
+            cells.append(f"<td>{_cell(nonpriv)}</td>" if nonpriv else "<td>&ndash;</td>")
+            body.append(f"<tr><td class=l>{_e(lab)}</td>{''.join(cells)}</tr>")
+        base = next((r["baseline"] for r in here if r["baseline"]), None)
+        note = (f"Ratio (&times;) to the best non-private agent here, <b>{_e(base)}</b>."
+                if base else "No non-private agent ran here: no ratio.")
+        if one_delta and eps and eps[0][1]:
+            note += f" The private agents here have delta = {eps[0][1]:g}."
+        parts.append(
+            f"<h3>{_e(env)}, T={horizon}</h3><table><tr><th class=l>agent</th>{head}"
+            f"<th>non-private</th></tr>{''.join(body)}</table><p class=note>Mean final "
+            f"regret over seeds. {note}</p>")
+    return "".join(parts)
+
+
+def _cell(r: dict[str, Any]) -> str:
+    txt = _num(r["regret_mean"])
+    ratio = r.get("vs_baseline")
+    if ratio is not None and r["epsilon"] is not None:
+        cls = "bad" if ratio > 1.5 else "good" if ratio < 1.1 else ""
+        txt += f" <span class='ci {cls}'>&times;{ratio:.3g}</span>"
+    return txt
+
+
+def _summary_table(rows: list[dict[str, Any]]) -> str:
+    certified = not all(r["exact"] for r in rows)
+    pseudo = any(r["pseudo_regret_mean"] is not None for r in rows)
+    cols = ["<th>T</th>", "<th class=l>agent</th>", "<th class=l>privacy</th>", "<th>seeds</th>",
+            "<th>final regret: mean [95% CI]</th>"]
+    cols += ["<th>certified interval</th>"] if certified else []
+    cols += ["<th>pseudo-regret</th>"] if pseudo else []
+    cols += ["<th>vs non-private</th>", "<th>clipped / proj.</th>", "<th>s / game</th>"]
+    body = []
+    env = None
+    for r in rows:
+        if r["env"] != env:
+            env = r["env"]
+            body.append(f"<tr><td class='l env' colspan={len(cols)}>{_e(env)}</td></tr>")
+        cells = [f"<td>{r['horizon']}</td>", f"<td class=l>{_e(r['agent_label'])}</td>",
+                 f"<td class=l>{_e(r['privacy'])}</td>", f"<td>{r['n']}</td>",
+                 f"<td>{_ci(r)}</td>"]
+        if certified:
+            cells.append("<td>exact</td>" if r["exact"] else
+                         f"<td>[{_num(r['regret_lo_mean'])}, {_num(r['regret_hi_mean'])}]</td>")
+        if pseudo:
+            cells.append(f"<td>{_num(r['pseudo_regret_mean'])}</td>")
+        ratio = f"&times;{r['vs_baseline']:.3g}" if r["vs_baseline"] is not None else "&ndash;"
+        cells += [f"<td>{ratio}</td>",
+                  f"<td>{r['clipped_feedback']} / {r['projected_actions']}</td>",
+                  f"<td>{_num(r['wall_time_mean'], 3)}</td>"]
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (f"<div class=scroll><table id=summary><tr>{''.join(cols)}</tr>{''.join(body)}"
+            "</table></div>")
+
+
+def _agents_table(records: list[dict[str, Any]]) -> str:
+    seen: dict[str, dict[str, Any]] = {}
+    envs: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        seen.setdefault(r["agent"], r)
+        envs[r["agent"]].add(r["env_id"])
+    rows = []
+    for name, r in sorted(seen.items()):
+        example = next((x["privacy_mechanism"] for x in records
+                        if x["agent"] == name and x.get("privacy_mechanism")), "non-private")
+        rates = sorted({f"{rate(name, e):.3g}" for e in envs[name]})
+        rows.append(
+            f"<tr><td class=l>{_e(name)}</td><td class=l>{_e(r.get('agent_feedback', ''))}</td>"
+            f"<td class=l>{'yes' if r.get('private') else 'no'}</td>"
+            f"<td>T^{_e('/'.join(rates))}</td><td class=l style='white-space:normal'>"
+            f"{_e(r.get('paper', ''))}</td><td class=l style='white-space:normal'>"
+            f"{_e(example)}</td></tr>")
+    return ("<table><tr><th class=l>agent</th><th class=l>feedback</th><th class=l>private"
+            "</th><th>paper rate</th><th class=l>paper</th><th class=l>declared guarantee "
+            f"(example)</th></tr>{''.join(rows)}</table>")
+
+
+def _by_value(texts: list[str]) -> list[str]:
+    return sorted(texts, key=lambda x: math.inf if x == "null" else float(x))
+
+
+def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) -> str:
+    def distinct(key: str) -> list[Any]:
+        return sorted({json.dumps(r.get(key), sort_keys=True) for r in records})
+
+    envs = sorted({(r["env_id"], json.dumps(r.get("env_kwargs") or {}, sort_keys=True),
+                    r["env_feedback"]) for r in records})
+    items = [
+        ("envs", "; ".join(f"{e} {k if k != '{}' else ''} ({fb} feedback)" for e, k, fb in envs)),
+        ("agents", ", ".join(sorted({r["agent_label"] for r in records}))),
+        ("epsilons", ", ".join(x for x in _by_value(distinct("epsilon")) if x != "null")
+         or "\u2013"),
+        ("deltas", ", ".join(x for x in _by_value(distinct("delta")) if x != "null") or "\u2013"),
+        ("horizons", ", ".join(_by_value(distinct("horizon")))),
+        ("seed indices", ", ".join(sorted({str(r["seed_index"]) for r in records}, key=int))),
+        ("sweeps", ", ".join(sorted({str(r.get("sweep")) for r in records}))),
+        ("tags", ", ".join(distinct("tags"))),
+        ("games", str(len(records))),
+    ]
+    rows = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l style='white-space:normal'>"
+                   f"{_e(v)}</td></tr>"
+                   for k, v in items)
+    seeding = ("Each game is seeded from its settings: the agent from "
+               "<code>np.random.SeedSequence</code> of a SHA-256 of (env id and options, agent "
+               "and options, epsilon, delta, horizon, seed index); the env from the hash of "
+               "its own settings and the seed index, so every agent and epsilon with the same "
+               "seed index faces the same loss sequence (paired comparisons). Results do not "
+               "depend on the backend that ran them.")
+    out = f"<table>{rows}</table><p class=note>{seeding}</p>"
+    if manifest:
+        try:
+            import yaml
+
+            text = yaml.safe_dump(manifest, sort_keys=False, default_flow_style=None, width=88)
+        except ImportError:
+            text = json.dumps(manifest, indent=2)
+        out += f"<h3>Sweep (as given)</h3><pre>{_e(text)}</pre>"
+    return out
+
+
+def render_report(records: Iterable[dict[str, Any]], *, title: str | None = None,
+                  manifest: dict[str, Any] | None = None, source: str = "") -> str:
+    """The report as an HTML string (figures embedded)."""
+    from dp_online_envs.experiments import plots
+
+    records = list(records)
+    rows = analysis.summary(records)
+    names = sorted({str(r.get("sweep")) for r in records if r.get("sweep")})
+    title = title or ("dp-online report: " + (", ".join(names) if names else "results"))
+    plt = plots._plt()
+    figs = []
+    for f in plots.make_figures(records):
+        figs.append(f"<figure id='{_e(f.name)}'><h3>{_e(f.title)}</h3>"
+                    f"<img alt='{_e(f.title)}' src='data:image/png;base64,{_png(f.figure)}'>"
+                    f"<figcaption>{_e(f.caption)}</figcaption></figure>")
+        plt.close(f.figure)
+    vers = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v)}</td></tr>"
+                   for k, v in versions().items())
+    rec_versions = sorted({str(r.get("version")) for r in records})
+    total = sum(r["wall_time"] for r in records if isinstance(r.get("wall_time"), (int, float)))
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    clipped = sum(r.get("clipped_feedback", 0) for r in records)
+    projected = sum(r.get("projected_actions", 0) for r in records)
+    description = (manifest or {}).get("description", "")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title><style>{_CSS}</style></head>
+<body><main>
+<h1>{_e(title)}</h1>
+<p class=meta>{len(records)} games in {len(rows)} settings &middot; {_num(total, 3)} s of
+compute &middot; generated {_e(now)}{(' from ' + _e(source)) if source else ''}</p>
+{f'<p>{_e(description)}</p>' if description else ''}
+<nav><a href="#headline">Price of privacy</a><a href="#figures">Figures</a>
+<a href="#table">Final regrets</a><a href="#agents">Agents</a><a href="#settings">Settings</a>
+<a href="#versions">Versions</a></nav>
+<h2 id=headline>How much regret does privacy cost?</h2>
+<p class=note>Final regret R(T) = (learner's loss) &minus; (loss of the best fixed action in
+hindsight), mean over seeds, at each env's largest horizon; &times; is the ratio to the best
+non-private agent in the same env and horizon (the price of privacy).</p>
+{_headline(rows)}
+<h2 id=figures>Figures</h2>
+{''.join(figs) or '<p>No figure: the results hold no curve.</p>'}
+<h2 id=table>Final regrets</h2>
+<p class=note>Mean and Student-t 95% confidence interval over seeds. Where the
+comparator is certified rather than exact, the regret of a game is the midpoint of its
+interval and a <i>certified interval</i> column gives the mean ends. Pseudo-regret (for
+i.i.d. adversaries) is against the mean loss. Clipped feedback and projected actions
+are totals over the seeds ({clipped} and {projected} in all).</p>
+{_summary_table(rows)}
+<h2 id=agents>Agents</h2>
+{_agents_table(records)}
+<h2 id=settings>Settings</h2>
+{_settings(records, manifest)}
+<h2 id=versions>Versions</h2>
+<table>{vers}<tr><th class=l>dp-online-envs in the records</th><td class=l>
+{_e(', '.join(rec_versions))}</td></tr></table>
+</main></body></html>
+"""
+
+
+def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
+                 out: str | os.PathLike[str], *, title: str | None = None) -> pathlib.Path:
+    """Write the HTML report of a results directory (or of records) to ``out``.
+
+    Raises:
+        ExperimentError: A results directory that does not exist or is empty.
+    """
+    from dp_online_envs.experiments.store import ResultsStore, load_results
+
+    records = load_results(results)
+    manifest = source = None
+    if isinstance(results, (str, os.PathLike)):
+        manifest = ResultsStore(results).manifest()
+        source = str(results)
+    text = render_report(records, title=title, manifest=manifest, source=source or "")
+    out = pathlib.Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out

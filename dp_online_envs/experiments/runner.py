@@ -1,0 +1,235 @@
+"""Running games and sweeps: :func:`run` for one setting, :func:`run_sweep` for a sweep.
+
+Both return tidy records (one flat dict per game; see
+:func:`~dp_online_envs.experiments.game.play_game` for the fields). With a results
+directory, finished games are read back instead of replayed and every new game is
+written as soon as it finishes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dp_online_envs.experiments.backends import execute
+from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.game import GameSpec
+from dp_online_envs.experiments.store import ResultsStore
+from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+
+
+@dataclasses.dataclass
+class RunReport:
+    """What a run did.
+
+    Attributes:
+        records: The records of every game asked for that has one (played now or
+            read back), in the order the games were given.
+        played: Games played in this run.
+        reused: Games whose record was already in the results directory.
+        failures: ``(spec, error text)`` of the games that raised.
+        results: The results directory, if any.
+        seconds: Wall time of the run.
+    """
+
+    records: list[dict[str, Any]]
+    played: int
+    reused: int
+    failures: list[tuple[GameSpec, str]]
+    results: pathlib.Path | None
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """Whether every game has a record."""
+        return not self.failures
+
+
+def run(
+    env_id: str,
+    agent_name: Any,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = 0.0,
+    horizon: int = 1000,
+    seeds: int | Iterable[int] = 1,
+    env_kwargs: dict[str, Any] | None = None,
+    agent_kwargs: dict[str, Any] | None = None,
+    tags: dict[str, Any] | None = None,
+    backend: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    results: str | os.PathLike[str] | None = None,
+    quiet: bool = True,
+) -> list[dict[str, Any]]:
+    """Play complete games of one setting and return their records.
+
+    Args:
+        env_id: A registered env id.
+        agent_name: A registered agent name, ``"module:Class"``, or an ``agents.Agent``
+            subclass (your own learner; it need not be registered).
+        epsilon: Privacy parameter of a private agent (ignored, recorded as ``None`` and
+            "non-private", for a non-private one).
+        delta: Privacy parameter of a private agent.
+        horizon: Rounds per game.
+        seeds: Number of games (seed indices ``0..seeds-1``) or the seed indices.
+        env_kwargs: Env options (not ``horizon``/``feedback``: the runner sets them).
+        agent_kwargs: Agent options.
+        tags: Labels copied into every record.
+        backend: ``"local"`` processes (default), ``"serial"`` or ``"dask"``.
+        workers: Number of local processes (default: the CPUs available).
+        scheduler: Dask scheduler address for ``backend="dask"``.
+        results: Optional results directory (finished games are reused).
+        quiet: No progress bar.
+
+    Returns:
+        One record per seed, in seed order.
+
+    Raises:
+        ExperimentError: Unknown env or agent, an agent the env cannot serve, a private
+            agent without ``epsilon > 0``, bad options.
+        RuntimeError: A game raised (the message carries its traceback).
+    """
+    specs = make_games(env_id, agent_name, epsilon=epsilon, delta=delta, horizon=horizon,
+                       seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags)
+    report = run_games(specs, results=results, backend=backend, workers=workers,
+                       scheduler=scheduler, quiet=quiet)
+    if report.failures:
+        spec, error = report.failures[0]
+        raise RuntimeError(f"{len(report.failures)} game(s) failed; the first "
+                           f"({spec.label} on {spec.env_id}, seed {spec.seed_index}):\n{error}")
+    return report.records
+
+
+def run_sweep(
+    sweep: Sweep | dict[str, Any] | str | os.PathLike[str],
+    *,
+    results: str | os.PathLike[str] | None = None,
+    backend: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+    quiet: bool = False,
+) -> RunReport:
+    """Run every game of a sweep that has no record yet in the results directory.
+
+    Args:
+        sweep: A :class:`Sweep`, a sweep mapping, or the path of a sweep file.
+        results: Results directory; default the sweep's ``results`` key, else
+            ``results/<sweep name>``.
+        backend: ``"local"`` (default), ``"dask"`` or ``"serial"``.
+        workers: Local processes (default: the CPUs available).
+        scheduler: Dask scheduler address (``tcp://HOST:PORT``) for ``backend="dask"``.
+        client: An existing ``dask.distributed.Client`` for ``backend="dask"``.
+        quiet: No progress bar (it is also off when stderr is not a terminal).
+
+    Raises:
+        ExperimentError: An invalid sweep or backend setting.
+    """
+    if isinstance(sweep, dict):
+        sweep = parse_sweep(sweep)
+    elif not isinstance(sweep, Sweep):
+        sweep = load_sweep(sweep)
+    root = pathlib.Path(results if results is not None
+                        else sweep.results or pathlib.Path("results") / sweep.name)
+    store = ResultsStore(root)
+    store.prepare()
+    store.write_manifest({"name": sweep.name, "games": len(sweep), **sweep.settings})
+    return run_games(sweep.games, results=root, backend=backend, workers=workers,
+                     scheduler=scheduler, client=client, quiet=quiet, desc=sweep.name)
+
+
+def run_games(
+    specs: Sequence[GameSpec],
+    *,
+    results: str | os.PathLike[str] | None = None,
+    backend: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+    quiet: bool = True,
+    desc: str = "games",
+) -> RunReport:
+    """Play the games that have no record yet; write each new record as it finishes.
+
+    Raises:
+        ExperimentError: A bad backend setting.
+    """
+    start = time.perf_counter()
+    store = ResultsStore(results) if results is not None else None
+    done: dict[str, dict[str, Any]] = {}
+    if store is not None:
+        store.prepare()
+        finished = store.finished()
+        for record in store.load():
+            if record.get("game_id") in finished:
+                done[record["game_id"]] = record
+    wanted = {s.game_id for s in specs}
+    reused = len(wanted & set(done))
+    todo = [s for s in specs if s.game_id not in done]
+    failures: list[tuple[GameSpec, str]] = []
+    played = 0
+    bar = progress_bar(len(todo), quiet=quiet, desc=desc)
+    try:
+        outcomes = execute(todo, backend=backend, workers=workers, scheduler=scheduler,
+                           client=client)
+        for spec, record, error in outcomes:
+            if record is not None:
+                if store is not None:
+                    store.write(record)
+                done[spec.game_id] = record
+                played += 1
+            else:
+                failures.append((spec, error or "unknown error"))
+            bar.update(1)
+    finally:
+        bar.close()
+    records = [done[s.game_id] for s in specs if s.game_id in done]
+    return RunReport(records=_dedupe(records), played=played, reused=reused, failures=failures,
+                     results=None if store is None else store.root,
+                     seconds=time.perf_counter() - start)
+
+
+def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for r in records:
+        if r["game_id"] not in seen:
+            seen.add(r["game_id"])
+            out.append(r)
+    return out
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(total: int, *, quiet: bool, desc: str) -> Any:
+    """A tqdm bar on stderr that appears after 2 s; none when quiet or stderr is no terminal."""
+    if quiet or total == 0 or not _isatty(sys.stderr):
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, desc=desc, unit="game", delay=2.0, dynamic_ncols=True,
+                file=sys.stderr, smoothing=0.1)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+__all__ = ["ExperimentError", "RunReport", "progress_bar", "run", "run_games", "run_sweep"]

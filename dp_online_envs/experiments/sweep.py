@@ -1,0 +1,431 @@
+"""Sweeps as data: the product envs x agents x epsilons x horizons x seeds, with tags.
+
+A sweep is a mapping (a Python dict, or a YAML / TOML / JSON file) in the spirit of
+bsuite's ``sweep.py`` settings::
+
+    name: price-of-privacy
+    description: regret of private learners against their non-private baselines
+    tags: {study: price-of-privacy}
+    epsilons: [0.5, 1, 2, 4]
+    delta: 0.0                  # or a list; used by private agents only
+    horizons: [1000, 4000]
+    seeds: 5                    # seed indices 0..4, or an explicit list
+    results: results/price_of_privacy
+    experiments:                # optional: a union of blocks that override the keys above
+      - name: bandit
+        envs: [DPBandit-MAB-v0]
+        agents: [private-exp2, exp3]
+      - name: full-information
+        envs: [{id: DPFullInfo-Experts-v0, kwargs: {n_arms: 10}}]
+        agents:
+          - hedge
+          - {name: private-ftrl, grid: {counter: [tree, agarwal-singh]}}
+
+Rules:
+    * ``envs`` entries are registered ids or ``{id, kwargs}``; ``agents`` entries are
+      registered names (or ``"module:Class"``) or ``{name, kwargs, grid}`` where
+      ``grid`` maps an option to a list of values (one variant per combination).
+    * A non-private agent plays once per (env, horizon, seed) with ``epsilon=None``
+      (recorded as "non-private"), whatever the epsilons.
+    * A bandit agent on a full-information env gets bandit feedback (downgrade); a
+      full-information agent on a bandit env is an error, as is any pair the agent
+      refuses (it is built once to check), unless ``skip_incompatible: true``.
+    * Unknown keys, env ids, agents and env options, ``epsilon <= 0``, ``delta``
+      outside ``[0, 1)``, non-positive horizons: :class:`ExperimentError` naming the
+      bad value and the valid choices.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import pathlib
+from collections.abc import Iterable
+from typing import Any
+
+from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.game import (
+    GameSpec,
+    agent_label,
+    feedback_option,
+    jsonable,
+    resolve_agent,
+)
+
+#: Keys a sweep accepts at the top level.
+SWEEP_KEYS = ("name", "description", "tags", "envs", "agents", "epsilons", "delta",
+              "horizons", "seeds", "results", "experiments", "skip_incompatible")
+#: Keys an entry of ``experiments`` accepts (it overrides the top-level ones).
+BLOCK_KEYS = ("name", "tags", "envs", "agents", "epsilons", "delta", "horizons", "seeds",
+              "skip_incompatible")
+#: Env options a sweep may not set (the runner sets them).
+RESERVED_ENV_OPTIONS = {
+    "horizon": "set it with 'horizons'",
+    "feedback": "the runner downgrades to bandit feedback for bandit agents",
+    "render_mode": "games are not rendered",
+}
+FORMATS = (".yaml", ".yml", ".toml", ".json")
+
+
+@dataclasses.dataclass
+class Sweep:
+    """A validated sweep: its games and where their results go.
+
+    Attributes:
+        name: The sweep's name (recorded in every record).
+        games: One :class:`GameSpec` per game, deduplicated, in a stable order.
+        description: Free text.
+        results: The results directory the sweep asks for (``None``: caller decides).
+        settings: The sweep as given (plain data), kept in the results directory.
+        skipped: Env/agent pairs left out by ``skip_incompatible``, with the reason.
+    """
+
+    name: str
+    games: list[GameSpec]
+    description: str = ""
+    results: str | None = None
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    skipped: list[str] = dataclasses.field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+
+def load_sweep(path: str | pathlib.Path) -> Sweep:
+    """Read and validate a sweep file (``.yaml``, ``.yml``, ``.toml`` or ``.json``).
+
+    Raises:
+        ExperimentError: Missing file, unknown format, a parse error (with the parser's
+            location), or an invalid sweep.
+    """
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ExperimentError(f"sweep file {str(path)!r} does not exist")
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ExperimentError(f"sweep file {str(path)!r}: unknown format {suffix!r}; "
+                              f"valid: {list(FORMATS)}")
+    text = path.read_text()
+    try:
+        if suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        elif suffix == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # noqa: BLE001 - every parser has its own error type
+        msg = " ".join(str(exc).split())
+        raise ExperimentError(f"sweep file {str(path)!r} is malformed: {msg}") from None
+    return parse_sweep(data, name=path.stem, source=str(path))
+
+
+def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep") -> Sweep:
+    """Validate a sweep given as plain data and expand it into games.
+
+    Args:
+        data: The sweep mapping (see the module docstring).
+        name: Default name when ``data`` has none.
+        source: Where the data came from (prefix of error messages).
+
+    Raises:
+        ExperimentError: On any invalid value (the message names it and the choices).
+    """
+    if not isinstance(data, dict):
+        raise ExperimentError(f"{source}: a sweep must be a mapping of keys {list(SWEEP_KEYS)}, "
+                              f"got {type(data).__name__}")
+    _check_keys(data, SWEEP_KEYS, source)
+    sweep_name = _text(data.get("name", name or "sweep"), f"{source}: name")
+    description = _text(data.get("description", ""), f"{source}: description")
+    results = data.get("results")
+    if results is not None:
+        results = _text(results, f"{source}: results")
+    defaults = {k: data[k] for k in BLOCK_KEYS if k in data and k != "name"}
+    blocks = data.get("experiments")
+    if blocks is None:
+        blocks = [{}]
+    elif not isinstance(blocks, list) or not blocks:
+        raise ExperimentError(f"{source}: experiments must be a non-empty list of mappings, "
+                              f"got {blocks!r}")
+    games: dict[str, GameSpec] = {}
+    skipped: list[str] = []
+    for i, block in enumerate(blocks):
+        where = f"{source}: experiments[{i}]" if "experiments" in data else source
+        if not isinstance(block, dict):
+            raise ExperimentError(f"{where}: expected a mapping of keys {list(BLOCK_KEYS)}, "
+                                  f"got {block!r}")
+        _check_keys(block, BLOCK_KEYS, where)
+        merged = {**defaults, **{k: v for k, v in block.items() if k != "tags"}}
+        tags = {**_tags(defaults.get("tags"), source), **_tags(block.get("tags"), where)}
+        if "name" in block:
+            tags["experiment"] = _text(block["name"], f"{where}: name")
+        for spec in _expand(merged, tags, sweep_name, where, skipped):
+            games.setdefault(spec.game_id, spec)
+    if not games:
+        raise ExperimentError(f"{source}: the sweep has no game to play"
+                              + (f" (skipped: {skipped})" if skipped else ""))
+    return Sweep(name=sweep_name, games=list(games.values()), description=description,
+                 results=results, settings=json.loads(json.dumps(data, default=jsonable)),
+                 skipped=skipped)
+
+
+def make_games(
+    env_id: str,
+    agent: Any,
+    *,
+    epsilon: float | None,
+    delta: float | None,
+    horizon: int,
+    seeds: int | Iterable[int],
+    env_kwargs: dict[str, Any] | None = None,
+    agent_kwargs: dict[str, Any] | None = None,
+    tags: dict[str, Any] | None = None,
+    sweep: str | None = None,
+) -> list[GameSpec]:
+    """The games of one (env, agent, epsilon, delta, horizon) setting, validated.
+
+    ``agent`` may be a registered name, ``"module:Class"`` or an ``Agent`` subclass.
+    A non-private agent gets ``epsilon=None`` and ``delta=None`` whatever is passed.
+
+    Raises:
+        ExperimentError: As :func:`parse_sweep`.
+    """
+    where = "run"
+    env = _env_entry(env_id, where)
+    cls = resolve_agent(agent)
+    name = agent if isinstance(agent, str) else cls.name
+    kwargs = _mapping(agent_kwargs, f"{where}: agent_kwargs")
+    if env_kwargs:
+        env = (env[0], _env_kwargs(env[0], env_kwargs, where))
+    horizon = _horizons(horizon, where)[0]
+    seed_list = _seeds(seeds, where)
+    if cls.private:
+        if epsilon is None:
+            raise ExperimentError(f"agent {name!r} is private: pass epsilon > 0")
+        eps, dlt = _epsilons(epsilon, where)[0], _deltas(0.0 if delta is None else delta, where)[0]
+    else:
+        eps = dlt = None
+    _dry_build(env, cls, kwargs, horizon, eps, dlt, where, agent_label(name, kwargs))
+    return [GameSpec(env[0], name, eps, dlt, horizon, s, dict(env[1]), dict(kwargs),
+                     dict(tags or {}), sweep, None if isinstance(agent, str) else cls)
+            for s in seed_list]
+
+
+# --------------------------------------------------------------------- expansion
+def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where: str,
+            skipped: list[str]) -> list[GameSpec]:
+    for key in ("envs", "agents", "horizons"):
+        if key not in block:
+            raise ExperimentError(f"{where}: missing key {key!r} (a sweep needs envs, agents "
+                                  "and horizons)")
+    envs = [_env_entry(e, f"{where}: envs[{i}]") for i, e in enumerate(_list(block["envs"],
+                                                                               f"{where}: envs"))]
+    variants = [v for i, a in enumerate(_list(block["agents"], f"{where}: agents"))
+                for v in _agent_entry(a, f"{where}: agents[{i}]")]
+    horizons = _horizons(block["horizons"], f"{where}: horizons")
+    seeds = _seeds(block.get("seeds", 1), f"{where}: seeds")
+    deltas = _deltas(block.get("delta", 0.0), f"{where}: delta")
+    skip = bool(block.get("skip_incompatible", False))
+    eps_given = "epsilons" in block
+    epsilons = _epsilons(block["epsilons"], f"{where}: epsilons") if eps_given else []
+    out: list[GameSpec] = []
+    for (env_id, env_kwargs), (name, cls, kwargs) in itertools.product(envs, variants):
+        label = agent_label(name, kwargs)
+        if cls.private and not eps_given:
+            raise ExperimentError(f"{where}: agent {label!r} is private and needs 'epsilons' "
+                                  "(a list of numbers > 0)")
+        privacy = ([(e, d) for e in epsilons for d in deltas] if cls.private
+                   else [(None, None)])
+        try:
+            for d in (deltas if cls.private else [None]):
+                _dry_build((env_id, env_kwargs), cls, kwargs, min(horizons),
+                           epsilons[0] if cls.private else None, d, where, label)
+        except ExperimentError as exc:
+            if not skip:
+                raise
+            skipped.append(f"{env_id} x {label}: {exc}")
+            continue
+        for horizon, (eps, dlt), seed in itertools.product(horizons, privacy, seeds):
+            out.append(GameSpec(env_id, name, eps, dlt, horizon, seed, dict(env_kwargs),
+                                dict(kwargs), dict(tags), sweep_name))
+    return out
+
+
+def _dry_build(env: tuple[str, dict[str, Any]], cls: type, kwargs: dict[str, Any],
+               horizon: int, epsilon: float | None, delta: float | None, where: str,
+               label: str) -> None:
+    """Build the env and the agent once, turning any refusal into an ExperimentError."""
+    from dp_online_envs.envs.registry import build_env
+
+    env_id, env_kwargs = env
+    try:
+        feedback = feedback_option(env_id, cls)
+    except ExperimentError as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
+    try:
+        built = build_env(env_id, horizon=horizon,
+                          **({"feedback": feedback} if feedback else {}), **env_kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}: {env_id} with options {env_kwargs}: {exc}") from None
+    try:
+        cls(built.get_wrapper_attr("problem"), epsilon=epsilon, delta=delta or 0.0, seed=0,
+            **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}: agent {label!r} cannot play {env_id}: {exc}") from None
+    finally:
+        built.close()
+
+
+# -------------------------------------------------------------------- validators
+def _check_keys(data: dict[str, Any], valid: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in data if k not in valid]
+    if unknown:
+        raise ExperimentError(f"{where}: unknown key(s) {unknown}; valid: {list(valid)}")
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise ExperimentError(f"{where}: empty list")
+    return items
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ExperimentError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise ExperimentError(f"{where}: expected a mapping of option names to values, "
+                              f"got {value!r}")
+    return dict(value)
+
+
+def _tags(value: Any, where: str) -> dict[str, Any]:
+    tags = _mapping(value, f"{where}: tags")
+    for k, v in tags.items():
+        if not isinstance(v, (str, int, float, bool)) and v is not None:
+            raise ExperimentError(f"{where}: tags.{k}={v!r}; tag values must be strings, "
+                                  "numbers or booleans")
+    return tags
+
+
+def _env_entry(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
+    from dp_online_envs.envs.registry import ENV_IDS
+
+    if isinstance(entry, dict):
+        _check_keys(entry, ("id", "kwargs"), where)
+        env_id, kwargs = entry.get("id"), entry.get("kwargs")
+    else:
+        env_id, kwargs = entry, None
+    if env_id not in ENV_IDS:
+        raise ExperimentError(f"{where}: unknown env id {env_id!r}; valid: {list(ENV_IDS)}")
+    return env_id, _env_kwargs(env_id, kwargs, where)
+
+
+def _env_kwargs(env_id: str, kwargs: Any, where: str) -> dict[str, Any]:
+    from dp_online_envs.envs.registry import ENV_CONFIGS
+
+    kwargs = _mapping(kwargs, f"{where}: kwargs of {env_id}")
+    valid = sorted(set(ENV_CONFIGS[env_id].options()) - set(RESERVED_ENV_OPTIONS))
+    for k in kwargs:
+        if k in RESERVED_ENV_OPTIONS:
+            raise ExperimentError(f"{where}: {env_id} option {k!r} cannot be set in a sweep "
+                                  f"({RESERVED_ENV_OPTIONS[k]})")
+        if k not in valid:
+            raise ExperimentError(f"{where}: unknown option {k!r} for {env_id}; valid: {valid}")
+    return kwargs
+
+
+def _agent_entry(entry: Any, where: str) -> list[tuple[str, type, dict[str, Any]]]:
+    if isinstance(entry, dict):
+        _check_keys(entry, ("name", "kwargs", "grid"), where)
+        name = entry.get("name")
+        kwargs = _mapping(entry.get("kwargs"), f"{where}: kwargs")
+        grid = _mapping(entry.get("grid"), f"{where}: grid")
+    else:
+        name, kwargs, grid = entry, {}, {}
+    if not isinstance(name, str):
+        raise ExperimentError(f"{where}: expected an agent name, got {name!r}")
+    try:
+        cls = resolve_agent(name)
+    except ExperimentError as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
+    for k, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise ExperimentError(f"{where}: grid.{k} must be a non-empty list, got {values!r}")
+        if k in kwargs:
+            raise ExperimentError(f"{where}: option {k!r} is in both kwargs and grid")
+    keys = sorted(grid)
+    return [(name, cls, {**kwargs, **dict(zip(keys, combo))})
+            for combo in itertools.product(*(grid[k] for k in keys))]
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, str):  # YAML 1.1 reads 1e-5 as a string
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ExperimentError(f"{where}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _epsilons(value: Any, where: str) -> list[float]:
+    out = []
+    for v in _list(value, where):
+        eps = _number(v, where)
+        if not (math.isfinite(eps) and eps > 0):
+            raise ExperimentError(f"{where}: epsilon={v!r} rejected: epsilon must be a finite "
+                                  "number > 0 (non-private agents need no epsilon)")
+        out.append(eps)
+    return list(dict.fromkeys(out))
+
+
+def _deltas(value: Any, where: str) -> list[float]:
+    out = []
+    for v in _list(value, where):
+        d = _number(v, where)
+        if not 0.0 <= d < 1.0:
+            raise ExperimentError(f"{where}: delta={v!r} rejected: delta must lie in [0, 1)")
+        out.append(d)
+    return list(dict.fromkeys(out))
+
+
+def _horizons(value: Any, where: str) -> list[int]:
+    out = []
+    for v in _list(value, where):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ExperimentError(f"{where}: horizon={v!r} rejected: expected an integer >= 1")
+        out.append(int(v))
+    return list(dict.fromkeys(out))
+
+
+def _seeds(value: Any, where: str) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of "
+                                  "seeds >= 1 or a list of seed indices >= 0")
+        return list(range(value))
+    if isinstance(value, (list, tuple, range)) and value:
+        out = []
+        for v in value:
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ExperimentError(f"{where}: seed index {v!r} rejected: expected an "
+                                      "integer >= 0")
+            out.append(int(v))
+        return list(dict.fromkeys(out))
+    raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of seeds "
+                          ">= 1 or a list of seed indices >= 0")

@@ -1,0 +1,33 @@
+"""Small sweeps shared by the experiment tests (each game takes milliseconds)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import agents
+import dp_online_envs  # noqa: F401  (registers the env ids)
+
+SMALL = {
+    "name": "small",
+    "tags": {"suite": "tests"},
+    "envs": ["DPFullInfo-Experts-v0"],
+    "agents": ["hedge", {"name": "private-ftrl", "grid": {"counter": ["tree", "agarwal-singh"]}}],
+    "epsilons": [1.0, 4.0],
+    "horizons": [300],
+    "seeds": 3,
+}
+
+
+@pytest.fixture
+def small_sweep() -> dict:
+    """15 games: Hedge (non-private) and private FTRL with two counters at two epsilons."""
+    return copy.deepcopy(SMALL)
+
+
+def needs_agents(*names: str) -> None:
+    """Skip unless these agents are registered (bandit learners are added separately)."""
+    missing = sorted(set(names) - {n for n, _ in agents.list_agents()})
+    if missing:
+        pytest.skip(f"agents not registered in this checkout: {missing}")

@@ -1,0 +1,107 @@
+"""The dp-online command line, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from dp_online_envs import ENV_IDS
+
+CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+
+
+def dp_online(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(CLI + list(args), check=False, capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def test_list_shows_envs_and_agents():
+    out = dp_online("list")
+    assert out.returncode == 0, out.stderr
+    for env_id in ENV_IDS:
+        assert env_id in out.stdout
+    assert "private-ftrl" in out.stdout and "Agarwal & Singh" in out.stdout
+    assert "non-private" in out.stdout and "simplex (K experts)" in out.stdout
+    data = json.loads(dp_online("list", "--json").stdout)
+    assert {e["id"] for e in data["envs"]} == set(ENV_IDS)
+    hedge = next(a for a in data["agents"] if a["name"] == "hedge")
+    assert (hedge["feedback"], hedge["privacy"]) == ("full", "non-private")
+
+
+def test_run_prints_the_regret():
+    out = dp_online("run", "DPFullInfo-Experts-v0", "private-ftrl", "--epsilon", "1", "4",
+                    "--horizon", "200", "--seeds", "2", "--agent-option", "counter=tree",
+                    "--workers", "2")
+    assert out.returncode == 0, out.stderr
+    assert "final regret" in out.stdout and "eps=1 " in out.stdout and "eps=4 " in out.stdout
+    assert "BinaryTreeCounter" in out.stdout
+
+
+@pytest.mark.parametrize("args, bad, valid", [
+    (["run", "DPBandit-MAB-v7", "hedge"], "'DPBandit-MAB-v7'", "DPBandit-MAB-v0"),
+    (["run", "DPFullInfo-Experts-v0", "hegde"], "'hegde'", "hedge"),
+    (["run", "DPBandit-MAB-v0", "hedge"], "'hedge' needs full-information feedback",
+     "agents that can play it"),
+    (["run", "DPFullInfo-Experts-v0", "private-ftrl", "--epsilon", "0"], "epsilon=0.0",
+     "> 0"),
+    (["run", "DPFullInfo-Experts-v0", "private-ftrl", "--epsilon", "-2"], "epsilon=-2.0",
+     "> 0"),
+    (["run", "DPFullInfo-Experts-v0", "private-ftrl"], "'private-ftrl' is private",
+     "--epsilon"),
+    (["run", "DPFullInfo-Experts-v0", "hedge", "--env-option", "arms=3"], "'arms'", "n_arms"),
+])
+def test_bad_input_names_the_value_and_the_choices(args, bad, valid):
+    out = dp_online(*args)
+    assert out.returncode == 2
+    assert bad in out.stderr and valid in out.stderr
+    assert "Traceback" not in out.stderr and out.stderr.startswith("dp-online run: error:")
+
+
+@pytest.mark.parametrize("text, bad, valid", [
+    ("envs: [DPFullInfo-Experts-v0\n  agents: [hedge]\n", "malformed", "line"),
+    ("envs: [DPFullInfo-Experts-v0]\nagents: [hedge]\nhorizons: [10]\nseed: 3\n", "['seed']",
+     "seeds"),
+    ("envs: [DPFullInfo-Experts-v0]\nagents: [private-ftrl]\nhorizons: [10]\nepsilons: [1, 0]\n",
+     "epsilon=0", "> 0"),
+    ("envs: [DPFullInfo-Experts-v0]\nagents: [exp9]\nhorizons: [10]\n", "'exp9'", "hedge"),
+])
+def test_bad_sweep_files_are_reported_without_traceback(tmp_path, text, bad, valid):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    out = dp_online("sweep", str(path), "--results", str(tmp_path / "r"))
+    assert out.returncode == 2
+    assert bad in out.stderr and valid in out.stderr and str(path) in out.stderr
+    assert "Traceback" not in out.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_sweep_plot_report_end_to_end(tmp_path):
+    sweep = tmp_path / "tiny.yaml"
+    sweep.write_text("name: tiny\nenvs: [DPFullInfo-Experts-v0]\nagents: [hedge, private-ftrl]\n"
+                     "epsilons: [1, 4]\nhorizons: [200]\nseeds: 2\nresults: out\n")
+    out = dp_online("sweep", str(sweep), "--workers", "2", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "6 games played, 0 reused, 0 failed" in out.stdout
+    assert "dp-online report" in out.stderr  # the next step is suggested
+    assert "game/s" not in out.stderr and "%|" not in out.stderr  # no bar off a terminal
+    again = dp_online("sweep", str(sweep), "--quiet", cwd=tmp_path)
+    assert "0 games played, 6 reused" in again.stdout and again.stderr == ""
+    plot = dp_online("plot", "out", cwd=tmp_path)
+    assert plot.returncode == 0, plot.stderr
+    names = {p.name for p in (tmp_path / "out" / "plots").iterdir()}
+    assert {"price_of_privacy.png", "price_of_privacy.svg",
+            "regret_curves_DPFullInfo-Experts-v0.png"} <= names
+    report = dp_online("report", "out", "-o", "r.html", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert "<table id=summary>" in (tmp_path / "r.html").read_text()
+    missing = dp_online("report", "nowhere", cwd=tmp_path)
+    assert missing.returncode == 2 and "'nowhere' does not exist" in missing.stderr
+
+
+@pytest.mark.skipif(shutil.which("dp-online") is None, reason="console script not installed")
+def test_console_script_is_installed():
+    out = subprocess.run(["dp-online", "--help"], check=False, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "sweep" in out.stdout and "report" in out.stdout

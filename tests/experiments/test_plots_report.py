@@ -1,0 +1,127 @@
+"""Figures, the HTML report, the statistics behind them, and the progress bar."""
+
+from __future__ import annotations
+
+import base64
+import io
+import sys
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dp_online_envs.experiments import analysis, parse_sweep, run_games, run_sweep, runner
+from dp_online_envs.experiments.plots import make_figures, plot_results
+from dp_online_envs.experiments.rates import DEFAULT_RATE, rate
+from dp_online_envs.experiments.report import write_report
+
+
+@pytest.fixture(scope="module")
+def records():
+    from .conftest import SMALL
+
+    return run_games(parse_sweep(SMALL).games, backend="serial").records
+
+
+def test_mean_ci_is_the_student_t_interval():
+    x = [1.0, 2.0, 4.0, 7.0]
+    m, lo, hi = analysis.mean_ci(x)
+    half = stats.t.ppf(0.975, 3) * np.std(x, ddof=1) / 2
+    assert (m, lo, hi) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
+    assert analysis.mean_ci([5.0]) == (5.0, 5.0, 5.0)
+
+
+def test_summary_groups_by_setting_with_the_price_of_privacy(records):
+    rows = analysis.summary(records)
+    assert len(rows) == 5 and all(r["n"] == 3 for r in rows)
+    hedge = next(r for r in rows if r["agent"] == "hedge")
+    assert hedge["privacy"] == "non-private" and hedge["vs_baseline"] == pytest.approx(1.0)
+    for r in rows:
+        assert r["baseline"] == "hedge"
+        assert r["vs_baseline"] == pytest.approx(r["regret_mean"] / hedge["regret_mean"])
+        assert r["regret_ci_lo"] <= r["regret_mean"] <= r["regret_ci_hi"]
+    assert analysis.counters_in(records) == {
+        ("DPFullInfo-Experts-v0", "private-ftrl"): ["agarwal-singh", "tree"]}
+
+
+def test_rates_table():
+    assert rate("hedge") == 0.5 and rate("online-fw") == 0.75
+    assert rate("pftal", "DPFullInfo-StronglyConvex-v0") == 0.0
+    assert rate("an-agent-nobody-wrote") == DEFAULT_RATE == 0.5
+
+
+def test_figures_are_saved_as_png_and_svg(records, tmp_path):
+    names = [f.name for f in make_figures(records)]
+    assert names == ["price_of_privacy", "regret_curves_DPFullInfo-Experts-v0", "counters"]
+    paths = plot_results(records, tmp_path)
+    assert sorted(p.name for p in paths) == sorted(f"{n}.{x}" for n in names
+                                                   for x in ("png", "svg"))
+    for p in paths:
+        head = p.read_bytes()[:200]
+        assert head.startswith(b"\x89PNG") if p.suffix == ".png" else b"<svg" in head
+
+
+def test_no_counter_figure_without_several_counters(records):
+    one = [r for r in records if r["agent_kwargs"].get("counter") != "tree"]
+    assert [f.name for f in make_figures(one)][-1] != "counters"
+
+
+class _Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs, self.tables, self.rows, self.text = [], [], 0, []
+        self._in_summary = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.imgs.append(a)
+        if tag == "table":
+            self.tables.append(a.get("id"))
+            self._in_summary = a.get("id") == "summary"
+        if tag == "tr" and self._in_summary:
+            self.rows += 1
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._in_summary = False
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_report_is_self_contained_with_figures_and_table(small_sweep, tmp_path):
+    run_sweep(small_sweep, results=tmp_path / "res", backend="serial", quiet=True)
+    path = write_report(tmp_path / "res", tmp_path / "report.html")
+    html = path.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    parser = _Collect()
+    parser.feed(html)
+    text = " ".join(parser.text)
+    assert len(parser.imgs) == 3
+    for img in parser.imgs:
+        assert img["src"].startswith("data:image/png;base64,") and img["alt"]
+        png = base64.b64decode(img["src"].split(",", 1)[1])
+        assert png.startswith(b"\x89PNG")
+    assert "summary" in parser.tables
+    assert parser.rows == 1 + 1 + 5  # header, env heading, 5 settings
+    for needle in ("How much regret does privacy cost?", "95%", "private-ftrl(counter=tree)",
+                   "eps=4", "non-private", "numpy", "gymnasium", "dp-online-envs",
+                   "Agarwal & Singh", "SeedSequence", "small"):
+        assert needle in text, needle
+    assert "http://" not in html and "https://" not in html  # nothing fetched from outside
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Tty())
+    assert type(runner.progress_bar(10, quiet=True, desc="x")).__name__ == "_NoBar"
+    bar = runner.progress_bar(10, quiet=False, desc="x")
+    assert type(bar).__name__ == "tqdm"
+    bar.close()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "_NoBar"

@@ -1,0 +1,149 @@
+"""The runner: complete seeded games, tidy records, the same records on every backend."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import agents
+from dp_online_envs.experiments import (
+    ExperimentError,
+    parse_sweep,
+    run,
+    run_games,
+    stable_view,
+)
+from dp_online_envs.wrappers import log_checkpoints
+
+from .conftest import needs_agents
+
+FIELDS = {
+    "game_id", "sweep", "tags", "env_id", "env_feedback", "feedback", "env_kwargs", "agent",
+    "agent_label", "agent_kwargs", "agent_feedback", "private", "paper", "epsilon", "delta",
+    "privacy", "privacy_epsilon", "privacy_delta", "privacy_mechanism", "horizon",
+    "seed_index", "env_seed", "agent_seed", "rounds", "regret", "regret_lo", "regret_hi",
+    "exact", "pseudo_regret", "learner_loss", "comparator_lo", "comparator_hi", "checkpoints",
+    "regret_curve_lo", "regret_curve_hi", "clipped_feedback", "projected_actions", "version",
+    "wall_time", "finished_at", "host",
+}
+
+
+def test_run_returns_one_tidy_record_per_seed():
+    records = run("DPFullInfo-Experts-v0", "private-ftrl", epsilon=2.0, horizon=400, seeds=3,
+                  agent_kwargs={"counter": "tree"}, tags={"who": "test"}, backend="serial")
+    assert [r["seed_index"] for r in records] == [0, 1, 2]
+    for r in records:
+        assert set(r) == FIELDS
+        json.dumps(r, allow_nan=False)  # plain JSON
+        assert r["rounds"] == r["horizon"] == 400
+        assert r["checkpoints"] == log_checkpoints(400).tolist()
+        assert len(r["regret_curve_lo"]) == len(r["checkpoints"]) == len(r["regret_curve_hi"])
+        assert r["regret_curve_hi"][-1] == pytest.approx(r["regret_hi"])
+        assert r["regret_lo"] <= r["regret"] <= r["regret_hi"] and r["exact"]
+        assert r["learner_loss"] == pytest.approx(r["regret"] + r["comparator_lo"])
+        assert (r["epsilon"], r["delta"], r["privacy"]) == (2.0, 0.0, "(2, 0)-DP")
+        assert (r["privacy_epsilon"], r["privacy_delta"]) == (2.0, 0.0)
+        assert "BinaryTreeCounter" in r["privacy_mechanism"]
+        assert r["agent_label"] == "private-ftrl(counter=tree)"
+        assert r["tags"] == {"who": "test"} and r["projected_actions"] == 0
+        assert r["clipped_feedback"] == 0 and r["wall_time"] > 0
+    assert len({r["agent_seed"] for r in records}) == 3
+
+
+def test_games_replay_exactly():
+    a = run("DPFullInfo-Experts-v0", "hedge", horizon=300, seeds=[4], backend="serial")
+    b = run("DPFullInfo-Experts-v0", "hedge", horizon=300, seeds=[4], backend="serial")
+    assert stable_view(a[0]) == stable_view(b[0])
+
+
+def test_non_private_agent_gets_no_epsilon():
+    (r,) = run("DPFullInfo-Experts-v0", "hedge", epsilon=1.0, horizon=100, backend="serial")
+    assert (r["epsilon"], r["delta"], r["privacy"], r["private"]) == (
+        None, None, "non-private", False)
+    assert r["privacy_epsilon"] is None
+
+
+def test_paired_games_face_the_same_losses():
+    """Common random numbers: every agent and epsilon of a seed index sees one sequence."""
+    hedge = run("DPFullInfo-Experts-v0", "hedge", horizon=200, seeds=2, backend="serial")
+    ftrl = run("DPFullInfo-Experts-v0", "private-ftrl", epsilon=1, horizon=200, seeds=2,
+               backend="serial")
+    for h, f in zip(hedge, ftrl):
+        assert h["env_seed"] == f["env_seed"]
+        assert h["comparator_lo"] == f["comparator_lo"]  # same best fixed action's loss
+    assert hedge[0]["comparator_lo"] != hedge[1]["comparator_lo"]
+
+
+def test_bandit_agent_on_full_information_env_is_downgraded():
+    needs_agents("exp2")
+    (r,) = run("DPFullInfo-Experts-v0", "exp2", horizon=200, backend="serial")
+    assert (r["env_feedback"], r["feedback"], r["agent_feedback"]) == ("full", "bandit", "bandit")
+
+
+@pytest.mark.parametrize("env_id, agent, kwargs, match", [
+    ("DPBandit-MAB-v0", "hedge", {}, "needs full-information feedback"),
+    ("Nope-v0", "hedge", {}, "unknown env id 'Nope-v0'"),
+    ("DPFullInfo-Experts-v0", "nope", {}, "unknown agent 'nope'"),
+    ("DPFullInfo-Experts-v0", "private-ftrl", {}, "private"),
+    ("DPFullInfo-Experts-v0", "private-ftrl", {"epsilon": 0.0}, "epsilon=0.0 rejected"),
+])
+def test_run_refuses_bad_settings(env_id, agent, kwargs, match):
+    with pytest.raises(ExperimentError, match=match):
+        run(env_id, agent, horizon=50, backend="serial", **kwargs)
+
+
+class GreedyArm(agents.Agent):
+    """A course-style bandit learner: the arm (or vertex) with the lowest mean so far."""
+
+    name = "test-greedy"
+    feedback = "bandit"
+
+    def setup(self, explore: int = 1) -> None:
+        self.k = self.problem.domain.dim
+        self.explore = explore
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.sums, self.counts = np.zeros(self.k), np.zeros(self.k)
+
+    def act(self):
+        arm = (self.t % self.k if self.t < self.explore * self.k
+               else int(np.argmin(self.sums / np.maximum(self.counts, 1))))
+        space = self.problem.domain.action_space
+        return arm if isinstance(space, gym.spaces.Discrete) else np.eye(self.k)[arm]
+
+    def update(self, action, feedback):
+        arm = int(action) if np.ndim(action) == 0 else int(np.argmax(action))
+        self.counts[arm] += 1
+        self.sums[arm] += float(self.clip_feedback(feedback)[0])
+        self.t += 1
+
+
+def test_an_unregistered_agent_class_runs():
+    records = run("DPBandit-MAB-v0", GreedyArm, horizon=300, seeds=2, backend="serial",
+                  agent_kwargs={"explore": 3})
+    assert [r["agent"] for r in records] == ["test-greedy"] * 2
+    assert records[0]["agent_label"] == "test-greedy(explore=3)"
+    assert all(math.isfinite(r["regret"]) for r in records)
+    assert "test-greedy" not in dict(agents.list_agents())
+
+
+def test_local_processes_and_serial_give_identical_records(small_sweep):
+    specs = parse_sweep(small_sweep).games
+    serial = run_games(specs, backend="serial")
+    local = run_games(specs, backend="local", workers=2)
+    assert serial.ok and local.ok and serial.played == local.played == len(specs) == 15
+    assert [stable_view(r) for r in serial.records] == [stable_view(r) for r in local.records]
+
+
+def test_a_failing_game_is_reported_not_fatal():
+    specs = parse_sweep({"envs": ["DPFullInfo-Experts-v0"], "agents": ["hedge"],
+                         "horizons": [50], "seeds": 2}).games
+    broken = [specs[0], type(specs[1])(**{**specs[1].__dict__, "agent_kwargs": {"eta": -1.0}})]
+    report = run_games(broken, backend="serial")
+    assert report.played == 1 and len(report.failures) == 1
+    assert "eta" in report.failures[0][1]

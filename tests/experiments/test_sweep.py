@@ -1,0 +1,132 @@
+"""Sweeps as data: expansion into games, seeding, and validation errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from dp_online_envs import ENV_IDS
+from dp_online_envs.experiments import ExperimentError, load_sweep, parse_sweep
+from dp_online_envs.experiments.game import GameSpec
+
+from .conftest import needs_agents
+
+
+def test_product_of_envs_agents_epsilons_horizons_seeds(small_sweep):
+    small_sweep["horizons"] = [100, 300]
+    sweep = parse_sweep(small_sweep)
+    # hedge: 2 horizons x 3 seeds; private-ftrl: 2 counters x 2 eps x 2 horizons x 3 seeds
+    assert len(sweep) == 6 + 24
+    hedge = [g for g in sweep.games if g.agent == "hedge"]
+    assert all(g.epsilon is None and g.delta is None for g in hedge)
+    labels = {g.label for g in sweep.games}
+    assert labels == {"hedge", "private-ftrl(counter=tree)", "private-ftrl(counter=agarwal-singh)"}
+    assert all(g.tags == {"suite": "tests"} and g.sweep == "small" for g in sweep.games)
+    assert len({g.game_id for g in sweep.games}) == len(sweep)
+
+
+def test_blocks_override_and_tag_their_games():
+    needs_agents("exp3")
+    sweep = parse_sweep({
+        "name": "blocks", "horizons": [50], "seeds": [0, 2], "epsilons": [1],
+        "experiments": [
+            {"name": "bandit", "envs": ["DPBandit-MAB-v0"], "agents": ["exp3"]},
+            {"name": "full", "envs": [{"id": "DPFullInfo-Experts-v0", "kwargs": {"n_arms": 4}}],
+             "agents": ["private-ftrl"], "epsilons": [0.5, 2]},
+        ],
+    })
+    assert sorted((g.env_id, g.agent, g.epsilon, g.seed_index) for g in sweep.games) == [
+        ("DPBandit-MAB-v0", "exp3", None, 0), ("DPBandit-MAB-v0", "exp3", None, 2),
+        ("DPFullInfo-Experts-v0", "private-ftrl", 0.5, 0),
+        ("DPFullInfo-Experts-v0", "private-ftrl", 0.5, 2),
+        ("DPFullInfo-Experts-v0", "private-ftrl", 2.0, 0),
+        ("DPFullInfo-Experts-v0", "private-ftrl", 2.0, 2),
+    ]
+    assert {g.tags["experiment"] for g in sweep.games} == {"bandit", "full"}
+    assert all(g.env_kwargs == {"n_arms": 4} for g in sweep.games if g.agent == "private-ftrl")
+
+
+def test_seeds_come_from_the_settings():
+    a = GameSpec("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0, 300, 0)
+    same = GameSpec("DPFullInfo-Experts-v0", "private-ftrl", 1, 0, 300, 0, tags={"x": 1})
+    assert (a.game_id, a.agent_seed, a.env_seed) == (same.game_id, same.agent_seed, same.env_seed)
+    other_eps = GameSpec("DPFullInfo-Experts-v0", "private-ftrl", 2.0, 0.0, 300, 0)
+    other_seed = GameSpec("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0, 300, 1)
+    hedge = GameSpec("DPFullInfo-Experts-v0", "hedge", None, None, 300, 0)
+    assert len({a.game_id, other_eps.game_id, other_seed.game_id, hedge.game_id}) == 4
+    assert len({a.agent_seed, other_eps.agent_seed, other_seed.agent_seed}) == 3
+    # common random numbers: same env settings and seed index -> same loss sequence
+    assert a.env_seed == other_eps.env_seed == hedge.env_seed != other_seed.env_seed
+    # the hash is pinned: changing it silently would orphan every results directory
+    assert a.game_id == "2b7a4c5302a0de8afc692a63"
+
+
+def test_yaml_and_toml_files_describe_the_same_sweep(tmp_path):
+    (tmp_path / "s.yaml").write_text(
+        "name: s\nenvs: [DPFullInfo-Experts-v0]\nagents: [hedge, private-ftrl]\n"
+        "epsilons: [1, 2]\ndelta: 1e-5\nhorizons: [100]\nseeds: 2\ntags: {a: b}\n")
+    (tmp_path / "s.toml").write_text(
+        'name = "s"\nenvs = ["DPFullInfo-Experts-v0"]\nagents = ["hedge", "private-ftrl"]\n'
+        "epsilons = [1, 2]\ndelta = 1e-5\nhorizons = [100]\nseeds = 2\n[tags]\na = \"b\"\n")
+    from_yaml, from_toml = load_sweep(tmp_path / "s.yaml"), load_sweep(tmp_path / "s.toml")
+    assert [g.game_id for g in from_yaml.games] == [g.game_id for g in from_toml.games]
+    assert len(from_yaml) == 2 + 4
+    assert {g.delta for g in from_yaml.games if g.agent == "private-ftrl"} == {1e-5}
+
+
+@pytest.mark.parametrize("change, bad, valid", [
+    ({"envs": ["DPBandit-MAB-v9"]}, "'DPBandit-MAB-v9'", ENV_IDS[0]),
+    ({"agents": ["hedgehog"]}, "'hedgehog'", "private-ftrl"),
+    ({"epsilon": [1]}, "['epsilon']", "epsilons"),
+    ({"epsilons": [1, 0]}, "epsilon=0", "> 0"),
+    ({"epsilons": [-0.5]}, "epsilon=-0.5", "> 0"),
+    ({"delta": 1.5}, "delta=1.5", "[0, 1)"),
+    ({"horizons": [0]}, "horizon=0", ">= 1"),
+    ({"seeds": 0}, "seeds=0", ">= 1"),
+    ({"envs": [{"id": "DPFullInfo-Experts-v0", "kwargs": {"n_arm": 3}}]}, "'n_arm'", "n_arms"),
+    ({"envs": [{"id": "DPFullInfo-Experts-v0", "kwargs": {"horizon": 3}}]}, "'horizon'",
+     "horizons"),
+    ({"envs": ["DPBandit-MAB-v0"]}, "'hedge' needs full-information feedback", "upgraded"),
+    ({"envs": ["DPFullInfo-Sphere-v0"]}, "'hedge' cannot play DPFullInfo-Sphere-v0", "simplex"),
+    ({"agents": [{"name": "private-ftrl", "kwargs": {"counter": "abacus"}}]}, "'abacus'",
+     "honaker"),
+])
+def test_invalid_sweeps_name_the_bad_value_and_the_choices(small_sweep, change, bad, valid):
+    small_sweep.update(change)
+    with pytest.raises(ExperimentError) as err:
+        parse_sweep(small_sweep)
+    assert bad in str(err.value) and valid in str(err.value)
+
+
+def test_private_agent_without_epsilons_is_refused(small_sweep):
+    del small_sweep["epsilons"]
+    with pytest.raises(ExperimentError, match="private-ftrl.*epsilons"):
+        parse_sweep(small_sweep)
+
+
+def test_skip_incompatible_drops_pairs_the_env_cannot_serve():
+    needs_agents("exp2")
+    sweep = parse_sweep({"envs": ["DPBandit-MAB-v0", "DPFullInfo-Experts-v0"],
+                         "agents": ["hedge", "exp2"], "horizons": [50],
+                         "skip_incompatible": True})
+    assert sorted((g.env_id, g.agent) for g in sweep.games) == [
+        ("DPBandit-MAB-v0", "exp2"), ("DPFullInfo-Experts-v0", "exp2"),
+        ("DPFullInfo-Experts-v0", "hedge")]
+    assert len(sweep.skipped) == 1 and "DPBandit-MAB-v0 x hedge" in sweep.skipped[0]
+
+
+@pytest.mark.parametrize("name, text, expect", [
+    ("bad.yaml", "envs: [DPFullInfo-Experts-v0\nagents: hedge\n", "malformed"),
+    ("bad.toml", "envs = [\n", "malformed"),
+    ("list.yaml", "- DPFullInfo-Experts-v0\n", "must be a mapping"),
+    ("sweep.ini", "[x]\n", "unknown format '.ini'"),
+])
+def test_malformed_files_are_reported(tmp_path, name, text, expect):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ExperimentError, match=expect):
+        load_sweep(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ExperimentError, match="does not exist"):
+        load_sweep(tmp_path / "nope.yaml")
