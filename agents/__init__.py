@@ -4,7 +4,15 @@
 ``agents.list_agents()`` lists the names with a one-line description each.
 """
 
-from agents import bandit, full_info  # noqa: F401  (registers the agents)
+try:
+    import dp_accounting  # noqa: F401
+except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks it
+    raise ImportError(
+        "the agents package calibrates and accounts privacy with Google's dp-accounting: "
+        "pip install 'dp-online-envs[privacy]'"
+    ) from exc
+
+from agents import bandit, full_info  # noqa: F401,E402  (registers the agents)
 from agents.base import Agent, agent_class, list_agents, make, register
 from agents.loop import play
 
