@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import math
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -220,9 +220,16 @@ def make(
     return _REGISTRY[name](problem, epsilon=epsilon, delta=delta, seed=seed, **options)
 
 
-def list_agents() -> list[tuple[str, str]]:
+class AgentInfo(NamedTuple):
+    """A registry entry: the agent's name and one-line description."""
+
+    name: str
+    description: str
+
+
+def list_agents() -> list[AgentInfo]:
     """``(name, one-line description)`` of every registered agent, sorted by name."""
-    return sorted((n, c.description) for n, c in _REGISTRY.items())
+    return sorted(AgentInfo(n, c.description) for n, c in _REGISTRY.items())
 
 
 def agent_class(name: str) -> type[Agent]:

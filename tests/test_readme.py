@@ -32,3 +32,10 @@ def test_ci_runs_exactly_the_readme_test_command():
     ).stdout.strip()
     assert extracted == command
     assert "pytest" in command and "torch==2.13.0" in command
+
+
+def test_every_registered_agent_is_in_the_table():
+    import agents
+
+    table = set(re.findall(r"^\| `([a-z0-9-]+)` \| (?:full|bandit) \|", README, flags=re.M))
+    assert table == {info.name for info in agents.list_agents()}
