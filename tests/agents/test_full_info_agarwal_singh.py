@@ -29,22 +29,12 @@ from dp_online_envs.domains import (
 )
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.wrappers import RegretRecorder
-
-T_SHORT = 200
-DELTA = 1e-6
-
-
-def _env(env_id: str, horizon: int = T_SHORT, **kw) -> gym.Env:
-    return gym.make(env_id, horizon=horizon, **kw)
+from agent_helpers import DELTA, T_SHORT
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
 
 
-def _problem(env: gym.Env):
-    return env.get_wrapper_attr("problem")
-
-
-def _play(name: str, env: gym.Env, seed: int = 0, **kw):
-    agent = make(name, _problem(env), seed=seed, **kw)
-    return agent, play(env, agent, seed=seed)
 
 
 def _linear_env(domain, theta_set: str = "unit", horizon: int = T_SHORT,

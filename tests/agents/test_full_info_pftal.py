@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import gymnasium as gym
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -35,23 +34,13 @@ from agents.full_info.submod_pftal import (
 from agents.privacy import audit, gaussian_sigma, laplace_scale
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
+from agent_helpers import DELTA, T_SHORT
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
 
-T_SHORT = 200
-DELTA = 1e-6
 SC, CVX, SUB = "DPFullInfo-StronglyConvex-v0", "DPFullInfo-Convex-v0", "DPFullInfo-Submodular-v0"
 
-
-def _env(env_id: str, horizon: int = T_SHORT, **kw) -> gym.Env:
-    return gym.make(env_id, horizon=horizon, **kw)
-
-
-def _problem(env: gym.Env):
-    return env.get_wrapper_attr("problem")
-
-
-def _play(name: str, env: gym.Env, seed: int = 0, **kw):
-    agent = make(name, _problem(env), seed=seed, **kw)
-    return agent, play(env, agent, seed=seed)
 
 
 # ------------------------------------------------------------ end to end, feasible

@@ -1,0 +1,26 @@
+"""Helpers shared by the agent tests (imported as a plain module: tests/agents is on
+sys.path under pytest's default import mode)."""
+
+import gymnasium as gym
+
+import dp_online_envs  # noqa: F401  (registers the ids)
+from agents import make, play
+
+T_SHORT = 200
+DELTA = 1e-6
+
+
+def make_env(env_id: str, horizon: int = T_SHORT, **kw) -> gym.Env:
+    """A registered env with a short default horizon."""
+    return gym.make(env_id, horizon=horizon, **kw)
+
+
+def problem_of(env: gym.Env):
+    """The public problem of a registered env."""
+    return env.get_wrapper_attr("problem")
+
+
+def play_agent(name: str, env: gym.Env, seed: int = 0, **kw):
+    """Build agent ``name`` for ``env`` and play one seeded game: ``(agent, summary)``."""
+    agent = make(name, problem_of(env), seed=seed, **kw)
+    return agent, play(env, agent, seed=seed)
