@@ -48,6 +48,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from agents.full_info.pftal import ftal_leader
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import SubmodularLoss
 
@@ -130,11 +131,8 @@ def lovasz_pftal_step(domain: Domain, v: np.ndarray, t: int, H: float) -> np.nda
     Raises:
         ValueError: If ``t < 1`` or ``H <= 0``.
     """
-    if t < 1:
-        raise ValueError(f"t={t!r}, the leader needs at least one past point")
-    if not H > 0:
-        raise ValueError(f"H={H!r}, expected a strong convexity modulus > 0")
-    return domain.project(-np.asarray(v, dtype=np.float64) / (H * t))
+    v = np.asarray(v, dtype=np.float64)
+    return ftal_leader(domain, v, np.zeros_like(v), t, H)  # the FTAL leader with w_sum = 0
 
 
 def require_submodular(name: str, problem) -> SubmodularLoss:

@@ -106,9 +106,9 @@ from agents.bandit.smoothing import (
     resolve_noise,
 )
 from agents.base import Agent, register
+from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.full_info.pftal import ftal_leader
-from agents.privacy import make_counter
 from dp_online_envs.domains.base import Domain
 
 __all__ = ["BanditPFTAL", "BanditPFTALParameters", "ShrunkSet", "bandit_pftal_parameters"]
@@ -177,7 +177,7 @@ class ShrunkSet:
 
 
 @register
-class BanditPFTAL(Agent):
+class BanditPFTAL(CounterAgent, Agent):
     """Smith-Thakurta bandit PFTAL (Alg. 3; Thm. 5, 6, 17). See the module docstring."""
 
     name = "bandit-pftal"
@@ -203,22 +203,13 @@ class BanditPFTAL(Agent):
         self.beta, self.xi, self.H = self.params.beta, self.params.xi, self.params.H
         self.noise = resolve_noise(self.name, noise, self.delta)
         self.counter_name = counter
+        #: The counter sums estimates in the rank-``k`` coordinates of the geometry.
+        self.counter_dim = k
         #: l1 (Laplace) / l2 (Gaussian) replace-one sensitivity of one estimate.
         self.sensitivity = estimate_sensitivity(k, p.bound, self.beta,
                                                 1 if self.noise == "laplace" else 2)
-        probe = self._make_counter(np.random.default_rng(0))
-        #: Scale of one noise draw (Laplace b / Gaussian sigma) of the counter.
-        self.noise_scale = float(probe.draw_scale)
-        self.levels = getattr(probe, "levels", None)
-        self.privacy = probe.guarantee()
+        self.privacy = self._calibrate_counter().guarantee()
         self._shrunk = ShrunkSet(p.domain, self.geometry.center, self.xi)
-
-    def _make_counter(self, rng: np.random.Generator):
-        p = self.problem
-        return make_counter(self.counter_name, p.horizon, self.geometry.rank, noise=self.noise,
-                            epsilon=self.epsilon,
-                            delta=self.delta if self.noise == "gaussian" else None,
-                            sensitivity=self.sensitivity, rng=rng)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -127,6 +127,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
+from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.lovasz import (
     chain_set,
@@ -135,7 +136,7 @@ from agents.lovasz import (
     require_submodular,
     threshold_round,
 )
-from agents.privacy import accountant_epsilon, make_counter, verify_guarantee
+from agents.privacy import accountant_epsilon, verify_guarantee
 
 __all__ = [
     "BanditSubmodPFTAL",
@@ -294,7 +295,7 @@ class _ChainBandit(Agent):
 
 # ------------------------------------------------------------ BanditSubmodPFTAL
 @register
-class BanditSubmodPFTAL(_ChainBandit):
+class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
     r"""Cardoso-Cummings BanditSubmodPFTAL (AISTATS 2019, Alg. 2): private FTAL on the
     one-point estimates of the Lovász subgradients, calibrated to their real sensitivity.
 
@@ -345,9 +346,8 @@ class BanditSubmodPFTAL(_ChainBandit):
         self.noise = "laplace" if self.delta == 0.0 else "gaussian"
         self.counter_sensitivity = (self.sensitivity if calibration == "real"
                                     else self.paper_lipschitz)
-        self._counter_epsilon = self.epsilon
-        probe = self._make_counter(np.random.default_rng(0))
-        self.noise_scale = float(probe.draw_scale)
+        self.counter_epsilon = self.epsilon
+        probe = self._calibrate_counter()
         self.levels = int(T).bit_length()
         if calibration == "real":
             self.privacy = probe.guarantee()
@@ -362,12 +362,14 @@ class BanditSubmodPFTAL(_ChainBandit):
                 mechanism=f"{probe!r} with the paper's calibration L={self.paper_lipschitz:.4g} "
                           f"for sensitivity {self.sensitivity:.4g}")
 
-    def _make_counter(self, rng: np.random.Generator):
-        p = self.problem
-        return make_counter(self.counter_name, p.horizon, p.dim, noise=self.noise,
-                            epsilon=self._counter_epsilon,
-                            delta=self.delta if self.noise == "gaussian" else 0.0,
-                            sensitivity=self.counter_sensitivity, rng=rng)
+    @property
+    def _counter_epsilon(self) -> float:
+        """Alias of ``counter_epsilon`` (a subclass may scale the counter's budget)."""
+        return self.counter_epsilon
+
+    @_counter_epsilon.setter
+    def _counter_epsilon(self, value: float) -> None:
+        self.counter_epsilon = value
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -92,8 +92,6 @@ Options:
 
 from __future__ import annotations
 
-import numpy as np
-
 from agents.bandit.smoothing import (
     BlockedOnePointAgent,
     estimate_sensitivity,
@@ -101,14 +99,14 @@ from agents.bandit.smoothing import (
     resolve_noise,
 )
 from agents.base import register
+from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
-from agents.privacy import make_counter
 
 __all__ = ["PrivateProjectionFree"]
 
 
 @register
-class PrivateProjectionFree(BlockedOnePointAgent):
+class PrivateProjectionFree(CounterAgent, BlockedOnePointAgent):
     """Ene-Nguyen-Vladu PRIVATEBANDIT (Alg. 1 + App. D). See the module docstring."""
 
     name = "private-projection-free"
@@ -123,20 +121,12 @@ class PrivateProjectionFree(BlockedOnePointAgent):
         n = self.geometry.rank
         self.noise = resolve_noise(self.name, noise, self.delta)
         self.counter_name = counter
+        #: One counter input per batch (``rounds`` leaves), in the rank-``n`` coordinates.
+        self.counter_horizon, self.counter_dim = self.rounds, n
         #: Per-leaf replace-one sensitivity: l1 ``sqrt(n) 2nB/zeta`` or l2 ``2nB/zeta``.
         self.sensitivity = estimate_sensitivity(n, self.problem.bound, self.zeta,
                                                 1 if self.noise == "laplace" else 2)
-        probe = self._make_counter(np.random.default_rng(0))
-        #: Scale of one noise draw (Laplace b / Gaussian sigma) of the counter.
-        self.noise_scale = float(probe.draw_scale)
-        self.levels = getattr(probe, "levels", None)
-        self.privacy = probe.guarantee()
-
-    def _make_counter(self, rng: np.random.Generator):
-        return make_counter(self.counter_name, self.rounds, self.geometry.rank,
-                            noise=self.noise, epsilon=self.epsilon,
-                            delta=self.delta if self.noise == "gaussian" else None,
-                            sensitivity=self.sensitivity, rng=rng)
+        self.privacy = self._calibrate_counter().guarantee()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
+from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import (
     env_action,
     paper_log,
@@ -15,11 +16,10 @@ from agents.full_info.ftrl import (
     split_rng,
     theta_norm,
 )
-from agents.privacy import make_counter
 
 
 @register
-class PrivateFTPL(Agent):
+class PrivateFTPL(CounterAgent, Agent):
     r"""Private follow-the-perturbed-leader with Gaussian noise (Agarwal & Singh, ICML
     2017, Algorithm 3 with Algorithm 2 ``TreeBasedAgg``; Theorem 3.5, Theorem A.1).
 
@@ -86,16 +86,17 @@ class PrivateFTPL(Agent):
         p = self.problem
         loss = require_linear(self.name, p.loss)
         self.counter_name = counter
+        self.noise = "gaussian"  # Thm. 3.5: Gaussian only
         T, n = p.horizon, p.dim
         #: The paper's ceil(log T): draws per release of Alg. 2 (>= 1).
         self.log_T = paper_log(T)
         self.loss_norm = theta_norm(loss, 2)  # ||Y||_2
         #: l2 diameter of the loss set: the counter's sensitivity.
         self.sensitivity = replacement_sensitivity(loss, 2)
-        probe = self._make_counter(np.random.default_rng(0))
-        self.privacy = probe.guarantee()
-        #: Per-draw sigma of the counter (privacy calibration through the accountant).
-        self.sigma_privacy = float(probe.draw_scale)
+        self.privacy = self._calibrate_counter().guarantee()
+        #: Per-draw sigma of the counter (privacy calibration through the accountant);
+        #: the same as ``noise_scale``.
+        self.sigma_privacy = self.noise_scale
         #: Thm. 3.5, first term: ||Y||_2 sqrt(T / (sqrt(N) log T)).
         self.sigma_regret = self.loss_norm * math.sqrt(T / (math.sqrt(n) * self.log_T))
         #: Thm. 3.5, second term as printed (not used; see the class docstring).
@@ -105,12 +106,6 @@ class PrivateFTPL(Agent):
         self.sigma = max(self.sigma_regret, self.sigma_privacy)
         #: Per-coordinate variance of the perturbation of every round (R sigma^2).
         self.target_variance = self.log_T * self.sigma**2
-
-    def _make_counter(self, rng: np.random.Generator):
-        p = self.problem
-        return make_counter(self.counter_name, p.horizon, p.dim, noise="gaussian",
-                            epsilon=self.epsilon, delta=self.delta,
-                            sensitivity=self.sensitivity, rng=rng)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

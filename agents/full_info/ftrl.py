@@ -45,7 +45,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, register
-from agents.privacy import make_counter
+from agents.counter_agent import CounterAgent
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
@@ -175,7 +175,7 @@ def _noise_sum(noise: str, scale: float, draws: int, dim: int,
 
 # ---------------------------------------------------------------- private FTRL
 @register
-class PrivateFTRL(Agent):
+class PrivateFTRL(CounterAgent, Agent):
     r"""Private follow-the-regularized-leader (Agarwal & Singh, ICML 2017, Algorithm 1).
 
     Each round ``x_t = argmin_{x in X} eta <x, L~_{t-1}> + R(x)`` where ``L~_t`` is the
@@ -268,12 +268,7 @@ class PrivateFTRL(Agent):
         self.noise = "laplace" if self.delta == 0.0 else "gaussian"
         #: l1 (Laplace) or l2 (Gaussian) diameter of the loss set: the counter's sensitivity.
         self.sensitivity = replacement_sensitivity(loss, 1 if self.noise == "laplace" else 2)
-        probe = self._make_counter(np.random.default_rng(0))
-        #: Per-node noise scale (Laplace b or Gaussian sigma) of the counter.
-        self.noise_scale = float(probe.draw_scale)
-        #: Tree levels floor(log2 T) + 1 of the dyadic counters (None for "factorization").
-        self.levels = getattr(probe, "levels", None)
-        self.privacy = probe.guarantee()
+        self.privacy = self._calibrate_counter().guarantee()
 
         T = p.horizon
         if regularizer == "entropic":
@@ -285,12 +280,6 @@ class PrivateFTRL(Agent):
             self.dual_norm_sq = theta_norm(loss, 2) ** 2 / 2.0
         #: Learning rate: sqrt(D_R / (T G*^2)) (Thm. 3.4 balanced), or the override.
         self.eta = math.sqrt(self.D_R / (T * self.dual_norm_sq)) if eta is None else _check_eta(eta)
-
-    def _make_counter(self, rng: np.random.Generator):
-        p = self.problem
-        return make_counter(self.counter_name, p.horizon, p.dim, noise=self.noise,
-                            epsilon=self.epsilon, delta=self.delta if self.noise == "gaussian"
-                            else 0.0, sensitivity=self.sensitivity, rng=rng)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -104,8 +104,8 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, register
+from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import env_action, split_rng
-from agents.privacy import make_counter
 from dp_online_envs.domains.base import Domain
 
 __all__ = [
@@ -186,7 +186,7 @@ def _check_regularization(value) -> float:
 
 
 # ------------------------------------------------------------------------ base class
-class _ApproximateLeader(Agent):
+class _ApproximateLeader(CounterAgent, Agent):
     """Shared FTAL machinery (see the module docstring); subclasses set ``private``."""
 
     feedback = "full"
@@ -231,25 +231,12 @@ class _ApproximateLeader(Agent):
             #: Counter sensitivity: ``2 L sqrt(d)`` (l1, Laplace) or ``2 L`` (l2, Gaussian).
             self.sensitivity = 2.0 * self.gradient_bound * (
                 math.sqrt(d) if self.noise == "laplace" else 1.0)
-            probe = self._make_counter(np.random.default_rng(0))
-            #: Per-node noise scale of the counter (Laplace b or Gaussian sigma).
-            self.noise_scale = float(probe.draw_scale)
-            #: Tree levels ``floor(log2 T) + 1`` of the dyadic counters (None for
-            #: ``"factorization"``).
-            self.levels = getattr(probe, "levels", None)
-            self.privacy = probe.guarantee()
+            self.privacy = self._calibrate_counter().guarantee()
         else:
             self.noise = None
 
     def _default_regularization(self, horizon: int, dim: int) -> float:
         raise NotImplementedError
-
-    def _make_counter(self, rng: np.random.Generator):
-        p = self.problem
-        return make_counter(self.counter_name, p.horizon, p.dim, noise=self.noise,
-                            epsilon=self.epsilon,
-                            delta=self.delta if self.noise == "gaussian" else 0.0,
-                            sensitivity=self.sensitivity, rng=rng)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
+from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.full_info.pftal import clip_norm, real_or_nan
 from agents.lovasz import (
@@ -46,7 +47,6 @@ from agents.lovasz import (
     require_submodular,
     threshold_round,
 )
-from agents.privacy import make_counter
 
 __all__ = [
     "HazanKaleSubmodular",
@@ -89,7 +89,7 @@ def _positive(name: str, value) -> float:
 
 # -------------------------------------------------------------------- SubmodPFTAL
 @register
-class SubmodPFTAL(Agent):
+class SubmodPFTAL(CounterAgent, Agent):
     r"""Cardoso-Cummings SubmodPFTAL (AISTATS 2019, Alg. 1): private FTAL on the
     H-regularized Lovász extensions ``f_L(x) + (H/2)||x||^2`` over ``K = [0, 1]^n``.
 
@@ -162,19 +162,7 @@ class SubmodPFTAL(Agent):
         self.noise = "laplace" if self.delta == 0.0 else "gaussian"
         #: Counter sensitivity: ``2 G_1`` (l1, Laplace) or ``2 G_2`` (l2, Gaussian).
         self.sensitivity = 2.0 * (g1 if self.noise == "laplace" else g2)
-        probe = self._make_counter(np.random.default_rng(0))
-        #: Per-node noise scale of the counter (Laplace b or Gaussian sigma).
-        self.noise_scale = float(probe.draw_scale)
-        #: Tree levels of the dyadic counters (None for ``"factorization"``).
-        self.levels = getattr(probe, "levels", None)
-        self.privacy = probe.guarantee()
-
-    def _make_counter(self, rng: np.random.Generator):
-        p = self.problem
-        return make_counter(self.counter_name, p.horizon, p.dim, noise=self.noise,
-                            epsilon=self.epsilon,
-                            delta=self.delta if self.noise == "gaussian" else 0.0,
-                            sensitivity=self.sensitivity, rng=rng)
+        self.privacy = self._calibrate_counter().guarantee()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
