@@ -171,9 +171,7 @@ class Agent(ABC):
         obs = np.asarray(observation)
         if obs.ndim == 0 or obs.shape[0] != 1:
             raise ValueError(f"{self.name}.predict plays one env; got a batch of shape {obs.shape}")
-        start = True if episode_start is None and self._last_action is None else (
-            bool(np.asarray(episode_start).reshape(-1)[0]) if episode_start is not None else False
-        )
+        start = episode_start is not None and bool(np.asarray(episode_start).reshape(-1)[0])
         if start or self._last_action is None:
             child = self._episode_seeds.spawn(1)[0]
             self.reset(int(child.generate_state(1)[0]))
