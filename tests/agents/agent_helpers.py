@@ -24,3 +24,13 @@ def play_agent(name: str, env: gym.Env, seed: int = 0, **kw):
     """Build agent ``name`` for ``env`` and play one seeded game: ``(agent, summary)``."""
     agent = make(name, problem_of(env), seed=seed, **kw)
     return agent, play(env, agent, seed=seed)
+
+
+def center_regret(env: gym.Env, seed: int) -> float:
+    """Regret of always playing the domain's center (a learner that learns nothing)."""
+    domain = problem_of(env).domain
+    env.reset(seed=seed)
+    done, info = False, {}
+    while not done:
+        _, _, done, _, info = env.step(domain.center)
+    return info["regret"].regret_hi

@@ -30,6 +30,7 @@ from dp_online_envs.domains import (
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.wrappers import RegretRecorder
 from agent_helpers import DELTA, T_SHORT
+from agent_helpers import center_regret as _center_regret
 from agent_helpers import make_env as _env
 from agent_helpers import play_agent as _play
 from agent_helpers import problem_of as _problem
@@ -277,14 +278,6 @@ def test_online_fw_learns_on_the_matroid():
     center = np.mean([_center_regret(env, s) for s in range(1)])
     assert summary.regret_hi < 0.5 * center
 
-
-def _center_regret(env, seed):
-    p = _problem(env)
-    env.reset(seed=seed)
-    done, info = False, {}
-    while not done:
-        _, _, done, _, info = env.step(p.domain.center)
-    return info["regret"].regret_hi
 
 
 # ----------------------------------------------------- privacy and reproducibility

@@ -35,6 +35,7 @@ from agents.privacy import audit, gaussian_sigma, laplace_scale
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 from agent_helpers import DELTA, T_SHORT
+from agent_helpers import center_regret as _center_regret
 from agent_helpers import make_env as _env
 from agent_helpers import play_agent as _play
 from agent_helpers import problem_of as _problem
@@ -179,15 +180,6 @@ def test_pftal_regret_is_logarithmic_at_large_epsilon():
         assert s.regret_hi <= 2.0 * (L + H * D) ** 2 * (1 + math.log(T)) / H
         assert s.regret_hi <= 2.0 * (L**2 / H) * math.log(T)
 
-
-def _center_regret(env, seed):
-    """Regret of always playing the domain's center (a learner that learns nothing)."""
-    p = _problem(env)
-    env.reset(seed=seed)
-    done, info = False, {}
-    while not done:
-        _, _, done, _, info = env.step(p.domain.center)
-    return info["regret"].regret_hi
 
 
 def test_privacy_costs_regret_at_small_epsilon():
