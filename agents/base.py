@@ -186,6 +186,17 @@ class Agent(ABC):
         return f"{type(self).__name__}({self.problem.domain!r}{priv})"
 
 
+def check_number(name: str, value: Any, *, positive: bool = False) -> float:
+    """``value`` as a float; ``ValueError`` naming it unless it is a finite real number
+    ``>= 0`` (``> 0`` when ``positive``). Used for the agents' numeric options."""
+    bound = "> 0" if positive else ">= 0"
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+    v = float(value) if ok else math.nan
+    if not (math.isfinite(v) and (v > 0 if positive else v >= 0)):
+        raise ValueError(f"{name}={value!r}, expected a finite number {bound}")
+    return v
+
+
 def _usable(v: Any) -> bool:
     return isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) and v > 0
 

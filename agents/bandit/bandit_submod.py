@@ -126,7 +126,7 @@ import math
 
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent, check_number, register
 from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.lovasz import (
@@ -233,17 +233,8 @@ def one_point_estimate(order: np.ndarray, rho: np.ndarray, k: int, xi: int,
     return g
 
 
-def _positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name}={value!r}, expected a finite number > 0")  # noqa: TRY004
-    v = float(value)
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name}={value!r}, expected a finite number > 0")
-    return v
-
-
 def _check_gamma(value) -> float:
-    g = _positive("gamma", value)
+    g = check_number("gamma", value, positive=True)
     if g > 1.0:
         raise ValueError(f"gamma={value!r}, the exploration probability must lie in (0, 1]")
     return g
@@ -336,8 +327,8 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
         params = bandit_submod_parameters(self.scale, n, T)
         self.gamma_uncapped = params["gamma_uncapped"]
         self.gamma = params["gamma"] if gamma is None else _check_gamma(gamma)
-        self.H = params["H"] if regularization is None else _positive("regularization",
-                                                                       regularization)
+        self.H = params["H"] if regularization is None else check_number(
+            "regularization", regularization, positive=True)
         self.estimate_bound = one_point_estimate_bound(self.scale, n, self.gamma)
         self.sensitivity = 2.0 * self.estimate_bound
         self.paper_lipschitz = paper_lipschitz(self.scale, n, self.H)
@@ -411,7 +402,7 @@ class HazanKaleSubmodularBandit(_ChainBandit):
         params = hazan_kale_bandit_parameters(self.scale, p.dim, p.horizon)
         self.gamma_uncapped = params["gamma_uncapped"]
         self.gamma = params["gamma"] if gamma is None else _check_gamma(gamma)
-        self.eta = params["eta"] if eta is None else _positive("eta", eta)
+        self.eta = params["eta"] if eta is None else check_number("eta", eta, positive=True)
         self.estimate_bound = one_point_estimate_bound(self.scale, p.dim, self.gamma)
 
     def reset(self, seed: int | None = None) -> None:

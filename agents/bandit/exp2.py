@@ -79,9 +79,9 @@ from agents.bandit.reduction import (
     PrivateBanditReduction,
     check_bandit_problem,
     check_range,
-    scalar_feedback,
+    clipped_loss,
 )
-from agents.base import Agent, register
+from agents.base import Agent, check_number, register
 from dp_online_envs.domains import Simplex
 from dp_online_envs.losses import LinearLoss
 
@@ -128,15 +128,6 @@ def exp2_parameters(horizon: int, n_actions: int, noise_scale: float = 0.0,
         return eta, float(gamma), False
     clamped = not 0.0 <= g <= 1.0
     return eta, min(max(g, 0.0), 1.0), clamped
-
-
-def _check_rate(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise ValueError(f"{name}={value!r}, expected a finite number >= 0")
-    v = float(value)
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name}={value!r}, expected a finite number >= 0")
-    return v
 
 
 class ArmsExpWeights(Agent):
@@ -228,17 +219,7 @@ class ArmsExpWeights(Agent):
         return arm
 
     def update(self, action, feedback) -> None:
-        if type(feedback) is np.ndarray and feedback.shape == (1,):
-            f = float(feedback[0])
-        else:
-            f = scalar_feedback(feedback)
-        lo, hi = self._lo, self._hi
-        if not lo <= f <= hi:  # inline clip_feedback (also catches NaN)
-            if not math.isfinite(f):
-                raise ValueError(f"feedback must be finite, got {feedback!r}")
-            f = lo if f < lo else hi
-            self.clipped_feedback += 1
-        self.observe_loss(action, f)
+        self.observe_loss(action, clipped_loss(self, feedback, self._lo, self._hi))
 
     def observe_loss(self, action, loss: float) -> None:
         """Update with the scalar loss of ``action`` (not clipped: may be noisy/negative)."""
@@ -289,7 +270,7 @@ class EXP2(ArmsExpWeights):
               noise_scale: float = 0.0, loss_range: tuple[float, float] | None = None) -> None:
         p = self.problem
         check_bandit_problem(self.name, p)
-        self.noise_scale = _check_rate("noise_scale", noise_scale)
+        self.noise_scale = check_number("noise_scale", noise_scale)
         self._lo, self._hi = check_range(p, loss_range)
         self.arms = isinstance(p.domain, Simplex) and isinstance(
             p.domain.action_space, gym.spaces.Discrete)
@@ -310,7 +291,7 @@ class EXP2(ArmsExpWeights):
         self.lam = self.noise_scale / self._width
         self.n_actions = n
         eta_thm, g, self.gamma_clamped = exp2_parameters(p.horizon, n, self.lam, gamma)
-        self.eta = eta_thm if eta is None else _check_rate("eta", eta)
+        self.eta = eta_thm if eta is None else check_number("eta", eta)
         self.gamma = g
         if self.arms:
             self._init_arms(n)

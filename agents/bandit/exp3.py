@@ -34,9 +34,9 @@ import math
 
 import gymnasium as gym
 
-from agents.bandit.exp2 import ArmsExpWeights, _check_rate
+from agents.bandit.exp2 import ArmsExpWeights
 from agents.bandit.reduction import check_bandit_problem, check_range
-from agents.base import register
+from agents.base import check_number, register
 from dp_online_envs.domains import Simplex
 
 __all__ = ["EXP3", "exp3_eta"]
@@ -72,13 +72,13 @@ class EXP3(ArmsExpWeights):
         if not (isinstance(p.domain, Simplex)
                 and isinstance(p.domain.action_space, gym.spaces.Discrete)):
             raise ValueError(f"exp3 plays K arms (a Discrete(K) action space), got {p.domain!r}")
-        g = _check_rate("gamma", gamma)
+        g = check_number("gamma", gamma)
         if g > 1.0:
             raise ValueError(f"gamma={gamma!r}, expected a number in [0, 1]")
         self._lo, self._hi = check_range(p, loss_range)
         self._width = self._hi - self._lo
         k = p.domain.dim
-        self.eta = exp3_eta(p.horizon, k) if eta is None else _check_rate("eta", eta)
+        self.eta = exp3_eta(p.horizon, k) if eta is None else check_number("eta", eta)
         self.gamma = g
         self._init_arms(k)
 

@@ -145,6 +145,22 @@ def scalar_feedback(feedback) -> float:
     return float(fb.reshape(()))
 
 
+def clipped_loss(agent, feedback, lo: float, hi: float) -> float:
+    """The one number of a bandit feedback, clipped to ``[lo, hi]`` (clips counted on
+    ``agent.clipped_feedback``): the scalar fast path of ``Agent.clip_feedback``.
+
+    Raises:
+        ValueError: On non-finite feedback or more than one number.
+    """
+    f = scalar_feedback(feedback)
+    if not lo <= f <= hi:  # also catches NaN
+        if not math.isfinite(f):
+            raise ValueError(f"feedback must be finite, got {feedback!r}")
+        f = lo if f < lo else hi
+        agent.clipped_feedback += 1
+    return f
+
+
 def check_bandit_problem(name: str, problem: Problem) -> None:
     """Refuse full-information problems (a bandit learner reads one number per round)."""
     if problem.feedback != "bandit":
@@ -237,16 +253,7 @@ class PrivateBanditReduction(Agent):
         return self.base.act()
 
     def update(self, action, feedback) -> None:
-        if type(feedback) is np.ndarray and feedback.shape == (1,):
-            f = float(feedback[0])
-        else:
-            f = scalar_feedback(feedback)
-        lo, hi = self.loss_lo, self.loss_hi
-        if not lo <= f <= hi:  # also catches NaN
-            if not math.isfinite(f):
-                raise ValueError(f"feedback must be finite, got {feedback!r}")
-            f = lo if f < lo else hi
-            self.clipped_feedback += 1
+        f = clipped_loss(self, feedback, self.loss_lo, self.loss_hi)
         i = self._ni
         if i >= len(self._noise):
             self._noise = self.rng.laplace(0.0, self.noise_scale, NOISE_BLOCK).tolist()

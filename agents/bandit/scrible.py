@@ -69,13 +69,12 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from agents.bandit.exp2 import _check_rate
 from agents.bandit.reduction import (
     PrivateBanditReduction,
     check_bandit_problem,
     scalar_feedback,
 )
-from agents.base import Agent, register
+from agents.base import Agent, check_number, register
 from dp_online_envs.domains import Ball, Box, Domain, L1Ball
 from dp_online_envs.losses import LinearLoss
 
@@ -281,7 +280,7 @@ class SCRiBLe(Agent):
         if self.barrier.dim != p.dim:
             raise ValueError(f"constraints act on R^{self.barrier.dim}, the domain is in R^{p.dim}")
         self.nu = self.barrier.nu
-        self.noise_scale = _check_rate("noise_scale", noise_scale)
+        self.noise_scale = check_number("noise_scale", noise_scale)
         b = float(p.bound)
         if not (math.isfinite(b) and b > 0):
             raise ValueError(f"scrible needs a finite bound M = max |f|, got {p.bound!r}")
@@ -291,7 +290,7 @@ class SCRiBLe(Agent):
             p.horizon, p.dim, self.nu, b, self.x_norm, self.noise_scale)
         self.eta_clamped = self.eta_formula > self.eta_clamp
         self.eta = (min(self.eta_formula, self.eta_clamp) if eta is None
-                    else _check_rate("eta", eta))
+                    else check_number("eta", eta))
         start = np.array(p.domain.center, dtype=np.float64)
         if self.barrier.slack(start) <= 0:
             raise ValueError(f"the domain's centre {start} is not strictly inside the barrier's body")

@@ -44,7 +44,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent, check_number, register
 from agents.counter_agent import CounterAgent
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
@@ -141,15 +141,6 @@ def _refuse_subsets(name: str, domain: Domain) -> None:
     if isinstance(domain.action_space, gym.spaces.MultiBinary):
         raise ValueError(f"{name} plays points of a convex set; {domain!r} only accepts "
                          f"subsets (0/1 vertices)")
-
-
-def _check_eta(eta) -> float:
-    if isinstance(eta, bool) or not isinstance(eta, (int, float, np.floating, np.integer)):
-        raise ValueError(f"eta={eta!r}, expected a finite number >= 0")
-    e = float(eta)
-    if not (math.isfinite(e) and e >= 0):
-        raise ValueError(f"eta={eta!r}, expected a finite number >= 0")
-    return e
 
 
 def _softmin(eta: float, cum: np.ndarray) -> np.ndarray:
@@ -279,7 +270,8 @@ class PrivateFTRL(CounterAgent, Agent):
             self.D_R = max(float(dom.norm_bound(2)) ** 2 - low, 0.0)
             self.dual_norm_sq = theta_norm(loss, 2) ** 2 / 2.0
         #: Learning rate: sqrt(D_R / (T G*^2)) (Thm. 3.4 balanced), or the override.
-        self.eta = math.sqrt(self.D_R / (T * self.dual_norm_sq)) if eta is None else _check_eta(eta)
+        self.eta = (math.sqrt(self.D_R / (T * self.dual_norm_sq)) if eta is None
+                    else check_number("eta", eta))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -348,7 +340,7 @@ class FTRL(Agent):
         _refuse_subsets(self.name, p.domain)
         self.lazy = bool(lazy)
         self.eta = (p.diameter / (p.lipschitz * math.sqrt(p.horizon)) if eta is None
-                    else _check_eta(eta))
+                    else check_number("eta", eta))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from agents.base import Agent, register
-from agents.full_info.ftrl import _check_eta, _softmin, env_action
+from agents.base import Agent, check_number, register
+from agents.full_info.ftrl import _softmin, env_action
 from dp_online_envs.domains import Simplex
 from dp_online_envs.losses import LinearLoss
 
@@ -53,7 +53,7 @@ class Hedge(Agent):
                 raise ValueError(f"hedge needs a finite Lipschitz constant, got {p.lipschitz!r}")
             self.loss_width = 2.0 * float(p.lipschitz)
         self.eta = (math.sqrt(8.0 * math.log(k) / p.horizon) / self.loss_width if eta is None
-                    else _check_eta(eta))
+                    else check_number("eta", eta))
 
     @property
     def regret_bound(self) -> float:

@@ -7,8 +7,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, register
-from agents.full_info.ftrl import _check_eta
+from agents.base import Agent, check_number, register
 
 
 @register
@@ -49,7 +48,7 @@ class OnlineFrankWolfe(Agent):
             raise ValueError(f"online-fw plays points of a convex set (Box actions); "
                              f"{p.domain!r} has {p.domain.action_space}")
         self.eta = (p.diameter / (2.0 * p.lipschitz * p.horizon**0.75) if eta is None
-                    else _check_eta(eta))
+                    else check_number("eta", eta))
 
     @staticmethod
     def step_size(t: int) -> float:

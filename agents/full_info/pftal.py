@@ -103,7 +103,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent, check_number, register
 from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import env_action, split_rng
 from dp_online_envs.domains.base import Domain
@@ -172,19 +172,6 @@ def ftal_regularization(horizon: int, lipschitz: float, radius: float) -> float:
     return (lipschitz / radius) * math.sqrt(st_log(horizon) / horizon)
 
 
-def real_or_nan(value) -> float:
-    """``value`` as a float if it is a real number (not a bool), else NaN."""
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-    return float(value) if ok else math.nan
-
-
-def _check_regularization(value) -> float:
-    lam = real_or_nan(value)
-    if not (math.isfinite(lam) and lam >= 0):
-        raise ValueError(f"regularization={value!r}, expected a finite number >= 0")
-    return lam
-
-
 # ------------------------------------------------------------------------ base class
 class _ApproximateLeader(CounterAgent, Agent):
     """Shared FTAL machinery (see the module docstring); subclasses set ``private``."""
@@ -217,7 +204,7 @@ class _ApproximateLeader(CounterAgent, Agent):
                                      f"pass regularization=")
                 lam = self._default_regularization(T, d)
         else:
-            lam = _check_regularization(regularization)
+            lam = check_number("regularization", regularization)
         #: ``lam``: weight of the App. C regularizer ``(lam/2)||w||^2`` (0: none).
         self.regularization = lam
         #: ``H = H_f + lam``: strong convexity modulus used by the leader.

@@ -37,10 +37,10 @@ import math
 
 import numpy as np
 
-from agents.base import Agent, register
+from agents.base import Agent, check_number, register
 from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
-from agents.full_info.pftal import clip_norm, real_or_nan
+from agents.full_info.pftal import clip_norm
 from agents.lovasz import (
     lovasz_gradient_bounds,
     lovasz_pftal_step,
@@ -78,13 +78,6 @@ def hazan_kale_eta(scale: float, n: int, horizon: int) -> float:
     subgradient descent then has regret ``<= D G sqrt(T)`` on the Lovász extensions
     (Zinkevich 2003), ``<= 4 M sqrt(n T)``, and so in expectation on the rounded sets."""
     return math.sqrt(n) / (lovasz_gradient_bounds(scale, n)[1] * math.sqrt(horizon))
-
-
-def _positive(name: str, value) -> float:
-    v = real_or_nan(value)
-    if not (math.isfinite(v) and v > 0):
-        raise ValueError(f"{name}={value!r}, expected a finite number > 0")
-    return v
 
 
 # -------------------------------------------------------------------- SubmodPFTAL
@@ -157,7 +150,7 @@ class SubmodPFTAL(CounterAgent, Agent):
         self.gradient_bounds = (g1, g2)
         #: ``H``: weight of the regularizer ``(H/2)||x||^2``.
         self.H = (submod_pftal_regularization(self.scale, n, T) if regularization is None
-                  else _positive("regularization", regularization))
+                  else check_number("regularization", regularization, positive=True))
         self.counter_name = counter
         self.noise = "laplace" if self.delta == 0.0 else "gaussian"
         #: Counter sensitivity: ``2 G_1`` (l1, Laplace) or ``2 G_2`` (l2, Gaussian).
@@ -221,7 +214,7 @@ class HazanKaleSubmodular(Agent):
         require_submodular(self.name, p)
         self.scale = float(p.bound)
         self.eta = (hazan_kale_eta(self.scale, p.dim, p.horizon) if eta is None
-                    else _positive("eta", eta))
+                    else check_number("eta", eta, positive=True))
         #: ``D G sqrt(T)``: the regret bound of the chosen tuning (for the default eta).
         self.regret_bound = (math.sqrt(p.dim) * lovasz_gradient_bounds(self.scale, p.dim)[1]
                              * math.sqrt(p.horizon))

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-import dp_online_envs
 from dp_online_envs import ENV_IDS
 
 SHORT = {"horizon": 40}
@@ -145,6 +144,3 @@ def test_render(env_id, mode):
         assert out.shape == (320, 480, 3) and out.dtype == np.uint8
         assert (out != 255).any()  # something is drawn
 
-
-def test_export_list_matches_registry():
-    assert list(dp_online_envs.ENV_IDS) == [c.id for c in dp_online_envs.ENV_CONFIGS.values()]
