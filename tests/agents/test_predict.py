@@ -3,13 +3,11 @@
 import gymnasium as gym
 import numpy as np
 import pytest
+from stable_baselines3.common.evaluation import evaluate_policy
+from stable_baselines3.common.vec_env import DummyVecEnv
 
 import dp_online_envs  # noqa: F401
 from agents import make
-
-sb3 = pytest.importorskip("stable_baselines3")
-from stable_baselines3.common.evaluation import evaluate_policy  # noqa: E402
-from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 T = 120
 

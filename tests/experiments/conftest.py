@@ -27,7 +27,7 @@ def small_sweep() -> dict:
 
 
 def needs_agents(*names: str) -> None:
-    """Skip unless these agents are registered (bandit learners are added separately)."""
+    """Fail unless these agents are registered: every agent a test names ships with the
+    package, so a missing one is a bug, not a reason to skip."""
     missing = sorted(set(names) - {n for n, _ in agents.list_agents()})
-    if missing:
-        pytest.skip(f"agents not registered in this checkout: {missing}")
+    assert not missing, f"agents not registered: {missing}"

@@ -50,7 +50,6 @@ def test_adapters_refuse_other_decision_sets():
 
 
 def test_stable_baselines3_accepts_the_adapted_env():
-    pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_checker import check_env
 
     check_env(adapt(gym.make("DPBandit-MAB-v0", horizon=20)), warn=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import dask.distributed as distributed
 import pytest
 
 from dp_online_envs.experiments import (
@@ -16,7 +17,6 @@ from dp_online_envs.experiments import (
     stable_view,
 )
 
-distributed = pytest.importorskip("dask.distributed")
 
 
 @pytest.fixture(scope="module")
