@@ -77,3 +77,61 @@ def test_plays_feasibly_and_deterministically(name, env_id, env_kw, agent_kw):
     expected = (1,) if problem.feedback == "bandit" else (problem.loss.param_dim,)
     assert all(shape == expected for shape in seen)
     assert agent_class(name).feedback == "full" or problem.feedback == "bandit"
+
+
+def _fed_trace(name, env_id, env_kw, agent_kw, feedback):
+    """Play ``HORIZON`` rounds feeding ``feedback(round, problem)``: ``(agent, points, releases)``."""
+    env = build_env(env_id, horizon=HORIZON, **env_kw)
+    problem = env.get_wrapper_attr("problem")
+    agent = make(name, problem, seed=5, **agent_kw)
+    agent.record_releases = True
+    agent.reset(5)
+    points = []
+    for t in range(HORIZON):
+        action = agent.act()
+        points.append(problem.domain.to_point(action))
+        agent.update(action, feedback(t, problem))
+    return agent, np.stack(points), agent.releases
+
+
+def _out_of_range(t, problem, scale):
+    """Round ``t``'s out-of-range feedback: far outside the declared bounds, a random sign
+    per round (bandit), or a far-out parameter (full information)."""
+    rng = np.random.default_rng(t)
+    if problem.feedback == "bandit":
+        return np.array([scale * (1.0 + t) * rng.choice([-1.0, 1.0])])
+    return scale * rng.standard_normal(problem.loss.param_dim)
+
+
+@pytest.mark.parametrize("name,env_id,env_kw,agent_kw", CASES,
+                         ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_only_the_clipped_feedback_reaches_the_learner(name, env_id, env_kw, agent_kw):
+    """Released values and actions are those of a same-seed twin fed the clipped feedback.
+
+    The privacy calibrations assume the sensitivity the clip enforces, so a clip that is
+    counted but whose unclipped value is passed on breaks them. Bandit feedback: one agent
+    sees ``+-1e6 (1 + t)`` and its twin ``+-1e9``: both clip to the same bound, so their
+    releases (clipped value + the same noise) and their actions must agree bit for bit.
+    Full information: the twin sees ``loss.clip_param`` of the first one's parameter.
+    """
+    def raw(t, problem):
+        return _out_of_range(t, problem, 1e6 if problem.feedback == "bandit" else 50.0)
+
+    def twin(t, problem):
+        if problem.feedback == "bandit":
+            return np.array([np.sign(raw(t, problem)[0]) * 1e9])
+        return problem.loss.clip_param(raw(t, problem))
+
+    a, points_a, releases_a = _fed_trace(name, env_id, env_kw, agent_kw, raw)
+    b, points_b, releases_b = _fed_trace(name, env_id, env_kw, agent_kw, twin)
+    assert a.clipped_feedback == HORIZON
+    assert [r for r, _ in releases_a] == [r for r, _ in releases_b]
+    if agent_class(name).private:
+        assert releases_a
+    if a.problem.feedback == "bandit":  # the same clipped number: bit for bit
+        assert np.array_equal(points_a, points_b)
+        assert all(np.array_equal(va, vb) for (_, va), (_, vb) in zip(releases_a, releases_b))
+    else:  # an l2 projection may round to norm 1 + 1 ulp, so clipping it again moves it
+        np.testing.assert_allclose(points_a, points_b, rtol=1e-9, atol=1e-9)
+        for (_, va), (_, vb) in zip(releases_a, releases_b):
+            np.testing.assert_allclose(va, vb, rtol=1e-9, atol=1e-9)
