@@ -86,6 +86,83 @@ def test_empirical_variance_matches_analytic(name, noise, horizon):
     assert np.mean(out[-1]) == pytest.approx(0.0, abs=5 * math.sqrt(analytic[-1] / WIDE))
 
 
+def _decomposition(t: int) -> list[tuple[int, int]]:
+    """The dyadic nodes ``(level j, index i)``, covering ``(i 2^j, (i+1) 2^j]``, whose
+    disjoint union is ``[1, t]``: one per 1-bit of ``t``."""
+    nodes, start = [], 0
+    for j in reversed(range(t.bit_length())):
+        if (t >> j) & 1:
+            nodes.append((j, start >> j))
+            start += 1 << j
+    return nodes
+
+
+def _noise_map(name: str, horizon: int) -> np.ndarray:
+    """``M`` with ``eta = M w``, ``w`` the i.i.d. draws in units of one draw, written out
+    from the papers' definitions (not from the counters' recursions):
+
+    * tree: ``eta_t`` = sum of one draw per decomposition node of ``[1, t]``;
+    * agarwal-singh: the tree's plus ``R - popcount(t)`` draws of its own;
+    * honaker: node estimates ``hat_v = v_k e_v + (1 - v_k)(hat_left + hat_right)`` with
+      ``v_k = 2^k / (2^(k+1) - 1)``, summed over the decomposition;
+    * factorization: ``M = C``, ``C[t, s] = f_(t-s)``, ``f_j = binom(2j, j) / 4^j``.
+    """
+    if name == "factorization":
+        f = [math.comb(2 * j, j) / 4.0**j for j in range(horizon)]
+        return np.array([[f[t - s] if s <= t else 0.0 for s in range(horizon)]
+                         for t in range(horizon)])
+    nodes = sorted({nd for t in range(1, horizon + 1) for nd in _decomposition(t)})
+    if name == "honaker":  # the subtrees of decomposition nodes are complete: noised too
+        nodes = sorted({(k, (i << (j - k)) + r) for j, i in nodes
+                        for k in range(j + 1) for r in range(1 << (j - k))})
+    column = {nd: c for c, nd in enumerate(nodes)}
+
+    def estimate(j: int, i: int) -> np.ndarray:
+        e = np.zeros(len(nodes))
+        e[column[(j, i)]] = 1.0
+        if name != "honaker" or j == 0:
+            return e
+        v = 2.0**j / (2.0 ** (j + 1) - 1.0)
+        return v * e + (1.0 - v) * (estimate(j - 1, 2 * i) + estimate(j - 1, 2 * i + 1))
+
+    rows = [sum(estimate(j, i) for j, i in _decomposition(t)) for t in range(1, horizon + 1)]
+    m = np.array(rows)
+    if name == "agarwal-singh":
+        r = max((horizon - 1).bit_length(), (horizon + 1).bit_length() - 1)
+        extra = [r - bin(t).count("1") for t in range(1, horizon + 1)]
+        own = np.zeros((horizon, sum(extra)))
+        for t, c in enumerate(np.cumsum([0] + extra[:-1])):
+            own[t, c:c + extra[t]] = 1.0
+        m = np.hstack([m, own])
+    return m
+
+
+@pytest.mark.parametrize("name, noise", NOISY)
+def test_noise_covariance_across_rounds_matches_analytic(name, noise):
+    """The full T x T covariance of the released noise, not only its diagonal.
+
+    Each counter's calibration rests on how the noise of different rounds is shared
+    (tree nodes, the factor C): noise with the right per-round variance but the wrong
+    correlation passes the variance test and breaks the guarantee. Every entry of the
+    empirical covariance over ``WIDE`` independent coordinates must lie within 5
+    standard errors (estimated from the same samples) of ``Var(draw) M M^T``.
+    """
+    horizon = 12
+    counter = build(name, horizon, WIDE, noise, seed=3)
+    out = run(counter, np.zeros((horizon, WIDE)))
+    m = _noise_map(name, horizon)
+    draw_var = (2.0 if noise == "laplace" else 1.0) * counter.draw_scale**2
+    analytic = draw_var * m @ m.T
+    np.testing.assert_allclose(np.diag(analytic),
+                               [counter.noise_variance(t) for t in range(1, horizon + 1)],
+                               rtol=1e-12)
+    products = out[:, None, :] * out[None, :, :]  # mean-zero noise: E[products] = cov
+    empirical = products.mean(axis=2)
+    stderr = products.std(axis=2) / math.sqrt(WIDE)
+    assert np.all(np.abs(empirical - analytic) <= 5.0 * stderr)
+    assert np.abs(analytic - np.diag(np.diag(analytic))).max() > 0.2 * draw_var  # correlated
+
+
 @pytest.mark.parametrize("noise", ["laplace", "gaussian"])
 @pytest.mark.parametrize("horizon", [3, 5, 16, 37, 100, 1023, 1024, 4097])
 def test_honaker_beats_tree(noise, horizon):
