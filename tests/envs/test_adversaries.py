@@ -1,9 +1,12 @@
 """Adversaries: admissibility, means, the lower-bound gap, adaptivity."""
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
+import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs.adversaries import (
+    ADVERSARIES,
     AlternatingAdversary,
     DriftingAdversary,
     LowerBoundAdversary,
@@ -98,3 +101,60 @@ def test_alternating_defeats_follow_the_leader():
 def test_make_adversary_lists_valid_names():
     with pytest.raises(ValueError, match="valid:.*stochastic"):
         make_adversary("greedy")
+
+
+# --------------------------------------------------------------- seeded replay
+#: Every registered adversary, and whether its losses depend on the seed.
+RANDOM = {"oblivious": True, "stochastic": True, "switching": True, "drifting": True,
+          "lower-bound": True, "punish-favorite": True, "alternating": False}
+REPLAY_ENVS = ["DPFullInfo-Experts-v0", "DPBandit-MAB-v0"]
+
+
+def _seeded_game(env_id, adversary, seed, global_seed, horizon=40):
+    """One game through the public API, with a play that reacts to the observations.
+
+    The learner's action depends on everything it has observed, so an adaptive
+    adversary sees the same points exactly when the losses so far are the same. The
+    global numpy generator is seeded to ``global_seed`` first (and restored after): an
+    adversary that draws from it instead of the env's seed gives a different game.
+    """
+    env = gym.make(env_id, horizon=horizon, adversary=adversary, record_losses=True)
+    state = np.random.get_state()
+    np.random.seed(global_seed)
+    try:
+        obs, _ = env.reset(seed=seed)
+        k = env.action_space.n if hasattr(env.action_space, "n") else env.action_space.shape[0]
+        seen = np.zeros(k)
+        observations, rewards, terminated, t = [], [], False, 0
+        while not terminated:
+            t += 1
+            if env_id.startswith("DPBandit"):  # an arm picked from the losses seen so far
+                action = int(np.floor(1e3 * abs(seen.sum()) + 3 * t)) % k
+                obs, reward, terminated, _, _ = env.step(action)
+                seen[action] += obs[0]
+            else:  # weights on the experts from the summed losses
+                w = np.exp(-2.0 * (seen - seen.min()))
+                obs, reward, terminated, _, _ = env.step(w / w.sum())
+                seen += obs
+            observations.append(obs.copy())
+            rewards.append(reward)
+    finally:
+        np.random.set_state(state)
+    return env.unwrapped.played_losses().thetas, np.array(observations), np.array(rewards)
+
+
+def test_every_adversary_is_listed_for_replay():
+    assert set(RANDOM) == set(ADVERSARIES)
+
+
+@pytest.mark.parametrize("env_id", REPLAY_ENVS)
+@pytest.mark.parametrize("adversary", sorted(RANDOM))
+def test_same_seed_replays_the_game_bit_for_bit(env_id, adversary):
+    """Same env seed: identical losses, observations and rewards, whatever the global
+    numpy generator holds; another seed: another game (for the random adversaries)."""
+    thetas, obs, rewards = _seeded_game(env_id, adversary, seed=21, global_seed=1)
+    again = _seeded_game(env_id, adversary, seed=21, global_seed=2)
+    assert np.array_equal(thetas, again[0])
+    assert np.array_equal(obs, again[1]) and np.array_equal(rewards, again[2])
+    other = _seeded_game(env_id, adversary, seed=22, global_seed=1)[0]
+    assert np.array_equal(thetas, other) != RANDOM[adversary]
