@@ -21,7 +21,12 @@ from dp_online_envs.domains import (
 )
 
 from .cases import facility_location
-from .checks import convex_combinations, pushed_out, variational_violation
+from .checks import (
+    convex_combinations,
+    projection_error_bound,
+    pushed_out,
+    variational_violation,
+)
 
 VARIANTS = ("wolfe", "pairwise", "away")
 
@@ -49,16 +54,22 @@ def test_matches_exact_simplex_projection(variant):
     for _ in range(10):
         x = rng.normal(size=7) * 2
         y = frank_wolfe_projection(domain, x, tol=1e-14, variant=variant)
-        # ||y - y*|| <= sqrt(2 gap); in practice far smaller.
-        np.testing.assert_allclose(y, project_simplex(x), atol=1e-6)
+        # ||y - y*|| <= sqrt(gap(y)), the gap recomputed at y: certified, whether or not
+        # the solver reached its tolerance.
+        assert domain.contains(y, atol=1e-9)
+        bound = projection_error_bound(domain, x, y)
+        assert np.linalg.norm(y - project_simplex(x)) <= bound + 1e-12
+        assert bound <= 1e-5  # gap <= 1e-10: far above rounding, far below a wrong answer
 
 
 def test_result_record_is_consistent():
     rng = np.random.default_rng(3)
     domain = FlowPolytope.grid(3, 4)
     x = rng.normal(size=domain.dim)
-    res = frank_wolfe_solve(domain, x, tol=1e-12)
-    assert res.converged and res.gap <= 1e-12 and res.iterations >= 1
+    res = frank_wolfe_solve(domain, x, tol=1e-9)  # well above rounding (~1e-15 here)
+    assert res.converged and res.gap <= 1e-9 and res.iterations >= 1
+    # the reported gap is the gap of the returned point
+    assert projection_error_bound(domain, x, res.point) ** 2 == pytest.approx(res.gap, abs=1e-12)
     assert np.all(res.weights > 0) and res.weights.sum() == pytest.approx(1.0)
     np.testing.assert_allclose(res.weights @ res.atoms, res.point, atol=1e-10)
     verts = domain.vertices()
@@ -72,7 +83,10 @@ def test_warm_start_from_a_vertex():
     x = rng.normal(size=8)
     y0 = frank_wolfe_projection(domain, x, tol=1e-12)
     y1 = frank_wolfe_projection(domain, x, tol=1e-12, x0=domain.linear_minimizer(-np.ones(8)))
-    np.testing.assert_allclose(y0, y1, atol=1e-6)
+    assert domain.contains(y0, atol=1e-9) and domain.contains(y1, atol=1e-9)
+    b0, b1 = projection_error_bound(domain, x, y0), projection_error_bound(domain, x, y1)
+    assert np.linalg.norm(y0 - y1) <= b0 + b1 + 1e-12
+    assert max(b0, b1) <= 1e-5
 
 
 def test_hard_base_polytope_converges():
@@ -80,9 +94,11 @@ def test_hard_base_polytope_converges():
     domain = SubmodularBasePolytope(facility_location(5, 3, seed=7), 5)
     rng = np.random.default_rng(20240611)
     for x in convex_combinations(domain.vertices(), rng, 10):
-        res = frank_wolfe_solve(domain, x, tol=1e-12)
+        res = frank_wolfe_solve(domain, x, tol=1e-10)  # well above rounding (~1e-15)
         assert res.converged
-        assert np.linalg.norm(res.point - x) < 1e-6
+        # x lies in the polytope, so it is its own projection: certified distance
+        bound = projection_error_bound(domain, x, res.point)
+        assert np.linalg.norm(res.point - x) <= bound + 1e-12 and bound <= 1e-5
 
 
 def test_iteration_cap_warns_and_reports_the_gap():
