@@ -243,9 +243,9 @@ def _failures(report: Any) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from dp_online_envs.experiments.plots import plot_results
-    from dp_online_envs.experiments.store import load_results
+    from dp_online_envs.experiments.store import load_records
 
-    records = load_results(args.results)
+    records = load_records(args.results)
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "plots")
     for path in plot_results(records, out, formats=args.format):
         print(path)
