@@ -106,6 +106,10 @@ class ResultsStore:
         Raises:
             ExperimentError: The path is a file, lies under a file, or is not writable.
         """
+        problem = self.problem()
+        if problem:
+            raise ExperimentError(f"results directory {str(self.root)!r} is not usable: "
+                                  f"{problem} (expected a writable directory)")
         try:
             self.games_dir.mkdir(parents=True, exist_ok=True)
             self.claims_dir.mkdir(exist_ok=True)
@@ -197,11 +201,31 @@ class ResultsStore:
             os.close(fd)  # releases the lock
 
     # ----------------------------------------------------------------- reading
+    def scan(self) -> list[dict[str, Any]]:
+        """Every usable record, sorted by game id (nothing is moved or warned about)."""
+        if not self.games_dir.is_dir():
+            return []
+        return [r for r in (_check(p)[0] for p in sorted(self.games_dir.glob("*.json")))
+                if r is not None]
+
     def finished(self) -> set[str]:
         """Ids of the games with a usable record (nothing is moved or warned about)."""
-        if not self.games_dir.is_dir():
-            return set()
-        return {p.stem for p in self.games_dir.glob("*.json") if _check(p)[0] is not None}
+        return {r["game_id"] for r in self.scan()}
+
+    def problem(self) -> str | None:
+        """Why the directory could not hold results, without creating anything; else ``None``.
+
+        Looks at the directory, or at its nearest existing parent when it does not
+        exist yet: a file there, or a directory this process cannot write to.
+        """
+        path = self.root
+        while not path.exists() and path != path.parent:
+            path = path.parent
+        if not path.is_dir():
+            return f"{str(path)!r} is not a directory"
+        if not os.access(path, os.W_OK | os.X_OK):
+            return f"{str(path)!r} is not writable"
+        return None
 
     def read(self, game_id: str) -> dict[str, Any] | None:
         """A game's record, or ``None`` when it has no usable one."""
