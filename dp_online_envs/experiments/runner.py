@@ -187,6 +187,11 @@ def run_games(
                 claimed = {s.game_id for s in todo if store.claim(s.game_id)}
                 mine = [s for s in todo if s.game_id in claimed]
                 theirs = [s for s in todo if s.game_id not in claimed]
+                if theirs and not quiet:
+                    owner = store.claimant(theirs[0].game_id) or {}
+                    print(f"{len(theirs)} game(s) are being played by another sweep (pid "
+                          f"{owner.get('pid', '?')} on {owner.get('host', '?')}); waiting for "
+                          f"their records in {store.root}", file=sys.stderr)
             try:
                 outcomes = execute(mine, backend=backend, workers=workers, scheduler=scheduler,
                                    client=client)
@@ -205,7 +210,7 @@ def run_games(
                 if store is not None:
                     for spec in mine:
                         store.release(spec.game_id)
-            todo = [] if store is None else _wait_for_others(store, theirs, done, bar, quiet)
+            todo = [] if store is None else _wait_for_others(store, theirs, done, bar)
             reused += len([s for s in theirs if s.game_id in done])
     finally:
         bar.close()
@@ -216,18 +221,13 @@ def run_games(
 
 
 def _wait_for_others(store: ResultsStore, theirs: list[GameSpec],
-                     done: dict[str, dict[str, Any]], bar: Any, quiet: bool) -> list[GameSpec]:
+                     done: dict[str, dict[str, Any]], bar: Any) -> list[GameSpec]:
     """Wait until each game claimed by another process has a record or is free again.
 
     Records that appear are added to ``done``; returns the games whose claim went away
     without a record (their player failed or was stopped): the caller plays them.
     """
     waiting = list(theirs)
-    if waiting and not quiet:
-        owner = store.claimant(waiting[0].game_id) or {}
-        print(f"waiting for {len(waiting)} game(s) being played by another sweep (pid "
-              f"{owner.get('pid', '?')} on {owner.get('host', '?')}) in {store.root}",
-              file=sys.stderr)
     free: list[GameSpec] = []
     while waiting:
         still = []
