@@ -123,8 +123,9 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     """Write the games table to ``out`` and the curves table next to it.
 
     The format follows the extension (``.parquet`` or ``.csv``; the curves file takes
-    its own extension). Floats are written in full precision; read a CSV back with
-    ``pandas.read_csv(path, float_precision="round_trip")`` to get the same values.
+    its own extension). Floats are written in full precision: ``pandas.read_csv`` gives
+    back the same values (with pandas 2, pass ``float_precision="round_trip"``). In a
+    CSV an empty string reads back as a missing value.
 
     Args:
         results: A results directory, or records.
