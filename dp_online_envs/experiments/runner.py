@@ -32,7 +32,8 @@ class RunReport:
         records: The records of every game asked for that has one (played now or
             read back), in the order the games were given.
         played: Games played in this run.
-        reused: Games whose record was already in the results directory.
+        reused: Games whose record was already in the results directory, or was
+            written there meanwhile by another sweep that had claimed the game.
         failures: ``(spec, error text)`` of the games that raised.
         results: The results directory, if any.
         seconds: Wall time of the run.

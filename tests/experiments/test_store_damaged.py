@@ -200,3 +200,16 @@ def test_results_files_follow_the_umask_like_open(tmp_path, umask, mode):
     files = [tmp_path / "sweep.json", *(tmp_path / "games").glob("*.json")]
     assert len(files) == 6
     assert {f.stat().st_mode & 0o777 for f in files} == {mode}
+
+
+def test_a_file_that_cannot_be_moved_is_skipped_with_a_warning(results, monkeypatch):
+    path, _ = _one_game(results)
+    path.write_text("[]")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", str(src))
+
+    monkeypatch.setattr(store_module.os, "rename", refuse)
+    with pytest.warns(DamagedResultWarning, match="could not move it to .*Permission denied"):
+        records = ResultsStore(results).load()
+    assert len(records) == 14 and path.read_text() == "[]"
