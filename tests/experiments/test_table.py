@@ -122,3 +122,11 @@ def test_without_pandas_the_error_names_the_extra(results, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
     with pytest.raises(ExperimentError, match=r"pip install 'dp-online-envs\[experiments\]'"):
         load_results(results)
+
+
+def test_the_experiments_package_does_not_import_pandas():
+    code = ("import sys, dp_online_envs.experiments, dp_online_envs.experiments.cli; "
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.strip() == "False"
