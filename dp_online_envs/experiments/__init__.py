@@ -15,22 +15,33 @@ Modules: :mod:`.game` (one game's settings, seeds and record), :mod:`.sweep` (sw
 as data), :mod:`.store` (the results directory), :mod:`.backends` (serial, local
 processes, Dask), :mod:`.runner` (``run``, ``run_sweep``), :mod:`.analysis` (means and
 confidence intervals), :mod:`.rates` (the papers' regret exponents), :mod:`.plots`,
-:mod:`.report`, :mod:`.cli`.
+:mod:`.report`, :mod:`.table` (results as pandas tables; ``load_results``), :mod:`.cli`.
 """
 
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import VOLATILE_FIELDS, GameSpec, play_game, stable_view
 from dp_online_envs.experiments.runner import RunReport, run, run_games, run_sweep
-from dp_online_envs.experiments.store import ResultsStore, load_results
+from dp_online_envs.experiments.store import (
+    SCHEMA_VERSION,
+    DamagedResultWarning,
+    ResultsStore,
+    load_records,
+)
 from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+from dp_online_envs.experiments.table import export_results, load_curves, load_results
 
 __all__ = [
+    "SCHEMA_VERSION",
     "VOLATILE_FIELDS",
+    "DamagedResultWarning",
     "ExperimentError",
     "GameSpec",
     "ResultsStore",
     "RunReport",
     "Sweep",
+    "export_results",
+    "load_curves",
+    "load_records",
     "load_results",
     "load_sweep",
     "make_games",

@@ -8,6 +8,7 @@
                     [--scheduler tcp://HOST:PORT] [--workers N] [--quiet]
     dp-online plot RESULTS [-o DIR]
     dp-online report RESULTS -o report.html
+    dp-online export RESULTS -o results.parquet [--curves FILE]
 
 Bad input (unknown env id or agent, an agent the env cannot serve, ``epsilon <= 0``, a
 malformed sweep file) is reported in one line naming the bad value and the valid
@@ -20,6 +21,7 @@ import argparse
 import json
 import pathlib
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -103,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("results", metavar="RESULTS", help="results directory")
     s.add_argument("-o", "--out", metavar="FILE", help="output file (default RESULTS/report.html)")
     s.add_argument("--title", help="report title")
+
+    s = sub.add_parser("export", help="write the results as a table (.parquet or .csv)")
+    s.add_argument("results", metavar="RESULTS", help="results directory")
+    s.add_argument("-o", "--out", metavar="FILE", required=True,
+                   help="one row per game: FILE.parquet or FILE.csv")
+    s.add_argument("--curves", metavar="FILE",
+                   help="one row per game x checkpoint (default: FILE's stem + '_curves')")
     return p
 
 
@@ -204,7 +213,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     sweep = load_sweep(args.file)
     root = pathlib.Path(args.results or sweep.results or pathlib.Path("results") / sweep.name)
-    done = ResultsStore(root).finished() & {g.game_id for g in sweep.games}
+    store = ResultsStore(root)
+    problem = store.problem()
+    if problem:
+        raise ExperimentError(f"results directory {str(root)!r} is not usable: {problem} "
+                              "(expected a writable directory)")
+    done = [r for r in store.scan() if sweep.includes(r)]  # never lists the sweep's games
     where = (f"dask ({args.scheduler or 'local cluster'})" if args.backend == "dask"
              else "this process" if args.backend == "serial"
              else f"{args.workers or default_workers()} local processes")
@@ -243,9 +257,9 @@ def _failures(report: Any) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from dp_online_envs.experiments.plots import plot_results
-    from dp_online_envs.experiments.store import load_results
+    from dp_online_envs.experiments.store import load_records
 
-    records = load_results(args.results)
+    records = load_records(args.results)
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "plots")
     for path in plot_results(records, out, formats=args.format):
         print(path)
@@ -261,8 +275,30 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from dp_online_envs.experiments.table import export_results
+
+    games, curves = export_results(args.results, args.out, curves=args.curves)
+    print(f"games table written to {games}\ncurves table written to {curves}")
+    return 0
+
+
 COMMANDS = {"list": cmd_list, "run": cmd_run, "sweep": cmd_sweep, "plot": cmd_plot,
-            "report": cmd_report}
+            "report": cmd_report, "export": cmd_export}
+
+
+def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """Damaged results files in one line each; other warnings as Python shows them."""
+    from dp_online_envs.experiments.store import DamagedResultWarning
+
+    if issubclass(category, DamagedResultWarning):
+        print(f"dp-online: warning: {message}", file=sys.stderr)
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -270,6 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     import dp_online_envs  # noqa: F401  (registers the env ids)
+
+    warnings.showwarning = _show_warning
 
     try:
         return COMMANDS[args.command](args)

@@ -224,6 +224,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     """
     from dp_online_envs import __version__
     from dp_online_envs.envs.registry import ENV_CONFIGS, build_env
+    from dp_online_envs.experiments.store import SCHEMA_VERSION
 
     start = time.perf_counter()
     cls = spec.agent_class()
@@ -294,6 +295,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         "clipped_feedback": int(agent.clipped_feedback),
         "projected_actions": int(summary.projected_actions),
         "version": __version__,
+        "schema_version": SCHEMA_VERSION,
         "wall_time": time.perf_counter() - start,
         "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": socket.gethostname(),

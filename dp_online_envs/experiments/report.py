@@ -297,9 +297,9 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     Raises:
         ExperimentError: A results directory that does not exist or is empty.
     """
-    from dp_online_envs.experiments.store import ResultsStore, load_results
+    from dp_online_envs.experiments.store import ResultsStore, load_records
 
-    records = load_results(results)
+    records = load_records(results)
     manifest = source = None
     if isinstance(results, (str, os.PathLike)):
         manifest = ResultsStore(results).manifest()

@@ -19,6 +19,7 @@ from typing import Any
 from dp_online_envs.experiments.backends import execute
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
+from dp_online_envs.experiments import store as store_module
 from dp_online_envs.experiments.store import ResultsStore
 from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
 
@@ -31,7 +32,8 @@ class RunReport:
         records: The records of every game asked for that has one (played now or
             read back), in the order the games were given.
         played: Games played in this run.
-        reused: Games whose record was already in the results directory.
+        reused: Games whose record was already in the results directory, or was
+            written there meanwhile by another sweep that had claimed the game.
         failures: ``(spec, error text)`` of the games that raised.
         results: The results directory, if any.
         seconds: Wall time of the run.
@@ -157,42 +159,99 @@ def run_games(
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
 
+    With a results directory, damaged files in it are quarantined (and their games
+    played again), and each game is claimed before it is played: games claimed by
+    another live sweep on the same directory are not played here, their records are
+    waited for (see :mod:`.store`), so every game is played once.
+
     Raises:
-        ExperimentError: A bad backend setting.
+        ExperimentError: A bad backend setting, or a results path that is not a
+            writable directory.
     """
     start = time.perf_counter()
     store = ResultsStore(results) if results is not None else None
     done: dict[str, dict[str, Any]] = {}
     if store is not None:
         store.prepare()
-        finished = store.finished()
-        for record in store.load():
-            if record.get("game_id") in finished:
-                done[record["game_id"]] = record
+        done = {r["game_id"]: r for r in store.load()}
     wanted = {s.game_id for s in specs}
     reused = len(wanted & set(done))
-    todo = [s for s in specs if s.game_id not in done]
+    todo = _unique([s for s in specs if s.game_id not in done])
     failures: list[tuple[GameSpec, str]] = []
     played = 0
     bar = progress_bar(len(todo), quiet=quiet, desc=desc)
     try:
-        outcomes = execute(todo, backend=backend, workers=workers, scheduler=scheduler,
-                           client=client)
-        for spec, record, error in outcomes:
-            if record is not None:
-                if store is not None:
-                    store.write(record)
-                done[spec.game_id] = record
-                played += 1
+        while todo:
+            if store is None:
+                mine, theirs = todo, []
             else:
-                failures.append((spec, error or "unknown error"))
-            bar.update(1)
+                claimed = {s.game_id for s in todo if store.claim(s.game_id)}
+                mine = [s for s in todo if s.game_id in claimed]
+                theirs = [s for s in todo if s.game_id not in claimed]
+                if theirs and not quiet:
+                    owner = store.claimant(theirs[0].game_id) or {}
+                    print(f"{len(theirs)} game(s) are being played by another sweep (pid "
+                          f"{owner.get('pid', '?')} on {owner.get('host', '?')}); waiting for "
+                          f"their records in {store.root}", file=sys.stderr)
+            try:
+                outcomes = execute(mine, backend=backend, workers=workers, scheduler=scheduler,
+                                   client=client)
+                for spec, record, error in outcomes:
+                    if record is not None:
+                        if store is not None:
+                            store.write(record)
+                        done[spec.game_id] = record
+                        played += 1
+                    else:
+                        failures.append((spec, error or "unknown error"))
+                    if store is not None:
+                        store.release(spec.game_id)
+                    bar.update(1)
+            finally:
+                if store is not None:
+                    for spec in mine:
+                        store.release(spec.game_id)
+            todo = [] if store is None else _wait_for_others(store, theirs, done, bar)
+            reused += len([s for s in theirs if s.game_id in done])
     finally:
         bar.close()
     records = [done[s.game_id] for s in specs if s.game_id in done]
     return RunReport(records=_dedupe(records), played=played, reused=reused, failures=failures,
                      results=None if store is None else store.root,
                      seconds=time.perf_counter() - start)
+
+
+def _wait_for_others(store: ResultsStore, theirs: list[GameSpec],
+                     done: dict[str, dict[str, Any]], bar: Any) -> list[GameSpec]:
+    """Wait until each game claimed by another process has a record or is free again.
+
+    Records that appear are added to ``done``; returns the games whose claim went away
+    without a record (their player failed or was stopped): the caller plays them.
+    """
+    waiting = list(theirs)
+    free: list[GameSpec] = []
+    while waiting:
+        still = []
+        for spec in waiting:
+            record = store.read(spec.game_id)
+            if record is not None:
+                done[spec.game_id] = record
+                bar.update(1)
+            elif store.claimant(spec.game_id) is None:
+                free.append(spec)
+            else:
+                still.append(spec)
+        waiting = still
+        if waiting:
+            time.sleep(store_module.CLAIM_POLL_SECONDS)
+    return free
+
+
+def _unique(specs: list[GameSpec]) -> list[GameSpec]:
+    first: dict[str, GameSpec] = {}
+    for spec in specs:
+        first.setdefault(spec.game_id, spec)
+    return list(first.values())
 
 
 def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -38,19 +38,22 @@ Rules:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import math
 import pathlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import (
     GameSpec,
     agent_label,
+    canonical_json,
     feedback_option,
     jsonable,
+    plain,
     resolve_agent,
 )
 
@@ -69,13 +72,55 @@ RESERVED_ENV_OPTIONS = {
 FORMATS = (".yaml", ".yml", ".toml", ".json")
 
 
+@dataclasses.dataclass(frozen=True)
+class SweepPart:
+    """The games of one env x agent variant in one block: a product, not materialised.
+
+    Attributes:
+        env_id, env_kwargs, agent, agent_kwargs: The env and the configured agent.
+        horizons: The horizons.
+        privacy: ``(epsilon, delta)`` pairs (``(None, None)`` for a non-private agent).
+        seeds: The seed indices: ``range(n)`` for ``seeds: n``, else a tuple.
+        tags: Labels of the block.
+        sweep: The sweep's name.
+    """
+
+    env_id: str
+    env_kwargs: dict[str, Any]
+    agent: str
+    agent_kwargs: dict[str, Any]
+    horizons: tuple[int, ...]
+    privacy: tuple[tuple[float | None, float | None], ...]
+    seeds: range | tuple[int, ...]
+    tags: dict[str, Any]
+    sweep: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """The env and agent settings as comparable text."""
+        return (self.env_id, canonical_json(plain(self.env_kwargs)), self.agent,
+                canonical_json(plain(self.agent_kwargs)))
+
+    def specs(self) -> Iterator[GameSpec]:
+        """The games, horizon-major, then privacy, then seed."""
+        for horizon, (eps, dlt), seed in itertools.product(self.horizons, self.privacy,
+                                                           self.seeds):
+            yield GameSpec(self.env_id, self.agent, eps, dlt, horizon, seed,
+                           dict(self.env_kwargs), dict(self.agent_kwargs), dict(self.tags),
+                           self.sweep)
+
+
 @dataclasses.dataclass
 class Sweep:
     """A validated sweep: its games and where their results go.
 
+    The games are kept as products (:class:`SweepPart`) and listed only when
+    :attr:`games` is read, so ``len(sweep)`` and :meth:`includes` cost nothing even
+    for ``seeds: 100000000``.
+
     Attributes:
         name: The sweep's name (recorded in every record).
-        games: One :class:`GameSpec` per game, deduplicated, in a stable order.
+        parts: The products of settings the games come from, in order.
         description: Free text.
         results: The results directory the sweep asks for (``None``: caller decides).
         settings: The sweep as given (plain data), kept in the results directory.
@@ -83,14 +128,47 @@ class Sweep:
     """
 
     name: str
-    games: list[GameSpec]
+    parts: list[SweepPart]
     description: str = ""
     results: str | None = None
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     skipped: list[str] = dataclasses.field(default_factory=list)
 
+    @functools.cached_property
+    def games(self) -> list[GameSpec]:
+        """One :class:`GameSpec` per game, deduplicated, in a stable order."""
+        games: dict[str, GameSpec] = {}
+        for part in self.parts:
+            for spec in part.specs():
+                games.setdefault(spec.game_id, spec)
+        return list(games.values())
+
     def __len__(self) -> int:
-        return len(self.games)
+        """The number of distinct games, counted without listing them."""
+        seeds_at: dict[tuple[Any, ...], list[range | tuple[int, ...]]] = {}
+        for part in self.parts:
+            for horizon in part.horizons:
+                for privacy in part.privacy:
+                    seeds_at.setdefault((part.key, horizon, privacy), []).append(part.seeds)
+        return sum(_union_size(sets) for sets in seeds_at.values())
+
+    def includes(self, record: dict[str, Any]) -> bool:
+        """Whether a record (or any mapping with its settings) is a game of this sweep."""
+        try:
+            key = (record["env_id"], canonical_json(plain(record["env_kwargs"])),
+                   record["agent"], canonical_json(plain(record["agent_kwargs"])))
+            privacy = (record["epsilon"], record["delta"])
+            horizon, seed = record["horizon"], record["seed_index"]
+        except (KeyError, TypeError):
+            return False
+        return any(part.key == key and horizon in part.horizons and privacy in part.privacy
+                   and seed in part.seeds for part in self.parts)
+
+
+def _union_size(seed_sets: list[range | tuple[int, ...]]) -> int:
+    """Size of a union of ``range(n)`` and explicit seed tuples."""
+    top = max((len(s) for s in seed_sets if isinstance(s, range)), default=0)
+    return top + len({x for s in seed_sets if not isinstance(s, range) for x in s if x >= top})
 
 
 def load_sweep(path: str | pathlib.Path) -> Sweep:
@@ -154,7 +232,7 @@ def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep") ->
     elif not isinstance(blocks, list) or not blocks:
         raise ExperimentError(f"{source}: experiments must be a non-empty list of mappings, "
                               f"got {blocks!r}")
-    games: dict[str, GameSpec] = {}
+    parts: list[SweepPart] = []
     skipped: list[str] = []
     for i, block in enumerate(blocks):
         where = f"{source}: experiments[{i}]" if "experiments" in data else source
@@ -166,12 +244,11 @@ def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep") ->
         tags = {**_tags(defaults.get("tags"), source), **_tags(block.get("tags"), where)}
         if "name" in block:
             tags["experiment"] = _text(block["name"], f"{where}: name")
-        for spec in _expand(merged, tags, sweep_name, where, skipped):
-            games.setdefault(spec.game_id, spec)
-    if not games:
+        parts.extend(_expand(merged, tags, sweep_name, where, skipped))
+    if not parts:
         raise ExperimentError(f"{source}: the sweep has no game to play"
                               + (f" (skipped: {skipped})" if skipped else ""))
-    return Sweep(name=sweep_name, games=list(games.values()), description=description,
+    return Sweep(name=sweep_name, parts=parts, description=description,
                  results=results, settings=json.loads(json.dumps(data, default=jsonable)),
                  skipped=skipped)
 
@@ -220,7 +297,7 @@ def make_games(
 
 # --------------------------------------------------------------------- expansion
 def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where: str,
-            skipped: list[str]) -> list[GameSpec]:
+            skipped: list[str]) -> list[SweepPart]:
     for key in ("envs", "agents", "horizons"):
         if key not in block:
             raise ExperimentError(f"{where}: missing key {key!r} (a sweep needs envs, agents "
@@ -235,7 +312,7 @@ def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where:
     skip = bool(block.get("skip_incompatible", False))
     eps_given = "epsilons" in block
     epsilons = _epsilons(block["epsilons"], f"{where}: epsilons") if eps_given else []
-    out: list[GameSpec] = []
+    out: list[SweepPart] = []
     for (env_id, env_kwargs), (name, cls, kwargs) in itertools.product(envs, variants):
         label = agent_label(name, kwargs)
         if cls.private and not eps_given:
@@ -252,9 +329,8 @@ def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where:
                 raise
             skipped.append(f"{env_id} x {label}: {exc}")
             continue
-        for horizon, (eps, dlt), seed in itertools.product(horizons, privacy, seeds):
-            out.append(GameSpec(env_id, name, eps, dlt, horizon, seed, dict(env_kwargs),
-                                dict(kwargs), dict(tags), sweep_name))
+        out.append(SweepPart(env_id, dict(env_kwargs), name, dict(kwargs), tuple(horizons),
+                             tuple(privacy), seeds, dict(tags), sweep_name))
     return out
 
 
@@ -413,12 +489,13 @@ def _horizons(value: Any, where: str) -> list[int]:
     return list(dict.fromkeys(out))
 
 
-def _seeds(value: Any, where: str) -> list[int]:
+def _seeds(value: Any, where: str) -> range | tuple[int, ...]:
+    """``range(n)`` for a number of seeds (never a list: it may be huge), else a tuple."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of "
                                   "seeds >= 1 or a list of seed indices >= 0")
-        return list(range(value))
+        return range(value)
     if isinstance(value, (list, tuple, range)) and value:
         out = []
         for v in value:
@@ -426,6 +503,6 @@ def _seeds(value: Any, where: str) -> list[int]:
                 raise ExperimentError(f"{where}: seed index {v!r} rejected: expected an "
                                       "integer >= 0")
             out.append(int(v))
-        return list(dict.fromkeys(out))
+        return tuple(dict.fromkeys(out))
     raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of seeds "
                           ">= 1 or a list of seed indices >= 0")

@@ -10,7 +10,7 @@ import pytest
 
 from dp_online_envs.experiments import (
     ExperimentError,
-    load_results,
+    load_records,
     parse_sweep,
     run_games,
     run_sweep,
@@ -38,7 +38,7 @@ def test_dask_backend_matches_serial_and_local(small_sweep, scheduler, tmp_path)
     assert on_dask.ok and on_dask.played == 15
     specs = parse_sweep(small_sweep).games
     serial = run_games(specs, backend="serial")
-    assert _view(load_results(tmp_path)) == _view(serial.records)
+    assert _view(load_records(tmp_path)) == _view(serial.records)
     again = run_sweep(small_sweep, results=tmp_path, backend="dask", scheduler=scheduler,
                       quiet=True)
     assert (again.played, again.reused) == (0, 15)
@@ -59,7 +59,7 @@ def test_cli_sweep_on_a_dask_scheduler(tmp_path, scheduler):
                                    "agents": ["hedge", "private-ftrl"], "epsilons": [2],
                                    "horizons": [200], "seeds": 2}).games, backend="local",
                       workers=2)
-    assert _view(load_results(tmp_path / "res")) == _view(local.records)
+    assert _view(load_records(tmp_path / "res")) == _view(local.records)
 
 
 def test_unreachable_scheduler_is_a_clear_error(small_sweep, tmp_path, monkeypatch):

@@ -28,6 +28,7 @@ FIELDS = {
     "seed_index", "env_seed", "agent_seed", "rounds", "regret", "regret_lo", "regret_hi",
     "exact", "pseudo_regret", "learner_loss", "comparator_lo", "comparator_hi", "checkpoints",
     "regret_curve_lo", "regret_curve_hi", "clipped_feedback", "projected_actions", "version",
+    "schema_version",
     "wall_time", "finished_at", "host",
 }
 

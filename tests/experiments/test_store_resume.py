@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from dp_online_envs.experiments import ResultsStore, load_results, run_sweep, stable_view
+from dp_online_envs.experiments import ResultsStore, load_records, run_sweep, stable_view
 
 
 def test_rerunning_a_sweep_skips_finished_games(small_sweep, tmp_path):
@@ -26,7 +26,7 @@ def test_rerunning_a_sweep_skips_finished_games(small_sweep, tmp_path):
     second = run_sweep(small_sweep, results=tmp_path, backend="serial", quiet=True)
     assert (second.played, second.reused) == (5, 15)
     assert [p.stat().st_mtime_ns for p in files] == mtimes  # finished files untouched
-    assert len(load_results(tmp_path)) == 20
+    assert len(load_records(tmp_path)) == 20
 
 
 def test_temporary_files_are_ignored_and_dead_writers_cleaned(small_sweep, tmp_path):
@@ -103,7 +103,7 @@ def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(tmp_path):
     run_sweep(sweep, results=reference, backend="serial", quiet=True)
 
     def view(root):
-        return sorted((stable_view(r) for r in load_results(root)), key=lambda r: r["game_id"])
+        return sorted((stable_view(r) for r in load_records(root)), key=lambda r: r["game_id"])
 
     assert len(view(killed)) == total
     assert view(killed) == view(reference)

@@ -130,3 +130,62 @@ def test_malformed_files_are_reported(tmp_path, name, text, expect):
 def test_missing_file(tmp_path):
     with pytest.raises(ExperimentError, match="does not exist"):
         load_sweep(tmp_path / "nope.yaml")
+
+
+@pytest.mark.parametrize("blocks, expected", [
+    ([{"seeds": 3}], 3),
+    ([{"seeds": 3}, {"seeds": [1, 5, 7]}, {"seeds": 5, "horizons": [50, 60]}], 7 + 5),
+    ([{"seeds": [4, 2, 4]}, {"seeds": [2, 9]}, {"seeds": 2, "horizons": [60]}], 3 + 2),
+    ([{"seeds": 2, "agents": ["hedge", {"name": "hedge", "kwargs": {"eta": 0.5}}]},
+      {"seeds": 4}], 4 + 2),
+])
+def test_the_count_of_games_equals_the_games_listed(blocks, expected):
+    sweep = parse_sweep({"envs": ["DPFullInfo-Experts-v0"], "agents": ["hedge"],
+                         "horizons": [50], "experiments": blocks})
+    assert len(sweep) == expected
+    assert len(sweep.games) == len({g.game_id for g in sweep.games}) == expected
+
+
+def test_includes_tells_the_sweeps_games_from_others(small_sweep):
+    sweep = parse_sweep(small_sweep)
+    for game in sweep.games:
+        assert sweep.includes({**game.identity(), "agent": game.agent})
+    outside = {**sweep.games[-1].identity(), "seed_index": 3}
+    assert not sweep.includes(outside)
+    assert not sweep.includes({**sweep.games[0].identity(), "epsilon": 2.0})
+    assert not sweep.includes({"game_id": "x"})
+
+
+def test_a_hundred_million_seeds_are_counted_not_listed(small_sweep):
+    import tracemalloc
+
+    parse_sweep(dict(small_sweep, seeds=1))  # imports and registries, before measuring
+    tracemalloc.start()
+    try:
+        sweep = parse_sweep(dict(small_sweep, seeds=100_000_000))
+        n = len(sweep)
+        last = {"env_id": "DPFullInfo-Experts-v0", "env_kwargs": {}, "agent": "hedge",
+                "agent_kwargs": {}, "epsilon": None, "delta": None, "horizon": 300,
+                "seed_index": 99_999_999}
+        inside, outside = sweep.includes(last), sweep.includes({**last, "seed_index": 10**8})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert n == 5 * 100_000_000  # hedge, and private-ftrl x 2 counters x 2 epsilons
+    assert inside and not outside
+    assert peak < 4 * 2**20, f"{peak / 2**20:.1f} MiB"
+
+
+def test_dry_run_counts_a_hundred_million_seeds(small_sweep, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(dict(small_sweep, seeds=100_000_000)))
+    out = subprocess.run([sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep",
+                          str(path), "--dry-run", "--results", str(tmp_path / "res")],
+                         check=False, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"500000000 games (0 done) -> {tmp_path / 'res'}\n"
+    assert not (tmp_path / "res").exists()  # a dry run creates nothing

@@ -1,0 +1,202 @@
+"""Claims: two sweeps on one results directory never play the same game twice."""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from dp_online_envs.experiments import ResultsStore, parse_sweep, run_games, stable_view
+from dp_online_envs.experiments import store as store_module
+
+CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+
+#: Hedge that waits for a gate file before its first action and logs each game it plays.
+GATED = textwrap.dedent('''
+    import os, time
+    from agents.full_info.hedge import Hedge
+
+    class GatedHedge(Hedge):
+        def __init__(self, *args, seed=None, **kwargs):
+            self._game_seed = seed
+            self._started = False
+            super().__init__(*args, seed=seed, **kwargs)
+
+        def act(self):
+            if not self._started:
+                self._started = True
+                while not os.path.exists(os.environ["GATE"]):
+                    time.sleep(0.02)
+                fd = os.open(os.environ["PLAYS"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                os.write(fd, f"{self._game_seed}\\n".encode())
+                os.close(fd)
+            return super().act()
+''')
+
+
+def _sweep_file(path, seeds):
+    path.write_text(json.dumps({"name": path.stem, "envs": ["DPFullInfo-Experts-v0"],
+                                "agents": ["gated:GatedHedge"], "horizons": [50, 80],
+                                "seeds": seeds}))
+    return path
+
+
+def _wait_until(condition, what, proc, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert proc.poll() is None, f"the sweep ended before {what}"
+        assert time.monotonic() < deadline, f"no {what} in {timeout} s"
+        time.sleep(0.02)
+
+
+def test_two_concurrent_sweeps_play_every_game_exactly_once(tmp_path):
+    (tmp_path / "gated.py").write_text(GATED)
+    gate, plays, results = tmp_path / "gate", tmp_path / "plays.log", tmp_path / "results"
+    env = {**os.environ, "GATE": str(gate), "PLAYS": str(plays),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    first = _sweep_file(tmp_path / "first.json", 4)   # 8 games
+    second = _sweep_file(tmp_path / "second.json", 6)  # the same 8 and 4 more
+    cmd = CLI + ["sweep", "--results", str(results), "--backend", "serial"]
+    err_a, err_b = tmp_path / "a.err", tmp_path / "b.err"
+    with open(err_a, "w") as ea, open(err_b, "w") as eb:
+        a = subprocess.Popen(cmd + [str(first)], env=env, stdout=subprocess.PIPE, stderr=ea,
+                             text=True)
+        try:
+            claims = results / "claims"
+            _wait_until(lambda: len(list(claims.glob("*.claim"))) == 8, "claims of sweep A", a)
+            b = subprocess.Popen(cmd + [str(second)], env=env, stdout=subprocess.PIPE,
+                                 stderr=eb, text=True)
+            try:
+                _wait_until(lambda: "being played by another sweep" in err_b.read_text(),
+                            "notice from sweep B", b)
+                assert not plays.exists()  # both sweeps are held at the gate
+                gate.write_text("")
+                out_a, _ = a.communicate(timeout=120)
+                out_b, _ = b.communicate(timeout=120)
+            finally:
+                b.kill()
+        finally:
+            a.kill()
+    assert a.returncode == 0 and b.returncode == 0, err_a.read_text() + err_b.read_text()
+    assert "8 games played, 0 reused, 0 failed" in out_a
+    assert "4 games played, 8 reused, 0 failed" in out_b
+    assert (f"8 game(s) are being played by another sweep (pid {a.pid} on "
+            f"{socket.gethostname()})") in err_b.read_text()
+    records = ResultsStore(results).load()
+    counts = collections.Counter(plays.read_text().split())
+    assert len(records) == 12 and set(counts.values()) == {1}  # each game played once
+    assert set(counts) == {str(r["agent_seed"]) for r in records}
+    assert list((results / "claims").glob("*.claim")) == []  # every claim released
+
+
+def _write_claim(store, game_id, pid, host=None):
+    store.claims_dir.mkdir(parents=True, exist_ok=True)
+    path = store.claims_dir / f"{game_id}.claim"
+    path.write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
+                                "since": time.time()}))
+    return path
+
+
+def _dead_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.fixture
+def specs():
+    return parse_sweep({"envs": ["DPFullInfo-Experts-v0"], "agents": ["hedge"],
+                        "horizons": [60], "seeds": 3}).games
+
+
+def test_a_stale_claim_is_taken_over(tmp_path, specs):
+    store = ResultsStore(tmp_path)
+    claim = _write_claim(store, specs[0].game_id, _dead_pid())
+    report = run_games(specs, results=tmp_path, backend="serial")
+    assert (report.played, report.reused) == (3, 0)
+    assert store.finished() == {s.game_id for s in specs}
+    assert not claim.exists()
+
+
+def test_a_claim_from_another_host_or_a_live_process_is_respected(tmp_path, specs):
+    store = ResultsStore(tmp_path)
+    elsewhere = _write_claim(store, specs[0].game_id, _dead_pid(), host="elsewhere.invalid")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = _write_claim(store, specs[1].game_id, sleeper.pid)
+        assert not store.claim(specs[0].game_id) and not store.claim(specs[1].game_id)
+        assert store.claimant(specs[1].game_id)["pid"] == sleeper.pid
+        assert store.claim(specs[2].game_id)  # free: ours now
+        assert not store.claim(specs[2].game_id)  # held (by us)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert store.claimant(specs[1].game_id) is None  # its process is gone: stale
+    assert store.claim(specs[1].game_id)
+    assert json.loads(live.read_text())["pid"] == os.getpid()  # taken over
+    assert json.loads(elsewhere.read_text())["host"] == "elsewhere.invalid"  # left alone
+
+
+def test_a_sweep_waits_for_games_another_sweep_plays(tmp_path, specs, monkeypatch):
+    """The other sweep is simulated: a live process's claim, then the record it writes."""
+    monkeypatch.setattr(store_module, "CLAIM_POLL_SECONDS", 0.01)
+    reference = {r["game_id"]: r for r in run_games(specs, backend="serial").records}
+    store = ResultsStore(tmp_path)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        claim = _write_claim(store, specs[0].game_id, sleeper.pid)
+        result = {}
+        thread = threading.Thread(
+            target=lambda: result.update(report=run_games(specs, results=tmp_path,
+                                                          backend="serial")))
+        thread.start()
+        others = {s.game_id for s in specs[1:]}
+        deadline = time.monotonic() + 60
+        while store.finished() != others:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+        assert thread.is_alive()  # its own games are done: it waits for the claimed one
+        store.write(reference[specs[0].game_id])  # the other sweep finishes its game
+        written = store.path(specs[0].game_id).read_bytes()
+        claim.unlink()
+        thread.join(60)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    report = result["report"]
+    assert (report.played, report.reused) == (2, 1)
+    assert store.path(specs[0].game_id).read_bytes() == written  # not played again
+    assert [stable_view(r) for r in report.records] == [
+        stable_view(reference[s.game_id]) for s in specs]
+
+
+def test_a_game_released_without_a_record_is_played_by_the_waiting_sweep(
+        tmp_path, specs, monkeypatch):
+    monkeypatch.setattr(store_module, "CLAIM_POLL_SECONDS", 0.01)
+    store = ResultsStore(tmp_path)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    claim = _write_claim(store, specs[0].game_id, sleeper.pid)
+    result = {}
+    thread = threading.Thread(
+        target=lambda: result.update(report=run_games(specs, results=tmp_path,
+                                                      backend="serial")))
+    try:
+        thread.start()
+        deadline = time.monotonic() + 60
+        while len(store.finished()) < 2:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        sleeper.kill()  # the other sweep dies: its claim is stale
+        sleeper.wait()
+    thread.join(60)
+    assert (result["report"].played, result["report"].reused) == (3, 0)
+    assert not claim.exists() and store.finished() == {s.game_id for s in specs}
