@@ -21,6 +21,7 @@ from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.experiments.store import ResultsStore
 from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+from dp_online_envs.isolation import IsolationLimits
 
 
 @dataclasses.dataclass
@@ -66,6 +67,8 @@ def run(
     scheduler: str | None = None,
     results: str | os.PathLike[str] | None = None,
     quiet: bool = True,
+    isolate: bool | IsolationLimits = False,
+    seed_secret: str | None = None,
 ) -> list[dict[str, Any]]:
     """Play complete games of one setting and return their records.
 
@@ -86,6 +89,10 @@ def run(
         scheduler: Dask scheduler address for ``backend="dask"``.
         results: Optional results directory (finished games are reused).
         quiet: No progress bar.
+        isolate: Play each agent in its own spawned process (``True`` for the default
+            :class:`~dp_online_envs.isolation.IsolationLimits`, or the limits).
+        seed_secret: A secret mixed into every game's seeds, so an agent cannot compute
+            the env's seed from the settings (use with ``isolate`` for untrusted agents).
 
     Returns:
         One record per seed, in seed order.
@@ -98,7 +105,8 @@ def run(
     specs = make_games(env_id, agent_name, epsilon=epsilon, delta=delta, horizon=horizon,
                        seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags)
     report = run_games(specs, results=results, backend=backend, workers=workers,
-                       scheduler=scheduler, quiet=quiet)
+                       scheduler=scheduler, quiet=quiet, isolate=isolate,
+                       seed_secret=seed_secret)
     if report.failures:
         spec, error = report.failures[0]
         raise RuntimeError(f"{len(report.failures)} game(s) failed; the first "
@@ -115,6 +123,8 @@ def run_sweep(
     scheduler: str | None = None,
     client: Any = None,
     quiet: bool = False,
+    isolate: bool | IsolationLimits = False,
+    seed_secret: str | None = None,
 ) -> RunReport:
     """Run every game of a sweep that has no record yet in the results directory.
 
@@ -127,6 +137,8 @@ def run_sweep(
         scheduler: Dask scheduler address (``tcp://HOST:PORT``) for ``backend="dask"``.
         client: An existing ``dask.distributed.Client`` for ``backend="dask"``.
         quiet: No progress bar (it is also off when stderr is not a terminal).
+        isolate: Play each agent in its own spawned process (see :func:`run`).
+        seed_secret: A secret mixed into every game's seeds (see :func:`run`).
 
     Raises:
         ExperimentError: An invalid sweep or backend setting.
@@ -141,7 +153,8 @@ def run_sweep(
     store.prepare()
     store.write_manifest({"name": sweep.name, "games": len(sweep), **sweep.settings})
     return run_games(sweep.games, results=root, backend=backend, workers=workers,
-                     scheduler=scheduler, client=client, quiet=quiet, desc=sweep.name)
+                     scheduler=scheduler, client=client, quiet=quiet, desc=sweep.name,
+                     isolate=isolate, seed_secret=seed_secret)
 
 
 def run_games(
@@ -154,13 +167,23 @@ def run_games(
     client: Any = None,
     quiet: bool = True,
     desc: str = "games",
+    isolate: bool | IsolationLimits = False,
+    seed_secret: str | None = None,
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
+
+    ``isolate`` and ``seed_secret`` are set on every spec (see :func:`run`); a game whose
+    isolated agent fails is reported in ``failures`` with the reason, and the others go on.
 
     Raises:
         ExperimentError: A bad backend setting.
     """
     start = time.perf_counter()
+    if isolate or seed_secret is not None:
+        limits = (isolate if isinstance(isolate, IsolationLimits)
+                  else IsolationLimits() if isolate else None)
+        specs = [dataclasses.replace(s, isolation=limits, seed_secret=seed_secret)
+                 for s in specs]
     store = ResultsStore(results) if results is not None else None
     done: dict[str, dict[str, Any]] = {}
     if store is not None:
