@@ -5,24 +5,22 @@ from __future__ import annotations
 import gymnasium as gym
 
 from agents.base import Agent
+from dp_online_envs.loop import game_seeds, run_rounds
 from dp_online_envs.wrappers import RegretSummary
 
 
 def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     """Play one complete game and return the regret summary.
 
-    The agent is reset with ``seed`` and the env with ``seed`` as well (their
-    generators are independent objects, so this couples nothing but reproducibility).
-    Each round: ``a = agent.act()``, ``obs = env.step(a)``, ``agent.update(a, obs)``.
+    ``seed`` is the game's seed: the env and the agent are reset with two independent
+    seeds drawn from it (:func:`dp_online_envs.loop.game_seeds`), so the agent does not
+    hold the seed of the env's loss stream. The rounds are played by the one game loop,
+    :func:`dp_online_envs.loop.run_rounds`.
     """
-    agent.reset(seed)
-    env.reset(seed=seed)
-    terminated = truncated = False
-    info: dict = {}
-    while not (terminated or truncated):
-        action = agent.act()
-        obs, _, terminated, truncated, info = env.step(action)
-        agent.update(action, obs)
+    env_seed, agent_seed = game_seeds(seed)
+    agent.reset(agent_seed)
+    env.reset(seed=env_seed)
+    info = run_rounds(env, agent)
     if "regret" in info:
         return info["regret"]
     return env.get_wrapper_attr("summary")()

@@ -88,6 +88,7 @@ from scipy import stats
 
 from dp_online_envs.adversaries import LossSequence, ReplayAdversary
 from dp_online_envs.envs.online_env import OnlineLearningEnv
+from dp_online_envs.loop import run_rounds
 from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import FeedbackGuard
 
@@ -438,15 +439,12 @@ def _play(env: gym.Env, agent: Agent, seed: int, view: str, tau: int, domain) ->
     agent.reset(seed)
     env.reset(seed=0)  # the replay is deterministic; the seed only pins np_random
     points: list[np.ndarray] = []
-    t, done = 0, False
-    while not done:
-        action = agent.act()
-        obs, _, terminated, truncated, _ = env.step(action)
-        agent.update(action, obs)
-        t += 1
-        done = terminated or truncated
-        if view == "actions" and t > tau:
+
+    def keep_point(t: int, action: Any, _feedback: np.ndarray) -> None:
+        if t > tau:
             points.append(domain.to_point(action))
+
+    run_rounds(env, agent, keep_point if view == "actions" else None)
     if view == "actions":
         return np.concatenate(points) if points else np.zeros(0)
     vals = [np.ravel(v) for r, v in agent.releases if r >= tau - 1]
@@ -542,12 +540,7 @@ def audit(
         guarded = FeedbackGuard(rec, permitted)
         agent.reset(rec_seed)
         guarded.reset(seed=rec_seed)
-        done = False
-        while not done:
-            action = agent.act()
-            obs, _, terminated, truncated, _ = guarded.step(action)
-            agent.update(action, obs)
-            done = terminated or truncated
+        run_rounds(guarded, agent)
         sequence = rec.played_losses()
     elif not isinstance(sequence, LossSequence):
         sequence = LossSequence(np.asarray(sequence))

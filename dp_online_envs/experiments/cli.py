@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
 import warnings
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="KEY=VALUE", help="an agent option, e.g. counter=tree (repeatable)")
     s.add_argument("--results", metavar="DIR", help="also write the records to DIR")
     _backend_args(s)
+    _isolation_args(s)
     s.add_argument("--json", action="store_true", help="print the records as JSON lines")
 
     s = sub.add_parser("sweep", help="run a sweep file (resumes where it stopped)")
@@ -94,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--results", metavar="DIR",
                    help="results directory (default: the file's 'results', else results/NAME)")
     _backend_args(s)
+    _isolation_args(s)
     s.add_argument("--dry-run", action="store_true", help="validate and count, play nothing")
 
     s = sub.add_parser("plot", help="draw the figures of a results directory (PNG and SVG)")
@@ -113,6 +116,41 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--curves", metavar="FILE",
                    help="one row per game x checkpoint (default: FILE's stem + '_curves')")
     return p
+
+
+def _isolation_args(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--isolate", action="store_true",
+                   help="play each agent in its own spawned process (untrusted agents)")
+    s.add_argument("--timeout", type=_number, metavar="S", default=10.0,
+                   help="with --isolate: seconds an agent may take per call (default 10)")
+    s.add_argument("--memory-mb", type=_positive_int, metavar="MB",
+                   help="with --isolate: address-space limit of the agent's process")
+    s.add_argument("--cpu-seconds", type=_positive_int, metavar="S",
+                   help="with --isolate: CPU-time limit of the agent's process")
+    s.add_argument("--seed-secret-env", metavar="VAR",
+                   help="mix the secret in environment variable VAR into every game's seeds")
+
+
+def _isolation(args: argparse.Namespace) -> dict[str, Any]:
+    """``run_games`` keyword arguments from the isolation options."""
+    from dp_online_envs.isolation import IsolationLimits
+
+    secret = None
+    if args.seed_secret_env:
+        secret = os.environ.get(args.seed_secret_env)
+        if not secret:
+            raise ExperimentError(f"--seed-secret-env {args.seed_secret_env}: that environment "
+                                  "variable is not set or empty")
+    isolate: Any = False
+    if args.isolate:
+        mb = args.memory_mb
+        isolate = IsolationLimits(timeout=args.timeout,
+                                  memory_bytes=None if mb is None else mb * 2**20,
+                                  cpu_seconds=args.cpu_seconds)
+    elif args.memory_mb or args.cpu_seconds:
+        raise ExperimentError("--memory-mb and --cpu-seconds limit an isolated agent: add "
+                              "--isolate")
+    return {"isolate": isolate, "seed_secret": secret}
 
 
 def _backend_args(s: argparse.ArgumentParser) -> None:
@@ -186,7 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     sweep = parse_sweep(data, source="command line")
     report = run_games(sweep.games, results=args.results, backend=args.backend,
                        workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                       desc=f"{args.agent} on {args.env}")
+                       desc=f"{args.agent} on {args.env}", **_isolation(args))
     if args.json:
         for r in report.records:
             print(json.dumps(r))
@@ -232,7 +270,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
     try:
         report = run_sweep(sweep, results=root, backend=args.backend, workers=args.workers,
-                           scheduler=args.scheduler, quiet=args.quiet)
+                           scheduler=args.scheduler, quiet=args.quiet, **_isolation(args))
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished games are saved in {root}; run the same command again "
               "to resume", file=sys.stderr)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import hashlib
 import importlib
 import json
@@ -28,6 +29,9 @@ import time
 from typing import Any
 
 import numpy as np
+
+from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
+from dp_online_envs.loop import run_rounds
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
 SEED_SCHEME = "dp-online/seed-v1"
@@ -163,10 +167,19 @@ class GameSpec:
     tags: dict[str, Any] = dataclasses.field(default_factory=dict)
     sweep: str | None = None
     agent_cls: type | None = dataclasses.field(default=None, compare=False, repr=False)
+    isolation: IsolationLimits | None = dataclasses.field(default=None, compare=False)
+    seed_secret: str | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def identity(self) -> dict[str, Any]:
-        """The settings that define the game (and its seeds)."""
+        """The settings that define the game (and its seeds).
+
+        With a :attr:`seed_secret`, the identity holds a digest of it (so secret-seeded
+        games get their own ids) while the seeds are derived from the secret itself.
+        """
+        secret = {} if self.seed_secret is None else {
+            "seed_secret_sha256": hashlib.sha256(self.seed_secret.encode()).hexdigest()[:16]}
         return {
+            **secret,
             "scheme": SEED_SCHEME,
             "env_id": self.env_id,
             "env_kwargs": plain(self.env_kwargs),
@@ -185,16 +198,24 @@ class GameSpec:
 
     @property
     def agent_seed(self) -> int:
-        """The agent's seed, from the hash of all the settings."""
-        return _seed_from(stable_hash(self.identity()))
+        """The agent's seed, from the hash of all the settings (and the secret)."""
+        return _seed_from(stable_hash(self._keyed(self.identity())))
 
     @property
     def env_seed(self) -> int:
-        """The env's seed, from the hash of the env's settings and the seed index."""
+        """The env's seed, from the hash of the env's settings and the seed index.
+
+        Without a :attr:`seed_secret` it is public (computable from the settings): an
+        agent that guesses the settings can rebuild the env. Against untrusted agents
+        play isolated with a secret (see :mod:`dp_online_envs.isolation`).
+        """
         ident = self.identity()
         env_part = {k: ident[k] for k in ("scheme", "env_id", "env_kwargs", "horizon",
                                           "seed_index")}
-        return _seed_from(stable_hash(env_part))
+        return _seed_from(stable_hash(self._keyed(env_part)))
+
+    def _keyed(self, part: dict[str, Any]) -> dict[str, Any]:
+        return part if self.seed_secret is None else {**part, "seed_secret": self.seed_secret}
 
     @property
     def label(self) -> str:
@@ -215,12 +236,17 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
 
     The env is ``build_env(env_id, horizon=T, **env_kwargs)`` (with ``feedback="bandit"``
     when a bandit agent plays a full-information env); the agent is built with the
-    spec's epsilon/delta and options. Each round: ``a = agent.act()``, the env steps,
-    ``agent.update(a, observation)``.
+    spec's epsilon/delta and options, and the rounds are played by the one game loop
+    (:func:`dp_online_envs.loop.run_rounds`). With ``spec.isolation`` set, the agent is
+    built and plays in its own spawned process (:class:`~dp_online_envs.isolation.
+    IsolatedLearner`) and receives only the problem, its seed and its feedback; the
+    record is bit-identical to in-process play.
 
     Raises:
         ExperimentError: An agent the env cannot serve.
         ValueError, TypeError: The env or agent refuses its options.
+        AgentFailure: An isolated agent crashed, timed out, broke a limit or sent a
+            malformed action.
     """
     from dp_online_envs import __version__
     from dp_online_envs.envs.registry import ENV_CONFIGS, build_env
@@ -231,26 +257,28 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     feedback = feedback_option(spec.env_id, cls)
     extra = {"feedback": feedback} if feedback else {}
     env = build_env(spec.env_id, horizon=int(spec.horizon), **extra, **spec.env_kwargs)
+    agent_seed, env_seed = spec.agent_seed, spec.env_seed
+    factory = functools.partial(cls, epsilon=spec.epsilon, delta=spec.delta or 0.0,
+                                seed=agent_seed, **spec.agent_kwargs)
     try:
         problem = env.get_wrapper_attr("problem")
-        agent_seed, env_seed = spec.agent_seed, spec.env_seed
-        agent = cls(problem, epsilon=spec.epsilon, delta=spec.delta or 0.0, seed=agent_seed,
-                    **spec.agent_kwargs)
-        agent.reset(agent_seed)
-        env.reset(seed=env_seed)
-        terminated = truncated = False
-        info: dict[str, Any] = {}
-        while not (terminated or truncated):
-            action = agent.act()
-            obs, _, terminated, truncated, info = env.step(action)
-            agent.update(action, obs)
-        summary = info["regret"] if "regret" in info else env.get_wrapper_attr("summary")()
+        if spec.isolation is None:
+            agent = factory(problem)
+            summary = _played(env, agent, agent_seed, env_seed)
+            clipped = int(agent.clipped_feedback)
+            guarantee = getattr(agent, "privacy", None)
+            claim = None if guarantee is None else (
+                float(guarantee.epsilon), float(guarantee.delta), str(guarantee))
+        else:
+            with IsolatedLearner(factory, problem, env.action_space, spec.isolation) as proxy:
+                summary = _played(env, proxy, agent_seed, env_seed)
+                after = proxy.finish()
+            clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
         env.close()
-    guarantee = getattr(agent, "privacy", None)
-    if guarantee is not None:
-        privacy = f"({guarantee.epsilon:g}, {guarantee.delta:g})-DP"
-        p_eps, p_delta, mechanism = guarantee.epsilon, guarantee.delta, str(guarantee)
+    if claim is not None:
+        p_eps, p_delta, mechanism = claim
+        privacy = f"({p_eps:g}, {p_delta:g})-DP"
     elif cls.private:
         privacy = f"({spec.epsilon:g}, {spec.delta or 0.0:g})-DP (requested)"
         p_eps, p_delta, mechanism = spec.epsilon, spec.delta or 0.0, ""
@@ -292,7 +320,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         "checkpoints": [int(c) for c in summary.checkpoints],
         "regret_curve_lo": [float(v) for v in summary.regret_curve_lo],
         "regret_curve_hi": [float(v) for v in summary.regret_curve_hi],
-        "clipped_feedback": int(agent.clipped_feedback),
+        "clipped_feedback": clipped,
         "projected_actions": int(summary.projected_actions),
         "version": __version__,
         "schema_version": SCHEMA_VERSION,
@@ -304,6 +332,14 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         if not math.isfinite(record[key]):
             raise FloatingPointError(f"game {spec.game_id}: {key} = {record[key]}")
     return record
+
+
+def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
+    """Reset both sides with their seeds, play the game, return its regret summary."""
+    learner.reset(agent_seed)
+    env.reset(seed=env_seed)
+    info = run_rounds(env, learner)
+    return info["regret"] if "regret" in info else env.get_wrapper_attr("summary")()
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.experiments import store as store_module
 from dp_online_envs.experiments.store import ResultsStore
 from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+from dp_online_envs.isolation import IsolationLimits
 
 
 @dataclasses.dataclass
@@ -68,6 +69,8 @@ def run(
     scheduler: str | None = None,
     results: str | os.PathLike[str] | None = None,
     quiet: bool = True,
+    isolate: bool | IsolationLimits = False,
+    seed_secret: str | None = None,
 ) -> list[dict[str, Any]]:
     """Play complete games of one setting and return their records.
 
@@ -88,6 +91,10 @@ def run(
         scheduler: Dask scheduler address for ``backend="dask"``.
         results: Optional results directory (finished games are reused).
         quiet: No progress bar.
+        isolate: Play each agent in its own spawned process (``True`` for the default
+            :class:`~dp_online_envs.isolation.IsolationLimits`, or the limits).
+        seed_secret: A secret mixed into every game's seeds, so an agent cannot compute
+            the env's seed from the settings (use with ``isolate`` for untrusted agents).
 
     Returns:
         One record per seed, in seed order.
@@ -100,7 +107,8 @@ def run(
     specs = make_games(env_id, agent_name, epsilon=epsilon, delta=delta, horizon=horizon,
                        seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags)
     report = run_games(specs, results=results, backend=backend, workers=workers,
-                       scheduler=scheduler, quiet=quiet)
+                       scheduler=scheduler, quiet=quiet, isolate=isolate,
+                       seed_secret=seed_secret)
     if report.failures:
         spec, error = report.failures[0]
         raise RuntimeError(f"{len(report.failures)} game(s) failed; the first "
@@ -117,6 +125,8 @@ def run_sweep(
     scheduler: str | None = None,
     client: Any = None,
     quiet: bool = False,
+    isolate: bool | IsolationLimits = False,
+    seed_secret: str | None = None,
 ) -> RunReport:
     """Run every game of a sweep that has no record yet in the results directory.
 
@@ -129,6 +139,8 @@ def run_sweep(
         scheduler: Dask scheduler address (``tcp://HOST:PORT``) for ``backend="dask"``.
         client: An existing ``dask.distributed.Client`` for ``backend="dask"``.
         quiet: No progress bar (it is also off when stderr is not a terminal).
+        isolate: Play each agent in its own spawned process (see :func:`run`).
+        seed_secret: A secret mixed into every game's seeds (see :func:`run`).
 
     Raises:
         ExperimentError: An invalid sweep or backend setting.
@@ -143,7 +155,8 @@ def run_sweep(
     store.prepare()
     store.write_manifest({"name": sweep.name, "games": len(sweep), **sweep.settings})
     return run_games(sweep.games, results=root, backend=backend, workers=workers,
-                     scheduler=scheduler, client=client, quiet=quiet, desc=sweep.name)
+                     scheduler=scheduler, client=client, quiet=quiet, desc=sweep.name,
+                     isolate=isolate, seed_secret=seed_secret)
 
 
 def run_games(
@@ -156,6 +169,8 @@ def run_games(
     client: Any = None,
     quiet: bool = True,
     desc: str = "games",
+    isolate: bool | IsolationLimits = False,
+    seed_secret: str | None = None,
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
 
@@ -164,11 +179,19 @@ def run_games(
     another live sweep on the same directory are not played here, their records are
     waited for (see :mod:`.store`), so every game is played once.
 
+    ``isolate`` and ``seed_secret`` are set on every spec (see :func:`run`); a game whose
+    isolated agent fails is reported in ``failures`` with the reason, and the others go on.
+
     Raises:
         ExperimentError: A bad backend setting, or a results path that is not a
             writable directory.
     """
     start = time.perf_counter()
+    if isolate or seed_secret is not None:
+        limits = (isolate if isinstance(isolate, IsolationLimits)
+                  else IsolationLimits() if isolate else None)
+        specs = [dataclasses.replace(s, isolation=limits, seed_secret=seed_secret)
+                 for s in specs]
     store = ResultsStore(results) if results is not None else None
     done: dict[str, dict[str, Any]] = {}
     if store is not None:

@@ -1,0 +1,79 @@
+"""The one game loop: every caller (``agents.play``, the experiment runner, the privacy
+auditor, isolated play) plays its rounds here, so the feedback boundary is crossed in
+exactly one place.
+
+A *learner* is anything with ``act()`` and ``update(action, feedback)`` (an
+:class:`agents.Agent`, or :class:`~dp_online_envs.isolation.IsolatedLearner`, the proxy
+of an agent running in its own process). The loop hands it nothing but the
+observation the env emits (the round's permitted feedback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+
+
+class Learner(Protocol):
+    """What the loop needs of a learner."""
+
+    def act(self) -> Any:
+        """The action of the next round."""
+
+    def update(self, action: Any, feedback: np.ndarray) -> None:
+        """Learn from the round just played (``feedback`` is the env's observation)."""
+
+
+#: ``on_round(t, action, feedback)``, called after the learner's update of round ``t``
+#: (1-based): what the auditor and the runner need per round.
+RoundHook = Callable[[int, Any, np.ndarray], None]
+
+
+def run_rounds(env: gym.Env, learner: Learner, on_round: RoundHook | None = None
+               ) -> dict[str, Any]:
+    """Play an already reset ``env`` with ``learner`` until the game ends.
+
+    Each round: ``a = learner.act()``; ``obs = env.step(a)``; ``learner.update(a, obs)``;
+    then ``on_round(t, a, obs)`` if given. Resetting the env and the learner (and
+    choosing their seeds) is the caller's job.
+
+    Args:
+        env: A reset env (normally a registered id, whose outermost wrapper is the
+            :class:`~dp_online_envs.wrappers.FeedbackGuard`).
+        learner: The learner.
+        on_round: Optional per-round hook.
+
+    Returns:
+        The ``info`` of the last step (``info["regret"]`` holds the
+        :class:`~dp_online_envs.wrappers.RegretSummary` at the end of a game).
+    """
+    terminated = truncated = False
+    info: dict[str, Any] = {}
+    t = 0
+    while not (terminated or truncated):
+        action = learner.act()
+        obs, _, terminated, truncated, info = env.step(action)
+        learner.update(action, obs)
+        t += 1
+        if on_round is not None:
+            on_round(t, action, obs)
+    return info
+
+
+def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
+    """``(env_seed, agent_seed)``: two independent seeds drawn from one game seed.
+
+    The learner is seeded with the second, so it does not hold the env's seed
+    (``SeedSequence(seed).spawn(2)``: without the master seed, the env's cannot be
+    computed from the agent's). ``None`` gives ``(None, None)`` (fresh entropy each).
+    A small master seed can be guessed by brute force; against an untrusted learner use
+    a secret one (e.g. ``secrets.randbits(128)``).
+    """
+    if seed is None:
+        return None, None
+    env_ss, agent_ss = np.random.SeedSequence(seed).spawn(2)
+    return (int(env_ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)),
+            int(agent_ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)))

@@ -1,0 +1,139 @@
+"""Agents in their own process: same results as in-process play, failures recorded, and
+nothing of the env reachable from the agent's process."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import agents
+import dp_online_envs  # noqa: F401  (registers the ids)
+from dp_online_envs.experiments.game import GameSpec, play_game, stable_view
+from dp_online_envs.experiments.runner import run_games
+from dp_online_envs.isolation import AgentFailure, IsolatedLearner, IsolationLimits
+from dp_online_envs.loop import run_rounds
+
+MOD = "experiments.isolated_agents"
+FAST = IsolationLimits(timeout=20.0)
+
+
+@pytest.mark.parametrize("env_id, agent, epsilon, delta, kwargs", [
+    ("DPBandit-MAB-v0", "private-exp2", 1.0, None, {}),          # Discrete actions
+    ("DPFullInfo-Experts-v0", "private-ftrl", 2.0, 1e-5, {"counter": "factorization"}),
+    ("DPBandit-Matroid-v0", "garber-kretzu", None, None, {}),    # Box actions
+    ("DPBandit-Submodular-v0", "bandit-submod-pftal", 1.0, None, {}),  # MultiBinary
+])
+def test_isolated_game_is_bit_identical_to_in_process_play(env_id, agent, epsilon, delta, kwargs):
+    spec = GameSpec(env_id, agent, epsilon, delta, 60, 0, agent_kwargs=kwargs)
+    here = stable_view(play_game(spec))
+    there = stable_view(play_game(dataclasses.replace(spec, isolation=FAST)))
+    assert there == here
+    assert here["clipped_feedback"] == there["clipped_feedback"]
+    assert (here["privacy_mechanism"] != "") == (epsilon is not None)
+
+
+def test_proxy_plays_the_same_rounds_through_the_one_loop():
+    env = gym.make("DPBandit-MAB-v0", horizon=50)
+    problem = env.get_wrapper_attr("problem")
+    seen: list[tuple[int, float]] = []
+    factory = functools.partial(agents.make, "exp3", seed=4)
+    with IsolatedLearner(factory, problem, env.action_space, FAST) as proxy:
+        proxy.reset(4)
+        env.reset(seed=9)
+        run_rounds(env, proxy, lambda t, a, obs: seen.append((a, float(obs[0]))))
+        proxy.finish()
+    local = agents.make("exp3", problem, seed=4)
+    local.reset(4)
+    env.reset(seed=9)
+    mine: list[tuple[int, float]] = []
+    run_rounds(env, local, lambda t, a, obs: mine.append((a, float(obs[0]))))
+    assert seen == mine and len(seen) == 50
+
+
+@pytest.mark.parametrize("cls, limits, reason", [
+    ("RaisesInAct", FAST, "agent raised during act: ZeroDivisionError"),
+    ("Hangs", IsolationLimits(timeout=1.0), "agent timed out: no answer to act within 1 s"),
+    ("EatsMemory", IsolationLimits(timeout=20.0, memory_bytes=2**31), "MemoryError"),
+    ("BurnsCpu", IsolationLimits(timeout=60.0, cpu_seconds=1), "SIGXCPU (CPU limit exceeded)"),
+    ("FloatArm", FAST, "expected integers"),
+    ("Exits", FAST, "exit code 7"),
+])
+def test_a_misbehaving_agent_fails_its_game_with_the_reason(cls, limits, reason):
+    spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:{cls}", None, None, 20, 0, isolation=limits)
+    with pytest.raises(AgentFailure) as caught:
+        play_game(spec)
+    assert reason in caught.value.reason
+
+
+def test_a_failing_isolated_agent_does_not_stop_the_sweep():
+    good = [GameSpec("DPBandit-MAB-v0", "exp3", None, None, 30, 1)]
+    bad = GameSpec("DPBandit-MAB-v0", f"{MOD}:RaisesInAct", None, None, 30, 0)
+    report = run_games([bad] + good, backend="serial", isolate=FAST)
+    assert report.played == 1 and len(report.records) == 1
+    [(spec, error)] = report.failures
+    assert spec.agent.endswith("RaisesInAct") and "ZeroDivisionError" in error
+    assert [stable_view(r) for r in report.records] == \
+        [stable_view(play_game(s)) for s in good]
+
+
+def _snoop(tmp_path, seed_secret):
+    report = tmp_path / "found.json"
+    spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:Snoop", None, None, 40, 3,
+                    agent_kwargs={"report": str(report)}, isolation=FAST,
+                    seed_secret=seed_secret)
+    play_game(spec)
+    return json.loads(report.read_text())
+
+
+def test_the_isolated_agent_finds_no_env_and_cannot_rebuild_a_secret_seeded_one(tmp_path):
+    found = _snoop(tmp_path, seed_secret="0f6a1c2e9d7b4a53")
+    assert found == {"gc": [], "frames": [], "twins": []}
+
+
+def test_without_a_secret_the_public_seed_scheme_lets_an_agent_rebuild_the_env(tmp_path):
+    """Why untrusted agents need ``seed_secret``: the attack works on public seeds."""
+    found = _snoop(tmp_path, seed_secret=None)
+    assert found["gc"] == [] and found["frames"] == []
+    assert found["twins"] == ["3"]
+
+
+def test_secret_seeds_differ_from_public_ones_and_are_reproducible():
+    spec = GameSpec("DPBandit-MAB-v0", "exp3", None, None, 30, 0)
+    secret = dataclasses.replace(spec, seed_secret="s3cret")
+    assert secret.env_seed != spec.env_seed and secret.agent_seed != spec.agent_seed
+    assert secret.game_id != spec.game_id
+    assert "s3cret" not in json.dumps(secret.identity())
+    again = dataclasses.replace(spec, seed_secret="s3cret")
+    assert (again.env_seed, again.agent_seed) == (secret.env_seed, secret.agent_seed)
+
+
+def test_in_process_play_hands_the_agent_a_seed_other_than_the_envs():
+    from dp_online_envs.loop import game_seeds
+
+    env_seed, agent_seed = game_seeds(0)
+    assert env_seed != agent_seed and game_seeds(0) == (env_seed, agent_seed)
+    assert game_seeds(None) == (None, None)
+
+
+def test_limits_are_validated():
+    with pytest.raises(ValueError, match="timeout must be a number of seconds > 0, got 0"):
+        IsolationLimits(timeout=0)
+    with pytest.raises(ValueError, match="memory_bytes must be None or an integer >= 1"):
+        IsolationLimits(memory_bytes=1.5)
+    with pytest.raises(TypeError, match="supports Discrete, MultiBinary and Box"):
+        IsolatedLearner(agents.make, None, gym.spaces.Dict({}))
+
+
+def test_actions_cross_the_boundary_exactly():
+    from dp_online_envs.isolation import _encode_action
+
+    x = np.array([0.1, 1 / 3, -2.0**-60, 5e300])
+    back = np.frombuffer(_encode_action(x, 4, "box"), dtype=np.float64, offset=1)
+    assert back.tobytes() == x.tobytes()
+    with pytest.raises(ValueError, match=r"shape \(4,\), expected 3"):
+        _encode_action(x, 3, "box")
