@@ -22,10 +22,13 @@ LEARNER_ATTRIBUTES: frozenset[str] = frozenset({
 })
 
 #: ``gym.make`` options the guard's ``spec`` withholds: they describe (or are) the
-#: adversary, whose choices are not part of the public ``Problem``.
+#: adversary, whose choices are not part of the public ``Problem``. When any was given,
+#: the spec reads ``adversary=WITHHELD, adversary_kwargs=None`` (so ``gym.make(spec)``
+#: fails with a ``ValueError`` naming the withheld adversary rather than build
+#: another game).
 WITHHELD_SPEC_KWARGS: tuple[str, ...] = ("adversary", "adversary_kwargs")
 
-#: What a withheld option reads as in the guard's ``spec``.
+#: What the withheld adversary reads as in the guard's ``spec``.
 WITHHELD = "<withheld by FeedbackGuard>"
 
 _UNPROTECTED = ("env.unwrapped and the .env chain are not protected in-process (README, "
@@ -60,8 +63,8 @@ class FeedbackGuard(gym.Wrapper):
       adversary's generator and of the env's; it cannot be replaced through the guard.
       ``np_random_seed`` is ``-1`` (Gymnasium's "seed not known"): the reset seed is
       not handed out.
-    * ``spec`` is the public spec: the ``gym.make`` options in
-      :data:`WITHHELD_SPEC_KWARGS` read :data:`WITHHELD`.
+    * ``spec`` is the public spec: the adversary options given to ``gym.make``
+      (:data:`WITHHELD_SPEC_KWARGS`) read ``adversary=WITHHELD, adversary_kwargs=None``.
     * ``render()`` draws only the learner's own history: its points and the feedback it
       received (so the cumulative loss parameter only under full information). The
       experimenter's full picture is ``env.unwrapped.render()``.
@@ -228,8 +231,9 @@ class FeedbackGuard(gym.Wrapper):
         inner = self.env.spec
         if inner is None:
             return None
-        kwargs = {k: (WITHHELD if k in WITHHELD_SPEC_KWARGS else v)
-                  for k, v in inner.kwargs.items()}
+        kwargs = {k: v for k, v in inner.kwargs.items() if k not in WITHHELD_SPEC_KWARGS}
+        if any(k in inner.kwargs for k in WITHHELD_SPEC_KWARGS):
+            kwargs.update(adversary=WITHHELD, adversary_kwargs=None)
         own = gym.envs.registration.WrapperSpec(
             name=self.class_name(), entry_point=f"{self.__module__}:{type(self).__name__}",
             kwargs=None)
