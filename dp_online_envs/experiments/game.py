@@ -224,6 +224,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     """
     from dp_online_envs import __version__
     from dp_online_envs.envs.registry import ENV_CONFIGS, build_env
+    from dp_online_envs.wrappers import regret_summary
 
     start = time.perf_counter()
     cls = spec.agent_class()
@@ -243,7 +244,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
             action = agent.act()
             obs, _, terminated, truncated, info = env.step(action)
             agent.update(action, obs)
-        summary = info["regret"] if "regret" in info else env.get_wrapper_attr("summary")()
+        summary = info["regret"] if "regret" in info else regret_summary(env)
     finally:
         env.close()
     guarantee = getattr(agent, "privacy", None)
