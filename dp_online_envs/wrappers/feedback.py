@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.problem import FEEDBACK_KINDS, Problem
+
+if TYPE_CHECKING:
+    from dp_online_envs.wrappers.regret import RegretSummary
 
 #: The names ``env.get_wrapper_attr(name)`` answers through the guard, always from the
 #: guard's own (learner's) view: the public ``Problem``, the spaces, the render
@@ -155,7 +158,7 @@ class FeedbackGuard(gym.Wrapper):
                            title=spec.id if spec is not None else "OnlineLearningEnv")
 
     # ------------------------------------------------------- the learner's doors
-    def summary(self):
+    def summary(self) -> RegretSummary:
         """The regret summary of the last game, once it is over.
 
         Raises:
