@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.problem import FEEDBACK_KINDS, Problem
-
-if TYPE_CHECKING:
-    from dp_online_envs.wrappers.regret import RegretSummary
+from dp_online_envs.wrappers.regret import RegretSummary, find_recorder
 
 #: The names ``env.get_wrapper_attr(name)`` answers through the guard, always from the
 #: guard's own (learner's) view: the public ``Problem``, the spaces, the render
@@ -174,8 +172,6 @@ class FeedbackGuard(gym.Wrapper):
                 "at the last round, and the experimenter reads it any time with "
                 "dp_online_envs.wrappers.regret_summary(env)"
             )
-        from dp_online_envs.wrappers.regret import find_recorder
-
         recorder = find_recorder(self.env)
         if recorder is None:
             raise AttributeError("no RegretRecorder below this FeedbackGuard: no summary")
