@@ -70,8 +70,9 @@ class FeedbackGuard(gym.Wrapper):
       received (so the cumulative loss parameter only under full information). The
       experimenter's full picture is ``env.unwrapped.render()``.
     * ``reset(options=...)`` accepts no options; ``copy.copy``, ``copy.deepcopy`` and
-      ``pickle`` refuse (``TypeError``): a copy would hold the adversary, and stepping
-      it would foresee the losses.
+      ``pickle`` of the guard refuse (``TypeError``), and so do deep copies and pickles
+      of any wrapper around it: a copy would hold the adversary, and stepping it would
+      foresee the losses.
 
     What it cannot do: in-process Python cannot stop a learner that walks
     ``env.unwrapped``, the ``.env`` chain (or ``vars(env)``), stack frames or
