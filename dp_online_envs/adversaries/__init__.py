@@ -1,7 +1,8 @@
 """How the loss parameters theta_t are chosen.
 
-Every adversary draws from the environment's ``np_random`` (handed over at reset), so
-one seed fixes the whole game. :func:`make_adversary` builds one by name.
+Every adversary draws from its own generator, which the environment derives from its
+reset seed and hands over at reset (it is not the env's public ``np_random``), so one
+seed fixes the whole game. :func:`make_adversary` builds one by name.
 """
 
 from __future__ import annotations

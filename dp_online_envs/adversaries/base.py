@@ -1,8 +1,10 @@
 """The adversary interface and recorded loss sequences.
 
 An adversary chooses the loss parameter ``theta_t`` of every round. All of its
-randomness comes from the generator the environment hands it at ``reset`` (the env's
-``np_random``), so a seed fixes the whole game.
+randomness comes from the generator the environment hands it at ``reset``: its own
+generator, derived from the env's reset seed and distinct from the env's public
+``np_random``, so a seed fixes the whole game and holding the env's ``np_random``
+predicts nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class Adversary(ABC):
     def reset(
         self, np_random: np.random.Generator, domain: Domain, loss: LossFamily, horizon: int
     ) -> None:
-        """Start a new game; keep ``np_random`` (the env's generator) for all draws."""
+        """Start a new game; keep ``np_random`` (the adversary's own generator) for all draws."""
         self.np_random = np_random
         self.domain = domain
         self.loss = loss

@@ -10,7 +10,7 @@ from dp_online_envs.adversaries.base import Adversary, LossSequence
 class ObliviousAdversary(Adversary):
     """A fixed random sequence: ``theta_t`` i.i.d. from the family's ``sample_param``.
 
-    The draws come from the env's ``np_random`` in round order, so the sequence is a
+    The draws come from the adversary's generator in round order, so the sequence is a
     function of the seed alone and does not depend on the learner.
     """
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from dp_online_envs.adversaries import Adversary, LossSequence, make_adversary
 from dp_online_envs.domains.base import Domain
-from dp_online_envs.envs.rendering import render_ansi, render_rgb
+from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.errors import InvalidActionError
 from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.problem import Problem
@@ -61,6 +61,22 @@ class OnlineLearningEnv(gym.Env):
     The ``info`` dict carries the round's ``theta``, ``point``, ``loss`` and
     ``projected`` flag for the wrappers; :class:`~dp_online_envs.wrappers.FeedbackGuard`
     removes all of it before a learner sees it.
+
+    ## Randomness
+
+    ``reset(seed=s)`` seeds ``SeedSequence(s)``. The adversary draws from its own
+    generator, ``PCG64(SeedSequence(s))`` (the stream it has always drawn from, so
+    seeded games are unchanged); the env's ``np_random`` is a generator spawned
+    from the same sequence (``SeedSequence(s).spawn(1)[0]``), independent of the
+    adversary's, and drives nothing in the game. ``reset()`` without a seed continues
+    both generators (the first one draws OS entropy), as Gymnasium does.
+    ``np_random_seed`` is the reset seed (the experimenter's record).
+
+    ## Rendering
+
+    ``render()`` on this (unwrapped) env is the experimenter's full picture, including
+    the cumulative loss parameter of every coordinate; through the ``FeedbackGuard`` a
+    learner only gets its own history (see :mod:`dp_online_envs.envs.rendering`).
 
     ## Version History
 
@@ -121,23 +137,37 @@ class OnlineLearningEnv(gym.Env):
         self._obs_high = np.asarray(self.observation_space.high)
         self._t = 0
         self._needs_reset = True
+        self._adversary_rng: np.random.Generator | None = None
+        self._track: RenderTrack | None = None
 
     # ---------------------------------------------------------------- Gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        self.adversary.reset(self.np_random, self.domain, self.loss, self.horizon)
+        if seed is not None or self._adversary_rng is None:
+            self._seed_generators(seed)
+        self.adversary.reset(self._adversary_rng, self.domain, self.loss, self.horizon)
         self._t = 0
         self._needs_reset = False
         self.cumulative_loss = 0.0
         self.projected_actions = 0
         self._thetas: list[np.ndarray] = []
-        self._point_sum = np.zeros(self.domain.dim)
-        self._theta_sum = np.zeros(self.loss.param_dim)
-        self._recent: list[np.ndarray] = []
-        self._last: tuple[np.ndarray, float] | None = None
+        self._track = RenderTrack(self.domain, self.loss, self.horizon, with_params=True,
+                                  title=self._title())
         return self._zero_obs.copy(), {}
+
+    def _seed_generators(self, seed: int | None) -> None:
+        """The adversary's generator and the env's ``np_random``, from one SeedSequence.
+
+        The adversary keeps the root stream ``PCG64(SeedSequence(seed))``; the env's
+        ``np_random`` (which gymnasium wrappers forward to anyone holding the env) gets
+        a spawned child, so copying or drawing from it says nothing about the losses.
+        """
+        root = np.random.SeedSequence(seed)
+        self._adversary_rng = np.random.Generator(np.random.PCG64(root))
+        self._np_random = np.random.Generator(np.random.PCG64(root.spawn(1)[0]))
+        self._np_random_seed = int(root.entropy) if seed is None else seed
 
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
@@ -165,7 +195,7 @@ class OnlineLearningEnv(gym.Env):
         if self.record_losses:
             self._thetas.append(np.array(theta, dtype=np.float64))
         if self.render_mode is not None:
-            self._track_for_render(x, theta, loss)
+            self._track.add(x, loss, theta, projected)
 
         terminated = t >= self.horizon
         self._needs_reset = terminated
@@ -192,18 +222,18 @@ class OnlineLearningEnv(gym.Env):
         return LossSequence(np.stack(self._thetas))
 
     # ------------------------------------------------------------- rendering
-    def _track_for_render(self, x: np.ndarray, theta: np.ndarray, loss: float) -> None:
-        self._point_sum += x
-        if self.loss.linear_in_theta:
-            self._theta_sum += theta
-        self._recent.append(x)
-        del self._recent[:-500]
-        self._last = (x, loss)
-
     def render(self) -> str | np.ndarray | None:
+        """The experimenter's full picture of the game (``render_mode`` decides the form).
+
+        Through the ``FeedbackGuard`` a learner gets :meth:`FeedbackGuard.render
+        <dp_online_envs.wrappers.FeedbackGuard.render>` instead: its own history only.
+        """
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; make the env with one")
             return None
-        if self.render_mode == "ansi":
-            return render_ansi(self)
-        return render_rgb(self)
+        track = self._track or RenderTrack(self.domain, self.loss, self.horizon, True,
+                                           self._title())
+        return render(track, self.render_mode)
+
+    def _title(self) -> str:
+        return self.spec.id if self.spec else "OnlineLearningEnv"

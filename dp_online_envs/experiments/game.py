@@ -32,6 +32,7 @@ import numpy as np
 
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds
+from dp_online_envs.wrappers import regret_summary
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
 SEED_SCHEME = "dp-online/seed-v1"
@@ -339,7 +340,7 @@ def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
     learner.reset(agent_seed)
     env.reset(seed=env_seed)
     info = run_rounds(env, learner)
-    return info["regret"] if "regret" in info else env.get_wrapper_attr("summary")()
+    return info["regret"] if "regret" in info else regret_summary(env)
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:

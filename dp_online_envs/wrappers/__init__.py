@@ -2,7 +2,13 @@
 
 from dp_online_envs.wrappers.action_adapters import LogitsToArm, LogitsToSimplex, adapt
 from dp_online_envs.wrappers.feedback import FeedbackGuard
-from dp_online_envs.wrappers.regret import RegretRecorder, RegretSummary, log_checkpoints
+from dp_online_envs.wrappers.regret import (
+    RegretRecorder,
+    RegretSummary,
+    find_recorder,
+    log_checkpoints,
+    regret_summary,
+)
 
 __all__ = [
     "FeedbackGuard",
@@ -11,5 +17,7 @@ __all__ = [
     "RegretRecorder",
     "RegretSummary",
     "adapt",
+    "find_recorder",
     "log_checkpoints",
+    "regret_summary",
 ]

@@ -43,8 +43,7 @@ class LogitsToArm(gym.ActionWrapper):
         env: An env with a ``Discrete`` action space (e.g. ``DPBandit-MAB-v0``).
         mode: ``"argmax"`` (deterministic) or ``"sample"`` (an arm drawn from
             ``softmax(logits / temperature)`` with the wrapper's own generator, seeded at
-            ``reset(seed=...)``; the env's generator, which drives the adversary, is not
-            touched).
+            ``reset(seed=...)``; the env's generators are not touched).
         bound: The Box is ``[-bound, bound]^K`` (finite, as stable-baselines3 wants).
         temperature: Softmax temperature for ``mode="sample"``.
     """

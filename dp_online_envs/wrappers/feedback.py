@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import dataclasses
+from typing import Any, NoReturn
 
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.problem import FEEDBACK_KINDS, Problem
+from dp_online_envs.wrappers.regret import RegretSummary, find_recorder
+
+#: The names ``env.get_wrapper_attr(name)`` answers through the guard, always from the
+#: guard's own (learner's) view: the public ``Problem``, the spaces, the render
+#: settings, the public spec, the learner's own generator, the gymnasium methods, and
+#: ``summary`` (the regret summary, once no game is running).
+LEARNER_ATTRIBUTES: frozenset[str] = frozenset({
+    "problem", "action_space", "observation_space", "metadata", "render_mode", "spec",
+    "np_random", "np_random_seed", "summary", "step", "reset", "render", "close",
+})
+
+#: ``gym.make`` options the guard's ``spec`` withholds: they describe (or are) the
+#: adversary, whose choices are not part of the public ``Problem``. When any was given,
+#: the spec reads ``adversary=WITHHELD, adversary_kwargs=None`` (so ``gym.make(spec)``
+#: fails with a ``ValueError`` naming the withheld adversary rather than build
+#: another game).
+WITHHELD_SPEC_KWARGS: tuple[str, ...] = ("adversary", "adversary_kwargs")
+
+#: What the withheld adversary reads as in the guard's ``spec``.
+WITHHELD = "<withheld by FeedbackGuard>"
+
+_UNPROTECTED = ("env.unwrapped and the .env chain are not protected in-process (README, "
+                "'What the learner sees'); run untrusted learners in their own process")
 
 
 class FeedbackGuard(gym.Wrapper):
@@ -24,9 +50,34 @@ class FeedbackGuard(gym.Wrapper):
     * The public :class:`~dp_online_envs.problem.Problem` is ``self.problem``, reachable
       through ``env.get_wrapper_attr("problem")``.
 
-    This is a convention, not a sandbox: in-process Python cannot stop an agent that
-    walks ``env.unwrapped`` to the adversary. The hard boundary (running the learner in
-    another process) is future work.
+    The in-process guard (every public door of a ``gymnasium.Wrapper``):
+
+    * ``get_wrapper_attr(name)`` answers only the names in :data:`LEARNER_ATTRIBUTES`,
+      from the guard itself, and raises ``AttributeError`` for every other name (it
+      never walks down to the recorder or the env); ``has_wrapper_attr`` agrees.
+      ``summary`` raises ``RuntimeError`` while a game is running (mid-game it would
+      reveal the losses of points not played).
+    * ``set_wrapper_attr`` is refused (``AttributeError``): a game is configured when
+      the env is made.
+    * ``np_random`` is the learner's own generator, spawned from the reset seed
+      (``SeedSequence(seed).spawn(2)[1]``): reproducible, and independent of the
+      adversary's generator and of the env's; it cannot be replaced through the guard.
+      ``np_random_seed`` is ``-1`` (Gymnasium's "seed not known"): the reset seed is
+      not handed out.
+    * ``spec`` is the public spec: the adversary options given to ``gym.make``
+      (:data:`WITHHELD_SPEC_KWARGS`) read ``adversary=WITHHELD, adversary_kwargs=None``.
+    * ``render()`` draws only the learner's own history: its points and the feedback it
+      received (so the cumulative loss parameter only under full information). The
+      experimenter's full picture is ``env.unwrapped.render()``.
+    * ``reset(options=...)`` accepts no options; ``copy.copy``, ``copy.deepcopy`` and
+      ``pickle`` of the guard refuse (``TypeError``), and so do deep copies and pickles
+      of any wrapper around it: a copy would hold the adversary, and stepping it would
+      foresee the losses.
+
+    What it cannot do: in-process Python cannot stop a learner that walks
+    ``env.unwrapped``, the ``.env`` chain (or ``vars(env)``), stack frames or
+    ``gc.get_objects()`` to the adversary. Process isolation is the boundary for
+    untrusted learners.
 
     Args:
         env: An ``OnlineLearningEnv``, possibly wrapped by a ``RegretRecorder``.
@@ -50,16 +101,154 @@ class FeedbackGuard(gym.Wrapper):
             b = max(native.bound, 1e-12)
             self.observation_space = gym.spaces.Box(-b, b, shape=(1,), dtype=np.float64)
             self._low, self._high = -b, b
+        self._learner_rng: np.random.Generator | None = None
+        self._in_game = False
+        self._track: RenderTrack | None = None
 
+    # ---------------------------------------------------------------- Gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start a game; ``seed`` seeds the game and the learner's ``np_random``.
+
+        Raises:
+            ValueError: On non-empty ``options`` (a game is configured when made).
+        """
+        if options:
+            raise ValueError(f"FeedbackGuard.reset takes no options, got {sorted(options)}: "
+                             "a game is configured when the env is made")
         obs, _ = self.env.reset(seed=seed, options=options)
+        if seed is not None or self._learner_rng is None:
+            child = np.random.SeedSequence(seed).spawn(2)[1]
+            self._learner_rng = np.random.Generator(np.random.PCG64(child))
         if self._downgrade:
             obs = np.zeros(1, dtype=np.float64)
+        self._in_game = True
+        if self.render_mode is not None:
+            self._track = self._new_track()
         return obs, {}
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if self._downgrade:
             obs = np.array([min(max(info["loss"], self._low), self._high)], dtype=np.float64)
+        if self._track is not None:
+            full = self.problem.feedback == "full"
+            self._track.add(info["point"], -float(reward), obs if full else None,
+                            info.get("projected", False))
+        if terminated or truncated:
+            self._in_game = False
         out = {"regret": info["regret"]} if terminated and "regret" in info else {}
         return obs, float(reward), bool(terminated), bool(truncated), out
+
+    def render(self) -> str | np.ndarray | None:
+        """The learner's picture: its own points and the feedback it received.
+
+        The experimenter's full picture (every coordinate's cumulative loss parameter)
+        is ``env.unwrapped.render()``.
+        """
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; make the env with one")
+            return None
+        return render(self._track or self._new_track(), self.render_mode)
+
+    def _new_track(self) -> RenderTrack:
+        spec = self.unwrapped.spec
+        return RenderTrack(self.problem.domain, self.problem.loss, self.problem.horizon,
+                           with_params=self.problem.feedback == "full",
+                           title=spec.id if spec is not None else "OnlineLearningEnv")
+
+    # ------------------------------------------------------- the learner's doors
+    def summary(self) -> RegretSummary:
+        """The regret summary of the last game, once it is over.
+
+        Raises:
+            RuntimeError: While a game is running (it would reveal the losses of points
+                not played); the experimenter reads it with
+                :func:`~dp_online_envs.wrappers.regret_summary`.
+            AttributeError: No ``RegretRecorder`` below the guard.
+        """
+        if self._in_game:
+            raise RuntimeError(
+                "FeedbackGuard withholds the regret summary while a game is running (it "
+                "reveals the losses of points not played); it arrives in info['regret'] "
+                "at the last round, and the experimenter reads it any time with "
+                "dp_online_envs.wrappers.regret_summary(env)"
+            )
+        recorder = find_recorder(self.env)
+        if recorder is None:
+            raise AttributeError("no RegretRecorder below this FeedbackGuard: no summary")
+        return recorder.summary()
+
+    def get_wrapper_attr(self, name: str) -> Any:
+        """``getattr(self, name)`` for a name in :data:`LEARNER_ATTRIBUTES`.
+
+        Raises:
+            AttributeError: For every other name (nothing below the guard is answered).
+        """
+        if name in LEARNER_ATTRIBUTES:
+            return getattr(self, name)
+        raise AttributeError(
+            f"FeedbackGuard withholds {name!r} from the learner: get_wrapper_attr answers "
+            f"only {sorted(LEARNER_ATTRIBUTES)} ({_UNPROTECTED})"
+        )
+
+    def has_wrapper_attr(self, name: str) -> bool:
+        """Whether ``get_wrapper_attr(name)`` answers: ``name in LEARNER_ATTRIBUTES``."""
+        return name in LEARNER_ATTRIBUTES
+
+    def set_wrapper_attr(self, name: str, value: Any, *, force: bool = True) -> NoReturn:
+        """Refused: a game is configured when the env is made.
+
+        Raises:
+            AttributeError: Always.
+        """
+        raise AttributeError(
+            f"FeedbackGuard refuses set_wrapper_attr({name!r}, ...): a game is configured "
+            f"when the env is made; make a new env instead (gym.make(id, {name}=...))"
+        )
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The learner's own generator: spawned from the reset seed, predicts no loss."""
+        if self._learner_rng is None:
+            self._learner_rng = np.random.default_rng()
+        return self._learner_rng
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        raise AttributeError(
+            "FeedbackGuard refuses to set np_random: the env's generators are not the "
+            "learner's to replace (the guard's np_random is the learner's own generator)"
+        )
+
+    @property
+    def np_random_seed(self) -> int:
+        """``-1`` (Gymnasium's "seed not known"): the reset seed is not handed out."""
+        return -1
+
+    @property
+    def spec(self) -> gym.envs.registration.EnvSpec | None:
+        """The public spec: the env's spec with the adversary options withheld."""
+        inner = self.env.spec
+        if inner is None:
+            return None
+        kwargs = {k: v for k, v in inner.kwargs.items() if k not in WITHHELD_SPEC_KWARGS}
+        if any(k in inner.kwargs for k in WITHHELD_SPEC_KWARGS):
+            kwargs.update(adversary=WITHHELD, adversary_kwargs=None)
+        own = gym.envs.registration.WrapperSpec(
+            name=self.class_name(), entry_point=f"{self.__module__}:{type(self).__name__}",
+            kwargs=None)
+        return copy.deepcopy(dataclasses.replace(
+            inner, kwargs=kwargs, additional_wrappers=(*inner.additional_wrappers, own)))
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"FeedbackGuard has no attribute {name!r}; the learner sees "
+                             f"the observation, reward and {sorted(LEARNER_ATTRIBUTES)}")
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        raise TypeError(
+            "a FeedbackGuard cannot be copied or pickled: the copy would hold the adversary "
+            "(stepping it foresees the losses); make a new env from its id instead"
+        )
+
+    def __deepcopy__(self, memo: dict) -> NoReturn:
+        self.__reduce_ex__(4)

@@ -147,3 +147,31 @@ class RegretRecorder(gym.Wrapper):
         lo, hi = self._ledger.best()
         return self._make_summary(lo, hi)
 
+
+
+def find_recorder(env: gym.Env) -> RegretRecorder | None:
+    """The first :class:`RegretRecorder` in ``env``'s ``.env`` chain, or ``None``."""
+    while isinstance(env, gym.Wrapper):
+        if isinstance(env, RegretRecorder):
+            return env
+        env = env.env
+    return None
+
+
+def regret_summary(env: gym.Env) -> RegretSummary:
+    """The experimenter's door to the regret, at any time (mid-game included).
+
+    Through the :class:`~dp_online_envs.wrappers.FeedbackGuard`,
+    ``get_wrapper_attr("summary")`` is refused while a game runs (it would show a
+    learner the losses of points not played); this walks the ``.env`` chain instead,
+    which the guard does not protect in-process: it is for the code that runs the game
+    (e.g. a loop stopped by a ``TimeLimit`` truncation), not for learners.
+
+    Raises:
+        TypeError: No ``RegretRecorder`` in the chain.
+        RuntimeError: Before the first ``reset()``.
+    """
+    recorder = find_recorder(env)
+    if recorder is None:
+        raise TypeError(f"no RegretRecorder in the wrapper chain of {env!r}")
+    return recorder.summary()

@@ -20,10 +20,10 @@ def test_nan_inf_and_shape_always_raise_and_change_nothing(bad):
     env = _env()
     env.reset(seed=0)
     env.step(np.zeros(3))
-    state = (env.round, env.cumulative_loss, env.np_random.bit_generator.state)
+    state = (env.round, env.cumulative_loss, env.adversary.np_random.bit_generator.state)
     with pytest.raises(ValueError):
         env.step(bad)
-    assert (env.round, env.cumulative_loss, env.np_random.bit_generator.state) == state
+    assert (env.round, env.cumulative_loss, env.adversary.np_random.bit_generator.state) == state
 
 
 def test_outside_action_projected_and_counted_by_default():
@@ -100,11 +100,17 @@ def test_record_and_replay_reproduce_losses_exactly():
         seq.replace(31, np.zeros(loss.param_dim))
 
 
-def test_adversary_draws_come_from_env_np_random():
+def test_adversary_draws_come_from_its_own_generator_seeded_at_reset():
     env = _env()
     env.reset(seed=3)
     a = [env.step(np.zeros(3))[4]["theta"].copy() for _ in range(5)]
     np.random.seed(0)  # the global generator must not matter
     env.reset(seed=3)
+    assert env.adversary.np_random is not env.np_random
+    env.np_random.random(100)  # nor the env's public generator
     b = [env.step(np.zeros(3))[4]["theta"].copy() for _ in range(5)]
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    # the adversary's stream is PCG64(SeedSequence(seed)), as it always was
+    twin = np.random.Generator(np.random.PCG64(np.random.SeedSequence(3)))
+    expected = [env.loss.sample_param(twin) for _ in range(5)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, expected))
