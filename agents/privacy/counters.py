@@ -35,6 +35,8 @@ from typing import ClassVar
 import numpy as np
 from dp_accounting import dp_event
 
+from dp_online_envs.validation import check_int
+
 from .calibration import (
     PrivacyGuarantee,
     check_delta,
@@ -59,9 +61,7 @@ _NOISE_KINDS = ("laplace", "gaussian")
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {name}={value!r}")
-    return int(value)
+    return check_int(name, value, 1)
 
 
 def _bits(t: int) -> list[int]:
