@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from dp_online_envs.problem import Problem
-from dp_online_envs.validation import check_delta, check_epsilon, check_real
+from dp_online_envs.validation import check_delta, check_epsilon, check_real, did_you_mean
 
 _REGISTRY: dict[str, type[Agent]] = {}
 
@@ -219,9 +219,7 @@ def make(
         ValueError: Unknown name (the message lists the registered ones), or a problem
             the agent cannot play.
     """
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; registered: {sorted(_REGISTRY)}")
-    return _REGISTRY[name](problem, epsilon=epsilon, delta=delta, seed=seed, **options)
+    return agent_class(name)(problem, epsilon=epsilon, delta=delta, seed=seed, **options)
 
 
 class AgentInfo(NamedTuple):
@@ -237,7 +235,13 @@ def list_agents() -> list[AgentInfo]:
 
 
 def agent_class(name: str) -> type[Agent]:
-    """The class registered under ``name``."""
+    """The class registered under ``name``.
+
+    Raises:
+        ValueError: Unknown name; the message suggests the closest registered name and
+            lists them all.
+    """
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; registered: {sorted(_REGISTRY)}")
+        raise ValueError(f"unknown agent {name!r};{did_you_mean(name, _REGISTRY)} "
+                         f"registered: {sorted(_REGISTRY)}")
     return _REGISTRY[name]

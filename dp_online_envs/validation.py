@@ -23,13 +23,15 @@ Rules:
 
 from __future__ import annotations
 
+import difflib
 import math
+from collections.abc import Iterable
 from numbers import Integral, Real
 
 import numpy as np
 
 __all__ = ["DELTA_RANGE", "EPSILON_RANGE", "check_delta", "check_epsilon", "check_int",
-           "check_real"]
+           "check_real", "did_you_mean"]
 
 #: ``(low, high, low_inclusive, high_inclusive)`` of the privacy parameter epsilon.
 EPSILON_RANGE: tuple[float, float, bool, bool] = (0.0, math.inf, False, False)
@@ -142,3 +144,23 @@ def check_delta(value: object, name: str = "delta") -> float:
     """
     low, high, low_inc, high_inc = DELTA_RANGE
     return check_real(name, value, low, high, low_inclusive=low_inc, high_inclusive=high_inc)
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """`` did you mean 'X'?`` naming the choice closest to a misspelt name, or ``""``.
+
+    Args:
+        value: The name that was not found.
+        choices: The valid names.
+
+    Returns:
+        A clause to put in an "unknown name" message (with a leading space) naming the
+        closest match (``difflib.get_close_matches``, case-insensitive), or an empty
+        string when nothing is close or ``value`` is not a string.
+    """
+    if not isinstance(value, str):
+        return ""
+    choices = list(choices)
+    by_lower = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(value.lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" did you mean {by_lower[close[0]]!r}?" if close else ""

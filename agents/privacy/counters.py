@@ -35,7 +35,7 @@ from typing import ClassVar
 import numpy as np
 from dp_accounting import dp_event
 
-from dp_online_envs.validation import check_int
+from dp_online_envs.validation import check_int, did_you_mean
 
 from .calibration import (
     PrivacyGuarantee,
@@ -493,5 +493,6 @@ def make_counter(name: str, horizon: int, dim: int, **kwargs) -> ContinualCounte
         cls = _CLASSES[name]
     except (KeyError, TypeError):
         raise ValueError(
-            f"unknown counter name={name!r}; choose one of {sorted(_CLASSES)}") from None
+            f"unknown counter name={name!r};{did_you_mean(name, _CLASSES)} choose one of "
+            f"{sorted(_CLASSES)}") from None
     return cls(horizon, dim, **kwargs)

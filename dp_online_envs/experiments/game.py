@@ -78,6 +78,7 @@ def resolve_agent(agent: Any) -> type:
     """
     import agents
     from dp_online_envs.experiments.errors import ExperimentError
+    from dp_online_envs.validation import did_you_mean
 
     if isinstance(agent, type):
         if not issubclass(agent, agents.Agent):
@@ -98,8 +99,9 @@ def resolve_agent(agent: Any) -> type:
     try:
         return agents.agent_class(agent)
     except ValueError:
+        names = [n for n, _ in agents.list_agents()]
         raise ExperimentError(
-            f"unknown agent {agent!r}; valid: {[n for n, _ in agents.list_agents()]} "
+            f"unknown agent {agent!r};{did_you_mean(agent, names)} valid: {names} "
             "(or 'module:Class' for your own)") from None
 
 

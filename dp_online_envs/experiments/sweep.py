@@ -324,15 +324,17 @@ def _tags(value: Any, where: str) -> dict[str, Any]:
 
 
 def _env_entry(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
-    from dp_online_envs.envs.registry import ENV_IDS
+    from dp_online_envs.envs.registry import env_config
 
     if isinstance(entry, dict):
         _check_keys(entry, ("id", "kwargs"), where)
         env_id, kwargs = entry.get("id"), entry.get("kwargs")
     else:
         env_id, kwargs = entry, None
-    if env_id not in ENV_IDS:
-        raise ExperimentError(f"{where}: unknown env id {env_id!r}; valid: {list(ENV_IDS)}")
+    try:
+        env_config(env_id)
+    except ValueError as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
     return env_id, _env_kwargs(env_id, kwargs, where)
 
 
