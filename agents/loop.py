@@ -5,7 +5,70 @@ from __future__ import annotations
 import gymnasium as gym
 
 from agents.base import Agent
+from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import RegretSummary
+
+#: Problem fields an agent's parameters depend on, besides the domain and the losses.
+_NUMBERS = ("horizon", "lipschitz", "bound", "diameter", "strong_convexity")
+
+
+def _same_object(a: object, b: object) -> bool:
+    """Same class and, when the class has its own ``repr``, the same repr (the domains
+    and loss families show their parameters there)."""
+    if type(a) is not type(b):
+        return False
+    return type(a).__repr__ is object.__repr__ or repr(a) == repr(b)
+
+
+def problem_differences(agent_problem: Problem, env_problem: Problem) -> list[str]:
+    """What differs between the problem an agent was built for and the env's.
+
+    Compared: the feedback kind, the decision set (class, dimension and parameters as
+    shown by its ``repr``), the loss family (likewise), the horizon T and the bounds
+    L, B, D, H the agents calibrate their steps and noise with.
+
+    Returns:
+        One ``"what: agent's vs env's"`` entry per difference (empty when they agree).
+    """
+    a, e = agent_problem, env_problem
+    if a is e:
+        return []
+    out = []
+    if a.feedback != e.feedback:
+        out.append(f"feedback: {a.feedback!r} vs {e.feedback!r}")
+    if a.domain.dim != e.domain.dim or not _same_object(a.domain, e.domain):
+        out.append(f"decision set: {a.domain!r} (dim {a.domain.dim}) vs {e.domain!r} "
+                   f"(dim {e.domain.dim})")
+    if not _same_object(a.loss, e.loss):
+        out.append(f"losses: {a.loss!r} vs {e.loss!r}")
+    for field in _NUMBERS:
+        va, ve = getattr(a, field), getattr(e, field)
+        if va != ve:
+            out.append(f"{field}: {va!r} vs {ve!r}")
+    return out
+
+
+def describe_problem(problem: Problem) -> str:
+    """One line naming a problem: feedback, decision set, losses and horizon."""
+    return (f"{problem.feedback} feedback on {problem.domain!r} with {problem.loss!r}, "
+            f"horizon {problem.horizon}")
+
+
+def check_agent_fits(agent: Agent, env_problem: Problem) -> None:
+    """Refuse an agent built for another problem than the one the env poses.
+
+    Raises:
+        ValueError: The agent's problem differs from ``env_problem`` (see
+            :func:`problem_differences`); the message names both problems and what
+            differs.
+    """
+    diffs = problem_differences(agent.problem, env_problem)
+    if diffs:
+        raise ValueError(
+            f"agent {agent.name!r} was built for another problem than the env's "
+            f"({'; '.join(diffs)}): the agent's is {describe_problem(agent.problem)}, "
+            f"the env's is {describe_problem(env_problem)}; build the agent from "
+            "env.get_wrapper_attr('problem')")
 
 
 def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
@@ -14,7 +77,19 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     The agent is reset with ``seed`` and the env with ``seed`` as well (their
     generators are independent objects, so this couples nothing but reproducibility).
     Each round: ``a = agent.act()``, ``obs = env.step(a)``, ``agent.update(a, obs)``.
+    A game cut short by a ``TimeLimit`` returns the regret of the rounds played.
+
+    Raises:
+        ValueError: The agent was built for another problem than the env's public
+            ``Problem`` (another decision set or number of arms, feedback kind, loss
+            family, horizon or bounds); the message names both.
     """
+    try:
+        env_problem = env.get_wrapper_attr("problem")
+    except AttributeError:  # not one of the suite's envs: nothing to compare with
+        env_problem = None
+    if isinstance(env_problem, Problem):
+        check_agent_fits(agent, env_problem)
     agent.reset(seed)
     env.reset(seed=seed)
     terminated = truncated = False

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import gymnasium as gym
+from gymnasium.envs.registration import WrapperSpec
 
 from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
 from dp_online_envs.adversaries import make_adversary
 from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.validation import did_you_mean
-from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
+from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, TruncationSummary
 
 #: Loss family constructors by name: ``LOSSES[name](dim, **loss_kwargs)``.
 LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
@@ -245,8 +246,13 @@ def register_all() -> None:
 
     Each spec has the entry point :data:`ENTRY_POINT` and ``kwargs={"env_id": id}``, so
     specs serialize (``gym.spec(id).to_json()``) and ``gym.make(id, **options)`` calls
-    ``build_env(env_id=id, **options)``.
+    ``build_env(env_id=id, **options)``. Its one additional wrapper,
+    :class:`~dp_online_envs.wrappers.TruncationSummary`, goes outside any ``TimeLimit``
+    so that a truncated game still reports its regret in ``info``.
     """
+    truncation = WrapperSpec(TruncationSummary.class_name(),
+                             f"{TruncationSummary.__module__}:{TruncationSummary.__name__}", {})
     for env_id in ENV_IDS:
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id})
+            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
+                         additional_wrappers=(truncation,))

@@ -2,7 +2,12 @@
 
 from dp_online_envs.wrappers.action_adapters import LogitsToArm, LogitsToSimplex, adapt
 from dp_online_envs.wrappers.feedback import FeedbackGuard
-from dp_online_envs.wrappers.regret import RegretRecorder, RegretSummary, log_checkpoints
+from dp_online_envs.wrappers.regret import (
+    RegretRecorder,
+    RegretSummary,
+    TruncationSummary,
+    log_checkpoints,
+)
 
 __all__ = [
     "FeedbackGuard",
@@ -10,6 +15,7 @@ __all__ = [
     "LogitsToSimplex",
     "RegretRecorder",
     "RegretSummary",
+    "TruncationSummary",
     "adapt",
     "log_checkpoints",
 ]

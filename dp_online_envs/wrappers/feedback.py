@@ -51,6 +51,12 @@ class FeedbackGuard(gym.Wrapper):
             self.observation_space = gym.spaces.Box(-b, b, shape=(1,), dtype=np.float64)
             self._low, self._high = -b, b
 
+    @property
+    def spec(self):
+        """The env's spec: the guard is part of every registered env (built by its entry
+        point), not an additional wrapper for ``gym.make`` to re-apply."""
+        return self.env.spec
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, _ = self.env.reset(seed=seed, options=options)
         if self._downgrade:
