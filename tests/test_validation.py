@@ -178,3 +178,11 @@ def test_sweeps_still_read_yaml_1_1_exponents():
             "epsilons": ["1e-1"], "delta": "1e-5"}
     game = parse_sweep(data).games[0]
     assert (game.epsilon, game.delta) == (0.1, 1e-5)
+
+
+def test_a_hand_made_game_spec_does_not_round_its_horizon():
+    from dp_online_envs.experiments.game import GameSpec, play_game
+
+    spec = GameSpec("DPFullInfo-Experts-v0", "hedge", None, None, 2.5, 0)
+    with pytest.raises(ValueError, match="horizon=2.5 rejected"):
+        play_game(spec)

@@ -231,7 +231,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     cls = spec.agent_class()
     feedback = feedback_option(spec.env_id, cls)
     extra = {"feedback": feedback} if feedback else {}
-    env = build_env(spec.env_id, horizon=int(spec.horizon), **extra, **spec.env_kwargs)
+    env = build_env(spec.env_id, horizon=spec.horizon, **extra, **spec.env_kwargs)
     try:
         problem = env.get_wrapper_attr("problem")
         agent_seed, env_seed = spec.agent_seed, spec.env_seed
