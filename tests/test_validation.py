@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import gymnasium as gym
@@ -68,7 +69,7 @@ def test_check_real_accepts_real_numbers_as_python_floats(good, expected):
 ])
 def test_check_real_interval_ends(low_inclusive, high_inclusive, refused, text):
     for v in refused:
-        with pytest.raises(ValueError, match=rf"x={v!r} rejected: .*{__import__('re').escape(text)}"):
+        with pytest.raises(ValueError, match=rf"x={v!r} rejected: .*{re.escape(text)}"):
             check_real("x", v, 0.0, 1.0, low_inclusive=low_inclusive,
                        high_inclusive=high_inclusive)
     assert check_real("x", 0.5, 0.0, 1.0, low_inclusive=low_inclusive,
@@ -83,13 +84,15 @@ def test_one_definition_of_epsilon_and_delta():
 
 @pytest.mark.parametrize("bad", BAD_EPSILONS)
 def test_check_epsilon_refuses(bad):
-    with pytest.raises(ValueError, match=r"^epsilon=.* rejected: expected a finite real number > 0"):
+    with pytest.raises(ValueError, 
+                       match=r"^epsilon=.* rejected: expected a finite real number > 0"):
         check_epsilon(bad)
 
 
 @pytest.mark.parametrize("bad", BAD_DELTAS)
 def test_check_delta_refuses(bad):
-    with pytest.raises(ValueError, match=r"^delta=.* rejected: expected a real number in \[0, 1\)"):
+    with pytest.raises(ValueError,
+                       match=r"^delta=.* rejected: expected a real number in \[0, 1\)"):
         check_delta(bad)
 
 
