@@ -84,7 +84,7 @@ def test_one_definition_of_epsilon_and_delta():
 
 @pytest.mark.parametrize("bad", BAD_EPSILONS)
 def test_check_epsilon_refuses(bad):
-    with pytest.raises(ValueError, 
+    with pytest.raises(ValueError,
                        match=r"^epsilon=.* rejected: expected a finite real number > 0"):
         check_epsilon(bad)
 
