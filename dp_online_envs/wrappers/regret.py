@@ -163,7 +163,6 @@ class RegretRecorder(gym.Wrapper):
         return summary
 
 
-
 class TruncationSummary(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Puts the regret summary in ``info`` when a ``TimeLimit`` truncates the game.
 
