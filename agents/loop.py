@@ -88,7 +88,7 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
         env_problem = env.get_wrapper_attr("problem")
     except AttributeError:  # not one of the suite's envs: nothing to compare with
         env_problem = None
-    if isinstance(env_problem, Problem):
+    if isinstance(env_problem, Problem) and isinstance(getattr(agent, "problem", None), Problem):
         check_agent_fits(agent, env_problem)
     agent.reset(seed)
     env.reset(seed=seed)
