@@ -109,14 +109,17 @@ def feedback_option(env_id: str, agent_cls: type) -> str | None:
     """The ``feedback`` option the env needs for this agent (``"bandit"`` downgrades).
 
     Raises:
-        ExperimentError: A full-information agent on a bandit env (feedback cannot be
-            upgraded); the message lists the agents that can play it.
+        ExperimentError: An unknown env id, or a full-information agent on a bandit env
+            (feedback cannot be upgraded); the message lists the agents that can play it.
     """
     import agents
-    from dp_online_envs.envs.registry import ENV_CONFIGS
+    from dp_online_envs.envs.registry import env_config
     from dp_online_envs.experiments.errors import ExperimentError
 
-    native = ENV_CONFIGS[env_id].feedback
+    try:
+        native = env_config(env_id).feedback
+    except ValueError as exc:
+        raise ExperimentError(str(exc)) from None
     if agent_cls.feedback == "full" and native == "bandit":
         ok = [n for n, _ in agents.list_agents() if agents.agent_class(n).feedback == "bandit"]
         raise ExperimentError(

@@ -73,3 +73,10 @@ def test_agents_make_suggests_for_an_unknown_agent():
         agents.make("private_ftrl", problem, epsilon=1.0)
     with pytest.raises(ValueError, match="did you mean 'factorization'"):
         agents.make("private-ftrl", problem, epsilon=1.0, counter="factorisation")
+
+
+def test_a_hand_made_game_spec_with_an_unknown_env_id_gets_a_suggestion():
+    from dp_online_envs.experiments.game import GameSpec, play_game
+
+    with pytest.raises(ExperimentError, match="did you mean 'DPBandit-MAB-v0'"):
+        play_game(GameSpec("DPBandit-MAB-v1", "exp3", None, None, 10, 0))
