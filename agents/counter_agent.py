@@ -55,10 +55,11 @@ class CounterAgent:
         """
         if self.counter_name == "factorization" and self.noise != "gaussian" and self.delta == 0:
             raise ValueError(
-                f"{self.name}: counter='factorization' adds Gaussian noise, which gives "
-                "(epsilon, delta)-DP with delta > 0, and delta is 0: pass a delta in (0, 1) "
-                "(delta=1e-6 in Python, --delta 1e-6 on the command line), or use a counter "
-                "for pure epsilon-DP ('tree', 'agarwal-singh' or 'honaker')")
+                f"{self.name}: counter='factorization' adds only Gaussian noise, for "
+                "(epsilon, delta)-DP with delta > 0, but delta=0 asks for Laplace noise "
+                "(pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 in Python, --delta "
+                "1e-6 on the command line), or use a counter for pure epsilon-DP ('tree', "
+                "'agarwal-singh' or 'honaker')")
         p = self.problem
         return make_counter(
             self.counter_name,

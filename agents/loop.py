@@ -8,10 +8,6 @@ from agents.base import Agent
 from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import RegretSummary
 
-#: Problem fields an agent's parameters depend on, besides the domain and the losses.
-_NUMBERS = ("horizon", "lipschitz", "bound", "diameter", "strong_convexity")
-
-
 def _same_object(a: object, b: object) -> bool:
     """Same class and, when the class has its own ``repr``, the same repr (the domains
     and loss families show their parameters there)."""
@@ -24,8 +20,10 @@ def problem_differences(agent_problem: Problem, env_problem: Problem) -> list[st
     """What differs between the problem an agent was built for and the env's.
 
     Compared: the feedback kind, the decision set (class, dimension and parameters as
-    shown by its ``repr``), the loss family (likewise), the horizon T and the bounds
-    L, B, D, H the agents calibrate their steps and noise with.
+    shown by its ``repr``), the loss family (likewise) and the horizon T, which the
+    agents' step sizes, counters and noise depend on. The bounds L, B, D, H are not:
+    an agent may be given other bounds on purpose (it clips its feedback to the bounds
+    it was given, so its privacy guarantee holds either way).
 
     Returns:
         One ``"what: agent's vs env's"`` entry per difference (empty when they agree).
@@ -41,10 +39,8 @@ def problem_differences(agent_problem: Problem, env_problem: Problem) -> list[st
                    f"(dim {e.domain.dim})")
     if not _same_object(a.loss, e.loss):
         out.append(f"losses: {a.loss!r} vs {e.loss!r}")
-    for field in _NUMBERS:
-        va, ve = getattr(a, field), getattr(e, field)
-        if va != ve:
-            out.append(f"{field}: {va!r} vs {ve!r}")
+    if a.horizon != e.horizon:
+        out.append(f"horizon: {a.horizon} vs {e.horizon}")
     return out
 
 
@@ -82,7 +78,7 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     Raises:
         ValueError: The agent was built for another problem than the env's public
             ``Problem`` (another decision set or number of arms, feedback kind, loss
-            family, horizon or bounds); the message names both.
+            family or horizon); the message names both.
     """
     try:
         env_problem = env.get_wrapper_attr("problem")

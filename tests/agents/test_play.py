@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import pytest
 
@@ -61,3 +63,10 @@ def test_factorization_counter_without_delta_says_to_pass_delta():
     with pytest.raises(ValueError, match=r"counter='factorization'.*delta=1e-6 in Python"):
         agents.make("private-ftrl", problem, epsilon=1.0, counter="factorization")
     agents.make("private-ftrl", problem, epsilon=1.0, delta=1e-6, counter="factorization")
+
+
+def test_other_bounds_are_allowed_the_agent_clips_to_its_own():
+    env = gym.make("DPFullInfo-Experts-v0", horizon=20, n_arms=4)
+    tighter = dataclasses.replace(env.get_wrapper_attr("problem"), bound=0.5, lipschitz=0.5)
+    agent = agents.make("hedge", tighter)
+    assert agents.play(env, agent, seed=0).rounds == 20
