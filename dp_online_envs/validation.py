@@ -19,6 +19,9 @@ Rules:
     * ``epsilon`` lies in ``(0, inf)`` and ``delta`` in ``[0, 1)``: :data:`EPSILON_RANGE`
       and :data:`DELTA_RANGE` are the one definition. A mechanism that needs more
       (Gaussian noise needs ``delta > 0``) says so itself.
+
+:func:`did_you_mean` is the suggestion "unknown name" errors end with (env ids, agents,
+counters).
 """
 
 from __future__ import annotations
@@ -160,7 +163,6 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str:
     """
     if not isinstance(value, str):
         return ""
-    choices = list(choices)
     by_lower = {c.lower(): c for c in choices}
     close = difflib.get_close_matches(value.lower(), list(by_lower), n=1, cutoff=0.6)
     return f" did you mean {by_lower[close[0]]!r}?" if close else ""
