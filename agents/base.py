@@ -16,6 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_delta, check_epsilon, check_real, did_you_mean
 
 _REGISTRY: dict[str, type[Agent]] = {}
 
@@ -63,13 +64,11 @@ class Agent(ABC):
         if self.feedback == "full" and problem.feedback != "full":
             raise ValueError(f"{self.name} needs full-information feedback, the env gives "
                              f"{problem.feedback!r}")
+        delta = check_delta(delta)
         if self.private:
             if epsilon is None:
                 raise ValueError(f"{self.name} is a private learner: pass epsilon > 0")
-            if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
-                raise ValueError(f"epsilon={epsilon!r}, expected a finite number > 0")
-            if not (0.0 <= delta < 1.0):
-                raise ValueError(f"delta={delta!r}, expected a number in [0, 1)")
+            epsilon = check_epsilon(epsilon)
         elif epsilon is not None:
             raise ValueError(f"{self.name} is not private; it takes no epsilon")
         missing = [f for f in self.requires if not _usable(getattr(problem, f, None))]
@@ -188,13 +187,9 @@ class Agent(ABC):
 
 def check_number(name: str, value: Any, *, positive: bool = False) -> float:
     """``value`` as a float; ``ValueError`` naming it unless it is a finite real number
-    ``>= 0`` (``> 0`` when ``positive``). Used for the agents' numeric options."""
-    bound = "> 0" if positive else ">= 0"
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-    v = float(value) if ok else math.nan
-    if not (math.isfinite(v) and (v > 0 if positive else v >= 0)):
-        raise ValueError(f"{name}={value!r}, expected a finite number {bound}")
-    return v
+    ``>= 0`` (``> 0`` when ``positive``). Used for the agents' numeric options
+    (:func:`dp_online_envs.validation.check_real`)."""
+    return check_real(name, value, 0.0, low_inclusive=not positive)
 
 
 def _usable(v: Any) -> bool:
@@ -224,9 +219,7 @@ def make(
         ValueError: Unknown name (the message lists the registered ones), or a problem
             the agent cannot play.
     """
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; registered: {sorted(_REGISTRY)}")
-    return _REGISTRY[name](problem, epsilon=epsilon, delta=delta, seed=seed, **options)
+    return agent_class(name)(problem, epsilon=epsilon, delta=delta, seed=seed, **options)
 
 
 class AgentInfo(NamedTuple):
@@ -242,7 +235,13 @@ def list_agents() -> list[AgentInfo]:
 
 
 def agent_class(name: str) -> type[Agent]:
-    """The class registered under ``name``."""
+    """The class registered under ``name``.
+
+    Raises:
+        ValueError: Unknown name; the message suggests the closest registered name and
+            lists them all.
+    """
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; registered: {sorted(_REGISTRY)}")
+        raise ValueError(f"unknown agent {name!r};{did_you_mean(name, _REGISTRY)} "
+                         f"registered: {sorted(_REGISTRY)}")
     return _REGISTRY[name]

@@ -47,7 +47,19 @@ class CounterAgent:
     counter_sensitivity: float | None = None
 
     def _make_counter(self, rng: np.random.Generator) -> ContinualCounter:
-        """A fresh counter of the configured kind, drawing its noise from ``rng``."""
+        """A fresh counter of the configured kind, drawing its noise from ``rng``.
+
+        Raises:
+            ValueError: The Gaussian-only ``"factorization"`` counter with ``delta = 0``
+                (the message says to pass a delta), or any invalid counter parameter.
+        """
+        if self.counter_name == "factorization" and self.noise != "gaussian" and self.delta == 0:
+            raise ValueError(
+                f"{self.name}: counter='factorization' adds only Gaussian noise, for "
+                "(epsilon, delta)-DP with delta > 0, but delta=0 asks for Laplace noise "
+                "(pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 in Python, --delta "
+                "1e-6 on the command line), or use a counter for pure epsilon-DP ('tree', "
+                "'agarwal-singh' or 'honaker')")
         p = self.problem
         return make_counter(
             self.counter_name,

@@ -6,7 +6,67 @@ import gymnasium as gym
 
 from agents.base import Agent
 from dp_online_envs.loop import game_seeds, run_rounds
+from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import RegretSummary, regret_summary
+
+
+def _same_object(a: object, b: object) -> bool:
+    """Same class and, when the class has its own ``repr``, the same repr (the domains
+    and loss families show their parameters there)."""
+    if type(a) is not type(b):
+        return False
+    return type(a).__repr__ is object.__repr__ or repr(a) == repr(b)
+
+
+def problem_differences(agent_problem: Problem, env_problem: Problem) -> list[str]:
+    """What differs between the problem an agent was built for and the env's.
+
+    Compared: the feedback kind, the decision set (class, dimension and parameters as
+    shown by its ``repr``), the loss family (likewise) and the horizon T, which the
+    agents' step sizes, counters and noise depend on. The bounds L, B, D, H are not:
+    an agent may be given other bounds on purpose (it clips its feedback to the bounds
+    it was given, so its privacy guarantee holds either way).
+
+    Returns:
+        One ``"what: agent's vs env's"`` entry per difference (empty when they agree).
+    """
+    a, e = agent_problem, env_problem
+    if a is e:
+        return []
+    out = []
+    if a.feedback != e.feedback:
+        out.append(f"feedback: {a.feedback!r} vs {e.feedback!r}")
+    if a.domain.dim != e.domain.dim or not _same_object(a.domain, e.domain):
+        out.append(f"decision set: {a.domain!r} (dim {a.domain.dim}) vs {e.domain!r} "
+                   f"(dim {e.domain.dim})")
+    if not _same_object(a.loss, e.loss):
+        out.append(f"losses: {a.loss!r} vs {e.loss!r}")
+    if a.horizon != e.horizon:
+        out.append(f"horizon: {a.horizon} vs {e.horizon}")
+    return out
+
+
+def describe_problem(problem: Problem) -> str:
+    """One line naming a problem: feedback, decision set, losses and horizon."""
+    return (f"{problem.feedback} feedback on {problem.domain!r} with {problem.loss!r}, "
+            f"horizon {problem.horizon}")
+
+
+def check_agent_fits(agent: Agent, env_problem: Problem) -> None:
+    """Refuse an agent built for another problem than the one the env poses.
+
+    Raises:
+        ValueError: The agent's problem differs from ``env_problem`` (see
+            :func:`problem_differences`); the message names both problems and what
+            differs.
+    """
+    diffs = problem_differences(agent.problem, env_problem)
+    if diffs:
+        raise ValueError(
+            f"agent {agent.name!r} was built for another problem than the env's "
+            f"({'; '.join(diffs)}): the agent's is {describe_problem(agent.problem)}, "
+            f"the env's is {describe_problem(env_problem)}; build the agent from "
+            "env.get_wrapper_attr('problem')")
 
 
 def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
@@ -15,8 +75,20 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     ``seed`` is the game's seed: the env and the agent are reset with two independent
     seeds drawn from it (:func:`dp_online_envs.loop.game_seeds`), so the agent does not
     hold the seed of the env's loss stream. The rounds are played by the one game loop,
-    :func:`dp_online_envs.loop.run_rounds`.
+    :func:`dp_online_envs.loop.run_rounds`. A game cut short by a ``TimeLimit`` returns
+    the regret of the rounds played.
+
+    Raises:
+        ValueError: The agent was built for another problem than the env's public
+            ``Problem`` (another decision set or number of arms, feedback kind, loss
+            family or horizon); the message names both.
     """
+    try:
+        env_problem = env.get_wrapper_attr("problem")
+    except AttributeError:  # not one of the suite's envs: nothing to compare with
+        env_problem = None
+    if isinstance(env_problem, Problem) and isinstance(getattr(agent, "problem", None), Problem):
+        check_agent_fits(agent, env_problem)
     env_seed, agent_seed = game_seeds(seed)
     agent.reset(agent_seed)
     env.reset(seed=env_seed)

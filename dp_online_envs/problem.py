@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.validation import check_int
 
 FEEDBACK_KINDS = ("full", "bandit")
 
@@ -41,8 +42,7 @@ class Problem:
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK_KINDS:
             raise ValueError(f"feedback={self.feedback!r}, expected one of {FEEDBACK_KINDS}")
-        if int(self.horizon) != self.horizon or self.horizon < 1:
-            raise ValueError(f"horizon={self.horizon!r}, expected a positive integer")
+        object.__setattr__(self, "horizon", check_int("horizon", self.horizon, 1))
 
     @classmethod
     def build(cls, domain: Domain, loss: LossFamily, feedback: str, horizon: int) -> Problem:
@@ -51,7 +51,7 @@ class Problem:
             domain=domain,
             loss=loss,
             feedback=feedback,
-            horizon=int(horizon),
+            horizon=check_int("horizon", horizon, 1),
             lipschitz=float(loss.lipschitz(domain)),
             bound=float(loss.bound(domain)),
             diameter=float(domain.diameter),

@@ -82,7 +82,8 @@ class PrivateFTPL(CounterAgent, Agent):
     def setup(self, counter: str = "agarwal-singh") -> None:
         if self.delta <= 0.0:
             raise ValueError("private-ftpl is (epsilon, delta)-DP with Gaussian noise "
-                             "(Agarwal-Singh Thm. 3.5): pass 0 < delta < 1")
+                             "(Agarwal-Singh Thm. 3.5): pass 0 < delta < 1 (delta=1e-6 in "
+                             "Python, --delta 1e-6 on the command line)")
         p = self.problem
         loss = require_linear(self.name, p.loss)
         self.counter_name = counter

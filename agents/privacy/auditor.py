@@ -79,7 +79,6 @@ import copy
 import dataclasses
 import math
 from dataclasses import dataclass
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, Callable
 
 import gymnasium as gym
@@ -90,6 +89,7 @@ from dp_online_envs.adversaries import LossSequence, ReplayAdversary
 from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.loop import run_rounds
 from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_delta, check_int, check_real
 from dp_online_envs.wrappers import FeedbackGuard
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,19 +116,15 @@ _MIN_RUNS = 10
 # statistics of counts
 # --------------------------------------------------------------------------
 def _check_confidence(confidence: object) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, Real):
-        raise ValueError(f"confidence must be a number in (0, 1), got confidence={confidence!r}")
-    c = float(confidence)
-    if not 0.0 < c < 1.0:
-        raise ValueError(f"confidence must lie in the open interval (0, 1), "
-                         f"got confidence={confidence!r}")
-    return c
+    return check_real("confidence", confidence, 0.0, 1.0, low_inclusive=False,
+                      high_inclusive=False)
 
 
 def _check_count(name: str, value: object, low: int, high: float) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {name}={value!r}")
-    return int(value)
+    n = check_int(name, value, low)
+    if n > high:
+        raise ValueError(f"{name}={value!r} rejected: expected an integer in [{low}, {high}]")
+    return n
 
 
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -169,8 +165,7 @@ def eps_lower_bound(
     """
     conf = _check_confidence(confidence)
     tests = _check_count("tests", tests, 1, math.inf)
-    if isinstance(delta, bool) or not isinstance(delta, Real) or not 0.0 <= delta < 1.0:
-        raise ValueError(f"delta must be a number in [0, 1), got delta={delta!r}")
+    check_delta(delta)
     per_event = 1.0 - (1.0 - conf) / tests
     lo1 = clopper_pearson(k1, n1, per_event)[0]
     hi0 = clopper_pearson(k0, n0, per_event)[1]
@@ -296,12 +291,10 @@ def audit_samples(
         ValueError: on mismatched shapes, fewer than 10 runs, or an invalid option.
     """
     conf = _check_confidence(confidence)
-    if isinstance(delta, bool) or not isinstance(delta, Real) or not 0.0 <= delta < 1.0:
-        raise ValueError(f"delta must be a number in [0, 1), got delta={delta!r}")
+    check_delta(delta)
     thresholds = _check_count("thresholds", thresholds, 1, 100)
-    if not (isinstance(train_fraction, Real) and 0.0 < train_fraction < 1.0):
-        raise ValueError(f"train_fraction must lie in (0, 1), "
-                         f"got train_fraction={train_fraction!r}")
+    check_real("train_fraction", train_fraction, 0.0, 1.0, low_inclusive=False,
+               high_inclusive=False)
     if not callable(statistic) and statistic not in _STATISTICS:
         raise ValueError(f"statistic={statistic!r}, expected one of {_STATISTICS} or a callable")
     x0 = np.asarray(samples, dtype=np.float64)
@@ -515,8 +508,7 @@ def audit(
         raise ValueError(f"view={view!r}, expected one of {VIEWS}")
     runs = _check_count("runs", runs, _MIN_RUNS, math.inf)
     conf = _check_confidence(confidence)
-    if isinstance(tau, bool) or not isinstance(tau, Integral):
-        raise ValueError(f"tau must be an integer round, got tau={tau!r}")
+    check_int("tau", tau)
     if not callable(agent_factory):
         raise TypeError(f"agent_factory must be callable (seed -> Agent), got {agent_factory!r}")
     domain, loss, native, horizon, adversary, outer = _resolve_env(env)

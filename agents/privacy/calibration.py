@@ -39,6 +39,9 @@ import dp_accounting
 from dp_accounting import dp_event
 from dp_accounting.pld import PLDAccountant
 
+from dp_online_envs import validation
+from dp_online_envs.validation import check_real
+
 __all__ = [
     "DEFAULT_NEIGHBOURING",
     "PrivacyGuarantee",
@@ -61,33 +64,32 @@ _VERIFY_ATOL = 1e-6
 # validation helpers (shared with counters.py)
 # --------------------------------------------------------------------------
 def _real(name: str, value: object) -> float:
+    """A real number (infinity and NaN allowed: guarantees may be infinite)."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ValueError(f"{name} must be a real number, got {name}={value!r}")
     return float(value)
 
 
 def check_epsilon(epsilon: object) -> float:
-    """Returns ``epsilon`` as a float; ValueError unless ``0 < epsilon < inf``."""
-    eps = _real("epsilon", epsilon)
-    if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be positive and finite, got epsilon={epsilon!r}")
-    return eps
+    """Returns ``epsilon`` as a float; ValueError unless ``0 < epsilon < inf``
+    (:func:`dp_online_envs.validation.check_epsilon`)."""
+    return validation.check_epsilon(epsilon)
 
 
 def check_delta(delta: object) -> float:
-    """Returns ``delta`` as a float; ValueError unless ``0 < delta < 1``."""
-    d = _real("delta", delta)
-    if not 0.0 < d < 1.0:
-        raise ValueError(f"delta must lie in the open interval (0, 1), got delta={delta!r}")
+    """Returns the delta of a Gaussian mechanism as a float; ValueError unless
+    ``0 < delta < 1`` (an allowed delta, :func:`dp_online_envs.validation.check_delta`,
+    that is not 0: Gaussian noise gives no pure epsilon-DP)."""
+    d = validation.check_delta(delta)
+    if d == 0.0:
+        raise ValueError(f"delta must lie in the open interval (0, 1) for Gaussian noise "
+                         f"(it gives no pure epsilon-DP), got delta={delta!r}")
     return d
 
 
 def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
     """Returns the sensitivity as a float; ValueError unless ``0 < s < inf``."""
-    s = _real(name, sensitivity)
-    if not (math.isfinite(s) and s > 0):
-        raise ValueError(f"{name} must be positive and finite, got {name}={sensitivity!r}")
-    return s
+    return check_real(name, sensitivity, 0.0, low_inclusive=False)
 
 
 # --------------------------------------------------------------------------
@@ -246,9 +248,7 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
         dp_accounting.UnsupportedEventError: for events the accountant cannot handle.
         ValueError: for an invalid delta.
     """
-    d = _real("delta", delta)
-    if not 0.0 <= d < 1.0:
-        raise ValueError(f"delta must lie in [0, 1), got delta={delta!r}")
+    d = validation.check_delta(delta)
     try:
         hash(event)
     except TypeError:  # composed events hold lists: not cacheable

@@ -35,6 +35,8 @@ from typing import ClassVar
 import numpy as np
 from dp_accounting import dp_event
 
+from dp_online_envs.validation import check_int, did_you_mean
+
 from .calibration import (
     PrivacyGuarantee,
     check_delta,
@@ -59,9 +61,7 @@ _NOISE_KINDS = ("laplace", "gaussian")
 
 
 def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {name}={value!r}")
-    return int(value)
+    return check_int(name, value, 1)
 
 
 def _bits(t: int) -> list[int]:
@@ -493,5 +493,6 @@ def make_counter(name: str, horizon: int, dim: int, **kwargs) -> ContinualCounte
         cls = _CLASSES[name]
     except (KeyError, TypeError):
         raise ValueError(
-            f"unknown counter name={name!r}; choose one of {sorted(_CLASSES)}") from None
+            f"unknown counter name={name!r};{did_you_mean(name, _CLASSES)} choose one of "
+            f"{sorted(_CLASSES)}") from None
     return cls(horizon, dim, **kwargs)

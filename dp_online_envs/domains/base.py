@@ -16,6 +16,8 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.validation import check_int as _check_int
+
 #: Largest number of vertices :meth:`Domain.vertices` enumerates before returning None.
 MAX_VERTICES = 100_000
 
@@ -169,16 +171,13 @@ def check_norm_order(p: float) -> float:
 
 
 def check_int(name: str, value, minimum: int = 1) -> int:
-    """``value`` as an int ``>= minimum`` (bools and non-integral numbers refused).
+    """``value`` as an int ``>= minimum``: :func:`dp_online_envs.validation.check_int`.
 
     Raises:
-        ValueError: If ``value`` is not an integer or is below ``minimum``.
+        ValueError: If ``value`` is not an integer (bools and floats included) or is
+            below ``minimum``.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}={value!r}, expected an integer >= {minimum}")
-    if value < minimum:
-        raise ValueError(f"{name}={value!r}, expected an integer >= {minimum}")
-    return int(value)
+    return _check_int(name, value, minimum)
 
 
 def norm_of_rows(rows: np.ndarray, p: float) -> np.ndarray:

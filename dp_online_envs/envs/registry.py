@@ -15,16 +15,17 @@ Common options: ``horizon``, ``adversary`` (a name from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Callable
 
 import gymnasium as gym
+from gymnasium.envs.registration import WrapperSpec
 
 from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
 from dp_online_envs.adversaries import make_adversary
 from dp_online_envs.envs.online_env import OnlineLearningEnv
-from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
+from dp_online_envs.validation import did_you_mean
+from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, TruncationSummary
 
 #: Loss family constructors by name: ``LOSSES[name](dim, **loss_kwargs)``.
 LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
@@ -200,13 +201,27 @@ ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}
 ENV_IDS: tuple[str, ...] = tuple(ENV_CONFIGS)
 
 
+def env_config(env_id: str) -> EnvConfig:
+    """The configuration of a registered id.
+
+    Raises:
+        ValueError: On an unknown id; the message suggests the closest registered id and
+            lists them all.
+    """
+    if env_id not in ENV_CONFIGS:
+        raise ValueError(f"unknown env id {env_id!r};{did_you_mean(env_id, ENV_IDS)} "
+                         f"valid: {list(ENV_IDS)}")
+    return ENV_CONFIGS[env_id]
+
+
 def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     """Build the wrapped env of a registered id: ``FeedbackGuard(RegretRecorder(env))``.
 
     Raises:
+        ValueError: On an unknown id (see :func:`env_config`).
         TypeError: On an option the id does not accept (the message lists the valid ones).
     """
-    config = ENV_CONFIGS[env_id]
+    config = env_config(env_id)
     valid = config.options()
     unknown = sorted(set(kwargs) - set(valid))
     if unknown:
@@ -222,8 +237,22 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     return FeedbackGuard(RegretRecorder(env, checkpoints=o["checkpoints"]), o["feedback"])
 
 
+#: The entry point of every id, as a string so that ``gym.spec(id).to_json()`` works.
+ENTRY_POINT = "dp_online_envs.envs.registry:build_env"
+
+
 def register_all() -> None:
-    """Register every id with Gymnasium (idempotent)."""
+    """Register every id with Gymnasium (idempotent).
+
+    Each spec has the entry point :data:`ENTRY_POINT` and ``kwargs={"env_id": id}``, so
+    specs serialize (``gym.spec(id).to_json()``) and ``gym.make(id, **options)`` calls
+    ``build_env(env_id=id, **options)``. Its one additional wrapper,
+    :class:`~dp_online_envs.wrappers.TruncationSummary`, goes outside any ``TimeLimit``
+    so that a truncated game still reports its regret in ``info``.
+    """
+    truncation = WrapperSpec(TruncationSummary.class_name(),
+                             f"{TruncationSummary.__module__}:{TruncationSummary.__name__}", {})
     for env_id in ENV_IDS:
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=partial(build_env, env_id))
+            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
+                         additional_wrappers=(truncation,))

@@ -9,6 +9,7 @@
     dp-online plot RESULTS [-o DIR]
     dp-online report RESULTS -o report.html
     dp-online export RESULTS -o results.parquet [--curves FILE]
+    dp-online --version
 
 Bad input (unknown env id or agent, an agent the env cannot serve, ``epsilon <= 0``, a
 malformed sweep file) is reported in one line naming the bad value and the valid
@@ -21,6 +22,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -31,6 +33,9 @@ from dp_online_envs.experiments.errors import ExperimentError
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
+#: The location prefix of a sweep error about the settings of ``dp-online run``.
+_CLI_LOCATION = re.compile(r"^command line: ((envs|agents)\[0\]|horizons|seeds|delta|epsilons): "
+                           r"|^command line: ")
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -63,11 +68,25 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
+def package_version() -> str:
+    """The installed version of dp-online-envs (``importlib.metadata``), else the
+    package's ``__version__`` (a source checkout that is not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("dp-online-envs")
+    except metadata.PackageNotFoundError:
+        from dp_online_envs import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sub-commands list, run, sweep, plot, report)."""
     p = argparse.ArgumentParser(
         prog="dp-online",
         description="Differentially private online learning: how much regret does privacy cost?")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("list", help="env ids and agents")
@@ -199,14 +218,16 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from dp_online_envs.envs.registry import ENV_IDS
+    from dp_online_envs.envs.registry import env_config
     from dp_online_envs.experiments import analysis
     from dp_online_envs.experiments.game import resolve_agent
     from dp_online_envs.experiments.runner import run_games
     from dp_online_envs.experiments.sweep import parse_sweep
 
-    if args.env not in ENV_IDS:
-        raise ExperimentError(f"unknown env id {args.env!r}; valid: {list(ENV_IDS)}")
+    try:
+        env_config(args.env)
+    except ValueError as exc:
+        raise ExperimentError(str(exc)) from None
     cls = resolve_agent(args.agent)
     if cls.private and not args.epsilon:
         raise ExperimentError(f"agent {args.agent!r} is private: pass --epsilon E (a number > 0)")
@@ -221,7 +242,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     }
     if cls.private:
         data["epsilons"] = args.epsilon
-    sweep = parse_sweep(data, source="command line")
+    try:
+        sweep = parse_sweep(data, source="command line")
+    except ExperimentError as exc:  # one env and one agent: the sweep's locations are noise
+        raise ExperimentError(_CLI_LOCATION.sub("", str(exc))) from None
     report = run_games(sweep.games, results=args.results, backend=args.backend,
                        workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
                        desc=f"{args.agent} on {args.env}", **_isolation(args))

@@ -83,6 +83,7 @@ def resolve_agent(agent: Any) -> type:
     """
     import agents
     from dp_online_envs.experiments.errors import ExperimentError
+    from dp_online_envs.validation import did_you_mean
 
     if isinstance(agent, type):
         if not issubclass(agent, agents.Agent):
@@ -103,8 +104,9 @@ def resolve_agent(agent: Any) -> type:
     try:
         return agents.agent_class(agent)
     except ValueError:
+        names = [n for n, _ in agents.list_agents()]
         raise ExperimentError(
-            f"unknown agent {agent!r}; valid: {[n for n, _ in agents.list_agents()]} "
+            f"unknown agent {agent!r};{did_you_mean(agent, names)} valid: {names} "
             "(or 'module:Class' for your own)") from None
 
 
@@ -112,14 +114,17 @@ def feedback_option(env_id: str, agent_cls: type) -> str | None:
     """The ``feedback`` option the env needs for this agent (``"bandit"`` downgrades).
 
     Raises:
-        ExperimentError: A full-information agent on a bandit env (feedback cannot be
-            upgraded); the message lists the agents that can play it.
+        ExperimentError: An unknown env id, or a full-information agent on a bandit env
+            (feedback cannot be upgraded); the message lists the agents that can play it.
     """
     import agents
-    from dp_online_envs.envs.registry import ENV_CONFIGS
+    from dp_online_envs.envs.registry import env_config
     from dp_online_envs.experiments.errors import ExperimentError
 
-    native = ENV_CONFIGS[env_id].feedback
+    try:
+        native = env_config(env_id).feedback
+    except ValueError as exc:
+        raise ExperimentError(str(exc)) from None
     if agent_cls.feedback == "full" and native == "bandit":
         ok = [n for n, _ in agents.list_agents() if agents.agent_class(n).feedback == "bandit"]
         raise ExperimentError(
@@ -257,7 +262,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     cls = spec.agent_class()
     feedback = feedback_option(spec.env_id, cls)
     extra = {"feedback": feedback} if feedback else {}
-    env = build_env(spec.env_id, horizon=int(spec.horizon), **extra, **spec.env_kwargs)
+    env = build_env(spec.env_id, horizon=spec.horizon, **extra, **spec.env_kwargs)
     agent_seed, env_seed = spec.agent_seed, spec.env_seed
     factory = functools.partial(cls, epsilon=spec.epsilon, delta=spec.delta or 0.0,
                                 seed=agent_seed, **spec.agent_kwargs)

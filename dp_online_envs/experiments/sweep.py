@@ -32,7 +32,8 @@ Rules:
       refuses (it is built once to check), unless ``skip_incompatible: true``.
     * Unknown keys, env ids, agents and env options, ``epsilon <= 0``, ``delta``
       outside ``[0, 1)``, non-positive horizons: :class:`ExperimentError` naming the
-      bad value and the valid choices.
+      bad value and the valid choices. Epsilon, delta and horizons are checked by
+      :mod:`dp_online_envs.validation` (bools and float horizons are refused).
 """
 
 from __future__ import annotations
@@ -41,9 +42,8 @@ import dataclasses
 import functools
 import itertools
 import json
-import math
 import pathlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
@@ -56,6 +56,7 @@ from dp_online_envs.experiments.game import (
     plain,
     resolve_agent,
 )
+from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
 #: Keys a sweep accepts at the top level.
 SWEEP_KEYS = ("name", "description", "tags", "envs", "agents", "epsilons", "delta",
@@ -286,7 +287,8 @@ def make_games(
     if cls.private:
         if epsilon is None:
             raise ExperimentError(f"agent {name!r} is private: pass epsilon > 0")
-        eps, dlt = _epsilons(epsilon, where)[0], _deltas(0.0 if delta is None else delta, where)[0]
+        eps = _epsilons(epsilon, where, yaml_number=False)[0]
+        dlt = _deltas(0.0 if delta is None else delta, where, yaml_number=False)[0]
     else:
         eps = dlt = None
     _dry_build(env, cls, kwargs, horizon, eps, dlt, where, agent_label(name, kwargs))
@@ -398,15 +400,17 @@ def _tags(value: Any, where: str) -> dict[str, Any]:
 
 
 def _env_entry(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
-    from dp_online_envs.envs.registry import ENV_IDS
+    from dp_online_envs.envs.registry import env_config
 
     if isinstance(entry, dict):
         _check_keys(entry, ("id", "kwargs"), where)
         env_id, kwargs = entry.get("id"), entry.get("kwargs")
     else:
         env_id, kwargs = entry, None
-    if env_id not in ENV_IDS:
-        raise ExperimentError(f"{where}: unknown env id {env_id!r}; valid: {list(ENV_IDS)}")
+    try:
+        env_config(env_id)
+    except ValueError as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
     return env_id, _env_kwargs(env_id, kwargs, where)
 
 
@@ -448,44 +452,37 @@ def _agent_entry(entry: Any, where: str) -> list[tuple[str, type, dict[str, Any]
             for combo in itertools.product(*(grid[k] for k in keys))]
 
 
-def _number(value: Any, where: str) -> float:
-    if isinstance(value, str):  # YAML 1.1 reads 1e-5 as a string
+def _checked(check: Callable[[Any], Any], value: Any, where: str, *,
+             yaml_number: bool = False) -> Any:
+    """``check(value)`` (a :mod:`dp_online_envs.validation` check) with its ValueError
+    turned into an ExperimentError located at ``where``. With ``yaml_number``, a string
+    that reads as a float is read first (YAML 1.1 reads ``1e-5`` as a string)."""
+    if yaml_number and isinstance(value, str):
         try:
             value = float(value)
         except ValueError:
             pass
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ExperimentError(f"{where}: expected a number, got {value!r}")
-    return float(value)
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
 
 
-def _epsilons(value: Any, where: str) -> list[float]:
-    out = []
-    for v in _list(value, where):
-        eps = _number(v, where)
-        if not (math.isfinite(eps) and eps > 0):
-            raise ExperimentError(f"{where}: epsilon={v!r} rejected: epsilon must be a finite "
-                                  "number > 0 (non-private agents need no epsilon)")
-        out.append(eps)
+def _epsilons(value: Any, where: str, yaml_number: bool = True) -> list[float]:
+    out = [_checked(check_epsilon, v, where, yaml_number=yaml_number)
+           for v in _list(value, where)]
     return list(dict.fromkeys(out))
 
 
-def _deltas(value: Any, where: str) -> list[float]:
-    out = []
-    for v in _list(value, where):
-        d = _number(v, where)
-        if not 0.0 <= d < 1.0:
-            raise ExperimentError(f"{where}: delta={v!r} rejected: delta must lie in [0, 1)")
-        out.append(d)
+def _deltas(value: Any, where: str, yaml_number: bool = True) -> list[float]:
+    out = [_checked(check_delta, v, where, yaml_number=yaml_number)
+           for v in _list(value, where)]
     return list(dict.fromkeys(out))
 
 
 def _horizons(value: Any, where: str) -> list[int]:
-    out = []
-    for v in _list(value, where):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ExperimentError(f"{where}: horizon={v!r} rejected: expected an integer >= 1")
-        out.append(int(v))
+    out = [_checked(lambda v: check_int("horizon", v, 1), v, where)
+           for v in _list(value, where)]
     return list(dict.fromkeys(out))
 
 

@@ -7,24 +7,26 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.validation import check_int, check_real
+
 
 def check_positive_int(value: object, what: str) -> int:
-    """Return ``value`` as an int, raising ``ValueError`` unless it is a positive integer."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{what}={value!r}, expected a positive integer")
-    return int(value)
+    """``value`` as an int >= 1 (:func:`dp_online_envs.validation.check_int`).
+
+    Raises:
+        ValueError: Unless ``value`` is a positive integer (bools and floats refused).
+    """
+    return check_int(what, value, 1)
 
 
 def check_nonnegative_float(value: object, what: str, *, positive: bool = False) -> float:
-    """Return ``value`` as a float, raising ``ValueError`` unless finite and >= 0 (> 0)."""
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}={value!r}, expected a finite real number") from None
-    if not math.isfinite(v) or v < 0 or (positive and v == 0):
-        kind = "positive" if positive else "nonnegative"
-        raise ValueError(f"{what}={value!r}, expected a finite {kind} real number")
-    return v
+    """``value`` as a finite float >= 0 (> 0 when ``positive``).
+
+    Raises:
+        ValueError: Unless ``value`` is such a real number (bools and strings refused;
+            :func:`dp_online_envs.validation.check_real`).
+    """
+    return check_real(what, value, 0.0, low_inclusive=not positive)
 
 
 def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:

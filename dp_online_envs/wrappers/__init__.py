@@ -5,6 +5,7 @@ from dp_online_envs.wrappers.feedback import FeedbackGuard
 from dp_online_envs.wrappers.regret import (
     RegretRecorder,
     RegretSummary,
+    TruncationSummary,
     find_recorder,
     log_checkpoints,
     regret_summary,
@@ -16,6 +17,7 @@ __all__ = [
     "LogitsToSimplex",
     "RegretRecorder",
     "RegretSummary",
+    "TruncationSummary",
     "adapt",
     "find_recorder",
     "log_checkpoints",

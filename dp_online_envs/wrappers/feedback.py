@@ -234,11 +234,9 @@ class FeedbackGuard(gym.Wrapper):
         kwargs = {k: v for k, v in inner.kwargs.items() if k not in WITHHELD_SPEC_KWARGS}
         if any(k in inner.kwargs for k in WITHHELD_SPEC_KWARGS):
             kwargs.update(adversary=WITHHELD, adversary_kwargs=None)
-        own = gym.envs.registration.WrapperSpec(
-            name=self.class_name(), entry_point=f"{self.__module__}:{type(self).__name__}",
-            kwargs=None)
-        return copy.deepcopy(dataclasses.replace(
-            inner, kwargs=kwargs, additional_wrappers=(*inner.additional_wrappers, own)))
+        # The guard is part of every registered env (built by its entry point), not an
+        # additional wrapper for gym.make to re-apply: it does not list itself.
+        return copy.deepcopy(dataclasses.replace(inner, kwargs=kwargs))
 
     def __getattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"FeedbackGuard has no attribute {name!r}; the learner sees "

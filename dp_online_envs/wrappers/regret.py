@@ -82,6 +82,12 @@ class RegretRecorder(gym.Wrapper):
         self._checkpoints = frozenset(int(c) for c in cps)
         self._summary: RegretSummary | None = None
 
+    @property
+    def spec(self):
+        """The env's spec: the recorder is part of every registered env (built by its
+        entry point), not an additional wrapper for ``gym.make`` to re-apply."""
+        return self.env.spec
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
         base = self.env.unwrapped
@@ -139,13 +145,22 @@ class RegretRecorder(gym.Wrapper):
         )
 
     def summary(self) -> RegretSummary:
-        """The regret so far (computed now if the game is still running)."""
+        """The regret so far (computed now if the game is still running).
+
+        The regret curve of a running game ends at the current round, as that of a
+        finished game ends at T.
+        """
         if self._summary is not None:
             return self._summary
         if not hasattr(self, "_ledger"):
             raise RuntimeError("call reset() before asking for the regret")
         lo, hi = self._ledger.best()
-        return self._make_summary(lo, hi)
+        summary = self._make_summary(lo, hi)
+        if self._t and self._t not in summary.checkpoints:
+            summary.checkpoints.append(self._t)
+            summary.regret_curve_lo.append(summary.regret_lo)
+            summary.regret_curve_hi.append(summary.regret_hi)
+        return summary
 
 
 
@@ -175,3 +190,35 @@ def regret_summary(env: gym.Env) -> RegretSummary:
     if recorder is None:
         raise TypeError(f"no RegretRecorder in the wrapper chain of {env!r}")
     return recorder.summary()
+
+
+class TruncationSummary(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Puts the regret summary in ``info`` when a ``TimeLimit`` truncates the game.
+
+    ``gym.make(id, max_episode_steps=k)`` adds a ``TimeLimit`` outside the
+    :class:`~dp_online_envs.wrappers.FeedbackGuard`, which therefore cannot know that
+    round k is the last. Every registered id lists this wrapper in its spec's
+    ``additional_wrappers``, so ``gym.make`` puts it outside the ``TimeLimit``: on the
+    truncating step it adds ``info["regret"]``, the :class:`RegretSummary` of the
+    rounds played (from the :class:`RegretRecorder` below). Before that step, and on
+    a step that terminates (the guard already reports the summary), it changes
+    nothing; ``info`` stays empty during the game.
+
+    Args:
+        env: A registered env as built by its entry point, possibly wrapped by
+            ``gym.make`` (``TimeLimit``, ``OrderEnforcing``, ``PassiveEnvChecker``).
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if truncated and not terminated and "regret" not in info:
+            # The recorder is looked up only now: the wrapper holds no attribute a
+            # learner could reach with get_wrapper_attr.
+            recorder = find_recorder(self.env)
+            if recorder is not None:
+                info = {**info, "regret": recorder.summary()}
+        return obs, reward, terminated, truncated, info

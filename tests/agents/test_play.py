@@ -1,0 +1,72 @@
+"""agents.play refuses an agent built for another problem, naming both problems."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gymnasium as gym
+import pytest
+
+import agents
+from agents.loop import problem_differences
+
+
+def _problem(env_id: str, **options):
+    return gym.make(env_id, **options).get_wrapper_attr("problem")
+
+
+def test_another_number_of_arms_is_refused_naming_both():
+    env = gym.make("DPBandit-MAB-v0", horizon=20, n_arms=10)
+    agent = agents.make("exp3", _problem("DPBandit-MAB-v0", horizon=20, n_arms=5), seed=0)
+    with pytest.raises(ValueError) as err:
+        agents.play(env, agent, seed=0)
+    msg = str(err.value)
+    assert "agent 'exp3' was built for another problem than the env's" in msg
+    assert "decision set: Arms(k=5) (dim 5) vs Arms(k=10) (dim 10)" in msg
+    assert "the agent's is bandit feedback on Arms(k=5)" in msg
+    assert "the env's is bandit feedback on Arms(k=10)" in msg
+
+
+def test_another_feedback_kind_is_refused():
+    env = gym.make("DPFullInfo-Convex-v0", horizon=20)
+    bandit_view = _problem("DPFullInfo-Convex-v0", horizon=20, feedback="bandit")
+    agent = agents.make("fkm", bandit_view, seed=0)
+    with pytest.raises(ValueError, match="feedback: 'bandit' vs 'full'"):
+        agents.play(env, agent, seed=0)
+
+
+def test_another_horizon_is_refused():
+    env = gym.make("DPFullInfo-Experts-v0", horizon=40, n_arms=4)
+    agent = agents.make("hedge", _problem("DPFullInfo-Experts-v0", horizon=20, n_arms=4))
+    with pytest.raises(ValueError, match="horizon: 20 vs 40"):
+        agents.play(env, agent, seed=0)
+
+
+def test_another_domain_of_the_same_dimension_is_refused():
+    env = gym.make("DPBandit-Matroid-v0", horizon=20, rank=4)
+    agent = agents.make("private-projection-free", _problem("DPBandit-Matroid-v0", horizon=20),
+                        epsilon=1.0, seed=0)
+    with pytest.raises(ValueError,
+                       match=r"UniformMatroid\(n=8, k=3\).*vs UniformMatroid\(n=8, k=4\)"):
+        agents.play(env, agent, seed=0)
+
+
+def test_an_equal_problem_from_another_env_instance_plays():
+    agent = agents.make("hedge", _problem("DPFullInfo-Experts-v0", horizon=20, n_arms=4))
+    env = gym.make("DPFullInfo-Experts-v0", horizon=20, n_arms=4)
+    assert problem_differences(agent.problem, env.get_wrapper_attr("problem")) == []
+    assert agents.play(env, agent, seed=0).rounds == 20
+
+
+def test_factorization_counter_without_delta_says_to_pass_delta():
+    problem = _problem("DPFullInfo-Experts-v0", horizon=20)
+    with pytest.raises(ValueError, match=r"counter='factorization'.*delta=1e-6 in Python"):
+        agents.make("private-ftrl", problem, epsilon=1.0, counter="factorization")
+    agents.make("private-ftrl", problem, epsilon=1.0, delta=1e-6, counter="factorization")
+
+
+def test_other_bounds_are_allowed_the_agent_clips_to_its_own():
+    env = gym.make("DPFullInfo-Experts-v0", horizon=20, n_arms=4)
+    tighter = dataclasses.replace(env.get_wrapper_attr("problem"), bound=0.5, lipschitz=0.5)
+    agent = agents.make("hedge", tighter)
+    assert agents.play(env, agent, seed=0).rounds == 20

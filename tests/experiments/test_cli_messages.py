@@ -1,0 +1,69 @@
+"""dp-online --version and the wording of its one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+import dp_online_envs
+from dp_online_envs.experiments.cli import package_version
+
+CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+
+
+def dp_online(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(CLI + list(args), check=False, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_version_prints_the_package_version():
+    out = dp_online("--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"dp-online {package_version()}\n"
+    assert package_version() == metadata.version("dp-online-envs") == dp_online_envs.__version__
+
+
+def test_version_falls_back_to_the_package_attribute(monkeypatch):
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    assert package_version() == dp_online_envs.__version__
+
+
+def _error(*args: str) -> str:
+    out = dp_online(*args)
+    assert out.returncode == 2, out.stdout
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    return lines[0]
+
+
+RUN = ("run", "DPFullInfo-Experts-v0", "--horizon", "10", "--seeds", "1", "--backend", "serial",
+       "--quiet")
+
+
+@pytest.mark.parametrize("args, expected", [
+    (("run", "DPFullInfo-Expert-v0", "hedge"), "did you mean 'DPFullInfo-Experts-v0'?"),
+    (("run", "DPFullInfo-Experts-v0", "hedg"), "did you mean 'hedge'?"),
+    ((*RUN, "hedge", "--env-option", "n_arms=1.5"),
+     "dp-online run: error: DPFullInfo-Experts-v0 with options {'n_arms': 1.5}: k=1.5 rejected"),
+    ((*RUN, "private-ftrl", "--epsilon", "1", "--delta", "2"),
+     "dp-online run: error: delta=2.0 rejected: expected a real number in [0, 1)"),
+])
+def test_run_errors_are_one_line_without_a_location_prefix(args, expected):
+    line = _error(*args)
+    assert expected in line
+    assert "command line" not in line
+
+
+def test_factorization_without_delta_says_to_pass_delta():
+    line = _error(*RUN, "private-ftrl", "--epsilon", "1", "--agent-option",
+                  "counter=factorization")
+    assert "counter='factorization'" in line and "--delta" in line
+    out = dp_online(*RUN, "private-ftrl", "--epsilon", "1", "--delta", "1e-6",
+                    "--agent-option", "counter=factorization")
+    assert out.returncode == 0, out.stderr

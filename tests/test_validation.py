@@ -1,0 +1,191 @@
+"""One validation of horizon, epsilon and delta, wherever they are given."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import agents
+from agents.privacy import make_counter
+from dp_online_envs import OnlineLearningEnv, Problem, domains, losses
+from dp_online_envs.experiments import ExperimentError
+from dp_online_envs.experiments.sweep import make_games, parse_sweep
+from dp_online_envs.validation import (
+    DELTA_RANGE,
+    EPSILON_RANGE,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_real,
+)
+
+#: Values that are not a number of the right kind, for every argument.
+NOT_NUMBERS = [True, False, np.bool_(True), "3", 1j, None, [1]]
+#: Values refused for an integer argument (floats, even integral ones).
+NOT_INTS = [*NOT_NUMBERS, 1.5, 3.0, np.float64(2.0), math.nan, Fraction(3, 1)]
+BAD_EPSILONS = [*NOT_NUMBERS, 0, 0.0, -1.0, math.inf, math.nan]
+BAD_DELTAS = [*NOT_NUMBERS, 1, 1.0, 1.5, -1e-9, math.nan, math.inf]
+
+
+# ----------------------------------------------------------------- the module
+@pytest.mark.parametrize("bad", NOT_INTS)
+def test_check_int_refuses_non_integers_naming_argument_and_value(bad):
+    with pytest.raises(ValueError) as err:
+        check_int("horizon", bad, 1)
+    assert str(err.value).startswith(f"horizon={bad!r} rejected: expected an integer >= 1")
+
+
+def test_check_int_message_names_the_type_when_the_type_is_wrong():
+    with pytest.raises(ValueError) as err:
+        check_int("horizon", 1.5, 1)
+    assert str(err.value) == "horizon=1.5 rejected: expected an integer >= 1, got a float"
+    with pytest.raises(ValueError) as err:
+        check_int("horizon", 0, 1)
+    assert str(err.value) == "horizon=0 rejected: expected an integer >= 1"
+
+
+@pytest.mark.parametrize("good", [1, 7, np.int64(7), np.uint8(7)])
+def test_check_int_accepts_python_and_numpy_integers(good):
+    out = check_int("horizon", good, 1)
+    assert out == int(good) and type(out) is int
+
+
+@pytest.mark.parametrize("good, expected", [(1, 1.0), (0.5, 0.5), (np.float32(0.25), 0.25),
+                                            (np.int64(2), 2.0), (Fraction(1, 2), 0.5)])
+def test_check_real_accepts_real_numbers_as_python_floats(good, expected):
+    out = check_real("x", good)
+    assert out == expected and type(out) is float
+
+
+@pytest.mark.parametrize("low_inclusive, high_inclusive, refused, text", [
+    (True, True, [-0.1, 1.1], "[0, 1]"),
+    (False, False, [0.0, 1.0], "(0, 1)"),
+    (True, False, [1.0], "[0, 1)"),
+])
+def test_check_real_interval_ends(low_inclusive, high_inclusive, refused, text):
+    for v in refused:
+        with pytest.raises(ValueError, match=rf"x={v!r} rejected: .*{re.escape(text)}"):
+            check_real("x", v, 0.0, 1.0, low_inclusive=low_inclusive,
+                       high_inclusive=high_inclusive)
+    assert check_real("x", 0.5, 0.0, 1.0, low_inclusive=low_inclusive,
+                      high_inclusive=high_inclusive) == 0.5
+
+
+def test_one_definition_of_epsilon_and_delta():
+    assert EPSILON_RANGE == (0.0, math.inf, False, False)
+    assert DELTA_RANGE == (0.0, 1.0, True, False)
+    assert check_epsilon(np.float64(0.5)) == 0.5 and check_delta(0) == 0.0
+
+
+@pytest.mark.parametrize("bad", BAD_EPSILONS)
+def test_check_epsilon_refuses(bad):
+    with pytest.raises(ValueError,
+                       match=r"^epsilon=.* rejected: expected a finite real number > 0"):
+        check_epsilon(bad)
+
+
+@pytest.mark.parametrize("bad", BAD_DELTAS)
+def test_check_delta_refuses(bad):
+    with pytest.raises(ValueError,
+                       match=r"^delta=.* rejected: expected a real number in \[0, 1\)"):
+        check_delta(bad)
+
+
+# ---------------------------------------------------------- where it is used
+#: The issue's bool, float-for-int (for epsilon, a float out of range), string, complex.
+BAD = {"horizon": [True, 1.5, "3", 1j], "epsilon": [True, -1.5, "3", 1j],
+       "delta": [True, 1.5, "3", 1j]}
+
+
+@pytest.mark.parametrize("bad", BAD["horizon"])
+def test_env_refuses_a_bad_horizon(bad):
+    with pytest.raises(ValueError, match=rf"^horizon={bad!r} rejected"):
+        gym.make("DPBandit-MAB-v0", horizon=bad)
+    with pytest.raises(ValueError, match=rf"^horizon={bad!r} rejected"):
+        OnlineLearningEnv(domains.Arms(3), losses.LinearLoss(3), horizon=bad)
+    with pytest.raises(ValueError, match=rf"^horizon={bad!r} rejected"):
+        Problem.build(domains.Arms(3), losses.LinearLoss(3), "bandit", bad)
+
+
+def test_env_horizon_is_no_longer_rounded():
+    with pytest.raises(ValueError, match="horizon=1.5 rejected"):
+        gym.make("DPBandit-MAB-v0", horizon=1.5)
+    with pytest.raises(ValueError, match="horizon=3.0 rejected"):
+        gym.make("DPBandit-MAB-v0", horizon=3.0)
+    env = gym.make("DPBandit-MAB-v0", horizon=np.int64(3))
+    assert env.get_wrapper_attr("problem").horizon == 3
+
+
+@pytest.fixture(scope="module")
+def experts_problem():
+    env = gym.make("DPFullInfo-Experts-v0", horizon=20, n_arms=3)
+    return env.get_wrapper_attr("problem")
+
+
+@pytest.mark.parametrize("bad", BAD["epsilon"])
+def test_agents_refuse_a_bad_epsilon(experts_problem, bad):
+    with pytest.raises(ValueError, match=rf"^epsilon={bad!r} rejected"):
+        agents.make("private-ftrl", experts_problem, epsilon=bad)
+
+
+@pytest.mark.parametrize("bad", BAD["delta"])
+def test_agents_refuse_a_bad_delta(experts_problem, bad):
+    with pytest.raises(ValueError, match=rf"^delta={bad!r} rejected"):
+        agents.make("private-ftrl", experts_problem, epsilon=1.0, delta=bad)
+    with pytest.raises(ValueError, match=rf"^delta={bad!r} rejected"):
+        agents.make("hedge", experts_problem, delta=bad)  # ignored, but still checked
+
+
+def test_epsilon_true_is_no_longer_one(experts_problem):
+    with pytest.raises(ValueError, match="epsilon=True rejected"):
+        agents.make("private-ftrl", experts_problem, epsilon=True)
+
+
+PAIRS = [(k, b) for k, values in BAD.items() for b in values]
+
+
+@pytest.mark.parametrize("key, bad", PAIRS)
+def test_counters_refuse_bad_horizon_epsilon_delta(key, bad):
+    kwargs = {"horizon": 8, "noise": "gaussian", "epsilon": 1.0, "delta": 1e-6,
+              "sensitivity": 1.0, key: bad}
+    with pytest.raises(ValueError, match=rf"^{key}={bad!r} rejected"):
+        make_counter("tree", dim=2, **kwargs)
+
+
+@pytest.mark.parametrize("key, bad", PAIRS)
+def test_make_games_refuses_bad_values_naming_the_argument(key, bad):
+    kwargs = {"epsilon": 1.0, "delta": 0.0, "horizon": 10, **{key: bad}}
+    with pytest.raises(ExperimentError, match=rf"{key}={bad!r} rejected"):
+        make_games("DPFullInfo-Experts-v0", "private-ftrl", seeds=1, **kwargs)
+
+
+@pytest.mark.parametrize("key, name, bad", [
+    ("horizons", "horizon", True), ("horizons", "horizon", 1.5), ("horizons", "horizon", "3"),
+    ("epsilons", "epsilon", True), ("epsilons", "epsilon", "one"),
+    ("delta", "delta", True), ("delta", "delta", "1e-3j"),
+])
+def test_sweeps_refuse_bad_values_naming_the_argument(key, name, bad):
+    data = {"envs": ["DPFullInfo-Experts-v0"], "agents": ["private-ftrl"], "horizons": [10],
+            "epsilons": [1.0], key: [bad]}
+    with pytest.raises(ExperimentError, match=rf"{name}={bad!r} rejected"):
+        parse_sweep(data)
+
+
+def test_sweeps_still_read_yaml_1_1_exponents():
+    data = {"envs": ["DPFullInfo-Experts-v0"], "agents": ["private-ftrl"], "horizons": [10],
+            "epsilons": ["1e-1"], "delta": "1e-5"}
+    game = parse_sweep(data).games[0]
+    assert (game.epsilon, game.delta) == (0.1, 1e-5)
+
+
+def test_a_hand_made_game_spec_does_not_round_its_horizon():
+    from dp_online_envs.experiments.game import GameSpec, play_game
+
+    spec = GameSpec("DPFullInfo-Experts-v0", "hedge", None, None, 2.5, 0)
+    with pytest.raises(ValueError, match="horizon=2.5 rejected"):
+        play_game(spec)
