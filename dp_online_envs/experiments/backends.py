@@ -10,7 +10,13 @@ parent process writes results (see :mod:`.store`); workers return records.
   Workers come from a fork server that has imported the package once (``spawn`` where
   there is no fork server; plain ``fork`` in an interactive session, whose ``__main__``
   -- and the agent classes defined in it -- workers could not re-import). They ignore
-  Ctrl-C (the parent cancels what is pending) and exit on their own if the parent dies.
+  Ctrl-C: on ``KeyboardInterrupt`` (or any early stop) the parent cancels what is
+  pending, terminates the workers (the games in flight are lost, finished ones were
+  already yielded) and joins them with a timeout, without relying on the executor's
+  exit-time join. A worker whose parent dies exits on its own within a second: it
+  watches ``os.getppid()``, which changes as soon as the parent exits (even while the
+  dead parent is an unreaped zombie, and whoever adopts the orphan: init or a
+  subreaper); this is POSIX only.
 * ``"dask"``: a ``dask.distributed.Client`` on ``scheduler`` (``tcp://HOST:PORT``), or on
   a ``LocalCluster`` started here when no scheduler is given. The workers must have
   this package (and any custom agent's module) importable. Needs the ``dask`` extra.
@@ -28,7 +34,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
@@ -127,43 +133,113 @@ def _main_is_file() -> bool:
     return bool(path) and os.path.isfile(path)
 
 
-def _worker_init(parent_pid: int) -> None:
-    """Ignore Ctrl-C (the parent handles it) and exit when the parent is gone."""
+#: How often a local worker checks that its parent is alive, in seconds.
+PARENT_POLL = 0.25
+#: How long the parent waits for terminated workers (and then for the executor's
+#: manager thread) before killing them, in seconds.
+STOP_TIMEOUT = 2.0
+
+
+def _worker_init() -> None:
+    """Set up a local worker: ignore Ctrl-C and exit when its parent process is gone.
+
+    Ctrl-C in a terminal reaches the whole process group; the parent alone decides
+    what happens (see :func:`_stop_workers`). The parent's death is noticed by
+    ``os.getppid()`` changing (the worker is re-parented at once, to init or to a
+    subreaper), not by ``os.kill(parent, 0)``, which succeeds while the dead parent is
+    an unreaped zombie. The parent is the fork server with the ``forkserver`` start
+    method; the fork server exits when the sweep process dies, so the rule holds.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if os.name != "posix":
+        return
+    parent = os.getppid()
 
     def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(parent_pid, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:
-                os._exit(1)  # the pid was reused by another user's process
-            if os.getppid() == 1:  # re-parented to init: our fork server died with it
-                os._exit(1)
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
 
-    if os.name == "posix":
-        threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
 
 
 def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
-                             initializer=_worker_init, initargs=(os.getpid(),))
-    clean = False
+                             initializer=_worker_init)
+    futures: dict[Future[tuple[str, Any]], GameSpec] = {}
+    seen: set[Future[tuple[str, Any]]] = set()
     try:
         futures = {ex.submit(play_safely, spec): spec for spec in specs}
         for fut in as_completed(futures):
-            spec = futures[fut]
-            try:
-                status, payload = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
-                status, payload = "error", f"{type(exc).__name__}: {exc}"
-            yield (spec, payload, None) if status == "ok" else (spec, None, payload)
-        clean = True
+            seen.add(fut)
+            yield _outcome(futures[fut], fut)
+    except KeyboardInterrupt:
+        with _sigint_ignored():
+            _stop_workers(ex)
+        # Games that finished while the interrupt was handled are still results.
+        finished = [f for f in futures if f not in seen and f.done() and not f.cancelled()
+                    and f.exception() is None]
+        for fut in finished:
+            yield _outcome(futures[fut], fut)
+        raise
+    except BaseException:  # the consumer stopped early (GeneratorExit) or failed
+        with _sigint_ignored():
+            _stop_workers(ex)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _outcome(spec: GameSpec, fut: Future[tuple[str, Any]]) -> Outcome:
+    try:
+        status, payload = fut.result()
+    except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
+        status, payload = "error", f"{type(exc).__name__}: {exc}"
+    return (spec, payload, None) if status == "ok" else (spec, None, payload)
+
+
+def _stop_workers(ex: ProcessPoolExecutor, timeout: float = STOP_TIMEOUT) -> None:
+    """Cancel pending games and end the workers now, joining them with a timeout.
+
+    ``shutdown(wait=False)`` alone lets the running games finish and leaves the join to
+    the executor's exit-time hook, which then blocks the interpreter's exit (and, on a
+    second Ctrl-C, prints a traceback). Instead the workers are sent SIGTERM (SIGKILL
+    for those still alive after ``timeout``) and joined, and the executor's manager
+    thread, which notices the dead workers and fails what is left, is given ``timeout``
+    to finish, so the exit-time hook has nothing to wait for.
+    """
+    # Python < 3.14 has no public way to reach the workers; the attribute exists in
+    # every supported version and is read before shutdown() clears it.
+    processes = list((getattr(ex, "_processes", None) or {}).values())
+    manager = getattr(ex, "_executor_manager_thread", None)
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):  # already gone
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in processes:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.exitcode is None:
+            with contextlib.suppress(Exception):
+                p.kill()
+                p.join(timeout)
+    if manager is not None:
+        manager.join(timeout)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT inside the block (main thread only), then restore the handler.
+
+    A second Ctrl-C while the workers are being stopped must not abort the clean-up.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
     finally:
-        # On Ctrl-C or when the consumer stops early, do not wait for the queue.
-        ex.shutdown(wait=clean, cancel_futures=not clean)
+        signal.signal(signal.SIGINT, previous)
 
 
 # --------------------------------------------------------------------- dask

@@ -12,15 +12,23 @@
 Bad input (unknown env id or agent, an agent the env cannot serve, ``epsilon <= 0``, a
 malformed sweep file) is reported in one line naming the bad value and the valid
 choices, with exit status 2 and no traceback.
+
+Ctrl-C (SIGINT) stops ``run`` and ``sweep`` within a couple of seconds with exit status
+130 and no traceback, a second Ctrl-C included: the games in flight are abandoned, their
+worker processes are stopped, and every finished game stays in the results directory,
+so the same command resumes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import pathlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
@@ -175,9 +183,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if cls.private:
         data["epsilons"] = args.epsilon
     sweep = parse_sweep(data, source="command line")
-    report = run_games(sweep.games, results=args.results, backend=args.backend,
-                       workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                       desc=f"{args.agent} on {args.env}")
+    with interrupt_once():
+        report = run_games(sweep.games, results=args.results, backend=args.backend,
+                           workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
+                           desc=f"{args.agent} on {args.env}")
     if args.json:
         for r in report.records:
             print(json.dumps(r))
@@ -217,17 +226,59 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{len(sweep)} games ({len(done)} done) -> {root}")
         return 0
     try:
-        report = run_sweep(sweep, results=root, backend=args.backend, workers=args.workers,
-                           scheduler=args.scheduler, quiet=args.quiet)
+        with interrupt_once():
+            report = run_sweep(sweep, results=root, backend=args.backend,
+                               workers=args.workers, scheduler=args.scheduler, quiet=args.quiet)
     except KeyboardInterrupt:
-        print(f"\ninterrupted: finished games are saved in {root}; run the same command again "
-              "to resume", file=sys.stderr)
+        kept = len(ResultsStore(root).finished() & {g.game_id for g in sweep.games})
+        print(f"{_after_ctrl_c()}interrupted: {kept} of {len(sweep)} games finished, results "
+              f"kept in {root}; re-run to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(f"{report.played} games played, {report.reused} reused, {len(report.failures)} failed "
           f"in {report.seconds:.1f} s -> {root}")
     if report.ok:
         say(f"next: dp-online report {root} -o {root / 'report.html'}")
     return _failures(report)
+
+
+@contextlib.contextmanager
+def interrupt_once() -> Iterator[None]:
+    """Turn the first SIGINT into ``KeyboardInterrupt`` and ignore every later one.
+
+    A second Ctrl-C while the workers are stopped, the message is printed or the
+    interpreter exits would otherwise print a traceback (or abort the clean-up). The
+    first SIGINT switches SIGINT to ``SIG_IGN`` for the rest of the process (which is
+    exiting) before raising; without an interrupt the previous handler is restored.
+    Nothing changes off the main thread (only it can install handlers) or when SIGINT is
+    already ignored (a job started in the background by a non-interactive shell).
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
+        yield
+        return
+
+    def first(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, first)
+    interrupted = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        if not interrupted and previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _after_ctrl_c() -> str:
+    """A newline after the ``^C`` a terminal echoes; nothing when stderr is no terminal."""
+    try:
+        return "\n" if sys.stderr.isatty() else ""
+    except (AttributeError, ValueError):
+        return ""
 
 
 def _failures(report: Any) -> int:

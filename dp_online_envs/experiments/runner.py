@@ -13,10 +13,10 @@ import os
 import pathlib
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from dp_online_envs.experiments.backends import execute
+from dp_online_envs.experiments.backends import Outcome, execute
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.experiments.store import ResultsStore
@@ -157,8 +157,14 @@ def run_games(
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
 
+    On ``KeyboardInterrupt`` the games in flight are abandoned (their workers are
+    stopped before the exception leaves this function), every game that finished is
+    already in the results directory, and the exception propagates: running again
+    resumes.
+
     Raises:
         ExperimentError: A bad backend setting.
+        KeyboardInterrupt: Ctrl-C (SIGINT) while the games were played.
     """
     start = time.perf_counter()
     store = ResultsStore(results) if results is not None else None
@@ -175,6 +181,7 @@ def run_games(
     failures: list[tuple[GameSpec, str]] = []
     played = 0
     bar = progress_bar(len(todo), quiet=quiet, desc=desc)
+    outcomes: Iterator[Outcome] = iter(())
     try:
         outcomes = execute(todo, backend=backend, workers=workers, scheduler=scheduler,
                            client=client)
@@ -188,6 +195,11 @@ def run_games(
                 failures.append((spec, error or "unknown error"))
             bar.update(1)
     finally:
+        # Stop the workers now (on Ctrl-C or an error), not when the generator is
+        # garbage-collected: the propagating exception keeps it alive until handled.
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
         bar.close()
     records = [done[s.game_id] for s in specs if s.game_id in done]
     return RunReport(records=_dedupe(records), played=played, reused=reused, failures=failures,
