@@ -13,10 +13,8 @@ parent process writes results (see :mod:`.store`); workers return records.
   Ctrl-C: on ``KeyboardInterrupt`` (or any early stop) the parent cancels what is
   pending, terminates the workers (the games in flight are lost, finished ones were
   already yielded) and joins them with a timeout, without relying on the executor's
-  exit-time join. A worker whose parent dies exits on its own within a second: it
-  watches ``os.getppid()``, which changes as soon as the parent exits (even while the
-  dead parent is an unreaped zombie, and whoever adopts the orphan: init or a
-  subreaper); this is POSIX only.
+  exit-time join. A worker whose parent dies, even by SIGKILL, exits at once: it
+  blocks on a pipe whose only write end the parent holds (see :func:`_worker_init`).
 * ``"dask"``: a ``dask.distributed.Client`` on ``scheduler`` (``tcp://HOST:PORT``), or on
   a ``LocalCluster`` started here when no scheduler is given. The workers must have
   this package (and any custom agent's module) importable. Needs the ``dask`` extra.
@@ -35,6 +33,7 @@ import traceback
 import uuid
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing.connection import Connection
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
@@ -133,39 +132,45 @@ def _main_is_file() -> bool:
     return bool(path) and os.path.isfile(path)
 
 
-#: How often a local worker checks that its parent is alive, in seconds.
-PARENT_POLL = 0.25
 #: How long the parent waits for terminated workers (and then for the executor's
 #: manager thread) before killing them, in seconds.
 STOP_TIMEOUT = 2.0
 
 
-def _worker_init() -> None:
-    """Set up a local worker: ignore Ctrl-C and exit when its parent process is gone.
+def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> None:
+    """Set up a local worker: ignore Ctrl-C and exit as soon as the parent process dies.
 
-    Ctrl-C in a terminal reaches the whole process group; the parent alone decides
-    what happens (see :func:`_stop_workers`). The parent's death is noticed by
-    ``os.getppid()`` changing (the worker is re-parented at once, to init or to a
-    subreaper), not by ``os.kill(parent, 0)``, which succeeds while the dead parent is
-    an unreaped zombie. The parent is the fork server with the ``forkserver`` start
-    method; the fork server exits when the sweep process dies, so the rule holds.
+    Ctrl-C in a terminal reaches the whole process group; the parent alone decides what
+    happens (see :func:`_stop_workers`). ``lifeline`` is the read end of a pipe whose
+    only write end the parent holds: the kernel closes it when the parent dies, however
+    it dies, so a thread blocked on it sees end-of-file at once and ends the worker. A
+    worker cannot watch its parent process instead: under ``forkserver`` that parent is
+    the fork server, which outlives the sweep while workers hold its liveness pipe, and
+    ``os.kill(pid, 0)`` on the sweep succeeds while it is an unreaped zombie.
+
+    Args:
+        lifeline: The read end of the parent's lifeline pipe.
+        inherited_writer: Under ``fork``, the write end, which the worker inherited and
+            must close (or it would keep its own lifeline open); otherwise ``None``.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if os.name != "posix":
-        return
-    parent = os.getppid()
+    if inherited_writer is not None:
+        inherited_writer.close()
 
     def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL)
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()  # nothing is ever sent: returns only at end-of-file
         os._exit(1)
 
     threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
 
 
 def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
-                             initializer=_worker_init)
+    ctx = _mp_context()
+    lifeline, writer = ctx.Pipe(duplex=False)
+    inherited = writer if ctx.get_start_method() == "fork" else None
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                             initargs=(lifeline, inherited))
     futures: dict[Future[tuple[str, Any]], GameSpec] = {}
     seen: set[Future[tuple[str, Any]]] = set()
     try:
@@ -186,7 +191,11 @@ def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
         with _sigint_ignored():
             _stop_workers(ex)
         raise
-    ex.shutdown(wait=True)
+    else:
+        ex.shutdown(wait=True)
+    finally:
+        writer.close()
+        lifeline.close()
 
 
 def _outcome(spec: GameSpec, fut: Future[tuple[str, Any]]) -> Outcome:
