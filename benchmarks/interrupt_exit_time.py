@@ -11,7 +11,7 @@ status, whether stderr shows a traceback, and how many processes of the group (t
 fork server, workers) are still alive 5 s after the main process exited. A second
 SIGINT 0.2 s after the first is sent with ``--double``.
 
-    python benchmarks/interrupt_exit_time.py [--tries 5] [--double]
+    python benchmarks/interrupt_exit_time.py [--tries 5] [--double] [--backend local]
 
 The issue asks for an exit within 2 s of Ctrl-C and within a few seconds of a SIGINT
 to the main process alone, with no process left behind.
@@ -52,13 +52,13 @@ def group_members(pgid: int) -> list[int]:
     return pids
 
 
-def one_try(workdir: pathlib.Path, mode: str, double: bool) -> dict:
+def one_try(workdir: pathlib.Path, mode: str, double: bool, backend: str = "local") -> dict:
     """Start a sweep, SIGINT it once a game is written; what happened."""
     sweep = workdir / "sweep.yaml"
     sweep.write_text(SWEEP)
     results = pathlib.Path(tempfile.mkdtemp(dir=workdir))
     cmd = [sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep", str(sweep),
-           "--results", str(results), "--workers", "2", "--quiet"]
+           "--results", str(results), "--workers", "2", "--quiet", "--backend", backend]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     games = results / "games"
@@ -97,12 +97,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tries", type=int, default=5)
     ap.add_argument("--double", action="store_true", help="a second SIGINT 0.2 s later")
+    ap.add_argument("--backend", default="local", choices=["local", "serial", "dask"])
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("group", "main"):
-            rows = [one_try(pathlib.Path(tmp), mode, args.double) for _ in range(args.tries)]
+            rows = [one_try(pathlib.Path(tmp), mode, args.double, args.backend) for _ in range(args.tries)]
             times = [r["seconds"] for r in rows]
-            print(f"SIGINT to {mode:<5}{' (twice)' if args.double else ''}: median "
+            print(f"{args.backend}: SIGINT to {mode:<5}{' (twice)' if args.double else ''}: median "
                   f"{statistics.median(times):.2f} s, max {max(times):.2f} s over {len(rows)} tries")
             for r in rows:
                 print(f"  {r['seconds']:6.2f} s  exit {r['code']}  traceback {r['traceback']}  "

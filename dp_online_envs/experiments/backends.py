@@ -269,8 +269,13 @@ def _dask(specs: list[GameSpec], workers: int | None, scheduler: str | None,
                 raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: "
                                       f"{exc}") from None
         else:
-            cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                                   processes=True, dashboard_address=":0")
+            # Its worker processes start with SIGINT ignored (the disposition survives
+            # exec), so Ctrl-C in a terminal, which reaches the whole process group, does
+            # not make each print a KeyboardInterrupt traceback: this process stops them.
+            with _sigint_ignored():
+                cluster = LocalCluster(n_workers=workers or default_workers(),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
             client = own_client = Client(cluster)
     return _dask_iter(specs, client, own_client, cluster, dask_completed)
 
@@ -293,10 +298,11 @@ def _dask_iter(specs, client, own_client, cluster, dask_completed) -> Iterator[O
             yield (spec, payload, None) if status == "ok" else (spec, None, payload)
         finished = True
     finally:
-        if not finished and futures:
-            with contextlib.suppress(Exception):  # best effort while shutting down
-                client.cancel(futures)
-        if own_client is not None:
-            own_client.close()
-        if cluster is not None:
-            cluster.close()
+        with _sigint_ignored():  # a second Ctrl-C must not abort the clean-up
+            if not finished and futures:
+                with contextlib.suppress(Exception):  # best effort while shutting down
+                    client.cancel(futures)
+            if own_client is not None:
+                own_client.close()
+            if cluster is not None:
+                cluster.close()
