@@ -178,6 +178,7 @@ def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
         for fut in as_completed(futures):
             seen.add(fut)
             yield _outcome(futures[fut], fut)
+        ex.shutdown(wait=True)
     except KeyboardInterrupt:
         with _sigint_ignored():
             _stop_workers(ex)
@@ -191,8 +192,6 @@ def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
         with _sigint_ignored():
             _stop_workers(ex)
         raise
-    else:
-        ex.shutdown(wait=True)
     finally:
         writer.close()
         lifeline.close()
@@ -240,6 +239,8 @@ def _sigint_ignored() -> Iterator[None]:
     """Ignore SIGINT inside the block (main thread only), then restore the handler.
 
     A second Ctrl-C while the workers are being stopped must not abort the clean-up.
+    A handler installed outside Python (``signal.signal`` returns ``None`` for it) is
+    not restored: SIGINT stays ignored then.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -248,7 +249,8 @@ def _sigint_ignored() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 # --------------------------------------------------------------------- dask
