@@ -243,34 +243,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def interrupt_once() -> Iterator[None]:
-    """Turn the first SIGINT into ``KeyboardInterrupt`` and ignore every later one.
+    """Let the first Ctrl-C (SIGINT) stop the block; ignore every later one.
 
-    A second Ctrl-C while the workers are stopped, the message is printed or the
-    interpreter exits would otherwise print a traceback (or abort the clean-up). The
-    first SIGINT switches SIGINT to ``SIG_IGN`` for the rest of the process (which is
-    exiting) before raising; without an interrupt the previous handler is restored.
-    Nothing changes off the main thread (only it can install handlers) or when SIGINT is
-    already ignored (a job started in the background by a non-interactive shell).
+    The first SIGINT raises ``KeyboardInterrupt`` as usual; the backends stop their
+    workers with SIGINT ignored, and once the interrupt leaves the block SIGINT is
+    ignored for the rest of the process, which is exiting: a second Ctrl-C while the
+    message is printed or the interpreter shuts down would otherwise print a traceback.
+    Until the interrupt reaches this point another Ctrl-C still works, so an interrupt
+    swallowed by third-party code (a ``__del__``, a broad ``except``) can be repeated.
     """
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
-        yield
-        return
-
-    def first(signum: int, frame: Any) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, first)
-    interrupted = False
     try:
         yield
     except KeyboardInterrupt:
-        interrupted = True
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise
-    finally:
-        if not interrupted and previous is not None:
-            signal.signal(signal.SIGINT, previous)
 
 
 def _after_ctrl_c() -> str:
