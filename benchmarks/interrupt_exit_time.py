@@ -40,7 +40,10 @@ seeds: 12
 
 
 def group_members(pgid: int) -> list[int]:
-    """Live (not zombie) processes of a process group, from ``/proc``."""
+    """Live (not zombie) processes of a process group, from ``/proc`` (Linux).
+
+    The same as ``_live_members`` in ``tests/experiments/test_store_resume.py``.
+    """
     pids = []
     for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -53,7 +56,14 @@ def group_members(pgid: int) -> list[int]:
 
 
 def one_try(workdir: pathlib.Path, mode: str, double: bool, backend: str = "local") -> dict:
-    """Start a sweep, SIGINT it once a game is written; what happened."""
+    """Start a sweep, SIGINT it once a game is written; what happened.
+
+    Returns:
+        ``seconds`` from the (first) signal to the exit, the exit ``code``, whether
+        stderr holds a ``traceback``, how many processes of the group were ``left``
+        5 s later, and the last line of ``stderr``; ``seconds`` is ``inf`` (and the
+        rest ``None``) when the sweep did not exit within 60 s.
+    """
     sweep = workdir / "sweep.yaml"
     sweep.write_text(SWEEP)
     results = pathlib.Path(tempfile.mkdtemp(dir=workdir))
@@ -101,10 +111,15 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("group", "main"):
-            rows = [one_try(pathlib.Path(tmp), mode, args.double, args.backend) for _ in range(args.tries)]
+            rows = [one_try(pathlib.Path(tmp), mode, args.double, args.backend)
+                    for _ in range(args.tries)]
             times = [r["seconds"] for r in rows]
-            print(f"{args.backend}: SIGINT to {mode:<5}{' (twice)' if args.double else ''}: median "
-                  f"{statistics.median(times):.2f} s, max {max(times):.2f} s over {len(rows)} tries")
+            print(f"{args.backend}: SIGINT to {mode:<5}{' (twice)' if args.double else ''}: "
+                  f"median {statistics.median(times):.2f} s, max {max(times):.2f} s over "
+                  f"{len(rows)} tries; "
+                  f"exit codes {sorted({r['code'] for r in rows}, key=str)}, "
+                  f"{sum(bool(r['traceback']) for r in rows)} with a traceback, "
+                  f"{sum(r['left'] or 0 for r in rows)} processes left behind")
             for r in rows:
                 print(f"  {r['seconds']:6.2f} s  exit {r['code']}  traceback {r['traceback']}  "
                       f"left behind {r['left']}  {r.get('stderr')}")
