@@ -54,7 +54,8 @@ def _start(tmp_path: Path, backend: str = "local") -> tuple[subprocess.Popen, Pa
     deadline = time.monotonic() + 60
     while not _finished(results):
         if proc.poll() is not None or time.monotonic() > deadline:
-            os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             pytest.fail(f"the sweep wrote nothing (exit {proc.poll()}):\n{proc.communicate()[1]}")
         time.sleep(0.005)
     return proc, results
