@@ -10,7 +10,11 @@ parent process writes results (see :mod:`.store`); workers return records.
   Workers come from a fork server that has imported the package once (``spawn`` where
   there is no fork server; plain ``fork`` in an interactive session, whose ``__main__``
   -- and the agent classes defined in it -- workers could not re-import). They ignore
-  Ctrl-C (the parent cancels what is pending) and exit on their own if the parent dies.
+  Ctrl-C: on ``KeyboardInterrupt`` (or any early stop) the parent cancels what is
+  pending, terminates the workers (the games in flight are lost, finished ones were
+  already yielded) and joins them with a timeout, without relying on the executor's
+  exit-time join. A worker whose parent dies, even by SIGKILL, exits at once: it
+  blocks on a pipe whose only write end the parent holds (see :func:`_worker_init`).
 * ``"dask"``: a ``dask.distributed.Client`` on ``scheduler`` (``tcp://HOST:PORT``), or on
   a ``LocalCluster`` started here when no scheduler is given. The workers must have
   this package (and any custom agent's module) importable. Needs the ``dask`` extra.
@@ -28,7 +32,8 @@ import time
 import traceback
 import uuid
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing.connection import Connection
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
@@ -127,43 +132,125 @@ def _main_is_file() -> bool:
     return bool(path) and os.path.isfile(path)
 
 
-def _worker_init(parent_pid: int) -> None:
-    """Ignore Ctrl-C (the parent handles it) and exit when the parent is gone."""
+#: How long the parent waits for terminated workers (and then for the executor's
+#: manager thread) before killing them, in seconds.
+STOP_TIMEOUT = 2.0
+
+
+def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> None:
+    """Set up a local worker: ignore Ctrl-C and exit as soon as the parent process dies.
+
+    Ctrl-C in a terminal reaches the whole process group; the parent alone decides what
+    happens (see :func:`_stop_workers`). ``lifeline`` is the read end of a pipe whose
+    only write end the parent holds: the kernel closes it when the parent dies, however
+    it dies, so a thread blocked on it sees end-of-file at once and ends the worker. A
+    worker cannot watch its parent process instead: under ``forkserver`` that parent is
+    the fork server, which outlives the sweep while workers hold its liveness pipe, and
+    ``os.kill(pid, 0)`` on the sweep succeeds while it is an unreaped zombie.
+
+    Args:
+        lifeline: The read end of the parent's lifeline pipe.
+        inherited_writer: Under ``fork``, the write end, which the worker inherited and
+            must close (or it would keep its own lifeline open); otherwise ``None``.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if inherited_writer is not None:
+        inherited_writer.close()
 
     def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(parent_pid, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:
-                os._exit(1)  # the pid was reused by another user's process
-            if os.getppid() == 1:  # re-parented to init: our fork server died with it
-                os._exit(1)
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()  # nothing is ever sent: returns only at end-of-file
+        os._exit(1)
 
-    if os.name == "posix":
-        threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
 
 
 def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
-                             initializer=_worker_init, initargs=(os.getpid(),))
-    clean = False
+    ctx = _mp_context()
+    lifeline, writer = ctx.Pipe(duplex=False)
+    inherited = writer if ctx.get_start_method() == "fork" else None
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                             initargs=(lifeline, inherited))
+    futures: dict[Future[tuple[str, Any]], GameSpec] = {}
+    seen: set[Future[tuple[str, Any]]] = set()
     try:
         futures = {ex.submit(play_safely, spec): spec for spec in specs}
         for fut in as_completed(futures):
-            spec = futures[fut]
-            try:
-                status, payload = fut.result()
-            except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
-                status, payload = "error", f"{type(exc).__name__}: {exc}"
-            yield (spec, payload, None) if status == "ok" else (spec, None, payload)
-        clean = True
+            seen.add(fut)
+            yield _outcome(futures[fut], fut)
+        ex.shutdown(wait=True)
+    except KeyboardInterrupt:
+        with _sigint_ignored():
+            _stop_workers(ex)
+        # Games that finished while the interrupt was handled are still results.
+        finished = [f for f in futures if f not in seen and f.done() and not f.cancelled()
+                    and f.exception() is None]
+        for fut in finished:
+            yield _outcome(futures[fut], fut)
+        raise
+    except BaseException:  # the consumer stopped early (GeneratorExit) or failed
+        with _sigint_ignored():
+            _stop_workers(ex)
+        raise
     finally:
-        # On Ctrl-C or when the consumer stops early, do not wait for the queue.
-        ex.shutdown(wait=clean, cancel_futures=not clean)
+        writer.close()
+        lifeline.close()
+
+
+def _outcome(spec: GameSpec, fut: Future[tuple[str, Any]]) -> Outcome:
+    try:
+        status, payload = fut.result()
+    except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
+        status, payload = "error", f"{type(exc).__name__}: {exc}"
+    return (spec, payload, None) if status == "ok" else (spec, None, payload)
+
+
+def _stop_workers(ex: ProcessPoolExecutor, timeout: float = STOP_TIMEOUT) -> None:
+    """Cancel pending games and end the workers now, joining them with a timeout.
+
+    ``shutdown(wait=False)`` alone lets the running games finish and leaves the join to
+    the executor's exit-time hook, which then blocks the interpreter's exit (and, on a
+    second Ctrl-C, prints a traceback). Instead the workers are sent SIGTERM (SIGKILL
+    for those still alive after ``timeout``) and joined, and the executor's manager
+    thread, which notices the dead workers and fails what is left, is given ``timeout``
+    to finish, so the exit-time hook has nothing to wait for.
+    """
+    # Python < 3.14 has no public way to reach the workers; the attribute exists in
+    # every supported version and is read before shutdown() clears it.
+    processes = list((getattr(ex, "_processes", None) or {}).values())
+    manager = getattr(ex, "_executor_manager_thread", None)
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):  # already gone
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in processes:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.exitcode is None:
+            with contextlib.suppress(Exception):
+                p.kill()
+                p.join(timeout)
+    if manager is not None:
+        manager.join(timeout)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT inside the block (main thread only), then restore the handler.
+
+    A second Ctrl-C while the workers are being stopped must not abort the clean-up.
+    A handler installed outside Python (``signal.signal`` returns ``None`` for it) is
+    not restored: SIGINT stays ignored then.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 # --------------------------------------------------------------------- dask
@@ -184,8 +271,13 @@ def _dask(specs: list[GameSpec], workers: int | None, scheduler: str | None,
                 raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: "
                                       f"{exc}") from None
         else:
-            cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                                   processes=True, dashboard_address=":0")
+            # Its worker processes start with SIGINT ignored (the disposition survives
+            # exec), so Ctrl-C in a terminal, which reaches the whole process group, does
+            # not make each print a KeyboardInterrupt traceback: this process stops them.
+            with _sigint_ignored():
+                cluster = LocalCluster(n_workers=workers or default_workers(),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
             client = own_client = Client(cluster)
     return _dask_iter(specs, client, own_client, cluster, dask_completed)
 
@@ -208,10 +300,11 @@ def _dask_iter(specs, client, own_client, cluster, dask_completed) -> Iterator[O
             yield (spec, payload, None) if status == "ok" else (spec, None, payload)
         finished = True
     finally:
-        if not finished and futures:
-            with contextlib.suppress(Exception):  # best effort while shutting down
-                client.cancel(futures)
-        if own_client is not None:
-            own_client.close()
-        if cluster is not None:
-            cluster.close()
+        with _sigint_ignored():  # a second Ctrl-C must not abort the clean-up
+            if not finished and futures:
+                with contextlib.suppress(Exception):  # best effort while shutting down
+                    client.cancel(futures)
+            if own_client is not None:
+                own_client.close()
+            if cluster is not None:
+                cluster.close()

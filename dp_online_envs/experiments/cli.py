@@ -14,18 +14,26 @@
 Bad input (unknown env id or agent, an agent the env cannot serve, ``epsilon <= 0``, a
 malformed sweep file) is reported in one line naming the bad value and the valid
 choices, with exit status 2 and no traceback.
+
+Ctrl-C (SIGINT) stops ``run`` and ``sweep`` within a couple of seconds with exit status
+130 and no traceback, a second Ctrl-C included: the games in flight are abandoned, their
+worker processes are stopped, and every finished game stays in the results directory,
+so the same command resumes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
 import re
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
@@ -246,9 +254,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         sweep = parse_sweep(data, source="command line")
     except ExperimentError as exc:  # one env and one agent: the sweep's locations are noise
         raise ExperimentError(_CLI_LOCATION.sub("", str(exc))) from None
-    report = run_games(sweep.games, results=args.results, backend=args.backend,
-                       workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                       desc=f"{args.agent} on {args.env}", **_isolation(args))
+    isolation = _isolation(args)
+    with interrupt_once():
+        report = run_games(sweep.games, results=args.results, backend=args.backend,
+                           workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
+                           desc=f"{args.agent} on {args.env}", **isolation)
     if args.json:
         for r in report.records:
             print(json.dumps(r))
@@ -280,6 +290,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if problem:
         raise ExperimentError(f"results directory {str(root)!r} is not usable: {problem} "
                               "(expected a writable directory)")
+    isolation = _isolation(args)
     done = [r for r in store.scan() if sweep.includes(r)]  # never lists the sweep's games
     where = (f"dask ({args.scheduler or 'local cluster'})" if args.backend == "dask"
              else "this process" if args.backend == "serial"
@@ -293,17 +304,47 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{len(sweep)} games ({len(done)} done) -> {root}")
         return 0
     try:
-        report = run_sweep(sweep, results=root, backend=args.backend, workers=args.workers,
-                           scheduler=args.scheduler, quiet=args.quiet, **_isolation(args))
+        with interrupt_once():
+            report = run_sweep(sweep, results=root, backend=args.backend,
+                               workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
+                               **isolation)
     except KeyboardInterrupt:
-        print(f"\ninterrupted: finished games are saved in {root}; run the same command again "
-              "to resume", file=sys.stderr)
+        kept = len(ResultsStore(root).finished() & {g.game_id for g in sweep.games})
+        print(f"{_after_ctrl_c()}interrupted: {kept} of {len(sweep)} games finished, results "
+              f"kept in {root}; re-run to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(f"{report.played} games played, {report.reused} reused, {len(report.failures)} failed "
           f"in {report.seconds:.1f} s -> {root}")
     if report.ok:
         say(f"next: dp-online report {root} -o {root / 'report.html'}")
     return _failures(report)
+
+
+@contextlib.contextmanager
+def interrupt_once() -> Iterator[None]:
+    """Let the first Ctrl-C (SIGINT) stop the block; ignore every later one.
+
+    The first SIGINT raises ``KeyboardInterrupt`` as usual; the backends stop their
+    workers with SIGINT ignored, and once the interrupt leaves the block SIGINT is
+    ignored for the rest of the process, which is exiting: a second Ctrl-C while the
+    message is printed or the interpreter shuts down would otherwise print a traceback.
+    Until the interrupt reaches this point another Ctrl-C still works, so an interrupt
+    swallowed by third-party code (a ``__del__``, a broad ``except``) can be repeated.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise
+
+
+def _after_ctrl_c() -> str:
+    """A newline after the ``^C`` a terminal echoes; nothing when stderr is no terminal."""
+    try:
+        return "\n" if sys.stderr.isatty() else ""
+    except (AttributeError, ValueError):
+        return ""
 
 
 def _failures(report: Any) -> int:

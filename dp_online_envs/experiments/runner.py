@@ -13,10 +13,10 @@ import os
 import pathlib
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from dp_online_envs.experiments.backends import execute
+from dp_online_envs.experiments.backends import Outcome, execute
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.experiments import store as store_module
@@ -182,9 +182,15 @@ def run_games(
     ``isolate`` and ``seed_secret`` are set on every spec (see :func:`run`); a game whose
     isolated agent fails is reported in ``failures`` with the reason, and the others go on.
 
+    On ``KeyboardInterrupt`` the games in flight are abandoned (their workers are
+    stopped before the exception leaves this function), every game that finished is
+    already in the results directory, and the exception propagates: running again
+    resumes.
+
     Raises:
         ExperimentError: A bad backend setting, or a results path that is not a
             writable directory.
+        KeyboardInterrupt: Ctrl-C (SIGINT) while the games were played.
     """
     start = time.perf_counter()
     if isolate or seed_secret is not None:
@@ -203,6 +209,7 @@ def run_games(
     failures: list[tuple[GameSpec, str]] = []
     played = 0
     bar = progress_bar(len(todo), quiet=quiet, desc=desc)
+    outcomes: Iterator[Outcome] = iter(())
     try:
         while todo:
             if store is None:
@@ -237,6 +244,11 @@ def run_games(
             todo = [] if store is None else _wait_for_others(store, theirs, done, bar)
             reused += len([s for s in theirs if s.game_id in done])
     finally:
+        # Stop the workers now (on Ctrl-C or an error), not when the generator is
+        # garbage-collected: the propagating exception keeps it alive until handled.
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
         bar.close()
     records = [done[s.game_id] for s in specs if s.game_id in done]
     return RunReport(records=_dedupe(records), played=played, reused=reused, failures=failures,
