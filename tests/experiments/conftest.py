@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pathlib
 
 import pytest
 
@@ -31,3 +32,16 @@ def needs_agents(*names: str) -> None:
     package, so a missing one is a bug, not a reason to skip."""
     missing = sorted(set(names) - {n for n, _ in agents.list_agents()})
     assert not missing, f"agents not registered: {missing}"
+
+
+def live_members(pgid: int) -> list[int]:
+    """Processes of a process group that are not zombies (from Linux's ``/proc``)."""
+    pids = []
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids

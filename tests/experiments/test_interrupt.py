@@ -26,7 +26,7 @@ import pytest
 
 from dp_online_envs.experiments import run_sweep
 
-from .test_store_resume import _live_members
+from .conftest import live_members
 
 #: 9 games of about 0.1 s each (more on a busy machine).
 SWEEP = ("name: interrupt\nenvs: [DPFullInfo-Experts-v0]\nagents: [hedge, private-ftrl]\n"
@@ -64,9 +64,9 @@ def _start(tmp_path: Path, backend: str = "local") -> tuple[subprocess.Popen, Pa
 def _wait_for_no_members(pgid: int, seconds: float = 5.0) -> list[int]:
     """Poll until no live process is left in the group; those still alive after ``seconds``."""
     deadline = time.monotonic() + seconds
-    while _live_members(pgid) and time.monotonic() < deadline:
+    while live_members(pgid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return _live_members(pgid)
+    return live_members(pgid)
 
 
 def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,

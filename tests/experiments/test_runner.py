@@ -17,20 +17,12 @@ from dp_online_envs.experiments import (
     run_games,
     stable_view,
 )
+from dp_online_envs.experiments.store import REQUIRED_KEYS
 from dp_online_envs.wrappers import log_checkpoints
 
 from .conftest import needs_agents
 
-FIELDS = {
-    "game_id", "sweep", "tags", "env_id", "env_feedback", "feedback", "env_kwargs", "agent",
-    "agent_label", "agent_kwargs", "agent_feedback", "private", "paper", "epsilon", "delta",
-    "privacy", "privacy_epsilon", "privacy_delta", "privacy_mechanism", "horizon",
-    "seed_index", "env_seed", "agent_seed", "rounds", "regret", "regret_lo", "regret_hi",
-    "exact", "pseudo_regret", "learner_loss", "comparator_lo", "comparator_hi", "checkpoints",
-    "regret_curve_lo", "regret_curve_hi", "clipped_feedback", "projected_actions", "version",
-    "schema_version",
-    "wall_time", "finished_at", "host",
-}
+FIELDS = set(REQUIRED_KEYS)  # the record keys of the current schema
 
 
 def test_run_returns_one_tidy_record_per_seed():

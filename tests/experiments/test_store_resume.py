@@ -14,6 +14,8 @@ import pytest
 
 from dp_online_envs.experiments import ResultsStore, load_records, run_sweep, stable_view
 
+from .conftest import live_members
+
 
 def test_rerunning_a_sweep_skips_finished_games(small_sweep, tmp_path):
     first = run_sweep(small_sweep, results=tmp_path, backend="serial", quiet=True)
@@ -43,20 +45,6 @@ def test_temporary_files_are_ignored_and_dead_writers_cleaned(small_sweep, tmp_p
     assert not stale.exists() and live.exists()
 
 
-def _live_members(pgid: int) -> list[int]:
-    """Processes of a process group that are not zombies."""
-    pids = []
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            pids.append(int(stat.parent.name))
-    return pids
-
-
-@pytest.mark.skipif(not pathlib.Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(tmp_path):
     sweep = tmp_path / "kill.yaml"
     sweep.write_text("name: kill\nenvs: [DPFullInfo-Experts-v0]\nagents: [hedge, private-ftrl]\n"
@@ -77,9 +65,9 @@ def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)  # the sweep process only: workers must notice
         proc.wait()
         deadline = time.monotonic() + 15
-        while _live_members(proc.pid) and time.monotonic() < deadline:
+        while live_members(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        orphans = _live_members(proc.pid)
+        orphans = live_members(proc.pid)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
