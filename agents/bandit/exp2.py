@@ -359,6 +359,7 @@ class PrivateEXP2(PrivateBanditReduction):
     description = ("Agarwal-Singh Thm. 4.1: EXP2 with exploration on Lap((hi-lo)/eps)-noised "
                    "losses, eps-DP")
     paper = "Agarwal & Singh, The Price of Differential Privacy for Online Learning (ICML 2017), Alg. 4+5, Thm. 4.1"
+    counterpart = "exp2"
 
     def setup(self, eta: float | None = None, gamma: str | float = "theorem",
               loss_range: tuple[float, float] | None = None) -> None:

@@ -160,8 +160,9 @@ def pftal_regularization(horizon: int, dim: int, epsilon: float, lipschitz: floa
     """App. C / Thm. 11 regularization ``lam = (L/||C||) sqrt(p log^2.5 T / (eps' T))``
     with ``eps' = min(eps, p log^1.5 T)`` and ``log T = max(1, ln T)`` (module docstring)."""
     lg = st_log(horizon)
-    eps_eff = min(float(epsilon), dim * lg**1.5)
-    return (lipschitz / radius) * math.sqrt(dim * lg**2.5 / (eps_eff * horizon))
+    if float(epsilon) >= dim * lg**1.5:  # eps' = p log^1.5 T: exactly FTAL's lam
+        return ftal_regularization(horizon, lipschitz, radius)
+    return (lipschitz / radius) * math.sqrt(dim * lg**2.5 / (float(epsilon) * horizon))
 
 
 def ftal_regularization(horizon: int, lipschitz: float, radius: float) -> float:
@@ -287,6 +288,7 @@ class PFTAL(_ApproximateLeader):
     paper = ("Smith & Thakurta, (Nearly) Optimal Algorithms for Private Online Learning in "
              "Full-information and Bandit Settings, NeurIPS 2013: Alg. 1, Thm. 3/4/11, App. A/C")
     private = True
+    counterpart = "ftal"
 
     def _default_regularization(self, horizon: int, dim: int) -> float:
         return pftal_regularization(horizon, dim, self.epsilon, self.gradient_bound,
