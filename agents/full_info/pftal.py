@@ -61,10 +61,11 @@ The paper calibrates its tree to the norm bound ``L`` itself (App. A, line 9: a
 shift of ``L`` costs ``eps/levels`` per node), but replacing one loss moves a gradient
 by up to ``2L``; its noise is half of what its own neighbouring relation needs. We use
 ``2L``. :attr:`privacy` is the guarantee reported by the ``dp_accounting`` accountant
-for the counter, equal to the requested ``(epsilon, delta)``. (The PLD accountant's
-cost grows with epsilon: about 0.6 s at epsilon = 300, seconds at 1000, and it
-exhausts memory near 1e6 -- use moderate epsilons, or :class:`FTAL` for the
-noise-free limit.)
+for the counter, equal to the requested ``(epsilon, delta)`` at every epsilon (basic
+composition for Laplace, the exact analytic Gaussian for Gaussian trees; 1e6 builds
+as fast as 1). :class:`FTAL` is the noise-free limit: with its counter's noise switched
+off, and ``lam`` equal to FTAL's once ``eps >= p log^1.5 T`` (see
+:func:`pftal_regularization`), PFTAL plays FTAL's points bit for bit.
 
 Parameters
 ----------
