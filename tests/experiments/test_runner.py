@@ -23,9 +23,9 @@ from .conftest import needs_agents
 
 FIELDS = {
     "game_id", "sweep", "tags", "env_id", "env_feedback", "feedback", "env_kwargs", "agent",
-    "agent_label", "agent_kwargs", "agent_feedback", "private", "paper", "epsilon", "delta",
-    "privacy", "privacy_epsilon", "privacy_delta", "privacy_mechanism", "horizon",
-    "seed_index", "env_seed", "agent_seed", "rounds", "regret", "regret_lo", "regret_hi",
+    "agent_label", "agent_kwargs", "agent_feedback", "private", "counterpart", "paper",
+    "epsilon", "delta", "privacy", "privacy_epsilon", "privacy_delta", "privacy_mechanism",
+    "horizon", "seed_index", "env_seed", "agent_seed", "rounds", "regret", "regret_lo", "regret_hi",
     "exact", "pseudo_regret", "learner_loss", "comparator_lo", "comparator_hi", "checkpoints",
     "regret_curve_lo", "regret_curve_hi", "clipped_feedback", "projected_actions", "version",
     "schema_version",
