@@ -142,7 +142,7 @@ def test_huge_epsilon_builds_and_plays(name, env_id, env_kw, kw, eps):
     assert calibration.ACCOUNTING_CALLS["pld"] == before  # no privacy-loss grid
     assert agent.privacy is not None
     assert agent.privacy.epsilon <= eps * (1 + 1e-9)
-    assert agent.privacy.delta == pytest.approx(kw.get("delta", 0.0)) or agent.privacy.delta == 0
+    assert agent.privacy.delta in (kw.get("delta", 0.0), 0.0)  # 0: a pure claim
     points = _points(agent, env, seed=2, reset_seed=2)
     assert np.all(np.isfinite(points)) and len(points) == 32
 
