@@ -241,7 +241,7 @@ class PrivateFTRL(CounterAgent, Agent):
       :func:`loss_width`, ``1`` for ``[0, 1]^N`` experts), ``hedge``'s rate. With the
       prior ``pi ∝ exp(-eta Z)`` Hoeffding's lemma gives ``regret <= ln N / eta +
       eta w^2 T / 8 + D_Z``, so ``E[regret] <= w sqrt(T ln N / 2) + E[D_Z]`` -- the
-      constant of Cesa-Bianchi & Lugosi Thm. 2.2, 4x smaller than Thm. 3.1's generic
+      constant of Cesa-Bianchi & Lugosi Thm. 2.2, 2.8x smaller than Thm. 3.1's generic
       ``sqrt(D_R sum_t ||l_t||*^2) = 2 sqrt(T ln N)`` balance (``eta = sqrt(ln N / T)``,
       used before; it left a 2.8x regret floor at every epsilon);
     * l2: ``eta = 2 D / (L sqrt(T))`` (``D`` the l2 diameter, ``L`` the Lipschitz
