@@ -45,6 +45,11 @@ class Agent(ABC):
     private: ClassVar[bool] = False
     #: Problem fields the calibration needs (checked finite and positive at start).
     requires: ClassVar[tuple[str, ...]] = ()
+    #: For a private learner: the registry name of the non-private learner it becomes
+    #: with its noise switched off -- the same algorithm with the same constants (its
+    #: actions are then bit-identical on the same seed), or ``None`` if no registered
+    #: learner is that algorithm. See :meth:`counterpart_for` for options that change it.
+    counterpart: ClassVar[str | None] = None
 
     privacy = None
     #: Keep a copy of every released value in ``releases`` (set by the auditor).
@@ -98,6 +103,12 @@ class Agent(ABC):
         Called once by ``__init__`` after validation, before the first :meth:`reset`.
         Subclasses declare their options as keyword arguments of ``setup``.
         """
+
+    @classmethod
+    def counterpart_for(cls, problem: Problem, **options: Any) -> str | None:
+        """The non-private counterpart (:attr:`counterpart`) when playing ``problem``
+        with these options; learners whose counterpart depends on them override this."""
+        return cls.counterpart
 
     # --------------------------------------------------------------- the API
     def reset(self, seed: int | None = None) -> None:

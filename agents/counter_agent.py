@@ -26,7 +26,10 @@ class CounterAgent:
     Set in ``setup``, before :meth:`_calibrate_counter`:
         counter_name: A key of :data:`agents.privacy.COUNTERS`.
         noise: ``"laplace"`` (the counter's ``delta`` is 0) or ``"gaussian"``
-            (``delta = self.delta``).
+            (``delta = self.delta``). Setting it to ``None`` after construction switches
+            the noise off from the next ``reset`` (exact sums, NOT private: the tests'
+            hook for the non-private limit, where the learner must play exactly like its
+            :attr:`~agents.base.Agent.counterpart`).
         sensitivity: Sensitivity of one counter input (l1 for Laplace, l2 for Gaussian).
 
     Optional overrides (``None``, the default, takes the value in brackets):

@@ -350,6 +350,13 @@ class PrivateEXP2(PrivateBanditReduction):
     ``lambda = 1/epsilon`` in Theorem 4.1. Regret ``O(sqrt(NT log T log N)/epsilon)``;
     ``(epsilon, 0)``-DP (see :mod:`agents.bandit.reduction`).
 
+    Non-private limit. Its :attr:`counterpart` is ``exp2``: as ``epsilon -> infinity``,
+    ``lambda -> 0`` and Theorem 4.1's ``eta``, ``gamma`` tend to exp2's
+    (``c = 1 + 2 lambda^2 ln(NT) -> 1``; at ``epsilon = 1e3``, ``N = 10``, ``T = 1e4``,
+    ``c - 1 = 2.3e-5``); with the Laplace noise switched off (scale 0) the reduction
+    plays exp2's arms bit for bit on the same seed (``tests/agents/
+    test_privacy_limit.py``).
+
     Args (of ``setup``):
         eta, gamma: Overrides passed to EXP2 (default Theorem 4.1).
         loss_range: ``(lo, hi)`` overriding the declared range.
@@ -359,6 +366,7 @@ class PrivateEXP2(PrivateBanditReduction):
     description = ("Agarwal-Singh Thm. 4.1: EXP2 with exploration on Lap((hi-lo)/eps)-noised "
                    "losses, eps-DP")
     paper = "Agarwal & Singh, The Price of Differential Privacy for Online Learning (ICML 2017), Alg. 4+5, Thm. 4.1"
+    counterpart = "exp2"
 
     def setup(self, eta: float | None = None, gamma: str | float = "theorem",
               loss_range: tuple[float, float] | None = None) -> None:

@@ -202,6 +202,16 @@ class PrivateBanditReduction(Agent):
     paper = "Agarwal & Singh, The Price of Differential Privacy for Online Learning (ICML 2017), Alg. 4, Lemma 4.2"
     feedback = "bandit"
     private = True
+    counterpart = "exp2"
+
+    @classmethod
+    def counterpart_for(cls, problem, **options) -> str | None:
+        """The wrapped base learner (``base=``; ``"exp2"`` by default, fixed in the
+        subclasses ``private-exp2`` and ``private-scrible``)."""
+        base = options.get("base")
+        if base is None or "base" not in inspect.signature(cls.setup).parameters:
+            return cls.counterpart
+        return base if isinstance(base, str) else getattr(base, "name", None)
 
     def setup(self, base: str | type[Agent] = "exp2", base_options: dict | None = None,
               loss_range: tuple[float, float] | None = None) -> None:

@@ -367,6 +367,7 @@ class PrivateSCRiBLe(PrivateBanditReduction):
     description = ("Agarwal-Singh Thm. 4.5: SCRiBLe on Lap(2M/eps)-noised losses, eps-DP "
                    "bandit linear optimization")
     paper = "Agarwal & Singh, The Price of Differential Privacy for Online Learning (ICML 2017), Alg. 4, Thm. 4.5"
+    counterpart = "scrible"
 
     def setup(self, eta: float | None = None,
               constraints: tuple[np.ndarray, np.ndarray] | None = None,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, check_number, register
-from agents.full_info.ftrl import _softmin, env_action
+from agents.full_info.ftrl import _softmin, env_action, hedge_eta, loss_width
 from dp_online_envs.domains import Simplex
 from dp_online_envs.losses import LinearLoss
 
@@ -46,13 +46,12 @@ class Hedge(Agent):
         k = p.domain.dim
         loss = p.loss
         if isinstance(loss, LinearLoss):
-            space = loss.param_space
-            self.loss_width = float(np.max(np.asarray(space.high) - np.asarray(space.low)))
+            self.loss_width = loss_width(loss)
         else:
             if not (math.isfinite(p.lipschitz) and p.lipschitz > 0):
                 raise ValueError(f"hedge needs a finite Lipschitz constant, got {p.lipschitz!r}")
             self.loss_width = 2.0 * float(p.lipschitz)
-        self.eta = (math.sqrt(8.0 * math.log(k) / p.horizon) / self.loss_width if eta is None
+        self.eta = (hedge_eta(p.horizon, k, self.loss_width) if eta is None
                     else check_number("eta", eta))
 
     @property

@@ -61,10 +61,11 @@ The paper calibrates its tree to the norm bound ``L`` itself (App. A, line 9: a
 shift of ``L`` costs ``eps/levels`` per node), but replacing one loss moves a gradient
 by up to ``2L``; its noise is half of what its own neighbouring relation needs. We use
 ``2L``. :attr:`privacy` is the guarantee reported by the ``dp_accounting`` accountant
-for the counter, equal to the requested ``(epsilon, delta)``. (The PLD accountant's
-cost grows with epsilon: about 0.6 s at epsilon = 300, seconds at 1000, and it
-exhausts memory near 1e6 -- use moderate epsilons, or :class:`FTAL` for the
-noise-free limit.)
+for the counter, equal to the requested ``(epsilon, delta)`` at every epsilon (basic
+composition for Laplace, the exact analytic Gaussian for Gaussian trees; 1e6 builds
+as fast as 1). :class:`FTAL` is the noise-free limit: with its counter's noise switched
+off, and ``lam`` equal to FTAL's once ``eps >= p log^1.5 T`` (see
+:func:`pftal_regularization`), PFTAL plays FTAL's points bit for bit.
 
 Parameters
 ----------
@@ -160,8 +161,9 @@ def pftal_regularization(horizon: int, dim: int, epsilon: float, lipschitz: floa
     """App. C / Thm. 11 regularization ``lam = (L/||C||) sqrt(p log^2.5 T / (eps' T))``
     with ``eps' = min(eps, p log^1.5 T)`` and ``log T = max(1, ln T)`` (module docstring)."""
     lg = st_log(horizon)
-    eps_eff = min(float(epsilon), dim * lg**1.5)
-    return (lipschitz / radius) * math.sqrt(dim * lg**2.5 / (eps_eff * horizon))
+    if float(epsilon) >= dim * lg**1.5:  # eps' = p log^1.5 T: exactly FTAL's lam
+        return ftal_regularization(horizon, lipschitz, radius)
+    return (lipschitz / radius) * math.sqrt(dim * lg**2.5 / (float(epsilon) * horizon))
 
 
 def ftal_regularization(horizon: int, lipschitz: float, radius: float) -> float:
@@ -287,6 +289,7 @@ class PFTAL(_ApproximateLeader):
     paper = ("Smith & Thakurta, (Nearly) Optimal Algorithms for Private Online Learning in "
              "Full-information and Bandit Settings, NeurIPS 2013: Alg. 1, Thm. 3/4/11, App. A/C")
     private = True
+    counterpart = "ftal"
 
     def _default_regularization(self, horizon: int, dim: int) -> float:
         return pftal_regularization(horizon, dim, self.epsilon, self.gradient_bound,

@@ -87,9 +87,17 @@ def group(records: Iterable[dict[str, Any]]) -> dict[Setting, list[dict[str, Any
 def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per setting: final regret over seeds with its 95% CI, and the rest.
 
-    Each row also gives ``baseline`` (the non-private agent with the lowest mean regret
-    in the same env and horizon, if any) and ``vs_baseline``, the ratio of the mean
-    regrets: the price of privacy in this setting.
+    Each row also gives the price of privacy in this setting, two ways:
+
+    * ``counterpart`` / ``vs_counterpart``: the ratio of the mean regret to that of the
+      same algorithm without noise -- the non-private learner the private one declares
+      (:meth:`agents.base.Agent.counterpart_for`, stored in the record) -- in the same
+      env and horizon, run with its default options (other options change its
+      constants: it is then not the same algorithm);
+    * ``baseline`` / ``vs_baseline``: the ratio to the non-private agent with the lowest
+      mean regret in the same env and horizon.
+
+    Either is ``None`` when that agent did not run (or has zero mean regret).
     """
     rows = []
     for s, rs in group(records).items():
@@ -98,6 +106,7 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         rows.append({
             "env": s.env, "horizon": s.horizon, "agent": s.agent, "agent_label": s.label,
             "private": bool(rs[0].get("private")), "epsilon": s.epsilon, "delta": s.delta,
+            "counterpart": _counterpart(rs[0]),
             "privacy": s.privacy, "guarantee": rs[0].get("privacy", ""),
             "n": len(rs), "regret_mean": m, "regret_ci_lo": lo, "regret_ci_hi": hi,
             "exact": all(r.get("exact", True) for r in rs),
@@ -116,12 +125,41 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         key = (row["env"], row["horizon"])
         if key not in best or row["regret_mean"] < best[key]["regret_mean"]:
             best[key] = row
+    # the counterpart's row: that agent with its default options (same constants)
+    plain = {(row["env"], row["horizon"], row["agent"]): row for row in rows
+             if not row["private"] and row["agent_label"] == row["agent"]}
     for row in rows:
         base = best.get((row["env"], row["horizon"]))
         row["baseline"] = base["agent_label"] if base is not None else None
-        row["vs_baseline"] = (row["regret_mean"] / base["regret_mean"]
-                              if base is not None and base["regret_mean"] > 0 else None)
+        row["vs_baseline"] = _ratio(row, base)
+        twin = (plain.get((row["env"], row["horizon"], row["counterpart"]))
+                if row["private"] and row["counterpart"] else None)
+        row["vs_counterpart"] = _ratio(row, twin)
     return rows
+
+
+def _ratio(row: dict[str, Any], other: dict[str, Any] | None) -> float | None:
+    if other is None or not other["regret_mean"] > 0:
+        return None
+    return row["regret_mean"] / other["regret_mean"]
+
+
+def _counterpart(record: dict[str, Any]) -> str | None:
+    """The non-private counterpart of a private record's agent.
+
+    Records store it (``play_game``); for older records the agent class's declared
+    :attr:`~agents.base.Agent.counterpart` is used if the agent is registered.
+    """
+    if not record.get("private"):
+        return None
+    if "counterpart" in record:
+        return record["counterpart"]
+    try:
+        from agents import agent_class
+
+        return agent_class(record["agent"]).counterpart
+    except (ImportError, ValueError):
+        return None
 
 
 def curve(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:

@@ -303,6 +303,8 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         "agent_kwargs": plain(spec.agent_kwargs),
         "agent_feedback": cls.feedback,
         "private": bool(cls.private),
+        "counterpart": (cls.counterpart_for(problem, **spec.agent_kwargs)
+                        if cls.private else None),
         "paper": cls.paper,
         "epsilon": _f(spec.epsilon),
         "delta": _f(spec.delta),

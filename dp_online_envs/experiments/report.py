@@ -2,7 +2,8 @@
 
 One file, no external resources (figures are embedded as base64 PNG), that opens in
 any browser: the price of privacy at a glance (a table per env of final regret by
-agent and epsilon, with the ratio to the best non-private agent), the figures of
+agent and epsilon, with the ratios to the same algorithm without noise and to the best
+non-private agent), the figures of
 :mod:`.plots`, the full table of final regrets with means and 95% confidence
 intervals, the agents and their declared guarantees, the settings, and the package
 versions.
@@ -113,8 +114,10 @@ def _headline(rows: list[dict[str, Any]]) -> str:
             cells.append(f"<td>{_cell(nonpriv)}</td>" if nonpriv else "<td>&ndash;</td>")
             body.append(f"<tr><td class=l>{_e(lab)}</td>{''.join(cells)}</tr>")
         base = next((r["baseline"] for r in here if r["baseline"]), None)
-        note = (f"Ratio (&times;) to the best non-private agent here, <b>{_e(base)}</b>."
-                if base else "No non-private agent ran here: no ratio.")
+        note = ("Two ratios (&times;) per private agent: to the same algorithm without "
+                "noise (its non-private counterpart, named), and to the best non-private "
+                f"agent here, <b>{_e(base)}</b>." if base
+                else "No non-private agent ran here: no ratio.")
         if one_delta and eps and eps[0][1]:
             note += f" The private agents here have delta = {eps[0][1]:g}."
         parts.append(
@@ -125,11 +128,18 @@ def _headline(rows: list[dict[str, Any]]) -> str:
 
 
 def _cell(r: dict[str, Any]) -> str:
+    """Mean regret; for a private row its two prices of privacy: the ratio to the same
+    algorithm without noise (its counterpart) and to the best non-private agent."""
     txt = _num(r["regret_mean"])
-    ratio = r.get("vs_baseline")
-    if ratio is not None and r["epsilon"] is not None:
-        cls = "bad" if ratio > 1.5 else "good" if ratio < 1.1 else ""
-        txt += f" <span class='ci {cls}'>&times;{ratio:.3g}</span>"
+    if r["epsilon"] is None:
+        return txt
+    for key, who, what in (("vs_counterpart", r.get("counterpart"), "same algorithm without "
+                            "noise"), ("vs_baseline", "best", "best non-private agent")):
+        ratio = r.get(key)
+        if ratio is not None:
+            cls = "bad" if ratio > 1.5 else "good" if ratio < 1.1 else ""
+            txt += (f" <span class='ci {cls}' title='{_e(what)}'>&times;{ratio:.3g} "
+                    f"vs {_e(who)}</span>")
     return txt
 
 
@@ -140,7 +150,8 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
             "<th>final regret: mean [95% CI]</th>"]
     cols += ["<th>certified interval</th>"] if certified else []
     cols += ["<th>pseudo-regret</th>"] if pseudo else []
-    cols += ["<th>vs non-private</th>", "<th>clipped / proj.</th>", "<th>s / game</th>"]
+    cols += ["<th>vs same algorithm without noise</th>", "<th>vs best non-private</th>",
+             "<th>clipped / proj.</th>", "<th>s / game</th>"]
     body = []
     env = None
     for r in rows:
@@ -155,8 +166,10 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
                          f"<td>[{_num(r['regret_lo_mean'])}, {_num(r['regret_hi_mean'])}]</td>")
         if pseudo:
             cells.append(f"<td>{_num(r['pseudo_regret_mean'])}</td>")
+        twin = (f"&times;{r['vs_counterpart']:.3g} <span class=ci>{_e(r['counterpart'])}</span>"
+                if r.get("vs_counterpart") is not None else "&ndash;")
         ratio = f"&times;{r['vs_baseline']:.3g}" if r["vs_baseline"] is not None else "&ndash;"
-        cells += [f"<td>{ratio}</td>",
+        cells += [f"<td>{twin}</td>", f"<td>{ratio}</td>",
                   f"<td>{r['clipped_feedback']} / {r['projected_actions']}</td>",
                   f"<td>{_num(r['wall_time_mean'], 3)}</td>"]
         body.append(f"<tr>{''.join(cells)}</tr>")
@@ -267,8 +280,10 @@ compute &middot; generated {_e(now)}{(' from ' + _e(source)) if source else ''}<
 <a href="#versions">Versions</a></nav>
 <h2 id=headline>How much regret does privacy cost?</h2>
 <p class=note>Final regret R(T) = (learner's loss) &minus; (loss of the best fixed action in
-hindsight), mean over seeds, at each env's largest horizon; &times; is the ratio to the best
-non-private agent in the same env and horizon (the price of privacy).</p>
+hindsight), mean over seeds, at each env's largest horizon. The price of privacy is shown
+two ways: &times; &hellip; vs <i>name</i> is the ratio to the same algorithm without noise
+(the non-private learner the private one becomes as epsilon grows), &times; &hellip; vs best
+the ratio to the best non-private agent in the same env and horizon.</p>
 {_headline(rows)}
 <h2 id=figures>Figures</h2>
 {''.join(figs) or '<p>No figure: the results hold no curve.</p>'}

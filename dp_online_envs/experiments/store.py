@@ -64,6 +64,9 @@ REQUIRED_KEYS = (
     "regret_curve_lo", "regret_curve_hi", "clipped_feedback", "projected_actions", "version",
     "schema_version", "wall_time", "finished_at", "host",
 )
+#: Keys ``play_game`` writes that older records of the same schema may lack (readers
+#: fall back: ``counterpart`` is then the agent class's declared one).
+OPTIONAL_KEYS = ("counterpart",)
 #: Seconds between two looks at games claimed by another sweep.
 CLAIM_POLL_SECONDS = 0.5
 

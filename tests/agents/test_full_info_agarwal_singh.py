@@ -142,7 +142,7 @@ def test_sensitivity_table():
 
 def test_private_ftrl_experts_corollary_3_2():
     # K=10, T=1000, eps=0.5: 10 tree levels (1000 < 2^10), l1 sensitivity K = 10,
-    # lambda = 10 * 10 / 0.5 = 200; entropic eta = sqrt(ln 10 / 1000).
+    # lambda = 10 * 10 / 0.5 = 200; entropic eta = hedge's sqrt(8 ln 10 / 1000).
     a = make("private-ftrl", _problem(_env("DPFullInfo-Experts-v0", 1000)), epsilon=0.5)
     assert a.regularizer == "entropic" and a.noise == "laplace"
     assert a.levels == 10 and a.sensitivity == 10
@@ -150,24 +150,27 @@ def test_private_ftrl_experts_corollary_3_2():
     assert a.noise_scale == pytest.approx(laplace_scale(10 * 10, 0.5))
     assert a._counter.draw_scale == pytest.approx(200.0)
     assert a._counter.draws == 10  # ceil(log2 1000) identically distributed draws
-    assert a.eta == pytest.approx(math.sqrt(math.log(10) / 1000))
-    assert a.eta == pytest.approx(0.0479852591)
+    assert a.eta == pytest.approx(math.sqrt(8 * math.log(10) / 1000))
+    assert a.eta == pytest.approx(0.1357228085)
+    assert a.eta == make("hedge", a.problem).eta
     assert a.privacy.epsilon == pytest.approx(0.5) and a.privacy.delta == 0.0
 
 
 def test_private_ftrl_sphere_and_cube_corollary_3_2():
-    # Sphere N=10, T=1024: 11 levels, l1 sensitivity 2 sqrt(10); R=||x||^2, D_R = 1,
-    # G*^2 = 1/2 -> eta = sqrt(2/1024) = 0.0441942.
+    # Sphere N=10, T=1024: 11 levels, l1 sensitivity 2 sqrt(10); R=||x||^2, D_R = 1;
+    # eta = 2 D / (L sqrt T) = 2 * 2 / 32 = 0.125, the step eta/2 is ftrl's eta.
     s = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v0", 1024)), epsilon=1.0)
     assert s.regularizer == "l2" and s.levels == 11
     assert s.noise_scale == pytest.approx(11 * 2 * math.sqrt(10))
-    assert s.eta == pytest.approx(0.04419417382)
+    assert s.eta == pytest.approx(0.125)
+    assert s.step == make("ftrl", s.problem).eta
     # Cube N=10, T=1024: l1 sensitivity 2, lambda = 22 / eps; D_R = N = 10,
-    # eta = sqrt(20/1024) = 0.1397542.
+    # eta = 2 D / (L sqrt T) = 2 * 2 sqrt(10) / 32 = 0.3952847.
     c = make("private-ftrl", _problem(_env("DPFullInfo-Cube-v0", 1024)), epsilon=2.0)
     assert c.noise_scale == pytest.approx(11.0)
     assert c.D_R == pytest.approx(10.0)
-    assert c.eta == pytest.approx(0.13975424859)
+    assert c.eta == pytest.approx(0.39528470752)
+    assert c.step == make("ftrl", c.problem).eta
 
 
 def test_private_ftrl_gaussian_calibration():
@@ -250,13 +253,12 @@ def test_private_ftrl_at_large_epsilon_matches_the_non_private():
     T, eps, seeds = 1000, 1e6, range(3)
     env = _env("DPFullInfo-Experts-v0", T)
     priv = [_play("private-ftrl", env, seed=s, epsilon=eps) for s in seeds]
-    eta = priv[0][0].eta
-    hedge = [_play("hedge", env, seed=s, eta=eta)[1].regret_hi for s in seeds]  # no noise
+    hedge = [_play("hedge", env, seed=s)[1].regret_hi for s in seeds]  # its default eta
     assert np.mean([r.regret_hi for _, r in priv]) == pytest.approx(np.mean(hedge), rel=0.05)
     env = _env("DPFullInfo-Sphere-v0", T, adversary="stochastic")
     priv = [_play("private-ftrl", env, seed=s, epsilon=eps) for s in seeds]
-    # x = Proj(-(eta/2) L~) is lazy FTRL from x_1 = 0 with step eta/2.
-    ftrl = [_play("ftrl", env, seed=s, eta=priv[0][0].eta / 2)[1].regret_hi for s in seeds]
+    # x = Proj(x_1 - (eta/2) L~) is lazy FTRL from x_1 = 0 with ftrl's step eta/2.
+    ftrl = [_play("ftrl", env, seed=s)[1].regret_hi for s in seeds]
     assert np.mean([r.regret_hi for _, r in priv]) == pytest.approx(np.mean(ftrl), rel=0.05)
     assert np.mean(ftrl) < 3 * math.sqrt(T)
 

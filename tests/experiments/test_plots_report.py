@@ -125,3 +125,39 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     bar.close()
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "_NoBar"
+
+
+def test_price_of_privacy_to_the_counterpart_and_to_the_best(tmp_path):
+    # ftrl beats hedge on this instance? Either way the two ratios are told apart: one to
+    # the counterpart (hedge, the same algorithm without noise), one to the best.
+    sweep = {"name": "twins", "envs": ["DPFullInfo-Experts-v0"],
+             "agents": ["hedge", "ftrl", {"name": "hedge", "kwargs": {"eta": 0.5}},
+                        "private-ftrl"],
+             "epsilons": [1.0, 1e6], "horizons": [200], "seeds": 2}
+    records = run_games(parse_sweep(sweep).games, backend="serial").records
+    assert {r["counterpart"] for r in records if r["private"]} == {"hedge"}
+    assert all(r["counterpart"] is None for r in records if not r["private"])
+    rows = analysis.summary(records)
+    hedge = next(r for r in rows if r["agent_label"] == "hedge")
+    best = min((r for r in rows if not r["private"]), key=lambda r: r["regret_mean"])
+    for r in (r for r in rows if r["private"]):
+        assert r["counterpart"] == "hedge"
+        assert r["vs_counterpart"] == pytest.approx(r["regret_mean"] / hedge["regret_mean"])
+        assert r["baseline"] == best["agent_label"]
+        assert r["vs_baseline"] == pytest.approx(r["regret_mean"] / best["regret_mean"])
+    # at epsilon = 1e6 the private learner is its counterpart up to the (tiny) noise
+    huge = next(r for r in rows if r["private"] and r["epsilon"] == 1e6)
+    assert huge["vs_counterpart"] == pytest.approx(1.0, rel=0.05)
+    for r in (r for r in rows if not r["private"]):
+        assert r["vs_counterpart"] is None
+    # records written before the field existed: the registry's declaration is used
+    old = [{k: v for k, v in r.items() if k != "counterpart"} for r in records]
+    assert [r["vs_counterpart"] for r in analysis.summary(old)] == [
+        r["vs_counterpart"] for r in rows]
+    # without the counterpart in the sweep there is no such ratio, the best one stays
+    alone = analysis.summary([r for r in records if r["agent_label"] != "hedge"])
+    assert all(r["vs_counterpart"] is None and r["vs_baseline"] is not None
+               for r in alone if r["private"])
+    html = write_report(records, tmp_path / "r.html").read_text()
+    assert "vs hedge" in html and "vs best" in html
+    assert "vs same algorithm without noise" in html

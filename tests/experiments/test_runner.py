@@ -17,12 +17,12 @@ from dp_online_envs.experiments import (
     run_games,
     stable_view,
 )
-from dp_online_envs.experiments.store import REQUIRED_KEYS
+from dp_online_envs.experiments.store import OPTIONAL_KEYS, REQUIRED_KEYS
 from dp_online_envs.wrappers import log_checkpoints
 
 from .conftest import needs_agents
 
-FIELDS = set(REQUIRED_KEYS)  # the record keys of the current schema
+FIELDS = set(REQUIRED_KEYS) | set(OPTIONAL_KEYS)  # what play_game writes today
 
 
 def test_run_returns_one_tidy_record_per_seed():

@@ -86,7 +86,8 @@ DAMAGE = {
 
 
 def test_required_keys_are_what_play_game_writes():
-    assert set(store_module.REQUIRED_KEYS) == FIELDS
+    assert set(store_module.REQUIRED_KEYS) | set(store_module.OPTIONAL_KEYS) == FIELDS
+    assert not set(store_module.REQUIRED_KEYS) & set(store_module.OPTIONAL_KEYS)
 
 
 @pytest.mark.parametrize("kind", list(DAMAGE))
