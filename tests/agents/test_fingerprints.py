@@ -1,0 +1,69 @@
+"""Seeded games of every agent, fingerprinted: a refactoring that changes any bit of any
+agent's play fails here.
+
+Each case of ``test_all_agents.PLAYS`` is played for :data:`ROUNDS` rounds with a fixed
+seed through the one game loop; the fingerprint is the SHA-256 of the points played, the
+feedback received, the final regret bounds and the clipped-feedback count, as bytes.
+When a change of behaviour is intended (a new default instance, a corrected constant),
+regenerate consciously and say why in the commit::
+
+    python tests/agents/test_fingerprints.py   # rewrites fingerprints.json
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from agents import make
+from dp_online_envs import build_env
+from dp_online_envs.loop import run_rounds
+
+from test_all_agents import CASES
+
+ROUNDS = 40
+SEED = 7
+STORE = pathlib.Path(__file__).with_name("fingerprints.json")
+
+
+def case_id(case: tuple) -> str:
+    name, env_id, env_kw, agent_kw = case
+    return f"{name}|{env_id}|{json.dumps(env_kw, sort_keys=True)}|{json.dumps(agent_kw, sort_keys=True)}"
+
+
+def fingerprint(name: str, env_id: str, env_kw: dict, agent_kw: dict) -> str:
+    """SHA-256 of one seeded game's points, feedback, final regret and clip count."""
+    env = build_env(env_id, horizon=ROUNDS, **env_kw)
+    problem = env.get_wrapper_attr("problem")
+    agent = make(name, problem, seed=SEED, **agent_kw)
+    agent.reset(SEED)
+    env.reset(seed=SEED)
+    digest = hashlib.sha256()
+
+    def absorb(t: int, action, feedback: np.ndarray) -> None:
+        digest.update(np.ascontiguousarray(problem.domain.to_point(action), np.float64).tobytes())
+        digest.update(np.ascontiguousarray(feedback, np.float64).tobytes())
+
+    info = run_rounds(env, agent, absorb)
+    summary = info["regret"]
+    digest.update(np.array([summary.regret_lo, summary.regret_hi], np.float64).tobytes())
+    digest.update(str(int(agent.clipped_feedback)).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_seeded_play_is_unchanged(case):
+    recorded = json.loads(STORE.read_text())
+    assert case_id(case) in recorded, (
+        f"no fingerprint for {case_id(case)}: regenerate with python tests/agents/test_fingerprints.py")
+    assert fingerprint(*case) == recorded[case_id(case)]
+
+
+if __name__ == "__main__":
+    STORE.write_text(json.dumps({case_id(c): fingerprint(*c) for c in CASES}, indent=1,
+                                sort_keys=True) + "\n")
+    print(f"wrote {len(CASES)} fingerprints to {STORE}")
