@@ -224,7 +224,11 @@ class IsolatedLearner:
             name="dp-online-agent", daemon=True)
         self._process.start()
         child.close()
-        self._expect_ok(self.limits.startup_timeout, "starting the agent")
+        try:
+            self._expect_ok(self.limits.startup_timeout, "starting the agent")
+        except AgentFailure:
+            self.close()
+            raise
 
     # ------------------------------------------------------------- learner API
     def reset(self, seed: int | None = None) -> None:

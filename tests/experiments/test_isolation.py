@@ -137,3 +137,13 @@ def test_actions_cross_the_boundary_exactly():
     assert back.tobytes() == x.tobytes()
     with pytest.raises(ValueError, match=r"shape \(4,\), expected 3"):
         _encode_action(x, 3, "box")
+
+
+def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process():
+    import multiprocessing as mp
+
+    spec = GameSpec("DPBandit-MAB-v0", "exp3", None, None, 20, 0,
+                    agent_kwargs={"bogus": 1}, isolation=FAST)
+    with pytest.raises(AgentFailure, match="agent raised during starting the agent: TypeError"):
+        play_game(spec)
+    assert not [p for p in mp.active_children() if p.name == "dp-online-agent"]
