@@ -92,16 +92,16 @@ class FKM(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._y = self.geometry.center.copy()
-        self._u = None
+        self._direction = None
 
     def act(self):
-        _, self._u = self.geometry.direction(self.rng)
-        return self._y + self.smoothing * self._u
+        _, self._direction = self.geometry.direction(self.rng)
+        return self._y + self.smoothing * self._direction
 
     def update(self, action, feedback) -> None:
-        if self._u is None:
+        if self._direction is None:
             raise RuntimeError(f"{self.name}.update called before act")
         f = float(self.clip_feedback(feedback)[0])
         self.t += 1
-        self._y = self._shrunk.project(self._y - self.nu * f * self._u)
-        self._u = None
+        self._y = self._shrunk.project(self._y - self.nu * f * self._direction)
+        self._direction = None
