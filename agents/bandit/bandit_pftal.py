@@ -22,12 +22,13 @@ Parameters (``r`` the inner radius):
 ============================  ==================  =================  ===============
 problem                       ``beta``            ``H``              regret (Õ)
 ============================  ==================  =================  ===============
-strongly convex, oblivious    ``p / T^{1/3}``     ``H_f``            ``p T^{2/3}``
-strongly convex, adaptive     ``p / T^{1/4}``     ``H_f``            ``p T^{3/4}``
-convex (Thm. 17), either      ``p / T^{1/4}``     ``1 / T^{1/4}``    ``p T^{3/4}``
+strongly convex, oblivious    ``p / T^{1/3}``     ``H_f``            ``p T^{2/3} chi``
+strongly convex, adaptive     ``p / T^{1/4}``     ``H_f``            ``p T^{3/4} chi``
+convex (Thm. 17), either      ``p / T^{1/4}``     ``1 / T^{1/4}``    ``p T^{3/4} chi``
 ============================  ==================  =================  ===============
 
-``xi = beta / r``. Clamp: ``beta <= r / 2`` (``xi <= 1/2``).
+``chi = BR + (1 + R/r) L + (H ||C||^2 + B)^2 / H * (1 + B / eps)`` (Thm. 6; ``R`` the
+outer radius). ``xi = beta / r``. Clamp: ``beta <= r / 2`` (``xi <= 1/2``).
 
 Privacy (Thm. 5, replace-one; NOT the paper's ``p B / beta``): sensitivity
 ``2 p B / beta`` (l2), ``2 p^{3/2} B / beta`` (l1). ``delta = 0``: coordinatewise
