@@ -27,7 +27,7 @@ strongly convex, adaptive     ``p / T^{1/4}``     ``H_f``            ``p T^{3/4}
 convex (Thm. 17), either      ``p / T^{1/4}``     ``1 / T^{1/4}``    ``p T^{3/4} chi``
 ============================  ==================  =================  ===============
 
-``chi = BR + (1 + R/r) L + (H ||C||^2 + B)^2 / H * (1 + B / eps)`` (Thm. 6; ``R`` the
+``chi = BR + (1 + R/r) L + (H ||C||_2 + B)^2 / H * (1 + B / eps)`` (Thm. 6; ``R`` the
 outer radius). ``xi = beta / r``. Clamp: ``beta <= r / 2`` (``xi <= 1/2``).
 
 Privacy (Thm. 5, replace-one; NOT the paper's ``p B / beta``): sensitivity
