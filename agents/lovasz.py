@@ -2,43 +2,20 @@ r"""Shared pieces of the online submodular minimizers (Lovász-extension learner
 
 Used by the full-information ``submod-pftal`` / ``hazan-kale-submodular``
 (:mod:`agents.full_info.submod_pftal`) and the bandit ``bandit-submod-pftal`` /
-``hazan-kale-submodular-bandit`` (:mod:`agents.bandit.bandit_submod`). All of them keep
-a point ``x_t`` of the cube ``K = [0, 1]^n`` (the hull of the ground set's indicators)
-and play a random set of the chain of ``x_t``.
+``hazan-kale-submodular-bandit`` (:mod:`agents.bandit.bandit_submod`). All keep a
+point ``x_t`` of ``K = [0, 1]^n`` and play a set of its chain (Cardoso-Cummings
+AISTATS 2019, Def. 5-6, Lemmas 2-3, Alg. 1-2):
 
-The chain of a point (Cardoso-Cummings Def. 5-6, Alg. 2 lines 1-2)
------------------------------------------------------------------
-Let ``pi`` sort ``x`` decreasingly (``order = argsort(-x)``, *stable*, the same order as
-:func:`dp_online_envs.losses.submodular._chain_masks`, so the greedy subgradient of
-``loss.subgradient(theta, x)`` is taken along the same chain). The maximal chain of
-``x`` is ``B_0 = empty ⊂ B_1 ⊂ ... ⊂ B_n = [n]`` with ``B_k = {order[0..k-1]}``, and
+* chain: ``B_k = order[:k]``, ``order`` the *stable* decreasing argsort of ``x``,
+  ``x = sum_k mu_k 1_{B_k}`` with ``mu_0 = 1 - x_(1)``, ``mu_k = x_(k) - x_(k+1)``,
+  ``mu_n = x_(n)`` (:func:`lovasz_chain`); ``f_L(x) = sum_k mu_k f(B_k)``;
+* threshold rounding ``S = {i : x_i >= u}``, ``u ~ U[0, 1)``: ``P(S = B_k) = mu_k``,
+  ``E[f(S)] = f_L(x)`` (:func:`threshold_round`);
+* gradient bounds ``G_1 = min(4M, 2Mn)``, ``G_2 = min(4M, 2M sqrt(n))``
+  (:func:`lovasz_gradient_bounds`);
+* the PFTAL step ``x_{t+1} = Proj_K(-v_t / (H t))`` (:func:`lovasz_pftal_step`).
 
-    x = sum_{k=0}^n mu_k 1_{B_k},   mu_0 = 1 - x_(1),  mu_k = x_(k) - x_(k+1),  mu_n = x_(n)
-
-(``x_(k)`` the k-th largest coordinate), a convex combination (:func:`lovasz_chain`).
-The Lovász extension is ``f_L(x) = sum_k mu_k f(B_k)`` and the greedy vector
-``g_{order[k-1]} = f(B_k) - f(B_{k-1})`` is a subgradient of ``f_L`` at ``x`` (CC Lemma 2).
-
-Threshold rounding (:func:`threshold_round`): ``S = {i : x_i >= u}``, ``u ~ U[0, 1)``.
-Tied coordinates are adjacent in the order and enter together, so ``S`` is always the
-prefix set ``B_{|S|}``, and ``P(S = B_k) = mu_k``: threshold rounding samples the chain
-with the Lovász weights, ``E[f(S)] = f_L(x)``.
-
-The Lovász PFTAL step (CC Alg. 1 / Alg. 2 last line)
-----------------------------------------------------
-SubmodPFTAL passes ``g_t + H x_t`` to the tree and plays
-
-    x_{t+1} = argmin_{x in K} <vhat_t, x> + (H/2) sum_{tau<=t} ||x - x_tau||^2,
-
-``vhat_t`` the noisy ``sum_tau (g_tau + H x_tau)``. ``H x_tau`` is a function of past
-releases, so it is added outside the counter (same update, less noise): with
-``v_t`` the noisy ``sum_tau g_tau`` the objective is
-``<v_t, x> + (H t / 2) ||x||^2 + const``, and the leader is one clipping,
-
-    x_{t+1} = Proj_K(-v_t / (H t))                             (:func:`lovasz_pftal_step`),
-
-identical to ``agents.full_info.pftal.ftal_leader(domain, v_t + H sum_tau x_tau,
-sum_tau x_tau, t, H)``.
+Derivations: ``docs/algorithms/submod-pftal.md``.
 """
 
 from __future__ import annotations
@@ -65,11 +42,8 @@ __all__ = [
 def threshold_round(x: np.ndarray, u: float) -> np.ndarray:
     """The level set ``{i : x_i >= u}`` as a 0/1 ``int8`` vector (a ``MultiBinary`` action).
 
-    With ``u ~ U[0, 1)`` and ``x`` in ``[0, 1]^n``: ``P(i in S) = x_i``; ``S`` runs
-    over the chain ``S_0 = empty, S_1, ..., S_n`` of ``x`` (``pi`` sorting ``x``
-    decreasingly), ``S_k`` with probability ``x_{pi(k)} - x_{pi(k+1)}`` (``x_{pi(0)} =
-    1``, ``x_{pi(n+1)} = 0``), so ``E[f(S)] = f(empty) + sum_k x_{pi(k)} (f(S_k) -
-    f(S_{k-1})) = f_L(x)``, the Lovász extension, for every set function ``f``.
+    With ``u ~ U[0, 1)`` and ``x`` in ``[0, 1]^n``: ``P(i in S) = x_i`` and
+    ``E[f(S)] = f_L(x)``, the Lovász extension, for every set function ``f``.
     """
     return (np.asarray(x, dtype=np.float64) >= u).astype(np.int8)
 
@@ -77,15 +51,13 @@ def threshold_round(x: np.ndarray, u: float) -> np.ndarray:
 def lovasz_gradient_bounds(scale: float, n: int) -> tuple[float, float]:
     """``(G_1, G_2) = (min(4M, 2Mn), min(4M, 2M sqrt(n)))``: bounds on the l1 and l2
     norms of every Lovász (greedy) subgradient of a submodular ``f`` with range
-    ``[-M, M]`` (CC Lemma 3, after Jegelka-Bilmes: the positive entries sum to at most
-    ``f(P) - f(empty) <= 2M``, the negative ones to at most ``f(U) - f([n]) <= 2M``;
-    each entry is a marginal in ``[-2M, 2M]``)."""
+    ``[-M, M]`` (CC Lemma 3; proof in ``docs/algorithms/submod-pftal.md``)."""
     m = float(scale)
     return min(4.0 * m, 2.0 * m * n), min(4.0 * m, 2.0 * m * math.sqrt(n))
 
 
 def lovasz_chain(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The maximal chain of ``x`` in ``[0, 1]^n`` and its convex weights (module docstring).
+    """The maximal chain of ``x`` in ``[0, 1]^n`` and its convex weights.
 
     Returns:
         ``(order, mu)``: ``order`` (shape ``(n,)``) the stable decreasing argsort of
@@ -119,7 +91,7 @@ def chain_set(order: np.ndarray, k: int) -> np.ndarray:
 
 def lovasz_pftal_step(domain: Domain, v: np.ndarray, t: int, H: float) -> np.ndarray:
     """``x_{t+1} = Proj_K(-v / (H t))``: SubmodPFTAL's leader with the regularizer's
-    gradients ``H x_tau`` kept outside the counter (module docstring).
+    gradients ``H x_tau`` kept outside the counter (``docs/algorithms/submod-pftal.md``).
 
     Args:
         domain: The ground set (its ``project`` clips to ``[0, 1]^n``).

@@ -1,42 +1,24 @@
 r"""Smith-Thakurta bandit PFTAL: private follow-the-approximate-leader with one-point
 gradient estimates.
 
-``bandit-pftal`` -- :class:`BanditPFTAL`, Smith & Thakurta, "(Nearly) Optimal
+``bandit-pftal`` -- :class:`BanditPFTAL`. Smith & Thakurta, "(Nearly) Optimal
 Algorithms for Private Online Learning in Full-information and Bandit Settings"
 (NeurIPS 2013), Sec. 3.2 and App. E: Algorithm 3, Theorem 5 (privacy), Theorem 6
-(regret, H-strongly convex losses, oblivious / adaptive adversary) and Theorem 17
-(App. E.3, general convex losses through the regularizer of App. C).
+(regret, H-strongly convex losses) and Theorem 17 (App. E.3, convex losses with the
+regularizer of App. C).
 
-Algorithm (Alg. 3, in the hull coordinates of :mod:`agents.bandit.smoothing`)
-----------------------------------------------------------------------------
-Round ``t``: draw ``s_t`` uniform on the unit sphere of ``R^p`` (``p`` = dimension of
-the domain's affine hull, ``u_t = basis @ s_t``), play ``x_t = w_t + beta u_t`` and
-observe ``f_t(x_t)`` (clipped to ``[-B, B]``); feed the one-point estimate
+Round ``t`` (hull coordinates of :mod:`agents.bandit.smoothing`, ``p`` the hull
+dimension): play ``x_t = w_t + beta u_t``, ``u_t = basis @ s_t``; feed
+``g_t = (p / beta) f_t(x_t) s_t`` (feedback clipped to ``[-B, B]``) to a continual
+counter, whose release is ``v_t``; then (eq. (9))
 
-    g_t = (p / beta) f_t(x_t) s_t
+    w_{t+1} = Proj_{C_xi}(wbar_t - v_t / (H t)),   C_xi = c + (1 - xi)(C - c),  w_1 = c,
 
-to a continual counter (binary tree, App. A Alg. 2, by default), receive the noisy
-prefix sum ``v_t`` (the release) and move to the approximate leader over the shrunk set
-``C_xi = c + (1 - xi)(C - c)``, ``xi = beta / r``:
-
-    w_{t+1} = argmin_{w in C_xi} <v_t, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2
-            = Proj_{C_xi}(wbar_t - v_t / (H t))                       (eq. (9))
-
-(:func:`agents.full_info.pftal.ftal_leader` on the shrunk set; ``Proj_{C_xi}(z) =
-c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``). ``w_1 = c`` (Alg. 3 line 1: any
-point of C). ``x_t`` is in C because ``w_t`` is in ``C_xi`` and ``c + r u_t`` in the
-inner ball (App. E; :mod:`agents.bandit.smoothing`). The paper shrinks about the
-origin (``r B^p`` centered at 0); we shrink about the inner ball's center ``c`` (the
-origin for the registered l2 balls).
-
-General convex losses (App. E.3, Thm. 17): Alg. 3 runs on
-``h_t(w) = f_t(w) + (H/2) ||w - c||^2`` with ``H = 1 / T^{1/4}``. The regularizer's
-gradient ``H (w_t - c)`` is a function of past releases, so it is added outside the
-counter (same algorithm, less noise), and the leader becomes
+and for convex losses (Thm. 17, ``h_t = f_t + (H/2)||w - c||^2``)
 ``w_{t+1} = Proj_{C_xi}(c - v_t / (H t))``.
 
-Parameters (Theorem 6 / Theorem 17, ``p`` the hull dimension)
-------------------------------------------------------------
+Parameters (``r`` the inner radius):
+
 ============================  ==================  =================  ===============
 problem                       ``beta``            ``H``              regret (Õ)
 ============================  ==================  =================  ===============
@@ -45,45 +27,17 @@ strongly convex, adaptive     ``p / T^{1/4}``     ``H_f``            ``p T^{3/4}
 convex (Thm. 17), either      ``p / T^{1/4}``     ``1 / T^{1/4}``    ``p T^{3/4} chi``
 ============================  ==================  =================  ===============
 
-``xi = beta / r`` always (``r`` the inner radius). Clamp: ``beta <= r / 2`` (``xi <=
-1/2``, :data:`agents.bandit.smoothing.MAX_SHRINK`); the formula needs ``xi < 1`` and
-exceeds it for small T (``p = 5``, ``r = 1``: ``beta > r/2`` for ``T < 1000``
-(oblivious) and ``T < 10^4`` (adaptive, convex)). ``adversary="adaptive"`` is the
-default: its guarantee holds against every adversary.
+``chi = BR + (1 + R/r) L + (H ||C||_2 + B)^2 / H * (1 + B / eps)`` (Thm. 6; ``R`` the
+outer radius). ``xi = beta / r``. Clamp: ``beta <= r / 2`` (``xi <= 1/2``).
 
-Privacy (Theorem 5)
--------------------
-The counter's input ``g_t`` depends on the data only through ``f_t(x_t)``;
-``x_t`` is a function of earlier releases and of the data-independent ``s_t``, so by
-adaptive composition the releases are as private as the counter, conditionally on the
-directions, hence unconditionally; actions are post-processing. Sensitivity
-(replace-one, :func:`agents.bandit.smoothing.estimate_sensitivity`): ``||g_t - g'_t||_2
-<= 2 p B / beta``, ``||.||_1 <= 2 p^{3/2} B / beta``.
+Privacy (Thm. 5, replace-one; NOT the paper's ``p B / beta``): sensitivity
+``2 p B / beta`` (l2), ``2 p^{3/2} B / beta`` (l1). ``delta = 0``: coordinatewise
+Laplace, per node scale ``levels 2 p^{3/2} B / (beta eps)``,
+``levels = floor(log2 T) + 1`` (eps-DP). ``delta > 0`` (an extension): analytic
+Gaussian for l2 sensitivity ``sqrt(levels) 2 p B / beta``. :attr:`privacy` is the
+accountant's guarantee for the counter.
 
-* ``delta = 0`` (``noise="laplace"``): coordinatewise Laplace, per node scale
-  ``levels * 2 p^{3/2} B / (beta eps)``, ``levels = floor(log2 T) + 1`` -- pure
-  epsilon-DP as in the paper.
-* ``delta > 0`` (``noise="gaussian"``, an extension): analytic Gaussian for l2
-  sensitivity ``sqrt(levels) * 2 p B / beta``.
-
-The paper (Alg. 3 lines 3 and 7, Alg. 2 line 9) passes the L2-bound ``p B / beta`` to
-the tree and draws one l2-"Laplace" vector per node with density ``∝ exp(-||n|| eps /
-(mu (ceil(log2 T) + 1)))``, ``mu = p B / beta``: that is calibrated to the norm of one
-estimate, while replacing a loss moves it by up to ``2 p B / beta`` -- half the noise
-its own neighbouring relation needs. We calibrate to ``2 p B / beta``.
-:attr:`privacy` is the accountant's guarantee for the counter.
-
-Doubtful in the paper: eq. (32) (and (38)-(39)) writes the privacy term as
-``2 p (pB/beta + H||C||)^2 log^2.5 T / (beta eps H)``. Following Lemma 8 (``sum_t
-||n_t|| / t`` times ``2 (pB/beta + H||C||) / H`` with ``E||n_t|| = O(p (pB/beta)
-log^1.5 T / eps)``) the term is ``O(p (pB/beta)(pB/beta + H||C||) log^2.5 T / (eps
-H))`` -- without the extra ``1/beta``. With the extra factor, Theorem 6's oblivious
-choice ``beta = p / T^{1/3}`` would give a privacy term ``~ B^2 T / (eps H)``, linear in
-T, contradicting the stated ``Õ(p T^{2/3})``; without it the stated rates follow (and
-Thm. 17's ``Õ(p T^{3/4})`` with ``H = T^{-1/4}``). Also Appendix D's non-private
-Theorem 12 uses ``beta = p^{2/3} / T^{1/4}`` (adaptive) and ``p^{2/3} / T^{1/3}``
-(oblivious), whereas Theorem 6 and E.2 use ``p / T^{1/4}`` and ``p / T^{1/3}``; we
-follow Theorem 6 (the private algorithm).
+Why, the paper's calibration error and its eq. (32): ``docs/algorithms/bandit-pftal.md``.
 
 Options:
     adversary: ``"adaptive"`` (default) or ``"oblivious"`` (Theorem 6's two choices of
@@ -178,7 +132,8 @@ class ShrunkSet:
 
 @register
 class BanditPFTAL(CounterAgent, Agent):
-    """Smith-Thakurta bandit PFTAL (Alg. 3; Thm. 5, 6, 17). See the module docstring."""
+    """Smith-Thakurta bandit PFTAL (Alg. 3; Thm. 5, 6, 17); see the module docstring and
+    ``docs/algorithms/bandit-pftal.md``."""
 
     name = "bandit-pftal"
     description = ("Smith-Thakurta private bandit FTAL (Alg. 3): one-point estimates on the "

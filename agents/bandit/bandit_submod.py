@@ -2,121 +2,36 @@ r"""Online submodular minimization with bandit feedback: BanditSubmodPFTAL and H
 
 * ``bandit-submod-pftal`` -- :class:`BanditSubmodPFTAL`, Cardoso & Cummings,
   "Differentially Private Online Submodular Optimization" (AISTATS 2019), Algorithm 2,
-  Theorem 8 (privacy), Theorem 9 (regret; the informal Theorem 2 of the introduction),
-  Lemmas 4-6 (the one-point estimator).
+  Theorem 8 (privacy), Theorem 9 (regret ``O~(M n^{3/2} T^{3/4} / eps)``), Lemmas 4-6
+  (the one-point estimator).
 * ``hazan-kale-submodular-bandit`` -- :class:`HazanKaleSubmodularBandit`, Hazan & Kale,
   "Online Submodular Minimization" (JMLR 13, 2012), bandit algorithm: the same sampling
   and estimator with projected subgradient descent, regret ``O(n M T^{2/3})``.
 
-Both keep ``x_t`` in ``K = [0, 1]^n`` and see only ``f_t(S_t)`` (clipped to ``[-M, M]``,
-``M = problem.bound``). The shared Lovász machinery (chain, threshold rounding, the
-PFTAL step) is :mod:`agents.lovasz`.
+Both keep ``x_t`` in ``K = [0, 1]^n`` (chain ``B_k``, weights ``mu_k``:
+:mod:`agents.lovasz`), see only ``f_t(S_t)`` (clipped to ``[-M, M]``), play
+``S_t = B_k`` with probability ``rho_k = (1 - gamma) mu_k + gamma / (n + 1)`` and
+estimate the Lovász subgradient by one coordinate (CC Alg. 2):
+``k = 0``: ``-(1/rho_0) f_t(B_0) e_{order[0]}``; ``k = n``:
+``(1/rho_n) f_t(B_n) e_{order[n-1]}``; ``0 < k < n`` with a fair sign ``xi``:
+``(2/rho_k) f_t(B_k) e_{order[k-1]}`` (``xi = +1``) or
+``-(2/rho_k) f_t(B_k) e_{order[k]}`` (``xi = -1``).
 
-Sampling and the one-point estimator (CC Alg. 2; :func:`sample_chain_set`, :func:`one_point_coefficient`)
----------------------------------------------------------------------------------------------------------
-Write ``x_t = sum_k mu_k 1_{B_k}`` over its maximal chain ``B_0 = empty ⊂ ... ⊂ B_n = [n]``
-(:func:`agents.lovasz.lovasz_chain`; ``B_k = order[:k]``, ``order[k-1]`` is CC's
-``pi^{-1}(k)``) and play ``S_t = B_k`` with probability
+BanditSubmodPFTAL (Thm. 9): ``gamma = min(1, n / T^{1/4})`` (clamp; ``gamma_uncapped``
+keeps the formula), ``H = M / (sqrt(n) T^{1/4})``, ``x_1 = 0``,
+``x_{t+1} = Proj_K(-v_t / (H t))``. Privacy (Thm. 8, ``calibration="real"``, default):
+the estimate's norm is at most ``G = c(n) (n+1) M / gamma`` (``c(n) = 2`` for
+``n >= 2``, 1 for ``n = 1``; clipped there, counted in :attr:`clipped_estimates`), the
+counter is calibrated to the replace-one sensitivity ``Delta = 2 G`` -- coordinatewise
+Laplace (``delta = 0``, eps-DP) or analytic Gaussian (``delta > 0``). The paper's
+``L = 4M + 2 H sqrt(n)`` (``calibration="paper"``, reproduction only) is far below
+``Delta``; the agent then declares the epsilon that noise really gives.
 
-    rho_k = (1 - gamma) mu_k + gamma / (n + 1),
+Hazan-Kale: ``gamma = min(1, n / T^{1/3})``, ``eta = 1 / (4 M T^{2/3})``,
+``x_1 = (1/2, ..., 1/2)``, ``x_{t+1} = Proj_K(x_t - eta g_t)``.
 
-i.e. with probability ``gamma`` a uniformly random chain set (exploration), otherwise the
-threshold set ``{i : x_t(i) >= u}`` of SubmodPFTAL, which is ``B_k`` with probability
-``mu_k`` (:func:`agents.lovasz.threshold_round`; it is always a prefix set, so its index
-is ``k = |S_t|``). From the single value ``f_t(S_t)`` (CC Alg. 2, 0-based here):
-
-* ``k = 0``: ``g_t = -(1/rho_0) f_t(B_0) e_{order[0]}``;
-* ``k = n``: ``g_t = (1/rho_n) f_t(B_n) e_{order[n-1]}``;
-* ``0 < k < n``: a fair sign ``xi``; ``xi = +1``: ``g_t = (2/rho_k) f_t(B_k)
-  e_{order[k-1]}``, ``xi = -1``: ``g_t = -(2/rho_k) f_t(B_k) e_{order[k]}``.
-
-Unbiased (CC Lemma 4): ``E[g_t | x_t]_{order[k-1]} = f_t(B_k) - f_t(B_{k-1})``, the
-greedy subgradient of the Lovász extension at ``x_t`` -- for every ``gamma`` in
-``(0, 1]`` (the ``1/rho_k`` weights undo the exploration mixture). Second moment (CC
-Lemma 5): ``E||g_t||^2 <= 4 M^2 sum_k 1/rho_k <= 4 M^2 (n+1)^2 / gamma``. Played value
-(CC Lemma 6): ``E[f_t(S_t)] = sum_k rho_k f_t(B_k) = (1-gamma) f_L(x_t) + gamma
-mean_k f_t(B_k) <= f_L(x_t) + 2 gamma M``.
-
-The real sensitivity (:func:`one_point_estimate_bound`)
--------------------------------------------------------
-``g_t`` is ``c_t f_t(S_t) e_{j_t}`` -- ONE nonzero coordinate, so its l1 and l2 norms
-coincide -- with ``|c_t| in {1/rho_0, 2/rho_k, 1/rho_n}`` and ``rho_k >= gamma/(n+1)``,
-with equality iff ``mu_k = 0`` (or ``gamma = 1``); a middle ``mu_k`` (``0 < k < n``) is 0
-whenever two coordinates of ``x_t`` are equal -- common, since the leader is clipped to
-the cube (e.g. ``x_1 = 0``). Hence, for every ``x_t``, every draw and every ``f_t`` with
-range ``[-M, M]``,
-
-    ||g_t||_1 = ||g_t||_2 <= G = c(n) (n+1) M / gamma,     c(n) = 2 if n >= 2, 1 if n = 1,
-
-attained when a middle chain set with ``mu_k = 0`` has ``|f_t(B_k)| = M``. The counter
-input depends on the data only through ``f_t(S_t)``; the draws ``(k_t, xi_t)`` and
-``x_t`` (a function of earlier releases) are data-independent given the past, so for
-neighbouring sequences (one round's function REPLACED) coupled on the agent's
-randomness
-
-    ||g_t - g'_t||_1 = ||g_t - g'_t||_2 = |c_t| |f_t(S_t) - f'_t(S_t)| <= Delta = 2 G
-                                                 = 2 c(n) (n+1) M / gamma.
-
-The paper calibrates its tree to ``L = 4M + 2 H sqrt(n)`` (Thm. 9), the Lipschitz
-constant of the regularized Lovász extension -- a bound on the TRUE subgradient, not on
-``g_t`` (its own proof of Thm. 9 notes that ``h~_t`` is ``(2M(n+1)/gamma + H D)``-
-Lipschitz). With ``gamma = n / T^{1/4}`` the estimate is ``~ 2M T^{1/4}`` in norm, so
-the paper's released sums are private only at ``eps * Delta / L`` (about ``eps (n+1)
-T^{1/4} / n``), and even the norm ``L`` is used as the replacement distance (half the
-needed noise, as in Smith-Thakurta App. A; see :mod:`agents.full_info.submod_pftal`).
-
-Calibration (``calibration=``):
-
-* ``"real"`` (default): ``g_t`` is clipped to ``G`` (never active for feedback in
-  ``[-M, M]``; counted in :attr:`clipped_estimates`) and the counter is calibrated to
-  ``Delta``: coordinatewise Laplace with l1 sensitivity ``Delta`` (``delta = 0``, pure
-  eps-DP as in the paper's Thm. 8) or analytic Gaussian with l2 sensitivity ``Delta``
-  (``delta > 0``, an extension). :attr:`privacy` is the counter's accountant guarantee,
-  equal to the requested ``(epsilon, delta)``.
-* ``"paper"`` (reproduction only): the counter gets the paper's sensitivity ``L`` and the
-  requested epsilon -- the paper's noise. The agent then declares what that noise REALLY
-  achieves for sensitivity ``Delta``, computed by the ``dp_accounting`` accountant: for
-  Laplace noise exactly ``epsilon * Delta / L``; never the requested epsilon.
-
-Privacy (Thm. 8): the releases (noisy prefix sums of the ``g_t``) are as private as the
-counter, by adaptive composition conditionally on the agent's data-independent draws,
-hence unconditionally; ``x_t`` and the played sets are post-processing. The ``H x_t``
-part of the paper's TBAP input is a function of past releases and is added outside the
-counter (:func:`agents.lovasz.lovasz_pftal_step`: ``x_{t+1} = Proj_K(-v_t / (H t))``).
-
-Parameters (Thm. 9) and clamps (:func:`bandit_submod_parameters`)
------------------------------------------------------------------
-``gamma = n / T^{1/4}`` and ``H = M / (sqrt(n) T^{1/4})``. Clamp: Lemma 5 (and the
-sampling distribution itself) needs ``gamma <= 1``, and ``n / T^{1/4} > 1`` whenever
-``T < n^4`` (``T < 4096`` for the default ``n = 8``), so ``gamma = min(1, n / T^{1/4})``
-(:attr:`gamma_uncapped` keeps the formula's value). When the cap is active the
-exploration term ``2 gamma M T`` of Thm. 9 is ``2 M T``: the guarantee is vacuous there
-(the agent explores uniformly over the chain of ``x_t``) and the ``T^{3/4}`` rate only
-starts at ``T >= n^4``. ``H`` is used as printed (no epsilon in Thm. 9).
-
-Regret with the real calibration: in Lemma 9 the noise enters as ``2 (4M + 2H sqrt(n))
-/ H * sum_t E||zeta_t|| / t`` with ``E||zeta_t|| = O(n Delta log^1.5 T / eps)``, i.e.
-``O(n (4M + 2H sqrt n) Delta log^2.5 T / (H eps)) = O(M n^{1.5} sqrt(T) log^2.5 T /
-eps)`` for Thm. 9's ``gamma, H`` (``Delta ~ 4M (n+1) T^{1/4} / n``); the other terms
-(``2 gamma M T``, ``T H n / 2``, Lemma 11's ``2 (2M(n+1)/gamma + 2H sqrt n)^2 ln T / H``)
-are ``O~(M n T^{3/4})``, so Thm. 9's ``O~(M n^{3/2} T^{3/4} / eps)`` still holds with the
-correct noise.
-
-``x_1 = 0`` (Alg. 2: "arbitrary vector in K"; the regularizer's minimizer, as in
-``submod-pftal``).
-
-Hazan-Kale (:func:`hazan_kale_bandit_parameters`)
--------------------------------------------------
-``x_{t+1} = Proj_K(x_t - eta g_t)`` from ``x_1 = (1/2, ..., 1/2)``, with the same
-sampling and estimator (Cardoso-Cummings' corrected construction; their footnote 2
-notes that Hazan-Kale's original estimator is not unbiased as printed) and the tuning
-``delta = n / T^{1/3}`` (Hazan-Kale's exploration rate, ``gamma`` here) and ``eta = 1 /
-(4 M T^{2/3})``. Hazan-Kale's paper is not among the shared papers, so these values are
-re-derived here for this estimator: they balance the projected-subgradient bound
-``D^2/(2 eta) + (eta/2) sum_t E||g_t||^2 + 2 gamma M T`` (Zinkevich's bound on the
-Lovász extensions, ``D^2 = n``, CC Lemma 5 for ``E||g_t||^2``, CC Lemma 6 for the
-rounding): ``2 n M T^{2/3} + M (n+1)^2 T^{2/3} / (2n) + 2 n M T^{2/3} = O(n M T^{2/3})``.
-Clamp: ``gamma = min(1, n / T^{1/3})`` (active for ``T < n^3``); ``eta`` as printed.
+Unbiasedness, the real sensitivity, the paper's error, the clamps and the re-derived
+Hazan-Kale tuning: ``docs/algorithms/bandit-submod-pftal.md``.
 """
 
 from __future__ import annotations
@@ -156,7 +71,7 @@ CALIBRATIONS = ("real", "paper")
 
 # --------------------------------------------------------------------- parameters
 def bandit_submod_parameters(scale: float, n: int, horizon: int) -> dict[str, float]:
-    """CC Thm. 9: ``gamma = min(1, n / T^{1/4})`` (clamped, see module docstring),
+    """CC Thm. 9: ``gamma = min(1, n / T^{1/4})`` (clamped),
     ``H = M / (sqrt(n) T^{1/4})``; also the uncapped ``n / T^{1/4}``."""
     q = float(horizon) ** 0.25
     raw = n / q

@@ -1,31 +1,16 @@
 r"""EXP3 (Auer, Cesa-Bianchi, Freund, Schapire 2002) for K-armed bandits, non-private.
 
-``exp3`` -- :class:`EXP3`: exponential weights on importance-weighted loss estimates,
+``exp3`` -- :class:`EXP3`: exponential weights on importance-weighted loss estimates
+(loss form of Bubeck & Cesa-Bianchi 2012, Sec. 3.1),
 
-    p_t(i) ∝ exp(-eta L~_{t-1}(i)),   play I_t ~ p_t,
+    p_t = (1 - gamma) q_t + gamma / K,   q_t(i) ∝ exp(-eta L~_{t-1}(i)),   I_t ~ p_t,
     l~_t(i) = l_t(i) 1{I_t = i} / p_t(i),   L~_t = L~_{t-1} + l~_t,
 
-in the loss form of Bubeck & Cesa-Bianchi (2012, Sec. 3.1) with the standard rate
-
-    eta = sqrt(2 ln K / (T K)),
-
-for which the pseudo-regret is at most ``sqrt(2 T K ln K)`` (their Thm. 3.1) for losses
-in ``[0, 1]``. The feedback is mapped onto ``[0, 1]`` by ``l = (f - lo)/(hi - lo)`` with
-the declared range (:func:`~agents.bandit.reduction.loss_range`; the identity on
-``DPBandit-MAB-v0``); a constant shift of every arm's loss changes no regret, and the
-reported ``eta`` is per unit of that normalized loss.
-
-Mixing. ``gamma`` (default 0) mixes in the uniform distribution,
-``p_t = (1 - gamma) q_t + gamma / K``, as in Auer et al.'s original Exp3; it bounds the
-estimates by ``K / gamma`` times the loss.
-
-As a base of the private reduction (``private-bandit`` with ``base="exp3"``) EXP3
-receives noisy, possibly negative losses. It runs in the log domain (no overflow), but
-the ``sqrt(2TK ln K)`` analysis needs non-negative losses (``e^{-x} <= 1 - x + x^2/2``
-for ``x >= 0``): with ``gamma = 0`` a negative noisy loss of a rarely played arm gives an
-unbounded estimate. Use ``base_options={"gamma": ...}`` or prefer ``private-exp2``,
-whose exploration is tuned to the noise (Theorem 4.1). The per-round cost is that of
-:class:`~agents.bandit.exp2.ArmsExpWeights`: O(K) scalar work.
+with ``eta = sqrt(2 ln K / (T K))`` and ``gamma = 0`` by default: pseudo-regret
+``<= sqrt(2 T K ln K)`` (their Thm. 3.1) for losses in ``[0, 1]``. The feedback is
+normalised to ``l = (f - lo) / (hi - lo)`` with the declared range; ``eta`` is per unit
+of that loss. As the base of ``private-bandit`` the bound needs non-negative losses:
+pass ``gamma > 0`` or use ``private-exp2``. Notes: ``docs/algorithms/exp3.md``.
 """
 
 from __future__ import annotations

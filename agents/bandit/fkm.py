@@ -1,26 +1,19 @@
 r"""Flaxman-Kalai-McMahan bandit gradient descent (non-private baseline).
 
-``fkm`` -- :class:`FKM`, Flaxman, Kalai & McMahan, "Online convex optimization in the
+``fkm`` -- :class:`FKM`. Flaxman, Kalai & McMahan, "Online convex optimization in the
 bandit setting: gradient descent without a gradient" (SODA 2005), Algorithm
-``BGD(alpha, delta, nu)`` with the parameters of their Theorem 3.3 (L-Lipschitz costs):
+``BGD(alpha, delta, nu)`` with the parameters of Theorem 3.3 (L-Lipschitz costs):
 
     y_1 = c;   x_t = y_t + delta u_t;   y_{t+1} = Proj_{(1-alpha)S}(y_t - nu f_t(x_t) u_t)
 
-with ``u_t`` uniform on the unit sphere of the hull (:mod:`agents.bandit.smoothing`;
-``d`` = hull dimension) and
+``u_t`` uniform on the unit sphere of the hull (``d`` its dimension), ``(1-alpha)S``
+shrunk about the inner ball's center ``c``, and
 
     nu = R / (C sqrt(T)),   delta = T^{-1/4} sqrt(R d C r / (3 (L r + C))),   alpha = delta / r,
 
-``C = B`` (``|f_t| <= C``), ``r`` / ``R`` the inner / outer radii about ``c`` (``rB ⊆
-S ⊆ RB`` after translating ``c`` to the origin). Expected regret (Thm. 3.3, oblivious
-adversary): ``<= 2 T^{3/4} sqrt(3 R d C (L + C/r))``. The theorem holds "for T
-sufficiently large", i.e. ``alpha <= 1``; we clamp ``delta <= r/2`` (``alpha <= 1/2``,
-:data:`agents.bandit.smoothing.MAX_SHRINK`). ``(1-alpha)S`` is shrunk about ``c``
-(the origin of the paper, and of the registered balls); the projection is
-``domain.project`` conjugated by the shrink.
-
-FKM's paper is not among ``/work/shared/papers``: the constants above are those of the
-published Theorem 3.3 (SODA 2005 / arXiv cs/0408007), not checked against a stored copy.
+``C = B`` (``|f_t| <= C``), ``r`` / ``R`` the inner / outer radii about ``c``.
+Clamp: ``delta <= r / 2``. Expected regret (Thm. 3.3, oblivious adversary):
+``<= 2 T^{3/4} sqrt(3 R d C (L + C/r))``. Notes: ``docs/algorithms/fkm.md``.
 
 Options:
     nu, smoothing: overrides of ``nu`` and ``delta`` (``delta`` is the name of the privacy
@@ -92,16 +85,16 @@ class FKM(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._y = self.geometry.center.copy()
-        self._u = None
+        self._direction = None
 
     def act(self):
-        _, self._u = self.geometry.direction(self.rng)
-        return self._y + self.smoothing * self._u
+        _, self._direction = self.geometry.direction(self.rng)
+        return self._y + self.smoothing * self._direction
 
     def update(self, action, feedback) -> None:
-        if self._u is None:
+        if self._direction is None:
             raise RuntimeError(f"{self.name}.update called before act")
         f = float(self.clip_feedback(feedback)[0])
         self.t += 1
-        self._y = self._shrunk.project(self._y - self.nu * f * self._u)
-        self._u = None
+        self._y = self._shrunk.project(self._y - self.nu * f * self._direction)
+        self._direction = None

@@ -10,16 +10,12 @@ The algorithm
 ``y_1 = argmin R`` (the analytic centre). Each round, with ``H = nabla^2 R(y_t) =
 sum_i lam_i v_i v_i^T`` (eigen-decomposition):
 
-1. draw ``i`` uniform in ``[n]`` and a sign ``s = +-1``; play
-   ``x_t = y_t + s lam_i^{-1/2} v_i``, an extreme point of the Dikin ellipsoid
-   ``{x : ||x - y_t||_{H} <= 1}``, which lies in the domain for a self-concordant
-   barrier (Nesterov-Nemirovski);
-2. observe ``f_t = <theta_t, x_t>`` and form the one-point estimate
-   ``theta^_t = n f_t s lam_i^{1/2} v_i`` (unbiased: ``E theta^_t = theta_t``);
-3. FTRL step ``y_{t+1} = argmin_y eta <sum_{s<=t} theta^_s, y> + R(y)``, solved by
-   damped Newton from ``y_t`` (steps ``1/(1 + lambda_N)`` while the Newton decrement
-   ``lambda_N >= 1/4``, full steps after; every iterate stays in the open Dikin
-   ellipsoid, i.e. strictly inside), to decrement ``1e-10``.
+1. draw ``i`` uniform in ``[n]`` and a sign ``s = +-1``; play the Dikin-ellipsoid
+   extreme point ``x_t = y_t + s lam_i^{-1/2} v_i`` (in the domain);
+2. observe ``f_t = <theta_t, x_t>``; estimate ``theta^_t = n f_t s lam_i^{1/2} v_i``
+   (unbiased);
+3. FTRL step ``y_{t+1} = argmin_y eta <sum_{s<=t} theta^_s, y> + R(y)`` (damped Newton
+   from ``y_t``).
 
 Barriers (:func:`barrier_for`): the Euclidean ball of radius r,
 ``R(x) = -log(r^2 - ||x||^2)``, ``nu = 1``; polytopes ``{x : A x <= b}`` with the
@@ -27,13 +23,8 @@ log-barrier ``R(x) = -sum_j log(b_j - a_j^T x)``, ``nu = m`` (number of constrai
 boxes / the cube ``[-1, 1]^n`` (``m = 2n``), the l1 ball (``m = 2^n``, for ``n <= 12``)
 or any ``constraints=(A, b)`` given as an option.
 
-Feasibility guard. In exact arithmetic ``x_t`` is in the domain; in floating point the
-extreme point can sit ``1e-16`` outside. Each ``x_t`` is checked with the barrier's
-slack (``>= 0``) and ``domain.contains(x, 0)``; if it fails, the step is shrunk
-(``x_t = y_t + s c lam_i^{-1/2} v_i`` with ``c = 1 - 1e-12, 1 - 1e-9, ..., 1/2``) and the
-estimate divided by ``c`` (still unbiased); as a last resort ``y_t`` itself (strictly
-inside) is played with a zero estimate (:attr:`SCRiBLe.guarded` counts both events).
-Newton iterates that leave the barrier's domain by rounding are backtracked.
+A floating-point guard shrinks the step when ``x_t`` falls outside by rounding
+(:attr:`SCRiBLe.guarded` counts it).
 
 Parameters (Theorem 4.5 of Agarwal-Singh; Theorem 5.1 of Abernethy et al. 2012)
 -------------------------------------------------------------------------------
@@ -43,22 +34,14 @@ the noise on the forwarded loss:
 
     eta = sqrt( nu ln T / (2 N^2 T (M^2 + lambda^2 N ||X||_2^2)) ).
 
-Non-private ``scrible`` is ``lambda = 0``: ``eta = sqrt(nu ln T / (2 N^2 T M^2))``.
-Clamp: SCRiBLe's bound (Thm. D.1 in the paper) needs ``eta <= 1/(4 N M')`` with ``M'``
-the bound on the forwarded losses; the proof of Thm. 4.5 uses ``M' = M + L``,
-``L = 4 lambda ||X||_2 sqrt(N) ln(NT)`` (the noise magnitude on the event ``F^c``), and
-asserts that the formula satisfies it, which holds only for very large ``T`` (e.g.
-``T >~ 10^5`` for ``N = 5``, ``epsilon = 1``). We use
-``eta = min(formula, 1/(4 N (M + L)))`` and record :attr:`SCRiBLe.eta_clamped`.
-Natural logarithms throughout; ``ln T`` is floored at ``ln 2`` so ``T = 1`` keeps a
-positive step.
+Non-private ``scrible`` is ``lambda = 0``; ``private-scrible`` uses
+``lambda = (hi - lo) / epsilon = 2M / epsilon``. Clamp:
+``eta = min(formula, 1 / (4 N (M + L)))``, ``L = 4 lambda ||X||_2 sqrt(N) ln(NT)``
+(Thm. D.1's condition, recorded in :attr:`SCRiBLe.eta_clamped`). Natural logarithms;
+``ln T`` floored at ``ln 2``. Regret (Thm. 4.5, with ``lambda = ||Y||_1 / eps`` there):
+``O(sqrt(T log T) sqrt(N^2 nu (M^2 + lambda^2 N ||X||_2^2)))``.
 
-On ``lambda``: Theorem 4.5 adds a Laplace *vector* ``Z ~ Lap^N(||Y||_1/epsilon)`` and
-forwards ``<l + Z, x>``, whose square it bounds by ``lambda^2 N ||X||_2^2`` (up to the
-log). The reduction of this package adds ONE scalar draw ``Lap((hi - lo)/epsilon)`` to
-the observed loss (a Laplace mechanism with the exact sensitivity ``2M``); we plug that
-scale into the theorem's formula as ``lambda``, which over-estimates the noise on the
-forwarded value by the factor ``N ||X||_2^2`` -- a smaller, safe step.
+Why the clamp, the guard and this ``lambda``: ``docs/algorithms/scrible.md``.
 """
 
 from __future__ import annotations
@@ -355,7 +338,8 @@ class PrivateSCRiBLe(PrivateBanditReduction):
 
     Each loss (clipped to ``[-M, M]``, ``M = problem.bound``) gets ``Lap(2M/epsilon)``
     noise, is released and fed to :class:`SCRiBLe` with ``lambda = 2M/epsilon`` in
-    Theorem 4.5's ``eta`` (clamped, see the module docstring). ``(epsilon, 0)``-DP.
+    Theorem 4.5's ``eta`` (clamped, see the module docstring and
+    ``docs/algorithms/scrible.md``). ``(epsilon, 0)``-DP.
 
     Args (of ``setup``):
         eta: Step size override passed to SCRiBLe.

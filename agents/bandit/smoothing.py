@@ -1,57 +1,22 @@
 r"""Geometry shared by the one-point (bandit convex) learners.
 
-Every learner of :mod:`agents.bandit.bandit_pftal`, :mod:`agents.bandit.fkm`,
-:mod:`agents.bandit.projection_free` and :mod:`agents.bandit.garber_kretzu` plays a
-point ``y`` of (a shrunk copy of) the domain perturbed by ``zeta u``, ``u`` uniform on
-a unit sphere, and turns the observed value into the one-point gradient estimate of
-Flaxman, Kalai & McMahan (SODA 2005, Lemma 1; Smith-Thakurta 2013 Sec. 3; Ene-Nguyen-
-Vladu 2021 Lemma 2.2):
+Used by :mod:`agents.bandit.bandit_pftal`, :mod:`agents.bandit.fkm`,
+:mod:`agents.bandit.projection_free` and :mod:`agents.bandit.garber_kretzu`. The
+one-point estimate of Flaxman, Kalai & McMahan (SODA 2005, Lemma 1; Smith-Thakurta
+2013 Sec. 3; Ene-Nguyen-Vladu 2021 Lemma 2.2), in the domain's affine hull:
 
-    g = (k / zeta) f(y + zeta u) u,        E_u[g] = grad f_hat(y),
-    f_hat(y) = E_{v ~ unit ball} f(y + zeta v).
+    g = (k / zeta) f(y + zeta u) u,   u = basis @ s,  s uniform on the sphere of R^k,
+    E_u[g] = grad f_hat(y),           f_hat(y) = E_{v ~ unit ball} f(y + zeta v),
 
-Affine hull. Simplex-like and base polytopes (Birkhoff, flow, submodular base) are not
-full-dimensional, so ``y + zeta u`` leaves the domain for almost every ``u`` of the
-ambient sphere. Directions are therefore drawn inside the hull: ``u = basis @ s`` with
-``s`` uniform on the unit sphere of ``R^k`` (``basis`` the hull's orthonormal basis,
-``k`` its dimension, :class:`SmoothingGeometry`). The smoothing ball, the estimate and
-its dimension factor all live in the hull: ``g = (k/zeta) f(x) basis @ s`` estimates the
-gradient of ``f`` smoothed over the ``k``-ball, i.e. the gradient projected onto the
-hull's directions (the only part a learner in the hull can use). The learners keep
-``g`` in hull coordinates, ``(k/zeta) f(x) s`` -- a ``k``-vector -- which is also what
-their private counters sum (less noise than ``dim`` coordinates).
+``k`` the hull dimension; the learners keep ``g`` in hull coordinates,
+``(k / zeta) f s``. With ``c, r = domain.inner_ball()`` and ``alpha = zeta / r`` the
+played point ``(1 - alpha) y + alpha c + zeta u`` is in the domain for every ``y`` in
+it. Clamp: ``zeta <= MAX_SHRINK r`` (``MAX_SHRINK = 1/2``), recorded as
+``zeta_clamped``. Replace-one sensitivity of one estimate with ``|f| <= B``:
+``2 k B / zeta`` (l2) and ``2 k^{3/2} B / zeta`` (l1).
 
-Staying inside the domain (Smith-Thakurta Sec. 3.1, Ene-Nguyen-Vladu App. D, FKM
-Sec. 3, Garber-Kretzu). With ``c, r = domain.inner_ball()`` (a ball of radius ``r``
-about ``c``, relative to the hull, inside the domain) and ``alpha = zeta / r``:
-
-    x = (1 - alpha) y + alpha c + zeta u = (1 - alpha) y + alpha (c + r u)
-
-is a convex combination of ``y`` and the point ``c + r u`` of the inner ball, hence in
-the domain for every ``y`` in the domain and every unit ``u`` in the hull. The papers
-shrink about the origin (they assume ``r B`` centered at 0); we shrink about ``c``.
-
-Clamp. The formula ``alpha = zeta / r`` needs ``zeta <= r``; at ``zeta = r`` the shrunk
-set is the single point ``c`` and nothing is learned. Whenever a paper's formula gives
-``zeta > MAX_SHRINK * r`` we clamp ``zeta = MAX_SHRINK * r`` (``MAX_SHRINK = 1/2``: the
-shrunk set keeps half the domain's size) and record it (``zeta_clamped``). On the
-registered polytopes (``r`` about 0.2-0.33) this clamp is active for every practical T
-for the T^{-1/4}-radii of Ene-Nguyen-Vladu; the learners then pay a regret linear in T
-for the shrinking (``alpha T L dist(c, x*)``), see the benchmark.
-
-Sensitivity of one estimate (the counters' input). Feedback is clipped to
-``[-B, B]``; ``s`` is internal randomness, identical in the two neighbouring runs that
-privacy compares (the guarantee holds conditionally on every sequence of directions,
-hence also unconditionally), so replacing round ``t``'s loss moves ``g_t`` by
-``(k/zeta)(f_t(x_t) - f'_t(x_t)) s_t``:
-
-* l2: ``<= 2 k B / zeta``            (Gaussian noise, :func:`estimate_sensitivity` ``ord=2``);
-* l1: ``<= 2 k B / zeta * ||s||_1 <= 2 k^{3/2} B / zeta``  (``||s||_1 <= sqrt(k)``
-  for a unit ``s``: Laplace noise, ``ord=1``).
-
-Frank-Wolfe. :func:`fw_projection_step` is one conditional-gradient step with exact
-line search on ``q(x) = ||x - z||^2 / 2`` (a Euclidean "projection" of ``z`` computed
-with the linear oracle only). It never calls ``domain.project``.
+Derivations (hull, shrink, clamp, sensitivity, Frank-Wolfe step):
+``docs/algorithms/one-point-estimates.md``.
 """
 
 from __future__ import annotations
@@ -79,7 +44,7 @@ __all__ = [
     "sphere_direction",
 ]
 
-#: Largest shrink factor ``alpha = zeta / r`` the learners accept (clamp, see module doc).
+#: Largest shrink factor ``alpha = zeta / r`` the learners accept (clamp, see the module docstring).
 MAX_SHRINK = 0.5
 
 

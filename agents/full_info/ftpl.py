@@ -36,28 +36,13 @@ class PrivateFTPL(CounterAgent, Agent):
 
         sigma = max{ ||Y||_2 sqrt(T / (sqrt(N) R)),  sigma_priv }            (per draw)
 
-    The first term minimizes Thm. 3.5's proof bound ``sigma sqrt(N R) ||X||_2 +
-    T ||X||_2 ||Y||_2^2 / (2 sigma sqrt(R))`` (the paper drops the factor 1/2 under the
-    root). The second term is the privacy calibration. The paper's is
-    ``(sqrt(N) / eps) R log(R / delta)`` (Thm. 3.5; Thm. A.1 has ``||Y||_2`` for
-    ``sqrt(N)``); it ignores the factor 2 of replace-one neighbours (the l2 diameter of
-    ``Y`` is ``2 ||Y||_2`` for symmetric sets) and is not a valid (eps, delta)
-    calibration for every T, delta. We use instead the per-node sigma of the counter,
-    ``sigma_priv`` = analytic Gaussian for l2 sensitivity ``sqrt(levels) Delta_2``
-    (``levels = floor(log2 T) + 1``, ``Delta_2`` the l2 diameter of the loss set, see
-    :mod:`agents.full_info.ftrl`), which the ``dp_accounting`` accountant confirms; the
-    paper's value is kept in :attr:`sigma_paper_privacy` for comparison.
-
-    Implementation of the max: the counter is calibrated to ``sigma_priv`` (so
-    :attr:`privacy` is exactly the requested ``(epsilon, delta)``), and when
-    ``sigma > sigma_priv`` each round adds fresh data-independent Gaussian noise
-    ``xi_t`` of variance ``R sigma^2 - Var(counter noise of L~_{t-1})`` per coordinate
-    (0 if negative). With the AS counter the perturbation of every round is then
-    exactly ``N(0, R sigma^2 I)``, the distribution of Thm. 3.5 (sum of ``R`` draws of
-    ``N(0, sigma^2 I)``); ``xi_t`` is post-processing, so privacy is unchanged. ``L~_0``
-    is ``R`` pure-noise draws for the AS counter (Alg. 3, lines 2-3), 0 otherwise (then
-    ``xi_1`` supplies the whole perturbation). With other counters the perturbation of
-    round t has variance ``max(R sigma^2, Var_t(counter))``.
+    ``sigma_priv``: the counter's analytic-Gaussian sigma for l2 sensitivity
+    ``sqrt(levels) Delta_2`` (``levels = floor(log2 T) + 1``, ``Delta_2`` the l2 diameter
+    of the loss set), NOT the paper's ``(sqrt(N) / eps) R log(R / delta)`` (kept in
+    :attr:`sigma_paper_privacy`). Every round's perturbation has per-coordinate variance
+    ``R sigma^2`` (``max(R sigma^2, Var_t(counter))`` with counters other than
+    ``"agarwal-singh"``), topped up by data-independent Gaussian noise.
+    Why, and the paper's calibration error: ``docs/algorithms/private-ftpl.md``.
 
     Regret promised (Thm. 3.5):
     ``O(N^{1/4} ||X||_2 ||Y||_2 sqrt(T) + N ||X||_2 log^{1.5} T log(log T / delta) / eps)``,

@@ -1,96 +1,33 @@
 r"""Follow the approximate leader: Smith-Thakurta private FTAL and the non-private FTAL.
 
-* ``pftal`` -- :class:`PFTAL`, Smith & Thakurta, "(Nearly) Optimal Algorithms for
+* ``pftal`` -- :class:`PFTAL`. Smith & Thakurta, "(Nearly) Optimal Algorithms for
   Private Online Learning in Full-information and Bandit Settings" (NeurIPS 2013),
-  Algorithm 1 (PFTAL) with Theorems 3 (privacy) and 4 (regret) for H-strongly convex
-  losses, and the regularization of Appendix C (Theorem 11) for general convex losses.
-* ``ftal`` -- :class:`FTAL`, the same update without noise: follow the approximate
-  leader of Hazan, Agarwal & Kale (Machine Learning 2007) in the quadratic-lower-bound
-  form of Smith-Thakurta eq. (4).
+  Algorithm 1 with Theorems 3 (privacy) and 4 (regret, H-strongly convex losses), and
+  App. C / Theorem 11 (convex losses by regularization).
+* ``ftal`` -- :class:`FTAL`, the same update without noise (Hazan, Agarwal & Kale,
+  Machine Learning 2007; Smith-Thakurta eq. (4)).
 
-The update as a projection
---------------------------
-Both learners play, after ``t`` rounds,
+Update: ``w_{t+1} = Proj_C((H_f/H) wbar_t - v_t / (H t))``, ``wbar_t`` the mean of the
+played points, ``v_t`` the (noisy) sum of the gradients clipped to ``||z_t||_2 <= L``,
+``H = H_f + lam``, ``H_f`` the problem's strong convexity. ``w_1 = Proj_C(0)`` when
+``lam > 0``, else the domain's center.
 
-    w_{t+1} = argmin_{w in C} <v_t, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2,
+Parameters (``p = d`` the dimension, ``||C|| = sup_{w in C} ||w||_2``,
+``log T = max(1, ln T)``):
 
-with ``v_t`` the (noisy, for PFTAL) sum of the gradients ``nabla f_tau(w_tau)``.
-Since ``sum_tau ||w - w_tau||^2 = t ||w - wbar_t||^2 + const`` (``wbar_t`` the mean
-of the played points), the objective is ``(H t / 2) ||w - (wbar_t - v_t/(H t))||^2 +
-const``, so the leader is ONE Euclidean projection:
+* strongly convex (``H_f > 0``): ``lam = 0``; regret (Thm. 4)
+  ``O(p (L + H ||C||)^2 log^2.5 T / (eps H))``;
+* convex (``H_f = 0``, Thm. 11): ``lam = (L / ||C||) sqrt(p log^2.5 T / (eps' T))``,
+  ``eps' = min(eps, p log^1.5 T)`` (clamp: the non-private limit); regret
+  ``O(sqrt(p T log^2.5 T / eps') L ||C||)``; FTAL: ``lam = (L/||C||) sqrt(log T / T)``.
 
-    w_{t+1} = Proj_C(wbar_t - v_t / (H t))            (:func:`ftal_leader`).
+Privacy (Thm. 3; replace-one sensitivity ``2L``, NOT the paper's ``L``): the counter
+(default the binary tree, App. A Alg. 2, ``levels = floor(log2 T) + 1``) gets
+coordinatewise Laplace for l1 sensitivity ``2 L sqrt(d)``, per node scale
+``levels 2 L sqrt(d) / eps`` (``delta = 0``), or Gaussian for l2 sensitivity ``2L``
+(``delta > 0``, an extension).
 
-Regularized form (App. C). For losses that are not strongly convex, Algorithm 1 runs
-on ``h_t(w) = f_t(w) + (lam/2)||w||^2``, whose gradient at ``w_t`` is
-``nabla f_t(w_t) + lam w_t``; with total modulus ``H = H_f + lam`` (``H_f`` the
-problem's own strong convexity, 0 for convex losses) the same formula applies with
-``v_t + lam sum_tau w_tau`` as the linear term, i.e.
-``w_{t+1} = Proj_C((H_f/H) wbar_t - v_t/(H t))`` -- for ``H_f = 0`` simply
-``Proj_C(-v_t / (lam t))``, lazy projected gradient descent with step ``1/(lam t)``.
-
-Privacy (Thm. 3)
-----------------
-The only data-dependent input of the learner is the stream of gradients
-``z_t = nabla f_t(w_t)``; ``w_t`` is a function of earlier releases, so by adaptive
-composition the releases ``v_1, ..., v_T`` of the continual counter are as private as
-the counter, and the actions are post-processing. The ``lam w_t`` part of ``nabla
-h_t`` is such a function of past releases too, so it is added outside the counter (the
-paper passes ``nabla h_t`` with norm bound ``L + H ||C||`` to the tree; B.1): this is
-the same algorithm with less noise.
-
-Sensitivity. Each ``z_t`` is computed from the revealed ``theta_t`` as
-``problem.loss.subgradient(theta_t, w_t)`` and clipped to ``||z_t||_2 <= L`` (the
-problem's Lipschitz constant; clips are counted in :attr:`clipped_gradients`), so a
-neighbouring stream (one round's loss REPLACED) moves the counter input by at most
-``||z - z'||_2 <= 2L`` and ``||z - z'||_1 <= 2 L sqrt(d)``. The counter (``counter=``,
-default the binary tree of App. A, Alg. 2) is then calibrated by
-:mod:`agents.privacy`:
-
-* ``delta = 0``: coordinatewise Laplace, l1 sensitivity ``Delta_1 = 2 L sqrt(d)``, per
-  node scale ``levels * Delta_1 / epsilon`` (``levels = floor(log2 T) + 1``), pure
-  epsilon-DP as in the paper (Thm. 3). The paper draws one "l2-Laplace" vector per
-  node (density ``∝ exp(-||n||_2 eps / (L (ceil(log2 T)+1)))``, App. A line 9); the
-  counters here only offer coordinatewise Laplace, which for l2 sensitivity
-  ``2L`` needs the ``sqrt(d)`` factor; both give ``E||n|| = O(d L log T / eps)`` per
-  node.
-* ``delta > 0``: Gaussian noise for l2 sensitivity ``Delta_2 = 2L`` (analytic Gaussian,
-  ``sqrt(levels)`` nodes per input) -- an extension; the paper is pure-DP only.
-
-The paper calibrates its tree to the norm bound ``L`` itself (App. A, line 9: a
-shift of ``L`` costs ``eps/levels`` per node), but replacing one loss moves a gradient
-by up to ``2L``; its noise is half of what its own neighbouring relation needs. We use
-``2L``. :attr:`privacy` is the guarantee reported by the ``dp_accounting`` accountant
-for the counter, equal to the requested ``(epsilon, delta)`` at every epsilon (basic
-composition for Laplace, the exact analytic Gaussian for Gaussian trees; 1e6 builds
-as fast as 1). :class:`FTAL` is the noise-free limit: with its counter's noise switched
-off, and ``lam`` equal to FTAL's once ``eps >= p log^1.5 T`` (see
-:func:`pftal_regularization`), PFTAL plays FTAL's points bit for bit.
-
-Parameters
-----------
-* Strongly convex problems (``problem.strong_convexity = H_f > 0``): ``H = H_f``, no
-  regularizer; Theorem 4: ``E[Regret] = O(p (L + H ||C||)^2 log^2.5 T / (eps H))``
-  (polylog in T). Lemma 8 + Fact 9 + Claim 10 give the explicit form
-  ``2 (L + H ||C||)^2 log T / H + 4 p (L + H ||C||)^2 log^2.5 T / (eps H)``.
-* Convex problems (``H_f = 0``), App. C, Thm. 11: ``H = lam`` with
-
-      lam = (L / ||C||) sqrt(p log^2.5 T / (eps' T)),   eps' = min(eps, p log^1.5 T),
-
-  ``p = d`` the dimension, ``||C|| = sup_{w in C} ||w||_2`` (``domain.norm_bound(2)``,
-  the paper's ``||C||_2``) and ``log T = max(1, ln T)``. Thm. 11 writes
-  ``H = sqrt(p log^2.5 T / (eps T))`` treating ``L`` and ``||C||`` as constants; the
-  factor ``L / ||C||`` restores the units (it is what balancing the two terms
-  ``p L^2 log^2.5 T / (eps H)`` and ``H T ||C||^2 / 2`` of eq. (17) gives, up to the
-  constant). Rate: ``O(sqrt(p T log^2.5 T / eps') L ||C||)`` -- ``sqrt(T)`` in T.
-
-  Clamp: the O() of Thm. 4 absorbs the non-private FTAL term ``2 (L + H||C||)^2 log
-  T / H`` of Claim 10, which dominates once ``eps > p log^1.5 T``; there we clamp
-  ``eps`` to ``p log^1.5 T`` so that the tuning tends to the non-private
-  ``lam = (L/||C||) sqrt(log T / T)`` of :class:`FTAL` as ``eps -> inf`` instead of
-  to 0 (which would make the FTAL term blow up).
-* ``w_1``: "any vector from C" (Alg. 1 line 1): ``Proj_C(0)`` (the regularizer's
-  minimizer) when regularized, else the domain's center.
+Derivations, the paper's calibration error and the clamp: ``docs/algorithms/pftal.md``.
 
 Options:
     counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`, PFTAL only).
@@ -131,8 +68,8 @@ def ftal_leader(domain: Domain, v: np.ndarray, w_sum: np.ndarray, t: int,
                 H: float) -> np.ndarray:
     """``argmin_{w in C} <v, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2``.
 
-    Equal to ``Proj_C(w_sum / t - v / (H t))`` with ``w_sum = sum_tau w_tau`` (module
-    docstring), computed by ``domain.project``.
+    Equal to ``Proj_C(w_sum / t - v / (H t))`` with ``w_sum = sum_tau w_tau``
+    (``docs/algorithms/pftal.md``), computed by ``domain.project``.
 
     Raises:
         ValueError: If ``t < 1`` or ``H <= 0``.

@@ -7,28 +7,14 @@ r"""Online submodular minimization, full information: SubmodPFTAL and Hazan-Kale
   Submodular Minimization" (JMLR 2012), full-information algorithm: projected
   subgradient descent on the Lovász extension.
 
-Both keep a point ``x_t`` of the cube ``K = [0, 1]^n`` (the hull of the ground set's
-indicators), play the random level set
+Both keep ``x_t`` in ``K = [0, 1]^n``, play ``S_t = {i : x_t(i) >= u_t}``,
+``u_t ~ U[0, 1)`` (``E[f(S_t)] = f_L(x_t)``, :func:`threshold_round`), and learn from
+the greedy subgradient ``g_t`` of the Lovász extension at ``x_t`` (CC Lemma 2), whose
+norms for ``f : 2^[n] -> [-M, M]`` are at most (CC Lemma 3)
+``G_1 = min(4M, 2Mn)`` (l1) and ``G_2 = min(4M, 2M sqrt(n))`` (l2).
 
-    S_t = {i : x_t(i) >= u_t},   u_t ~ U[0, 1)                 (:func:`threshold_round`)
-
-(``P(i in S_t) = x_t(i)``; the level sets are the chain of ``x_t``, and
-``E[f(S_t)] = f_L(x_t)``, the Lovász extension -- CC Sec. 2.2 / Def. 6), and learn from
-the greedy subgradient ``g_t = problem.loss.subgradient(theta_t, x_t)`` of ``f_L`` at
-the fractional point ``x_t`` (CC Lemma 2).
-
-Gradient bounds (both learners). For a submodular ``f : 2^[n] -> [-M, M]`` every
-greedy vector satisfies ``||g||_1 <= 4M`` (CC Lemma 3, after Jegelka-Bilmes; proof:
-the positive entries sum to at most ``f(P) - f(empty) <= 2M`` with ``P = {g > 0}``,
-by submodularity along the chain, the negative ones to at most ``f(U) - f([n]) <= 2M``
-with ``U = {g >= 0}``), and each entry is a marginal in ``[-2M, 2M]``. Hence
-
-    G_1 = min(4M, 2Mn)     >= ||g||_1,
-    G_2 = min(4M, 2M sqrt(n)) >= ||g||_2,
-
-valid for every submodular function with range ``[-M, M]`` (``M = problem.bound``, the
-family's ``scale``). The bound ``2M sqrt(n)`` alone (entries in ``[-2M, 2M]``) is
-smaller only for ``n < 4``.
+Chain, rounding, the proof of the bounds, the regularization and the paper's
+calibration error: ``docs/algorithms/submod-pftal.md``.
 """
 
 from __future__ import annotations
@@ -60,15 +46,8 @@ __all__ = [
 
 # --------------------------------------------------------------------------- helpers
 def submod_pftal_regularization(scale: float, n: int, horizon: int) -> float:
-    """``H = M / sqrt(n T)``: CC Thm. 7's regularization, read as in their Thm. 9.
-
-    Thm. 7 prints ``H = O(M sqrt(T) / sqrt(n))``, which grows with T and makes the
-    bias ``T H D^2 / 2 = M sqrt(n) T^1.5 / 2`` superlinear, contradicting the claimed
-    ``O~(n^1.5 M sqrt(T) / eps)``. The value ``M / sqrt(n T)`` -- the full-information
-    analogue of Thm. 9's bandit ``H = M / (sqrt(n) T^(1/4))`` -- gives exactly the
-    claimed rate: privacy term ``16 n M^2 log^2.5 T / (eps H) = 16 M n^1.5 sqrt(T)
-    log^2.5 T / eps``, bias ``H n T / 2 = M sqrt(n T) / 2``.
-    """
+    """``H = M / sqrt(n T)``: CC Thm. 7's regularization, read as in their Thm. 9 (the
+    printed ``M sqrt(T) / sqrt(n)`` is a misprint: ``docs/algorithms/submod-pftal.md``)."""
     return float(scale) / math.sqrt(n * horizon)
 
 
@@ -86,34 +65,19 @@ class SubmodPFTAL(CounterAgent, Agent):
     r"""Cardoso-Cummings SubmodPFTAL (AISTATS 2019, Alg. 1): private FTAL on the
     H-regularized Lovász extensions ``f_L(x) + (H/2)||x||^2`` over ``K = [0, 1]^n``.
 
-    Each round: play ``S_t = {i : x_t(i) >= u_t}``, observe ``theta_t``, feed the clipped
-    greedy subgradient ``g_t`` of ``f_L`` at ``x_t`` to the continual counter and play
-    next
+    Each round: play ``S_t = {i : x_t(i) >= u_t}``, feed the greedy subgradient ``g_t``
+    (clipped to ``||g||_2 <= G_2``, ``||g||_1 <= G_1``; clips counted in
+    :attr:`clipped_gradients`) to the continual counter (default ``"tree"``, the
+    paper's TBAP), and play next ``x_{t+1} = Proj_K(-v_t / (H t))``, ``v_t`` the noisy
+    ``sum_tau g_tau``; ``x_1 = 0``.
 
-        x_{t+1} = argmin_{x in K} <vhat_t + H sum_tau x_tau, x> + (H/2) sum_tau ||x - x_tau||^2
-                = Proj_K(-vhat_t / (H t))                         (clipping to [0, 1]^n),
-
-    ``vhat_t`` the counter's noisy ``sum_tau g_tau`` (default ``counter="tree"``, the
-    paper's TBAP = Smith-Thakurta App. A). The paper passes ``g_t + H x_t`` to TBAP
-    with norm bound ``L = 4M + H sqrt(n)``; ``H x_t`` is a function of past releases,
-    so it is added outside the counter (same update, less noise). ``x_1 = 0``
-    (``S_1 = empty``; the paper: "any subset"), the regularizer's minimizer.
-
-    Privacy (Thm. 6). Clipping ``g_t`` to ``||g||_2 <= G_2`` and ``||g||_1 <= G_1``
-    (module docstring; never active for admissible submodular losses, counted in
-    :attr:`clipped_gradients`) bounds the change of one counter input when one round's
-    function is replaced by ``Delta_1 = 2 G_1`` (Laplace, ``delta = 0``, the paper's
-    pure epsilon-DP) or ``Delta_2 = 2 G_2`` (Gaussian, ``delta > 0``, an extension).
-    The paper's TBAP calibrates to the norm bound ``L`` itself rather than the
-    replacement distance ``2L`` (as Smith-Thakurta's App. A), i.e. half the needed
-    noise. The rounding draws ``u_t`` are independent of the data (post-processing).
-    With ``gradient_bound="family"`` the bounds are additionally capped by the loss
-    family's own Lipschitz constant (``G_2 <- min(G_2, L)``, ``G_1 <- min(G_1,
-    sqrt(n) L)``), valid for the family's admissible parameters only.
-
-    Regularization (Thm. 7): ``H = M / sqrt(n T)`` (:func:`submod_pftal_regularization`,
-    which explains why the printed ``M sqrt(T)/sqrt(n)`` cannot be meant);
-    ``regularization=`` overrides it. Regret (Thm. 7): ``O~(n^1.5 M sqrt(T) / eps)``.
+    Parameters: ``H = M / sqrt(n T)`` (Thm. 7 as read in
+    :func:`submod_pftal_regularization`). Privacy (Thm. 6; replace-one, NOT the paper's
+    ``L``): sensitivity ``2 G_1`` (Laplace, ``delta = 0``, eps-DP) or ``2 G_2``
+    (Gaussian, ``delta > 0``, an extension). With ``gradient_bound="family"``:
+    ``G_2 <- min(G_2, L)``, ``G_1 <- min(G_1, sqrt(n) L)`` (``L`` the family's Lipschitz
+    constant). Regret (Thm. 7): ``O~(n^1.5 M sqrt(T) / eps)``. Details:
+    ``docs/algorithms/submod-pftal.md``.
 
     Options:
         counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`).

@@ -23,47 +23,17 @@ feedback it is entitled to), and looks at one of two views of its output:
 * ``view="actions"``: the points ``domain.to_point(a_t)`` played in rounds
   ``t >= tau + 1`` (the action of round ``tau`` is chosen before ``theta_tau``).
 
-Each run's view is flattened into a feature vector (vectors of unequal length are
-zero-padded and their length appended). Rearranging the DP inequality, every event E
-gives
+Every event ``E`` gives ``epsilon >= ln((P[M(S') in E] - delta) / P[M(S) in E])``.
+On a training part of the runs (``train_fraction``) a linear statistic is fitted and
+``m`` candidate events ``{s > c_j}`` / ``{s < c_j}`` are fixed; on the test part
+one-sided Clopper-Pearson bounds at level ``(1 - confidence) / (2 m)`` (Bonferroni
+over the ``2 m`` bounds) give
 
-    epsilon >= ln( (P[M(S') in E] - delta) / P[M(S) in E] ),
+    eps_lb = max_j ln( (p1_lo_j - delta) / p0_hi_j ),
 
-so a lower confidence bound on the numerator probability and an upper one on the
-denominator give a lower bound on epsilon.
-
-Choosing events without cheating
---------------------------------
-The runs of each side are split into a training part and a test part. On the training
-part a linear statistic ``s(x) = <w, x>`` is fitted: the difference of the class
-means, divided coordinatewise by the pooled variance (``statistic="lda"``, a
-diagonal linear discriminant), or not (``"mean-diff"``), or any callable mapping a
-feature matrix to scores. Thresholds ``c_j`` are quantiles of the pooled training
-scores (tail masses ``0.5 ... 0.02``). The candidate events are
-``{s > c_j}`` with ``S'`` in the numerator and ``{s < c_j}`` with ``S`` in the
-numerator (the two directions of the DP inequality); duplicates are dropped, leaving
-``m`` events. Everything is fixed before the test runs are looked at, so on the test
-part the hit counts of each event are binomial with the true probabilities.
-
-Confidence
-----------
-For an event with ``k1`` hits out of ``n`` test runs on the numerator side and ``k0``
-out of ``n`` on the other, the one-sided Clopper-Pearson bounds at level
-``a = alpha / (2 m)`` (``alpha = 1 - confidence``) are
-
-    p1_lo = Beta^{-1}(a; k1, n - k1 + 1)          (0 if k1 = 0),
-    p0_hi = Beta^{-1}(1 - a; k0 + 1, n - k0)      (1 if k0 = n);
-
-each is exact-conservative: ``P[p1 < p1_lo] <= a`` and ``P[p0 > p0_hi] <= a`` for every
-true ``p``. By the union bound over the ``2 m`` one-sided bounds (Bonferroni), with
-probability at least ``confidence`` all of them hold simultaneously, and then, if the
-agent really is ``(epsilon, delta)``-DP,
-
-    eps_lb = max_j ln( (p1_lo_j - delta) / p0_hi_j ) <= epsilon
-
-(``-inf`` when ``p1_lo <= delta``). So a result with ``eps_lb > epsilon`` refutes the
-claim at the stated confidence; this holds for any statistic, sequence, ``tau`` and
-``theta'`` (they are fixed before the test runs).
+which is ``<= epsilon`` with probability ``>= confidence`` if the agent is
+``(epsilon, delta)``-DP: ``eps_lb > epsilon`` refutes the claim. The method and the
+proof: ``docs/algorithms/privacy-auditor.md``.
 
 Limits: a passing audit (``eps_lb <= epsilon``) is evidence, not proof. It covers
 one neighbouring pair, one view, one family of events and a finite number of runs;

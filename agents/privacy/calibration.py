@@ -12,24 +12,16 @@ Calibration turns a sensitivity and a privacy budget into a noise scale:
   and scaled by ``Delta_2``; it is strictly smaller than the classical
   ``Delta_2 sqrt(2 ln(1.25/delta)) / epsilon``.
 
-Accounting goes through Google's ``dp_accounting``: every mechanism of this
-package describes itself as a ``dp_accounting.DpEvent`` and
-:func:`accountant_epsilon` / :func:`verify_guarantee` ask dp_accounting which
-epsilon it reaches at a given delta: its exact analytic Gaussian accounting
-(``get_epsilon_gaussian``) for compositions of Gaussian mechanisms, basic
-composition for pure (Laplace) claims, and the PLD accountant (privacy loss
-distributions, Meiser-Mohammadi 2018; Koskela et al. 2020) for anything else.
-Unsupported events raise ``dp_accounting.UnsupportedEventError`` (the accountant
-refuses them itself). None of these routes grows with epsilon, so epsilon = 1e6
-calibrates and verifies as fast as epsilon = 1.
+Accounting goes through Google's ``dp_accounting``: every mechanism describes itself
+as a ``dp_accounting.DpEvent`` (normalised to a unit shift, ``noise_multiplier =
+noise scale / replace-one sensitivity``, accounted as ``ADD_OR_REMOVE_ONE``) and
+:func:`accountant_epsilon` / :func:`verify_guarantee` ask dp_accounting which epsilon
+it reaches at a given delta: exact analytic Gaussian for compositions of Gaussians,
+basic composition for pure (Laplace) claims, the PLD accountant otherwise.
+Unsupported events raise ``dp_accounting.UnsupportedEventError``. The cost does not
+grow with epsilon.
 
-Events are normalised so that neighbouring inputs move the noiseless output by
-*at most one unit* (``noise_multiplier = noise scale / sensitivity``), with the
-sensitivity already measured between two neighbouring streams (one round's
-loss replaced).  In dp_accounting's vocabulary that unit-shift model is the
-``ADD_OR_REMOVE_ONE`` relation (its ``REPLACE_ONE`` would double the shift of a
-Gaussian and refuses Laplace events); the human-readable neighbouring relation
-is carried by :class:`PrivacyGuarantee`.
+Why these choices: ``docs/algorithms/privacy-accounting.md``.
 """
 
 from __future__ import annotations
@@ -149,15 +141,9 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float
 
 @functools.lru_cache(maxsize=256)
 def _unit_gaussian_sigma(eps: float, dlt: float) -> float:
-    """``sigma_1(eps, delta)``, nudged up until the exact epsilon is within the claim.
-
-    ``get_sigma_gaussian`` stops its root search within an *absolute* 1e-12 of the
-    root, on either side; at large epsilon ``sigma_1`` is small (about 5e-6 at
-    epsilon = 1e6) and a root found from below would be a hair under-noised. The
-    returned sigma satisfies ``get_epsilon_gaussian(sigma, delta) <= epsilon``
-    (up to that function's own 1e-12 tolerance), so :func:`verify_guarantee` passes
-    with no slack at every epsilon.
-    """
+    """``sigma_1(eps, delta)``, nudged up until the exact epsilon is within the claim:
+    ``get_epsilon_gaussian(sigma, delta) <= epsilon`` (why:
+    ``docs/algorithms/privacy-accounting.md``)."""
     sigma = float(dp_accounting.get_sigma_gaussian(eps, dlt))
     for _ in range(64):
         if dp_accounting.get_epsilon_gaussian(sigma, dlt) <= eps:
@@ -256,14 +242,10 @@ def gaussian_mu(event: dp_event.DpEvent) -> float | None:
     """``mu = sqrt(sum_i 1 / m_i^2)`` if ``event`` composes only Gaussian events.
 
     ``m_i`` are the noise multipliers of the ``GaussianDpEvent`` s (no-op events count
-    0, a multiplier of 0 gives ``inf``). Composing Gaussian mechanisms whose means
-    shift by one unit is *exactly* one Gaussian mechanism with shift ``mu``: the
-    privacy loss of the product ``prod_i N(0, m_i^2)`` against its shift by
-    ``(1, ..., 1)`` is ``N(mu^2/2, mu^2)``, the privacy loss of ``N(0, 1)`` against
-    ``N(mu, 1)`` (Dong, Roth, Su, "Gaussian Differential Privacy", JRSS-B 2022,
-    Cor. 3.3: ``mu_i``-GDP mechanisms compose to ``sqrt(sum mu_i^2)``-GDP). So such
-    an event is ``(epsilon, delta)``-DP exactly when the Gaussian mechanism with noise
-    multiplier ``1 / mu`` is.
+    0, a multiplier of 0 gives ``inf``). Such an event is ``(epsilon, delta)``-DP exactly
+    when the Gaussian mechanism with noise multiplier ``1 / mu`` is (Dong, Roth, Su,
+    "Gaussian Differential Privacy", JRSS-B 2022, Cor. 3.3; see
+    ``docs/algorithms/privacy-accounting.md``).
 
     Returns:
         ``mu`` (``0`` for an event that releases nothing), or ``None`` when the event
@@ -296,22 +278,15 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
 
     Three routes, all through ``dp_accounting``:
 
-    * ``delta > 0`` and an event made of Gaussian mechanisms only (the tree counters
-      and the factorization counter with Gaussian noise): the composition is one
-      Gaussian mechanism with shift ``mu`` (:func:`gaussian_mu`), and the epsilon is
-      ``dp_accounting.get_epsilon_gaussian(1 / mu, delta)``, the *exact* analytic
-      value (Balle & Wang, ICML 2018, Thm. 8; root finding to 1e-12). The PLD
-      accountant would discretise a privacy-loss range that grows like ``mu^2``:
-      it needs seconds to minutes above epsilon ~ 100 and its pessimistic rounding
-      overshoots the true epsilon (by 0.95 at epsilon = 1000 for a 14-level tree),
-      so a correctly calibrated counter failed :func:`verify_guarantee`.
+    * ``delta > 0``, Gaussian mechanisms only: the exact analytic
+      ``get_epsilon_gaussian(1 / mu, delta)`` (:func:`gaussian_mu`; Balle & Wang,
+      ICML 2018, Thm. 8);
     * ``delta > 0``, any other event: ``PLDAccountant.get_epsilon(delta)``
-      (pessimistic discretisation, so never below the true value by more than
-      rounding).
-    * ``delta = 0``: the PLD accountant's tail truncation returns ``inf`` even for
-      pure mechanisms; the accountant is asked whether it supports the event (so
-      unsupported events fail), and the pure epsilon is then computed by basic
-      composition of the Laplace parts, which is exact for pure DP.
+      (pessimistic discretisation);
+    * ``delta = 0``: basic composition of the Laplace parts (exact for pure DP), after
+      asking the accountant whether it supports the event.
+
+    Why not the PLD accountant everywhere: ``docs/algorithms/privacy-accounting.md``.
 
     Args:
         event: the mechanism's ``dp_accounting.DpEvent``.

@@ -68,8 +68,8 @@ class MatroidPolytope(OraclePolytope):
     """
 
     name = "matroid"
-    #: Frank-Wolfe gap tolerance of :meth:`project`.
-    #: Largest n for which subset tables (rank of every subset) are enumerated.
+    #: Largest n for which the rank table (``r(S)`` for all ``2^n`` subsets) is
+    #: enumerated; it makes ``contains``, ``diameter`` and ``vertices`` exact.
     table_limit: int = 12
 
     def __init__(self, n: int) -> None:
@@ -460,32 +460,15 @@ class GraphicMatroid(MatroidPolytope):
     # ------------------------------------------------------------ the matroid
     def _components(self, mask: np.ndarray) -> np.ndarray:
         """Union-find root of every node in the graph ``(V, {e : mask[e]})``."""
-        parent = list(range(self.n_nodes))
-
-        def find(a: int) -> int:
-            while parent[a] != a:
-                parent[a] = parent[parent[a]]
-                a = parent[a]
-            return a
-
+        forest = _UnionFind(self.n_nodes)
         for u, v in self.edges[mask].tolist():
-            ru, rv = find(u), find(v)
-            if ru != rv:
-                parent[ru] = rv
-        return np.array([find(a) for a in range(self.n_nodes)])
+            forest.union(u, v)
+        return np.array([forest.find(a) for a in range(self.n_nodes)])
 
     def is_independent(self, subset) -> bool:
         mask = self._mask(subset)
-        parent = list(range(self.n_nodes))
-        for u, v in self.edges[mask].tolist():
-            while parent[u] != u:
-                u = parent[u]
-            while parent[v] != v:
-                v = parent[v]
-            if u == v:
-                return False
-            parent[u] = v
-        return True
+        forest = _UnionFind(self.n_nodes)
+        return all(forest.union(u, v) for u, v in self.edges[mask].tolist())
 
     def rank(self, subset) -> int:
         mask = self._mask(subset)
@@ -520,21 +503,13 @@ class GraphicMatroid(MatroidPolytope):
     def linear_minimizer(self, c: np.ndarray) -> np.ndarray:
         """Kruskal: by increasing cost, keep each negative-cost edge joining two trees."""
         c = check_vector(c, self.dim, "c")
-        parent = list(range(self.n_nodes))
+        forest = _UnionFind(self.n_nodes)
         x = np.zeros(self.n)
         edges = self.edges.tolist()
         for e in np.argsort(c, kind="stable").tolist():
             if c[e] >= 0:
                 break
-            u, v = edges[e]
-            while parent[u] != u:
-                parent[u] = parent[parent[u]]
-                u = parent[u]
-            while parent[v] != v:
-                parent[v] = parent[parent[v]]
-                v = parent[v]
-            if u != v:
-                parent[u] = v
+            if forest.union(*edges[e]):
                 x[e] = 1.0
         return x
 
@@ -589,6 +564,34 @@ class GraphicMatroid(MatroidPolytope):
 
     def __repr__(self) -> str:
         return f"GraphicMatroid(n_nodes={self.n_nodes}, n_edges={self.n})"
+
+
+class _UnionFind:
+    """Disjoint sets over ``range(n)`` (a forest of parent links, path halving).
+
+    Used by :class:`GraphicMatroid` for independence (a forest), rank (components)
+    and Kruskal's linear oracle.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, a: int) -> int:
+        """The root of ``a``'s set."""
+        parent = self.parent
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def union(self, a: int, b: int) -> bool:
+        """Merge the sets of ``a`` and ``b`` (``a``'s root under ``b``'s); ``False`` if
+        they were already one set (the edge ``(a, b)`` closes a cycle)."""
+        root_a, root_b = self.find(a), self.find(b)
+        if root_a == root_b:
+            return False
+        self.parent[root_a] = root_b
+        return True
 
 
 def _max_flow(cap: np.ndarray, s: int, t: int, eps: float = 1e-13) -> float:

@@ -79,16 +79,16 @@ def _loss(name: str, dim: int, allowed: tuple[str, ...], kwargs: dict | None):
     return LOSSES[name](dim, **(kwargs or {}))
 
 
-def _matroid(o: dict[str, Any]) -> dom.MatroidPolytope:
-    kind = o["matroid"]
+def _matroid(opts: dict[str, Any]) -> dom.MatroidPolytope:
+    kind = opts["matroid"]
     if kind == "uniform":
-        return dom.UniformMatroid(o["n"], o["rank"])
+        return dom.UniformMatroid(opts["n"], opts["rank"])
     if kind == "partition":
-        n, parts = o["n"], o["blocks"]
+        n, parts = opts["n"], opts["blocks"]
         blocks = [list(range(i, n, parts)) for i in range(parts)]
-        return dom.PartitionMatroid(blocks, [max(1, o["rank"] // parts)] * parts)
+        return dom.PartitionMatroid(blocks, [max(1, opts["rank"] // parts)] * parts)
     if kind == "graphic":
-        n_nodes, edges = o["graph"] if o["graph"] is not None else _complete_graph(5)
+        n_nodes, edges = opts["graph"] if opts["graph"] is not None else _complete_graph(5)
         return dom.GraphicMatroid(n_nodes, edges)
     raise ValueError(f"matroid={kind!r}, expected one of ['uniform', 'partition', 'graphic']")
 
@@ -97,19 +97,19 @@ def _complete_graph(n: int) -> tuple[int, list[tuple[int, int]]]:
     return n, [(i, j) for i in range(n) for j in range(i + 1, n)]
 
 
-def _flow(o: dict[str, Any]) -> dom.FlowPolytope:
-    if o["graph"] is not None:
-        n_nodes, edges, source, sink = o["graph"]
+def _flow(opts: dict[str, Any]) -> dom.FlowPolytope:
+    if opts["graph"] is not None:
+        n_nodes, edges, source, sink = opts["graph"]
         return dom.FlowPolytope(n_nodes, edges, source, sink)
-    rows, cols = o["grid"]
+    rows, cols = opts["grid"]
     return dom.FlowPolytope.grid(rows, cols)
 
 
-def _submodular_loss(o: dict[str, Any], n: int) -> ls.LossFamily:
-    name = o["loss"]
+def _submodular_loss(opts: dict[str, Any], n: int) -> ls.LossFamily:
+    name = opts["loss"]
     if name not in SUBMODULAR_LOSSES:
         raise ValueError(f"loss={name!r} is not offered here; valid: {list(SUBMODULAR_LOSSES)}")
-    kwargs = dict(o["loss_kwargs"] or {})
+    kwargs = dict(opts["loss_kwargs"] or {})
     if name == "graph-cut":
         n_nodes, edges = kwargs.pop("graph", None) or _complete_graph(n)
         return ls.GraphCutLoss(n_nodes, edges, **kwargs)
@@ -117,27 +117,27 @@ def _submodular_loss(o: dict[str, Any], n: int) -> ls.LossFamily:
 
 
 def _parts_convex(domain_fn):
-    def build(o):
-        domain = domain_fn(o)
-        return domain, _loss(o["loss"], domain.dim, CONVEX_LOSSES, o["loss_kwargs"])
+    def build(opts):
+        domain = domain_fn(opts)
+        return domain, _loss(opts["loss"], domain.dim, CONVEX_LOSSES, opts["loss_kwargs"])
 
     return build
 
 
 def _linear_parts(domain_fn, theta_set: str):
-    def build(o):
-        domain = domain_fn(o)
-        kwargs = {"theta_set": theta_set, **(o["loss_kwargs"] or {})}
-        return domain, _loss(o["loss"], domain.dim, ("linear",), kwargs)
+    def build(opts):
+        domain = domain_fn(opts)
+        kwargs = {"theta_set": theta_set, **(opts["loss_kwargs"] or {})}
+        return domain, _loss(opts["loss"], domain.dim, ("linear",), kwargs)
 
     return build
 
 
-def _ball_or_cube(o):
-    if o["domain"] == "ball":
-        return dom.Ball(o["dim"])
-    if o["domain"] == "cube":
-        return dom.Cube(o["dim"])
+def _ball_or_cube(opts):
+    if opts["domain"] == "ball":
+        return dom.Ball(opts["dim"])
+    if opts["domain"] == "cube":
+        return dom.Cube(opts["dim"])
     raise ValueError(f"domain={o['domain']!r}, expected 'ball' or 'cube'")
 
 
@@ -146,31 +146,31 @@ _MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
 CONFIGS: list[EnvConfig] = [
     EnvConfig("DPFullInfo-Experts-v0", "simplex (K experts)", "linear, [0,1]^K", "full",
               "Agarwal-Singh 2017; Smith-Thakurta 2013",
-              _linear_parts(lambda o: dom.Simplex(o["n_arms"]), "unit"),
+              _linear_parts(lambda opts: dom.Simplex(opts["n_arms"]), "unit"),
               {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPBandit-MAB-v0", "K arms", "linear, [0,1]^K", "bandit", "Agarwal-Singh 2017",
-              _linear_parts(lambda o: dom.Arms(o["n_arms"]), "unit"),
+              _linear_parts(lambda opts: dom.Arms(opts["n_arms"]), "unit"),
               {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPFullInfo-Sphere-v0", "l2 ball", "linear, ||theta||_2 <= 1", "full",
-              "Agarwal-Singh 2017", _linear_parts(lambda o: dom.Ball(o["dim"]), "l2"),
+              "Agarwal-Singh 2017", _linear_parts(lambda opts: dom.Ball(opts["dim"]), "l2"),
               {"dim": 10, "loss": "linear"}),
     EnvConfig("DPFullInfo-Cube-v0", "cube [-1,1]^N", "linear, ||theta||_1 <= 1", "full",
-              "Agarwal-Singh 2017", _linear_parts(lambda o: dom.Cube(o["dim"]), "l1"),
+              "Agarwal-Singh 2017", _linear_parts(lambda opts: dom.Cube(opts["dim"]), "l1"),
               {"dim": 10, "loss": "linear"}),
     EnvConfig("DPBandit-Linear-v0", "l2 ball (or cube)", "linear, ||theta||_2 <= 1", "bandit",
               "Agarwal-Singh 2017 (SCRiBLe)", _linear_parts(_ball_or_cube, "l2"),
               {"dim": 5, "domain": "ball", "loss": "linear"}),
     EnvConfig("DPFullInfo-Convex-v0", "l2 ball", "Lipschitz convex", "full",
-              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
               {"dim": 5, "loss": "absolute"}),
     EnvConfig("DPFullInfo-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "full",
-              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
               {"dim": 5, "loss": "quadratic"}),
     EnvConfig("DPBandit-Convex-v0", "l2 ball", "Lipschitz convex", "bandit",
-              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
               {"dim": 5, "loss": "absolute"}),
     EnvConfig("DPBandit-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "bandit",
-              "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
+              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
               {"dim": 5, "loss": "quadratic"}),
     EnvConfig("DPBandit-Matroid-v0", "matroid polytope", "Lipschitz convex", "bandit",
               "Ene-Nguyen-Vladu 2021", _parts_convex(_matroid), {**_MATROID, "loss": "distance"}),
@@ -179,21 +179,21 @@ CONFIGS: list[EnvConfig] = [
               {"grid": (3, 4), "graph": None, "loss": "distance"}),
     EnvConfig("DPBandit-SubmodularBase-v0", "submodular base polytope", "Lipschitz convex",
               "bandit", "Ene-Nguyen-Vladu 2021",
-              _parts_convex(lambda o: dom.SubmodularBasePolytope.concave_cardinality(o["n"])),
+              _parts_convex(lambda opts: dom.SubmodularBasePolytope.concave_cardinality(opts["n"])),
               {"n": 6, "loss": "distance"}),
     EnvConfig("DPBandit-Birkhoff-v0", "Birkhoff polytope", "Lipschitz convex", "bandit",
-              "Ene-Nguyen-Vladu 2021", _parts_convex(lambda o: dom.Birkhoff(o["n"])),
+              "Ene-Nguyen-Vladu 2021", _parts_convex(lambda opts: dom.Birkhoff(opts["n"])),
               {"n": 4, "loss": "distance"}),
     EnvConfig("DPFullInfo-Matroid-v0", "matroid polytope", "linear / convex", "full",
               "online Frank-Wolfe baseline (Hazan-Kale 2012)", _parts_convex(_matroid),
               {**_MATROID, "loss": "linear"}),
     EnvConfig("DPFullInfo-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "full",
               "Cardoso-Cummings 2019",
-              lambda o: (dom.GroundSet(o["n"]), _submodular_loss(o, o["n"])),
+              lambda opts: (dom.GroundSet(opts["n"]), _submodular_loss(opts, opts["n"])),
               {"n": 8, "loss": "concave-modular"}),
     EnvConfig("DPBandit-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "bandit",
               "Cardoso-Cummings 2019",
-              lambda o: (dom.GroundSet(o["n"]), _submodular_loss(o, o["n"])),
+              lambda opts: (dom.GroundSet(opts["n"]), _submodular_loss(opts, opts["n"])),
               {"n": 8, "loss": "concave-modular"}),
 ]
 
@@ -226,15 +226,15 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     unknown = sorted(set(kwargs) - set(valid))
     if unknown:
         raise TypeError(f"{env_id} got unknown option(s) {unknown}; valid: {sorted(valid)}")
-    o = {**valid, **kwargs}
-    domain, loss = config.build_parts(o)
-    adversary = make_adversary(o["adversary"], **(o["adversary_kwargs"] or {}))
+    opts = {**valid, **kwargs}
+    domain, loss = config.build_parts(opts)
+    adversary = make_adversary(opts["adversary"], **(opts["adversary_kwargs"] or {}))
     env = OnlineLearningEnv(
         domain, loss, adversary,
-        feedback=config.feedback, horizon=o["horizon"], invalid_action=o["invalid_action"],
-        render_mode=o["render_mode"], record_losses=o["record_losses"],
+        feedback=config.feedback, horizon=opts["horizon"], invalid_action=opts["invalid_action"],
+        render_mode=opts["render_mode"], record_losses=opts["record_losses"],
     )
-    return FeedbackGuard(RegretRecorder(env, checkpoints=o["checkpoints"]), o["feedback"])
+    return FeedbackGuard(RegretRecorder(env, checkpoints=opts["checkpoints"]), opts["feedback"])
 
 
 #: The entry point of every id, as a string so that ``gym.spec(id).to_json()`` works.

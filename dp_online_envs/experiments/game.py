@@ -233,7 +233,8 @@ class GameSpec:
         return self.agent_cls if self.agent_cls is not None else resolve_agent(self.agent)
 
 
-def _f(x: Any) -> float | None:
+def _optional_float(x: Any) -> float | None:
+    """``float(x)``, or ``None`` for ``None`` (a record's optional number)."""
     return None if x is None else float(x)
 
 
@@ -306,11 +307,11 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         "counterpart": (cls.counterpart_for(problem, **spec.agent_kwargs)
                         if cls.private else None),
         "paper": cls.paper,
-        "epsilon": _f(spec.epsilon),
-        "delta": _f(spec.delta),
+        "epsilon": _optional_float(spec.epsilon),
+        "delta": _optional_float(spec.delta),
         "privacy": privacy,
-        "privacy_epsilon": _f(p_eps),
-        "privacy_delta": _f(p_delta),
+        "privacy_epsilon": _optional_float(p_eps),
+        "privacy_delta": _optional_float(p_delta),
         "privacy_mechanism": mechanism,
         "horizon": int(spec.horizon),
         "seed_index": int(spec.seed_index),
@@ -321,7 +322,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         "regret_lo": float(summary.regret_lo),
         "regret_hi": float(summary.regret_hi),
         "exact": bool(summary.exact),
-        "pseudo_regret": _f(summary.pseudo_regret),
+        "pseudo_regret": _optional_float(summary.pseudo_regret),
         "learner_loss": float(summary.learner_loss),
         "comparator_lo": float(summary.comparator_lo),
         "comparator_hi": float(summary.comparator_hi),
