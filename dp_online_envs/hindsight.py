@@ -17,15 +17,18 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.optimize import brentq
 from scipy.special import expit
 
 from dp_online_envs.domains.ball import Ball
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.domains.polytope import OraclePolytope
+from dp_online_envs.domains.projection import frank_wolfe_solve
 from dp_online_envs.losses.base import LossFamily
 
 
@@ -254,6 +257,45 @@ def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarr
     return y if nrm <= radius else y * (radius / nrm)
 
 
+def _oracle_model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
+                      max_iter: int = 100) -> np.ndarray:
+    """The model's minimizer over an oracle-only polytope, as a projection.
+
+    With ``H = L L^T`` (Cholesky), the model is ``||L^T y - p||^2 / 2 + const`` with
+    ``p = L^T x - L^{-1} g``: a Euclidean projection of ``p`` onto ``L^T P``, whose
+    linear oracle is ``c -> L^T LMO(L c)``, solved by Wolfe's minimum-norm-point
+    algorithm. The answer is rebuilt as the same convex combination of the original
+    vertices (and of ``x``, the starting atom), so it lies in ``P`` up to rounding.
+    A failed factorization (it cannot happen for the regularized Hessians used here)
+    returns ``x``, a null step.
+    """
+    try:
+        chol = np.linalg.cholesky(h)
+    except np.linalg.LinAlgError:
+        return x
+    seen_w: list[np.ndarray] = []
+    seen_v: list[np.ndarray] = []
+
+    def lmo(c: np.ndarray) -> np.ndarray:
+        v = domain.linear_minimizer(chol @ c)
+        seen_v.append(v)
+        seen_w.append(chol.T @ v)
+        return seen_w[-1]
+
+    start = chol.T @ x
+    seen_w.append(start)
+    seen_v.append(x)
+    p = start - solve_triangular(chol, g, lower=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = frank_wolfe_solve(lmo, p, tol=1e-13 * (1.0 + float(p @ p)), max_iter=max_iter,
+                                x0=start)
+    # the solver returns its atoms up to rounding: match them to the oracle's answers
+    w = np.stack(seen_w)
+    idx = [int(np.argmin(np.sum((w - a) ** 2, axis=1))) for a in res.atoms]
+    return res.weights @ np.stack([seen_v[i] for i in idx]) / float(res.weights.sum())
+
+
 def _model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
                iters: int = 60) -> np.ndarray:
     """A feasible (approximate) minimizer over D of ``<g, y - x> + (y-x)^T H (y-x) / 2``.
@@ -264,16 +306,7 @@ def _model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
     if type(domain) is Ball:
         return _ball_quadratic_min(g - h @ x, h, domain.radius)
     if isinstance(domain, OraclePolytope):
-        y = x.copy()
-        for _ in range(iters):
-            gy = g + h @ (y - x)
-            d = domain.linear_minimizer(gy) - y
-            slope = float(gy @ d)
-            if slope >= 0.0:
-                break
-            curv = float(d @ h @ d)
-            y = y + (min(1.0, -slope / curv) if curv > 0.0 else 1.0) * d
-        return y
+        return _oracle_model_min(domain, x, g, h)
     big = float(np.linalg.eigvalsh(h).max())
     if not big > 1e-100:  # (numerically) linear model: its minimizer is a vertex
         return domain.linear_minimizer(g)
@@ -339,38 +372,48 @@ def minimize_smoothed(
     for it in range(max_iters + 1):
         if ev.value < best_hi:
             best_hi, best_x = ev.value, x
-        gap = float(ev.grad @ (x - domain.linear_minimizer(ev.grad)))
+        vertex = domain.linear_minimizer(ev.grad)
+        gap = float(ev.grad @ (x - vertex))
         lo = max(lo, ev.value - ev.slack - gap)
         if best_hi - lo <= rel_gap * max(1.0, abs(best_hi)) or it == max_iters:
             break
-        refine = family != "logistic" and gap <= 0.5 * ev.slack
-        if not refine:
+        if family == "logistic" or gap > 0.5 * ev.slack:
             h = ev.hess + (1e-12 * float(np.trace(ev.hess)) / dim + 1e-300) * np.eye(dim)
             step = _model_min(domain, x, ev.grad, h) - x
-            s = 0.0
-            if float(ev.grad @ step) < 0.0:
-                if family == "distance":
-                    s, slope = 1.0, float(ev.grad @ step)
-                    while s > 1e-12 and _evaluate(family, thetas, x + s * step, mu, False
-                                                  ).smooth_value > ev.smooth_value + 1e-4 * s * slope:
-                        s *= 0.5
-                    s = s if s > 1e-12 else 0.0
-                else:
-                    _, sgn = _scalar_parts(family, thetas, x)
-                    s = _line_search_scalar(family, ev.r, sgn * (thetas[:, :-1] @ step), mu)
+            s = _line_search(family, thetas, x, step, ev, mu)
+            if s == 0.0:  # an inexact model step: fall back on the Frank-Wolfe direction
+                step = vertex - x
+                s = _line_search(family, thetas, x, step, ev, mu)
             if s > 0.0:
                 x = x + s * step
-            elif family == "logistic":
+                ev = _evaluate(family, thetas, x, mu, True)
+                continue
+            if family == "logistic":
                 break  # no descent left at this precision
-            else:
-                refine = True
-        if refine:
-            if mu <= 1e-15:
-                break
-            mu /= shrink
+        # the smoothing, not the solve, limits the bound (or no descent is left): refine
+        if mu <= 1e-15:
+            break
+        mu /= shrink
         ev = _evaluate(family, thetas, x, mu, True)
     return min(lo, best_hi), best_hi, best_x
 
+
+def _line_search(family: str, thetas: np.ndarray, x: np.ndarray, step: np.ndarray,
+                 ev: _Eval, mu: float) -> float:
+    """A step ``s in [0, 1]`` along ``step`` that decreases ``F_mu`` (``0`` if none)."""
+    slope = float(ev.grad @ step)
+    if not slope < 0.0:
+        return 0.0
+    if family != "distance":
+        _, sgn = _scalar_parts(family, thetas, x)
+        return _line_search_scalar(family, ev.r, sgn * (thetas[:, :-1] @ step), mu)
+    s = 1.0  # Armijo backtracking
+    while s > 1e-12:
+        if _evaluate(family, thetas, x + s * step, mu, False).smooth_value <= (
+                ev.smooth_value + 1e-4 * s * slope):
+            return s
+        s *= 0.5
+    return 0.0
 
 
 class Comparator:
