@@ -367,6 +367,9 @@ def minimize_smoothed(
         kink = np.linalg.norm(kink, axis=1) if kink.ndim == 2 else kink
         k = min(len(thetas), 8 * dim)
         mu = max(float(np.partition(kink, k - 1)[k - 1]), 1e-12)
+    # Ridge on the Hessian, relative to its mean eigenvalue: the ball's model step is
+    # exact for any PSD matrix; the iterative ones need a bounded condition number.
+    ridge = 1e-12 if type(domain) is Ball else 1e-6
     ev = _evaluate(family, thetas, x, mu, True)
     best_hi, best_x, lo = math.inf, x, -math.inf
     for it in range(max_iters + 1):
@@ -378,7 +381,7 @@ def minimize_smoothed(
         if best_hi - lo <= rel_gap * max(1.0, abs(best_hi)) or it == max_iters:
             break
         if family == "logistic" or gap > 0.5 * ev.slack:
-            h = ev.hess + (1e-12 * float(np.trace(ev.hess)) / dim + 1e-300) * np.eye(dim)
+            h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + 1e-300) * np.eye(dim)
             step = _model_min(domain, x, ev.grad, h) - x
             s = _line_search(family, thetas, x, step, ev, mu)
             if s == 0.0:  # an inexact model step: fall back on the Frank-Wolfe direction
