@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from scipy.optimize import brentq
 from scipy.special import expit
 
 from dp_online_envs.domains.ball import Ball
@@ -204,7 +203,10 @@ def _evaluate(family: str, thetas: np.ndarray, x: np.ndarray, mu: float,
         val = smooth = np.logaddexp(0.0, r)
     slack = 0.0 if family == "logistic" else float((val - u * r).sum())
     a = thetas[:, :-1]
-    h = (a * d2[:, None]).T @ a if hess else None
+    h = None
+    if hess:  # piecewise-linear families: only the terms within mu of their kink curve
+        band = np.flatnonzero(d2) if family != "logistic" else slice(None)
+        h = (a[band] * d2[band, None]).T @ a[band]
     return _Eval(float(val.sum()), slack, float(smooth.sum()), (u * sgn) @ a, h, r)
 
 
@@ -235,26 +237,32 @@ def _line_search_scalar(family: str, r: np.ndarray, q: np.ndarray, mu: float) ->
 
 
 def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarray:
-    """``argmin_{||y|| <= R} <b, y> + y^T H y / 2`` for PSD ``H`` (secular equation)."""
-    lam, q = np.linalg.eigh(h)
-    lam = np.maximum(lam, 0.0)
-    c = q.T @ b
+    """``argmin_{||y|| <= R} <b, y> + y^T H y / 2`` for positive definite ``H``.
 
-    def y_norm2(shift: float) -> float:
-        return float(np.sum((c / (lam + shift)) ** 2))
-
-    floor = 1e-14 * (1.0 + float(lam.max()))
-    if lam.min() > floor and y_norm2(0.0) <= radius * radius:
-        return -(q @ (c / lam))
-    if y_norm2(floor) <= radius * radius:  # the "hard case", to rounding
-        shift = floor
-    else:
-        shift = brentq(lambda s: y_norm2(s) - radius * radius, floor,
-                       float(np.linalg.norm(b)) / radius + floor,
-                       xtol=1e-300, rtol=1e-13, maxiter=200)
-    y = -(q @ (c / (lam + shift)))
-    nrm = float(np.linalg.norm(y))
-    return y if nrm <= radius else y * (radius / nrm)
+    The unconstrained minimizer if it lies in the ball, else ``y(lam) = -(H + lam I)^{-1} b``
+    with ``||y(lam)|| = R``, found by Newton's method on ``1/||y(lam)|| - 1/R`` (Moré and
+    Sorensen, 1983), which increases ``lam`` monotonically to the root from below; one
+    Cholesky factorization per iteration. The result is scaled into the ball.
+    """
+    eye = np.eye(b.size)
+    lam = 0.0
+    y = b
+    for _ in range(100):
+        try:
+            chol = np.linalg.cholesky(h + lam * eye)
+        except np.linalg.LinAlgError:  # pragma: no cover - H is PD by construction
+            lam = 2.0 * lam + 1e-12 * (1.0 + float(np.trace(h)))
+            continue
+        y = -solve_triangular(chol.T, solve_triangular(chol, b, lower=True), lower=False)
+        ny = float(np.linalg.norm(y))
+        if ny <= radius and lam == 0.0:
+            return y
+        if abs(ny - radius) <= 1e-12 * radius or ny == 0.0:
+            break
+        w = solve_triangular(chol, y, lower=True)
+        lam = max(lam + (ny / float(np.linalg.norm(w))) ** 2 * (ny - radius) / radius, 0.0)
+    ny = float(np.linalg.norm(y))
+    return y if ny <= radius else y * (radius / ny)
 
 
 def _oracle_model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
@@ -370,6 +378,7 @@ def minimize_smoothed(
     # Ridge on the Hessian, relative to its mean eigenvalue: the ball's model step is
     # exact for any PSD matrix; the iterative ones need a bounded condition number.
     ridge = 1e-12 if type(domain) is Ball else 1e-6
+    diam = max(float(domain.diameter), 1e-300)
     ev = _evaluate(family, thetas, x, mu, True)
     best_hi, best_x, lo = math.inf, x, -math.inf
     for it in range(max_iters + 1):
@@ -381,7 +390,8 @@ def minimize_smoothed(
         if best_hi - lo <= rel_gap * max(1.0, abs(best_hi)) or it == max_iters:
             break
         if family == "logistic" or gap > 0.5 * ev.slack:
-            h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + 1e-300) * np.eye(dim)
+            floor = 1e-12 * float(np.linalg.norm(ev.grad)) / diam + 1e-300  # flat model
+            h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + floor) * np.eye(dim)
             step = _model_min(domain, x, ev.grad, h) - x
             s = _line_search(family, thetas, x, step, ev, mu)
             if s == 0.0:  # an inexact model step: fall back on the Frank-Wolfe direction
