@@ -354,7 +354,8 @@ def minimize_smoothed(
         family: One of ``"distance"``, ``"absolute"``, ``"hinge"``, ``"logistic"``.
         thetas: The parameters as rows.
         domain: The decision set.
-        x0: Warm start (ignored unless in D).
+        x0: Warm start: projected onto D, or, on an :class:`OraclePolytope`, taken as
+            given (it must then lie in D, e.g. a previous answer); default the center.
         rel_gap: Stop once ``hi - lo <= rel_gap * max(1, |hi|)``.
         max_iters: At most this many Newton steps.
         shrink: Factor by which ``mu`` decreases between stages.
@@ -365,10 +366,12 @@ def minimize_smoothed(
     if family not in _SMOOTHABLE:
         raise ValueError(f"family={family!r}, expected one of {_SMOOTHABLE}")
     dim = domain.dim
-    if x0 is not None and domain.contains(x0, atol=0.0):
+    if x0 is None:
+        x = domain.center.copy()
+    elif isinstance(domain, OraclePolytope):  # no cheap membership test: trusted
         x = np.array(x0, dtype=np.float64)
     else:
-        x = domain.center.copy()
+        x = domain.project(np.asarray(x0, dtype=np.float64))
     mu = 1.0
     if family != "logistic":
         kink = np.abs(_evaluate(family, thetas, x, 1.0, False).r)
@@ -439,7 +442,7 @@ class Comparator:
         self._streams = loss.linear_in_theta or self.kind == "quadratic"
         self._sum = np.zeros(loss.param_dim)
         self._sq = 0.0  # quadratic: sum of ||a_s||^2
-        self._thetas: list[np.ndarray] = []
+        self._thetas = np.empty((0, loss.param_dim))  # rows [0, count) are the played ones
         self._x_warm: np.ndarray | None = None
 
     def add(self, theta: np.ndarray) -> None:
@@ -450,7 +453,11 @@ class Comparator:
             if self.kind == "quadratic":
                 self._sq += float(theta @ theta)
         else:
-            self._thetas.append(np.array(theta, dtype=np.float64))
+            if self.count > len(self._thetas):  # amortized O(1): capacity doubles
+                grown = np.empty((max(16, 2 * len(self._thetas)), self.loss.param_dim))
+                grown[: self.count - 1] = self._thetas[: self.count - 1]
+                self._thetas = grown
+            self._thetas[self.count - 1] = theta
 
     @property
     def cumulative_param(self) -> np.ndarray | None:
@@ -472,7 +479,7 @@ class Comparator:
             if self._streams:
                 val, _ = loss.minimize(self._sum)
             else:
-                thetas = np.stack(self._thetas)
+                thetas = self._thetas[: self.count]
                 val, _ = minimize_submodular(
                     lambda masks: sum(loss.set_values(th, masks) for th in thetas),
                     domain.dim, vectorized=True,
@@ -487,7 +494,7 @@ class Comparator:
                 self._sq - n * float(abar @ abar)
             )
             return val, val
-        thetas = np.stack(self._thetas)
+        thetas = self._thetas[: self.count]
         family = _smooth_family(loss)
         if family is not None:
             lo, hi, x = minimize_smoothed(family, thetas, domain, x0=self._x_warm)
