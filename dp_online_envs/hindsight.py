@@ -255,27 +255,31 @@ def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarr
     """``argmin_{||y|| <= R} <b, y> + y^T H y / 2`` for positive definite ``H``.
 
     The unconstrained minimizer if it lies in the ball, else ``y(lam) = -(H + lam I)^{-1} b``
-    with ``||y(lam)|| = R``, found by Newton's method on ``1/||y(lam)|| - 1/R`` (Moré and
-    Sorensen, 1983), which increases ``lam`` monotonically to the root from below; one
-    Cholesky factorization per iteration. The result is scaled into the ball.
+    with ``||y(lam)|| = R``: in the eigenbasis of ``H``, Newton's method on the secular
+    equation ``1/||y(lam)|| = 1/R`` (concave in ``lam``, so the iterates increase
+    monotonically to the root; Moré and Sorensen, 1983), O(dim) per iteration. The
+    result is scaled into the ball.
     """
-    eye = np.eye(b.size)
+    lam_h, q = np.linalg.eigh(h)
+    lam_h = np.maximum(lam_h, 0.0)
+    c2 = (q.T @ b) ** 2
     lam = 0.0
-    y = b
-    for _ in range(100):
-        try:
-            chol = np.linalg.cholesky(h + lam * eye)
-        except np.linalg.LinAlgError:  # pragma: no cover - H is PD by construction
-            lam = 2.0 * lam + 1e-12 * (1.0 + float(np.trace(h)))
-            continue
-        y = -solve_triangular(chol.T, solve_triangular(chol, b, lower=True), lower=False)
-        ny = float(np.linalg.norm(y))
-        if ny <= radius and lam == 0.0:
-            return y
-        if abs(ny - radius) <= 1e-12 * radius or ny == 0.0:
+    if lam_h[0] > 0.0 and float(np.sum(c2 / lam_h**2)) <= radius * radius:
+        return -(q @ ((q.T @ b) / lam_h))
+    if lam_h[0] <= 0.0:  # singular H: start where the norm is finite
+        lam = 1e-300
+    for _ in range(200):
+        d = lam_h + lam
+        n2 = float(np.sum(c2 / d**2))
+        ny = math.sqrt(n2)
+        if ny == 0.0 or abs(ny - radius) <= 1e-12 * radius:
             break
-        w = solve_triangular(chol, y, lower=True)
-        lam = max(lam + (ny / float(np.linalg.norm(w))) ** 2 * (ny - radius) / radius, 0.0)
+        deriv = float(np.sum(c2 / d**3))  # -d(||y||^2)/dlam / 2
+        step = (ny - radius) / radius * n2 / deriv
+        if step <= 1e-15 * lam:
+            break
+        lam += step
+    y = -(q @ ((q.T @ b) / (lam_h + lam)))
     ny = float(np.linalg.norm(y))
     return y if ny <= radius else y * (radius / ny)
 
@@ -412,11 +416,14 @@ def minimize_smoothed(
             h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + floor) * np.eye(dim)
             step = _model_min(domain, x, ev.grad, h) - x
             s = _line_search(family, thetas, x, step, ev, mu)
-            if s == 0.0:  # an inexact model step: fall back on the Frank-Wolfe direction
-                step = vertex - x
-                s = _line_search(family, thetas, x, step, ev, mu)
             if s > 0.0:
                 x = x + s * step
+                ev = _evaluate(family, thetas, x, mu, True)
+                continue
+            # an inexact model step: fall back on the Frank-Wolfe direction
+            s = _line_search(family, thetas, x, vertex - x, ev, mu)
+            if s > 0.0:
+                x = x + s * (vertex - x)
                 ev = _evaluate(family, thetas, x, mu, True)
                 continue
             if family == "logistic":
