@@ -271,25 +271,38 @@ def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarr
         pass
     lam_h, q = scipy.linalg.eigh(h, check_finite=False)
     lam_h = np.maximum(lam_h, 0.0)
-    c2 = (q.T @ b) ** 2
-    lam = 0.0
+    c = q.T @ b
+    c2 = c * c
     if lam_h[0] > 0.0 and float(np.sum(c2 / lam_h**2)) <= radius * radius:
-        return -(q @ ((q.T @ b) / lam_h))
-    if lam_h[0] <= 0.0:  # singular H: start where the norm is finite
-        lam = 1e-300
+        return -(q @ (c / lam_h))
+    # the root lies in (0, ||b|| / R]: ||y(lam)|| <= ||b|| / lam. Newton steps from the
+    # left, safeguarded by (geometric) bisection where the norm is not finite.
+    lo, hi = 0.0, float(np.linalg.norm(b)) / radius
+    lam = 0.0 if lam_h[0] > 0.0 else hi * 1e-16
     for _ in range(200):
         d = lam_h + lam
-        n2 = float(np.sum(c2 / d**2))
-        ny = math.sqrt(n2)
-        if ny == 0.0 or abs(ny - radius) <= 1e-12 * radius:
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            n2 = float(np.sum(c2 / d**2))
+            deriv = float(np.sum(c2 / d**3))  # -d(||y||^2)/dlam / 2
+        if not (math.isfinite(n2) and math.isfinite(deriv)) or n2 > radius * radius:
+            lo = lam
+        else:
+            hi = lam
+        if math.isfinite(n2) and abs(math.sqrt(n2) - radius) <= 1e-12 * radius:
             break
-        deriv = float(np.sum(c2 / d**3))  # -d(||y||^2)/dlam / 2
-        step = (ny - radius) / radius * n2 / deriv
-        if step <= 1e-15 * lam:
+        nxt = -1.0
+        if math.isfinite(n2) and math.isfinite(deriv) and deriv > 0.0:
+            nxt = lam + (math.sqrt(n2) - radius) / radius * n2 / deriv
+        if not lo < nxt < hi:
+            nxt = math.sqrt(max(lo, hi * 1e-16) * hi) if lo < 1e-3 * hi else 0.5 * (lo + hi)
+        if hi - lo <= 1e-15 * hi or nxt == lam:
             break
-        lam += step
-    y = -(q @ ((q.T @ b) / (lam_h + lam)))
+        lam = nxt
+    y = -(q @ (c / (lam_h + lam)))
     ny = float(np.linalg.norm(y))
+    if not math.isfinite(ny):  # pragma: no cover - stopped on the infinite side
+        y = -(q @ (c / (lam_h + hi)))
+        ny = float(np.linalg.norm(y))
     return y if ny <= radius else y * (radius / ny)
 
 
@@ -424,7 +437,7 @@ def minimize_smoothed(
             floor = 1e-12 * float(np.linalg.norm(ev.grad)) / diam + 1e-300  # flat model
             h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + floor) * np.eye(dim)
             step = _model_min(domain, x, ev.grad, h) - x
-            s = _line_search(family, thetas, x, step, ev, mu)
+            s = _line_search(family, thetas, x, step, ev, mu) if np.all(np.isfinite(step)) else 0.0
             if s > 0.0:
                 x = x + s * step
                 ev = _evaluate(family, thetas, x, mu, True)

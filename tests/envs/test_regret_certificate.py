@@ -180,3 +180,30 @@ def test_hinge_regret_interval_on_the_cube():
                                            horizon=2048))
     s = _play_ogd(env, domain, loss, 2048)
     assert s.regret_hi - s.regret_lo <= 0.02 * abs(s.regret)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_ball_model_step_satisfies_kkt(seed):
+    """The Newton model's minimizer over a ball: ``H y + b = -lam y`` with ``lam >= 0``,
+    ``lam (R - ||y||) = 0`` (KKT, sufficient for a convex quadratic), ill-conditioned
+    and singular-looking Hessians included."""
+    from dp_online_envs.hindsight import _ball_quadratic_min
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        dim = int(rng.integers(1, 8))
+        a = rng.normal(size=(dim, dim)) * rng.choice([1e-6, 1.0, 1e4], size=dim)
+        h = a @ a.T + 1e-12 * np.eye(dim)
+        b = rng.normal(size=dim) * rng.choice([1e-3, 1.0, 1e3])
+        radius = float(rng.choice([0.5, 1.0, 3.0]))
+        y = _ball_quadratic_min(b, h, radius)
+        ny = float(np.linalg.norm(y))
+        assert ny <= radius * (1 + 1e-12)
+        resid = h @ y + b
+        scale = float(np.linalg.norm(h, 2)) * radius + float(np.linalg.norm(b))
+        if ny < radius * (1 - 1e-9):
+            assert np.linalg.norm(resid) <= 1e-8 * scale
+        else:  # resid = -lam y with lam >= 0: resid is anti-parallel to y
+            lam = -float(resid @ y) / ny**2
+            assert lam >= -1e-8 * scale / radius
+            assert np.linalg.norm(resid + lam * y) <= 1e-7 * scale
