@@ -256,10 +256,11 @@ def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarr
     """``argmin_{||y|| <= R} <b, y> + y^T H y / 2`` for positive definite ``H``.
 
     The unconstrained minimizer (by Cholesky) if it lies in the ball, else
-    ``y(lam) = -(H + lam I)^{-1} b`` with ``||y(lam)|| = R``: in the eigenbasis of ``H``, Newton's method on the secular
-    equation ``1/||y(lam)|| = 1/R`` (concave in ``lam``, so the iterates increase
-    monotonically to the root; Moré and Sorensen, 1983), O(dim) per iteration. The
-    result is scaled into the ball.
+    ``y(lam) = -(H + lam I)^{-1} b`` with ``||y(lam)|| = R``: in the eigenbasis of ``H``,
+    Newton's method on the secular equation ``1/||y(lam)|| = 1/R`` (concave in ``lam``:
+    from the left the iterates increase monotonically to the root; Moré and Sorensen,
+    1983), O(dim) per iteration, safeguarded by bisection of the bracket
+    ``(0, ||b|| / R]``. The result is scaled into the ball.
     """
     try:  # interior solution: one Cholesky factorization (cheaper than eigh)
         chol = np.linalg.cholesky(h)
@@ -349,8 +350,9 @@ def _model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
                iters: int = 60) -> np.ndarray:
     """A feasible (approximate) minimizer over D of ``<g, y - x> + (y-x)^T H (y-x) / 2``.
 
-    Exact on a :class:`Ball` (secular equation); Frank-Wolfe with exact steps on
-    oracle-only polytopes; FISTA with the domain's projection otherwise.
+    Exact on a :class:`Ball` (secular equation); on oracle-only polytopes a projection
+    in the Hessian's metric (:func:`_oracle_model_min`); FISTA with the domain's
+    projection otherwise. Only feasibility matters to the certificate.
     """
     if type(domain) is Ball:
         return _ball_quadratic_min(g - h @ x, h, domain.radius)
@@ -415,8 +417,7 @@ def minimize_smoothed(
         x = domain.project(np.asarray(x0, dtype=np.float64))
     mu = 1.0
     if family != "logistic":
-        kink = np.abs(_evaluate(family, thetas, x, 1.0, False).r)
-        kink = np.linalg.norm(kink, axis=1) if kink.ndim == 2 else kink
+        kink = np.abs(_evaluate(family, thetas, x, 1.0, False).r)  # distance to the kinks
         k = min(len(thetas), 8 * dim)
         mu = max(float(np.partition(kink, k - 1)[k - 1]), 1e-12)
     # Ridge on the Hessian, relative to its mean eigenvalue: the ball's model step is
@@ -437,7 +438,8 @@ def minimize_smoothed(
             floor = 1e-12 * float(np.linalg.norm(ev.grad)) / diam + 1e-300  # flat model
             h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + floor) * np.eye(dim)
             step = _model_min(domain, x, ev.grad, h) - x
-            s = _line_search(family, thetas, x, step, ev, mu) if np.all(np.isfinite(step)) else 0.0
+            finite = bool(np.all(np.isfinite(step)))
+            s = _line_search(family, thetas, x, step, ev, mu) if finite else 0.0
             if s > 0.0:
                 x = x + s * step
                 ev = _evaluate(family, thetas, x, mu, True)

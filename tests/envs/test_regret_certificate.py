@@ -79,6 +79,12 @@ def test_interval_contains_the_grid_minimum(domain, family, seed):
     assert hi - lo <= 1e-7 * max(1.0, abs(hi))
 
 
+def _interpolating(n):
+    """``(a_t, b_t = <a_t, x0>)`` for a fixed interior ``x0``."""
+    a = np.random.default_rng(3).uniform(-0.5, 0.5, (n, 3))
+    return np.c_[a, a @ np.array([0.3, -0.2, 0.4])]
+
+
 KNOWN = {
     # a single repeated center inside the ball: the minimum 0 sits at a kink of every term
     "distance-at-kink": (DistanceLoss(3), Ball(3), np.tile([0.2, -0.3, 0.1], (40, 1)), 0.0),
@@ -90,7 +96,7 @@ KNOWN = {
     "distance-median": (DistanceLoss(2), Cube(2),
                         np.array([[t, 0.0] for t in (-0.9, -0.5, 0.1, 0.3, 0.8)]), 2.5),
     # residuals that interpolate exactly at an interior point: min 0, every term at its kink
-    "absolute-interpolating": None,
+    "absolute-interpolating": (AbsoluteLinearLoss(3), Ball(3), _interpolating(60), 0.0),
     # a = 0: constant |b| terms
     "absolute-constant": (AbsoluteLinearLoss(3), Ball(3),
                           np.c_[np.zeros((5, 3)), np.linspace(-1, 1, 5)], 3.0),
@@ -106,18 +112,9 @@ KNOWN = {
 }
 
 
-def _known(name):
-    if name == "absolute-interpolating":
-        rng = np.random.default_rng(3)
-        x0 = np.array([0.3, -0.2, 0.4])
-        a = rng.uniform(-0.5, 0.5, (60, 3))
-        return AbsoluteLinearLoss(3), Ball(3), np.c_[a, a @ x0], 0.0
-    return KNOWN[name]
-
-
 @pytest.mark.parametrize("name", KNOWN)
 def test_interval_contains_known_minimum(name):
-    loss, domain, thetas, truth = _known(name)
+    loss, domain, thetas, truth = KNOWN[name]
     family = {DistanceLoss: "distance", AbsoluteLinearLoss: "absolute",
               HingeLoss: "hinge", LogisticLoss: "logistic"}[type(loss)]
     ledger = Comparator(domain, loss)
