@@ -64,6 +64,13 @@ class RegretRecorder(gym.Wrapper):
     any time. Memory is O(dim) for linear and quadratic losses (the ledger streams the
     cumulative parameter) and O(T * param_dim) for other convex losses.
 
+    For convex losses without a closed-form comparator, every checkpoint's
+    ``[regret_lo, regret_hi]`` is certified: ``regret_lo = loss - F(x)`` for a feasible
+    ``x`` and ``regret_hi = loss - lo`` for a proven lower bound ``lo`` on the best fixed
+    action's loss (a dual certificate for the distance, absolute, hinge and logistic
+    families, see :func:`~dp_online_envs.hindsight.minimize_smoothed`), each solve
+    warm-started at the previous checkpoint's point.
+
     Args:
         env: An ``OnlineLearningEnv`` (possibly wrapped).
         checkpoints: Rounds at which to record ``R(t)``; default log-spaced.
