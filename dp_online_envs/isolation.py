@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing as mp
+import os
 import pickle
 import signal
 import time
@@ -101,6 +102,7 @@ def _wait(conn: Any, timeout: float | None) -> bool:
         return True
     end = time.perf_counter() + SPIN_SECONDS
     while time.perf_counter() < end:
+        os.sched_yield()  # lets the other side run first when they share a CPU
         if conn.poll(0):
             return True
     return conn.poll(timeout)
