@@ -78,8 +78,9 @@ def resolve_agent(agent: Any, resolver: AgentResolver | None = None) -> type:
     resolver = default_resolver() if resolver is None else resolver
     if isinstance(agent, type):
         if not issubclass(agent, resolver.base):
+            base = resolver.base  # named as its package exports it: agents.Agent
             raise ExperimentError(f"{agent!r} is not a subclass of "
-                                  f"{resolver.base.__module__}.{resolver.base.__qualname__}")
+                                  f"{base.__module__.partition('.')[0]}.{base.__qualname__}")
         return agent
     if not isinstance(agent, str) or not agent:
         raise ExperimentError(f"agent={agent!r}: expected an agent name; valid: "

@@ -160,7 +160,7 @@ def test_a_resolver_of_ones_own_serves_sweeps_runs_and_workers():
                    seeds=1, resolver=mine)
     with pytest.raises(ExperimentError, match="did you mean 'my-greedy'"):
         resolve_agent("my-gredy", mine)
-    with pytest.raises(ExperimentError, match="is not a subclass of agents.base.Agent"):
+    with pytest.raises(ExperimentError, match="is not a subclass of agents.Agent$"):
         resolve_agent(dict, mine)
 
 
