@@ -137,10 +137,11 @@ class GameSpec:
         agent_kwargs: Options passed to the agent.
         tags: Labels copied to the record (not part of the game's identity).
         sweep: Name of the sweep the game belongs to (not part of its identity).
-        agent_cls: The agent class, which builds the agent (set by :func:`.sweep.
-            parse_sweep` and :func:`.sweep.make_games`; needed when the class is not
-            reachable by name, e.g. defined in a script). ``None``: resolved by name when
-            played. Not part of the identity (``agent`` is).
+        agent_cls: The agent class, which builds the agent; the games of
+            :func:`~.sweep.parse_sweep` and :func:`~.sweep.make_games` carry it (it is
+            needed when the class is not reachable by name, e.g. defined in a script).
+            ``None``: resolved by name when played. Not part of the identity (``agent``
+            is).
         isolation: Play the agent in its own process with these limits (``None``: in
             process). Not part of the identity.
         seed_secret: A secret mixed into the seeds (see :attr:`env_seed`). Not part of
