@@ -12,6 +12,7 @@ one's own serves sweeps, runs and worker processes without the ``agents`` regist
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import pathlib
 import pickle
@@ -165,7 +166,8 @@ def test_a_resolver_of_ones_own_serves_sweeps_runs_and_workers():
 
 
 def test_the_record_takes_every_summary_field_in_its_place():
-    summary_fields = set(RegretSummary(0, 0.0, 0.0, 0.0, 0.0, 0.0, True, None, 0).as_dict())
+    blank = RegretSummary(**{f.name: 0 for f in dataclasses.fields(RegretSummary)})
+    summary_fields = set(blank.as_dict())
     assert set(OUTCOME_FIELDS) == summary_fields | {"clipped_feedback"}
     record = play_game(GameSpec("DPFullInfo-Experts-v0", "hedge", None, None, 60, 0))
     assert [k for k in record if k not in OPTIONAL_KEYS] == list(REQUIRED_KEYS)
