@@ -1,7 +1,8 @@
 """The learners: private algorithms of the four papers and non-private baselines.
 
 ``agents.make(name, problem, epsilon=..., delta=..., seed=...)`` builds one;
-``agents.list_agents()`` lists the names with a one-line description each.
+``agents.list_agents()`` lists the names with a one-line description each;
+``agents.registry`` is the registry the experiments resolve agent names with.
 """
 
 try:
@@ -13,7 +14,7 @@ except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks i
     ) from exc
 
 from agents import bandit, full_info  # noqa: F401,E402  (registers the agents)
-from agents.base import Agent, agent_class, list_agents, make, register
+from agents.base import Agent, agent_class, list_agents, make, register, registry
 from agents.loop import play
 
-__all__ = ["Agent", "agent_class", "list_agents", "make", "play", "register"]
+__all__ = ["Agent", "agent_class", "list_agents", "make", "play", "register", "registry"]

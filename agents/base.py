@@ -256,3 +256,37 @@ def agent_class(name: str) -> type[Agent]:
         raise ValueError(f"unknown agent {name!r};{did_you_mean(name, _REGISTRY)} "
                          f"registered: {sorted(_REGISTRY)}")
     return _REGISTRY[name]
+
+
+class Registry:
+    """The agent registry seen from the experiments: an
+    :class:`~dp_online_envs.experiments.resolver.AgentResolver` (what ``dp-online`` and
+    :mod:`dp_online_envs.experiments` use to turn agent names into classes).
+
+    It reads the live registry, so agents registered later are found. It pickles by
+    reference (as :data:`registry`), so a copy in another process is that process's own
+    registry.
+
+    Attributes:
+        base: :class:`Agent`, which every agent subclasses.
+    """
+
+    base = Agent
+
+    def resolve(self, name: str) -> type[Agent]:
+        """:func:`agent_class`: the class registered under ``name`` (``ValueError`` if none)."""
+        return agent_class(name)
+
+    def names(self) -> list[str]:
+        """Every registered name, sorted."""
+        return sorted(_REGISTRY)
+
+    def __reduce__(self) -> str:
+        return "registry"
+
+    def __repr__(self) -> str:
+        return "agents.registry"
+
+
+#: The agent registry as an experiments resolver.
+registry = Registry()

@@ -11,15 +11,18 @@ From Python::
     from dp_online_envs.experiments import run, run_sweep
     records = run("DPFullInfo-Experts-v0", "private-ftrl", epsilon=1.0, horizon=2000, seeds=5)
 
-Modules: :mod:`.game` (one game's settings, seeds and record), :mod:`.sweep` (sweeps
-as data), :mod:`.store` (the results directory), :mod:`.backends` (serial, local
+Modules: :mod:`.game` (one game's settings, seeds and record), :mod:`.resolver` (agent
+names to classes; the ``agents`` registry is the default), :mod:`.sweep` (sweeps as
+data), :mod:`.store` (the results directory), :mod:`.backends` (serial, local
 processes, Dask), :mod:`.runner` (``run``, ``run_sweep``), :mod:`.analysis` (means and
 confidence intervals), :mod:`.rates` (the papers' regret exponents), :mod:`.plots`,
-:mod:`.report`, :mod:`.table` (results as pandas tables; ``load_results``), :mod:`.cli`.
+:mod:`.report`, :mod:`.table` (results as pandas tables; ``load_results``), :mod:`.cli`
+(the command line, which wires in the ``agents`` registry).
 """
 
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import VOLATILE_FIELDS, GameSpec, play_game, stable_view
+from dp_online_envs.experiments.resolver import AgentResolver
 from dp_online_envs.experiments.runner import RunReport, run, run_games, run_sweep
 from dp_online_envs.experiments.store import (
     SCHEMA_VERSION,
@@ -33,6 +36,7 @@ from dp_online_envs.experiments.table import export_results, load_curves, load_r
 __all__ = [
     "SCHEMA_VERSION",
     "VOLATILE_FIELDS",
+    "AgentResolver",
     "DamagedResultWarning",
     "ExperimentError",
     "GameSpec",

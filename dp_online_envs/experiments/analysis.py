@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from dp_online_envs.experiments.game import agent_label
+from dp_online_envs.experiments.resolver import default_resolver
 
 
 def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float, float]:
@@ -31,6 +32,8 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float,
     m = float(x.mean())
     if x.size == 1:
         return m, m, m
+    # Imported here: scipy.stats alone takes about 0.7 s to import, and only the
+    # intervals need it (not the CLI's start, nor reading records).
     from scipy import stats
 
     half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
@@ -155,9 +158,7 @@ def _counterpart(record: dict[str, Any]) -> str | None:
     if "counterpart" in record:
         return record["counterpart"]
     try:
-        from agents import agent_class
-
-        return agent_class(record["agent"]).counterpart
+        return default_resolver().resolve(record["agent"]).counterpart
     except (ImportError, ValueError):
         return None
 

@@ -104,6 +104,13 @@ def execute(
     return _local(specs, n)
 
 
+def _agent_packages(specs: Sequence[GameSpec]) -> list[str]:
+    """The top-level packages of the games' agent classes (a script's ``__main__`` left
+    out): what a fork server imports once for all its workers."""
+    return sorted({s.agent_cls.__module__.partition(".")[0] for s in specs
+                   if s.agent_cls is not None} - {"__main__"})
+
+
 # ------------------------------------------------------------------- serial
 def _serial(specs: list[GameSpec]) -> Iterator[Outcome]:
     for spec in specs:
@@ -112,7 +119,10 @@ def _serial(specs: list[GameSpec]) -> Iterator[Outcome]:
 
 
 # -------------------------------------------------------------------- local
-def _mp_context() -> mp.context.BaseContext:
+def _mp_context(preload: Sequence[str] = ()) -> mp.context.BaseContext:
+    """The start method of the local workers; a fork server preloads this package and
+    the modules in ``preload`` (the first time it starts; importing is only a warm-up:
+    the games import what they need)."""
     methods = mp.get_all_start_methods()
     if "fork" in methods and not _main_is_file():
         # An interactive session (REPL, stdin, -c, notebook): workers cannot re-import
@@ -120,7 +130,7 @@ def _mp_context() -> mp.context.BaseContext:
         return mp.get_context("fork")
     if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["dp_online_envs", "agents",
+        ctx.set_forkserver_preload(["dp_online_envs", *preload,
                                     "dp_online_envs.experiments.backends"])
         return ctx
     return mp.get_context("spawn")
@@ -166,7 +176,7 @@ def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> N
 
 
 def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
-    ctx = _mp_context()
+    ctx = _mp_context(_agent_packages(specs))
     lifeline, writer = ctx.Pipe(duplex=False)
     inherited = writer if ctx.get_start_method() == "fork" else None
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
@@ -256,7 +266,7 @@ def _sigint_ignored() -> Iterator[None]:
 # --------------------------------------------------------------------- dask
 def _dask(specs: list[GameSpec], workers: int | None, scheduler: str | None,
           client: Any) -> Iterator[Outcome]:
-    try:
+    try:  # dask is an optional extra
         from dask.distributed import Client, LocalCluster
         from dask.distributed import as_completed as dask_completed
     except ImportError:

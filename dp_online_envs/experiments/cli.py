@@ -19,6 +19,11 @@ Ctrl-C (SIGINT) stops ``run`` and ``sweep`` within a couple of seconds with exit
 130 and no traceback, a second Ctrl-C included: the games in flight are abandoned, their
 worker processes are stopped, and every finished game stays in the results directory,
 so the same command resumes.
+
+This module is the composition root of the experiments: it hands the agent registry
+(:func:`~dp_online_envs.experiments.resolver.default_resolver`) to every command that
+resolves agent names; the rest of :mod:`dp_online_envs.experiments` takes it as an
+argument.
 """
 
 from __future__ import annotations
@@ -34,9 +39,22 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from importlib import metadata
 from typing import Any
 
+import dp_online_envs  # registers the env ids
+from dp_online_envs.envs.registry import ENV_CONFIGS, env_config
+from dp_online_envs.experiments import analysis
+from dp_online_envs.experiments.backends import BACKENDS, default_workers
 from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.plots import plot_results
+from dp_online_envs.experiments.report import write_report
+from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
+from dp_online_envs.experiments.runner import run_games, run_sweep
+from dp_online_envs.experiments.store import DamagedResultWarning, ResultsStore, load_records
+from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
+from dp_online_envs.experiments.table import export_results
+from dp_online_envs.isolation import IsolationLimits
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -50,7 +68,7 @@ def _parse_option(text: str) -> tuple[str, Any]:
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE")
     key, _, raw = text.partition("=")
-    try:
+    try:  # PyYAML is an optional extra; without it the value stays text
         import yaml
 
         value = yaml.safe_load(raw)
@@ -79,14 +97,10 @@ def _number(text: str) -> float:
 def package_version() -> str:
     """The installed version of dp-online-envs (``importlib.metadata``), else the
     package's ``__version__`` (a source checkout that is not installed)."""
-    from importlib import metadata
-
     try:
         return metadata.version("dp-online-envs")
     except metadata.PackageNotFoundError:
-        from dp_online_envs import __version__
-
-        return __version__
+        return dp_online_envs.__version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,8 +174,6 @@ def _isolation_args(s: argparse.ArgumentParser) -> None:
 
 def _isolation(args: argparse.Namespace) -> dict[str, Any]:
     """``run_games`` keyword arguments from the isolation options."""
-    from dp_online_envs.isolation import IsolationLimits
-
     secret = None
     if args.seed_secret_env:
         secret = os.environ.get(args.seed_secret_env)
@@ -181,8 +193,6 @@ def _isolation(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _backend_args(s: argparse.ArgumentParser) -> None:
-    from dp_online_envs.experiments.backends import BACKENDS
-
     s.add_argument("--backend", choices=BACKENDS, default="local",
                    help="local processes (default), dask, or serial")
     s.add_argument("--scheduler", metavar="tcp://HOST:PORT",
@@ -194,17 +204,15 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
 
 # ------------------------------------------------------------------ commands
 def cmd_list(args: argparse.Namespace) -> int:
-    import agents
-    from dp_online_envs.envs.registry import ENV_CONFIGS
-
+    resolver = default_resolver()
     envs = [{"id": c.id, "decision_set": c.decision_set, "losses": c.losses,
              "feedback": c.feedback, "paper": c.paper} for c in ENV_CONFIGS.values()]
     ags = []
-    for name, description in agents.list_agents():
-        cls = agents.agent_class(name)
+    for name in resolver.names():
+        cls = resolver.resolve(name)
         ags.append({"name": name, "feedback": cls.feedback,
                     "privacy": "private" if cls.private else "non-private",
-                    "paper": cls.paper, "description": description})
+                    "paper": cls.paper, "description": cls.description})
     if args.json:
         print(json.dumps({"envs": envs, "agents": ags}, indent=2))
         return 0
@@ -226,17 +234,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from dp_online_envs.envs.registry import env_config
-    from dp_online_envs.experiments import analysis
-    from dp_online_envs.experiments.game import resolve_agent
-    from dp_online_envs.experiments.runner import run_games
-    from dp_online_envs.experiments.sweep import parse_sweep
-
+    resolver = default_resolver()
     try:
         env_config(args.env)
     except ValueError as exc:
         raise ExperimentError(str(exc)) from None
-    cls = resolve_agent(args.agent)
+    cls = resolve_agent(args.agent, resolver)
     if cls.private and not args.epsilon:
         raise ExperimentError(f"agent {args.agent!r} is private: pass --epsilon E (a number > 0)")
     if not cls.private and args.epsilon:
@@ -251,7 +254,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if cls.private:
         data["epsilons"] = args.epsilon
     try:
-        sweep = parse_sweep(data, source="command line")
+        sweep = parse_sweep(data, source="command line", resolver=resolver)
     except ExperimentError as exc:  # one env and one agent: the sweep's locations are noise
         raise ExperimentError(_CLI_LOCATION.sub("", str(exc))) from None
     isolation = _isolation(args)
@@ -278,12 +281,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from dp_online_envs.experiments.backends import default_workers
-    from dp_online_envs.experiments.runner import run_sweep
-    from dp_online_envs.experiments.store import ResultsStore
-    from dp_online_envs.experiments.sweep import load_sweep
-
-    sweep = load_sweep(args.file)
+    sweep = load_sweep(args.file, resolver=default_resolver())
     root = pathlib.Path(args.results or sweep.results or pathlib.Path("results") / sweep.name)
     store = ResultsStore(root)
     problem = store.problem()
@@ -359,9 +357,6 @@ def _failures(report: Any) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from dp_online_envs.experiments.plots import plot_results
-    from dp_online_envs.experiments.store import load_records
-
     records = load_records(args.results)
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "plots")
     for path in plot_results(records, out, formats=args.format):
@@ -370,8 +365,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from dp_online_envs.experiments.report import write_report
-
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "report.html")
     path = write_report(args.results, out, title=args.title)
     print(f"report written to {path} (open it in a browser: file://{path.resolve()})")
@@ -379,8 +372,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from dp_online_envs.experiments.table import export_results
-
     games, curves = export_results(args.results, args.out, curves=args.curves)
     print(f"games table written to {games}\ncurves table written to {curves}")
     return 0
@@ -393,8 +384,6 @@ COMMANDS = {"list": cmd_list, "run": cmd_run, "sweep": cmd_sweep, "plot": cmd_pl
 def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     """Damaged results files in one line each; other warnings as Python shows them."""
-    from dp_online_envs.experiments.store import DamagedResultWarning
-
     if issubclass(category, DamagedResultWarning):
         print(f"dp-online: warning: {message}", file=sys.stderr)
     else:
@@ -408,8 +397,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dp-online`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    import dp_online_envs  # noqa: F401  (registers the env ids)
-
     warnings.showwarning = _show_warning
 
     try:

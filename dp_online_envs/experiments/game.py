@@ -21,21 +21,28 @@ import dataclasses
 import datetime
 import functools
 import hashlib
-import importlib
 import json
 import math
 import socket
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from dp_online_envs import __version__
+from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
+from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.resolver import AgentResolver, default_resolver, resolve_agent
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds
 from dp_online_envs.wrappers import regret_summary
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
 SEED_SCHEME = "dp-online/seed-v1"
+#: Version of the record layout written by :func:`play_game` (see :mod:`.store`: records
+#: with another or no version are quarantined and their games replayed).
+SCHEMA_VERSION = 1
 #: Record fields that differ between two runs of the same game (timing, host).
 VOLATILE_FIELDS = ("wall_time", "finished_at", "host")
 
@@ -75,58 +82,30 @@ def _seed_from(digest: str) -> int:
     return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
-def resolve_agent(agent: Any) -> type:
-    """The :class:`agents.Agent` subclass for a registered name, ``"module:Class"`` or a class.
-
-    Raises:
-        ExperimentError: Unknown name (the message lists the registered ones).
-    """
-    import agents
-    from dp_online_envs.experiments.errors import ExperimentError
-    from dp_online_envs.validation import did_you_mean
-
-    if isinstance(agent, type):
-        if not issubclass(agent, agents.Agent):
-            raise ExperimentError(f"{agent!r} is not a subclass of agents.Agent")
-        return agent
-    if not isinstance(agent, str) or not agent:
-        raise ExperimentError(f"agent={agent!r}: expected an agent name; valid: "
-                              f"{[n for n, _ in agents.list_agents()]}")
-    if ":" in agent:
-        module, _, qualname = agent.partition(":")
-        try:
-            obj: Any = importlib.import_module(module)
-            for part in qualname.split("."):
-                obj = getattr(obj, part)
-        except (ImportError, AttributeError) as exc:
-            raise ExperimentError(f"agent {agent!r} cannot be imported: {exc}") from None
-        return resolve_agent(obj)
-    try:
-        return agents.agent_class(agent)
-    except ValueError:
-        names = [n for n, _ in agents.list_agents()]
-        raise ExperimentError(
-            f"unknown agent {agent!r};{did_you_mean(agent, names)} valid: {names} "
-            "(or 'module:Class' for your own)") from None
-
-
-def feedback_option(env_id: str, agent_cls: type) -> str | None:
+def feedback_option(env_id: str, agent_cls: type,
+                    resolver: AgentResolver | None = None) -> str | None:
     """The ``feedback`` option the env needs for this agent (``"bandit"`` downgrades).
+
+    Args:
+        env_id: A registered env id.
+        agent_cls: The agent class (its ``feedback`` is read).
+        resolver: The registry whose bandit agents an error message lists; ``None`` for
+            :func:`~.resolver.default_resolver`.
+
+    Returns:
+        ``"bandit"`` for a bandit agent on a full-information env, else ``None``.
 
     Raises:
         ExperimentError: An unknown env id, or a full-information agent on a bandit env
             (feedback cannot be upgraded); the message lists the agents that can play it.
     """
-    import agents
-    from dp_online_envs.envs.registry import env_config
-    from dp_online_envs.experiments.errors import ExperimentError
-
     try:
         native = env_config(env_id).feedback
     except ValueError as exc:
         raise ExperimentError(str(exc)) from None
     if agent_cls.feedback == "full" and native == "bandit":
-        ok = [n for n, _ in agents.list_agents() if agents.agent_class(n).feedback == "bandit"]
+        resolver = default_resolver() if resolver is None else resolver
+        ok = [n for n in resolver.names() if resolver.resolve(n).feedback == "bandit"]
         raise ExperimentError(
             f"agent {agent_cls.name!r} needs full-information feedback but {env_id} gives "
             f"only bandit feedback (feedback can be downgraded, never upgraded); agents "
@@ -158,8 +137,15 @@ class GameSpec:
         agent_kwargs: Options passed to the agent.
         tags: Labels copied to the record (not part of the game's identity).
         sweep: Name of the sweep the game belongs to (not part of its identity).
-        agent_cls: The agent class when it is not reachable by name (e.g. defined in a
-            script); not part of the identity (``agent`` is).
+        agent_cls: The agent class, which builds the agent; the games of
+            :func:`~.sweep.parse_sweep` and :func:`~.sweep.make_games` carry it (it is
+            needed when the class is not reachable by name, e.g. defined in a script).
+            ``None``: resolved by name when played. Not part of the identity (``agent``
+            is).
+        isolation: Play the agent in its own process with these limits (``None``: in
+            process). Not part of the identity.
+        seed_secret: A secret mixed into the seeds (see :attr:`env_seed`). Not part of
+            the identity (a digest of it is).
     """
 
     env_id: str
@@ -228,9 +214,15 @@ class GameSpec:
         """The configured agent as shown in tables and legends."""
         return agent_label(self.agent, self.agent_kwargs)
 
-    def agent_class(self) -> type:
-        """The agent class this game plays."""
-        return self.agent_cls if self.agent_cls is not None else resolve_agent(self.agent)
+    def agent_class(self, resolver: AgentResolver | None = None) -> type:
+        """The agent class this game plays: :attr:`agent_cls`, else :attr:`agent` resolved
+        by ``resolver`` (``None``: :func:`~.resolver.default_resolver`).
+
+        Raises:
+            ExperimentError: The name cannot be resolved.
+        """
+        return self.agent_cls if self.agent_cls is not None else resolve_agent(self.agent,
+                                                                               resolver)
 
 
 def _optional_float(x: Any) -> float | None:
@@ -238,7 +230,44 @@ def _optional_float(x: Any) -> float | None:
     return None if x is None else float(x)
 
 
-def play_game(spec: GameSpec) -> dict[str, Any]:
+#: The outcome part of a record: the fields of the game's
+#: :class:`~dp_online_envs.wrappers.RegretSummary` (``as_dict()``) and the learner's
+#: ``clipped_feedback`` count, in record order, each with its JSON type.
+OUTCOME_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "rounds": int,
+    "regret": float,
+    "regret_lo": float,
+    "regret_hi": float,
+    "exact": bool,
+    "pseudo_regret": _optional_float,
+    "learner_loss": float,
+    "comparator_lo": float,
+    "comparator_hi": float,
+    "checkpoints": lambda cs: [int(c) for c in cs],
+    "regret_curve_lo": lambda vs: [float(v) for v in vs],
+    "regret_curve_hi": lambda vs: [float(v) for v in vs],
+    "clipped_feedback": int,
+    "projected_actions": int,
+}
+
+
+def outcome_fields(summary: Any, clipped_feedback: int) -> dict[str, Any]:
+    """The outcome part of a record (:data:`OUTCOME_FIELDS`) from a regret summary.
+
+    Args:
+        summary: The game's :class:`~dp_online_envs.wrappers.RegretSummary`; every field
+            of its ``as_dict()`` is used.
+        clipped_feedback: How many feedback values the learner clipped.
+
+    Raises:
+        KeyError: The summary lacks a field of :data:`OUTCOME_FIELDS`. (A summary field
+            the record has no place for is left out; the tests require none.)
+    """
+    fields = {**summary.as_dict(), "clipped_feedback": clipped_feedback}
+    return {key: as_type(fields[key]) for key, as_type in OUTCOME_FIELDS.items()}
+
+
+def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str, Any]:
     """Play one complete game and return its record (a flat, JSON-ready dict).
 
     The env is ``build_env(env_id, horizon=T, **env_kwargs)`` (with ``feedback="bandit"``
@@ -249,19 +278,24 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
     IsolatedLearner`) and receives only the problem, its seed and its feedback; the
     record is bit-identical to in-process play.
 
+    Args:
+        spec: The game.
+        resolver: Resolves ``spec.agent`` when ``spec.agent_cls`` is ``None`` (``None``:
+            :func:`~.resolver.default_resolver`).
+
+    Returns:
+        The record: the settings, the declared guarantee, :data:`OUTCOME_FIELDS`, the
+        versions and the volatile :data:`VOLATILE_FIELDS`.
+
     Raises:
-        ExperimentError: An agent the env cannot serve.
+        ExperimentError: An agent that cannot be resolved, or one the env cannot serve.
         ValueError, TypeError: The env or agent refuses its options.
         AgentFailure: An isolated agent crashed, timed out, broke a limit or sent a
             malformed action.
     """
-    from dp_online_envs import __version__
-    from dp_online_envs.envs.registry import ENV_CONFIGS, build_env
-    from dp_online_envs.experiments.store import SCHEMA_VERSION
-
     start = time.perf_counter()
-    cls = spec.agent_class()
-    feedback = feedback_option(spec.env_id, cls)
+    cls = spec.agent_class(resolver)
+    feedback = feedback_option(spec.env_id, cls, resolver)
     extra = {"feedback": feedback} if feedback else {}
     env = build_env(spec.env_id, horizon=spec.horizon, **extra, **spec.env_kwargs)
     agent_seed, env_seed = spec.agent_seed, spec.env_seed
@@ -317,20 +351,7 @@ def play_game(spec: GameSpec) -> dict[str, Any]:
         "seed_index": int(spec.seed_index),
         "env_seed": env_seed,
         "agent_seed": agent_seed,
-        "rounds": int(summary.rounds),
-        "regret": float(summary.regret),
-        "regret_lo": float(summary.regret_lo),
-        "regret_hi": float(summary.regret_hi),
-        "exact": bool(summary.exact),
-        "pseudo_regret": _optional_float(summary.pseudo_regret),
-        "learner_loss": float(summary.learner_loss),
-        "comparator_lo": float(summary.comparator_lo),
-        "comparator_hi": float(summary.comparator_hi),
-        "checkpoints": [int(c) for c in summary.checkpoints],
-        "regret_curve_lo": [float(v) for v in summary.regret_curve_lo],
-        "regret_curve_hi": [float(v) for v in summary.regret_curve_hi],
-        "clipped_feedback": clipped,
-        "projected_actions": int(summary.projected_actions),
+        **outcome_fields(summary, clipped),
         "version": __version__,
         "schema_version": SCHEMA_VERSION,
         "wall_time": time.perf_counter() - start,

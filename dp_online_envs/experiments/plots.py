@@ -39,6 +39,7 @@ class Figure:
     figure: Any  # matplotlib.figure.Figure
 
 
+# matplotlib is an optional extra (``experiments``): imported by the functions that draw.
 def _plt():
     import matplotlib
 

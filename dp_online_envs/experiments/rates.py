@@ -8,6 +8,8 @@ the agent is not in it.
 
 from __future__ import annotations
 
+from dp_online_envs.experiments.resolver import AgentResolver, resolve_agent
+
 #: Default exponent for an agent the table does not know.
 DEFAULT_RATE = 0.5
 
@@ -50,12 +52,18 @@ ENV_RATES: dict[tuple[str, str], float] = {
 }
 
 
-def rate(agent: str, env_id: str | None = None) -> float:
-    """The exponent of the agent's proven regret rate (default :data:`DEFAULT_RATE`)."""
-    try:
-        from dp_online_envs.experiments.game import resolve_agent
+def rate(agent: str, env_id: str | None = None,
+         resolver: AgentResolver | None = None) -> float:
+    """The exponent of the agent's proven regret rate (default :data:`DEFAULT_RATE`).
 
-        declared = getattr(resolve_agent(agent), "regret_rate", None)
+    Args:
+        agent: The agent's name (as recorded).
+        env_id: The env, for the exponents of :data:`ENV_RATES`.
+        resolver: Where the agent's class, and its ``regret_rate`` if it declares one,
+            is looked up (``None``: the ``agents`` registry, see :mod:`.resolver`).
+    """
+    try:
+        declared = getattr(resolve_agent(agent, resolver), "regret_rate", None)
     except Exception:  # noqa: BLE001 - an agent that is no longer importable
         declared = None
     if isinstance(declared, (int, float)) and not isinstance(declared, bool):

@@ -26,8 +26,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from dp_online_envs.experiments import analysis
+from dp_online_envs.experiments import analysis, plots
 from dp_online_envs.experiments.rates import rate
+from dp_online_envs.experiments.store import ResultsStore, load_records
 
 #: Distributions whose versions the report lists (those installed).
 PACKAGES = ("dp-online-envs", "gymnasium", "numpy", "scipy", "matplotlib", "dp-accounting",
@@ -232,7 +233,7 @@ def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) ->
                "depend on the backend that ran them.")
     out = f"<table>{rows}</table><p class=note>{seeding}</p>"
     if manifest:
-        try:
+        try:  # PyYAML is an optional extra
             import yaml
 
             text = yaml.safe_dump(manifest, sort_keys=False, default_flow_style=None, width=88)
@@ -245,8 +246,6 @@ def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) ->
 def render_report(records: Iterable[dict[str, Any]], *, title: str | None = None,
                   manifest: dict[str, Any] | None = None, source: str = "") -> str:
     """The report as an HTML string (figures embedded)."""
-    from dp_online_envs.experiments import plots
-
     records = list(records)
     rows = analysis.summary(records)
     names = sorted({str(r.get("sweep")) for r in records if r.get("sweep")})
@@ -312,8 +311,6 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     Raises:
         ExperimentError: A results directory that does not exist or is empty.
     """
-    from dp_online_envs.experiments.store import ResultsStore, load_records
-
     records = load_records(results)
     manifest = source = None
     if isinstance(results, (str, os.PathLike)):

@@ -20,6 +20,7 @@ from dp_online_envs.experiments.backends import Outcome, execute
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.experiments import store as store_module
+from dp_online_envs.experiments.resolver import AgentResolver
 from dp_online_envs.experiments.store import ResultsStore
 from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
 from dp_online_envs.isolation import IsolationLimits
@@ -71,6 +72,7 @@ def run(
     quiet: bool = True,
     isolate: bool | IsolationLimits = False,
     seed_secret: str | None = None,
+    resolver: AgentResolver | None = None,
 ) -> list[dict[str, Any]]:
     """Play complete games of one setting and return their records.
 
@@ -95,6 +97,8 @@ def run(
             :class:`~dp_online_envs.isolation.IsolationLimits`, or the limits).
         seed_secret: A secret mixed into every game's seeds, so an agent cannot compute
             the env's seed from the settings (use with ``isolate`` for untrusted agents).
+        resolver: Resolves ``agent_name`` (``None``: the ``agents`` registry, see
+            :mod:`.resolver`).
 
     Returns:
         One record per seed, in seed order.
@@ -105,7 +109,8 @@ def run(
         RuntimeError: A game raised (the message carries its traceback).
     """
     specs = make_games(env_id, agent_name, epsilon=epsilon, delta=delta, horizon=horizon,
-                       seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags)
+                       seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags,
+                       resolver=resolver)
     report = run_games(specs, results=results, backend=backend, workers=workers,
                        scheduler=scheduler, quiet=quiet, isolate=isolate,
                        seed_secret=seed_secret)
@@ -127,6 +132,7 @@ def run_sweep(
     quiet: bool = False,
     isolate: bool | IsolationLimits = False,
     seed_secret: str | None = None,
+    resolver: AgentResolver | None = None,
 ) -> RunReport:
     """Run every game of a sweep that has no record yet in the results directory.
 
@@ -141,14 +147,16 @@ def run_sweep(
         quiet: No progress bar (it is also off when stderr is not a terminal).
         isolate: Play each agent in its own spawned process (see :func:`run`).
         seed_secret: A secret mixed into every game's seeds (see :func:`run`).
+        resolver: Resolves the agent names of a sweep mapping or file (``None``: the
+            ``agents`` registry, see :mod:`.resolver`); a :class:`Sweep` is resolved.
 
     Raises:
         ExperimentError: An invalid sweep or backend setting.
     """
     if isinstance(sweep, dict):
-        sweep = parse_sweep(sweep)
+        sweep = parse_sweep(sweep, resolver=resolver)
     elif not isinstance(sweep, Sweep):
-        sweep = load_sweep(sweep)
+        sweep = load_sweep(sweep, resolver=resolver)
     root = pathlib.Path(results if results is not None
                         else sweep.results or pathlib.Path("results") / sweep.name)
     store = ResultsStore(root)
@@ -171,6 +179,7 @@ def run_games(
     desc: str = "games",
     isolate: bool | IsolationLimits = False,
     seed_secret: str | None = None,
+    resolver: AgentResolver | None = None,
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
 
@@ -181,6 +190,9 @@ def run_games(
 
     ``isolate`` and ``seed_secret`` are set on every spec (see :func:`run`); a game whose
     isolated agent fails is reported in ``failures`` with the reason, and the others go on.
+    With a ``resolver``, every game without an agent class gets it from there first (the
+    worker processes then need no registry); without one such games resolve their agent
+    by name where they are played, with the ``agents`` registry.
 
     On ``KeyboardInterrupt`` the games in flight are abandoned (their workers are
     stopped before the exception leaves this function), every game that finished is
@@ -193,6 +205,9 @@ def run_games(
         KeyboardInterrupt: Ctrl-C (SIGINT) while the games were played.
     """
     start = time.perf_counter()
+    if resolver is not None:
+        specs = [s if s.agent_cls is not None
+                 else dataclasses.replace(s, agent_cls=s.agent_class(resolver)) for s in specs]
     if isolate or seed_secret is not None:
         limits = (isolate if isinstance(isolate, IsolationLimits)
                   else IsolationLimits() if isolate else None)
@@ -311,7 +326,7 @@ def progress_bar(total: int, *, quiet: bool, desc: str) -> Any:
     """A tqdm bar on stderr that appears after 2 s; none when quiet or stderr is no terminal."""
     if quiet or total == 0 or not _isatty(sys.stderr):
         return _NoBar()
-    try:
+    try:  # tqdm is an optional extra: imported when a bar is wanted
         from tqdm import tqdm
     except ImportError:
         return _NoBar()

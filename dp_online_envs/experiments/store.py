@@ -49,11 +49,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import jsonable
+# SCHEMA_VERSION, the version of the record layout written into every record as
+# ``schema_version``, is defined with the record in .game; records with another (or no)
+# version are quarantined here and their games replayed.
+from dp_online_envs.experiments.game import SCHEMA_VERSION, jsonable
 
-#: Version of the record layout, written into every record as ``schema_version``.
-#: Records with another (or no) version are quarantined and their games replayed.
-SCHEMA_VERSION = 1
 #: Keys every record of :data:`SCHEMA_VERSION` has (written by ``play_game``).
 REQUIRED_KEYS = (
     "game_id", "sweep", "tags", "env_id", "env_feedback", "feedback", "env_kwargs", "agent",

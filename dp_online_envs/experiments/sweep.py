@@ -46,6 +46,7 @@ import pathlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import (
     GameSpec,
@@ -54,8 +55,8 @@ from dp_online_envs.experiments.game import (
     feedback_option,
     jsonable,
     plain,
-    resolve_agent,
 )
+from dp_online_envs.experiments.resolver import AgentResolver, resolve_agent
 from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
 #: Keys a sweep accepts at the top level.
@@ -83,7 +84,8 @@ class SweepPart:
         privacy: ``(epsilon, delta)`` pairs (``(None, None)`` for a non-private agent).
         seeds: The seed indices: ``range(n)`` for ``seeds: n``, else a tuple.
         tags: Labels of the block.
-        sweep: The sweep's name.
+        sweep: The sweep's name (``None`` for the games of :func:`make_games`).
+        agent_cls: The agent class (copied to every game; not part of the settings).
     """
 
     env_id: str
@@ -94,7 +96,8 @@ class SweepPart:
     privacy: tuple[tuple[float | None, float | None], ...]
     seeds: range | tuple[int, ...]
     tags: dict[str, Any]
-    sweep: str
+    sweep: str | None
+    agent_cls: type | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -108,7 +111,7 @@ class SweepPart:
                                                            self.seeds):
             yield GameSpec(self.env_id, self.agent, eps, dlt, horizon, seed,
                            dict(self.env_kwargs), dict(self.agent_kwargs), dict(self.tags),
-                           self.sweep)
+                           self.sweep, self.agent_cls)
 
 
 @dataclasses.dataclass
@@ -172,8 +175,13 @@ def _union_size(seed_sets: list[range | tuple[int, ...]]) -> int:
     return top + len({x for s in seed_sets if not isinstance(s, range) for x in s if x >= top})
 
 
-def load_sweep(path: str | pathlib.Path) -> Sweep:
+def load_sweep(path: str | pathlib.Path, *, resolver: AgentResolver | None = None) -> Sweep:
     """Read and validate a sweep file (``.yaml``, ``.yml``, ``.toml`` or ``.json``).
+
+    Args:
+        path: The sweep file.
+        resolver: Resolves the agent names (``None``: the ``agents`` registry, see
+            :mod:`.resolver`).
 
     Raises:
         ExperimentError: Missing file, unknown format, a parse error (with the parser's
@@ -188,6 +196,8 @@ def load_sweep(path: str | pathlib.Path) -> Sweep:
                               f"valid: {list(FORMATS)}")
     text = path.read_text()
     try:
+        # The parsers are imported when used: YAML and (Python 3.10) TOML are optional
+        # extras.
         if suffix in (".yaml", ".yml"):
             import yaml
 
@@ -203,16 +213,19 @@ def load_sweep(path: str | pathlib.Path) -> Sweep:
     except Exception as exc:  # noqa: BLE001 - every parser has its own error type
         msg = " ".join(str(exc).split())
         raise ExperimentError(f"sweep file {str(path)!r} is malformed: {msg}") from None
-    return parse_sweep(data, name=path.stem, source=str(path))
+    return parse_sweep(data, name=path.stem, source=str(path), resolver=resolver)
 
 
-def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep") -> Sweep:
+def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep",
+                resolver: AgentResolver | None = None) -> Sweep:
     """Validate a sweep given as plain data and expand it into games.
 
     Args:
         data: The sweep mapping (see the module docstring).
         name: Default name when ``data`` has none.
         source: Where the data came from (prefix of error messages).
+        resolver: Resolves the agent names (``None``: the ``agents`` registry, see
+            :mod:`.resolver`); the games carry the resolved classes.
 
     Raises:
         ExperimentError: On any invalid value (the message names it and the choices).
@@ -245,7 +258,7 @@ def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep") ->
         tags = {**_tags(defaults.get("tags"), source), **_tags(block.get("tags"), where)}
         if "name" in block:
             tags["experiment"] = _text(block["name"], f"{where}: name")
-        parts.extend(_expand(merged, tags, sweep_name, where, skipped))
+        parts.extend(_expand(merged, tags, sweep_name, where, skipped, resolver))
     if not parts:
         raise ExperimentError(f"{source}: the sweep has no game to play"
                               + (f" (skipped: {skipped})" if skipped else ""))
@@ -266,40 +279,59 @@ def make_games(
     agent_kwargs: dict[str, Any] | None = None,
     tags: dict[str, Any] | None = None,
     sweep: str | None = None,
+    resolver: AgentResolver | None = None,
 ) -> list[GameSpec]:
     """The games of one (env, agent, epsilon, delta, horizon) setting, validated.
 
-    ``agent`` may be a registered name, ``"module:Class"`` or an ``Agent`` subclass.
-    A non-private agent gets ``epsilon=None`` and ``delta=None`` whatever is passed.
+    The settings are checked as :func:`parse_sweep` checks a block with one env, one
+    agent, one horizon and (for a private agent) one epsilon and delta, and expanded
+    the same way (the env and the agent are built once to check they play).
+
+    Args:
+        env_id: A registered env id.
+        agent: A registered name, ``"module:Class"`` or an agent class.
+        epsilon: Privacy parameter (required for a private agent; a non-private agent
+            gets ``epsilon=None`` and ``delta=None`` whatever is passed).
+        delta: Privacy parameter (``None``: 0).
+        horizon: Rounds per game.
+        seeds: Number of games (seed indices ``0..seeds-1``) or the seed indices.
+        env_kwargs: Env options.
+        agent_kwargs: Agent options.
+        tags: Labels copied to every game.
+        sweep: Sweep name recorded in every game.
+        resolver: Resolves an agent name (``None``: the ``agents`` registry).
+
+    Returns:
+        One game per seed, in seed order, carrying the agent class.
 
     Raises:
         ExperimentError: As :func:`parse_sweep`.
     """
     where = "run"
     env = _env_entry(env_id, where)
-    cls = resolve_agent(agent)
+    cls = resolve_agent(agent, resolver)
     name = agent if isinstance(agent, str) else cls.name
     kwargs = _mapping(agent_kwargs, f"{where}: agent_kwargs")
     if env_kwargs:
         env = (env[0], _env_kwargs(env[0], env_kwargs, where))
-    horizon = _horizons(horizon, where)[0]
+    horizons = _horizons(horizon, where)[:1]
     seed_list = _seeds(seeds, where)
+    epsilons: list[float] | None = None
+    deltas: list[float] = []
     if cls.private:
         if epsilon is None:
             raise ExperimentError(f"agent {name!r} is private: pass epsilon > 0")
-        eps = _epsilons(epsilon, where, yaml_number=False)[0]
-        dlt = _deltas(0.0 if delta is None else delta, where, yaml_number=False)[0]
-    else:
-        eps = dlt = None
-    _dry_build(env, cls, kwargs, horizon, eps, dlt, where, agent_label(name, kwargs))
-    return [GameSpec(env[0], name, eps, dlt, horizon, s, dict(env[1]), dict(kwargs),
-                     dict(tags or {}), sweep, None if isinstance(agent, str) else cls)
-            for s in seed_list]
+        epsilons = _epsilons(epsilon, where, yaml_number=False)[:1]
+        deltas = _deltas(0.0 if delta is None else delta, where, yaml_number=False)[:1]
+    parts = _products([env], [(name, cls, kwargs)], horizons, seed_list, epsilons, deltas,
+                      dict(tags or {}), sweep, where, resolver)
+    return [spec for part in parts for spec in part.specs()]
 
 
 # --------------------------------------------------------------------- expansion
 def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where: str,
-            skipped: list[str]) -> list[SweepPart]:
+            skipped: list[str], resolver: AgentResolver | None) -> list[SweepPart]:
+    """The parts of one block of a sweep (its keys checked and merged with the defaults)."""
     for key in ("envs", "agents", "horizons"):
         if key not in block:
             raise ExperimentError(f"{where}: missing key {key!r} (a sweep needs envs, agents "
@@ -307,17 +339,44 @@ def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where:
     envs = [_env_entry(e, f"{where}: envs[{i}]") for i, e in enumerate(_list(block["envs"],
                                                                                f"{where}: envs"))]
     variants = [v for i, a in enumerate(_list(block["agents"], f"{where}: agents"))
-                for v in _agent_entry(a, f"{where}: agents[{i}]")]
+                for v in _agent_entry(a, f"{where}: agents[{i}]", resolver)]
     horizons = _horizons(block["horizons"], f"{where}: horizons")
     seeds = _seeds(block.get("seeds", 1), f"{where}: seeds")
     deltas = _deltas(block.get("delta", 0.0), f"{where}: delta")
-    skip = bool(block.get("skip_incompatible", False))
-    eps_given = "epsilons" in block
-    epsilons = _epsilons(block["epsilons"], f"{where}: epsilons") if eps_given else []
+    epsilons = (_epsilons(block["epsilons"], f"{where}: epsilons") if "epsilons" in block
+                else None)
+    skipped_here = skipped if block.get("skip_incompatible", False) else None
+    return _products(envs, variants, horizons, seeds, epsilons, deltas, tags, sweep_name,
+                     where, resolver, skipped_here)
+
+
+def _products(envs: list[tuple[str, dict[str, Any]]],
+              variants: list[tuple[str, type, dict[str, Any]]], horizons: list[int],
+              seeds: range | tuple[int, ...], epsilons: list[float] | None,
+              deltas: list[float], tags: dict[str, Any], sweep_name: str | None, where: str,
+              resolver: AgentResolver | None,
+              skipped: list[str] | None = None) -> list[SweepPart]:
+    """One :class:`SweepPart` per env x agent variant, each built once to check it plays.
+
+    Args:
+        envs: ``(env id, env options)`` pairs, validated.
+        variants: ``(agent name, agent class, agent options)`` triples, validated.
+        horizons, seeds: Validated.
+        epsilons: Validated; ``None`` when none were given (an error for a private agent).
+        deltas: Validated (used by private agents only).
+        tags, sweep_name: Copied to every game.
+        where: Location prefix of error messages.
+        resolver: Passed to :func:`~.game.feedback_option` (for its error message).
+        skipped: ``None``: an incompatible pair is an error; else the list its reason is
+            appended to (``skip_incompatible``).
+
+    Raises:
+        ExperimentError: A private agent without epsilons, or an incompatible pair.
+    """
     out: list[SweepPart] = []
     for (env_id, env_kwargs), (name, cls, kwargs) in itertools.product(envs, variants):
         label = agent_label(name, kwargs)
-        if cls.private and not eps_given:
+        if cls.private and epsilons is None:
             raise ExperimentError(f"{where}: agent {label!r} is private and needs 'epsilons' "
                                   "(a list of numbers > 0)")
         privacy = ([(e, d) for e in epsilons for d in deltas] if cls.private
@@ -325,26 +384,24 @@ def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where:
         try:
             for d in (deltas if cls.private else [None]):
                 _dry_build((env_id, env_kwargs), cls, kwargs, min(horizons),
-                           epsilons[0] if cls.private else None, d, where, label)
+                           epsilons[0] if cls.private else None, d, where, label, resolver)
         except ExperimentError as exc:
-            if not skip:
+            if skipped is None:
                 raise
             skipped.append(f"{env_id} x {label}: {exc}")
             continue
         out.append(SweepPart(env_id, dict(env_kwargs), name, dict(kwargs), tuple(horizons),
-                             tuple(privacy), seeds, dict(tags), sweep_name))
+                             tuple(privacy), seeds, dict(tags), sweep_name, cls))
     return out
 
 
 def _dry_build(env: tuple[str, dict[str, Any]], cls: type, kwargs: dict[str, Any],
                horizon: int, epsilon: float | None, delta: float | None, where: str,
-               label: str) -> None:
+               label: str, resolver: AgentResolver | None) -> None:
     """Build the env and the agent once, turning any refusal into an ExperimentError."""
-    from dp_online_envs.envs.registry import build_env
-
     env_id, env_kwargs = env
     try:
-        feedback = feedback_option(env_id, cls)
+        feedback = feedback_option(env_id, cls, resolver)
     except ExperimentError as exc:
         raise ExperimentError(f"{where}: {exc}") from None
     try:
@@ -400,8 +457,6 @@ def _tags(value: Any, where: str) -> dict[str, Any]:
 
 
 def _env_entry(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
-    from dp_online_envs.envs.registry import env_config
-
     if isinstance(entry, dict):
         _check_keys(entry, ("id", "kwargs"), where)
         env_id, kwargs = entry.get("id"), entry.get("kwargs")
@@ -415,8 +470,6 @@ def _env_entry(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
 
 
 def _env_kwargs(env_id: str, kwargs: Any, where: str) -> dict[str, Any]:
-    from dp_online_envs.envs.registry import ENV_CONFIGS
-
     kwargs = _mapping(kwargs, f"{where}: kwargs of {env_id}")
     valid = sorted(set(ENV_CONFIGS[env_id].options()) - set(RESERVED_ENV_OPTIONS))
     for k in kwargs:
@@ -428,7 +481,8 @@ def _env_kwargs(env_id: str, kwargs: Any, where: str) -> dict[str, Any]:
     return kwargs
 
 
-def _agent_entry(entry: Any, where: str) -> list[tuple[str, type, dict[str, Any]]]:
+def _agent_entry(entry: Any, where: str,
+                 resolver: AgentResolver | None) -> list[tuple[str, type, dict[str, Any]]]:
     if isinstance(entry, dict):
         _check_keys(entry, ("name", "kwargs", "grid"), where)
         name = entry.get("name")
@@ -439,7 +493,7 @@ def _agent_entry(entry: Any, where: str) -> list[tuple[str, type, dict[str, Any]
     if not isinstance(name, str):
         raise ExperimentError(f"{where}: expected an agent name, got {name!r}")
     try:
-        cls = resolve_agent(name)
+        cls = resolve_agent(name, resolver)
     except ExperimentError as exc:
         raise ExperimentError(f"{where}: {exc}") from None
     for k, values in grid.items():
