@@ -156,7 +156,7 @@ def check_delta(value: object, name: str = "delta") -> float:
     return check_real(name, value, low, high, low_inclusive=low_inc, high_inclusive=high_inc)
 
 
-def check_gaussian_delta(value: object, name: str = "delta") -> float:
+def check_gaussian_delta(value: object, name: str = "delta", *, hint: str = "") -> float:
     """An allowed delta (:func:`check_delta`) that is not 0, as Gaussian noise needs.
 
     Gaussian noise gives (epsilon, delta)-DP for every ``delta > 0`` and no pure
@@ -165,6 +165,8 @@ def check_gaussian_delta(value: object, name: str = "delta") -> float:
     Args:
         value: The value to check.
         name: The argument's name, used in the message.
+        hint: What the caller adds to the message of a refused 0 (who needs Gaussian
+            noise, how to pass a delta).
 
     Returns:
         ``float(value)``.
@@ -175,7 +177,7 @@ def check_gaussian_delta(value: object, name: str = "delta") -> float:
     d = check_delta(value, name)
     if d == 0.0:
         raise _refuse(name, value, "a real number in (0, 1) for Gaussian noise (it gives "
-                      "no pure epsilon-DP)", wrong_type=False)
+                      f"no pure epsilon-DP){'; ' + hint if hint else ''}", wrong_type=False)
     return d
 
 
