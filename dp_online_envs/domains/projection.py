@@ -149,8 +149,7 @@ def _run(
     """
     if variant not in _VARIANTS:
         raise ValueError(f"variant={variant!r}, expected one of {_VARIANTS}")
-    if not tol > 0:
-        raise ValueError(f"tol={tol!r}, expected a positive tolerance")
+    check_real("tol", tol, 0.0, low_inclusive=False)
     oracle = _as_lmo(lmo)
     x = np.asarray(x, dtype=np.float64)
     if variant == "wolfe":
