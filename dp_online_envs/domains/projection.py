@@ -41,6 +41,8 @@ from typing import Callable
 
 import numpy as np
 
+from dp_online_envs.validation import check_real
+
 #: A linear minimization oracle: cost vector -> a minimizing vertex.
 LMO = Callable[[np.ndarray], np.ndarray]
 
