@@ -16,7 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from dp_online_envs.problem import Problem
-from dp_online_envs.validation import check_delta, check_epsilon, check_real, did_you_mean
+from dp_online_envs.validation import check_delta, check_epsilon, did_you_mean
 
 _REGISTRY: dict[str, type[Agent]] = {}
 
@@ -194,13 +194,6 @@ class Agent(ABC):
     def __repr__(self) -> str:
         priv = f", epsilon={self.epsilon}, delta={self.delta}" if self.private else ""
         return f"{type(self).__name__}({self.problem.domain!r}{priv})"
-
-
-def check_number(name: str, value: Any, *, positive: bool = False) -> float:
-    """``value`` as a float; ``ValueError`` naming it unless it is a finite real number
-    ``>= 0`` (``> 0`` when ``positive``). Used for the agents' numeric options
-    (:func:`dp_online_envs.validation.check_real`)."""
-    return check_real(name, value, 0.0, low_inclusive=not positive)
 
 
 def _usable(v: Any) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.privacy import ContinualCounter, make_counter
+from dp_online_envs.validation import check_gaussian_delta
 
 
 class CounterAgent:
@@ -56,13 +57,12 @@ class CounterAgent:
             ValueError: The Gaussian-only ``"factorization"`` counter with ``delta = 0``
                 (the message says to pass a delta), or any invalid counter parameter.
         """
-        if self.counter_name == "factorization" and self.noise != "gaussian" and self.delta == 0:
-            raise ValueError(
-                f"{self.name}: counter='factorization' adds only Gaussian noise, for "
-                "(epsilon, delta)-DP with delta > 0, but delta=0 asks for Laplace noise "
-                "(pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 in Python, --delta "
-                "1e-6 on the command line), or use a counter for pure epsilon-DP ('tree', "
-                "'agarwal-singh' or 'honaker')")
+        if self.counter_name == "factorization":
+            check_gaussian_delta(self.delta, hint=(
+                f"{self.name}: counter='factorization' adds only Gaussian noise, but delta=0 "
+                "asks for Laplace noise (pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 "
+                "in Python, --delta 1e-6 on the command line), or use a counter for pure "
+                "epsilon-DP ('tree', 'agarwal-singh' or 'honaker')"))
         p = self.problem
         return make_counter(
             self.counter_name,

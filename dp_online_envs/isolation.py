@@ -39,6 +39,7 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_int, check_real
 
 #: ``factory(problem) -> learner`` with ``act``, ``update``, ``reset(seed)``; must be
 #: picklable (a class, a ``functools.partial`` of one, or a module-level function).
@@ -78,14 +79,10 @@ class IsolationLimits:
 
     def __post_init__(self) -> None:
         for name in ("timeout", "startup_timeout"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+            check_real(name, getattr(self, name), 0.0, low_inclusive=False)
         for name in ("memory_bytes", "cpu_seconds"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < 1):
-                raise ValueError(f"{name} must be None or an integer >= 1, got {value!r}")
+            if getattr(self, name) is not None:
+                check_int(name, getattr(self, name), 1)
 
 
 _ACT, _STEP, _ACTION, _ERROR = b"A", b"S", b"a", b"e"

@@ -17,8 +17,8 @@ Rules:
       ``fractions.Fraction``) except ``bool``; NaN, strings and complex numbers are
       refused.
     * ``epsilon`` lies in ``(0, inf)`` and ``delta`` in ``[0, 1)``: :data:`EPSILON_RANGE`
-      and :data:`DELTA_RANGE` are the one definition. A mechanism that needs more
-      (Gaussian noise needs ``delta > 0``) says so itself.
+      and :data:`DELTA_RANGE` are the one definition. Gaussian noise needs more,
+      ``delta > 0``: :func:`check_gaussian_delta` is that one rule on top of it.
 
 :func:`did_you_mean` is the suggestion "unknown name" errors end with (env ids, agents,
 counters).
@@ -33,8 +33,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["DELTA_RANGE", "EPSILON_RANGE", "check_delta", "check_epsilon", "check_int",
-           "check_real", "did_you_mean"]
+__all__ = ["DELTA_RANGE", "EPSILON_RANGE", "check_delta", "check_epsilon",
+           "check_gaussian_delta", "check_int", "check_real", "did_you_mean"]
 
 #: ``(low, high, low_inclusive, high_inclusive)`` of the privacy parameter epsilon.
 EPSILON_RANGE: tuple[float, float, bool, bool] = (0.0, math.inf, False, False)
@@ -54,27 +54,34 @@ def _is_bool(value: object) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def check_int(name: str, value: object, minimum: int | None = None) -> int:
+def check_int(name: str, value: object, minimum: int | None = None,
+              maximum: int | None = None) -> int:
     """``value`` as a Python int, refusing anything that is not an integer.
 
     Args:
         name: The argument's name, used in the message.
         value: The value to check: a Python ``int`` or a numpy integer.
         minimum: The smallest value allowed (``None``: no lower bound).
+        maximum: The largest value allowed (``None``: no upper bound).
 
     Returns:
         ``int(value)``.
 
     Raises:
         ValueError: ``value`` is a bool, a float (even ``3.0``), a string, a complex
-            number or another non-integer, or is below ``minimum``. The message names
-            the argument, the value given and what was expected (and the value's type
-            when that is what is wrong).
+            number or another non-integer, or lies outside ``[minimum, maximum]``. The
+            message names the argument, the value given and what was expected (and the
+            value's type when that is what is wrong).
     """
-    expected = "an integer" if minimum is None else f"an integer >= {minimum}"
+    if maximum is None:
+        expected = "an integer" if minimum is None else f"an integer >= {minimum}"
+    elif minimum is None:
+        expected = f"an integer <= {maximum}"
+    else:
+        expected = f"an integer in [{minimum}, {maximum}]"
     if _is_bool(value) or not isinstance(value, Integral):
         raise _refuse(name, value, expected, wrong_type=True)
-    if minimum is not None and value < minimum:
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise _refuse(name, value, expected, wrong_type=False)
     return int(value)
 
@@ -147,6 +154,31 @@ def check_delta(value: object, name: str = "delta") -> float:
     """
     low, high, low_inc, high_inc = DELTA_RANGE
     return check_real(name, value, low, high, low_inclusive=low_inc, high_inclusive=high_inc)
+
+
+def check_gaussian_delta(value: object, name: str = "delta", *, hint: str = "") -> float:
+    """An allowed delta (:func:`check_delta`) that is not 0, as Gaussian noise needs.
+
+    Gaussian noise gives (epsilon, delta)-DP for every ``delta > 0`` and no pure
+    epsilon-DP, so a Gaussian mechanism takes delta in ``(0, 1)``.
+
+    Args:
+        value: The value to check.
+        name: The argument's name, used in the message.
+        hint: What the caller adds to the message of a refused 0 (who needs Gaussian
+            noise, how to pass a delta).
+
+    Returns:
+        ``float(value)``.
+
+    Raises:
+        ValueError: As :func:`check_delta`, or ``value`` is 0.
+    """
+    d = check_delta(value, name)
+    if d == 0.0:
+        raise _refuse(name, value, "a real number in (0, 1) for Gaussian noise (it gives "
+                      f"no pure epsilon-DP){'; ' + hint if hint else ''}", wrong_type=False)
+    return d
 
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:

@@ -1,9 +1,13 @@
-"""One validation of horizon, epsilon and delta, wherever they are given."""
+"""One validation of the numeric arguments (counts, reals, epsilon, delta), wherever
+they are given: the module, then every public entry point."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
+from collections.abc import Callable
 from fractions import Fraction
 
 import gymnasium as gym
@@ -20,6 +24,7 @@ from dp_online_envs.validation import (
     EPSILON_RANGE,
     check_delta,
     check_epsilon,
+    check_gaussian_delta,
     check_int,
     check_real,
 )
@@ -74,6 +79,31 @@ def test_check_real_interval_ends(low_inclusive, high_inclusive, refused, text):
                        high_inclusive=high_inclusive)
     assert check_real("x", 0.5, 0.0, 1.0, low_inclusive=low_inclusive,
                       high_inclusive=high_inclusive) == 0.5
+
+
+def test_check_int_maximum():
+    assert check_int("k", 3, 0, 3) == 3
+    with pytest.raises(ValueError) as err:
+        check_int("k", 4, 0, 3)
+    assert str(err.value) == "k=4 rejected: expected an integer in [0, 3]"
+    with pytest.raises(ValueError) as err:
+        check_int("k", 4, maximum=3)
+    assert str(err.value) == "k=4 rejected: expected an integer <= 3"
+    with pytest.raises(ValueError, match=r"^k=2\.0 rejected: expected an integer in \[0, 3\], "
+                                         r"got a float$"):
+        check_int("k", 2.0, 0, 3)
+
+
+def test_gaussian_delta_is_an_allowed_delta_but_zero():
+    assert check_gaussian_delta(1e-6) == 1e-6
+    with pytest.raises(ValueError) as err:
+        check_gaussian_delta(0, hint="pass delta=1e-6")
+    assert str(err.value) == ("delta=0 rejected: expected a real number in (0, 1) for Gaussian "
+                              "noise (it gives no pure epsilon-DP); pass delta=1e-6")
+    for bad in BAD_DELTAS:  # everything check_delta refuses, with its message
+        with pytest.raises(ValueError, match=r"^delta=.* rejected: expected a real number in "
+                                             r"\[0, 1\)"):
+            check_gaussian_delta(bad)
 
 
 def test_one_definition_of_epsilon_and_delta():
@@ -189,3 +219,131 @@ def test_a_hand_made_game_spec_does_not_round_its_horizon():
     spec = GameSpec("DPFullInfo-Experts-v0", "hedge", None, None, 2.5, 0)
     with pytest.raises(ValueError, match="horizon=2.5 rejected"):
         play_game(spec)
+
+
+# ------------------------------------------------ every public entry point, one table
+def _cli(option: str) -> Callable[[object], object]:
+    """Parse ``dp-online run ENV AGENT <option> <value>``; argparse's error as a ValueError."""
+    from dp_online_envs.experiments.cli import build_parser
+
+    def parse(value: object) -> object:
+        argv = ["run", "DPFullInfo-Experts-v0", "private-ftrl", "--epsilon", "1",
+                option, str(value)]
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                build_parser().parse_args(argv)
+        except SystemExit:
+            raise ValueError(err.getvalue().strip().splitlines()[-1]) from None
+        return None
+
+    return parse
+
+
+def _problem() -> Problem:
+    return gym.make("DPFullInfo-Experts-v0", horizon=20, n_arms=3).get_wrapper_attr("problem")
+
+
+def _counter(key: str) -> Callable[[object], object]:
+    base = {"horizon": 8, "noise": "gaussian", "epsilon": 1.0, "delta": 1e-6,
+            "sensitivity": 1.0}
+    return lambda v: make_counter("tree", dim=2, **{**base, key: v})
+
+
+def _audit(key: str) -> Callable[[object], object]:
+    from agents.privacy import audit
+
+    return lambda v: audit(lambda seed: None, _problem(), **{"tau": 1, "runs": 10, key: v})
+
+
+def _sweep(key: str) -> Callable[[object], object]:
+    base = {"epsilon": 1.0, "delta": 0.0, "horizon": 10, "seeds": 1}
+    return lambda v: make_games("DPFullInfo-Experts-v0", "private-ftrl", **{**base, key: v})
+
+
+def _agent(name: str, key: str, **kwargs: object) -> Callable[[object], object]:
+    return lambda v: agents.make(name, _problem(), **{**kwargs, key: v})
+
+
+#: (entry point, the call with the value, the argument's name in the message, "int" or
+#: "real", a value of the right type out of range). Each is fed every value of BAD_FOR.
+ENTRY_POINTS = [
+    # env constructor options
+    ("gym.make horizon", lambda v: gym.make("DPBandit-MAB-v0", horizon=v), "horizon", "int", 0),
+    ("gym.make n_arms", lambda v: gym.make("DPBandit-MAB-v0", n_arms=v), "n_arms", "int", 0),
+    ("gym.make dim", lambda v: gym.make("DPFullInfo-Sphere-v0", dim=v), "dim", "int", 0),
+    ("gym.make rank", lambda v: gym.make("DPBandit-Matroid-v0", rank=v), "rank", "int", -1),
+    ("OnlineLearningEnv horizon",
+     lambda v: OnlineLearningEnv(domains.Arms(3), losses.LinearLoss(3), horizon=v),
+     "horizon", "int", 0),
+    # domain sizes
+    ("Simplex", lambda v: domains.Simplex(v), "k", "int", 0),
+    ("Ball dim", lambda v: domains.Ball(v), "dim", "int", 0),
+    ("Ball radius", lambda v: domains.Ball(2, radius=v), "radius", "real", 0.0),
+    ("Birkhoff", lambda v: domains.Birkhoff(v), "n", "int", 0),
+    ("GroundSet", lambda v: domains.GroundSet(v), "n", "int", 0),
+    ("UniformMatroid k", lambda v: domains.UniformMatroid(4, v), "k", "int", 0),
+    ("FlowPolytope sink", lambda v: domains.FlowPolytope(3, [(0, 1), (1, 2)], 0, v),
+     "sink", "int", 3),
+    # loss parameters
+    ("LinearLoss dim", lambda v: losses.LinearLoss(v), "dim", "int", 0),
+    ("DistanceLoss center_radius", lambda v: losses.DistanceLoss(2, center_radius=v),
+     "center_radius", "real", -0.5),
+    ("QuadraticLoss strong_convexity", lambda v: losses.QuadraticLoss(2, strong_convexity=v),
+     "strong_convexity", "real", 0.0),
+    ("GraphCutLoss n_nodes", lambda v: losses.GraphCutLoss(v), "n_nodes", "int", 1),
+    ("ConcaveModularLoss scale", lambda v: losses.ConcaveModularLoss(3, scale=v),
+     "scale", "real", 0.0),
+    # agents: epsilon, delta and options
+    ("agents.make epsilon", _agent("private-ftrl", "epsilon"), "epsilon", "real", 0.0),
+    ("agents.make delta", _agent("private-ftrl", "delta", epsilon=1.0), "delta", "real", 1.0),
+    ("private-ftpl delta (Gaussian)", _agent("private-ftpl", "delta", epsilon=1.0), "delta",
+     "real", 0.0),
+    ("hedge eta", _agent("hedge", "eta"), "eta", "real", -1.0),
+    # counters
+    ("make_counter horizon", _counter("horizon"), "horizon", "int", 0),
+    ("make_counter epsilon", _counter("epsilon"), "epsilon", "real", -1.0),
+    ("make_counter delta", _counter("delta"), "delta", "real", 0.0),
+    ("make_counter sensitivity", _counter("sensitivity"), "sensitivity", "real", 0.0),
+    # the auditor
+    ("audit runs", _audit("runs"), "runs", "int", 9),
+    ("audit confidence", _audit("confidence"), "confidence", "real", 1.0),
+    ("audit tau", _audit("tau"), "tau", "int", 21),
+    # sweeps
+    ("make_games horizon", _sweep("horizon"), "horizon", "int", 0),
+    ("make_games seeds", _sweep("seeds"), "seeds", "int", 0),
+    ("make_games epsilon", _sweep("epsilon"), "epsilon", "real", -1.0),
+    ("make_games delta", _sweep("delta"), "delta", "real", 1.0),
+    # the command line
+    ("dp-online --horizon", _cli("--horizon"), "horizon", "int", 0),
+    ("dp-online --seeds", _cli("--seeds"), "seeds", "int", 0),
+    ("dp-online --workers", _cli("--workers"), "workers", "int", 0),
+    ("dp-online --timeout", _cli("--timeout"), "timeout", "real", 0.0),
+]
+#: The values every entry point refuses, by kind (the out-of-range one is added).
+BAD_FOR = {"int": [True, 1.5, "3", 1j, math.nan], "real": [True, "3", 1j, math.nan]}
+
+
+def _shown(label: str, bad: object) -> object:
+    """The value the message shows: the command line reads its text as a number first."""
+    if not label.startswith("dp-online"):
+        return bad
+    from dp_online_envs.experiments.cli import _read_number
+
+    return _read_number(str(bad))
+
+
+ENTRY_CASES = [
+    pytest.param(call, name, "three" if (bad == "3" and label.startswith("dp-online")) else bad,
+                 label, id=f"{label}={bad!r}")
+    for label, call, name, kind, out_of_range in ENTRY_POINTS
+    for bad in [*BAD_FOR[kind], out_of_range]
+]
+
+
+@pytest.mark.parametrize("call, name, bad, label", ENTRY_CASES)
+def test_every_entry_point_refuses_naming_the_argument(call, name, bad, label):
+    """bool, 1.5 for an integer, a string, a complex number, NaN and an out-of-range
+    value: refused with the module's message, naming the argument and the value."""
+    with pytest.raises(ValueError) as err:
+        call(bad)
+    assert f"{name}={_shown(label, bad)!r} rejected: expected " in str(err.value)

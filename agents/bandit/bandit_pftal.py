@@ -64,6 +64,7 @@ from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.full_info.pftal import ftal_leader
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.validation import check_real
 
 __all__ = ["BanditPFTAL", "BanditPFTALParameters", "ShrunkSet", "bandit_pftal_parameters"]
 
@@ -121,8 +122,7 @@ class ShrunkSet:
     ``domain.project``: ``Proj(z) = c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``."""
 
     def __init__(self, domain: Domain, center: np.ndarray, xi: float) -> None:
-        if not 0.0 <= xi < 1.0:
-            raise ValueError(f"xi={xi!r}, expected 0 <= xi < 1")
+        check_real("xi", xi, 0.0, 1.0, high_inclusive=False)
         self.domain, self.center, self.scale = domain, np.asarray(center, float), 1.0 - xi
 
     def project(self, z: np.ndarray) -> np.ndarray:

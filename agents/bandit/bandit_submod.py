@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.lovasz import (
@@ -52,6 +52,7 @@ from agents.lovasz import (
     threshold_round,
 )
 from agents.privacy import accountant_epsilon, verify_guarantee
+from dp_online_envs.validation import check_real
 
 __all__ = [
     "BanditSubmodPFTAL",
@@ -148,13 +149,6 @@ def one_point_estimate(order: np.ndarray, rho: np.ndarray, k: int, xi: int,
     return g
 
 
-def _check_gamma(value) -> float:
-    g = check_number("gamma", value, positive=True)
-    if g > 1.0:
-        raise ValueError(f"gamma={value!r}, the exploration probability must lie in (0, 1]")
-    return g
-
-
 class _ChainBandit(Agent):
     """Shared play / estimate logic: sample ``S_t`` on the chain of ``x_t``, build ``g_t``."""
 
@@ -241,9 +235,10 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
         self.scale = float(p.bound)
         params = bandit_submod_parameters(self.scale, n, T)
         self.gamma_uncapped = params["gamma_uncapped"]
-        self.gamma = params["gamma"] if gamma is None else _check_gamma(gamma)
-        self.H = params["H"] if regularization is None else check_number(
-            "regularization", regularization, positive=True)
+        self.gamma = params["gamma"] if gamma is None else check_real(
+            "gamma", gamma, 0.0, 1.0, low_inclusive=False)
+        self.H = params["H"] if regularization is None else check_real(
+            "regularization", regularization, 0.0, low_inclusive=False)
         self.estimate_bound = one_point_estimate_bound(self.scale, n, self.gamma)
         self.sensitivity = 2.0 * self.estimate_bound
         self.paper_lipschitz = paper_lipschitz(self.scale, n, self.H)
@@ -316,8 +311,10 @@ class HazanKaleSubmodularBandit(_ChainBandit):
         self.scale = float(p.bound)
         params = hazan_kale_bandit_parameters(self.scale, p.dim, p.horizon)
         self.gamma_uncapped = params["gamma_uncapped"]
-        self.gamma = params["gamma"] if gamma is None else _check_gamma(gamma)
-        self.eta = params["eta"] if eta is None else check_number("eta", eta, positive=True)
+        self.gamma = params["gamma"] if gamma is None else check_real(
+            "gamma", gamma, 0.0, 1.0, low_inclusive=False)
+        self.eta = params["eta"] if eta is None else check_real("eta", eta, 0.0,
+                                                                low_inclusive=False)
         self.estimate_bound = one_point_estimate_bound(self.scale, p.dim, self.gamma)
 
     def reset(self, seed: int | None = None) -> None:

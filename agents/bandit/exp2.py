@@ -81,9 +81,10 @@ from agents.bandit.reduction import (
     check_range,
     clipped_loss,
 )
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from dp_online_envs.domains import Simplex
 from dp_online_envs.losses import LinearLoss
+from dp_online_envs.validation import check_int, check_real
 
 __all__ = ["EXP2", "MAX_ACTIONS", "PrivateEXP2", "exp2_parameters", "theorem_4_1_parameters"]
 
@@ -101,12 +102,8 @@ def theorem_4_1_parameters(horizon: int, n_actions: int, noise_scale: float = 0.
     ``c = 1 + 2 lambda^2 ln(N T)``, ``eta = sqrt(ln N / (2 N T c))``,
     ``gamma = eta N sqrt(c)``; ``lambda = noise_scale`` on the ``||l||_inf <= 1`` scale.
     """
-    n, t = int(n_actions), int(horizon)
-    if n < 1 or t < 1:
-        raise ValueError(f"need N >= 1 actions and T >= 1 rounds, got N={n_actions}, T={horizon}")
-    lam = float(noise_scale)
-    if not (math.isfinite(lam) and lam >= 0):
-        raise ValueError(f"noise_scale={noise_scale!r}, expected a finite number >= 0")
+    n, t = check_int("n_actions", n_actions, 1), check_int("horizon", horizon, 1)
+    lam = check_real("noise_scale", noise_scale, 0.0)
     c = 1.0 + 2.0 * lam * lam * math.log(n * t)
     eta = math.sqrt(math.log(n) / (2.0 * n * t * c))
     return eta, eta * n * math.sqrt(c)
@@ -123,9 +120,10 @@ def exp2_parameters(horizon: int, n_actions: int, noise_scale: float = 0.0,
     if gamma == "proof":
         g = eta * n_actions * (1.0 + 4.0 * float(noise_scale) * math.log(n_actions * horizon))
     elif gamma != "theorem":
-        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 <= gamma <= 1:
-            raise ValueError(f"gamma={gamma!r}, expected 'theorem', 'proof' or a number in [0, 1]")
-        return eta, float(gamma), False
+        if isinstance(gamma, str):
+            raise ValueError(f"gamma={gamma!r} rejected: expected 'theorem', 'proof' or a real "
+                             "number in [0, 1]")
+        return eta, check_real("gamma", gamma, 0.0, 1.0), False
     clamped = not 0.0 <= g <= 1.0
     return eta, min(max(g, 0.0), 1.0), clamped
 
@@ -270,7 +268,7 @@ class EXP2(ArmsExpWeights):
               noise_scale: float = 0.0, loss_range: tuple[float, float] | None = None) -> None:
         p = self.problem
         check_bandit_problem(self.name, p)
-        self.noise_scale = check_number("noise_scale", noise_scale)
+        self.noise_scale = check_real("noise_scale", noise_scale, 0.0)
         self._lo, self._hi = check_range(p, loss_range)
         self.arms = isinstance(p.domain, Simplex) and isinstance(
             p.domain.action_space, gym.spaces.Discrete)
@@ -291,7 +289,7 @@ class EXP2(ArmsExpWeights):
         self.lam = self.noise_scale / self._width
         self.n_actions = n
         eta_thm, g, self.gamma_clamped = exp2_parameters(p.horizon, n, self.lam, gamma)
-        self.eta = eta_thm if eta is None else check_number("eta", eta)
+        self.eta = eta_thm if eta is None else check_real("eta", eta, 0.0)
         self.gamma = g
         if self.arms:
             self._init_arms(n)

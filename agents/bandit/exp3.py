@@ -21,17 +21,16 @@ import gymnasium as gym
 
 from agents.bandit.exp2 import ArmsExpWeights
 from agents.bandit.reduction import check_bandit_problem, check_range
-from agents.base import check_number, register
+from agents.base import register
 from dp_online_envs.domains import Simplex
+from dp_online_envs.validation import check_int, check_real
 
 __all__ = ["EXP3", "exp3_eta"]
 
 
 def exp3_eta(horizon: int, n_arms: int) -> float:
     """``sqrt(2 ln K / (T K))`` (Bubeck & Cesa-Bianchi 2012, Thm. 3.1)."""
-    k, t = int(n_arms), int(horizon)
-    if k < 1 or t < 1:
-        raise ValueError(f"need K >= 1 arms and T >= 1 rounds, got K={n_arms}, T={horizon}")
+    k, t = check_int("n_arms", n_arms, 1), check_int("horizon", horizon, 1)
     return math.sqrt(2.0 * math.log(k) / (t * k))
 
 
@@ -57,13 +56,11 @@ class EXP3(ArmsExpWeights):
         if not (isinstance(p.domain, Simplex)
                 and isinstance(p.domain.action_space, gym.spaces.Discrete)):
             raise ValueError(f"exp3 plays K arms (a Discrete(K) action space), got {p.domain!r}")
-        g = check_number("gamma", gamma)
-        if g > 1.0:
-            raise ValueError(f"gamma={gamma!r}, expected a number in [0, 1]")
+        g = check_real("gamma", gamma, 0.0, 1.0)
         self._lo, self._hi = check_range(p, loss_range)
         self._width = self._hi - self._lo
         k = p.domain.dim
-        self.eta = exp3_eta(p.horizon, k) if eta is None else check_number("eta", eta)
+        self.eta = exp3_eta(p.horizon, k) if eta is None else check_real("eta", eta, 0.0)
         self.gamma = g
         self._init_arms(k)
 

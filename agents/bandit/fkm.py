@@ -27,6 +27,7 @@ import math
 from agents.bandit.bandit_pftal import ShrunkSet
 from agents.bandit.smoothing import SmoothingGeometry, clamp_radius, require_points
 from agents.base import Agent, register
+from dp_online_envs.validation import check_real
 
 __all__ = ["FKM", "fkm_parameters"]
 
@@ -66,11 +67,12 @@ class FKM(Agent):
         self.outer_radius = self.geometry.outer_radius(p.domain)
         self.params = fkm_parameters(p.horizon, self.geometry.rank, p.bound, p.lipschitz,
                                      r, self.outer_radius)
-        self.nu = self.params["nu"] if nu is None else float(nu)
+        self.nu = self.params["nu"] if nu is None else check_real("nu", nu, 0.0)
         if smoothing is None:
             self.smoothing = self.params["delta"]
         else:
-            self.smoothing = clamp_radius(float(smoothing), r)[0]
+            self.smoothing = clamp_radius(
+                check_real("smoothing", smoothing, 0.0, low_inclusive=False), r)[0]
         if not (self.nu >= 0 and self.smoothing > 0):
             raise ValueError(f"nu={self.nu!r}, smoothing={self.smoothing!r}: expected "
                              f"nu >= 0 and smoothing > 0")

@@ -34,6 +34,7 @@ import numpy as np
 from agents.bandit.smoothing import BlockedOnePointAgent, fw_projection_step
 from agents.base import register
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.validation import check_int
 
 __all__ = ["GarberKretzu", "approximate_projection"]
 
@@ -75,10 +76,8 @@ class GarberKretzu(BlockedOnePointAgent):
         self._setup_geometry()
         #: Frank-Wolfe tolerance ``epsilon = D^2 / T_round``.
         self.tolerance = self.problem.diameter**2 / self.rounds
-        cap = 20 * self.batch if max_fw_iterations is None else int(max_fw_iterations)
-        if cap < 1:
-            raise ValueError(f"max_fw_iterations={max_fw_iterations!r}, expected >= 1")
-        self.max_fw_iterations = cap
+        self.max_fw_iterations = (20 * self.batch if max_fw_iterations is None
+                                  else check_int("max_fw_iterations", max_fw_iterations, 1))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

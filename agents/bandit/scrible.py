@@ -57,9 +57,10 @@ from agents.bandit.reduction import (
     check_bandit_problem,
     scalar_feedback,
 )
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from dp_online_envs.domains import Ball, Box, Domain, L1Ball
 from dp_online_envs.losses import LinearLoss
+from dp_online_envs.validation import check_int, check_real
 
 __all__ = [
     "BallBarrier",
@@ -215,9 +216,7 @@ def theorem_4_5_eta(horizon: int, dim: int, nu: float, bound: float, x_norm: flo
     ``clamp = 1 / (4 N (M + L))``, ``L = 4 lambda ||X|| sqrt(N) ln(NT)``; the step used
     is ``min(formula, clamp)``. ``ln T`` is floored at ``ln 2``.
     """
-    t, n = int(horizon), int(dim)
-    if t < 1 or n < 1:
-        raise ValueError(f"need T >= 1 and N >= 1, got T={horizon}, N={dim}")
+    t, n = check_int("horizon", horizon, 1), check_int("dim", dim, 1)
     lam = float(noise_scale)
     log_t = max(math.log(t), math.log(2.0))
     formula = math.sqrt(nu * log_t / (2.0 * n * n * t * (bound ** 2 + lam ** 2 * n * x_norm ** 2)))
@@ -263,7 +262,7 @@ class SCRiBLe(Agent):
         if self.barrier.dim != p.dim:
             raise ValueError(f"constraints act on R^{self.barrier.dim}, the domain is in R^{p.dim}")
         self.nu = self.barrier.nu
-        self.noise_scale = check_number("noise_scale", noise_scale)
+        self.noise_scale = check_real("noise_scale", noise_scale, 0.0)
         b = float(p.bound)
         if not (math.isfinite(b) and b > 0):
             raise ValueError(f"scrible needs a finite bound M = max |f|, got {p.bound!r}")
@@ -273,7 +272,7 @@ class SCRiBLe(Agent):
             p.horizon, p.dim, self.nu, b, self.x_norm, self.noise_scale)
         self.eta_clamped = self.eta_formula > self.eta_clamp
         self.eta = (min(self.eta_formula, self.eta_clamp) if eta is None
-                    else check_number("eta", eta))
+                    else check_real("eta", eta, 0.0))
         start = np.array(p.domain.center, dtype=np.float64)
         if self.barrier.slack(start) <= 0:
             raise ValueError(f"the domain's centre {start} is not strictly inside the barrier's body")

@@ -29,6 +29,7 @@ import numpy as np
 
 from agents.base import Agent
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.validation import check_gaussian_delta
 
 __all__ = [
     "MAX_SHRINK",
@@ -103,9 +104,8 @@ def resolve_noise(name: str, noise: str | None, delta: float) -> str:
         noise = "laplace" if delta == 0.0 else "gaussian"
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f"{name}: noise={noise!r}, expected 'laplace' or 'gaussian'")
-    if noise == "gaussian" and not delta > 0.0:
-        raise ValueError(f"{name}: noise='gaussian' gives (epsilon, delta)-DP and needs "
-                         f"delta > 0 (got delta={delta!r})")
+    if noise == "gaussian":
+        check_gaussian_delta(delta, hint=f"{name}: noise='gaussian' needs delta > 0")
     return noise
 
 

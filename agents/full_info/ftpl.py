@@ -16,6 +16,7 @@ from agents.full_info.ftrl import (
     split_rng,
     theta_norm,
 )
+from dp_online_envs.validation import check_gaussian_delta
 
 
 @register
@@ -65,10 +66,9 @@ class PrivateFTPL(CounterAgent, Agent):
     requires = ("lipschitz",)
 
     def setup(self, counter: str = "agarwal-singh") -> None:
-        if self.delta <= 0.0:
-            raise ValueError("private-ftpl is (epsilon, delta)-DP with Gaussian noise "
-                             "(Agarwal-Singh Thm. 3.5): pass 0 < delta < 1 (delta=1e-6 in "
-                             "Python, --delta 1e-6 on the command line)")
+        check_gaussian_delta(self.delta, hint="private-ftpl is (epsilon, delta)-DP with "
+                             "Gaussian noise (Agarwal-Singh Thm. 3.5): pass delta=1e-6 in "
+                             "Python, --delta 1e-6 on the command line")
         p = self.problem
         loss = require_linear(self.name, p.loss)
         self.counter_name = counter

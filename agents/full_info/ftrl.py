@@ -44,12 +44,13 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from agents.counter_agent import CounterAgent
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.validation import check_real
 
 __all__ = [
     "FTRL",
@@ -325,7 +326,7 @@ class PrivateFTRL(CounterAgent, Agent):
                                  f"diameter, got {p.diameter!r}")
             default_eta = 2.0 * p.diameter / (p.lipschitz * math.sqrt(T))
         #: Learning rate (the non-private counterpart's, see the class docstring).
-        self.eta = default_eta if eta is None else check_number("eta", eta)
+        self.eta = default_eta if eta is None else check_real("eta", eta, 0.0)
         #: The step of the l2 leader, ``x = Proj(x_1 - step * L~)``: ``eta / 2``.
         self.step = 0.5 * self.eta
 
@@ -396,7 +397,7 @@ class FTRL(Agent):
         _refuse_subsets(self.name, p.domain)
         self.lazy = bool(lazy)
         self.eta = (p.diameter / (p.lipschitz * math.sqrt(p.horizon)) if eta is None
-                    else check_number("eta", eta))
+                    else check_real("eta", eta, 0.0))
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -6,10 +6,11 @@ import math
 
 import numpy as np
 
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from agents.full_info.ftrl import _softmin, env_action, hedge_eta, loss_width
 from dp_online_envs.domains import Simplex
 from dp_online_envs.losses import LinearLoss
+from dp_online_envs.validation import check_real
 
 
 @register
@@ -52,7 +53,7 @@ class Hedge(Agent):
                 raise ValueError(f"hedge needs a finite Lipschitz constant, got {p.lipschitz!r}")
             self.loss_width = 2.0 * float(p.lipschitz)
         self.eta = (hedge_eta(p.horizon, k, self.loss_width) if eta is None
-                    else check_number("eta", eta))
+                    else check_real("eta", eta, 0.0))
 
     @property
     def regret_bound(self) -> float:

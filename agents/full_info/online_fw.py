@@ -7,7 +7,8 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
+from dp_online_envs.validation import check_real
 
 
 @register
@@ -48,7 +49,7 @@ class OnlineFrankWolfe(Agent):
             raise ValueError(f"online-fw plays points of a convex set (Box actions); "
                              f"{p.domain!r} has {p.domain.action_space}")
         self.eta = (p.diameter / (2.0 * p.lipschitz * p.horizon**0.75) if eta is None
-                    else check_number("eta", eta))
+                    else check_real("eta", eta, 0.0))
 
     @staticmethod
     def step_size(t: int) -> float:

@@ -41,10 +41,11 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import env_action, split_rng
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.validation import check_real
 
 __all__ = [
     "FTAL",
@@ -143,7 +144,7 @@ class _ApproximateLeader(CounterAgent, Agent):
                                      f"pass regularization=")
                 lam = self._default_regularization(T, d)
         else:
-            lam = check_number("regularization", regularization)
+            lam = check_real("regularization", regularization, 0.0)
         #: ``lam``: weight of the App. C regularizer ``(lam/2)||w||^2`` (0: none).
         self.regularization = lam
         #: ``H = H_f + lam``: strong convexity modulus used by the leader.

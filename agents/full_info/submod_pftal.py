@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from agents.base import Agent, check_number, register
+from agents.base import Agent, register
 from agents.counter_agent import CounterAgent
 from agents.full_info.ftrl import split_rng
 from agents.full_info.pftal import clip_norm
@@ -33,6 +33,7 @@ from agents.lovasz import (
     require_submodular,
     threshold_round,
 )
+from dp_online_envs.validation import check_real
 
 __all__ = [
     "HazanKaleSubmodular",
@@ -114,7 +115,7 @@ class SubmodPFTAL(CounterAgent, Agent):
         self.gradient_bounds = (g1, g2)
         #: ``H``: weight of the regularizer ``(H/2)||x||^2``.
         self.H = (submod_pftal_regularization(self.scale, n, T) if regularization is None
-                  else check_number("regularization", regularization, positive=True))
+                  else check_real("regularization", regularization, 0.0, low_inclusive=False))
         self.counter_name = counter
         self.noise = "laplace" if self.delta == 0.0 else "gaussian"
         #: Counter sensitivity: ``2 G_1`` (l1, Laplace) or ``2 G_2`` (l2, Gaussian).
@@ -178,7 +179,7 @@ class HazanKaleSubmodular(Agent):
         require_submodular(self.name, p)
         self.scale = float(p.bound)
         self.eta = (hazan_kale_eta(self.scale, p.dim, p.horizon) if eta is None
-                    else check_number("eta", eta, positive=True))
+                    else check_real("eta", eta, 0.0, low_inclusive=False))
         #: ``D G sqrt(T)``: the regret bound of the chosen tuning (for the default eta).
         self.regret_bound = (math.sqrt(p.dim) * lovasz_gradient_bounds(self.scale, p.dim)[1]
                              * math.sqrt(p.horizon))

@@ -90,13 +90,6 @@ def _check_confidence(confidence: object) -> float:
                       high_inclusive=False)
 
 
-def _check_count(name: str, value: object, low: int, high: float) -> int:
-    n = check_int(name, value, low)
-    if n > high:
-        raise ValueError(f"{name}={value!r} rejected: expected an integer in [{low}, {high}]")
-    return n
-
-
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Two-sided Clopper-Pearson (exact binomial) interval for ``p`` from ``k`` of ``n``.
 
@@ -108,8 +101,8 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     Raises:
         ValueError: unless ``n >= 1``, ``0 <= k <= n`` (integers) and ``0 < confidence < 1``.
     """
-    n = _check_count("n", n, 1, math.inf)
-    k = _check_count("k", k, 0, n)
+    n = check_int("n", n, 1)
+    k = check_int("k", k, 0, n)
     a = 0.5 * (1.0 - _check_confidence(confidence))
     lo = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
     hi = 1.0 if k == n else float(stats.beta.ppf(1.0 - a, k + 1, n - k))
@@ -134,7 +127,7 @@ def eps_lower_bound(
         ValueError: on invalid counts, delta, confidence or tests.
     """
     conf = _check_confidence(confidence)
-    tests = _check_count("tests", tests, 1, math.inf)
+    tests = check_int("tests", tests, 1)
     check_delta(delta)
     per_event = 1.0 - (1.0 - conf) / tests
     lo1 = clopper_pearson(k1, n1, per_event)[0]
@@ -262,7 +255,7 @@ def audit_samples(
     """
     conf = _check_confidence(confidence)
     check_delta(delta)
-    thresholds = _check_count("thresholds", thresholds, 1, 100)
+    thresholds = check_int("thresholds", thresholds, 1, 100)
     check_real("train_fraction", train_fraction, 0.0, 1.0, low_inclusive=False,
                high_inclusive=False)
     if not callable(statistic) and statistic not in _STATISTICS:
@@ -275,8 +268,7 @@ def audit_samples(
         raise ValueError(f"samples must be two arrays of equal shape (runs, d), got "
                          f"{np.shape(samples)} and {np.shape(neighbour_samples)}")
     runs = x0.shape[0]
-    if runs < _MIN_RUNS:
-        raise ValueError(f"runs must be at least {_MIN_RUNS}, got runs={runs}")
+    check_int("runs", runs, _MIN_RUNS)
     if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(x1))):
         raise ValueError("samples must be finite")
     n_train = min(max(1, int(round(train_fraction * runs))), runs - 1)
@@ -476,9 +468,9 @@ def audit(
     """
     if view not in VIEWS:
         raise ValueError(f"view={view!r}, expected one of {VIEWS}")
-    runs = _check_count("runs", runs, _MIN_RUNS, math.inf)
+    runs = check_int("runs", runs, _MIN_RUNS)
     conf = _check_confidence(confidence)
-    check_int("tau", tau)
+    check_int("tau", tau, 1)
     if not callable(agent_factory):
         raise TypeError(f"agent_factory must be callable (seed -> Agent), got {agent_factory!r}")
     domain, loss, native, horizon, adversary, outer = _resolve_env(env)
@@ -494,8 +486,7 @@ def audit(
                  else "full")
 
     if sequence is None:
-        if not 1 <= tau <= horizon:  # check before playing
-            raise ValueError(f"tau={tau} out of range, expected 1..{horizon}")
+        check_int("tau", tau, 1, horizon)  # before playing
         adv = "oblivious" if adversary is None else copy.deepcopy(adversary)
         rec = OnlineLearningEnv(domain, loss, adv, feedback=native, horizon=horizon,
                                 record_losses=True)
@@ -508,9 +499,10 @@ def audit(
         sequence = LossSequence(np.asarray(sequence))
     T = len(sequence)
     top = T - 1 if view == "actions" else T
-    if not 1 <= tau <= top:
-        raise ValueError(f"tau={tau} out of range, expected 1..{top} for the {view} view "
-                         f"of a {T}-round sequence")
+    try:
+        check_int("tau", tau, 1, top)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (the {view} view of a {T}-round sequence)") from None
     bad = [t + 1 for t, th in enumerate(sequence.thetas) if not _is_admissible(loss, th)]
     if bad:
         raise ValueError(f"the sequence has inadmissible parameters in rounds {bad[:5]}")

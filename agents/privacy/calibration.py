@@ -30,14 +30,17 @@ import collections
 import functools
 import math
 from dataclasses import dataclass
-from numbers import Real
 
 import dp_accounting
 from dp_accounting import dp_event
 from dp_accounting.pld import PLDAccountant
 
-from dp_online_envs import validation
-from dp_online_envs.validation import check_real
+from dp_online_envs.validation import (
+    check_delta,
+    check_epsilon,
+    check_gaussian_delta,
+    check_real,
+)
 
 __all__ = [
     "DEFAULT_NEIGHBOURING",
@@ -58,36 +61,15 @@ _VERIFY_RTOL = 1e-4
 _VERIFY_ATOL = 1e-6
 
 
-# --------------------------------------------------------------------------
-# validation helpers (shared with counters.py)
-# --------------------------------------------------------------------------
-def _real(name: str, value: object) -> float:
-    """A real number (infinity and NaN allowed: guarantees may be infinite)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a real number, got {name}={value!r}")
-    return float(value)
+def _guarantee_epsilon(value: object) -> float:
+    """The epsilon of a guarantee: a real number ``>= 0``, or ``inf`` (no guarantee).
 
-
-def check_epsilon(epsilon: object) -> float:
-    """Returns ``epsilon`` as a float; ValueError unless ``0 < epsilon < inf``
-    (:func:`dp_online_envs.validation.check_epsilon`)."""
-    return validation.check_epsilon(epsilon)
-
-
-def check_delta(delta: object) -> float:
-    """Returns the delta of a Gaussian mechanism as a float; ValueError unless
-    ``0 < delta < 1`` (an allowed delta, :func:`dp_online_envs.validation.check_delta`,
-    that is not 0: Gaussian noise gives no pure epsilon-DP)."""
-    d = validation.check_delta(delta)
-    if d == 0.0:
-        raise ValueError(f"delta must lie in the open interval (0, 1) for Gaussian noise "
-                         f"(it gives no pure epsilon-DP), got delta={delta!r}")
-    return d
-
-
-def check_sensitivity(sensitivity: object, name: str = "sensitivity") -> float:
-    """Returns the sensitivity as a float; ValueError unless ``0 < s < inf``."""
-    return check_real(name, sensitivity, 0.0, low_inclusive=False)
+    A mechanism's epsilon is :func:`dp_online_envs.validation.check_epsilon`'s; a
+    statement about a mechanism may also say "no guarantee at all".
+    """
+    if not isinstance(value, bool) and value == math.inf:
+        return math.inf
+    return check_real("epsilon", value, 0.0)
 
 
 # --------------------------------------------------------------------------
@@ -111,7 +93,8 @@ def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
     Raises:
         ValueError: on a non-positive / non-finite argument (named in the message).
     """
-    return check_sensitivity(l1_sensitivity, "l1_sensitivity") / check_epsilon(epsilon)
+    return (check_real("l1_sensitivity", l1_sensitivity, 0.0, low_inclusive=False)
+            / check_epsilon(epsilon))
 
 
 def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
@@ -134,8 +117,8 @@ def gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float
     Raises:
         ValueError: on an invalid argument (named in the message).
     """
-    sens = check_sensitivity(l2_sensitivity, "l2_sensitivity")
-    eps, dlt = check_epsilon(epsilon), check_delta(delta)
+    sens = check_real("l2_sensitivity", l2_sensitivity, 0.0, low_inclusive=False)
+    eps, dlt = check_epsilon(epsilon), check_gaussian_delta(delta)
     return sens * _unit_gaussian_sigma(eps, dlt)
 
 
@@ -172,14 +155,8 @@ class PrivacyGuarantee:
     mechanism: str = ""
 
     def __post_init__(self) -> None:
-        eps = _real("epsilon", self.epsilon)
-        dlt = _real("delta", self.delta)
-        if math.isnan(eps) or eps < 0:
-            raise ValueError(f"epsilon must be >= 0, got epsilon={self.epsilon!r}")
-        if not 0.0 <= dlt <= 1.0:
-            raise ValueError(f"delta must lie in [0, 1], got delta={self.delta!r}")
-        object.__setattr__(self, "epsilon", eps)
-        object.__setattr__(self, "delta", dlt)
+        object.__setattr__(self, "epsilon", _guarantee_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check_real("delta", self.delta, 0.0, 1.0))
 
     @property
     def is_pure(self) -> bool:
@@ -211,7 +188,7 @@ def compose_epsilon(*parts: PrivacyGuarantee | float) -> PrivacyGuarantee:
     """
     if not parts:
         raise ValueError("compose_epsilon needs at least one guarantee")
-    gs = [p if isinstance(p, PrivacyGuarantee) else PrivacyGuarantee(_real("epsilon", p), 0.0)
+    gs = [p if isinstance(p, PrivacyGuarantee) else PrivacyGuarantee(p, 0.0)
           for p in parts]
     relations = {g.neighbouring for g in gs}
     if len(relations) != 1:
@@ -299,7 +276,7 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
         dp_accounting.UnsupportedEventError: for events the accountant cannot handle.
         ValueError: for an invalid delta.
     """
-    d = validation.check_delta(delta)
+    d = check_delta(delta)
     try:
         hash(event)
     except TypeError:  # composed events hold lists: not cacheable
@@ -356,7 +333,7 @@ def verify_guarantee(
             ``1e-4`` relative + ``1e-6`` absolute (discretisation slack).
         dp_accounting.UnsupportedEventError: for events it cannot account.
     """
-    claimed = _real("epsilon", epsilon)
+    claimed = _guarantee_epsilon(epsilon)
     achieved = accountant_epsilon(event, delta)
     if not achieved <= claimed * (1 + _VERIFY_RTOL) + _VERIFY_ATOL:
         raise ValueError(

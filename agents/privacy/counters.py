@@ -29,19 +29,21 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 from dp_accounting import dp_event
 
-from dp_online_envs.validation import check_int, did_you_mean
+from dp_online_envs.validation import (
+    check_epsilon,
+    check_gaussian_delta,
+    check_int,
+    check_real,
+    did_you_mean,
+)
 
 from .calibration import (
     PrivacyGuarantee,
-    check_delta,
-    check_epsilon,
-    check_sensitivity,
     gaussian_sigma,
     laplace_scale,
     verify_guarantee,
@@ -58,10 +60,6 @@ __all__ = [
 ]
 
 _NOISE_KINDS = ("laplace", "gaussian")
-
-
-def _positive_int(name: str, value: object) -> int:
-    return check_int(name, value, 1)
 
 
 def _bits(t: int) -> list[int]:
@@ -95,8 +93,8 @@ class ContinualCounter(ABC):
                  epsilon: float | None = None, delta: float | None = None,
                  sensitivity: float | None = None,
                  rng: np.random.Generator | None = None) -> None:
-        self.horizon = _positive_int("horizon", horizon)
-        self.dim = _positive_int("dim", dim)
+        self.horizon = check_int("horizon", horizon, 1)
+        self.dim = check_int("dim", dim, 1)
         if noise is not None and noise not in _NOISE_KINDS:
             raise ValueError(f"noise must be 'laplace', 'gaussian' or None, got noise={noise!r}")
         if rng is not None and not isinstance(rng, np.random.Generator):
@@ -107,8 +105,8 @@ class ContinualCounter(ABC):
         self.sensitivity: float | None = None
         if noise is not None:
             self.epsilon = check_epsilon(epsilon)
-            self.sensitivity = check_sensitivity(sensitivity)
-            self.delta = check_delta(delta) if noise == "gaussian" else 0.0
+            self.sensitivity = check_real("sensitivity", sensitivity, 0.0, low_inclusive=False)
+            self.delta = check_gaussian_delta(delta) if noise == "gaussian" else 0.0
         self._rng = rng if rng is not None else np.random.default_rng()
         self._t = 0
         self._prefix = np.zeros(self.dim)
@@ -177,8 +175,7 @@ class ContinualCounter(ABC):
 
     def noise_variance(self, t: int) -> float:
         """Exact per-coordinate variance of the noise in the ``t``-th release (1-based)."""
-        if isinstance(t, bool) or not isinstance(t, Integral) or not 1 <= t <= self.horizon:
-            raise ValueError(f"t must be an integer in [1, {self.horizon}], got t={t!r}")
+        check_int("t", t, 1, self.horizon)
         if self.noise is None:
             return 0.0
         return float(self._draw_variance * self._unit_variances(np.array([int(t)]))[0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dp_online_envs.adversaries.base import Adversary
+from dp_online_envs.validation import check_real
 
 
 def _require_linear(loss, who: str) -> None:
@@ -30,9 +31,7 @@ class PunishFavoriteAdversary(Adversary):
     name = "punish-favorite"
 
     def __init__(self, noise: float = 0.05):
-        if noise < 0:
-            raise ValueError(f"noise={noise!r}, expected a number >= 0")
-        self.noise = float(noise)
+        self.noise = check_real("noise", noise, 0.0)
 
     def reset(self, np_random, domain, loss, horizon) -> None:
         _require_linear(loss, "punish-favorite")

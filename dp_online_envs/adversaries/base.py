@@ -16,6 +16,7 @@ import numpy as np
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.validation import check_int
 
 
 class Adversary(ABC):
@@ -77,8 +78,7 @@ class LossSequence:
 
     def replace(self, tau: int, theta: np.ndarray) -> LossSequence:
         """A copy whose round ``tau`` (1-based) has parameter ``theta``."""
-        if not 1 <= tau <= len(self):
-            raise ValueError(f"tau={tau} out of range, expected 1..{len(self)}")
+        tau = check_int("tau", tau, 1, len(self))
         theta = np.asarray(theta, dtype=np.float64)
         if theta.shape != self.thetas.shape[1:]:
             raise ValueError(f"theta has shape {theta.shape}, expected {self.thetas.shape[1:]}")

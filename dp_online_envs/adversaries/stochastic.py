@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from dp_online_envs.adversaries.base import Adversary
+from dp_online_envs.validation import check_int, check_real
 
 
 def _is_symmetric(loss, rng: np.random.Generator, trials: int = 16) -> bool:
@@ -42,10 +43,8 @@ class StochasticAdversary(Adversary):
     name = "stochastic"
 
     def __init__(self, mean: np.ndarray | None = None, gap: float = 0.1, spread: float = 0.5):
-        if not 0.0 < spread <= 1.0:
-            raise ValueError(f"spread={spread!r}, expected a number in (0, 1]")
-        if not 0.0 <= gap < 1.0:
-            raise ValueError(f"gap={gap!r}, expected a number in [0, 1)")
+        check_real("spread", spread, 0.0, 1.0, low_inclusive=False)
+        check_real("gap", gap, 0.0, 1.0, high_inclusive=False)
         self._given_mean = None if mean is None else np.asarray(mean, dtype=np.float64)
         self.gap = float(gap)
         self.spread = float(spread)
@@ -115,9 +114,7 @@ class SwitchingAdversary(StochasticAdversary):
 
     def __init__(self, period: int | None = None, gap: float = 0.1, spread: float = 0.5):
         super().__init__(None, gap=gap, spread=spread)
-        if period is not None and int(period) < 1:
-            raise ValueError(f"period={period!r}, expected a positive integer")
-        self.period = period
+        self.period = None if period is None else check_int("period", period, 1)
 
     def reset(self, np_random, domain, loss, horizon) -> None:
         super().reset(np_random, domain, loss, horizon)
@@ -144,9 +141,7 @@ class DriftingAdversary(StochasticAdversary):
 
     def __init__(self, rate: float = 0.01, spread: float = 0.5):
         super().__init__(None, gap=0.0, spread=spread)
-        if not 0.0 < rate <= 1.0:
-            raise ValueError(f"rate={rate!r}, expected a number in (0, 1]")
-        self.rate = float(rate)
+        self.rate = check_real("rate", rate, 0.0, 1.0, low_inclusive=False)
 
     def next_loss(self, t: int) -> np.ndarray:
         if t > 1:
@@ -176,9 +171,7 @@ class LowerBoundAdversary(StochasticAdversary):
 
     def __init__(self, c: float = 1.0):
         super().__init__(None)
-        if not c > 0:
-            raise ValueError(f"c={c!r}, expected a positive number")
-        self.c = float(c)
+        self.c = check_real("c", c, 0.0, low_inclusive=False)
 
     def reset(self, np_random, domain, loss, horizon) -> None:
         if not loss.param_is_box:

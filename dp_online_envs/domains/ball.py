@@ -11,19 +11,12 @@ from gymnasium import spaces
 from dp_online_envs.domains.base import (
     AffineHull,
     Domain,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
 from dp_online_envs.domains.simplex import project_simplex
-
-
-def _check_radius(radius: float) -> float:
-    r = float(radius)
-    if not (math.isfinite(r) and r > 0):
-        raise ValueError(f"radius={radius!r}, expected a finite number > 0")
-    return r
+from dp_online_envs.validation import check_int, check_real
 
 
 class _CenteredBody(Domain):
@@ -31,7 +24,7 @@ class _CenteredBody(Domain):
 
     def __init__(self, dim: int, radius: float = 1.0) -> None:
         self.dim = check_int("dim", dim, 1)
-        self.radius = _check_radius(radius)
+        self.radius = check_real("radius", radius, 0.0, low_inclusive=False)
 
     @property
     def diameter(self) -> float:

@@ -16,8 +16,6 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.validation import check_int as _check_int
-
 #: Largest number of vertices :meth:`Domain.vertices` enumerates before returning None.
 MAX_VERTICES = 100_000
 
@@ -168,16 +166,6 @@ def check_norm_order(p: float) -> float:
     if q not in (1.0, 2.0, math.inf):
         raise ValueError(f"p={p!r}, expected 1, 2 or inf")
     return q
-
-
-def check_int(name: str, value, minimum: int = 1) -> int:
-    """``value`` as an int ``>= minimum``: :func:`dp_online_envs.validation.check_int`.
-
-    Raises:
-        ValueError: If ``value`` is not an integer (bools and floats included) or is
-            below ``minimum``.
-    """
-    return _check_int(name, value, minimum)
 
 
 def norm_of_rows(rows: np.ndarray, p: float) -> np.ndarray:

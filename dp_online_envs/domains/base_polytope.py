@@ -23,7 +23,6 @@ from scipy.optimize import linprog
 
 from dp_online_envs.domains.base import (
     AffineHull,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
@@ -35,6 +34,7 @@ from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.projection import (
     frank_wolfe_contains,
 )
+from dp_online_envs.validation import check_int
 
 SetFunction = Callable[[np.ndarray], float]
 

@@ -18,13 +18,13 @@ from scipy.optimize import linear_sum_assignment
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
 from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.simplex import sum_zero_basis
+from dp_online_envs.validation import check_int
 
 
 class Birkhoff(OraclePolytope):

@@ -13,11 +13,11 @@ from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
     Domain,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
+from dp_online_envs.validation import check_int
 
 
 class Box(Domain):

@@ -26,12 +26,12 @@ from scipy.optimize import linprog
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
 from dp_online_envs.domains.polytope import OraclePolytope
+from dp_online_envs.validation import check_int
 
 
 class FlowPolytope(OraclePolytope):
@@ -74,24 +74,18 @@ class FlowPolytope(OraclePolytope):
         self, n_nodes: int, edges: Sequence[tuple[int, int]], source: int, sink: int
     ) -> None:
         self.n_nodes = check_int("n_nodes", n_nodes, 2)
-        self.source = check_int("source", source, 0)
-        self.sink = check_int("sink", sink, 0)
-        for label, node in (("source", self.source), ("sink", self.sink)):
-            if node >= self.n_nodes:
-                raise ValueError(f"{label}={node} outside [0, {self.n_nodes})")
+        self.source = check_int("source", source, 0, self.n_nodes - 1)
+        self.sink = check_int("sink", sink, 0, self.n_nodes - 1)
         if self.source == self.sink:
             raise ValueError(f"source = sink = {self.source}, expected distinct nodes")
         edges = [tuple(e) for e in edges]
         if not edges:
             raise ValueError("edges is empty, expected at least one edge")
-        for e in edges:
-            if len(e) != 2 or any(
-                isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer))
-                for a in e
-            ):
+        for i, e in enumerate(edges):
+            if len(e) != 2:
                 raise ValueError(f"edge {e!r} is not a pair (u, v) of integer nodes")
-            if not all(0 <= a < self.n_nodes for a in e):
-                raise ValueError(f"edge {e!r} has an endpoint outside [0, {self.n_nodes})")
+            for a in e:
+                check_int(f"edges[{i}] endpoint", a, 0, self.n_nodes - 1)
         self.edges = np.array(edges, dtype=np.intp).reshape(-1, 2)
         self.dim = len(edges)
         self.order = self._topological_order()

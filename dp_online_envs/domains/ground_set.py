@@ -17,11 +17,11 @@ from gymnasium import spaces
 from dp_online_envs.domains.base import (
     AffineHull,
     Domain,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
+from dp_online_envs.validation import check_int
 
 #: Largest n for which :meth:`GroundSet.vertices` enumerates all 2^n subsets.
 _ENUM_LIMIT = 16

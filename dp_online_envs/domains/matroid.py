@@ -23,7 +23,6 @@ from gymnasium import spaces
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
     AffineHull,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
@@ -34,6 +33,7 @@ from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.projection import (
     frank_wolfe_contains,
 )
+from dp_online_envs.validation import check_int
 
 
 class MatroidPolytope(OraclePolytope):
@@ -285,14 +285,13 @@ class PartitionMatroid(MatroidPolytope):
             raise ValueError(f"blocks={blocks!r}, expected nonempty lists of element indices")
         flat = [e for b in blocks for e in b]
         for e in flat:
-            if isinstance(e, (bool, np.bool_)) or not isinstance(e, (int, np.integer)):
-                raise ValueError(f"block element {e!r} is not an integer index")
+            check_int("block element", e, 0)
         n = len(flat)
         if sorted(int(e) for e in flat) != list(range(n)):
             raise ValueError(f"blocks={blocks!r} must partition range({n}): every index "
                              "exactly once")
         if isinstance(capacities, (int, np.integer)) and not isinstance(capacities, bool):
-            capacities = [int(capacities)] * len(blocks)
+            capacities = [check_int("capacities", capacities, 0)] * len(blocks)
         capacities = list(capacities)
         if len(capacities) != len(blocks):
             raise ValueError(f"got {len(capacities)} capacities for {len(blocks)} blocks")
@@ -444,16 +443,11 @@ class GraphicMatroid(MatroidPolytope):
         edges = [tuple(e) for e in edges]
         if not edges:
             raise ValueError("edges is empty, expected at least one edge")
-        for e in edges:
+        for i, e in enumerate(edges):
             if len(e) != 2:
                 raise ValueError(f"edge {e!r} is not a pair (u, v)")
             for node in e:
-                if isinstance(node, (bool, np.bool_)) or not isinstance(node, (int, np.integer)):
-                    raise ValueError(f"edge {e!r} has a non-integer endpoint")
-                if not 0 <= node < self.n_nodes:
-                    raise ValueError(
-                        f"edge {e!r} has endpoint {node} outside [0, {self.n_nodes})"
-                    )
+                check_int(f"edges[{i}] endpoint", node, 0, self.n_nodes - 1)
         super().__init__(len(edges))
         self.edges = np.array(edges, dtype=np.intp).reshape(-1, 2)
 

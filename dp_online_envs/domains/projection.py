@@ -41,6 +41,8 @@ from typing import Callable
 
 import numpy as np
 
+from dp_online_envs.validation import check_real
+
 #: A linear minimization oracle: cost vector -> a minimizing vertex.
 LMO = Callable[[np.ndarray], np.ndarray]
 
@@ -149,8 +151,7 @@ def _run(
     """
     if variant not in _VARIANTS:
         raise ValueError(f"variant={variant!r}, expected one of {_VARIANTS}")
-    if not tol > 0:
-        raise ValueError(f"tol={tol!r}, expected a positive tolerance")
+    check_real("tol", tol, 0.0, low_inclusive=False)
     oracle = _as_lmo(lmo)
     x = np.asarray(x, dtype=np.float64)
     if variant == "wolfe":

@@ -15,11 +15,11 @@ from gymnasium import spaces
 from dp_online_envs.domains.base import (
     AffineHull,
     Domain,
-    check_int,
     check_norm_order,
     check_vector,
     finite_vector,
 )
+from dp_online_envs.validation import check_int
 
 #: Largest k for which :meth:`Simplex.vertices` returns the (k x k) identity.
 _EYE_LIMIT = 2048

@@ -24,7 +24,7 @@ from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
 from dp_online_envs.adversaries import make_adversary
 from dp_online_envs.envs.online_env import OnlineLearningEnv
-from dp_online_envs.validation import did_you_mean
+from dp_online_envs.validation import check_int, did_you_mean
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, TruncationSummary
 
 #: Loss family constructors by name: ``LOSSES[name](dim, **loss_kwargs)``.
@@ -54,6 +54,10 @@ COMMON_OPTIONS: dict[str, Any] = {
     "record_losses": False,
     "checkpoints": None,
 }
+
+#: Options that are counts (a Simplex's ``k`` is ``n_arms`` here): checked under the
+#: option's own name before the parts are built.
+_COUNT_OPTIONS = frozenset({"n_arms", "dim", "n", "rank", "blocks"})
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,8 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     if unknown:
         raise TypeError(f"{env_id} got unknown option(s) {unknown}; valid: {sorted(valid)}")
     opts = {**valid, **kwargs}
+    for name in _COUNT_OPTIONS.intersection(kwargs):  # under the name the caller gave
+        check_int(name, opts[name], 1)
     domain, loss = config.build_parts(opts)
     adversary = make_adversary(opts["adversary"], **(opts["adversary_kwargs"] or {}))
     env = OnlineLearningEnv(

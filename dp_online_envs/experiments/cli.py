@@ -38,7 +38,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -55,6 +55,7 @@ from dp_online_envs.experiments.store import DamagedResultWarning, ResultsStore,
 from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
 from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.validation import check_int, check_real
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -77,21 +78,34 @@ def _parse_option(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} rejected: expected an integer >= 1")
-    return n
+def _read_number(text: str) -> int | float | str:
+    """An option's text as an int, else a float, else the text itself (which the check
+    then refuses, naming its type)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+def _option(check: Callable[..., Any], name: str, *bounds: Any, **options: Any
+            ) -> Callable[[str], Any]:
+    """An argparse ``type=`` running ``check(name, number, *bounds, **options)``, a check
+    of :mod:`dp_online_envs.validation`, on the option's text read as a number.
+
+    A refused value becomes argparse's usage error with the module's message (argparse
+    shows the message of an ArgumentTypeError only), e.g. ``argument --horizon:
+    horizon=1.5 rejected: expected an integer >= 1, got a float``.
+    """
+    def convert(text: str) -> Any:
+        try:
+            return check(name, _read_number(text), *bounds, **options)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = name  # argparse names the type in some of its messages
+    return convert
 
 
 def package_version() -> str:
@@ -117,12 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("run", help="play games of one env and agent and print the regret")
     s.add_argument("env", metavar="ENV", help="a registered env id (see 'dp-online list')")
     s.add_argument("agent", metavar="AGENT", help="a registered agent, or module:Class")
-    s.add_argument("--epsilon", type=_number, nargs="+", metavar="E",
+    s.add_argument("--epsilon", type=_option(check_real, "epsilon"), nargs="+", metavar="E",
                    help="privacy parameter(s) of a private agent (> 0)")
-    s.add_argument("--delta", type=_number, default=0.0, help="privacy delta (default 0)")
-    s.add_argument("--horizon", type=_positive_int, nargs="+", default=[1000], metavar="T",
-                   help="rounds per game (default 1000)")
-    s.add_argument("--seeds", type=_positive_int, default=5, help="games per setting (default 5)")
+    s.add_argument("--delta", type=_option(check_real, "delta"), default=0.0,
+                   help="privacy delta (default 0)")
+    s.add_argument("--horizon", type=_option(check_int, "horizon", 1), nargs="+",
+                   default=[1000], metavar="T", help="rounds per game (default 1000)")
+    s.add_argument("--seeds", type=_option(check_int, "seeds", 1), default=5,
+                   help="games per setting (default 5)")
     s.add_argument("--env-option", type=_parse_option, action="append", default=[],
                    metavar="KEY=VALUE", help="an env option, e.g. n_arms=20 (repeatable)")
     s.add_argument("--agent-option", type=_parse_option, action="append", default=[],
@@ -162,11 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _isolation_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--isolate", action="store_true",
                    help="play each agent in its own spawned process (untrusted agents)")
-    s.add_argument("--timeout", type=_number, metavar="S", default=10.0,
+    s.add_argument("--timeout", type=_option(check_real, "timeout", 0.0, low_inclusive=False),
+                   metavar="S", default=10.0,
                    help="with --isolate: seconds an agent may take per call (default 10)")
-    s.add_argument("--memory-mb", type=_positive_int, metavar="MB",
+    s.add_argument("--memory-mb", type=_option(check_int, "memory_mb", 1), metavar="MB",
                    help="with --isolate: address-space limit of the agent's process")
-    s.add_argument("--cpu-seconds", type=_positive_int, metavar="S",
+    s.add_argument("--cpu-seconds", type=_option(check_int, "cpu_seconds", 1), metavar="S",
                    help="with --isolate: CPU-time limit of the agent's process")
     s.add_argument("--seed-secret-env", metavar="VAR",
                    help="mix the secret in environment variable VAR into every game's seeds")
@@ -197,7 +214,7 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
                    help="local processes (default), dask, or serial")
     s.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="Dask scheduler (with --backend dask; default: a local cluster)")
-    s.add_argument("--workers", type=_positive_int, metavar="N",
+    s.add_argument("--workers", type=_option(check_int, "workers", 1), metavar="N",
                    help="worker processes (default: the CPUs available)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
 

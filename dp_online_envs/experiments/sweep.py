@@ -542,18 +542,10 @@ def _horizons(value: Any, where: str) -> list[int]:
 
 def _seeds(value: Any, where: str) -> range | tuple[int, ...]:
     """``range(n)`` for a number of seeds (never a list: it may be huge), else a tuple."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of "
-                                  "seeds >= 1 or a list of seed indices >= 0")
-        return range(value)
     if isinstance(value, (list, tuple, range)) and value:
-        out = []
-        for v in value:
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ExperimentError(f"{where}: seed index {v!r} rejected: expected an "
-                                      "integer >= 0")
-            out.append(int(v))
+        out = [_checked(lambda v: check_int("seed index", v, 0), v, where) for v in value]
         return tuple(dict.fromkeys(out))
-    raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of seeds "
-                          ">= 1 or a list of seed indices >= 0")
+    if isinstance(value, (list, tuple, range)):
+        raise ExperimentError(f"{where}: seeds={value!r} rejected: expected a number of seeds "
+                              ">= 1 or a non-empty list of seed indices >= 0")
+    return range(_checked(lambda v: check_int("seeds", v, 1), value, where))

@@ -1,4 +1,4 @@
-"""Small validation, projection and sampling helpers shared by the loss families."""
+"""Small parameter, projection and sampling helpers shared by the loss families."""
 
 from __future__ import annotations
 
@@ -6,27 +6,6 @@ import math
 
 import gymnasium as gym
 import numpy as np
-
-from dp_online_envs.validation import check_int, check_real
-
-
-def check_positive_int(value: object, what: str) -> int:
-    """``value`` as an int >= 1 (:func:`dp_online_envs.validation.check_int`).
-
-    Raises:
-        ValueError: Unless ``value`` is a positive integer (bools and floats refused).
-    """
-    return check_int(what, value, 1)
-
-
-def check_nonnegative_float(value: object, what: str, *, positive: bool = False) -> float:
-    """``value`` as a finite float >= 0 (> 0 when ``positive``).
-
-    Raises:
-        ValueError: Unless ``value`` is such a real number (bools and strings refused;
-            :func:`dp_online_envs.validation.check_real`).
-    """
-    return check_real(what, value, 0.0, low_inclusive=not positive)
 
 
 def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:

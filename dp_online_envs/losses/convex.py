@@ -16,13 +16,12 @@ from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import (
     CenterInBoxParams,
     as_param,
-    check_nonnegative_float,
-    check_positive_int,
     project_l2_ball,
     sample_l2_ball,
     sup_distance_to_box,
 )
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.validation import check_int, check_real
 
 
 class DistanceLoss(CenterInBoxParams, LossFamily):
@@ -54,8 +53,8 @@ class DistanceLoss(CenterInBoxParams, LossFamily):
     name = "distance"
 
     def __init__(self, dim: int, center_radius: float = 1.0) -> None:
-        self.dim = check_positive_int(dim, "dim")
-        self.center_radius = check_nonnegative_float(center_radius, "center_radius")
+        self.dim = check_int("dim", dim, 1)
+        self.center_radius = check_real("center_radius", center_radius, 0.0)
         self.param_dim = self.dim
         c = self.center_radius
         self._space = gym.spaces.Box(low=-c, high=c, shape=(self.dim,), dtype=np.float64)
@@ -129,7 +128,7 @@ class AbsoluteLinearLoss(LossFamily):
     name = "absolute-linear"
 
     def __init__(self, dim: int) -> None:
-        self.dim = check_positive_int(dim, "dim")
+        self.dim = check_int("dim", dim, 1)
         self.param_dim = self.dim + 1
         r = 1.0 / math.sqrt(self.dim)
         low = np.full(self.param_dim, -r)
@@ -198,7 +197,7 @@ class _LabelledLinearLoss(LossFamily):
     strong_convexity = 0.0
 
     def __init__(self, dim: int) -> None:
-        self.dim = check_positive_int(dim, "dim")
+        self.dim = check_int("dim", dim, 1)
         self.param_dim = self.dim + 1
         self._space = gym.spaces.Box(
             low=-1.0, high=1.0, shape=(self.param_dim,), dtype=np.float64

@@ -10,13 +10,13 @@ import numpy as np
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import (
     as_param,
-    check_positive_int,
     project_l1_ball,
     project_l2_ball,
     sample_l1_ball,
     sample_l2_ball,
 )
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.validation import check_int
 
 #: Admissible parameter sets of :class:`LinearLoss`.
 THETA_SETS = ("linf", "l2", "l1", "unit")
@@ -63,7 +63,7 @@ class LinearLoss(LossFamily):
     strong_convexity = 0.0
 
     def __init__(self, dim: int, theta_set: str = "linf") -> None:
-        self.dim = check_positive_int(dim, "dim")
+        self.dim = check_int("dim", dim, 1)
         if theta_set not in THETA_SETS:
             raise ValueError(f"theta_set={theta_set!r}, expected one of {THETA_SETS}")
         self.theta_set = theta_set

@@ -6,13 +6,9 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.domains.base import Domain
-from dp_online_envs.losses._utils import (
-    CenterInBoxParams,
-    check_nonnegative_float,
-    check_positive_int,
-    sup_distance_to_box,
-)
+from dp_online_envs.losses._utils import CenterInBoxParams, sup_distance_to_box
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.validation import check_int, check_real
 
 
 class QuadraticLoss(CenterInBoxParams, LossFamily):
@@ -52,11 +48,10 @@ class QuadraticLoss(CenterInBoxParams, LossFamily):
     def __init__(
         self, dim: int, strong_convexity: float = 1.0, center_radius: float = 1.0
     ) -> None:
-        self.dim = check_positive_int(dim, "dim")
-        self.strong_convexity = check_nonnegative_float(
-            strong_convexity, "strong_convexity", positive=True
-        )
-        self.center_radius = check_nonnegative_float(center_radius, "center_radius")
+        self.dim = check_int("dim", dim, 1)
+        self.strong_convexity = check_real("strong_convexity", strong_convexity, 0.0,
+                                           low_inclusive=False)
+        self.center_radius = check_real("center_radius", center_radius, 0.0)
         self.param_dim = self.dim
         c = self.center_radius
         self._space = gym.spaces.Box(low=-c, high=c, shape=(self.dim,), dtype=np.float64)
@@ -146,7 +141,7 @@ class QuadraticLoss(CenterInBoxParams, LossFamily):
             ValueError: On ``count < 1``, a wrong shape, or a ``(dim,)``-shaped
                 ``thetas_sum`` without ``sq_norms_sum`` (the value would be wrong).
         """
-        count = check_positive_int(count, "count")
+        count = check_int("count", count, 1)
         s = np.asarray(thetas_sum, dtype=np.float64)
         if s.shape == (self.dim + 1,) and sq_norms_sum is None:
             s, q = s[:-1], float(s[-1])

@@ -32,13 +32,10 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.domains.base import Domain
-from dp_online_envs.losses._utils import (
-    as_param,
-    check_nonnegative_float,
-    check_positive_int,
-)
+from dp_online_envs.losses._utils import as_param
 from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.losses.submodular_min import minimize_submodular
+from dp_online_envs.validation import check_int, check_real
 
 
 def _chain_masks(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -76,9 +73,9 @@ class SubmodularLoss(LossFamily):
     strong_convexity = 0.0
 
     def __init__(self, n: int, scale: float) -> None:
-        self.n = check_positive_int(n, "n")
+        self.n = check_int("n", n, 1)
         self.dim = self.n
-        self.scale = check_nonnegative_float(scale, "scale", positive=True)
+        self.scale = check_real("scale", scale, 0.0, low_inclusive=False)
 
     # ---------------------------------------------------------------- set values
     @abstractmethod
@@ -274,10 +271,8 @@ class GraphCutLoss(SubmodularLoss):
         scale: float = 1.0,
         unary: bool = False,
     ) -> None:
-        super().__init__(n_nodes, scale)
+        super().__init__(check_int("n_nodes", n_nodes, 2), scale)
         n = self.n
-        if n < 2:
-            raise ValueError(f"n_nodes={n_nodes!r}, expected at least 2")
         if edges is None:
             edges = [(0, 1)] if n == 2 else [(i, (i + 1) % n) for i in range(n)]
         e = np.asarray(list(edges), dtype=np.int64)
@@ -467,7 +462,7 @@ class FacilityLocationLoss(SubmodularLoss):
         self, n: int, n_customers: int = 3, scale: float = 1.0, modular: bool = True
     ) -> None:
         super().__init__(n, scale)
-        self.n_customers = check_positive_int(n_customers, "n_customers")
+        self.n_customers = check_int("n_customers", n_customers, 1)
         self.modular = bool(modular)
         c, n = self.n_customers, self.n
         self._nw = c * n

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dp_online_envs.validation import check_int, check_real
+
 #: Largest ground set solved by exhaustive enumeration in ``method="auto"``.
 BRUTE_FORCE_MAX_N = 14
 
@@ -258,13 +260,10 @@ def minimize_submodular(
     Raises:
         ValueError: On a bad ``n``, ``method`` or ``tol``.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n={n!r}, expected a positive integer")
-    n = int(n)
+    n = check_int("n", n, 1)
     if method not in ("auto", "brute", "min_norm"):
         raise ValueError(f"method={method!r}, expected 'auto', 'brute' or 'min_norm'")
-    if not (tol >= 0 and np.isfinite(tol)):
-        raise ValueError(f"tol={tol!r}, expected a finite nonnegative number")
+    check_real("tol", tol, 0.0)
     batch = _as_batch(fn, n, vectorized)
     if method == "brute" or (method == "auto" and n <= brute_force_max_n):
         return brute_force_minimize(batch, n)

@@ -21,6 +21,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.validation import check_real
+
 
 def softmax(z: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """``exp(z / temperature)`` normalized (computed stably)."""
@@ -30,10 +32,8 @@ def softmax(z: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 
 def _check(bound: float, temperature: float) -> None:
-    if not (np.isfinite(bound) and bound > 0):
-        raise ValueError(f"bound={bound!r}, expected a finite number > 0")
-    if not (np.isfinite(temperature) and temperature > 0):
-        raise ValueError(f"temperature={temperature!r}, expected a finite number > 0")
+    check_real("bound", bound, 0.0, low_inclusive=False)
+    check_real("temperature", temperature, 0.0, low_inclusive=False)
 
 
 class LogitsToArm(gym.ActionWrapper):

@@ -50,7 +50,8 @@ RUN = ("run", "DPFullInfo-Experts-v0", "--horizon", "10", "--seeds", "1", "--bac
     (("run", "DPFullInfo-Expert-v0", "hedge"), "did you mean 'DPFullInfo-Experts-v0'?"),
     (("run", "DPFullInfo-Experts-v0", "hedg"), "did you mean 'hedge'?"),
     ((*RUN, "hedge", "--env-option", "n_arms=1.5"),
-     "dp-online run: error: DPFullInfo-Experts-v0 with options {'n_arms': 1.5}: k=1.5 rejected"),
+     "dp-online run: error: DPFullInfo-Experts-v0 with options {'n_arms': 1.5}: n_arms=1.5 "
+     "rejected: expected an integer >= 1, got a float"),
     ((*RUN, "private-ftrl", "--epsilon", "1", "--delta", "2"),
      "dp-online run: error: delta=2.0 rejected: expected a real number in [0, 1)"),
 ])

@@ -121,10 +121,15 @@ def test_in_process_play_hands_the_agent_a_seed_other_than_the_envs():
 
 
 def test_limits_are_validated():
-    with pytest.raises(ValueError, match="timeout must be a number of seconds > 0, got 0"):
+    with pytest.raises(ValueError, match=r"^timeout=0 rejected: expected a finite real "
+                                         r"number > 0$"):
         IsolationLimits(timeout=0)
-    with pytest.raises(ValueError, match="memory_bytes must be None or an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^startup_timeout=True rejected: .*, got a bool$"):
+        IsolationLimits(startup_timeout=True)
+    with pytest.raises(ValueError, match=r"^memory_bytes=1\.5 rejected: expected an integer "
+                                         r">= 1, got a float$"):
         IsolationLimits(memory_bytes=1.5)
+    assert IsolationLimits(memory_bytes=None, cpu_seconds=np.int64(2)).cpu_seconds == 2
     with pytest.raises(TypeError, match="supports Discrete, MultiBinary and Box"):
         IsolatedLearner(agents.make, None, gym.spaces.Dict({}))
 

@@ -79,7 +79,9 @@ def test_bad_epsilon_raises_naming_value(bad):
 
 @pytest.mark.parametrize("bad", [0, 0.0, 1, 1.0, -1e-6, 1.5, math.nan, None])
 def test_bad_delta_raises_naming_value(bad):
-    with pytest.raises(ValueError, match="delta") as info:
+    expected = r"\(0, 1\) for Gaussian" if bad == 0 else r"\[0, 1\)"
+    with pytest.raises(ValueError, match=rf"^delta=.* rejected: expected a real number in "
+                                         rf"{expected}") as info:
         gaussian_sigma(1.0, 1.0, bad)
     assert repr(bad) in str(info.value)
 
@@ -103,10 +105,22 @@ def test_privacy_guarantee_is_frozen_with_default_relation():
     assert "tree" in str(g)
 
 
-@pytest.mark.parametrize("eps, delta", [(-1.0, 0.0), (math.nan, 0.0), (1.0, -0.1), (1.0, 1.1)])
-def test_privacy_guarantee_rejects_invalid_values(eps, delta):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("eps, delta, match", [
+    (-1.0, 0.0, r"^epsilon=-1\.0 rejected: expected a finite real number >= 0$"),
+    (math.nan, 0.0, r"^epsilon=nan rejected"),
+    (True, 0.0, r"^epsilon=True rejected: .*, got a bool$"),
+    (1.0, -0.1, r"^delta=-0\.1 rejected: expected a real number in \[0, 1\]$"),
+    (1.0, 1.1, r"^delta=1\.1 rejected"),
+])
+def test_privacy_guarantee_rejects_invalid_values(eps, delta, match):
+    with pytest.raises(ValueError, match=match):
         PrivacyGuarantee(eps, delta)
+
+
+def test_privacy_guarantee_allows_no_guarantee_and_delta_one():
+    g = PrivacyGuarantee(math.inf, 1.0)
+    assert g.epsilon == math.inf and g.delta == 1.0
+    assert type(PrivacyGuarantee(np.float64(2.0), 0).epsilon) is float
 
 
 def test_compose_epsilon_is_basic_composition():

@@ -344,11 +344,18 @@ def test_factorization_memory_grows_with_history():
 
 
 @pytest.mark.parametrize("kwargs, word", [
-    ({"horizon": 0}, "horizon"), ({"horizon": 2.5}, "horizon"), ({"dim": 0}, "dim"),
-    ({"noise": "uniform"}, "noise"), ({"epsilon": None}, "epsilon"),
-    ({"epsilon": -1.0}, "epsilon"), ({"delta": None}, "delta"), ({"delta": 1.0}, "delta"),
-    ({"sensitivity": None}, "sensitivity"), ({"sensitivity": 0.0}, "sensitivity"),
-    ({"rng": 3}, "rng"),
+    ({"horizon": 0}, r"^horizon=0 rejected: expected an integer >= 1$"),
+    ({"horizon": 2.5}, r"^horizon=2\.5 rejected: expected an integer >= 1, got a float$"),
+    ({"dim": 0}, r"^dim=0 rejected: expected an integer >= 1$"),
+    ({"noise": "uniform"}, "noise must be"),
+    ({"epsilon": None}, r"^epsilon=None rejected: expected a finite real number > 0, got a "),
+    ({"epsilon": -1.0}, r"^epsilon=-1\.0 rejected: expected a finite real number > 0$"),
+    ({"delta": None}, r"^delta=None rejected: expected a real number in \[0, 1\), got a "),
+    ({"delta": 1.0}, r"^delta=1\.0 rejected: expected a real number in \[0, 1\)$"),
+    ({"delta": 0.0}, r"^delta=0\.0 rejected: expected a real number in \(0, 1\) for Gaussian"),
+    ({"sensitivity": None}, r"^sensitivity=None rejected: expected a finite real number > 0"),
+    ({"sensitivity": 0.0}, r"^sensitivity=0\.0 rejected: expected a finite real number > 0$"),
+    ({"rng": 3}, "rng must be"),
 ])
 @pytest.mark.parametrize("cls", [BinaryTreeCounter, AgarwalSinghCounter, HonakerCounter,
                                  FactorizationCounter])
@@ -364,7 +371,8 @@ def test_invalid_parameters_raise(cls, kwargs, word):
 def test_noise_variance_range_and_factory():
     counter = build("tree", 8, 1)
     for bad in (0, 9, 1.5):
-        with pytest.raises(ValueError, match="t must"):
+        with pytest.raises(ValueError,
+                           match=rf"^t={bad!r} rejected: expected an integer in \[1, 8\]"):
             counter.noise_variance(bad)
     with pytest.raises(ValueError, match="unknown counter"):
         make_counter("nope", 8, 1, noise=None)
