@@ -142,7 +142,7 @@ def _ball_or_cube(opts):
         return dom.Ball(opts["dim"])
     if opts["domain"] == "cube":
         return dom.Cube(opts["dim"])
-    raise ValueError(f"domain={o['domain']!r}, expected 'ball' or 'cube'")
+    raise ValueError(f"domain={opts['domain']!r}, expected 'ball' or 'cube'")
 
 
 _MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
