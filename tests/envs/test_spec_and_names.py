@@ -80,3 +80,8 @@ def test_a_hand_made_game_spec_with_an_unknown_env_id_gets_a_suggestion():
 
     with pytest.raises(ExperimentError, match="did you mean 'DPBandit-MAB-v0'"):
         play_game(GameSpec("DPBandit-MAB-v1", "exp3", None, None, 10, 0))
+
+
+def test_an_unknown_linear_bandit_domain_is_named_with_the_choices():
+    with pytest.raises(ValueError, match=r"domain='sphere', expected 'ball' or 'cube'"):
+        build_env("DPBandit-Linear-v0", domain="sphere")
