@@ -37,7 +37,7 @@ releases, so it is added outside the counter (same update, less noise): with
 
     x_{t+1} = Proj_K(-v_t / (H t))                             (:func:`lovasz_pftal_step`),
 
-identical to ``agents.full_info.pftal.ftal_leader(domain, v_t + H sum_tau x_tau,
+identical to ``agents.common.ftal_leader(domain, v_t + H sum_tau x_tau,
 sum_tau x_tau, t, H)``.
 """
 
@@ -48,7 +48,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.full_info.pftal import ftal_leader
+from agents.common import ftal_leader
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import SubmodularLoss
 

@@ -22,7 +22,7 @@ prefix sum ``v_t`` (the release) and move to the approximate leader over the shr
     w_{t+1} = argmin_{w in C_xi} <v_t, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2
             = Proj_{C_xi}(wbar_t - v_t / (H t))                       (eq. (9))
 
-(:func:`agents.full_info.pftal.ftal_leader` on the shrunk set; ``Proj_{C_xi}(z) =
+(:func:`agents.common.ftal_leader` on the shrunk set; ``Proj_{C_xi}(z) =
 c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``). ``w_1 = c`` (Alg. 3 line 1: any
 point of C). ``x_t`` is in C because ``w_t`` is in ``C_xi`` and ``c + r u_t`` in the
 inner ball (App. E; :mod:`agents.bandit.smoothing`). The paper shrinks about the
@@ -99,6 +99,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.bandit.smoothing import (
+    ShrunkSet,
     SmoothingGeometry,
     clamp_radius,
     estimate_sensitivity,
@@ -106,12 +107,10 @@ from agents.bandit.smoothing import (
     resolve_noise,
 )
 from agents.base import Agent, register
+from agents.common import ftal_leader, split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
-from agents.full_info.pftal import ftal_leader
-from dp_online_envs.domains.base import Domain
 
-__all__ = ["BanditPFTAL", "BanditPFTALParameters", "ShrunkSet", "bandit_pftal_parameters"]
+__all__ = ["BanditPFTAL", "BanditPFTALParameters", "bandit_pftal_parameters"]
 
 ADVERSARIES = ("oblivious", "adaptive")
 
@@ -160,20 +159,6 @@ def bandit_pftal_parameters(horizon: int, p: int, radius: float, strong_convexit
         beta_f = p / T**0.25
     beta, clamped = clamp_radius(beta_f, radius)
     return BanditPFTALParameters(mode, adversary, H, reg, beta_f, beta, beta / radius, clamped)
-
-
-class ShrunkSet:
-    """``C_xi = c + (1 - xi)(C - c)`` with its Euclidean projection through
-    ``domain.project``: ``Proj(z) = c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``."""
-
-    def __init__(self, domain: Domain, center: np.ndarray, xi: float) -> None:
-        if not 0.0 <= xi < 1.0:
-            raise ValueError(f"xi={xi!r}, expected 0 <= xi < 1")
-        self.domain, self.center, self.scale = domain, np.asarray(center, float), 1.0 - xi
-
-    def project(self, z: np.ndarray) -> np.ndarray:
-        c, s = self.center, self.scale
-        return c + s * (self.domain.project(c + (np.asarray(z, float) - c) / s) - c)
 
 
 @register

@@ -127,8 +127,8 @@ import math
 import numpy as np
 
 from agents.base import Agent, check_number, register
+from agents.common import split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
 from agents.lovasz import (
     chain_set,
     lovasz_chain,

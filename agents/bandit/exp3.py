@@ -11,7 +11,7 @@ in the loss form of Bubeck & Cesa-Bianchi (2012, Sec. 3.1) with the standard rat
 
 for which the pseudo-regret is at most ``sqrt(2 T K ln K)`` (their Thm. 3.1) for losses
 in ``[0, 1]``. The feedback is mapped onto ``[0, 1]`` by ``l = (f - lo)/(hi - lo)`` with
-the declared range (:func:`~agents.bandit.reduction.loss_range`; the identity on
+the declared range (:func:`~agents.common.loss_range`; the identity on
 ``DPBandit-MAB-v0``); a constant shift of every arm's loss changes no regret, and the
 reported ``eta`` is per unit of that normalized loss.
 
@@ -25,7 +25,7 @@ the ``sqrt(2TK ln K)`` analysis needs non-negative losses (``e^{-x} <= 1 - x + x
 for ``x >= 0``): with ``gamma = 0`` a negative noisy loss of a rarely played arm gives an
 unbounded estimate. Use ``base_options={"gamma": ...}`` or prefer ``private-exp2``,
 whose exploration is tuned to the noise (Theorem 4.1). The per-round cost is that of
-:class:`~agents.bandit.exp2.ArmsExpWeights`: O(K) scalar work.
+:class:`~agents.bandit.arms.ArmsExpWeights`: O(K) scalar work.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ import math
 
 import gymnasium as gym
 
-from agents.bandit.exp2 import ArmsExpWeights
-from agents.bandit.reduction import check_bandit_problem, check_range
+from agents.bandit.arms import ArmsExpWeights
 from agents.base import check_number, register
+from agents.common import check_bandit_problem, check_range
 from dp_online_envs.domains import Simplex
 
 __all__ = ["EXP3", "exp3_eta"]

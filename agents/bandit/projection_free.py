@@ -99,8 +99,8 @@ from agents.bandit.smoothing import (
     resolve_noise,
 )
 from agents.base import register
+from agents.common import split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
 
 __all__ = ["PrivateProjectionFree"]
 

@@ -53,7 +53,7 @@ agree: ``lambda = 1/epsilon``).
 
 The declared range and the clip
 -------------------------------
-:func:`loss_range` gives ``[0, B]`` for linear losses with parameters in ``[0, 1]^K``
+:func:`~agents.common.loss_range` gives ``[0, B]`` for linear losses with parameters in ``[0, 1]^K``
 on the simplex / arms / subsets (every value is non-negative), else ``[-B, B]`` with
 ``B = problem.bound``; the ``loss_range`` option narrows it (the clip then enforces the
 narrower range, so the guarantee holds whatever the env reports). Clips are counted in
@@ -80,93 +80,17 @@ magnitude (a factor ``~ lambda log(NT)`` on its range).
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Any
 
 import numpy as np
 from dp_accounting import LaplaceDpEvent
 
 from agents.base import Agent, agent_class, register
+from agents.common import NOISE_BLOCK, check_bandit_problem, check_range, clipped_loss
+from agents.common import loss_range, scalar_feedback  # noqa: F401  (public, re-exported)
 from agents.privacy import laplace_scale, verify_guarantee
-from dp_online_envs.domains import GroundSet, Simplex
-from dp_online_envs.losses import LinearLoss
-from dp_online_envs.problem import Problem
 
 __all__ = ["PrivateBanditReduction", "loss_range", "scalar_feedback"]
-
-#: Noise (and uniform) draws are generated in blocks of this many values.
-NOISE_BLOCK = 4096
-
-
-def loss_range(problem: Problem) -> tuple[float, float]:
-    """The declared range ``[lo, hi]`` of the bandit feedback ``f_t(x_t)``.
-
-    ``[0, B]`` for linear losses with parameters in ``[0, 1]^K`` (``theta_set="unit"``)
-    on domains of non-negative points (simplex, arms, subsets of a ground set); else
-    ``[-B, B]``, ``B = problem.bound`` (``sup |f_t(x)|``).
-
-    Raises:
-        ValueError: If ``problem.bound`` is not finite and positive.
-    """
-    b = float(problem.bound)
-    if not (math.isfinite(b) and b > 0):
-        raise ValueError(f"the problem's bound B={problem.bound!r} must be finite and > 0")
-    loss = problem.loss
-    if (isinstance(loss, LinearLoss) and loss.theta_set == "unit"
-            and isinstance(problem.domain, (Simplex, GroundSet))):
-        return 0.0, b
-    return -b, b
-
-
-def check_range(problem: Problem, given) -> tuple[float, float]:
-    """``given`` (a pair ``lo < hi`` of finite numbers) or :func:`loss_range`."""
-    if given is None:
-        return loss_range(problem)
-    try:
-        lo, hi = (float(v) for v in given)
-    except (TypeError, ValueError):
-        raise ValueError(f"loss_range={given!r}, expected a pair (lo, hi)") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"loss_range={given!r}, expected finite lo < hi")
-    return lo, hi
-
-
-def scalar_feedback(feedback) -> float:
-    """The one number of a bandit feedback (an array of shape ``(1,)`` or a scalar).
-
-    Raises:
-        ValueError: If the feedback holds more than one number.
-    """
-    if type(feedback) is np.ndarray and feedback.shape == (1,):
-        return float(feedback[0])
-    fb = np.asarray(feedback, dtype=np.float64)
-    if fb.size != 1:
-        raise ValueError(f"bandit feedback is one number [f_t(x_t)], got shape {fb.shape}")
-    return float(fb.reshape(()))
-
-
-def clipped_loss(agent, feedback, lo: float, hi: float) -> float:
-    """The one number of a bandit feedback, clipped to ``[lo, hi]`` (clips counted on
-    ``agent.clipped_feedback``): the scalar fast path of ``Agent.clip_feedback``.
-
-    Raises:
-        ValueError: On non-finite feedback or more than one number.
-    """
-    f = scalar_feedback(feedback)
-    if not lo <= f <= hi:  # also catches NaN
-        if not math.isfinite(f):
-            raise ValueError(f"feedback must be finite, got {feedback!r}")
-        f = lo if f < lo else hi
-        agent.clipped_feedback += 1
-    return f
-
-
-def check_bandit_problem(name: str, problem: Problem) -> None:
-    """Refuse full-information problems (a bandit learner reads one number per round)."""
-    if problem.feedback != "bandit":
-        raise ValueError(f"{name} is a bandit learner: it needs bandit feedback [f_t(x_t)]; "
-                         f"make the env with feedback='bandit'")
-
 
 def _finite_only(feedback) -> np.ndarray:
     """Replacement ``clip_feedback`` of a wrapped base: noisy values pass unclipped."""

@@ -69,6 +69,7 @@ __all__ = [
     "MAX_SHRINK",
     "BlockedOnePointAgent",
     "BlockedParameters",
+    "ShrunkSet",
     "SmoothingGeometry",
     "blocked_parameters",
     "clamp_radius",
@@ -209,6 +210,20 @@ class SmoothingGeometry:
             return float(np.max(np.linalg.norm(np.asarray(verts) - self.center, axis=1)))
         return float(min(domain.diameter,
                          domain.norm_bound(2) + float(np.linalg.norm(self.center))))
+
+
+class ShrunkSet:
+    """``C_xi = c + (1 - xi)(C - c)`` with its Euclidean projection through
+    ``domain.project``: ``Proj(z) = c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``."""
+
+    def __init__(self, domain: Domain, center: np.ndarray, xi: float) -> None:
+        if not 0.0 <= xi < 1.0:
+            raise ValueError(f"xi={xi!r}, expected 0 <= xi < 1")
+        self.domain, self.center, self.scale = domain, np.asarray(center, float), 1.0 - xi
+
+    def project(self, z: np.ndarray) -> np.ndarray:
+        c, s = self.center, self.scale
+        return c + s * (self.domain.project(c + (np.asarray(z, float) - c) / s) - c)
 
 
 def fw_projection_step(domain: Domain, x: np.ndarray,

@@ -7,8 +7,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
-from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import (
+from agents.common import (
     env_action,
     paper_log,
     replacement_sensitivity,
@@ -16,6 +15,7 @@ from agents.full_info.ftrl import (
     split_rng,
     theta_norm,
 )
+from agents.counter_agent import CounterAgent
 
 
 @register

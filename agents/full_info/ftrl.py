@@ -45,136 +45,27 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, check_number, register
+from agents.common import (
+    env_action,
+    hedge_eta,
+    loss_width,
+    replacement_sensitivity,
+    require_linear,
+    softmin,
+    split_rng,
+)
 from agents.counter_agent import CounterAgent
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
-from dp_online_envs.losses import LinearLoss
-from dp_online_envs.losses.base import LossFamily
 
-__all__ = [
-    "FTRL",
-    "PrivateFTRL",
-    "env_action",
-    "hedge_eta",
-    "loss_width",
-    "paper_log",
-    "replacement_sensitivity",
-    "require_linear",
-    "split_rng",
-    "theta_norm",
-]
+__all__ = ["FTRL", "PrivateFTRL"]
 
-
-# --------------------------------------------------------------------------- helpers
-def _norm_index(p: float) -> int:
-    q = float(p)
-    if q not in (1.0, 2.0, math.inf):
-        raise ValueError(f"p={p!r}, expected 1, 2 or inf")
-    return {1.0: 0, 2.0: 1, math.inf: 2}[q]
-
-
-def theta_norm(loss: LinearLoss, p: float) -> float:
-    """``||Y||_p = sup_{theta in Theta} ||theta||_p`` for a :class:`LinearLoss`.
-
-    ``"unit"``/``"linf"``: ``N, sqrt(N), 1``; ``"l2"``: ``sqrt(N), 1, 1``;
-    ``"l1"``: ``1, 1, 1`` (for ``p = 1, 2, inf``).
-    """
-    n = loss.dim
-    table = {
-        "unit": (n, math.sqrt(n), 1.0),
-        "linf": (n, math.sqrt(n), 1.0),
-        "l2": (math.sqrt(n), 1.0, 1.0),
-        "l1": (1.0, 1.0, 1.0),
-    }
-    return float(table[loss.theta_set][_norm_index(p)])
-
-
-def replacement_sensitivity(loss: LinearLoss, p: float) -> float:
-    """``sup_{theta, theta' in Theta} ||theta - theta'||_p``: the sensitivity of a sum of
-    loss vectors when one of them is replaced (see the module docstring's table)."""
-    n = loss.dim
-    table = {
-        "unit": (n, math.sqrt(n), 1.0),
-        "linf": (2.0 * n, 2.0 * math.sqrt(n), 2.0),
-        "l2": (2.0 * math.sqrt(n), 2.0, 2.0),
-        "l1": (2.0, 2.0, 2.0),
-    }
-    return float(table[loss.theta_set][_norm_index(p)])
-
-
-def paper_log(horizon: int) -> int:
-    """The ``ceil(log T)`` of Agarwal-Singh (base 2: the depth of the tree), clamped to
-    ``>= 1`` so that ``T = 1`` (where ``log T = 0``) keeps one noise draw and no formula
-    divides by zero. It equals :attr:`AgarwalSinghCounter.draws` for every T."""
-    return max(1, (int(horizon) - 1).bit_length())
-
-
-def require_linear(name: str, loss: LossFamily) -> LinearLoss:
-    """The loss family if it is a :class:`LinearLoss` (online *linear* optimization).
-
-    Raises:
-        ValueError: For any other family.
-    """
-    if not isinstance(loss, LinearLoss):
-        raise ValueError(f"{name} is an online linear optimization algorithm: it needs "
-                         f"linear losses <theta, x>, got {loss!r}")
-    return loss
-
-
-def env_action(domain: Domain, x: np.ndarray, rng: np.random.Generator):
-    """The env action for the point ``x`` of the domain.
-
-    * ``Box`` action spaces: ``x`` itself (a copy).
-    * ``Discrete(K)`` (arms): an index drawn from the distribution ``x`` on the simplex
-      (for a vertex ``e_i`` this is ``i``). The expected loss is ``<theta, x>``.
-    * ``MultiBinary(n)`` (subsets): ``x`` must be a 0/1 vertex; it is returned as int8.
-    """
-    space = domain.action_space
-    if isinstance(space, gym.spaces.Discrete):
-        cdf = np.cumsum(np.maximum(x, 0.0))
-        i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
-        return min(i, domain.dim - 1)
-    if isinstance(space, gym.spaces.MultiBinary):
-        return np.rint(x).astype(np.int8)
-    return np.array(x, dtype=np.float64, copy=True)
 
 
 def _refuse_subsets(name: str, domain: Domain) -> None:
     if isinstance(domain.action_space, gym.spaces.MultiBinary):
         raise ValueError(f"{name} plays points of a convex set; {domain!r} only accepts "
                          f"subsets (0/1 vertices)")
-
-
-def loss_width(loss: LinearLoss) -> float:
-    """``w = max_i (high_i - low_i)`` over the loss family's parameter box: the width
-    of the interval every expert's loss ``theta_i`` lies in (``1`` for ``[0, 1]^N``)."""
-    space = loss.param_space
-    return float(np.max(np.asarray(space.high) - np.asarray(space.low)))
-
-
-def hedge_eta(horizon: int, n_experts: int, width: float) -> float:
-    """Hedge's learning rate ``eta = sqrt(8 ln N / T) / w``.
-
-    With expert losses in an interval of width ``w`` and any prior ``pi``, Hoeffding's
-    lemma gives ``regret vs expert i <= ln(1/pi_i) / eta + eta w^2 T / 8``
-    (Cesa-Bianchi & Lugosi 2006, Thm. 2.2 for the uniform prior); this ``eta`` makes the
-    uniform-prior bound ``w sqrt(T ln N / 2)``. Shared by ``hedge`` and the entropic
-    ``private-ftrl`` so that the two coincide when the noise is switched off.
-    """
-    return math.sqrt(8.0 * math.log(n_experts) / horizon) / width
-
-
-def _softmin(eta: float, cum: np.ndarray) -> np.ndarray:
-    """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding)."""
-    w = -eta * cum
-    w -= w.max()
-    p = np.exp(w)
-    return p / p.sum()
-
-
-def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
-    """``n`` independent generators seeded from ``rng`` (one stream per purpose)."""
-    return [np.random.default_rng(int(s)) for s in rng.integers(0, 2**63 - 1, size=n)]
 
 
 def _noise_sum(noise: str | None, scale: float, draws: int, dim: int,
@@ -344,7 +235,7 @@ class PrivateFTRL(CounterAgent, Agent):
 
     def _leader(self, noisy: np.ndarray) -> np.ndarray:
         if self.regularizer == "entropic":
-            return _softmin(self.eta, noisy)
+            return softmin(self.eta, noisy)
         return self.problem.domain.project(self.x1 - self.step * noisy)
 
     @property

@@ -105,15 +105,12 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, check_number, register
+from agents.common import clip_norm, env_action, ftal_leader, split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import env_action, split_rng
-from dp_online_envs.domains.base import Domain
 
 __all__ = [
     "FTAL",
     "PFTAL",
-    "clip_norm",
-    "ftal_leader",
     "ftal_regularization",
     "pftal_regularization",
     "st_log",
@@ -125,35 +122,6 @@ def st_log(horizon: int) -> float:
     """The ``log T`` of Smith-Thakurta's formulas: ``max(1, ln T)`` (natural log;
     clamped to 1 so that ``T <= 2`` keeps finite, positive parameters)."""
     return max(1.0, math.log(int(horizon)))
-
-
-def ftal_leader(domain: Domain, v: np.ndarray, w_sum: np.ndarray, t: int,
-                H: float) -> np.ndarray:
-    """``argmin_{w in C} <v, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2``.
-
-    Equal to ``Proj_C(w_sum / t - v / (H t))`` with ``w_sum = sum_tau w_tau`` (module
-    docstring), computed by ``domain.project``.
-
-    Raises:
-        ValueError: If ``t < 1`` or ``H <= 0``.
-    """
-    if t < 1:
-        raise ValueError(f"t={t!r}, the leader needs at least one past point")
-    if not H > 0:
-        raise ValueError(f"H={H!r}, expected a strong convexity modulus > 0")
-    return domain.project(np.asarray(w_sum, dtype=np.float64) / t
-                          - np.asarray(v, dtype=np.float64) / (H * t))
-
-
-def clip_norm(g: np.ndarray, bound: float, ord: float = 2) -> tuple[np.ndarray, bool]:
-    """``g`` scaled onto the ``ord``-norm ball of radius ``bound``, and whether it was
-    clipped by more than rounding (relative ``1e-9``). The returned vector always has
-    norm ``<= bound`` up to one rounding, whatever the flag."""
-    g = np.asarray(g, dtype=np.float64)
-    nrm = float(np.linalg.norm(g, ord=ord))
-    if nrm <= bound:
-        return g, False
-    return g * (bound / nrm), nrm > bound * (1.0 + 1e-9)
 
 
 def pftal_regularization(horizon: int, dim: int, epsilon: float, lipschitz: float,

@@ -38,9 +38,8 @@ import math
 import numpy as np
 
 from agents.base import Agent, check_number, register
+from agents.common import clip_norm, split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
-from agents.full_info.pftal import clip_norm
 from agents.lovasz import (
     lovasz_gradient_bounds,
     lovasz_pftal_step,
