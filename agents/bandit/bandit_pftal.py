@@ -186,14 +186,12 @@ class BanditPFTAL(CounterAgent, Agent):
         self.params = bandit_pftal_parameters(p.horizon, k, self.geometry.radius,
                                               float(p.strong_convexity), adversary)
         self.beta, self.xi, self.H = self.params.beta, self.params.xi, self.params.H
-        self.noise = resolve_noise(self.name, noise, self.delta)
-        self.counter_name = counter
-        #: The counter sums estimates in the rank-``k`` coordinates of the geometry.
-        self.counter_dim = k
+        noise = resolve_noise(self.name, noise, self.delta)
         #: l1 (Laplace) / l2 (Gaussian) replace-one sensitivity of one estimate.
         self.sensitivity = estimate_sensitivity(k, p.bound, self.beta,
-                                                1 if self.noise == "laplace" else 2)
-        self.privacy = self._calibrate_counter().guarantee()
+                                                1 if noise == "laplace" else 2)
+        # The counter sums estimates in the rank-``k`` coordinates of the geometry.
+        self.privacy = self._use_counter(counter, noise, self.sensitivity, dim=k).guarantee()
         self._shrunk = ShrunkSet(p.domain, self.geometry.center, self.xi)
 
     def reset(self, seed: int | None = None) -> None:

@@ -68,17 +68,6 @@ def _refuse_subsets(name: str, domain: Domain) -> None:
                          f"subsets (0/1 vertices)")
 
 
-def _noise_sum(noise: str | None, scale: float, draws: int, dim: int,
-               rng: np.random.Generator) -> np.ndarray:
-    """Sum of ``draws`` independent draws of the counter's node distribution
-    (zeros for ``noise=None``, the noiseless counter)."""
-    if noise is None:
-        return np.zeros(dim)
-    if noise == "gaussian":
-        return rng.normal(0.0, scale * math.sqrt(draws), size=dim)
-    return rng.laplace(0.0, scale, size=(draws, dim)).sum(axis=0)
-
-
 # ---------------------------------------------------------------- private FTRL
 @register
 class PrivateFTRL(CounterAgent, Agent):
@@ -195,11 +184,10 @@ class PrivateFTRL(CounterAgent, Agent):
         if regularizer == "entropic" and not isinstance(dom, Simplex):
             raise ValueError(f"the entropic regularizer needs the simplex, got {dom!r}")
         self.regularizer = regularizer
-        self.counter_name = counter
-        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = "laplace" if self.delta == 0.0 else "gaussian"
         #: l1 (Laplace) or l2 (Gaussian) diameter of the loss set: the counter's sensitivity.
-        self.sensitivity = replacement_sensitivity(loss, 1 if self.noise == "laplace" else 2)
-        self.privacy = self._calibrate_counter().guarantee()
+        self.sensitivity = replacement_sensitivity(loss, 1 if noise == "laplace" else 2)
+        self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
         T = p.horizon
         center = np.asarray(dom.center, dtype=np.float64)
@@ -227,8 +215,8 @@ class PrivateFTRL(CounterAgent, Agent):
         dim = self.problem.dim
         if self.counter_name == "agarwal-singh":
             # Alg. 1 lines 2-3: L~_0 = sum of ceil(log T) draws of D (data-independent).
-            self._noisy = _noise_sum(self.noise, self.noise_scale, self._counter.draws, dim,
-                                     noise_rng)
+            self._noisy = self._counter.noise_strategy.sum_of_draws(
+                noise_rng, self._counter.draws, dim)
         else:
             self._noisy = np.zeros(dim)
         self._x = self._leader(self._noisy)

@@ -182,15 +182,12 @@ class _ApproximateLeader(CounterAgent, Agent):
         if not self.H > 0:
             raise ValueError(f"{self.name} needs H_f + regularization > 0: the losses are not "
                              f"strongly convex, so pass regularization > 0")
-        self.counter_name = counter
         if self.private:
-            self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+            noise = "laplace" if self.delta == 0.0 else "gaussian"
             #: Counter sensitivity: ``2 L sqrt(d)`` (l1, Laplace) or ``2 L`` (l2, Gaussian).
             self.sensitivity = 2.0 * self.gradient_bound * (
-                math.sqrt(d) if self.noise == "laplace" else 1.0)
-            self.privacy = self._calibrate_counter().guarantee()
-        else:
-            self.noise = None
+                math.sqrt(d) if noise == "laplace" else 1.0)
+            self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
     def _default_regularization(self, horizon: int, dim: int) -> float:
         raise NotImplementedError

@@ -150,11 +150,10 @@ class SubmodPFTAL(CounterAgent, Agent):
         #: ``H``: weight of the regularizer ``(H/2)||x||^2``.
         self.H = (submod_pftal_regularization(self.scale, n, T) if regularization is None
                   else check_number("regularization", regularization, positive=True))
-        self.counter_name = counter
-        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = "laplace" if self.delta == 0.0 else "gaussian"
         #: Counter sensitivity: ``2 G_1`` (l1, Laplace) or ``2 G_2`` (l2, Gaussian).
-        self.sensitivity = 2.0 * (g1 if self.noise == "laplace" else g2)
-        self.privacy = self._calibrate_counter().guarantee()
+        self.sensitivity = 2.0 * (g1 if noise == "laplace" else g2)
+        self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
