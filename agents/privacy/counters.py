@@ -111,10 +111,8 @@ class ContinualCounter(ABC):
                  rng: np.random.Generator | None = None) -> None:
         self.horizon = _positive_int("horizon", horizon)
         self.dim = _positive_int("dim", dim)
-        if not isinstance(noise, NoiseStrategy):
-            if noise is not None and noise not in ("laplace", "gaussian"):
-                raise ValueError(
-                    f"noise must be 'laplace', 'gaussian' or None, got noise={noise!r}")
+        if not isinstance(noise, NoiseStrategy) and noise not in ("laplace", "gaussian", None):
+            raise ValueError(f"noise must be 'laplace', 'gaussian' or None, got noise={noise!r}")
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got rng={rng!r}")
         if not isinstance(noise, NoiseStrategy):
