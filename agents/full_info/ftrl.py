@@ -6,35 +6,11 @@
 * ``ftrl`` -- :class:`FTRL`, non-private FTRL with the squared-l2 regularizer
   (lazy projected online gradient descent, "dual averaging"), or greedy projected OGD.
 
-The module also holds the helpers shared by the full-information learners:
-:func:`theta_norm`, :func:`replacement_sensitivity`, :func:`paper_log`,
-:func:`require_linear` and :func:`env_action`.
-
-Sensitivities (derived here, used by every private full-information learner).
-Neighbouring loss sequences differ in ONE round: ``theta_t`` is *replaced* by another
-admissible ``theta'_t``. The continual counter sums the clipped ``theta_t`` (the agent
-maps every feedback onto the admissible set with :meth:`Agent.clip_feedback`, so the
-bound holds whatever the env sends), hence its sensitivity is the ``l_p`` diameter of
-the admissible set ``Theta`` of :class:`~dp_online_envs.losses.LinearLoss`:
-
-============  ======================  ==========================  ==================
-theta_set     Theta                   l1 diameter (Laplace)       l2 diameter (Gauss)
-============  ======================  ==========================  ==================
-``"unit"``    ``[0, 1]^N``            ``N``                       ``sqrt(N)``
-``"linf"``    ``[-1, 1]^N``           ``2N``                      ``2 sqrt(N)``
-``"l2"``      ``||theta||_2 <= 1``    ``2 sqrt(N)``               ``2``
-``"l1"``      ``||theta||_1 <= 1``    ``2``                       ``2``
-============  ======================  ==========================  ==================
-
-(``[0,1]^N``: ``|theta_i - theta'_i| <= 1``, attained at ``1`` vs ``0``. Symmetric
-sets: ``theta' = -theta`` doubles the norm; for the l2 ball the l1 diameter is
-``||2u||_1 = 2 sqrt(N)`` at ``u = (1, ..., 1)/sqrt(N)``; for the l1 ball the l2
-diameter is ``||2 e_1||_2 = 2``.) Agarwal-Singh calibrate with ``||Y||_1``, the largest
-*norm* of a loss vector, which is half the diameter for the symmetric sets of their
-sphere and cube examples (and of their experts set ``||l||_inf <= 1``): their noise is
-then half of what replace-one neighbouring needs. We use the diameters. (For the
-``[0,1]^N`` experts losses of ``DPFullInfo-Experts-v0`` the l1 diameter ``N`` happens to
-equal the paper's ``||Y||_1 = N``.)
+Sensitivity: neighbouring loss sequences differ in ONE round (``theta_t`` replaced by
+another admissible ``theta'_t``), so the counter is calibrated to the ``l_p`` diameter
+of the loss set, :func:`agents.common.replacement_sensitivity` (l1 for Laplace, l2 for
+Gaussian). Derivation, and why it is twice the paper's ``||Y||_1`` for symmetric sets:
+``docs/algorithms/private-ftrl.md``.
 """
 
 from __future__ import annotations
@@ -76,72 +52,47 @@ class PrivateFTRL(CounterAgent, Agent):
     Each round ``x_t = argmin_{x in X} eta <x, L~_{t-1}> + R(x)`` where ``L~_t`` is the
     continual counter's noisy release of ``sum_{s<=t} theta_s`` (Algorithm 2,
     ``TreeBasedAgg``, by default: counter ``"agarwal-singh"``; any name of
-    :data:`agents.privacy.COUNTERS` is accepted with ``counter=``). With the default
-    counter ``L~_0`` is ``ceil(log2 T)`` draws of pure noise (Alg. 1, lines 2-3); with
-    the other counters ``L~_0 = 0``. The actions are post-processing of the releases, so
-    the learner is as private as the counter (Thm. 3.1 "privacy", Lemma 3.3).
+    :data:`agents.privacy.COUNTERS` with ``counter=``). With the default counter
+    ``L~_0`` is ``ceil(log2 T)`` draws of pure noise (Alg. 1, lines 2-3); with the
+    others ``L~_0 = 0``. The actions are post-processing of the releases, so the
+    learner is as private as the counter (Thm. 3.1, Lemma 3.3).
 
     Regularizers (Corollary 3.2), chosen from the domain unless ``regularizer=`` is given:
 
-    * simplex (experts, also arms): ``R(x) = sum_i x_i log x_i`` (``"entropic"``), so
+    * simplex (experts, also arms): ``R(x) = sum_i x_i log x_i`` (``"entropic"``),
       ``x_t ∝ exp(-eta L~_{t-1})``; on ``Discrete(K)`` the arm is drawn from ``x_t``;
-    * every other domain (ball = "sphere", cube, any domain with a projection):
-      ``R(x) = ||x - x_1||_2^2`` (``"l2"``) with ``x_1`` the domain's center (projected
-      into the domain if needed), so ``x_t = Proj_X(x_1 - (eta/2) L~_{t-1})``
-      (Euclidean projection by ``domain.project``). For the paper's sphere and cube
-      ``x_1 = 0`` and this is its ``R(x) = ||x||_2^2``.
+    * every other domain: ``R(x) = ||x - x_1||_2^2`` (``"l2"``), ``x_1`` the domain's
+      center (projected into it if needed), ``x_t = Proj_X(x_1 - (eta/2) L~_{t-1})``.
 
-    Noise. ``delta = 0``: Laplace, the paper's choice (Thm. 3.1, Cor. 3.2), pure
-    epsilon-DP. ``delta > 0``: Gaussian (an extension: the paper uses Gaussian noise
-    only for FTPL, Thm. 3.5 / A.1; Thm. 3.4's regret bound holds for any noise
-    distribution). The counter is calibrated by :mod:`agents.privacy`:
+    Noise: ``delta = 0`` Laplace (the paper's, pure epsilon-DP); ``delta > 0`` Gaussian
+    (an extension). Per node, with ``levels = floor(log2 T) + 1`` and ``Delta_p`` the
+    ``l_p`` diameter of the loss set (:func:`agents.common.replacement_sensitivity`:
+    experts ``[0,1]^N`` ``Delta_1 = N, Delta_2 = sqrt(N)``; sphere ``2 sqrt(N), 2``; cube
+    ``2, 2``):
 
-    * per-node Laplace scale ``lambda = levels * Delta_1 / epsilon`` with
-      ``levels = floor(log2 T) + 1`` tree levels (the paper writes
-      ``lambda = ||Y||_1 log T / epsilon``: Cor. 3.2 ``N log T / eps`` for experts,
-      ``sqrt(N) log T / eps`` for the sphere, ``log T / eps`` for the cube);
-    * per-node Gaussian sigma: analytic Gaussian for l2 sensitivity
-      ``sqrt(levels) * Delta_2``;
+    * Laplace ``lambda = levels * Delta_1 / epsilon`` (the paper: ``||Y||_1 log T / eps``);
+    * Gaussian ``sigma`` = analytic Gaussian for l2 sensitivity ``sqrt(levels) Delta_2``.
 
-    with ``Delta_p`` the ``l_p`` diameter of the loss set (module docstring): experts
-    with ``[0,1]^N`` losses ``Delta_1 = N, Delta_2 = sqrt(N)``; sphere ``2 sqrt(N), 2``;
-    cube (l1-ball losses) ``2, 2``. The guarantee in :attr:`privacy` is reported by
-    :func:`agents.privacy.verify_guarantee` (dp_accounting: basic composition for
-    Laplace, the exact analytic Gaussian for Gaussian trees) and equals the requested
-    ``(epsilon, delta)`` at every epsilon (1e6 included).
+    :attr:`privacy` is checked by :func:`agents.privacy.verify_guarantee` and equals the
+    requested ``(epsilon, delta)``.
 
-    Learning rate. Theorem 3.4 leaves ``eta`` free: its proof (Eq. (1)) shows that the
-    expected regret equals that of FTRL with ONE noise draw ``Z ~ D'`` added to the
-    regularizer, ``l_0(x) = R(x)/eta + <Z, x>``, whose regret is any non-private FTRL
-    bound for ``R`` plus ``D_Z = max_x <Z, x> - min_x <Z, x>``. We use the learning rate
-    of the non-private counterpart, so that with the noise switched off (``epsilon ->
-    infinity``) ``private-ftrl`` IS that learner, bit for bit:
+    Learning rate (Theorem 3.4 leaves it free; that of the non-private counterpart, so
+    that with the noise off ``private-ftrl`` IS that learner, bit for bit):
 
-    * entropic: ``eta = sqrt(8 ln N / T) / w`` (:func:`hedge_eta`, ``w`` =
-      :func:`loss_width`, ``1`` for ``[0, 1]^N`` experts), ``hedge``'s rate. With the
-      prior ``pi ∝ exp(-eta Z)`` Hoeffding's lemma gives ``regret <= ln N / eta +
-      eta w^2 T / 8 + D_Z``, so ``E[regret] <= w sqrt(T ln N / 2) + E[D_Z]`` -- the
-      constant of Cesa-Bianchi & Lugosi Thm. 2.2, 2.8x smaller than Thm. 3.1's generic
-      ``sqrt(D_R sum_t ||l_t||*^2) = 2 sqrt(T ln N)`` balance (``eta = sqrt(ln N / T)``,
-      used before; it left a 2.8x regret floor at every epsilon);
+    * entropic: ``eta = sqrt(8 ln N / T) / w`` (:func:`agents.common.hedge_eta`, ``w``
+      the loss width, ``1`` for ``[0,1]^N``): ``E[regret] <= w sqrt(T ln N / 2) + E[D_Z]``;
     * l2: ``eta = 2 D / (L sqrt(T))`` (``D`` the l2 diameter, ``L`` the Lipschitz
-      constant), i.e. the step ``eta / 2 = D / (L sqrt T)`` of ``ftrl`` (lazy projected
-      OGD from ``x_1``), whose bound ``D^2/(2 (eta/2)) + (eta/2) T L^2 / 2 = D L sqrt(T)``
-      (Hazan, OCO, Thm. 5.2) holds for the one-shot-noise iterates, plus ``D_Z``.
-      (Thm. 3.1's balance ``sqrt(D_R / (T G*^2))`` -- sphere ``sqrt(2/T)``, cube
-      ``sqrt(2N/T)`` -- is 2.8x smaller; both are ``O(D L sqrt T)``.)
+      constant), ftrl's step ``eta / 2``: ``E[regret] <= D L sqrt(T) + E[D_Z]``;
 
-    See ``docs/algorithms/private-ftrl.md``. ``eta=`` overrides it (for experiments;
-    privacy does not depend on it). :attr:`D_R` (``ln N``; for l2 the bound
-    ``(max_X ||x||_2 + ||x_1||_2)^2`` on ``max_X ||x - x_1||^2``) is kept for the bound
-    of Thm. 3.1.
+    with ``D_Z = max_x <Z, x> - min_x <Z, x>`` for one noise draw ``Z``. ``eta=``
+    overrides it. :attr:`D_R` (``ln N``; l2: ``(max_X ||x||_2 + ||x_1||_2)^2``) is kept
+    for Thm. 3.1's bound. Why the rate may differ from Thm. 3.1's balance, and by how
+    much: ``docs/algorithms/private-ftrl.md``.
 
-    Regret promised (Cor. 3.2, in expectation, for the AS counter):
-    experts ``O(sqrt(T log N) + N log^2 T log N / eps)``, sphere
-    ``O(sqrt(T) + N log^2 T / eps)``, cube ``O(sqrt(N T) + N log^2 T / eps)``; in general
-    Thm. 3.1: ``sqrt(D_R sum_t max_x ||l_t||*^2) + D_Lap``. The other counters carry
-    non-identically distributed noise, so the one-shot-noise argument of Thm. 3.4 does
-    not apply verbatim to them.
+    Regret promised (Cor. 3.2, in expectation, AS counter): experts
+    ``O(sqrt(T log N) + N log^2 T log N / eps)``, sphere ``O(sqrt(T) + N log^2 T / eps)``,
+    cube ``O(sqrt(N T) + N log^2 T / eps)``. The other counters' noise is not
+    identically distributed, so Thm. 3.4's argument does not apply verbatim to them.
 
     Options:
         counter: Continual counter name (default ``"agarwal-singh"``).
