@@ -68,8 +68,7 @@ class CounterAgent:
         noise_scale: Scale of one noise draw of the counter (Laplace ``b`` or
             Gaussian ``sigma``), set by :meth:`_calibrate_counter`.
         levels: Tree levels of the dyadic counters (``None`` for ``"factorization"``).
-        counter_name, counter_sensitivity, counter_epsilon, counter_horizon,
-            counter_dim: The fields of the spec.
+        counter_name, counter_sensitivity: The spec's ``counter`` and ``sensitivity``.
         noise: The spec's noise kind. Setting it to ``None`` switches the noise off
             from the next ``reset`` (exact sums, NOT private: the tests' hook for the
             non-private limit, where the learner must play exactly like its
@@ -132,18 +131,6 @@ class CounterAgent:
     @property
     def counter_sensitivity(self) -> float:
         return self.counter_spec.sensitivity
-
-    @property
-    def counter_epsilon(self) -> float:
-        return self.counter_spec.epsilon
-
-    @property
-    def counter_horizon(self) -> int:
-        return self.counter_spec.horizon
-
-    @property
-    def counter_dim(self) -> int:
-        return self.counter_spec.dim
 
     @property
     def noise(self) -> str | None:

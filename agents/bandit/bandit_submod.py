@@ -354,7 +354,8 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
 
     @property
     def _counter_epsilon(self) -> float:
-        """Alias of ``counter_epsilon`` (a subclass may scale the counter's budget)."""
+        """The budget the counter is calibrated to (a subclass may scale it: the
+        setter replaces the frozen :attr:`counter_spec`)."""
         return self.counter_spec.epsilon
 
     @_counter_epsilon.setter

@@ -122,32 +122,11 @@ class ContinualCounter(ABC):
         self._prefix = np.zeros(self.dim)
         self._init_structure()
         self.noise_strategy = self._calibrate(noise)
+        strategy = self.noise_strategy
+        self.noise, self.epsilon, self.delta, self.sensitivity = (
+            strategy.kind, strategy.epsilon, strategy.delta, strategy.sensitivity)
+        self.draw_scale = float(strategy.scale)
         self._init_noise_state()
-
-    @property
-    def noise(self) -> str | None:
-        """Name of the noise kind: ``"laplace"``, ``"gaussian"`` or ``None`` (exact)."""
-        return self.noise_strategy.kind
-
-    @property
-    def epsilon(self) -> float | None:
-        """The counter's epsilon (``None`` for exact sums)."""
-        return self.noise_strategy.epsilon
-
-    @property
-    def delta(self) -> float | None:
-        """The counter's delta (0 for Laplace, ``None`` for exact sums)."""
-        return self.noise_strategy.delta
-
-    @property
-    def sensitivity(self) -> float | None:
-        """The input sensitivity the noise is calibrated to (``None`` for exact sums)."""
-        return self.noise_strategy.sensitivity
-
-    @property
-    def draw_scale(self) -> float:
-        """Scale of ONE noise draw: Laplace ``b`` or Gaussian ``sigma`` (0 if exact)."""
-        return float(self.noise_strategy.scale)
 
     # ------------------------------------------------------------ subclass API
     def _init_structure(self) -> None:

@@ -55,8 +55,8 @@ def test_counter_spec_is_frozen_and_built_once():
                                horizon=50, dim=10)
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.noise = None  # type: ignore[misc]
-    assert (agent.counter_name, agent.noise, agent.counter_epsilon) == (
-        "agarwal-singh", "laplace", 1.0)
+    assert (agent.counter_name, agent.noise, agent.counter_sensitivity) == (
+        "agarwal-singh", "laplace", spec.sensitivity)
 
 
 def test_spec_overrides_reach_the_counter():
