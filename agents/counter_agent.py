@@ -54,6 +54,16 @@ class CounterSpec:
                             sensitivity=self.sensitivity, rng=rng)
 
 
+class _SpecField:
+    """Read-only attribute of a :class:`CounterAgent` showing one field of its spec."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __get__(self, agent: Any, owner: type | None = None) -> Any:
+        return self if agent is None else getattr(agent.counter_spec, self.field)
+
+
 class CounterAgent:
     """Mixin for an agent that privatizes a running sum with one continual counter.
 
@@ -124,13 +134,8 @@ class CounterAgent:
         return probe
 
     # ------------------------------------------------------ views of the spec
-    @property
-    def counter_name(self) -> str:
-        return self.counter_spec.counter
-
-    @property
-    def counter_sensitivity(self) -> float:
-        return self.counter_spec.sensitivity
+    counter_name = _SpecField("counter")
+    counter_sensitivity = _SpecField("sensitivity")
 
     @property
     def noise(self) -> str | None:

@@ -138,6 +138,7 @@ from agents.lovasz import (
     threshold_round,
 )
 from agents.privacy import accountant_epsilon, verify_guarantee
+from agents.privacy.noise import default_noise
 
 __all__ = [
     "BanditSubmodPFTAL",
@@ -334,7 +335,7 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
         self.sensitivity = 2.0 * self.estimate_bound
         self.paper_lipschitz = paper_lipschitz(self.scale, n, self.H)
         self.calibration = calibration
-        noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = default_noise(self.delta)
         probe = self._use_counter(
             counter, noise, self.sensitivity if calibration == "real" else self.paper_lipschitz)
         self.levels = int(T).bit_length()

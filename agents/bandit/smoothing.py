@@ -63,6 +63,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
+from agents.privacy.noise import default_noise
 from dp_online_envs.domains.base import Domain
 
 __all__ = [
@@ -136,7 +137,7 @@ def resolve_noise(name: str, noise: str | None, delta: float) -> str:
         ValueError: On an unknown kind, or Gaussian noise with ``delta = 0``.
     """
     if noise is None:
-        noise = "laplace" if delta == 0.0 else "gaussian"
+        noise = default_noise(delta)
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f"{name}: noise={noise!r}, expected 'laplace' or 'gaussian'")
     if noise == "gaussian" and not delta > 0.0:

@@ -31,6 +31,7 @@ from agents.common import (
     split_rng,
 )
 from agents.counter_agent import CounterAgent
+from agents.privacy.noise import default_noise
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 
@@ -135,7 +136,7 @@ class PrivateFTRL(CounterAgent, Agent):
         if regularizer == "entropic" and not isinstance(dom, Simplex):
             raise ValueError(f"the entropic regularizer needs the simplex, got {dom!r}")
         self.regularizer = regularizer
-        noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = default_noise(self.delta)
         #: l1 (Laplace) or l2 (Gaussian) diameter of the loss set: the counter's sensitivity.
         self.sensitivity = replacement_sensitivity(loss, 1 if noise == "laplace" else 2)
         self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()

@@ -107,6 +107,7 @@ import numpy as np
 from agents.base import Agent, check_number, register
 from agents.common import clip_norm, env_action, ftal_leader, split_rng
 from agents.counter_agent import CounterAgent
+from agents.privacy.noise import default_noise
 
 __all__ = [
     "FTAL",
@@ -183,7 +184,7 @@ class _ApproximateLeader(CounterAgent, Agent):
             raise ValueError(f"{self.name} needs H_f + regularization > 0: the losses are not "
                              f"strongly convex, so pass regularization > 0")
         if self.private:
-            noise = "laplace" if self.delta == 0.0 else "gaussian"
+            noise = default_noise(self.delta)
             #: Counter sensitivity: ``2 L sqrt(d)`` (l1, Laplace) or ``2 L`` (l2, Gaussian).
             self.sensitivity = 2.0 * self.gradient_bound * (
                 math.sqrt(d) if noise == "laplace" else 1.0)

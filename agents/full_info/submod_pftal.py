@@ -46,6 +46,7 @@ from agents.lovasz import (
     require_submodular,
     threshold_round,
 )
+from agents.privacy.noise import default_noise
 
 __all__ = [
     "HazanKaleSubmodular",
@@ -150,7 +151,7 @@ class SubmodPFTAL(CounterAgent, Agent):
         #: ``H``: weight of the regularizer ``(H/2)||x||^2``.
         self.H = (submod_pftal_regularization(self.scale, n, T) if regularization is None
                   else check_number("regularization", regularization, positive=True))
-        noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = default_noise(self.delta)
         #: Counter sensitivity: ``2 G_1`` (l1, Laplace) or ``2 G_2`` (l2, Gaussian).
         self.sensitivity = 2.0 * (g1 if noise == "laplace" else g2)
         self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()

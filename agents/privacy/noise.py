@@ -42,7 +42,7 @@ from .calibration import (
 )
 
 __all__ = ["NOISE_KINDS", "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy",
-           "noise_strategy"]
+           "default_noise", "noise_strategy"]
 
 
 class NoiseStrategy(ABC):
@@ -198,6 +198,12 @@ class NoNoise(NoiseStrategy):
 #: The noise kinds by name (``None``: exact sums).
 NOISE_KINDS: dict[str | None, type[NoiseStrategy]] = {
     "laplace": LaplaceNoise, "gaussian": GaussianNoise, None: NoNoise}
+
+
+def default_noise(delta: float) -> str:
+    """The noise of a learner that takes no ``noise=`` option: ``"laplace"`` (pure
+    epsilon-DP) when ``delta = 0``, else ``"gaussian"`` ((epsilon, delta)-DP)."""
+    return "laplace" if delta == 0.0 else "gaussian"
 
 
 def noise_strategy(noise: str | None, epsilon: float | None = None,
