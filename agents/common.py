@@ -2,7 +2,8 @@
 
 No algorithm module imports another one; what several of them need lives here:
 
-* playing a point: :func:`env_action`, :func:`split_rng`, :func:`softmin`;
+* playing a point: :func:`env_action`, :func:`start_point`, :func:`split_rng`,
+  :func:`softmin`;
 * linear losses and their sensitivities: :func:`require_linear`, :func:`theta_norm`,
   :func:`replacement_sensitivity`, :func:`loss_width`, :func:`hedge_eta`,
   :func:`paper_log`;
@@ -42,6 +43,7 @@ __all__ = [
     "scalar_feedback",
     "softmin",
     "split_rng",
+    "start_point",
     "theta_norm",
 ]
 
@@ -66,6 +68,13 @@ def env_action(domain: Domain, x: np.ndarray, rng: np.random.Generator):
     if isinstance(space, gym.spaces.MultiBinary):
         return np.rint(x).astype(np.int8)
     return np.array(x, dtype=np.float64, copy=True)
+
+
+def start_point(domain: Domain) -> np.ndarray:
+    """The domain's center as a float array, projected into the domain if it lies
+    outside (the first point of the FTRL / FTAL learners)."""
+    center = np.asarray(domain.center, dtype=np.float64)
+    return center if domain.contains(center) else domain.project(center)
 
 
 def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:

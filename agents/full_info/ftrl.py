@@ -29,6 +29,7 @@ from agents.common import (
     require_linear,
     softmin,
     split_rng,
+    start_point,
 )
 from agents.counter_agent import CounterAgent
 from agents.privacy.noise import default_noise
@@ -142,9 +143,8 @@ class PrivateFTRL(CounterAgent, Agent):
         self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
         T = p.horizon
-        center = np.asarray(dom.center, dtype=np.float64)
         #: x_1: the minimizer of the l2 regularizer ||x - x_1||^2 (the domain's center).
-        self.x1 = center if dom.contains(center) else dom.project(center)
+        self.x1 = start_point(dom)
         if regularizer == "entropic":
             self.D_R = math.log(dom.dim)
             default_eta = hedge_eta(T, dom.dim, loss_width(loss))
@@ -232,8 +232,7 @@ class FTRL(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         dom = self.problem.domain
-        center = np.asarray(dom.center, dtype=np.float64)
-        self._x1 = center if dom.contains(center) else dom.project(center)
+        self._x1 = start_point(dom)
         self._x = self._x1.copy()
         self._grad_sum = np.zeros(dom.dim)
 

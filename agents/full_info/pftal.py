@@ -105,7 +105,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, check_number, register
-from agents.common import clip_norm, env_action, ftal_leader, split_rng
+from agents.common import clip_norm, env_action, ftal_leader, split_rng, start_point
 from agents.counter_agent import CounterAgent
 from agents.privacy.noise import default_noise
 
@@ -206,8 +206,7 @@ class _ApproximateLeader(CounterAgent, Agent):
         if self.regularization > 0:
             self._w = dom.project(np.zeros(d))
         else:
-            center = np.asarray(dom.center, dtype=np.float64)
-            self._w = center if dom.contains(center) else dom.project(center)
+            self._w = start_point(dom)
 
     @property
     def point_played(self) -> np.ndarray:
