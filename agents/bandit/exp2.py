@@ -249,18 +249,10 @@ class PrivateEXP2(PrivateBanditReduction):
     Each loss (clipped to ``[lo, hi]``; ``[0, 1]`` on ``DPBandit-MAB-v0``) gets
     ``Lap((hi - lo)/epsilon)`` noise, is released, and is fed to :class:`EXP2` with
     ``lambda = 1/epsilon`` in Theorem 4.1. Regret ``O(sqrt(NT log T log N)/epsilon)``;
-    ``(epsilon, 0)``-DP (see :mod:`agents.bandit.reduction`).
-
-    Non-private limit. Its :attr:`counterpart` is ``exp2``: as ``epsilon -> infinity``,
-    ``lambda -> 0`` and Theorem 4.1's ``eta``, ``gamma`` tend to exp2's
-    (``c = 1 + 2 lambda^2 ln(NT) -> 1``; at ``epsilon = 1e3``, ``N = 10``, ``T = 1e4``,
-    ``c - 1 = 2.3e-5``); with the Laplace noise switched off (scale 0) the reduction
-    plays exp2's arms bit for bit on the same seed (``tests/agents/
-    test_privacy_limit.py``).
-
-    Args (of ``setup``):
-        eta, gamma: Overrides passed to EXP2 (default Theorem 4.1).
-        loss_range: ``(lo, hi)`` overriding the declared range.
+    ``(epsilon, 0)``-DP (:mod:`agents.bandit.reduction`). Non-private limit
+    (:attr:`counterpart`): ``exp2``, played bit for bit with the noise switched off
+    (``docs/algorithms/exp2.md``). Options ``eta``, ``gamma`` are passed to EXP2;
+    ``loss_range=(lo, hi)`` overrides the declared range.
     """
 
     name = "private-exp2"
