@@ -3,78 +3,124 @@
 Seven private learners release noisy prefix sums of their losses, gradients or
 gradient estimates through one continual counter of :mod:`agents.privacy`
 (``private-ftrl``, ``private-ftpl``, ``pftal``, ``submod-pftal``, ``bandit-pftal``,
-``bandit-submod-pftal``, ``private-projection-free``). They build it the same way;
-this mixin is that one place.
+``bandit-submod-pftal``, ``private-projection-free``). Each describes its counter by
+one frozen :class:`CounterSpec`, built in :meth:`CounterAgent._use_counter`; every
+counter of the learner is built from it.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Any
 
 import numpy as np
 
 from agents.privacy import ContinualCounter, make_counter
 from dp_online_envs.validation import check_gaussian_delta
 
+__all__ = ["CounterAgent", "CounterSpec"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CounterSpec:
+    """Everything a learner's continual counter is built from.
+
+    Attributes:
+        counter: A key of :data:`agents.privacy.COUNTERS`.
+        noise: ``"laplace"`` (pure epsilon-DP, the counter's delta is 0),
+            ``"gaussian"`` ((epsilon, delta)-DP) or ``None`` (exact sums, NOT
+            private: the non-private limit).
+        sensitivity: Sensitivity of one counter input (l1 for Laplace, l2 for
+            Gaussian) the noise is calibrated to.
+        epsilon: Budget the counter is calibrated to.
+        delta: The learner's delta (used by Gaussian noise only).
+        horizon: Number of counter inputs ``T``.
+        dim: Dimension of one input.
+    """
+
+    counter: str
+    noise: str | None
+    sensitivity: float
+    epsilon: float
+    delta: float
+    horizon: int
+    dim: int
+
+    def build(self, rng: np.random.Generator) -> ContinualCounter:
+        """A fresh counter drawing its noise from ``rng`` (through :func:`make_counter`,
+        which turns the noise name and budget into a noise strategy)."""
+        return make_counter(self.counter, self.horizon, self.dim, noise=self.noise,
+                            epsilon=self.epsilon,
+                            delta=self.delta if self.noise == "gaussian" else 0.0,
+                            sensitivity=self.sensitivity, rng=rng)
+
+
+class _SpecField:
+    """Read-only attribute of a :class:`CounterAgent` showing one field of its spec."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __get__(self, agent: Any, owner: type | None = None) -> Any:
+        return self if agent is None else getattr(agent.counter_spec, self.field)
+
 
 class CounterAgent:
     """Mixin for an agent that privatizes a running sum with one continual counter.
 
-    It builds the counter from attributes the agent sets in ``setup``: once, in
-    :meth:`_calibrate_counter`, as a probe that fixes the noise scale and the
-    guarantee, and again for every game (``self._counter = self._make_counter(rng)``
-    in ``reset``), so the counter of every game is calibrated exactly like the probe.
-    Mix it in before the agent's base class (``class A(CounterAgent, Agent)``).
+    In ``setup`` the agent calls :meth:`_use_counter` once: it fixes the
+    :attr:`counter_spec` and calibrates a probe counter (noise scale, guarantee). In
+    ``reset`` it builds the counter of the game with ``self._make_counter(rng)``, which
+    is calibrated exactly like the probe. Mix it in before the agent's base class
+    (``class A(CounterAgent, Agent)``).
 
-    Set in ``setup``, before :meth:`_calibrate_counter`:
-        counter_name: A key of :data:`agents.privacy.COUNTERS`.
-        noise: ``"laplace"`` (the counter's ``delta`` is 0) or ``"gaussian"``
-            (``delta = self.delta``). Setting it to ``None`` after construction switches
-            the noise off from the next ``reset`` (exact sums, NOT private: the tests'
-            hook for the non-private limit, where the learner must play exactly like its
-            :attr:`~agents.base.Agent.counterpart`).
-        sensitivity: Sensitivity of one counter input (l1 for Laplace, l2 for Gaussian).
-
-    Optional overrides (``None``, the default, takes the value in brackets):
-        counter_horizon: Number of counter inputs (``problem.horizon``).
-        counter_dim: Dimension of one input (``problem.dim``).
-        counter_epsilon: Budget the counter is calibrated to (``self.epsilon``).
-        counter_sensitivity: Sensitivity the counter is calibrated to (``sensitivity``).
-
-    Attributes (set by :meth:`_calibrate_counter`):
+    Attributes:
+        counter_spec: The :class:`CounterSpec`.
         noise_scale: Scale of one noise draw of the counter (Laplace ``b`` or
-            Gaussian ``sigma``).
+            Gaussian ``sigma``), set by :meth:`_calibrate_counter`.
         levels: Tree levels of the dyadic counters (``None`` for ``"factorization"``).
+        counter_name, counter_sensitivity: The spec's ``counter`` and ``sensitivity``.
+        noise: The spec's noise kind. Setting it to ``None`` switches the noise off
+            from the next ``reset`` (exact sums, NOT private: the tests' hook for the
+            non-private limit, where the learner must play exactly like its
+            :attr:`~agents.base.Agent.counterpart`).
     """
 
-    counter_horizon: int | None = None
-    counter_dim: int | None = None
-    counter_epsilon: float | None = None
-    counter_sensitivity: float | None = None
+    counter_spec: CounterSpec
+
+    def _use_counter(self, counter: str, noise: str | None, sensitivity: float,
+                     **fields: Any) -> ContinualCounter:
+        """Fixes :attr:`counter_spec` and returns a calibrated probe counter.
+
+        The spec's epsilon, delta, horizon and dim are the learner's ``epsilon``,
+        ``delta`` and its problem's ``horizon`` and ``dim`` unless ``fields`` replaces
+        them (e.g. ``horizon=rounds`` for a batched learner).
+
+        Raises:
+            ValueError: See :meth:`_make_counter`.
+        """
+        p = self.problem
+        spec = CounterSpec(counter=counter, noise=noise, sensitivity=float(sensitivity),
+                           epsilon=self.epsilon, delta=self.delta, horizon=p.horizon,
+                           dim=p.dim)
+        self.counter_spec = dataclasses.replace(spec, **fields)
+        return self._calibrate_counter()
 
     def _make_counter(self, rng: np.random.Generator) -> ContinualCounter:
-        """A fresh counter of the configured kind, drawing its noise from ``rng``.
+        """A fresh counter of the spec, drawing its noise from ``rng``.
 
         Raises:
             ValueError: The Gaussian-only ``"factorization"`` counter with ``delta = 0``
                 (the message says to pass a delta), or any invalid counter parameter.
         """
-        if self.counter_name == "factorization":
+        spec = self.counter_spec
+        if spec.counter == "factorization":
             check_gaussian_delta(self.delta, hint=(
                 f"{self.name}: counter='factorization' adds only Gaussian noise, but delta=0 "
                 "asks for Laplace noise (pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 "
                 "in Python, --delta 1e-6 on the command line), or use a counter for pure "
                 "epsilon-DP ('tree', 'agarwal-singh' or 'honaker')"))
-        p = self.problem
-        return make_counter(
-            self.counter_name,
-            p.horizon if self.counter_horizon is None else self.counter_horizon,
-            p.dim if self.counter_dim is None else self.counter_dim,
-            noise=self.noise,
-            epsilon=self.epsilon if self.counter_epsilon is None else self.counter_epsilon,
-            delta=self.delta if self.noise == "gaussian" else 0.0,
-            sensitivity=(self.sensitivity if self.counter_sensitivity is None
-                         else self.counter_sensitivity),
-            rng=rng,
-        )
+        return spec.build(rng)
 
     def _calibrate_counter(self) -> ContinualCounter:
         """Builds a probe counter, sets ``noise_scale`` and ``levels``, returns the probe.
@@ -86,3 +132,15 @@ class CounterAgent:
         self.noise_scale = float(probe.draw_scale)
         self.levels = getattr(probe, "levels", None)
         return probe
+
+    # ------------------------------------------------------ views of the spec
+    counter_name = _SpecField("counter")
+    counter_sensitivity = _SpecField("sensitivity")
+
+    @property
+    def noise(self) -> str | None:
+        return self.counter_spec.noise
+
+    @noise.setter
+    def noise(self, value: str | None) -> None:
+        self.counter_spec = dataclasses.replace(self.counter_spec, noise=value)

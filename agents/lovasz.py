@@ -25,7 +25,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.full_info.pftal import ftal_leader
+from agents.common import ftal_leader
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import SubmodularLoss
 

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.bandit.smoothing import (
+    ShrunkSet,
     SmoothingGeometry,
     clamp_radius,
     estimate_sensitivity,
@@ -60,13 +61,10 @@ from agents.bandit.smoothing import (
     resolve_noise,
 )
 from agents.base import Agent, register
+from agents.common import ftal_leader, split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
-from agents.full_info.pftal import ftal_leader
-from dp_online_envs.domains.base import Domain
-from dp_online_envs.validation import check_real
 
-__all__ = ["BanditPFTAL", "BanditPFTALParameters", "ShrunkSet", "bandit_pftal_parameters"]
+__all__ = ["BanditPFTAL", "BanditPFTALParameters", "bandit_pftal_parameters"]
 
 ADVERSARIES = ("oblivious", "adaptive")
 
@@ -117,19 +115,6 @@ def bandit_pftal_parameters(horizon: int, p: int, radius: float, strong_convexit
     return BanditPFTALParameters(mode, adversary, H, reg, beta_f, beta, beta / radius, clamped)
 
 
-class ShrunkSet:
-    """``C_xi = c + (1 - xi)(C - c)`` with its Euclidean projection through
-    ``domain.project``: ``Proj(z) = c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``."""
-
-    def __init__(self, domain: Domain, center: np.ndarray, xi: float) -> None:
-        check_real("xi", xi, 0.0, 1.0, high_inclusive=False)
-        self.domain, self.center, self.scale = domain, np.asarray(center, float), 1.0 - xi
-
-    def project(self, z: np.ndarray) -> np.ndarray:
-        c, s = self.center, self.scale
-        return c + s * (self.domain.project(c + (np.asarray(z, float) - c) / s) - c)
-
-
 @register
 class BanditPFTAL(CounterAgent, Agent):
     """Smith-Thakurta bandit PFTAL (Alg. 3; Thm. 5, 6, 17); see the module docstring and
@@ -156,14 +141,12 @@ class BanditPFTAL(CounterAgent, Agent):
         self.params = bandit_pftal_parameters(p.horizon, k, self.geometry.radius,
                                               float(p.strong_convexity), adversary)
         self.beta, self.xi, self.H = self.params.beta, self.params.xi, self.params.H
-        self.noise = resolve_noise(self.name, noise, self.delta)
-        self.counter_name = counter
-        #: The counter sums estimates in the rank-``k`` coordinates of the geometry.
-        self.counter_dim = k
+        noise = resolve_noise(self.name, noise, self.delta)
         #: l1 (Laplace) / l2 (Gaussian) replace-one sensitivity of one estimate.
         self.sensitivity = estimate_sensitivity(k, p.bound, self.beta,
-                                                1 if self.noise == "laplace" else 2)
-        self.privacy = self._calibrate_counter().guarantee()
+                                                1 if noise == "laplace" else 2)
+        # The counter sums estimates in the rank-``k`` coordinates of the geometry.
+        self.privacy = self._use_counter(counter, noise, self.sensitivity, dim=k).guarantee()
         self._shrunk = ShrunkSet(p.domain, self.geometry.center, self.xi)
 
     def reset(self, seed: int | None = None) -> None:

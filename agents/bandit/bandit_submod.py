@@ -37,13 +37,14 @@ Hazan-Kale tuning: ``docs/algorithms/bandit-submod-pftal.md``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
 
 from agents.base import Agent, register
+from agents.common import split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
 from agents.lovasz import (
     chain_set,
     lovasz_chain,
@@ -52,6 +53,7 @@ from agents.lovasz import (
     threshold_round,
 )
 from agents.privacy import accountant_epsilon, verify_guarantee
+from agents.privacy.noise import default_noise
 from dp_online_envs.validation import check_real
 
 __all__ = [
@@ -243,19 +245,17 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
         self.sensitivity = 2.0 * self.estimate_bound
         self.paper_lipschitz = paper_lipschitz(self.scale, n, self.H)
         self.calibration = calibration
-        self.counter_name = counter
-        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
-        self.counter_sensitivity = (self.sensitivity if calibration == "real"
-                                    else self.paper_lipschitz)
-        self.counter_epsilon = self.epsilon
-        probe = self._calibrate_counter()
+        noise = default_noise(self.delta)
+        probe = self._use_counter(
+            counter, noise, self.sensitivity if calibration == "real" else self.paper_lipschitz)
         self.levels = int(T).bit_length()
         if calibration == "real":
             self.privacy = probe.guarantee()
         else:
             # The same noise, accounted for the real sensitivity Delta.
             real = copy.copy(probe)
-            real.sensitivity = self.sensitivity
+            real.noise_strategy = dataclasses.replace(probe.noise_strategy,
+                                                      sensitivity=self.sensitivity)
             event = real.describe()
             eps_real = accountant_epsilon(event, probe.delta)
             self.privacy = verify_guarantee(
@@ -265,12 +265,13 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
 
     @property
     def _counter_epsilon(self) -> float:
-        """Alias of ``counter_epsilon`` (a subclass may scale the counter's budget)."""
-        return self.counter_epsilon
+        """The budget the counter is calibrated to (a subclass may scale it: the
+        setter replaces the frozen :attr:`counter_spec`)."""
+        return self.counter_spec.epsilon
 
     @_counter_epsilon.setter
     def _counter_epsilon(self, value: float) -> None:
-        self.counter_epsilon = value
+        self.counter_spec = dataclasses.replace(self.counter_spec, epsilon=value)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

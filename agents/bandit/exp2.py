@@ -1,98 +1,65 @@
 r"""EXP2 with uniform exploration (Agarwal & Singh 2017, Algorithm 5) and ``private-exp2``.
 
 * ``exp2`` -- :class:`EXP2`, non-private: exponential weights over a finite action set
-  ``A`` (the K arms = the vertices ``e_i`` of the simplex; or the vertices of a small
-  polytope / the subsets of a ground set), mixed with the uniform distribution ``mu``.
+  ``A`` mixed with the uniform distribution ``mu``; :class:`EXP2Arms` on the K arms
+  (the vertices ``e_i`` of the simplex, ``Discrete(K)``), :class:`EXP2Vertices` on the
+  vertices of any other domain that lists at most :data:`MAX_ACTIONS` of them.
 * ``private-exp2`` -- :class:`PrivateEXP2`, Algorithm 4 (the private reduction,
   :mod:`agents.bandit.reduction`) around EXP2 with the parameters of Theorem 4.1.
 
-Algorithm 5
------------
-``q_1`` uniform; each round ``p_t = (1 - gamma) q_t + gamma mu``, play ``a_t ~ p_t``,
-estimate ``l~_t = P_t^+ a_t a_t^T l_t`` with ``P_t = E_{a ~ p_t}[a a^T]``, and update
-``q_{t+1}(a) ∝ q_t(a) exp(-eta <a, l~_t>)``. For arms ``P_t = diag(p_t)`` and the
-estimate is the importance-weighted ``l~_t = (f_t / p_t(i_t)) e_{i_t}``: only the played
-arm's cumulative estimate changes, so a round costs O(K) scalar work (the log-weights
-are a Python list, one entry changes per round; the sampling is one uniform draw, a
-running sum and a bisection; uniforms are drawn in blocks of 4096).
+Algorithm 5: ``q_1`` uniform; each round ``p_t = (1 - gamma) q_t + gamma mu``, play
+``a_t ~ p_t``, estimate ``l~_t = P_t^+ a_t a_t^T l_t`` with ``P_t = E_{a ~ p_t}[a a^T]``,
+update ``q_{t+1}(a) ∝ q_t(a) exp(-eta <a, l~_t>)``. For arms ``P_t = diag(p_t)`` and
+``l~_t = (l_t / p_t(i_t)) e_{i_t}`` (:class:`~agents.bandit.arms.ArmsExpWeights`).
 
-Parameters (Theorem 4.1)
-------------------------
-For ``N`` arms, ``T`` rounds, losses with ``||l_t||_inf <= 1`` and Laplace noise of
-scale ``lambda`` on the forwarded loss (``lambda = 1/epsilon`` in the theorem):
+Parameters (Theorem 4.1), ``N = |A|`` actions, ``T`` rounds, normalized losses
+``||l_t||_inf <= 1`` carrying Laplace noise of scale ``lambda`` (``1/epsilon`` inside
+``private-exp2``; ``0`` for ``exp2``), natural logarithms:
 
     eta   = sqrt( ln N / (2 N T (1 + 2 lambda^2 ln(NT))) ),
-    gamma = eta N sqrt(1 + 2 lambda^2 ln(NT))          ( = sqrt(N ln N / (2T)) ),
-    mu(i) = 1/N.
+    gamma = eta N sqrt(1 + 2 lambda^2 ln(NT)),          mu(a) = 1/N.
 
-(natural logarithms, as in the exponential-weights analysis: the ``ln N / eta`` term is
-the entropy of the uniform prior.) Non-private ``exp2`` is the ``lambda -> 0``
-(``epsilon -> infinity``) limit: ``eta = sqrt(ln N / (2NT))``, ``gamma = eta N``.
+Regret (Thm. 4.1) ``O(sqrt(N T ln N) (1 + lambda sqrt(ln(NT))))``, i.e.
+``O(sqrt(NT log T log N)/epsilon)`` for ``private-exp2``. ``gamma="proof"`` sets
+``gamma = eta N (1 + 4 lambda ln(NT))``, the sufficient condition stated in the proof.
 
-Clamp. ``gamma`` is a mixing probability; the formula exceeds 1 when
-``T < N ln N / 2`` (e.g. ``T <= 11`` for ``N = 10``). It is clamped to ``[0, 1]``
-(``gamma = 1``: uniform play) and :attr:`EXP2.gamma_clamped` records it; ``eta`` is
-kept. ``N = 1`` gives ``eta = gamma = 0`` (one arm, nothing to learn).
+Clamps: ``gamma`` is clamped to ``[0, 1]`` (the formula exceeds 1 when
+``T < N ln N / 2``; :attr:`EXP2.gamma_clamped` records it; ``eta`` is kept); ``N = 1``
+gives ``eta = gamma = 0``.
 
-Losses. The feedback is mapped affinely onto the theorem's scale: for arms
-``l = (f - lo) / (hi - lo)`` with the declared range ``[lo, hi]``
-(:func:`~agents.bandit.reduction.loss_range`; ``[0, 1]`` on ``DPBandit-MAB-v0``, where
-the map is the identity) -- a constant shift of every arm's loss changes no regret --
-and ``lambda`` is measured on the same scale (``noise_scale / (hi - lo)``, which is
-``1/epsilon`` for the reduction's ``b = (hi - lo)/epsilon``). For other finite sets
-``l = f / B`` (a shift is not a linear loss there).
+Losses: on arms ``l = (f - lo) / (hi - lo)`` with the declared range ``[lo, hi]``
+(:func:`~agents.common.loss_range`; the identity on ``DPBandit-MAB-v0``), on other sets
+``l = f / B`` with ``B = max(|lo|, |hi|)``; ``lambda = noise_scale`` on that scale. On
+non-arm sets the theorem's formulas are a default (the theorem covers arms only).
 
-Noisy, negative losses (inside the reduction). EXP2 takes any real loss: the weights
-are kept as log-weights and renormalized (shifted by their maximum) whenever an entry
-leaves ``exp(+-300)``, so no overflow occurs however negative the noisy estimate. The
-regret analysis (Lemma 4.4, Bubeck et al. 2012 Thm. 1) needs ``eta |<a, l~_t>| <= 1``
-(``e^{-x} <= 1 - x + x^2`` for ``x >= -1``): with ``p_t(i) >= gamma / N`` the
-estimate satisfies ``eta |l~_t(i)| <= eta N |l_t(i) + Z_t| / gamma``; Theorem 4.1
-conditions on the event ``F^c = {|Z_t| <= ~ lambda ln(NT) for all t}`` (probability
-``>= 1 - 1/T``, symmetric, so Lemma 4.3 still applies) and chooses ``gamma`` so that
-``gamma / (eta N) = sqrt(1 + 2 lambda^2 ln(NT))`` grows with the noise magnitude
-``lambda``. Note: the proof states the sufficient condition
-``eta N (1 + 4 lambda ln(NT)) <= gamma``, which these parameters satisfy only up to a
-constant and a ``sqrt(ln(NT))`` factor (they guarantee the condition in rounds with
-``|l + Z_t| <= sqrt(1 + 2 lambda^2 ln(NT))``). We keep the theorem's parameters
-(``gamma="theorem"``, the default) and offer ``gamma="proof"``, which sets
-``gamma = eta N (1 + 4 lambda ln(NT))`` (clamped to 1) so that the proof's condition
-holds literally on ``F^c``.
-
-General finite sets (non-arm domains). ``A`` = ``domain.vertices()`` (at most
-:data:`MAX_ACTIONS`), ``P_t^+`` by a pseudo-inverse (``d x d``), ``mu`` uniform on ``A``
-and the Theorem 4.1 formulas with ``N = |A|`` (the theorem covers arms only; for other
-sets this is a default, override ``eta``/``gamma``).
+Derivations -- the loss normalization, noisy negative losses, and the gap between the
+theorem's parameters and its proof's condition: ``docs/algorithms/exp2.md``.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from itertools import accumulate
+from abc import abstractmethod
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from agents.bandit.reduction import (
-    NOISE_BLOCK,
-    PrivateBanditReduction,
-    check_bandit_problem,
-    check_range,
-    clipped_loss,
-)
+from agents.bandit.arms import ArmsExpWeights
+from agents.bandit.reduction import PrivateBanditReduction
 from agents.base import Agent, register
+from agents.common import check_bandit_problem, check_range, clipped_loss
 from dp_online_envs.domains import Simplex
+from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
+from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_int, check_real
 
-__all__ = ["EXP2", "MAX_ACTIONS", "PrivateEXP2", "exp2_parameters", "theorem_4_1_parameters"]
+__all__ = ["EXP2", "MAX_ACTIONS", "EXP2Arms", "EXP2Vertices", "PrivateEXP2",
+           "exp2_parameters", "plays_arms", "theorem_4_1_parameters"]
 
 #: Largest finite action set (number of vertices) EXP2 enumerates.
 MAX_ACTIONS = 4096
-#: Above this many arms the sampling uses NumPy (cumsum + searchsorted).
-_SCALAR_ARMS = 64
-_LOG_LIMIT = 300.0
 
 
 def theorem_4_1_parameters(horizon: int, n_actions: int, noise_scale: float = 0.0
@@ -128,122 +95,21 @@ def exp2_parameters(horizon: int, n_actions: int, noise_scale: float = 0.0,
     return eta, min(max(g, 0.0), 1.0), clamped
 
 
-class ArmsExpWeights(Agent):
-    """Exponential weights over K arms with importance-weighted loss estimates.
-
-    The engine of :class:`EXP2` and :class:`~agents.bandit.exp3.EXP3`: subclasses set
-    ``self.eta`` (per unit of normalized loss), ``self.gamma`` (uniform mixing),
-    ``self._lo`` and ``self._width`` (``l = (f - lo) / width``) in ``setup`` and call
-    :meth:`_init_arms`. Per round: O(K) scalar work, no NumPy call for K <= 64.
-    """
-
-    feedback = "bandit"
-    private = False
-
-    def _init_arms(self, k: int) -> None:
-        self.k = int(k)
-        self._small = self.k <= _SCALAR_ARMS
-        self._inv_width = 1.0 / self._width
-        g = self.gamma
-        self._one_minus_gamma = 1.0 - g
-        self._inv_one_minus_gamma = 1.0 / (1.0 - g) if g < 1.0 else 0.0
-        self._k_over_gamma = self.k / g if g > 0.0 else 0.0
-        self._gamma_over_k = g / self.k
-        # a loss l~ costs eta * l~ / p in log-weight; precompute eta / width
-        self._eta_w = self.eta * self._inv_width
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        k = self.k
-        self._lw = [0.0] * k           # log-weights -eta * sum of estimates
-        self._shift = 0.0              # weights are exp(lw - shift)
-        if self._small:
-            self._w = [1.0] * k
-        else:
-            self._w = np.ones(k)
-        self._W = float(k)
-        self._u: list[float] = []
-        self._ui = 0
-        self._arm = 0
-        self._p = 1.0 / k
-
-    # ---------------------------------------------------------------- helpers
-    def probabilities(self) -> np.ndarray:
-        """``p_t = (1 - gamma) q_t + gamma / K`` of the next round."""
-        w = np.asarray(self._w, dtype=np.float64)
-        return self._one_minus_gamma * w / self._W + self._gamma_over_k
-
-    def _prob(self, arm: int) -> float:
-        return self._one_minus_gamma * self._w[arm] / self._W + self._gamma_over_k
-
-    def _renormalize(self) -> None:
-        lw = self._lw
-        shift = max(lw)
-        self._shift = shift
-        if self._small:
-            w = [math.exp(v - shift) for v in lw]
-            self._w = w
-            self._W = sum(w)
-        else:
-            w = np.exp(np.asarray(lw) - shift)
-            self._w = w
-            self._W = float(w.sum())
-
-    # --------------------------------------------------------------- the API
-    def act(self):
-        i = self._ui
-        if i >= len(self._u):
-            self._u = self.rng.random(NOISE_BLOCK).tolist()
-            i = 0
-        u = self._u[i]
-        self._ui = i + 1
-        g = self.gamma
-        k = self.k
-        if u < g:  # uniform exploration: u / gamma is uniform on [0, 1)
-            arm = int(u * self._k_over_gamma)
-            if arm >= k:
-                arm = k - 1
-        else:      # exponential weights: (u - gamma) / (1 - gamma) is uniform
-            target = (u - g) * self._inv_one_minus_gamma * self._W
-            w = self._w
-            if self._small:
-                arm = bisect_right(list(accumulate(w)), target)
-            else:
-                arm = int(np.searchsorted(np.cumsum(w), target, side="right"))
-            if arm >= k or w[arm] <= 0.0:  # rounding at the top end: last positive weight
-                arm = max(j for j in range(k) if w[j] > 0.0)
-        self._arm = arm
-        self._p = self._one_minus_gamma * self._w[arm] / self._W + self._gamma_over_k
-        return arm
-
-    def update(self, action, feedback) -> None:
-        self.observe_loss(action, clipped_loss(self, feedback, self._lo, self._hi))
-
-    def observe_loss(self, action, loss: float) -> None:
-        """Update with the scalar loss of ``action`` (not clipped: may be noisy/negative)."""
-        arm = self._arm
-        p = self._p
-        if action != arm:  # the caller played another arm than the last act()
-            arm = int(action)
-            p = self._prob(arm)
-        lw = self._lw
-        v = lw[arm] - self._eta_w * (loss - self._lo) / p
-        lw[arm] = v
-        e = v - self._shift
-        if -_LOG_LIMIT < e < _LOG_LIMIT:
-            w = self._w
-            w[arm] = math.exp(e)
-            self._W = sum(w) if self._small else float(w.sum())
-        else:
-            self._renormalize()
-        self.t += 1
+def plays_arms(domain: Domain) -> bool:
+    """Whether EXP2 plays ``domain`` as K arms: the simplex with a ``Discrete(K)``
+    action space (its vertices ``e_i`` played by index)."""
+    return isinstance(domain, Simplex) and isinstance(domain.action_space, gym.spaces.Discrete)
 
 
 @register
-class EXP2(ArmsExpWeights):
+class EXP2(Agent):
     r"""EXP2 with uniform exploration (Agarwal-Singh Alg. 5; Bubeck et al. 2012).
 
-    See the module docstring. Options:
+    ``exp2`` is two implementations of Algorithm 5, chosen once from the domain when
+    the agent is built (``EXP2(problem)`` returns an instance of one of them):
+    :class:`EXP2Arms` on K arms (:func:`plays_arms`), :class:`EXP2Vertices` on every
+    other domain with at most :data:`MAX_ACTIONS` enumerable vertices. Both take the
+    parameters of Theorem 4.1 (module docstring) with ``N`` the number of actions.
 
     Args (of ``setup``):
         eta: Learning rate (per unit of normalized loss); default Theorem 4.1.
@@ -256,6 +122,7 @@ class EXP2(ArmsExpWeights):
         eta, gamma: The parameters in use; ``gamma_clamped``: whether Theorem 4.1's
             gamma exceeded 1 and was clamped.
         lam: The noise scale on the normalized loss scale (Theorem 4.1's ``lambda``).
+        n_actions: ``N``, the number of actions.
     """
 
     name = "exp2"
@@ -263,6 +130,14 @@ class EXP2(ArmsExpWeights):
                    "eta = sqrt(ln N / 2NT), gamma = eta N")
     paper = ("Agarwal & Singh ICML 2017, Alg. 5 / Thm. 4.1; Bubeck, Cesa-Bianchi, Kakade "
              "2012 (EXP2 with exploration)")
+    feedback = "bandit"
+    private = False
+
+    def __new__(cls, problem: Problem | None = None, *args: Any, **kwargs: Any) -> EXP2:
+        if cls is EXP2:
+            domain = getattr(problem, "domain", None)
+            cls = EXP2Arms if plays_arms(domain) else EXP2Vertices
+        return super().__new__(cls)
 
     def setup(self, eta: float | None = None, gamma: str | float = "theorem",
               noise_scale: float = 0.0, loss_range: tuple[float, float] | None = None) -> None:
@@ -270,51 +145,76 @@ class EXP2(ArmsExpWeights):
         check_bandit_problem(self.name, p)
         self.noise_scale = check_real("noise_scale", noise_scale, 0.0)
         self._lo, self._hi = check_range(p, loss_range)
-        self.arms = isinstance(p.domain, Simplex) and isinstance(
-            p.domain.action_space, gym.spaces.Discrete)
-        if self.arms:
-            n = p.domain.dim
-            self._width = self._hi - self._lo
-        else:
-            if not isinstance(p.loss, LinearLoss):
-                raise ValueError(f"exp2 on a non-arm finite set needs linear losses, got {p.loss!r}")
-            verts = p.domain.vertices()
-            if verts is None or len(verts) > MAX_ACTIONS:
-                raise ValueError(f"exp2 needs a finite action set of at most {MAX_ACTIONS} "
-                                 f"enumerable vertices; {p.domain!r} has "
-                                 f"{'too many' if verts is not None else 'no enumerable'} vertices")
-            self.actions = np.asarray(verts, dtype=np.float64)
-            n = len(self.actions)
-            self._width = max(abs(self._lo), abs(self._hi))   # l = f / B, no shift
+        n = self._decision_set()
         self.lam = self.noise_scale / self._width
         self.n_actions = n
         eta_thm, g, self.gamma_clamped = exp2_parameters(p.horizon, n, self.lam, gamma)
         self.eta = eta_thm if eta is None else check_real("eta", eta, 0.0)
         self.gamma = g
-        if self.arms:
-            self._init_arms(n)
-        else:
-            self._space = p.domain.action_space
+        self._start()
 
-    # ---------------------------------------------------- general finite sets
+    @abstractmethod
+    def _decision_set(self) -> int:
+        """Reads the action set off the domain, sets ``_width``; returns ``N``."""
+
+    @abstractmethod
+    def _start(self) -> None:
+        """Fixes the per-game constants once ``eta`` and ``gamma`` are known."""
+
+
+class EXP2Arms(EXP2, ArmsExpWeights):
+    """``exp2`` on K arms: :class:`~agents.bandit.arms.ArmsExpWeights` with Theorem
+    4.1's ``eta`` and ``gamma``, the loss normalized as ``l = (f - lo) / (hi - lo)``."""
+
+    def _decision_set(self) -> int:
+        self._width = self._hi - self._lo
+        return self.problem.domain.dim
+
+    def _start(self) -> None:
+        self._init_arms(self.n_actions)
+
+
+class EXP2Vertices(EXP2):
+    """``exp2`` on the vertices ``A`` of a domain (``|A| <= MAX_ACTIONS``), linear losses.
+
+    ``P_t = sum_a p_t(a) a a^T``, ``l~_t = P_t^+ a_t (f_t / B)`` (a pseudo-inverse,
+    ``d x d``), ``mu`` uniform on ``A``; the loss is normalized as ``l = f / B`` with
+    ``B = max(|lo|, |hi|)`` (no shift: a shift is not a linear loss here).
+
+    Raises:
+        ValueError: On non-linear losses or a domain without at most
+            :data:`MAX_ACTIONS` enumerable vertices.
+    """
+
+    def _decision_set(self) -> int:
+        p = self.problem
+        if not isinstance(p.loss, LinearLoss):
+            raise ValueError(f"exp2 on a non-arm finite set needs linear losses, got {p.loss!r}")
+        verts = p.domain.vertices()
+        if verts is None or len(verts) > MAX_ACTIONS:
+            raise ValueError(f"exp2 needs a finite action set of at most {MAX_ACTIONS} "
+                             f"enumerable vertices; {p.domain!r} has "
+                             f"{'too many' if verts is not None else 'no enumerable'} vertices")
+        #: The actions ``A``, one vertex a row.
+        self.actions = np.asarray(verts, dtype=np.float64)
+        self._width = max(abs(self._lo), abs(self._hi))   # l = f / B, no shift
+        return len(self.actions)
+
+    def _start(self) -> None:
+        self._space = self.problem.domain.action_space
+
     def reset(self, seed: int | None = None) -> None:
-        if self.arms:
-            super().reset(seed)
-            return
-        Agent.reset(self, seed)
+        super().reset(seed)
         self._lw_vec = np.zeros(self.n_actions)
         self._idx = 0
 
     def probabilities(self) -> np.ndarray:
-        if self.arms:
-            return super().probabilities()
+        """``p_t = (1 - gamma) q_t + gamma / N`` of the next round."""
         q = np.exp(self._lw_vec - self._lw_vec.max())
         q /= q.sum()
         return (1.0 - self.gamma) * q + self.gamma / self.n_actions
 
     def act(self):
-        if self.arms:
-            return ArmsExpWeights.act(self)
         p = self.probabilities()
         cdf = np.cumsum(p)
         i = min(int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right")),
@@ -327,10 +227,11 @@ class EXP2(ArmsExpWeights):
             return np.rint(a).astype(np.int8)
         return a.copy()
 
+    def update(self, action, feedback) -> None:
+        self.observe_loss(action, clipped_loss(self, feedback, self._lo, self._hi))
+
     def observe_loss(self, action, loss: float) -> None:
-        if self.arms:
-            ArmsExpWeights.observe_loss(self, action, loss)
-            return
+        """Update with the scalar loss of ``action`` (not clipped: may be noisy/negative)."""
         a, pv = self.actions[self._idx], self._pvec
         cov = (self.actions * pv[:, None]).T @ self.actions        # P_t = E[a a^T]
         est = np.linalg.pinv(cov, hermitian=True) @ a * (loss / self._width)
@@ -346,18 +247,10 @@ class PrivateEXP2(PrivateBanditReduction):
     Each loss (clipped to ``[lo, hi]``; ``[0, 1]`` on ``DPBandit-MAB-v0``) gets
     ``Lap((hi - lo)/epsilon)`` noise, is released, and is fed to :class:`EXP2` with
     ``lambda = 1/epsilon`` in Theorem 4.1. Regret ``O(sqrt(NT log T log N)/epsilon)``;
-    ``(epsilon, 0)``-DP (see :mod:`agents.bandit.reduction`).
-
-    Non-private limit. Its :attr:`counterpart` is ``exp2``: as ``epsilon -> infinity``,
-    ``lambda -> 0`` and Theorem 4.1's ``eta``, ``gamma`` tend to exp2's
-    (``c = 1 + 2 lambda^2 ln(NT) -> 1``; at ``epsilon = 1e3``, ``N = 10``, ``T = 1e4``,
-    ``c - 1 = 2.3e-5``); with the Laplace noise switched off (scale 0) the reduction
-    plays exp2's arms bit for bit on the same seed (``tests/agents/
-    test_privacy_limit.py``).
-
-    Args (of ``setup``):
-        eta, gamma: Overrides passed to EXP2 (default Theorem 4.1).
-        loss_range: ``(lo, hi)`` overriding the declared range.
+    ``(epsilon, 0)``-DP (:mod:`agents.bandit.reduction`). Non-private limit
+    (:attr:`counterpart`): ``exp2``, played bit for bit with the noise switched off
+    (``docs/algorithms/exp2.md``). Options ``eta``, ``gamma`` are passed to EXP2;
+    ``loss_range=(lo, hi)`` overrides the declared range.
     """
 
     name = "private-exp2"

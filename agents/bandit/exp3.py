@@ -19,9 +19,9 @@ import math
 
 import gymnasium as gym
 
-from agents.bandit.exp2 import ArmsExpWeights
-from agents.bandit.reduction import check_bandit_problem, check_range
+from agents.bandit.arms import ArmsExpWeights
 from agents.base import register
+from agents.common import check_bandit_problem, check_range
 from dp_online_envs.domains import Simplex
 from dp_online_envs.validation import check_int, check_real
 

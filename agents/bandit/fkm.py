@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import math
 
-from agents.bandit.bandit_pftal import ShrunkSet
-from agents.bandit.smoothing import SmoothingGeometry, clamp_radius, require_points
+from agents.bandit.smoothing import ShrunkSet, SmoothingGeometry, clamp_radius, require_points
 from agents.base import Agent, register
 from dp_online_envs.validation import check_real
 

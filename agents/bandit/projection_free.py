@@ -48,8 +48,8 @@ from agents.bandit.smoothing import (
     resolve_noise,
 )
 from agents.base import register
+from agents.common import split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
 
 __all__ = ["PrivateProjectionFree"]
 
@@ -69,14 +69,13 @@ class PrivateProjectionFree(CounterAgent, BlockedOnePointAgent):
     def setup(self, noise: str | None = None, counter: str = "tree") -> None:
         self._setup_geometry()
         n = self.geometry.rank
-        self.noise = resolve_noise(self.name, noise, self.delta)
-        self.counter_name = counter
-        #: One counter input per batch (``rounds`` leaves), in the rank-``n`` coordinates.
-        self.counter_horizon, self.counter_dim = self.rounds, n
+        noise = resolve_noise(self.name, noise, self.delta)
         #: Per-leaf replace-one sensitivity: l1 ``sqrt(n) 2nB/zeta`` or l2 ``2nB/zeta``.
         self.sensitivity = estimate_sensitivity(n, self.problem.bound, self.zeta,
-                                                1 if self.noise == "laplace" else 2)
-        self.privacy = self._calibrate_counter().guarantee()
+                                                1 if noise == "laplace" else 2)
+        # One counter input per batch (``rounds`` leaves), in the rank-``n`` coordinates.
+        probe = self._use_counter(counter, noise, self.sensitivity, horizon=self.rounds, dim=n)
+        self.privacy = probe.guarantee()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

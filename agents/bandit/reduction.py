@@ -12,161 +12,46 @@ wrapped learner. ``private-exp2`` (EXP2 with exploration, Theorem 4.1) and
 ``private-scrible`` (SCRiBLe, Theorem 4.5) are this reduction with a fixed base, in
 :mod:`agents.bandit.exp2` and :mod:`agents.bandit.scrible`.
 
-Privacy
--------
-Neighbouring loss sequences ``S, S'`` differ in the loss of one round ``tau``
-(``f_tau`` replaced by ``f'_tau``). The transcript of the reduction is the sequence of
-released values ``fed_1, ..., fed_T``; everything the base learner does (its actions)
-is a function of these and of its own randomness, so by post-processing it suffices to
-show that the released sequence is ``epsilon``-DP. Each round's loss is used exactly
-once, in one noisy observation:
+Privacy (Lemma 4.2): ``(epsilon, 0)``-DP for loss sequences differing in one round's
+loss. Each round's loss enters one Laplace mechanism of sensitivity ``hi - lo`` (the
+width of the range, ``2B`` for signed losses in ``[-B, B]``), so the composition over
+rounds is parallel: no ``T`` or ``log T`` factor. Declared to ``dp_accounting`` as ONE
+``LaplaceDpEvent(noise_multiplier = b / (hi - lo) = 1/epsilon)``, checked by
+:func:`~agents.privacy.verify_guarantee` at ``delta = 0``. One scalar draw is added to
+the observed value for every domain (the paper adds ``<Z_t, x_t>``, ``Z_t ~
+Lap^N(||Y||_1 / epsilon)``, off the arms).
 
-* rounds ``t < tau``: the releases have the same distribution under ``S`` and ``S'``
-  (they only depend on ``f_1..f_{t}``, which coincide);
-* round ``tau``: conditionally on the history (which fixes ``x_tau``, chosen before
-  ``f_tau`` is revealed), ``fed_tau`` is the Laplace mechanism applied to the scalar
-  ``clip(f_tau(x_tau))``. Two clipped values differ by at most the width ``hi - lo`` of
-  the range (the sensitivity -- for a replaced loss, not the bound ``B`` itself: signed
-  losses in ``[-B, B]`` have width ``2B``), so with ``b = (hi - lo)/epsilon`` the
-  conditional densities satisfy ``p(fed | S) <= e^epsilon p(fed | S')``;
-* rounds ``t > tau``: conditionally on the releases so far, ``fed_t`` uses ``f_t``,
-  identical on both sides, and fresh noise; the conditional densities coincide.
+Range: :func:`~agents.common.loss_range` -- ``[0, B]`` for linear losses with
+parameters in ``[0, 1]^K`` on the simplex / arms / subsets, else ``[-B, B]`` with
+``B = problem.bound``; ``loss_range=`` narrows it. Clips are counted in
+:attr:`~agents.base.Agent.clipped_feedback`; a non-finite feedback raises.
 
-Multiplying the conditional densities (chain rule), the likelihood ratio of the whole
-transcript equals the ratio of round ``tau`` alone, at most ``e^epsilon``: the
-composition over rounds is *parallel* (every datum -- a round's loss -- enters one
-``epsilon``-DP mechanism), not sequential, so no ``T`` or ``log T`` factor appears. The
-guarantee is declared to ``dp_accounting`` as ONE ``LaplaceDpEvent`` with
-``noise_multiplier = b / (hi - lo) = 1/epsilon`` and checked with
-:func:`~agents.privacy.verify_guarantee` at ``delta = 0``.
+Base learners receive the noisy (possibly negative) values unclipped: through their
+``observe_loss(action, loss)`` when they have one, else through ``update`` with a
+finiteness check in place of their ``clip_feedback``. A base whose ``setup`` takes
+``noise_scale`` receives ``b`` (EXP2's Theorem 4.1, SCRiBLe's Theorem 4.5 tune to it).
+Regret (Lemma 4.3): for linear losses the expected regret is the base's on the noisy
+losses.
 
-This is Lemma 4.2 of the paper for ``x_t`` a vertex ``e_i`` (the forwarded value
-``<l_t + Z_t, e_i> = l_t(i) + Z_t(i)`` is one Laplace draw). For other domains the
-paper forwards ``<l_t + Z_t, x_t>`` with a Laplace *vector* ``Z_t ~ Lap^N(lambda)`` and
-``lambda = ||Y||_1 / epsilon``; we add one scalar draw to the observed value instead:
-the released value is then literally a Laplace mechanism with the right sensitivity,
-which needs less noise whenever ``||x_t||_1 > 1`` and keeps the analysis above exact.
-The paper's Lemma 4.2 also calibrates to ``B`` (the bound on ``|<l, x>| / ||x||_inf``);
-for signed losses a replacement moves the value by up to ``2B``, so we calibrate to the
-width of the range (``1`` for the ``[0, 1]`` losses of Theorem 4.1, where the two
-agree: ``lambda = 1/epsilon``).
-
-The declared range and the clip
--------------------------------
-:func:`loss_range` gives ``[0, B]`` for linear losses with parameters in ``[0, 1]^K``
-on the simplex / arms / subsets (every value is non-negative), else ``[-B, B]`` with
-``B = problem.bound``; the ``loss_range`` option narrows it (the clip then enforces the
-narrower range, so the guarantee holds whatever the env reports). Clips are counted in
-:attr:`~agents.base.Agent.clipped_feedback`. A non-finite feedback raises.
-
-The base learner and noisy losses
----------------------------------
-The base sees values outside ``[lo, hi]`` (and negative ones). Learners of this
-package expose ``observe_loss(action, loss)``, their update on an already-checked
-scalar loss without any clip; the reduction calls it directly. For any other bandit
-learner the reduction calls its ``update(action, np.array([fed_t]))`` and replaces that
-instance's ``clip_feedback`` by a finiteness check (clipping the noisy value to
-``[lo, hi]`` would keep the privacy -- post-processing -- but bias the losses, which
-breaks Lemma 4.3: the noise must stay zero-mean). Base learners whose ``setup`` takes
-a ``noise_scale`` option receive ``b`` there so that they can tune their parameters for
-the noise (EXP2's Theorem 4.1, SCRiBLe's Theorem 4.5).
-
-Lemma 4.3 of the paper: for linear losses and zero-mean independent noise, the expected
-regret of the reduction equals the expected regret of the base learner on the noisy
-losses, so the price of privacy is the base learner's sensitivity to the noise's
-magnitude (a factor ``~ lambda log(NT)`` on its range).
+The privacy proof, the choices that differ from the paper (one scalar draw, the width
+as sensitivity) and why the noisy values must stay unclipped:
+``docs/algorithms/private-bandit.md``.
 """
 
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Any
 
 import numpy as np
 from dp_accounting import LaplaceDpEvent
 
 from agents.base import Agent, agent_class, register
+from agents.common import NOISE_BLOCK, check_bandit_problem, check_range, clipped_loss
+from agents.common import loss_range, scalar_feedback  # noqa: F401  (public, re-exported)
 from agents.privacy import laplace_scale, verify_guarantee
-from dp_online_envs.domains import GroundSet, Simplex
-from dp_online_envs.losses import LinearLoss
-from dp_online_envs.problem import Problem
 
 __all__ = ["PrivateBanditReduction", "loss_range", "scalar_feedback"]
-
-#: Noise (and uniform) draws are generated in blocks of this many values.
-NOISE_BLOCK = 4096
-
-
-def loss_range(problem: Problem) -> tuple[float, float]:
-    """The declared range ``[lo, hi]`` of the bandit feedback ``f_t(x_t)``.
-
-    ``[0, B]`` for linear losses with parameters in ``[0, 1]^K`` (``theta_set="unit"``)
-    on domains of non-negative points (simplex, arms, subsets of a ground set); else
-    ``[-B, B]``, ``B = problem.bound`` (``sup |f_t(x)|``).
-
-    Raises:
-        ValueError: If ``problem.bound`` is not finite and positive.
-    """
-    b = float(problem.bound)
-    if not (math.isfinite(b) and b > 0):
-        raise ValueError(f"the problem's bound B={problem.bound!r} must be finite and > 0")
-    loss = problem.loss
-    if (isinstance(loss, LinearLoss) and loss.theta_set == "unit"
-            and isinstance(problem.domain, (Simplex, GroundSet))):
-        return 0.0, b
-    return -b, b
-
-
-def check_range(problem: Problem, given) -> tuple[float, float]:
-    """``given`` (a pair ``lo < hi`` of finite numbers) or :func:`loss_range`."""
-    if given is None:
-        return loss_range(problem)
-    try:
-        lo, hi = (float(v) for v in given)
-    except (TypeError, ValueError):
-        raise ValueError(f"loss_range={given!r}, expected a pair (lo, hi)") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"loss_range={given!r}, expected finite lo < hi")
-    return lo, hi
-
-
-def scalar_feedback(feedback) -> float:
-    """The one number of a bandit feedback (an array of shape ``(1,)`` or a scalar).
-
-    Raises:
-        ValueError: If the feedback holds more than one number.
-    """
-    if type(feedback) is np.ndarray and feedback.shape == (1,):
-        return float(feedback[0])
-    fb = np.asarray(feedback, dtype=np.float64)
-    if fb.size != 1:
-        raise ValueError(f"bandit feedback is one number [f_t(x_t)], got shape {fb.shape}")
-    return float(fb.reshape(()))
-
-
-def clipped_loss(agent, feedback, lo: float, hi: float) -> float:
-    """The one number of a bandit feedback, clipped to ``[lo, hi]`` (clips counted on
-    ``agent.clipped_feedback``): the scalar fast path of ``Agent.clip_feedback``.
-
-    Raises:
-        ValueError: On non-finite feedback or more than one number.
-    """
-    f = scalar_feedback(feedback)
-    if not lo <= f <= hi:  # also catches NaN
-        if not math.isfinite(f):
-            raise ValueError(f"feedback must be finite, got {feedback!r}")
-        f = lo if f < lo else hi
-        agent.clipped_feedback += 1
-    return f
-
-
-def check_bandit_problem(name: str, problem: Problem) -> None:
-    """Refuse full-information problems (a bandit learner reads one number per round)."""
-    if problem.feedback != "bandit":
-        raise ValueError(f"{name} is a bandit learner: it needs bandit feedback [f_t(x_t)]; "
-                         f"make the env with feedback='bandit'")
-
 
 def _finite_only(feedback) -> np.ndarray:
     """Replacement ``clip_feedback`` of a wrapped base: noisy values pass unclipped."""
@@ -180,7 +65,7 @@ def _finite_only(feedback) -> np.ndarray:
 class PrivateBanditReduction(Agent):
     r"""Agarwal-Singh Algorithm 4: Laplace noise on every observed loss, any base learner.
 
-    See the module docstring for the privacy proof. Options:
+    Privacy proof: ``docs/algorithms/private-bandit.md``. Options:
 
     Args (of ``setup``):
         base: The non-private bandit learner to wrap: a registered name (``"exp2"``,

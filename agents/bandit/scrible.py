@@ -52,12 +52,9 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from agents.bandit.reduction import (
-    PrivateBanditReduction,
-    check_bandit_problem,
-    scalar_feedback,
-)
+from agents.bandit.reduction import PrivateBanditReduction
 from agents.base import Agent, register
+from agents.common import check_bandit_problem, scalar_feedback
 from dp_online_envs.domains import Ball, Box, Domain, L1Ball
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.validation import check_int, check_real

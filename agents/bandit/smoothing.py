@@ -28,13 +28,15 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
+from agents.privacy.noise import default_noise
 from dp_online_envs.domains.base import Domain
-from dp_online_envs.validation import check_gaussian_delta
+from dp_online_envs.validation import check_gaussian_delta, check_real
 
 __all__ = [
     "MAX_SHRINK",
     "BlockedOnePointAgent",
     "BlockedParameters",
+    "ShrunkSet",
     "SmoothingGeometry",
     "blocked_parameters",
     "clamp_radius",
@@ -101,7 +103,7 @@ def resolve_noise(name: str, noise: str | None, delta: float) -> str:
         ValueError: On an unknown kind, or Gaussian noise with ``delta = 0``.
     """
     if noise is None:
-        noise = "laplace" if delta == 0.0 else "gaussian"
+        noise = default_noise(delta)
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f"{name}: noise={noise!r}, expected 'laplace' or 'gaussian'")
     if noise == "gaussian":
@@ -174,6 +176,19 @@ class SmoothingGeometry:
             return float(np.max(np.linalg.norm(np.asarray(verts) - self.center, axis=1)))
         return float(min(domain.diameter,
                          domain.norm_bound(2) + float(np.linalg.norm(self.center))))
+
+
+class ShrunkSet:
+    """``C_xi = c + (1 - xi)(C - c)`` with its Euclidean projection through
+    ``domain.project``: ``Proj(z) = c + (1 - xi)(Proj_C(c + (z - c)/(1 - xi)) - c)``."""
+
+    def __init__(self, domain: Domain, center: np.ndarray, xi: float) -> None:
+        check_real("xi", xi, 0.0, 1.0, high_inclusive=False)
+        self.domain, self.center, self.scale = domain, np.asarray(center, float), 1.0 - xi
+
+    def project(self, z: np.ndarray) -> np.ndarray:
+        c, s = self.center, self.scale
+        return c + s * (self.domain.project(c + (np.asarray(z, float) - c) / s) - c)
 
 
 def fw_projection_step(domain: Domain, x: np.ndarray,

@@ -7,8 +7,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
-from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import (
+from agents.common import (
     env_action,
     paper_log,
     replacement_sensitivity,
@@ -17,6 +16,7 @@ from agents.full_info.ftrl import (
     theta_norm,
 )
 from dp_online_envs.validation import check_gaussian_delta
+from agents.counter_agent import CounterAgent
 
 
 @register
@@ -71,15 +71,14 @@ class PrivateFTPL(CounterAgent, Agent):
                              "Python, --delta 1e-6 on the command line")
         p = self.problem
         loss = require_linear(self.name, p.loss)
-        self.counter_name = counter
-        self.noise = "gaussian"  # Thm. 3.5: Gaussian only
         T, n = p.horizon, p.dim
         #: The paper's ceil(log T): draws per release of Alg. 2 (>= 1).
         self.log_T = paper_log(T)
         self.loss_norm = theta_norm(loss, 2)  # ||Y||_2
         #: l2 diameter of the loss set: the counter's sensitivity.
         self.sensitivity = replacement_sensitivity(loss, 2)
-        self.privacy = self._calibrate_counter().guarantee()
+        # Thm. 3.5: Gaussian noise only.
+        self.privacy = self._use_counter(counter, "gaussian", self.sensitivity).guarantee()
         #: Per-draw sigma of the counter (privacy calibration through the accountant);
         #: the same as ``noise_scale``.
         self.sigma_privacy = self.noise_scale
@@ -99,9 +98,9 @@ class PrivateFTPL(CounterAgent, Agent):
         self._counter = self._make_counter(noise_rng)
         dim = self.problem.dim
         if self.counter_name == "agarwal-singh":
-            draws = self._counter.draws
-            self._noisy = noise_rng.normal(0.0, self.sigma_privacy * math.sqrt(draws), size=dim)
-            self._noise_var = draws * self.sigma_privacy**2
+            draws, noise = self._counter.draws, self._counter.noise_strategy
+            self._noisy = noise.sum_of_draws(noise_rng, draws, dim)
+            self._noise_var = draws * noise.variance
         else:
             self._noisy = np.zeros(dim)
             self._noise_var = 0.0

@@ -6,35 +6,11 @@
 * ``ftrl`` -- :class:`FTRL`, non-private FTRL with the squared-l2 regularizer
   (lazy projected online gradient descent, "dual averaging"), or greedy projected OGD.
 
-The module also holds the helpers shared by the full-information learners:
-:func:`theta_norm`, :func:`replacement_sensitivity`, :func:`paper_log`,
-:func:`require_linear` and :func:`env_action`.
-
-Sensitivities (derived here, used by every private full-information learner).
-Neighbouring loss sequences differ in ONE round: ``theta_t`` is *replaced* by another
-admissible ``theta'_t``. The continual counter sums the clipped ``theta_t`` (the agent
-maps every feedback onto the admissible set with :meth:`Agent.clip_feedback`, so the
-bound holds whatever the env sends), hence its sensitivity is the ``l_p`` diameter of
-the admissible set ``Theta`` of :class:`~dp_online_envs.losses.LinearLoss`:
-
-============  ======================  ==========================  ==================
-theta_set     Theta                   l1 diameter (Laplace)       l2 diameter (Gauss)
-============  ======================  ==========================  ==================
-``"unit"``    ``[0, 1]^N``            ``N``                       ``sqrt(N)``
-``"linf"``    ``[-1, 1]^N``           ``2N``                      ``2 sqrt(N)``
-``"l2"``      ``||theta||_2 <= 1``    ``2 sqrt(N)``               ``2``
-``"l1"``      ``||theta||_1 <= 1``    ``2``                       ``2``
-============  ======================  ==========================  ==================
-
-(``[0,1]^N``: ``|theta_i - theta'_i| <= 1``, attained at ``1`` vs ``0``. Symmetric
-sets: ``theta' = -theta`` doubles the norm; for the l2 ball the l1 diameter is
-``||2u||_1 = 2 sqrt(N)`` at ``u = (1, ..., 1)/sqrt(N)``; for the l1 ball the l2
-diameter is ``||2 e_1||_2 = 2``.) Agarwal-Singh calibrate with ``||Y||_1``, the largest
-*norm* of a loss vector, which is half the diameter for the symmetric sets of their
-sphere and cube examples (and of their experts set ``||l||_inf <= 1``): their noise is
-then half of what replace-one neighbouring needs. We use the diameters. (For the
-``[0,1]^N`` experts losses of ``DPFullInfo-Experts-v0`` the l1 diameter ``N`` happens to
-equal the paper's ``||Y||_1 = N``.)
+Sensitivity: neighbouring loss sequences differ in ONE round (``theta_t`` replaced by
+another admissible ``theta'_t``), so the counter is calibrated to the ``l_p`` diameter
+of the loss set, :func:`agents.common.replacement_sensitivity` (l1 for Laplace, l2 for
+Gaussian). Derivation, and why it is twice the paper's ``||Y||_1`` for symmetric sets:
+``docs/algorithms/private-ftrl.md``.
 """
 
 from __future__ import annotations
@@ -45,148 +21,30 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, register
+from agents.common import (
+    env_action,
+    hedge_eta,
+    loss_width,
+    replacement_sensitivity,
+    require_linear,
+    softmin,
+    split_rng,
+    start_point,
+)
 from agents.counter_agent import CounterAgent
+from agents.privacy.noise import default_noise
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
-from dp_online_envs.losses import LinearLoss
-from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.validation import check_real
 
-__all__ = [
-    "FTRL",
-    "PrivateFTRL",
-    "env_action",
-    "hedge_eta",
-    "loss_width",
-    "paper_log",
-    "replacement_sensitivity",
-    "require_linear",
-    "split_rng",
-    "theta_norm",
-]
+__all__ = ["FTRL", "PrivateFTRL"]
 
-
-# --------------------------------------------------------------------------- helpers
-def _norm_index(p: float) -> int:
-    q = float(p)
-    if q not in (1.0, 2.0, math.inf):
-        raise ValueError(f"p={p!r}, expected 1, 2 or inf")
-    return {1.0: 0, 2.0: 1, math.inf: 2}[q]
-
-
-def theta_norm(loss: LinearLoss, p: float) -> float:
-    """``||Y||_p = sup_{theta in Theta} ||theta||_p`` for a :class:`LinearLoss`.
-
-    ``"unit"``/``"linf"``: ``N, sqrt(N), 1``; ``"l2"``: ``sqrt(N), 1, 1``;
-    ``"l1"``: ``1, 1, 1`` (for ``p = 1, 2, inf``).
-    """
-    n = loss.dim
-    table = {
-        "unit": (n, math.sqrt(n), 1.0),
-        "linf": (n, math.sqrt(n), 1.0),
-        "l2": (math.sqrt(n), 1.0, 1.0),
-        "l1": (1.0, 1.0, 1.0),
-    }
-    return float(table[loss.theta_set][_norm_index(p)])
-
-
-def replacement_sensitivity(loss: LinearLoss, p: float) -> float:
-    """``sup_{theta, theta' in Theta} ||theta - theta'||_p``: the sensitivity of a sum of
-    loss vectors when one of them is replaced (see the module docstring's table)."""
-    n = loss.dim
-    table = {
-        "unit": (n, math.sqrt(n), 1.0),
-        "linf": (2.0 * n, 2.0 * math.sqrt(n), 2.0),
-        "l2": (2.0 * math.sqrt(n), 2.0, 2.0),
-        "l1": (2.0, 2.0, 2.0),
-    }
-    return float(table[loss.theta_set][_norm_index(p)])
-
-
-def paper_log(horizon: int) -> int:
-    """The ``ceil(log T)`` of Agarwal-Singh (base 2: the depth of the tree), clamped to
-    ``>= 1`` so that ``T = 1`` (where ``log T = 0``) keeps one noise draw and no formula
-    divides by zero. It equals :attr:`AgarwalSinghCounter.draws` for every T."""
-    return max(1, (int(horizon) - 1).bit_length())
-
-
-def require_linear(name: str, loss: LossFamily) -> LinearLoss:
-    """The loss family if it is a :class:`LinearLoss` (online *linear* optimization).
-
-    Raises:
-        ValueError: For any other family.
-    """
-    if not isinstance(loss, LinearLoss):
-        raise ValueError(f"{name} is an online linear optimization algorithm: it needs "
-                         f"linear losses <theta, x>, got {loss!r}")
-    return loss
-
-
-def env_action(domain: Domain, x: np.ndarray, rng: np.random.Generator):
-    """The env action for the point ``x`` of the domain.
-
-    * ``Box`` action spaces: ``x`` itself (a copy).
-    * ``Discrete(K)`` (arms): an index drawn from the distribution ``x`` on the simplex
-      (for a vertex ``e_i`` this is ``i``). The expected loss is ``<theta, x>``.
-    * ``MultiBinary(n)`` (subsets): ``x`` must be a 0/1 vertex; it is returned as int8.
-    """
-    space = domain.action_space
-    if isinstance(space, gym.spaces.Discrete):
-        cdf = np.cumsum(np.maximum(x, 0.0))
-        i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
-        return min(i, domain.dim - 1)
-    if isinstance(space, gym.spaces.MultiBinary):
-        return np.rint(x).astype(np.int8)
-    return np.array(x, dtype=np.float64, copy=True)
 
 
 def _refuse_subsets(name: str, domain: Domain) -> None:
     if isinstance(domain.action_space, gym.spaces.MultiBinary):
         raise ValueError(f"{name} plays points of a convex set; {domain!r} only accepts "
                          f"subsets (0/1 vertices)")
-
-
-def loss_width(loss: LinearLoss) -> float:
-    """``w = max_i (high_i - low_i)`` over the loss family's parameter box: the width
-    of the interval every expert's loss ``theta_i`` lies in (``1`` for ``[0, 1]^N``)."""
-    space = loss.param_space
-    return float(np.max(np.asarray(space.high) - np.asarray(space.low)))
-
-
-def hedge_eta(horizon: int, n_experts: int, width: float) -> float:
-    """Hedge's learning rate ``eta = sqrt(8 ln N / T) / w``.
-
-    With expert losses in an interval of width ``w`` and any prior ``pi``, Hoeffding's
-    lemma gives ``regret vs expert i <= ln(1/pi_i) / eta + eta w^2 T / 8``
-    (Cesa-Bianchi & Lugosi 2006, Thm. 2.2 for the uniform prior); this ``eta`` makes the
-    uniform-prior bound ``w sqrt(T ln N / 2)``. Shared by ``hedge`` and the entropic
-    ``private-ftrl`` so that the two coincide when the noise is switched off.
-    """
-    return math.sqrt(8.0 * math.log(n_experts) / horizon) / width
-
-
-def _softmin(eta: float, cum: np.ndarray) -> np.ndarray:
-    """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding)."""
-    w = -eta * cum
-    w -= w.max()
-    p = np.exp(w)
-    return p / p.sum()
-
-
-def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
-    """``n`` independent generators seeded from ``rng`` (one stream per purpose)."""
-    return [np.random.default_rng(int(s)) for s in rng.integers(0, 2**63 - 1, size=n)]
-
-
-def _noise_sum(noise: str | None, scale: float, draws: int, dim: int,
-               rng: np.random.Generator) -> np.ndarray:
-    """Sum of ``draws`` independent draws of the counter's node distribution
-    (zeros for ``noise=None``, the noiseless counter)."""
-    if noise is None:
-        return np.zeros(dim)
-    if noise == "gaussian":
-        return rng.normal(0.0, scale * math.sqrt(draws), size=dim)
-    return rng.laplace(0.0, scale, size=(draws, dim)).sum(axis=0)
 
 
 # ---------------------------------------------------------------- private FTRL
@@ -197,72 +55,47 @@ class PrivateFTRL(CounterAgent, Agent):
     Each round ``x_t = argmin_{x in X} eta <x, L~_{t-1}> + R(x)`` where ``L~_t`` is the
     continual counter's noisy release of ``sum_{s<=t} theta_s`` (Algorithm 2,
     ``TreeBasedAgg``, by default: counter ``"agarwal-singh"``; any name of
-    :data:`agents.privacy.COUNTERS` is accepted with ``counter=``). With the default
-    counter ``L~_0`` is ``ceil(log2 T)`` draws of pure noise (Alg. 1, lines 2-3); with
-    the other counters ``L~_0 = 0``. The actions are post-processing of the releases, so
-    the learner is as private as the counter (Thm. 3.1 "privacy", Lemma 3.3).
+    :data:`agents.privacy.COUNTERS` with ``counter=``). With the default counter
+    ``L~_0`` is ``ceil(log2 T)`` draws of pure noise (Alg. 1, lines 2-3); with the
+    others ``L~_0 = 0``. The actions are post-processing of the releases, so the
+    learner is as private as the counter (Thm. 3.1, Lemma 3.3).
 
     Regularizers (Corollary 3.2), chosen from the domain unless ``regularizer=`` is given:
 
-    * simplex (experts, also arms): ``R(x) = sum_i x_i log x_i`` (``"entropic"``), so
+    * simplex (experts, also arms): ``R(x) = sum_i x_i log x_i`` (``"entropic"``),
       ``x_t ∝ exp(-eta L~_{t-1})``; on ``Discrete(K)`` the arm is drawn from ``x_t``;
-    * every other domain (ball = "sphere", cube, any domain with a projection):
-      ``R(x) = ||x - x_1||_2^2`` (``"l2"``) with ``x_1`` the domain's center (projected
-      into the domain if needed), so ``x_t = Proj_X(x_1 - (eta/2) L~_{t-1})``
-      (Euclidean projection by ``domain.project``). For the paper's sphere and cube
-      ``x_1 = 0`` and this is its ``R(x) = ||x||_2^2``.
+    * every other domain: ``R(x) = ||x - x_1||_2^2`` (``"l2"``), ``x_1`` the domain's
+      center (projected into it if needed), ``x_t = Proj_X(x_1 - (eta/2) L~_{t-1})``.
 
-    Noise. ``delta = 0``: Laplace, the paper's choice (Thm. 3.1, Cor. 3.2), pure
-    epsilon-DP. ``delta > 0``: Gaussian (an extension: the paper uses Gaussian noise
-    only for FTPL, Thm. 3.5 / A.1; Thm. 3.4's regret bound holds for any noise
-    distribution). The counter is calibrated by :mod:`agents.privacy`:
+    Noise: ``delta = 0`` Laplace (the paper's, pure epsilon-DP); ``delta > 0`` Gaussian
+    (an extension). Per node, with ``levels = floor(log2 T) + 1`` and ``Delta_p`` the
+    ``l_p`` diameter of the loss set (:func:`agents.common.replacement_sensitivity`:
+    experts ``[0,1]^N`` ``Delta_1 = N, Delta_2 = sqrt(N)``; sphere ``2 sqrt(N), 2``; cube
+    ``2, 2``):
 
-    * per-node Laplace scale ``lambda = levels * Delta_1 / epsilon`` with
-      ``levels = floor(log2 T) + 1`` tree levels (the paper writes
-      ``lambda = ||Y||_1 log T / epsilon``: Cor. 3.2 ``N log T / eps`` for experts,
-      ``sqrt(N) log T / eps`` for the sphere, ``log T / eps`` for the cube);
-    * per-node Gaussian sigma: analytic Gaussian for l2 sensitivity
-      ``sqrt(levels) * Delta_2``;
+    * Laplace ``lambda = levels * Delta_1 / epsilon`` (the paper: ``||Y||_1 log T / eps``);
+    * Gaussian ``sigma`` = analytic Gaussian for l2 sensitivity ``sqrt(levels) Delta_2``.
 
-    with ``Delta_p`` the ``l_p`` diameter of the loss set (module docstring): experts
-    with ``[0,1]^N`` losses ``Delta_1 = N, Delta_2 = sqrt(N)``; sphere ``2 sqrt(N), 2``;
-    cube (l1-ball losses) ``2, 2``. The guarantee in :attr:`privacy` is reported by
-    :func:`agents.privacy.verify_guarantee` (dp_accounting: basic composition for
-    Laplace, the exact analytic Gaussian for Gaussian trees) and equals the requested
-    ``(epsilon, delta)`` at every epsilon (1e6 included).
+    :attr:`privacy` is checked by :func:`agents.privacy.verify_guarantee` and equals the
+    requested ``(epsilon, delta)``.
 
-    Learning rate. Theorem 3.4 leaves ``eta`` free: its proof (Eq. (1)) shows that the
-    expected regret equals that of FTRL with ONE noise draw ``Z ~ D'`` added to the
-    regularizer, ``l_0(x) = R(x)/eta + <Z, x>``, whose regret is any non-private FTRL
-    bound for ``R`` plus ``D_Z = max_x <Z, x> - min_x <Z, x>``. We use the learning rate
-    of the non-private counterpart, so that with the noise switched off (``epsilon ->
-    infinity``) ``private-ftrl`` IS that learner, bit for bit:
+    Learning rate (Theorem 3.4 leaves it free; that of the non-private counterpart, so
+    that with the noise off ``private-ftrl`` IS that learner, bit for bit):
 
-    * entropic: ``eta = sqrt(8 ln N / T) / w`` (:func:`hedge_eta`, ``w`` =
-      :func:`loss_width`, ``1`` for ``[0, 1]^N`` experts), ``hedge``'s rate. With the
-      prior ``pi ∝ exp(-eta Z)`` Hoeffding's lemma gives ``regret <= ln N / eta +
-      eta w^2 T / 8 + D_Z``, so ``E[regret] <= w sqrt(T ln N / 2) + E[D_Z]`` -- the
-      constant of Cesa-Bianchi & Lugosi Thm. 2.2, 2.8x smaller than Thm. 3.1's generic
-      ``sqrt(D_R sum_t ||l_t||*^2) = 2 sqrt(T ln N)`` balance (``eta = sqrt(ln N / T)``,
-      used before; it left a 2.8x regret floor at every epsilon);
+    * entropic: ``eta = sqrt(8 ln N / T) / w`` (:func:`agents.common.hedge_eta`, ``w``
+      the loss width, ``1`` for ``[0,1]^N``): ``E[regret] <= w sqrt(T ln N / 2) + E[D_Z]``;
     * l2: ``eta = 2 D / (L sqrt(T))`` (``D`` the l2 diameter, ``L`` the Lipschitz
-      constant), i.e. the step ``eta / 2 = D / (L sqrt T)`` of ``ftrl`` (lazy projected
-      OGD from ``x_1``), whose bound ``D^2/(2 (eta/2)) + (eta/2) T L^2 / 2 = D L sqrt(T)``
-      (Hazan, OCO, Thm. 5.2) holds for the one-shot-noise iterates, plus ``D_Z``.
-      (Thm. 3.1's balance ``sqrt(D_R / (T G*^2))`` -- sphere ``sqrt(2/T)``, cube
-      ``sqrt(2N/T)`` -- is 2.8x smaller; both are ``O(D L sqrt T)``.)
+      constant), ftrl's step ``eta / 2``: ``E[regret] <= D L sqrt(T) + E[D_Z]``;
 
-    See ``docs/algorithms/private-ftrl.md``. ``eta=`` overrides it (for experiments;
-    privacy does not depend on it). :attr:`D_R` (``ln N``; for l2 the bound
-    ``(max_X ||x||_2 + ||x_1||_2)^2`` on ``max_X ||x - x_1||^2``) is kept for the bound
-    of Thm. 3.1.
+    with ``D_Z = max_x <Z, x> - min_x <Z, x>`` for one noise draw ``Z``. ``eta=``
+    overrides it. :attr:`D_R` (``ln N``; l2: ``(max_X ||x||_2 + ||x_1||_2)^2``) is kept
+    for Thm. 3.1's bound. Why the rate may differ from Thm. 3.1's balance, and by how
+    much: ``docs/algorithms/private-ftrl.md``.
 
-    Regret promised (Cor. 3.2, in expectation, for the AS counter):
-    experts ``O(sqrt(T log N) + N log^2 T log N / eps)``, sphere
-    ``O(sqrt(T) + N log^2 T / eps)``, cube ``O(sqrt(N T) + N log^2 T / eps)``; in general
-    Thm. 3.1: ``sqrt(D_R sum_t max_x ||l_t||*^2) + D_Lap``. The other counters carry
-    non-identically distributed noise, so the one-shot-noise argument of Thm. 3.4 does
-    not apply verbatim to them.
+    Regret promised (Cor. 3.2, in expectation, AS counter): experts
+    ``O(sqrt(T log N) + N log^2 T log N / eps)``, sphere ``O(sqrt(T) + N log^2 T / eps)``,
+    cube ``O(sqrt(N T) + N log^2 T / eps)``. The other counters' noise is not
+    identically distributed, so Thm. 3.4's argument does not apply verbatim to them.
 
     Options:
         counter: Continual counter name (default ``"agarwal-singh"``).
@@ -305,16 +138,14 @@ class PrivateFTRL(CounterAgent, Agent):
         if regularizer == "entropic" and not isinstance(dom, Simplex):
             raise ValueError(f"the entropic regularizer needs the simplex, got {dom!r}")
         self.regularizer = regularizer
-        self.counter_name = counter
-        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = default_noise(self.delta)
         #: l1 (Laplace) or l2 (Gaussian) diameter of the loss set: the counter's sensitivity.
-        self.sensitivity = replacement_sensitivity(loss, 1 if self.noise == "laplace" else 2)
-        self.privacy = self._calibrate_counter().guarantee()
+        self.sensitivity = replacement_sensitivity(loss, 1 if noise == "laplace" else 2)
+        self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
         T = p.horizon
-        center = np.asarray(dom.center, dtype=np.float64)
         #: x_1: the minimizer of the l2 regularizer ||x - x_1||^2 (the domain's center).
-        self.x1 = center if dom.contains(center) else dom.project(center)
+        self.x1 = start_point(dom)
         if regularizer == "entropic":
             self.D_R = math.log(dom.dim)
             default_eta = hedge_eta(T, dom.dim, loss_width(loss))
@@ -337,15 +168,15 @@ class PrivateFTRL(CounterAgent, Agent):
         dim = self.problem.dim
         if self.counter_name == "agarwal-singh":
             # Alg. 1 lines 2-3: L~_0 = sum of ceil(log T) draws of D (data-independent).
-            self._noisy = _noise_sum(self.noise, self.noise_scale, self._counter.draws, dim,
-                                     noise_rng)
+            self._noisy = self._counter.noise_strategy.sum_of_draws(
+                noise_rng, self._counter.draws, dim)
         else:
             self._noisy = np.zeros(dim)
         self._x = self._leader(self._noisy)
 
     def _leader(self, noisy: np.ndarray) -> np.ndarray:
         if self.regularizer == "entropic":
-            return _softmin(self.eta, noisy)
+            return softmin(self.eta, noisy)
         return self.problem.domain.project(self.x1 - self.step * noisy)
 
     @property
@@ -402,8 +233,7 @@ class FTRL(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         dom = self.problem.domain
-        center = np.asarray(dom.center, dtype=np.float64)
-        self._x1 = center if dom.contains(center) else dom.project(center)
+        self._x1 = start_point(dom)
         self._x = self._x1.copy()
         self._grad_sum = np.zeros(dom.dim)
 

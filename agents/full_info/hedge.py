@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
-from agents.full_info.ftrl import _softmin, env_action, hedge_eta, loss_width
+from agents.common import env_action, hedge_eta, loss_width, softmin
 from dp_online_envs.domains import Simplex
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.validation import check_real
@@ -64,7 +64,7 @@ class Hedge(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._cum = np.zeros(self.problem.dim)
-        self._x = _softmin(self.eta, self._cum)
+        self._x = softmin(self.eta, self._cum)
 
     def act(self):
         return env_action(self.problem.domain, self._x, self.rng)
@@ -73,4 +73,4 @@ class Hedge(Agent):
         theta = self.clip_feedback(feedback)
         self._cum += self.problem.loss.subgradient(theta, self._x)
         self.t += 1
-        self._x = _softmin(self.eta, self._cum)
+        self._x = softmin(self.eta, self._cum)

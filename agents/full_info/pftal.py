@@ -42,16 +42,14 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, register
+from agents.common import clip_norm, env_action, ftal_leader, split_rng, start_point
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import env_action, split_rng
-from dp_online_envs.domains.base import Domain
+from agents.privacy.noise import default_noise
 from dp_online_envs.validation import check_real
 
 __all__ = [
     "FTAL",
     "PFTAL",
-    "clip_norm",
-    "ftal_leader",
     "ftal_regularization",
     "pftal_regularization",
     "st_log",
@@ -63,35 +61,6 @@ def st_log(horizon: int) -> float:
     """The ``log T`` of Smith-Thakurta's formulas: ``max(1, ln T)`` (natural log;
     clamped to 1 so that ``T <= 2`` keeps finite, positive parameters)."""
     return max(1.0, math.log(int(horizon)))
-
-
-def ftal_leader(domain: Domain, v: np.ndarray, w_sum: np.ndarray, t: int,
-                H: float) -> np.ndarray:
-    """``argmin_{w in C} <v, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2``.
-
-    Equal to ``Proj_C(w_sum / t - v / (H t))`` with ``w_sum = sum_tau w_tau``
-    (``docs/algorithms/pftal.md``), computed by ``domain.project``.
-
-    Raises:
-        ValueError: If ``t < 1`` or ``H <= 0``.
-    """
-    if t < 1:
-        raise ValueError(f"t={t!r}, the leader needs at least one past point")
-    if not H > 0:
-        raise ValueError(f"H={H!r}, expected a strong convexity modulus > 0")
-    return domain.project(np.asarray(w_sum, dtype=np.float64) / t
-                          - np.asarray(v, dtype=np.float64) / (H * t))
-
-
-def clip_norm(g: np.ndarray, bound: float, ord: float = 2) -> tuple[np.ndarray, bool]:
-    """``g`` scaled onto the ``ord``-norm ball of radius ``bound``, and whether it was
-    clipped by more than rounding (relative ``1e-9``). The returned vector always has
-    norm ``<= bound`` up to one rounding, whatever the flag."""
-    g = np.asarray(g, dtype=np.float64)
-    nrm = float(np.linalg.norm(g, ord=ord))
-    if nrm <= bound:
-        return g, False
-    return g * (bound / nrm), nrm > bound * (1.0 + 1e-9)
 
 
 def pftal_regularization(horizon: int, dim: int, epsilon: float, lipschitz: float,
@@ -152,15 +121,12 @@ class _ApproximateLeader(CounterAgent, Agent):
         if not self.H > 0:
             raise ValueError(f"{self.name} needs H_f + regularization > 0: the losses are not "
                              f"strongly convex, so pass regularization > 0")
-        self.counter_name = counter
         if self.private:
-            self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+            noise = default_noise(self.delta)
             #: Counter sensitivity: ``2 L sqrt(d)`` (l1, Laplace) or ``2 L`` (l2, Gaussian).
             self.sensitivity = 2.0 * self.gradient_bound * (
-                math.sqrt(d) if self.noise == "laplace" else 1.0)
-            self.privacy = self._calibrate_counter().guarantee()
-        else:
-            self.noise = None
+                math.sqrt(d) if noise == "laplace" else 1.0)
+            self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
     def _default_regularization(self, horizon: int, dim: int) -> float:
         raise NotImplementedError
@@ -178,8 +144,7 @@ class _ApproximateLeader(CounterAgent, Agent):
         if self.regularization > 0:
             self._w = dom.project(np.zeros(d))
         else:
-            center = np.asarray(dom.center, dtype=np.float64)
-            self._w = center if dom.contains(center) else dom.project(center)
+            self._w = start_point(dom)
 
     @property
     def point_played(self) -> np.ndarray:

@@ -24,15 +24,15 @@ import math
 import numpy as np
 
 from agents.base import Agent, register
+from agents.common import clip_norm, split_rng
 from agents.counter_agent import CounterAgent
-from agents.full_info.ftrl import split_rng
-from agents.full_info.pftal import clip_norm
 from agents.lovasz import (
     lovasz_gradient_bounds,
     lovasz_pftal_step,
     require_submodular,
     threshold_round,
 )
+from agents.privacy.noise import default_noise
 from dp_online_envs.validation import check_real
 
 __all__ = [
@@ -116,11 +116,10 @@ class SubmodPFTAL(CounterAgent, Agent):
         #: ``H``: weight of the regularizer ``(H/2)||x||^2``.
         self.H = (submod_pftal_regularization(self.scale, n, T) if regularization is None
                   else check_real("regularization", regularization, 0.0, low_inclusive=False))
-        self.counter_name = counter
-        self.noise = "laplace" if self.delta == 0.0 else "gaussian"
+        noise = default_noise(self.delta)
         #: Counter sensitivity: ``2 G_1`` (l1, Laplace) or ``2 G_2`` (l2, Gaussian).
-        self.sensitivity = 2.0 * (g1 if self.noise == "laplace" else g2)
-        self.privacy = self._calibrate_counter().guarantee()
+        self.sensitivity = 2.0 * (g1 if noise == "laplace" else g2)
+        self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

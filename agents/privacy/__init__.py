@@ -5,6 +5,7 @@
 * :mod:`.counters` -- continual counters (private prefix sums): binary tree,
   Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
   square-root factorization.
+* :mod:`.noise` -- the counters' noise strategies: Laplace, Gaussian, none.
 * :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
   agent's epsilon from runs on two neighbouring loss sequences.
 """
@@ -36,6 +37,7 @@ from .counters import (
     HonakerCounter,
     make_counter,
 )
+from .noise import GaussianNoise, LaplaceNoise, NoNoise, NoiseStrategy, noise_strategy
 
 __all__ = [
     "COUNTERS",
@@ -45,7 +47,11 @@ __all__ = [
     "BinaryTreeCounter",
     "ContinualCounter",
     "FactorizationCounter",
+    "GaussianNoise",
     "HonakerCounter",
+    "LaplaceNoise",
+    "NoNoise",
+    "NoiseStrategy",
     "PrivacyGuarantee",
     "accountant_epsilon",
     "audit",
@@ -57,6 +63,7 @@ __all__ = [
     "laplace_scale",
     "make_counter",
     "neighbour_param",
+    "noise_strategy",
     "replay_env",
     "verify_guarantee",
 ]

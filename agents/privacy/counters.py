@@ -13,6 +13,11 @@ values.  The implementations therefore keep the exact running sum ``S_t`` and
 the noise process separately and return ``S_t + eta_t``; this is the same
 output as summing noisy nodes, and ``noise=None`` gives exact prefix sums.
 
+A counter is a structure (which noise draws enter which release) and a noise
+strategy of :mod:`agents.privacy.noise` (how a draw is sampled, its variance,
+its calibration and its ``dp_accounting`` event): ``noise=`` takes a
+:class:`~agents.privacy.noise.NoiseStrategy` or its name.
+
 Privacy holds for adaptively chosen inputs (``z_t`` may depend on earlier
 releases): for the tree counters see Smith & Thakurta (NeurIPS 2013, Sec. 1,
 footnote 1: the tree-based sum is adaptively secure, also for delta > 0); for
@@ -29,25 +34,19 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 from dp_accounting import dp_event
 
 from dp_online_envs.validation import (
-    check_epsilon,
-    check_gaussian_delta,
     check_int,
-    check_real,
     did_you_mean,
 )
 
-from .calibration import (
-    PrivacyGuarantee,
-    gaussian_sigma,
-    laplace_scale,
-    verify_guarantee,
-)
+from .calibration import PrivacyGuarantee
+from .noise import NoiseStrategy, noise_strategy
 
 __all__ = [
     "COUNTERS",
@@ -57,14 +56,24 @@ __all__ = [
     "FactorizationCounter",
     "HonakerCounter",
     "make_counter",
+    "popcount",
 ]
-
-_NOISE_KINDS = ("laplace", "gaussian")
 
 
 def _bits(t: int) -> list[int]:
     """Positions of the set bits of ``t`` (the dyadic decomposition of [1, t])."""
     return [j for j in range(t.bit_length()) if (t >> j) & 1]
+
+
+def popcount(ts: int | np.ndarray) -> int | np.ndarray:
+    """Number of set bits of ``ts`` (a non-negative integer, or elementwise for an
+    integer array): the number of dyadic nodes that decompose ``[1, t]``."""
+    if isinstance(ts, Integral):
+        return int(ts).bit_count()
+    arr = np.asarray(ts, dtype=np.int64)
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(arr).astype(np.int64)
+    return np.array([int(t).bit_count() for t in arr.ravel()], dtype=np.int64).reshape(arr.shape)
 
 
 class ContinualCounter(ABC):
@@ -73,15 +82,24 @@ class ContinualCounter(ABC):
     Args:
         horizon: ``T >= 1``, the maximal number of inputs.
         dim: ``dim >= 1``, the dimension of each input.
-        noise: ``"laplace"`` (pure epsilon-DP), ``"gaussian"``
-            ((epsilon, delta)-DP) or ``None`` (exact, NON-private sums).
-        epsilon: privacy parameter (required unless ``noise is None``).
+        noise: A :class:`~agents.privacy.noise.NoiseStrategy` carrying its
+            budget, or its name: ``"laplace"`` (pure epsilon-DP),
+            ``"gaussian"`` ((epsilon, delta)-DP) or ``None`` (exact,
+            NON-private sums).
+        epsilon: privacy parameter (with a noise name, required unless
+            ``noise is None``).
         delta: required for Gaussian noise; ignored (the guarantee has
             ``delta = 0``) for Laplace noise.
         sensitivity: max l1 (Laplace) / l2 (Gaussian) norm of
-            ``z_t - z'_t`` for neighbouring streams (required unless ``noise
-            is None``).
+            ``z_t - z'_t`` for neighbouring streams (with a noise name,
+            required unless ``noise is None``).
         rng: source of all noise; ``None`` means ``np.random.default_rng()``.
+
+    Attributes:
+        noise_strategy: The calibrated strategy (its ``scale`` is one draw's).
+        noise: Its name (``"laplace"``, ``"gaussian"`` or ``None``).
+        epsilon, delta, sensitivity: Its budget (``None`` for exact sums).
+        draw_scale: Scale of ONE noise draw (Laplace ``b``, Gaussian ``sigma``).
 
     Raises:
         ValueError: on any invalid parameter (named in the message).
@@ -89,37 +107,36 @@ class ContinualCounter(ABC):
 
     name: ClassVar[str] = ""
 
-    def __init__(self, horizon: int, dim: int, *, noise: str | None,
+    def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  epsilon: float | None = None, delta: float | None = None,
                  sensitivity: float | None = None,
                  rng: np.random.Generator | None = None) -> None:
         self.horizon = check_int("horizon", horizon, 1)
         self.dim = check_int("dim", dim, 1)
-        if noise is not None and noise not in _NOISE_KINDS:
+        if not isinstance(noise, NoiseStrategy) and noise not in ("laplace", "gaussian", None):
             raise ValueError(f"noise must be 'laplace', 'gaussian' or None, got noise={noise!r}")
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got rng={rng!r}")
-        self.noise = noise
-        self.epsilon: float | None = None
-        self.delta: float | None = None
-        self.sensitivity: float | None = None
-        if noise is not None:
-            self.epsilon = check_epsilon(epsilon)
-            self.sensitivity = check_real("sensitivity", sensitivity, 0.0, low_inclusive=False)
-            self.delta = check_gaussian_delta(delta) if noise == "gaussian" else 0.0
+        if not isinstance(noise, NoiseStrategy):
+            noise = noise_strategy(noise, epsilon, delta, sensitivity)
         self._rng = rng if rng is not None else np.random.default_rng()
         self._t = 0
         self._prefix = np.zeros(self.dim)
-        #: scale of ONE noise draw: Laplace ``b`` or Gaussian ``sigma`` (0 if exact).
-        self.draw_scale = 0.0 if noise is None else float(self._calibrate())
-        self._draw_variance = (2.0 * self.draw_scale**2 if noise == "laplace"
-                               else self.draw_scale**2)
+        self._init_structure()
+        self.noise_strategy = self._calibrate(noise)
+        strategy = self.noise_strategy
+        self.noise, self.epsilon, self.delta, self.sensitivity = (
+            strategy.kind, strategy.epsilon, strategy.delta, strategy.sensitivity)
+        self.draw_scale = float(strategy.scale)
         self._init_noise_state()
 
     # ------------------------------------------------------------ subclass API
+    def _init_structure(self) -> None:
+        """Fixes the data-independent structure (before calibration)."""
+
     @abstractmethod
-    def _calibrate(self) -> float:
-        """Returns the scale of one noise draw for the configured budget."""
+    def _calibrate(self, noise: NoiseStrategy) -> NoiseStrategy:
+        """The strategy calibrated for the configured budget and this structure."""
 
     @abstractmethod
     def _init_noise_state(self) -> None:
@@ -139,7 +156,7 @@ class ContinualCounter(ABC):
 
     @abstractmethod
     def _unit_event(self) -> dp_event.DpEvent:
-        """The ``DpEvent`` of the whole mechanism when ``noise is not None``."""
+        """The ``DpEvent`` of the whole mechanism (``NonPrivateDpEvent`` if exact)."""
 
     # ------------------------------------------------------------ public API
     @property
@@ -169,23 +186,20 @@ class ContinualCounter(ABC):
             raise ValueError(f"z must be finite, got z={z!r}")
         self._t += 1
         self._prefix += z
-        if self.noise is None:
+        if not self.noise_strategy.private:
             return self._prefix.copy()
         return self._prefix + self._next_noise()
 
     def noise_variance(self, t: int) -> float:
         """Exact per-coordinate variance of the noise in the ``t``-th release (1-based)."""
         check_int("t", t, 1, self.horizon)
-        if self.noise is None:
-            return 0.0
-        return float(self._draw_variance * self._unit_variances(np.array([int(t)]))[0])
+        return float(self.noise_strategy.variance
+                     * self._unit_variances(np.array([int(t)]))[0])
 
     def max_noise_variance(self) -> float:
         """``max_{t <= T}`` of :meth:`noise_variance` (computed exactly, vectorised)."""
-        if self.noise is None:
-            return 0.0
         ts = np.arange(1, self.horizon + 1, dtype=np.int64)
-        return float(self._draw_variance * self._unit_variances(ts).max())
+        return float(self.noise_strategy.variance * self._unit_variances(ts).max())
 
     def memory_floats(self) -> int:
         """Number of floats currently held (running sum + noise state)."""
@@ -196,8 +210,6 @@ class ContinualCounter(ABC):
 
         ``NonPrivateDpEvent`` for ``noise=None`` (accountants report infinity).
         """
-        if self.noise is None:
-            return dp_event.NonPrivateDpEvent()
         return self._unit_event()
 
     def guarantee(self) -> PrivacyGuarantee:
@@ -206,19 +218,14 @@ class ContinualCounter(ABC):
         Raises:
             ValueError: if the accountant does not confirm ``(epsilon, delta)``.
         """
-        if self.noise is None:
-            return PrivacyGuarantee(math.inf, 0.0, mechanism=repr(self))
-        return verify_guarantee(self.describe(), self.epsilon, self.delta, mechanism=repr(self))
+        return self.noise_strategy.guarantee(self.describe(), mechanism=repr(self))
 
     def __repr__(self) -> str:
-        noise = "exact" if self.noise is None else f"{self.noise} scale={self.draw_scale:.6g}"
-        return f"{type(self).__name__}(T={self.horizon}, dim={self.dim}, {noise})"
+        return f"{type(self).__name__}(T={self.horizon}, dim={self.dim}, {self.noise_strategy})"
 
     # ------------------------------------------------------------ helpers
     def _draw(self) -> np.ndarray:
-        if self.noise == "laplace":
-            return self._rng.laplace(0.0, self.draw_scale, size=self.dim)
-        return self._rng.normal(0.0, self.draw_scale, size=self.dim)
+        return self.noise_strategy.draw(self._rng, self.dim)
 
 
 class _DyadicCounter(ContinualCounter):
@@ -243,30 +250,18 @@ class _DyadicCounter(ContinualCounter):
         """Number of tree levels, ``T.bit_length() = floor(log2 T) + 1``."""
         return self.horizon.bit_length()
 
-    def _calibrate(self) -> float:
-        if self.noise == "laplace":
-            return laplace_scale(self.levels * self.sensitivity, self.epsilon)
-        return gaussian_sigma(math.sqrt(self.levels) * self.sensitivity, self.epsilon, self.delta)
+    def _calibrate(self, noise: NoiseStrategy) -> NoiseStrategy:
+        return noise.calibrate(copies=self.levels)
 
     def _unit_event(self) -> dp_event.DpEvent:
-        multiplier = self.draw_scale / self.sensitivity
-        node = (dp_event.LaplaceDpEvent(multiplier) if self.noise == "laplace"
-                else dp_event.GaussianDpEvent(multiplier))
-        return dp_event.SelfComposedDpEvent(node, self.levels)
+        return self.noise_strategy.dp_event(copies=self.levels)
 
     def _init_noise_state(self) -> None:
         #: noise of the stored left-child node at each level (valid where t has a 1-bit)
-        self._slots = np.zeros((self.levels if self.noise else 0, self.dim))
+        self._slots = np.zeros((self.levels if self.noise_strategy.private else 0, self.dim))
 
     def _buffers(self) -> list[np.ndarray]:
         return [self._slots]
-
-    @staticmethod
-    def _popcounts(ts: np.ndarray) -> np.ndarray:
-        counts = np.zeros(ts.shape, dtype=np.int64)
-        for j in range(int(ts.max()).bit_length()):
-            counts += (ts >> j) & 1
-        return counts
 
 
 class BinaryTreeCounter(_DyadicCounter):
@@ -295,7 +290,7 @@ class BinaryTreeCounter(_DyadicCounter):
         return self._tree_noise()
 
     def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
-        return self._popcounts(ts).astype(float)
+        return popcount(ts).astype(float)
 
 
 class AgarwalSinghCounter(BinaryTreeCounter):
@@ -326,7 +321,7 @@ class AgarwalSinghCounter(BinaryTreeCounter):
 
     def _next_noise(self) -> np.ndarray:
         eta = self._tree_noise()
-        for _ in range(self.draws - bin(self._t).count("1")):
+        for _ in range(self.draws - popcount(self._t)):
             eta += self._draw()
         return eta
 
@@ -412,8 +407,9 @@ class FactorizationCounter(ContinualCounter):
 
     name = "factorization"
 
-    def __init__(self, horizon: int, dim: int, *, noise: str | None, **kwargs) -> None:
-        if noise == "laplace":
+    def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
+                 **kwargs) -> None:
+        if noise == "laplace" or getattr(noise, "kind", None) == "laplace":
             raise ValueError(
                 "FactorizationCounter supports only noise='gaussian' (or None): the l1 column "
                 "norm of the square-root factor C grows like 2*sqrt(T/pi), so Laplace noise "
@@ -426,16 +422,17 @@ class FactorizationCounter(ContinualCounter):
         j = np.arange(1, n, dtype=float)
         return np.concatenate(([1.0], np.cumprod((2.0 * j - 1.0) / (2.0 * j))))
 
-    def _calibrate(self) -> float:
+    def _init_structure(self) -> None:
         self._f = self.coefficients(self.horizon)
         self._f2cum = np.cumsum(self._f**2)  # sum_{j < t} f_j^2 at index t - 1
         self.column_norm = math.sqrt(self._f2cum[-1])
-        return gaussian_sigma(self.column_norm * self.sensitivity, self.epsilon, self.delta)
+
+    def _calibrate(self, noise: NoiseStrategy) -> NoiseStrategy:
+        return noise.calibrate(gain=self.column_norm)
 
     def _init_noise_state(self) -> None:
-        if self.noise is None:
-            self._f = self._f2cum = np.zeros(0)
-        self._w = np.zeros((min(self.horizon, 16) if self.noise else 0, self.dim))
+        self._w = np.zeros((min(self.horizon, 16) if self.noise_strategy.private else 0,
+                            self.dim))
 
     def _next_noise(self) -> np.ndarray:
         t = self._t
@@ -453,7 +450,7 @@ class FactorizationCounter(ContinualCounter):
         return [self._f, self._f2cum, self._w]
 
     def _unit_event(self) -> dp_event.DpEvent:
-        return dp_event.GaussianDpEvent(self.draw_scale / (self.column_norm * self.sensitivity))
+        return self.noise_strategy.dp_event(gain=self.column_norm)
 
 
 _CLASSES: dict[str, type[ContinualCounter]] = {

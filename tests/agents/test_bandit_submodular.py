@@ -118,7 +118,7 @@ def test_lovasz_chain_and_threshold_sets():
 
 
 def test_pftal_step_equals_the_ftal_leader():
-    from agents.full_info.pftal import ftal_leader
+    from agents.common import ftal_leader
 
     rng = np.random.default_rng(1)
     dom = GroundSet(6)

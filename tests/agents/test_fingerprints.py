@@ -1,7 +1,9 @@
 """Seeded games of every agent, fingerprinted: a refactoring that changes any bit of any
 agent's play fails here.
 
-Each case of ``test_all_agents.PLAYS`` is played for :data:`ROUNDS` rounds with a fixed
+Each case of ``test_all_agents.PLAYS``, and the extra paths in :data:`EXTRA` (EXP2 on a
+non-arm finite set, the NumPy path of the arms engine, every counter under both noises),
+is played for :data:`ROUNDS` rounds with a fixed
 seed through the one game loop; it has two fingerprints: ``play``, the SHA-256 of the
 points played, the feedback received and the clipped-feedback count (the agent's and the
 env's behaviour), and ``regret``, that of the final regret bounds (the recorder's
@@ -25,8 +27,27 @@ from agents import make
 from dp_online_envs import build_env
 from dp_online_envs.loop import run_rounds
 
-from test_all_agents import CASES
+from test_all_agents import CASES as AGENT_CASES
 
+PRIV = {"epsilon": 1.0}
+GAUSS = {"epsilon": 1.0, "delta": 1e-5}
+CUBE = {"domain": "cube", "dim": 3}   # 8 vertices: EXP2's general finite-set path
+#: Paths the registered cases do not reach.
+EXTRA = [
+    ("exp2", "DPBandit-Linear-v0", CUBE, {}),
+    ("private-exp2", "DPBandit-Linear-v0", CUBE, PRIV),
+    ("private-bandit", "DPBandit-Linear-v0", CUBE, {**PRIV, "base": "exp2"}),
+    ("exp2", "DPBandit-MAB-v0", {"n_arms": 100}, {}),
+    ("exp3", "DPBandit-MAB-v0", {"n_arms": 100}, {}),
+    ("private-exp2", "DPBandit-MAB-v0", {"n_arms": 100}, PRIV),
+    ("private-ftrl", "DPFullInfo-Experts-v0", {}, {**PRIV, "counter": "tree"}),
+    ("private-ftrl", "DPFullInfo-Experts-v0", {}, {**PRIV, "counter": "honaker"}),
+    ("private-ftrl", "DPFullInfo-Experts-v0", {}, {**GAUSS, "counter": "honaker"}),
+    ("private-ftrl", "DPFullInfo-Sphere-v0", {}, {**GAUSS, "counter": "factorization"}),
+    ("private-ftrl", "DPFullInfo-Sphere-v0", {}, {**GAUSS, "counter": "tree"}),
+    ("private-ftpl", "DPFullInfo-Experts-v0", {}, {**GAUSS, "counter": "honaker"}),
+]
+CASES = AGENT_CASES + EXTRA
 ROUNDS = 40
 SEED = 7
 STORE = pathlib.Path(__file__).with_name("fingerprints.json")

@@ -15,7 +15,7 @@ import pytest
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
-from agents.full_info.ftrl import paper_log, replacement_sensitivity, theta_norm
+from agents.common import paper_log, replacement_sensitivity, theta_norm
 from agents.privacy import audit, gaussian_sigma, laplace_scale
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary

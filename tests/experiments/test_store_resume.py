@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import signal
 import subprocess
 import sys
 import time
 
-import pytest
 
 from dp_online_envs.experiments import ResultsStore, load_records, run_sweep, stable_view
 

@@ -1,0 +1,283 @@
+"""Helpers shared by the learners of :mod:`agents.full_info` and :mod:`agents.bandit`.
+
+No algorithm module imports another one; what several of them need lives here:
+
+* playing a point: :func:`env_action`, :func:`start_point`, :func:`split_rng`,
+  :func:`softmin`;
+* linear losses and their sensitivities: :func:`require_linear`, :func:`theta_norm`,
+  :func:`replacement_sensitivity`, :func:`loss_width`, :func:`hedge_eta`,
+  :func:`paper_log`;
+* the follow-the-approximate-leader step: :func:`ftal_leader`, :func:`clip_norm`;
+* bandit feedback: :data:`NOISE_BLOCK`, :func:`check_bandit_problem`,
+  :func:`loss_range`, :func:`check_range`, :func:`scalar_feedback`,
+  :func:`clipped_loss`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+
+from dp_online_envs.domains import GroundSet, Simplex
+from dp_online_envs.domains.base import Domain
+from dp_online_envs.losses import LinearLoss
+from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.problem import Problem
+
+__all__ = [
+    "NOISE_BLOCK",
+    "check_bandit_problem",
+    "check_range",
+    "clip_norm",
+    "clipped_loss",
+    "env_action",
+    "ftal_leader",
+    "hedge_eta",
+    "loss_range",
+    "loss_width",
+    "paper_log",
+    "replacement_sensitivity",
+    "require_linear",
+    "scalar_feedback",
+    "softmin",
+    "split_rng",
+    "start_point",
+    "theta_norm",
+]
+
+#: Noise (and uniform) draws of the bandit learners are generated in blocks of this many.
+NOISE_BLOCK = 4096
+
+
+# ------------------------------------------------------------------ playing a point
+def env_action(domain: Domain, x: np.ndarray, rng: np.random.Generator):
+    """The env action for the point ``x`` of the domain.
+
+    * ``Box`` action spaces: ``x`` itself (a copy).
+    * ``Discrete(K)`` (arms): an index drawn from the distribution ``x`` on the simplex
+      (for a vertex ``e_i`` this is ``i``). The expected loss is ``<theta, x>``.
+    * ``MultiBinary(n)`` (subsets): ``x`` must be a 0/1 vertex; it is returned as int8.
+    """
+    space = domain.action_space
+    if isinstance(space, gym.spaces.Discrete):
+        cdf = np.cumsum(np.maximum(x, 0.0))
+        i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+        return min(i, domain.dim - 1)
+    if isinstance(space, gym.spaces.MultiBinary):
+        return np.rint(x).astype(np.int8)
+    return np.array(x, dtype=np.float64, copy=True)
+
+
+def start_point(domain: Domain) -> np.ndarray:
+    """The domain's center as a float array, projected into the domain if it lies
+    outside (the first point of the FTRL / FTAL learners)."""
+    center = np.asarray(domain.center, dtype=np.float64)
+    return center if domain.contains(center) else domain.project(center)
+
+
+def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
+    """``n`` independent generators seeded from ``rng`` (one stream per purpose)."""
+    return [np.random.default_rng(int(s)) for s in rng.integers(0, 2**63 - 1, size=n)]
+
+
+def softmin(eta: float, cum: np.ndarray) -> np.ndarray:
+    """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding)."""
+    w = -eta * cum
+    w -= w.max()
+    p = np.exp(w)
+    return p / p.sum()
+
+
+# ------------------------------------------------------- linear losses, sensitivities
+def require_linear(name: str, loss: LossFamily) -> LinearLoss:
+    """The loss family if it is a :class:`LinearLoss` (online *linear* optimization).
+
+    Raises:
+        ValueError: For any other family.
+    """
+    if not isinstance(loss, LinearLoss):
+        raise ValueError(f"{name} is an online linear optimization algorithm: it needs "
+                         f"linear losses <theta, x>, got {loss!r}")
+    return loss
+
+
+def _norm_index(p: float) -> int:
+    q = float(p)
+    if q not in (1.0, 2.0, math.inf):
+        raise ValueError(f"p={p!r}, expected 1, 2 or inf")
+    return {1.0: 0, 2.0: 1, math.inf: 2}[q]
+
+
+def theta_norm(loss: LinearLoss, p: float) -> float:
+    """``||Y||_p = sup_{theta in Theta} ||theta||_p`` for a :class:`LinearLoss`.
+
+    ``"unit"``/``"linf"``: ``N, sqrt(N), 1``; ``"l2"``: ``sqrt(N), 1, 1``;
+    ``"l1"``: ``1, 1, 1`` (for ``p = 1, 2, inf``).
+    """
+    n = loss.dim
+    table = {
+        "unit": (n, math.sqrt(n), 1.0),
+        "linf": (n, math.sqrt(n), 1.0),
+        "l2": (math.sqrt(n), 1.0, 1.0),
+        "l1": (1.0, 1.0, 1.0),
+    }
+    return float(table[loss.theta_set][_norm_index(p)])
+
+
+def replacement_sensitivity(loss: LinearLoss, p: float) -> float:
+    """``Delta_p = sup_{theta, theta' in Theta} ||theta - theta'||_p``.
+
+    The sensitivity of a sum of loss vectors when one of them is replaced by another
+    admissible one (the neighbouring relation of every private learner here):
+
+    ============  ======================  =====================  ===================
+    theta_set     Theta                   ``Delta_1`` (Laplace)  ``Delta_2`` (Gauss)
+    ============  ======================  =====================  ===================
+    ``"unit"``    ``[0, 1]^N``            ``N``                  ``sqrt(N)``
+    ``"linf"``    ``[-1, 1]^N``           ``2N``                 ``2 sqrt(N)``
+    ``"l2"``      ``||theta||_2 <= 1``    ``2 sqrt(N)``          ``2``
+    ``"l1"``      ``||theta||_1 <= 1``    ``2``                  ``2``
+    ============  ======================  =====================  ===================
+
+    ``Delta_inf`` is ``1`` for ``"unit"``, ``2`` otherwise. Derivation, and why this is
+    twice the ``||Y||_1`` of Agarwal-Singh for the symmetric sets:
+    ``docs/algorithms/private-ftrl.md``.
+    """
+    n = loss.dim
+    table = {
+        "unit": (n, math.sqrt(n), 1.0),
+        "linf": (2.0 * n, 2.0 * math.sqrt(n), 2.0),
+        "l2": (2.0 * math.sqrt(n), 2.0, 2.0),
+        "l1": (2.0, 2.0, 2.0),
+    }
+    return float(table[loss.theta_set][_norm_index(p)])
+
+
+def loss_width(loss: LinearLoss) -> float:
+    """``w = max_i (high_i - low_i)`` over the loss family's parameter box: the width
+    of the interval every expert's loss ``theta_i`` lies in (``1`` for ``[0, 1]^N``)."""
+    space = loss.param_space
+    return float(np.max(np.asarray(space.high) - np.asarray(space.low)))
+
+
+def hedge_eta(horizon: int, n_experts: int, width: float) -> float:
+    """Hedge's learning rate ``eta = sqrt(8 ln N / T) / w``.
+
+    With expert losses in an interval of width ``w`` and any prior ``pi``, Hoeffding's
+    lemma gives ``regret vs expert i <= ln(1/pi_i) / eta + eta w^2 T / 8``
+    (Cesa-Bianchi & Lugosi 2006, Thm. 2.2 for the uniform prior); this ``eta`` makes the
+    uniform-prior bound ``w sqrt(T ln N / 2)``. Shared by ``hedge`` and the entropic
+    ``private-ftrl`` so that the two coincide when the noise is switched off.
+    """
+    return math.sqrt(8.0 * math.log(n_experts) / horizon) / width
+
+
+def paper_log(horizon: int) -> int:
+    """The ``ceil(log T)`` of Agarwal-Singh (base 2: the depth of the tree), clamped to
+    ``>= 1`` so that ``T = 1`` (where ``log T = 0``) keeps one noise draw and no formula
+    divides by zero. It equals :attr:`AgarwalSinghCounter.draws` for every T."""
+    return max(1, (int(horizon) - 1).bit_length())
+
+
+# ------------------------------------------------- follow the approximate leader
+def ftal_leader(domain: Domain, v: np.ndarray, w_sum: np.ndarray, t: int,
+                H: float) -> np.ndarray:
+    """``argmin_{w in C} <v, w> + (H/2) sum_{tau<=t} ||w - w_tau||^2``.
+
+    Equal to ``Proj_C(w_sum / t - v / (H t))`` with ``w_sum = sum_tau w_tau``
+    (Smith & Thakurta 2013, App. C; see :mod:`agents.full_info.pftal`), computed by
+    ``domain.project``.
+
+    Raises:
+        ValueError: If ``t < 1`` or ``H <= 0``.
+    """
+    if t < 1:
+        raise ValueError(f"t={t!r}, the leader needs at least one past point")
+    if not H > 0:
+        raise ValueError(f"H={H!r}, expected a strong convexity modulus > 0")
+    return domain.project(np.asarray(w_sum, dtype=np.float64) / t
+                          - np.asarray(v, dtype=np.float64) / (H * t))
+
+
+def clip_norm(g: np.ndarray, bound: float, ord: float = 2) -> tuple[np.ndarray, bool]:
+    """``g`` scaled onto the ``ord``-norm ball of radius ``bound``, and whether it was
+    clipped by more than rounding (relative ``1e-9``). The returned vector always has
+    norm ``<= bound`` up to one rounding, whatever the flag."""
+    g = np.asarray(g, dtype=np.float64)
+    nrm = float(np.linalg.norm(g, ord=ord))
+    if nrm <= bound:
+        return g, False
+    return g * (bound / nrm), nrm > bound * (1.0 + 1e-9)
+
+
+# ------------------------------------------------------------------ bandit feedback
+def check_bandit_problem(name: str, problem: Problem) -> None:
+    """Refuse full-information problems (a bandit learner reads one number per round)."""
+    if problem.feedback != "bandit":
+        raise ValueError(f"{name} is a bandit learner: it needs bandit feedback [f_t(x_t)]; "
+                         f"make the env with feedback='bandit'")
+
+
+def loss_range(problem: Problem) -> tuple[float, float]:
+    """The declared range ``[lo, hi]`` of the bandit feedback ``f_t(x_t)``.
+
+    ``[0, B]`` for linear losses with parameters in ``[0, 1]^K`` (``theta_set="unit"``)
+    on domains of non-negative points (simplex, arms, subsets of a ground set); else
+    ``[-B, B]``, ``B = problem.bound`` (``sup |f_t(x)|``).
+
+    Raises:
+        ValueError: If ``problem.bound`` is not finite and positive.
+    """
+    b = float(problem.bound)
+    if not (math.isfinite(b) and b > 0):
+        raise ValueError(f"the problem's bound B={problem.bound!r} must be finite and > 0")
+    loss = problem.loss
+    if (isinstance(loss, LinearLoss) and loss.theta_set == "unit"
+            and isinstance(problem.domain, (Simplex, GroundSet))):
+        return 0.0, b
+    return -b, b
+
+
+def check_range(problem: Problem, given) -> tuple[float, float]:
+    """``given`` (a pair ``lo < hi`` of finite numbers) or :func:`loss_range`."""
+    if given is None:
+        return loss_range(problem)
+    try:
+        lo, hi = (float(v) for v in given)
+    except (TypeError, ValueError):
+        raise ValueError(f"loss_range={given!r}, expected a pair (lo, hi)") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"loss_range={given!r}, expected finite lo < hi")
+    return lo, hi
+
+
+def scalar_feedback(feedback) -> float:
+    """The one number of a bandit feedback (an array of shape ``(1,)`` or a scalar).
+
+    Raises:
+        ValueError: If the feedback holds more than one number.
+    """
+    if type(feedback) is np.ndarray and feedback.shape == (1,):
+        return float(feedback[0])
+    fb = np.asarray(feedback, dtype=np.float64)
+    if fb.size != 1:
+        raise ValueError(f"bandit feedback is one number [f_t(x_t)], got shape {fb.shape}")
+    return float(fb.reshape(()))
+
+
+def clipped_loss(agent, feedback, lo: float, hi: float) -> float:
+    """The one number of a bandit feedback, clipped to ``[lo, hi]`` (clips counted on
+    ``agent.clipped_feedback``): the scalar fast path of ``Agent.clip_feedback``.
+
+    Raises:
+        ValueError: On non-finite feedback or more than one number.
+    """
+    f = scalar_feedback(feedback)
+    if not lo <= f <= hi:  # also catches NaN
+        if not math.isfinite(f):
+            raise ValueError(f"feedback must be finite, got {feedback!r}")
+        f = lo if f < lo else hi
+        agent.clipped_feedback += 1
+    return f
