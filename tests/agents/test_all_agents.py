@@ -37,6 +37,10 @@ PLAYS = {
     "garber-kretzu": [("DPBandit-Matroid-v0", {}, {}), ("DPBandit-Birkhoff-v0", {}, {})],
     "bandit-submod-pftal": [("DPBandit-Submodular-v0", {}, PRIV)],
     "hazan-kale-submodular-bandit": [("DPBandit-Submodular-v0", {}, {})],
+    "center": [(e, {}, {}) for e in ("DPFullInfo-Experts-v0", "DPBandit-MAB-v0",
+                                     "DPBandit-Matroid-v0", "DPFullInfo-Submodular-v0")],
+    "uniform": [(e, {}, {}) for e in ("DPBandit-MAB-v0", "DPFullInfo-Sphere-v0",
+                                      "DPBandit-Birkhoff-v0", "DPBandit-Submodular-v0")],
 }
 CASES = [(name, *case) for name, cases in PLAYS.items() for case in cases]
 HORIZON = 50
