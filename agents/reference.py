@@ -43,7 +43,9 @@ class _Reference(Agent):
     paper = "reference play (no learning)"
 
     def update(self, action, feedback) -> None:
-        """Count the round; the feedback is ignored."""
+        """Count the round; the feedback is clipped (and counted) like any agent's, then
+        ignored."""
+        self.clip_feedback(feedback)
         self.t += 1
 
 
