@@ -14,11 +14,13 @@ ROUNDS = 3000
 
 def _actions(name, env_id, seed, rounds=ROUNDS, **env_kw):
     env = build_env(env_id, horizon=rounds, **env_kw)
-    agent = make(name, env.get_wrapper_attr("problem"), seed=seed)
+    problem = env.get_wrapper_attr("problem")
+    agent = make(name, problem, seed=seed)
+    feedback = np.zeros(1 if problem.feedback == "bandit" else problem.loss.param_dim)
     out = []
     for _ in range(rounds):
         a = agent.act()
-        agent.update(a, np.zeros(1))
+        agent.update(a, feedback)
         out.append(a)
     return out, env.get_wrapper_attr("problem").domain
 
