@@ -125,3 +125,22 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     bar.close()
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "_NoBar"
+
+
+def test_reference_agents_give_the_trivial_regret_and_are_never_the_baseline():
+    import agents.reference
+
+    assert analysis.REFERENCE_AGENTS == agents.reference.REFERENCE_AGENTS
+    sweep = parse_sweep({"name": "ref", "envs": ["DPFullInfo-Experts-v0"],
+                         "agents": ["hedge", "center", "uniform"], "epsilons": [1.0],
+                         "horizons": [300], "seeds": 2})
+    rows = {r["agent"]: r for r in analysis.summary(run_games(sweep.games,
+                                                                backend="serial").records)}
+    assert rows["center"]["reference"] and rows["uniform"]["reference"]
+    assert not rows["hedge"]["reference"]
+    trivial = min(rows["center"]["regret_mean"], rows["uniform"]["regret_mean"])
+    for r in rows.values():
+        assert r["trivial"] == pytest.approx(trivial)
+        assert r["baseline"] == "hedge"  # a reference agent is no learner to compare to
+    assert rows["hedge"]["vs_trivial"] == pytest.approx(rows["hedge"]["regret_mean"] / trivial)
+    assert rows["hedge"]["vs_trivial"] < 0.5  # the default separates learning from not
