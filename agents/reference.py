@@ -58,7 +58,8 @@ class CenterAgent(_Reference):
     """
 
     name = "center"
-    description = "reference: plays the domain's center (inner-ball center) every round; no learning"
+    description = ("reference: plays the domain's center (inner-ball center) every round; "
+                   "no learning")
 
     def setup(self) -> None:
         self._center = np.array(self.problem.domain.center, dtype=np.float64)
