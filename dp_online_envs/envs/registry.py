@@ -24,11 +24,12 @@ Version history (v0):
     ``DPFullInfo-Matroid-v0``, ``DPFullInfo-Submodular-v0``,
     ``DPBandit-Submodular-v0``: ``adversary='oblivious'`` -> ``'stochastic'``;
   - ``DPFullInfo-Convex-v0``, ``DPFullInfo-StronglyConvex-v0``,
-    ``DPBandit-StronglyConvex-v0``, ``DPBandit-Matroid-v0``, ``DPBandit-Flow-v0``,
-    ``DPBandit-SubmodularBase-v0``, ``DPBandit-Birkhoff-v0``:
-    ``adversary='oblivious'`` -> ``'planted'``;
-  - ``DPBandit-Convex-v0``: ``dim=5, adversary='oblivious'`` -> ``dim=2,
-    adversary='planted'``;
+    ``DPBandit-Matroid-v0``, ``DPBandit-Flow-v0``, ``DPBandit-SubmodularBase-v0``,
+    ``DPBandit-Birkhoff-v0``: ``adversary='oblivious'`` -> ``'planted'``;
+  - ``DPBandit-Convex-v0``, ``DPBandit-StronglyConvex-v0``: ``dim=5,
+    adversary='oblivious'`` -> ``dim=2, adversary='planted'`` (in dimension 2 the
+    smoothing radii of ``fkm`` and ``bandit-pftal`` stay below the clamp of
+    :mod:`agents.bandit.smoothing` from T = 2^12 on);
   - ``DPFullInfo-Experts-v0``, ``DPBandit-MAB-v0``: unchanged.
 """
 
@@ -190,7 +191,7 @@ CONFIGS: list[EnvConfig] = [
               {"dim": 2, "adversary": "planted", "loss": "absolute"}),
     EnvConfig("DPBandit-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "bandit",
               "Smith-Thakurta 2013", _parts_convex(lambda o: dom.Ball(o["dim"])),
-              {"dim": 5, "adversary": "planted", "loss": "quadratic"}),
+              {"dim": 2, "adversary": "planted", "loss": "quadratic"}),
     EnvConfig("DPBandit-Matroid-v0", "matroid polytope", "Lipschitz convex", "bandit",
               "Ene-Nguyen-Vladu 2021", _parts_convex(_matroid),
               {**_MATROID, "adversary": "planted", "loss": "distance"}),
