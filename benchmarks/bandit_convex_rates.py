@@ -47,7 +47,7 @@ DELTA = 1e-5
 #: stay reproducible (the current defaults are separating instances).
 PRE_2026_11 = {
     "DPBandit-Convex-v0": {"dim": 5, "adversary": "oblivious"},
-    "DPBandit-StronglyConvex-v0": {"adversary": "oblivious"},
+    "DPBandit-StronglyConvex-v0": {"dim": 5, "adversary": "oblivious"},
     **{e: {"adversary": "oblivious"} for e in ("DPBandit-Matroid-v0", "DPBandit-Flow-v0",
                                                "DPBandit-SubmodularBase-v0",
                                                "DPBandit-Birkhoff-v0")},
