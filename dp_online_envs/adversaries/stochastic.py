@@ -11,11 +11,22 @@ from dp_online_envs.adversaries.base import Adversary
 
 
 def _is_symmetric(loss, rng: np.random.Generator, trials: int = 16) -> bool:
-    """Whether the admissible parameter set looks symmetric (``-theta`` admissible)."""
+    """Whether the admissible parameter set looks symmetric and convex: ``-theta`` and
+    the half-differences ``(z - z')/2`` of samples admissible (what the draws
+    ``mu + spread (z - z')/2`` need). A set of labelled examples (``y in {-1, +1}``,
+    hinge and logistic losses) is symmetric but not convex: ``(y - y')/2 = 0`` is no
+    label. The check reuses its samples, so it draws exactly ``trials`` of them from
+    ``rng`` on every set it accepts."""
+    prev = None
     for _ in range(trials):
         z = loss.sample_param(rng)
         if not np.allclose(loss.clip_param(-z), -z, atol=1e-12):
             return False
+        if prev is not None:
+            h = 0.5 * (z - prev)
+            if not np.allclose(loss.clip_param(h), h, atol=1e-12):
+                return False
+        prev = z
     return True
 
 

@@ -85,6 +85,17 @@ def test_planted_symmetric_mean_is_pushed_to_the_boundary():
     assert np.linalg.norm(adv.mean_param) == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("name", ["stochastic", "planted"])
+def test_labelled_losses_get_admissible_labels(name):
+    from dp_online_envs.losses import HingeLoss
+
+    loss = HingeLoss(4)
+    draws = _draws(make_adversary(name), Ball(4), loss, horizon=300)
+    assert set(np.unique(draws[:, -1])) <= {-1.0, 1.0}  # a label, never 0 or +-1/2
+    for th in draws[:50]:
+        np.testing.assert_allclose(loss.clip_param(th), th, atol=1e-12)
+
+
 @pytest.mark.parametrize("tilt", [-0.1, 1.5, True, "0.5"])
 def test_tilt_out_of_range_is_refused(tilt):
     with pytest.raises(ValueError, match="tilt"):
