@@ -30,6 +30,19 @@ def _is_symmetric(loss, rng: np.random.Generator, trials: int = 16) -> bool:
     return True
 
 
+def _fixed_clip(loss, theta: np.ndarray) -> np.ndarray:
+    """``clip_param(theta)``, re-clipped until it is a fixed point of ``clip_param``: a
+    projection onto an l2 ball can round to norm ``1 + 1 ulp``, and a learner that clips
+    the draw again would count it as clipped feedback."""
+    theta = loss.clip_param(theta)
+    for _ in range(4):
+        again = loss.clip_param(theta)
+        if np.array_equal(again, theta):
+            break
+        theta = again
+    return theta
+
+
 class StochasticAdversary(Adversary):
     """i.i.d. losses with mean ``mu`` (so the best action in expectation is unique a.s.).
 
@@ -137,7 +150,7 @@ class StochasticAdversary(Adversary):
         z1 = self.loss.sample_param(rng)
         z2 = self.loss.sample_param(rng)
         theta = self._mu + 0.5 * self.spread * (z1 - z2)
-        return theta if self._symmetric else self.loss.clip_param(theta)
+        return theta if self._symmetric else _fixed_clip(self.loss, theta)
 
     def next_loss(self, t: int) -> np.ndarray:
         return self._draw()
