@@ -162,8 +162,8 @@ def test_make_adversary_lists_valid_names():
 
 # --------------------------------------------------------------- seeded replay
 #: Every registered adversary, and whether its losses depend on the seed.
-RANDOM = {"oblivious": True, "stochastic": True, "planted": True, "switching": True, "drifting": True,
-          "lower-bound": True, "punish-favorite": True, "alternating": False}
+RANDOM = {"oblivious": True, "stochastic": True, "planted": True, "switching": True,
+          "drifting": True, "lower-bound": True, "punish-favorite": True, "alternating": False}
 REPLAY_ENVS = ["DPFullInfo-Experts-v0", "DPBandit-MAB-v0"]
 
 
