@@ -13,7 +13,7 @@ except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks i
         "pip install 'dp-online-envs[privacy]'"
     ) from exc
 
-from agents import bandit, full_info  # noqa: F401,E402  (registers the agents)
+from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
 from agents.base import Agent, agent_class, list_agents, make, register, registry
 from agents.loop import play
 

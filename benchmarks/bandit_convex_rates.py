@@ -43,6 +43,15 @@ import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
 
 DELTA = 1e-5
+#: The ids' defaults before issue 10 (2026-11), pinned so the numbers in docs/results.md
+#: stay reproducible (the current defaults are separating instances).
+PRE_2026_11 = {
+    "DPBandit-Convex-v0": {"dim": 5, "adversary": "oblivious"},
+    "DPBandit-StronglyConvex-v0": {"dim": 5, "adversary": "oblivious"},
+    **{e: {"adversary": "oblivious"} for e in ("DPBandit-Matroid-v0", "DPBandit-Flow-v0",
+                                               "DPBandit-SubmodularBase-v0",
+                                               "DPBandit-Birkhoff-v0")},
+}
 POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0",
              "DPBandit-Birkhoff-v0"]
 BALL2 = ("DPBandit-Convex-v0", (("dim", 2), ("loss", "distance")))
@@ -84,7 +93,7 @@ PAIRS = [  # (private label, non-private label) on the same env
 def run_one(job):
     """One game: returns (key, T, seed, regret, clamped, seconds)."""
     label, agent_name, env_id, env_kw, agent_kw, _, _, T, seed = job
-    env = gym.make(env_id, horizon=T, **dict(env_kw))
+    env = gym.make(env_id, horizon=T, **{**PRE_2026_11.get(env_id, {}), **dict(env_kw)})
     agent = make(agent_name, env.get_wrapper_attr("problem"), seed=seed, **dict(agent_kw))
     t0 = time.perf_counter()
     summary = play(env, agent, seed=seed)

@@ -13,6 +13,7 @@ from dp_online_envs.adversaries.oblivious import ObliviousAdversary, ReplayAdver
 from dp_online_envs.adversaries.stochastic import (
     DriftingAdversary,
     LowerBoundAdversary,
+    PlantedAdversary,
     StochasticAdversary,
     SwitchingAdversary,
 )
@@ -22,6 +23,7 @@ ADVERSARIES: dict[str, type[Adversary]] = {
     for cls in (
         ObliviousAdversary,
         StochasticAdversary,
+        PlantedAdversary,
         SwitchingAdversary,
         DriftingAdversary,
         LowerBoundAdversary,
@@ -54,6 +56,7 @@ __all__ = [
     "LossSequence",
     "LowerBoundAdversary",
     "ObliviousAdversary",
+    "PlantedAdversary",
     "PunishFavoriteAdversary",
     "ReplayAdversary",
     "StochasticAdversary",

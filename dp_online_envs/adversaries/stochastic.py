@@ -12,12 +12,36 @@ from dp_online_envs.validation import check_int, check_real
 
 
 def _is_symmetric(loss, rng: np.random.Generator, trials: int = 16) -> bool:
-    """Whether the admissible parameter set looks symmetric (``-theta`` admissible)."""
+    """Whether the admissible parameter set looks symmetric and convex: ``-theta`` and
+    the half-differences ``(z - z')/2`` of samples admissible (what the draws
+    ``mu + spread (z - z')/2`` need). A set of labelled examples (``y in {-1, +1}``,
+    hinge and logistic losses) is symmetric but not convex: ``(y - y')/2 = 0`` is no
+    label. The check reuses its samples, so it draws exactly ``trials`` of them from
+    ``rng`` on every set it accepts."""
+    prev = None
     for _ in range(trials):
         z = loss.sample_param(rng)
         if not np.allclose(loss.clip_param(-z), -z, atol=1e-12):
             return False
+        if prev is not None:
+            h = 0.5 * (z - prev)
+            if not np.allclose(loss.clip_param(h), h, atol=1e-12):
+                return False
+        prev = z
     return True
+
+
+def _fixed_clip(loss, theta: np.ndarray) -> np.ndarray:
+    """``clip_param(theta)``, re-clipped until it is a fixed point of ``clip_param``: a
+    projection onto an l2 ball can round to norm ``1 + 1 ulp``, and a learner that clips
+    the draw again would count it as clipped feedback."""
+    theta = loss.clip_param(theta)
+    for _ in range(4):
+        again = loss.clip_param(theta)
+        if np.array_equal(again, theta):
+            break
+        theta = again
+    return theta
 
 
 class StochasticAdversary(Adversary):
@@ -33,21 +57,38 @@ class StochasticAdversary(Adversary):
     * other sets: ``clip_param(mu + spread * (z - z')/2)``; the mean is then not exact and
       :attr:`mean_param` is ``None`` (no pseudo-regret).
 
+    Tilt. With ``tilt = tau > 0`` the random default mean ``mu_0`` is pulled towards a
+    random extreme point ``v`` of the parameter set, ``mu = (1 - tau) mu_0 + tau v``:
+    for box sets ``v`` is a uniformly random vertex of the box (each coordinate at its
+    low or high end with probability 1/2), for other sets ``v = clip_param(z)`` with
+    ``z`` a far point in a uniformly random direction (a boundary point of the set).
+    The losses then share a planted direction and the best fixed action sits far
+    from the center of the domain (what :class:`PlantedAdversary` is for). ``tilt = 0``
+    draws nothing extra: the same seed gives the same losses as without the option.
+
     Args:
         mean: The mean parameter; by default a random one with, for box sets of linear
             losses on arms/simplices, a best coordinate lower than the rest by ``gap``.
         gap: Margin of the best coordinate in the default box mean.
         spread: Size of the fluctuations for non-box sets, in (0, 1].
+        tilt: Pull of the random mean towards a random extreme point, in [0, 1]
+            (ignored when ``mean`` is given).
+
+    Raises:
+        ValueError: On ``spread``, ``gap`` or ``tilt`` out of range.
     """
 
     name = "stochastic"
 
-    def __init__(self, mean: np.ndarray | None = None, gap: float = 0.1, spread: float = 0.5):
+    def __init__(self, mean: np.ndarray | None = None, gap: float = 0.1, spread: float = 0.5,
+                 tilt: float = 0.0):
         check_real("spread", spread, 0.0, 1.0, low_inclusive=False)
         check_real("gap", gap, 0.0, 1.0, high_inclusive=False)
+        check_real("tilt", tilt, 0.0, 1.0)
         self._given_mean = None if mean is None else np.asarray(mean, dtype=np.float64)
         self.gap = float(gap)
         self.spread = float(spread)
+        self.tilt = float(tilt)
 
     def reset(self, np_random, domain, loss, horizon) -> None:
         super().reset(np_random, domain, loss, horizon)
@@ -67,6 +108,12 @@ class StochasticAdversary(Adversary):
         self._set_mean(mu)
 
     def _random_mean(self) -> np.ndarray:
+        mu = self._untilted_mean()
+        if self.tilt > 0.0:
+            mu = (1.0 - self.tilt) * mu + self.tilt * self._extreme_point()
+        return mu
+
+    def _untilted_mean(self) -> np.ndarray:
         rng = self.np_random
         if self._box:
             # Means in the middle half of the box, one coordinate lowered by the gap.
@@ -75,6 +122,15 @@ class StochasticAdversary(Adversary):
             mu[best] = self._low[best] + self._width[best] * max(0.3 - self.gap, 0.0)
             return mu
         return self.loss.sample_param(rng)
+
+    def _extreme_point(self) -> np.ndarray:
+        """A random extreme point of the parameter set (see the class docstring)."""
+        rng = self.np_random
+        if self._box:
+            return self._low + self._width * (rng.random(self._low.shape) < 0.5)
+        z = rng.standard_normal(self.loss.param_dim)
+        z *= 1e6 * (1.0 + float(np.max(np.abs(self._width)))) / max(float(np.linalg.norm(z)), 1e-12)
+        return self.loss.clip_param(z)
 
     def _set_mean(self, mu: np.ndarray) -> None:
         if self._box:
@@ -92,7 +148,7 @@ class StochasticAdversary(Adversary):
         z1 = self.loss.sample_param(rng)
         z2 = self.loss.sample_param(rng)
         theta = self._mu + 0.5 * self.spread * (z1 - z2)
-        return theta if self._symmetric else self.loss.clip_param(theta)
+        return theta if self._symmetric else _fixed_clip(self.loss, theta)
 
     def next_loss(self, t: int) -> np.ndarray:
         return self._draw()
@@ -100,6 +156,27 @@ class StochasticAdversary(Adversary):
     @property
     def mean_param(self) -> np.ndarray | None:
         return self._mu.copy() if (self._box or self._symmetric) else None
+
+
+class PlantedAdversary(StochasticAdversary):
+    """i.i.d. losses with a planted direction: :class:`StochasticAdversary` with
+    ``tilt = 0.9`` by default.
+
+    The mean parameter is pulled most of the way to a random vertex of the parameter
+    box (a random boundary point for other sets), so the best fixed action of the mean
+    loss is far from the domain's center and standing still there costs a constant per
+    round (linear regret), while the draws keep some randomness. The default adversary
+    of the convex-loss ids.
+
+    Args:
+        tilt: In [0, 1], see :class:`StochasticAdversary` (default 0.9).
+        gap, spread: As in :class:`StochasticAdversary`.
+    """
+
+    name = "planted"
+
+    def __init__(self, tilt: float = 0.9, gap: float = 0.1, spread: float = 0.5):
+        super().__init__(None, gap=gap, spread=spread, tilt=tilt)
 
 
 class SwitchingAdversary(StochasticAdversary):

@@ -81,6 +81,10 @@ class OnlineLearningEnv(gym.Env):
     ## Version History
 
     * v0: initial release.
+    * v0 (2026-11): the registered ids' defaults changed to separating instances, where
+      trivial play has linear regret (issue 10; was ``adversary='oblivious'``, zero-mean
+      or centered losses, for every id but Experts and MAB). The per-id changes are
+      listed in :mod:`dp_online_envs.envs.registry`.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 10}

@@ -10,6 +10,27 @@ Common options: ``horizon``, ``adversary`` (a name from
 ``feedback`` (``"bandit"`` downgrades a full-information env; upgrades are refused),
 ``invalid_action`` (``"project"`` or ``"raise"``), ``render_mode``, ``record_losses``,
 ``checkpoints`` (rounds at which the regret curve is recorded).
+
+Every default instance is one where not learning is costly: the ``center`` reference
+agent (the domain's center; a uniformly random arm or subset) has regret linear in T
+(``benchmarks/separation.py`` measures it against each family's learners).
+
+Version history (v0):
+
+* 2026-11 (issue 10), defaults changed to separating instances; the former ones stay
+  available through the options shown:
+
+  - ``DPFullInfo-Sphere-v0``, ``DPFullInfo-Cube-v0``, ``DPBandit-Linear-v0``,
+    ``DPFullInfo-Matroid-v0``, ``DPFullInfo-Submodular-v0``,
+    ``DPBandit-Submodular-v0``: ``adversary='oblivious'`` -> ``'stochastic'``;
+  - ``DPFullInfo-Convex-v0``, ``DPFullInfo-StronglyConvex-v0``,
+    ``DPBandit-Matroid-v0``, ``DPBandit-Flow-v0``, ``DPBandit-SubmodularBase-v0``,
+    ``DPBandit-Birkhoff-v0``: ``adversary='oblivious'`` -> ``'planted'``;
+  - ``DPBandit-Convex-v0``, ``DPBandit-StronglyConvex-v0``: ``dim=5,
+    adversary='oblivious'`` -> ``dim=2, adversary='planted'`` (in dimension 2 the
+    smoothing radii of ``fkm`` and ``bandit-pftal`` stay below the clamp of
+    :mod:`agents.bandit.smoothing` from T = 2^12 on);
+  - ``DPFullInfo-Experts-v0``, ``DPBandit-MAB-v0``: unchanged.
 """
 
 from __future__ import annotations
@@ -157,48 +178,49 @@ CONFIGS: list[EnvConfig] = [
               {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPFullInfo-Sphere-v0", "l2 ball", "linear, ||theta||_2 <= 1", "full",
               "Agarwal-Singh 2017", _linear_parts(lambda opts: dom.Ball(opts["dim"]), "l2"),
-              {"dim": 10, "loss": "linear"}),
+              {"dim": 10, "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPFullInfo-Cube-v0", "cube [-1,1]^N", "linear, ||theta||_1 <= 1", "full",
               "Agarwal-Singh 2017", _linear_parts(lambda opts: dom.Cube(opts["dim"]), "l1"),
-              {"dim": 10, "loss": "linear"}),
+              {"dim": 10, "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPBandit-Linear-v0", "l2 ball (or cube)", "linear, ||theta||_2 <= 1", "bandit",
               "Agarwal-Singh 2017 (SCRiBLe)", _linear_parts(_ball_or_cube, "l2"),
-              {"dim": 5, "domain": "ball", "loss": "linear"}),
+              {"dim": 5, "domain": "ball", "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPFullInfo-Convex-v0", "l2 ball", "Lipschitz convex", "full",
               "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 5, "loss": "absolute"}),
+              {"dim": 5, "adversary": "planted", "loss": "absolute"}),
     EnvConfig("DPFullInfo-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "full",
               "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 5, "loss": "quadratic"}),
+              {"dim": 5, "adversary": "planted", "loss": "quadratic"}),
     EnvConfig("DPBandit-Convex-v0", "l2 ball", "Lipschitz convex", "bandit",
               "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 5, "loss": "absolute"}),
+              {"dim": 2, "adversary": "planted", "loss": "absolute"}),
     EnvConfig("DPBandit-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "bandit",
               "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 5, "loss": "quadratic"}),
+              {"dim": 2, "adversary": "planted", "loss": "quadratic"}),
     EnvConfig("DPBandit-Matroid-v0", "matroid polytope", "Lipschitz convex", "bandit",
-              "Ene-Nguyen-Vladu 2021", _parts_convex(_matroid), {**_MATROID, "loss": "distance"}),
+              "Ene-Nguyen-Vladu 2021", _parts_convex(_matroid),
+              {**_MATROID, "adversary": "planted", "loss": "distance"}),
     EnvConfig("DPBandit-Flow-v0", "s-t path polytope (DAG)", "Lipschitz convex", "bandit",
               "Ene-Nguyen-Vladu 2021", _parts_convex(_flow),
-              {"grid": (3, 4), "graph": None, "loss": "distance"}),
+              {"grid": (3, 4), "graph": None, "adversary": "planted", "loss": "distance"}),
     EnvConfig("DPBandit-SubmodularBase-v0", "submodular base polytope", "Lipschitz convex",
               "bandit", "Ene-Nguyen-Vladu 2021",
               _parts_convex(lambda opts: dom.SubmodularBasePolytope.concave_cardinality(opts["n"])),
-              {"n": 6, "loss": "distance"}),
+              {"n": 6, "adversary": "planted", "loss": "distance"}),
     EnvConfig("DPBandit-Birkhoff-v0", "Birkhoff polytope", "Lipschitz convex", "bandit",
               "Ene-Nguyen-Vladu 2021", _parts_convex(lambda opts: dom.Birkhoff(opts["n"])),
-              {"n": 4, "loss": "distance"}),
+              {"n": 4, "adversary": "planted", "loss": "distance"}),
     EnvConfig("DPFullInfo-Matroid-v0", "matroid polytope", "linear / convex", "full",
               "online Frank-Wolfe baseline (Hazan-Kale 2012)", _parts_convex(_matroid),
-              {**_MATROID, "loss": "linear"}),
+              {**_MATROID, "adversary": "stochastic", "loss": "linear"}),
     EnvConfig("DPFullInfo-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "full",
               "Cardoso-Cummings 2019",
               lambda opts: (dom.GroundSet(opts["n"]), _submodular_loss(opts, opts["n"])),
-              {"n": 8, "loss": "concave-modular"}),
+              {"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
     EnvConfig("DPBandit-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "bandit",
               "Cardoso-Cummings 2019",
               lambda opts: (dom.GroundSet(opts["n"]), _submodular_loss(opts, opts["n"])),
-              {"n": 8, "loss": "concave-modular"}),
+              {"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
 ]
 
 ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}

@@ -87,6 +87,11 @@ def group(records: Iterable[dict[str, Any]]) -> dict[Setting, list[dict[str, Any
     return {k: sorted(out[k], key=lambda r: r["seed_index"]) for k in sorted(out)}
 
 
+#: The reference agents that do not learn (``agents.reference.REFERENCE_AGENTS``; kept
+#: here so the analysis does not import the agents package).
+REFERENCE_AGENTS: tuple[str, ...] = ("center", "uniform")
+
+
 def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per setting: final regret over seeds with its 95% CI, and the rest.
 
@@ -100,7 +105,12 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     * ``baseline`` / ``vs_baseline``: the ratio to the non-private agent with the lowest
       mean regret in the same env and horizon.
 
-    Either is ``None`` when that agent did not run (or has zero mean regret).
+    Either is ``None`` when that agent did not run (or has zero mean regret); the
+    reference agents never count as the baseline. ``reference`` marks the rows of the
+    reference agents (:data:`REFERENCE_AGENTS`), ``trivial`` is the lowest mean regret of
+    a reference agent in the same env and horizon (what not learning costs; ``None`` if
+    none was run) and ``vs_trivial`` the row's mean regret over it (below 1: better than
+    not learning).
     """
     rows = []
     for s, rs in group(records).items():
@@ -120,10 +130,20 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "clipped_feedback": int(sum(r.get("clipped_feedback", 0) for r in rs)),
             "projected_actions": int(sum(r.get("projected_actions", 0) for r in rs)),
             "wall_time_mean": float(np.mean([r.get("wall_time", math.nan) for r in rs])),
+            "reference": s.agent in REFERENCE_AGENTS,
         })
+    trivial: dict[tuple[str, int], float] = {}
+    for row in rows:
+        key = (row["env"], row["horizon"])
+        if row["reference"]:
+            trivial[key] = min(trivial.get(key, math.inf), row["regret_mean"])
+    for row in rows:
+        t = trivial.get((row["env"], row["horizon"]))
+        row["trivial"] = t
+        row["vs_trivial"] = row["regret_mean"] / t if t is not None and t > 0 else None
     best: dict[tuple[str, int], dict[str, Any]] = {}
     for row in rows:
-        if row["private"]:
+        if row["private"] or row["reference"]:
             continue
         key = (row["env"], row["horizon"])
         if key not in best or row["regret_mean"] < best[key]["regret_mean"]:

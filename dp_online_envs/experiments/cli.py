@@ -147,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     _backend_args(s)
     _isolation_args(s)
     s.add_argument("--json", action="store_true", help="print the records as JSON lines")
+    s.add_argument("--no-reference", action="store_true",
+                   help="do not also play the 'center' reference agent (trivial play) on the "
+                        "same games")
 
     s = sub.add_parser("sweep", help="run a sweep file (resumes where it stopped)")
     s.add_argument("file", metavar="FILE", help="sweep file (.yaml, .yml, .toml or .json)")
@@ -262,10 +265,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not cls.private and args.epsilon:
         print(f"note: {args.agent!r} is non-private; --epsilon is ignored (recorded as "
               "non-private)", file=sys.stderr)
+    # trivial play on the same games, for comparison (what not learning costs)
+    reference = [] if args.agent in analysis.REFERENCE_AGENTS or args.no_reference else [
+        {"name": analysis.REFERENCE_AGENTS[0]}]
     data: dict[str, Any] = {
         "name": "run",
         "envs": [{"id": args.env, "kwargs": dict(args.env_option)}],
-        "agents": [{"name": args.agent, "kwargs": dict(args.agent_option)}],
+        "agents": [{"name": args.agent, "kwargs": dict(args.agent_option)}, *reference],
         "horizons": args.horizon, "seeds": args.seeds, "delta": args.delta,
     }
     if cls.private:
@@ -287,11 +293,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{args.agent} on {args.env} ({report.played} games played, {report.reused} "
               f"reused, {report.seconds:.1f} s)")
         print(f"  {'T':>7}  {'privacy':<22} {'seeds':>5}  final regret: mean [95% CI]")
+        trivial = {r["horizon"]: r for r in rows if r["reference"] and r["agent"] != args.agent}
+        rows = [r for r in rows if r["agent"] == args.agent]
         for r in rows:
             interval = "" if r["exact"] else (f"  (certified interval [{r['regret_lo_mean']:.4g}, "
                                              f"{r['regret_hi_mean']:.4g}])")
             print(f"  {r['horizon']:>7}  {r['privacy']:<22} {r['n']:>5}  {r['regret_mean']:.4g} "
                   f"[{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]{interval}")
+        for h, r in sorted(trivial.items()):
+            print(f"  {h:>7}  {r['agent'] + ' (no learning)':<22} {r['n']:>5}  "
+                  f"{r['regret_mean']:.4g} [{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]")
         if report.records and report.records[0].get("privacy_mechanism"):
             print(f"  guarantee: {report.records[0]['privacy_mechanism']}")
     return _failures(report)

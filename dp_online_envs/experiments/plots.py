@@ -205,7 +205,8 @@ def price_of_privacy(records: list[dict[str, Any]]) -> Figure | None:
                         color=color, lw=1.5, label=name)
         for i, r in enumerate(x for x in here if x["epsilon"] is None):
             ax.axhline(r["regret_mean"], color="0.3", ls=("--", ":", "-.")[i % 3], lw=1.2,
-                       label=f"{r['agent_label']} (non-private)")
+                       label=f"{r['agent_label']} "
+                             + ("(no learning)" if r["reference"] else "(non-private)"))
             ax.axhspan(r["regret_ci_lo"], r["regret_ci_hi"], color="0.5", alpha=0.12, lw=0)
         _eps_axis(ax, [r["epsilon"] for r in here if r["epsilon"] is not None])
         if all(y > 0 for y in all_y):

@@ -151,8 +151,10 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
             "<th>final regret: mean [95% CI]</th>"]
     cols += ["<th>certified interval</th>"] if certified else []
     cols += ["<th>pseudo-regret</th>"] if pseudo else []
-    cols += ["<th>vs same algorithm without noise</th>", "<th>vs best non-private</th>",
-             "<th>clipped / proj.</th>", "<th>s / game</th>"]
+    cols += ["<th>vs same algorithm without noise</th>", "<th>vs best non-private</th>"]
+    trivial = any(r["trivial"] is not None for r in rows)
+    cols += ["<th>vs no learning</th>"] if trivial else []
+    cols += ["<th>clipped / proj.</th>", "<th>s / game</th>"]
     body = []
     env = None
     for r in rows:
@@ -170,8 +172,12 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
         twin = (f"&times;{r['vs_counterpart']:.3g} <span class=ci>{_e(r['counterpart'])}</span>"
                 if r.get("vs_counterpart") is not None else "&ndash;")
         ratio = f"&times;{r['vs_baseline']:.3g}" if r["vs_baseline"] is not None else "&ndash;"
-        cells += [f"<td>{twin}</td>", f"<td>{ratio}</td>",
-                  f"<td>{r['clipped_feedback']} / {r['projected_actions']}</td>",
+        cells += [f"<td>{twin}</td>", f"<td>{ratio}</td>"]
+        if trivial:  # the reference agents' row is the trivial play itself
+            cells.append("<td>no learning</td>" if r["reference"] else
+                         f"<td>&times;{r['vs_trivial']:.3g}</td>" if r["vs_trivial"] is not None
+                         else "<td>&ndash;</td>")
+        cells += [f"<td>{r['clipped_feedback']} / {r['projected_actions']}</td>",
                   f"<td>{_num(r['wall_time_mean'], 3)}</td>"]
         body.append(f"<tr>{''.join(cells)}</tr>")
     return (f"<div class=scroll><table id=summary><tr>{''.join(cols)}</tr>{''.join(body)}"
@@ -287,7 +293,10 @@ the ratio to the best non-private agent in the same env and horizon.</p>
 <h2 id=figures>Figures</h2>
 {''.join(figs) or '<p>No figure: the results hold no curve.</p>'}
 <h2 id=table>Final regrets</h2>
-<p class=note>Mean and Student-t 95% confidence interval over seeds. Where the
+<p class=note>Mean and Student-t 95% confidence interval over seeds. When the sweep
+includes the reference agents <code>center</code> or <code>uniform</code> (no learning),
+<i>vs no learning</i> is a row's mean regret over theirs (the lower of the two): a
+learner worth its name is well below 1. Where the
 comparator is certified rather than exact, the regret of a game is the midpoint of its
 interval and a <i>certified interval</i> column gives the mean ends. Pseudo-regret (for
 i.i.d. adversaries) is against the mean loss. Clipped feedback and projected actions

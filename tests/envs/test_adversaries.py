@@ -10,13 +10,14 @@ from dp_online_envs.adversaries import (
     AlternatingAdversary,
     DriftingAdversary,
     LowerBoundAdversary,
+    PlantedAdversary,
     PunishFavoriteAdversary,
     StochasticAdversary,
     SwitchingAdversary,
     make_adversary,
 )
 from dp_online_envs.domains import Arms, Ball
-from dp_online_envs.losses import LinearLoss
+from dp_online_envs.losses import AbsoluteLinearLoss, DistanceLoss, LinearLoss
 
 
 def _draws(adv, domain, loss, horizon=4000, seed=0):
@@ -32,7 +33,7 @@ def test_stochastic_mean_is_exact_and_draws_admissible(theta_set):
     mu = adv.mean_param
     assert mu is not None
     for th in draws[:200]:
-        np.testing.assert_allclose(loss.clip_param(th), th, atol=1e-12)
+        np.testing.assert_array_equal(loss.clip_param(th), th)  # no learner clips it
     # Sample mean within 5 standard errors of the declared mean.
     se = draws.std(axis=0) / np.sqrt(len(draws)) + 1e-12
     assert np.all(np.abs(draws.mean(axis=0) - mu) < 5 * se)
@@ -43,6 +44,62 @@ def test_stochastic_box_mean_has_unique_best_arm_by_gap():
     _draws(adv, Arms(6), LinearLoss(6, "unit"), horizon=10)
     mu = np.sort(adv.mean_param)
     assert mu[1] - mu[0] >= 0.1 - 1e-12
+
+
+@pytest.mark.parametrize("loss", [LinearLoss(5, "unit"), LinearLoss(5, "l2"), DistanceLoss(5)])
+def test_zero_tilt_draws_exactly_the_untilted_losses(loss):
+    a = _draws(StochasticAdversary(), Ball(5), loss, horizon=50, seed=3)
+    b = _draws(StochasticAdversary(tilt=0.0), Ball(5), loss, horizon=50, seed=3)
+    assert np.array_equal(a, b)  # the option draws nothing when off: seeded games unchanged
+
+
+@pytest.mark.parametrize("loss", [DistanceLoss(5), AbsoluteLinearLoss(5)])
+def test_planted_box_mean_sits_near_a_vertex_and_is_exact(loss):
+    adv = PlantedAdversary(tilt=0.9)
+    draws = _draws(adv, Ball(5), loss, seed=4)
+    mu = adv.mean_param
+    low, high = loss.param_space.low, loss.param_space.high
+    # every coordinate within 10% of the box width from one of its ends
+    frac = (mu - low) / (high - low)
+    assert np.all(np.minimum(frac, 1.0 - frac) <= 0.1 + 1e-12)
+    se = draws.std(axis=0) / np.sqrt(len(draws)) + 1e-12
+    assert np.all(np.abs(draws.mean(axis=0) - mu) < 5 * se)
+    assert np.all((draws == low) | (draws == high))  # still two-point draws
+
+
+def test_planted_vertex_differs_across_seeds_and_repeats_within_one():
+    loss = DistanceLoss(6)
+    signs = []
+    for seed in (0, 0, 1, 2):
+        adv = PlantedAdversary()
+        _draws(adv, Ball(6), loss, horizon=5, seed=seed)
+        signs.append(tuple(np.sign(adv.mean_param)))
+    assert signs[0] == signs[1] and len(set(signs)) > 1
+
+
+def test_planted_symmetric_mean_is_pushed_to_the_boundary():
+    loss = LinearLoss(5, "l2")
+    adv = PlantedAdversary(tilt=1.0, spread=0.5)
+    _draws(adv, Ball(5), loss, horizon=5)
+    # a boundary point of the unit l2 ball, shrunk into (1 - spread) K
+    assert np.linalg.norm(adv.mean_param) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("name", ["stochastic", "planted"])
+def test_labelled_losses_get_admissible_labels(name):
+    from dp_online_envs.losses import HingeLoss
+
+    loss = HingeLoss(4)
+    draws = _draws(make_adversary(name), Ball(4), loss, horizon=300)
+    assert set(np.unique(draws[:, -1])) <= {-1.0, 1.0}  # a label, never 0 or +-1/2
+    for th in draws[:50]:
+        np.testing.assert_array_equal(loss.clip_param(th), th)  # no learner clips it
+
+
+@pytest.mark.parametrize("tilt", [-0.1, 1.5, True, "0.5"])
+def test_tilt_out_of_range_is_refused(tilt):
+    with pytest.raises(ValueError, match="tilt"):
+        StochasticAdversary(tilt=tilt)
 
 
 def test_lower_bound_gap_scales_as_sqrt_k_over_t():
@@ -105,8 +162,8 @@ def test_make_adversary_lists_valid_names():
 
 # --------------------------------------------------------------- seeded replay
 #: Every registered adversary, and whether its losses depend on the seed.
-RANDOM = {"oblivious": True, "stochastic": True, "switching": True, "drifting": True,
-          "lower-bound": True, "punish-favorite": True, "alternating": False}
+RANDOM = {"oblivious": True, "stochastic": True, "planted": True, "switching": True,
+          "drifting": True, "lower-bound": True, "punish-favorite": True, "alternating": False}
 REPLAY_ENVS = ["DPFullInfo-Experts-v0", "DPBandit-MAB-v0"]
 
 

@@ -167,9 +167,24 @@ def _matches(a: np.ndarray, b: np.ndarray) -> int:
     return int(np.sum(np.all(a == b, axis=1)))
 
 
+def _chance_matches(a: np.ndarray, b: np.ndarray) -> float:
+    """How many equal rounds two independent games with these draws' frequencies share
+    on average: ``sum_r n_a(r) n_b(r) / T`` over distinct parameters ``r``. About 0 for
+    continuous draws; most rounds for a planted default with few likely parameters
+    (e.g. ``DPBandit-Convex-v0``: two-point draws near one vertex in dimension 2)."""
+    counts: dict[bytes, list[int]] = {}
+    for i, rows in enumerate((a, b)):
+        for row in rows:
+            counts.setdefault(row.tobytes(), [0, 0])[i] += 1
+    return sum(na * nb for na, nb in counts.values()) / len(a)
+
+
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
-    """Pearson correlation of the entries (about 0 +- 0.07 for independent draws)."""
-    a, b = a.ravel() - a.mean(), b.ravel() - b.mean()
+    """Pearson correlation of the entries' fluctuations about their coordinate's mean
+    (about 0 +- 0.07 for independent draws). Centering each coordinate on its own mean
+    keeps a default whose draws share a planted mean (``adversary='planted'``) from
+    counting as a prediction; a real prediction (equal draws) still gives 1."""
+    a, b = (a - a.mean(axis=0)).ravel(), (b - b.mean(axis=0)).ravel()
     return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-300))
 
 
@@ -238,8 +253,10 @@ def test_spec_and_public_seeds_do_not_rebuild_the_game(env_id):
     for guess in guesses:
         twin = gym.make(spec)
         _play_all(twin, actions, seed=guess)
-        assert _matches(_true_thetas(twin), actual) <= 2
-        assert abs(_correlation(_true_thetas(twin), actual)) < 0.3
+        guessed = _true_thetas(twin)
+        chance = _chance_matches(guessed, actual)
+        assert _matches(guessed, actual) <= 2 + chance + 4 * np.sqrt(chance)
+        assert abs(_correlation(guessed, actual)) < 0.3
 
 
 def test_spec_withholds_adversary_objects_and_options():

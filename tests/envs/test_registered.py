@@ -144,3 +144,24 @@ def test_render(env_id, mode):
         assert out.shape == (320, 480, 3) and out.dtype == np.uint8
         assert (out != 255).any()  # something is drawn
 
+
+
+def _trivial_regret(env_id, horizon, seeds=(0, 1)):
+    """Mean regret of the ``center`` reference agent (no learning) at the id's defaults."""
+    from agents import make, play
+
+    total = 0.0
+    for seed in seeds:
+        env = gym.make(env_id, horizon=horizon)
+        total += play(env, make("center", env.get_wrapper_attr("problem"), seed=seed),
+                      seed=seed).regret
+    return total / len(seeds)
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_default_instance_makes_not_learning_cost_linear_regret(env_id):
+    """Issue 10: at every id's defaults, trivial play's regret grows linearly (slope
+    >= 0.9 between T = 256 and 1024) at a rate of at least 0.05 per round."""
+    small, large = _trivial_regret(env_id, 256), _trivial_regret(env_id, 1024)
+    assert large >= 0.05 * 1024
+    assert np.log(large / small) / np.log(4.0) >= 0.9

@@ -110,3 +110,21 @@ def test_console_script_is_installed():
     assert script is not None, "console script dp-online is not installed"
     out = subprocess.run([script, "--help"], check=False, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "sweep" in out.stdout and "report" in out.stdout
+
+
+def test_run_prints_trivial_play_on_the_same_games():
+    out = dp_online("run", "DPFullInfo-Experts-v0", "hedge", "--horizon", "200",
+                    "--seeds", "2", "--backend", "serial")
+    assert out.returncode == 0, out.stderr
+    lines = [ln for ln in out.stdout.splitlines() if "center (no learning)" in ln]
+    assert len(lines) == 1 and lines[0].split()[0] == "200"
+    quiet = dp_online("run", "DPFullInfo-Experts-v0", "hedge", "--horizon", "200",
+                      "--seeds", "2", "--backend", "serial", "--no-reference")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "no learning" not in quiet.stdout
+
+
+def test_list_shows_the_reference_agents():
+    data = json.loads(dp_online("list", "--json").stdout)
+    names = {a["name"]: a for a in data["agents"]}
+    assert names["center"]["privacy"] == names["uniform"]["privacy"] == "non-private"

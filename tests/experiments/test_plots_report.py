@@ -161,3 +161,29 @@ def test_price_of_privacy_to_the_counterpart_and_to_the_best(tmp_path):
     html = write_report(records, tmp_path / "r.html").read_text()
     assert "vs hedge" in html and "vs best" in html
     assert "vs same algorithm without noise" in html
+
+
+def test_reference_agents_give_the_trivial_regret_and_are_never_the_baseline():
+    import agents.reference
+
+    assert analysis.REFERENCE_AGENTS == agents.reference.REFERENCE_AGENTS
+    sweep = parse_sweep({"name": "ref", "envs": ["DPFullInfo-Experts-v0"],
+                         "agents": ["hedge", "center", "uniform"], "epsilons": [1.0],
+                         "horizons": [300], "seeds": 2})
+    records = run_games(sweep.games, backend="serial").records
+    rows = {r["agent"]: r for r in analysis.summary(records)}
+    assert rows["center"]["reference"] and rows["uniform"]["reference"]
+    assert not rows["hedge"]["reference"]
+    trivial = min(rows["center"]["regret_mean"], rows["uniform"]["regret_mean"])
+    for r in rows.values():
+        assert r["trivial"] == pytest.approx(trivial)
+        assert r["baseline"] == "hedge"  # a reference agent is no learner to compare to
+    assert rows["hedge"]["vs_trivial"] == pytest.approx(rows["hedge"]["regret_mean"] / trivial)
+    assert rows["hedge"]["vs_trivial"] < 0.5  # the default separates learning from not
+    from dp_online_envs.experiments.report import render_report
+
+    parser = _Collect()
+    parser.feed(render_report(records))
+    text = " ".join(parser.text)
+    assert "vs no learning" in text and text.count("no learning") >= 3  # header + 2 rows
+    assert f"×{rows['hedge']['vs_trivial']:.3g}" in text
