@@ -48,6 +48,29 @@ from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.validation import check_int, did_you_mean
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, TruncationSummary
 
+#: The options of one ``build_env`` call: every option of the id, defaults filled in.
+Options = dict[str, Any]
+
+
+def _complete_graph(n: int) -> tuple[int, list[tuple[int, int]]]:
+    """The complete graph on ``n`` nodes as ``(n_nodes, edges)``."""
+    return n, [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def graph_cut_loss(n: int, graph: tuple[int, list[tuple[int, int]]] | None = None,
+                   **kwargs: Any) -> ls.GraphCutLoss:
+    """The graph-cut family on the ground set ``[n]``, in the shape of :data:`LOSSES`.
+
+    Args:
+        n: The ground set's size.
+        graph: ``(n_nodes, edges)``; default the complete graph on the ``n`` elements.
+        **kwargs: The remaining options of :class:`~dp_online_envs.losses.GraphCutLoss`
+            (``scale``, ``unary``).
+    """
+    n_nodes, edges = _complete_graph(n) if graph is None else graph
+    return ls.GraphCutLoss(n_nodes, edges, **kwargs)
+
+
 #: Loss family constructors by name: ``LOSSES[name](dim, **loss_kwargs)``.
 LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
     "linear": ls.LinearLoss,
@@ -56,14 +79,15 @@ LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
     "hinge": ls.HingeLoss,
     "logistic": ls.LogisticLoss,
     "quadratic": ls.QuadraticLoss,
-    "graph-cut": None,  # needs a graph: built by _submodular_loss
+    "graph-cut": graph_cut_loss,
     "concave-modular": ls.ConcaveModularLoss,
     "facility-location": ls.FacilityLocationLoss,
 }
+LINEAR_LOSSES = ("linear",)
 CONVEX_LOSSES = ("distance", "absolute", "hinge", "logistic", "quadratic", "linear")
 SUBMODULAR_LOSSES = ("concave-modular", "graph-cut", "facility-location")
 
-COMMON_OPTIONS: dict[str, Any] = {
+COMMON_OPTIONS: Options = {
     "horizon": 1000,
     "adversary": "oblivious",
     "adversary_kwargs": None,
@@ -81,30 +105,61 @@ COMMON_OPTIONS: dict[str, Any] = {
 _COUNT_OPTIONS = frozenset({"n_arms", "dim", "n", "rank", "blocks"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EnvConfig:
-    """One registered id: what it models and how it is built."""
+    """One registered id: what it models and how it is built.
+
+    Every id is built the same way (:meth:`build_parts`): ``domain(opts)`` makes the
+    decision set, then ``LOSSES[opts["loss"]](domain.dim, **loss_kwargs)`` the loss
+    family, where ``loss_kwargs`` is ``loss_defaults`` updated by the caller's
+    ``loss_kwargs`` option.
+
+    Attributes:
+        id: The Gymnasium id.
+        decision_set: What the learner plays, for the README table.
+        losses: The loss functions, for the README table.
+        feedback: ``"full"`` or ``"bandit"``.
+        paper: The paper(s) whose setting the id models.
+        domain: Builds the decision set from the options.
+        loss_names: The names of :data:`LOSSES` the id offers.
+        loss_defaults: Keyword arguments of the loss family that the caller's
+            ``loss_kwargs`` may override (e.g. the set the linear parameters lie in).
+        defaults: The id's own options and its overrides of :data:`COMMON_OPTIONS`.
+    """
 
     id: str
     decision_set: str
     losses: str
     feedback: str
     paper: str
-    build_parts: Callable[[dict[str, Any]], tuple[dom.Domain, ls.LossFamily]]
+    domain: Callable[[Options], dom.Domain]
+    loss_names: tuple[str, ...]
+    loss_defaults: dict[str, Any] = field(default_factory=dict)
     defaults: dict[str, Any] = field(default_factory=dict)
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> Options:
         """Every accepted option with its default."""
         return {**COMMON_OPTIONS, **self.defaults}
 
+    def build_parts(self, opts: Options) -> tuple[dom.Domain, ls.LossFamily]:
+        """The decision set and the loss family of one game.
 
-def _loss(name: str, dim: int, allowed: tuple[str, ...], kwargs: dict | None):
-    if name not in allowed:
-        raise ValueError(f"loss={name!r} is not offered here; valid: {list(allowed)}")
-    return LOSSES[name](dim, **(kwargs or {}))
+        Args:
+            opts: Every option of the id (:meth:`options` updated by the caller's).
+
+        Raises:
+            ValueError: On a loss the id does not offer (the message lists those it
+                does) or an option the domain or the loss family rejects.
+        """
+        domain = self.domain(opts)
+        name = opts["loss"]
+        if name not in self.loss_names:
+            raise ValueError(f"loss={name!r} is not offered here; valid: {list(self.loss_names)}")
+        kwargs = {**self.loss_defaults, **(opts["loss_kwargs"] or {})}
+        return domain, LOSSES[name](domain.dim, **kwargs)
 
 
-def _matroid(opts: dict[str, Any]) -> dom.MatroidPolytope:
+def _matroid(opts: Options) -> dom.MatroidPolytope:
     kind = opts["matroid"]
     if kind == "uniform":
         return dom.UniformMatroid(opts["n"], opts["rank"])
@@ -118,11 +173,7 @@ def _matroid(opts: dict[str, Any]) -> dom.MatroidPolytope:
     raise ValueError(f"matroid={kind!r}, expected one of ['uniform', 'partition', 'graphic']")
 
 
-def _complete_graph(n: int) -> tuple[int, list[tuple[int, int]]]:
-    return n, [(i, j) for i in range(n) for j in range(i + 1, n)]
-
-
-def _flow(opts: dict[str, Any]) -> dom.FlowPolytope:
+def _flow(opts: Options) -> dom.FlowPolytope:
     if opts["graph"] is not None:
         n_nodes, edges, source, sink = opts["graph"]
         return dom.FlowPolytope(n_nodes, edges, source, sink)
@@ -130,35 +181,7 @@ def _flow(opts: dict[str, Any]) -> dom.FlowPolytope:
     return dom.FlowPolytope.grid(rows, cols)
 
 
-def _submodular_loss(opts: dict[str, Any], n: int) -> ls.LossFamily:
-    name = opts["loss"]
-    if name not in SUBMODULAR_LOSSES:
-        raise ValueError(f"loss={name!r} is not offered here; valid: {list(SUBMODULAR_LOSSES)}")
-    kwargs = dict(opts["loss_kwargs"] or {})
-    if name == "graph-cut":
-        n_nodes, edges = kwargs.pop("graph", None) or _complete_graph(n)
-        return ls.GraphCutLoss(n_nodes, edges, **kwargs)
-    return LOSSES[name](n, **kwargs)
-
-
-def _parts_convex(domain_fn):
-    def build(opts):
-        domain = domain_fn(opts)
-        return domain, _loss(opts["loss"], domain.dim, CONVEX_LOSSES, opts["loss_kwargs"])
-
-    return build
-
-
-def _linear_parts(domain_fn, theta_set: str):
-    def build(opts):
-        domain = domain_fn(opts)
-        kwargs = {"theta_set": theta_set, **(opts["loss_kwargs"] or {})}
-        return domain, _loss(opts["loss"], domain.dim, ("linear",), kwargs)
-
-    return build
-
-
-def _ball_or_cube(opts):
+def _ball_or_cube(opts: Options) -> dom.Domain:
     if opts["domain"] == "ball":
         return dom.Ball(opts["dim"])
     if opts["domain"] == "cube":
@@ -166,61 +189,108 @@ def _ball_or_cube(opts):
     raise ValueError(f"domain={opts['domain']!r}, expected 'ball' or 'cube'")
 
 
+def _simplex(opts: Options) -> dom.Domain:
+    return dom.Simplex(opts["n_arms"])
+
+
+def _arms(opts: Options) -> dom.Domain:
+    return dom.Arms(opts["n_arms"])
+
+
+def _ball(opts: Options) -> dom.Domain:
+    return dom.Ball(opts["dim"])
+
+
+def _cube(opts: Options) -> dom.Domain:
+    return dom.Cube(opts["dim"])
+
+
+def _base_polytope(opts: Options) -> dom.Domain:
+    return dom.SubmodularBasePolytope.concave_cardinality(opts["n"])
+
+
+def _birkhoff(opts: Options) -> dom.Domain:
+    return dom.Birkhoff(opts["n"])
+
+
+def _ground_set(opts: Options) -> dom.Domain:
+    return dom.GroundSet(opts["n"])
+
+
 _MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
+_AGARWAL_SINGH = "Agarwal-Singh 2017"
+_SMITH_THAKURTA = "Smith-Thakurta 2013"
+_ENE_NGUYEN_VLADU = "Ene-Nguyen-Vladu 2021"
+_CARDOSO_CUMMINGS = "Cardoso-Cummings 2019"
 
 CONFIGS: list[EnvConfig] = [
-    EnvConfig("DPFullInfo-Experts-v0", "simplex (K experts)", "linear, [0,1]^K", "full",
-              "Agarwal-Singh 2017; Smith-Thakurta 2013",
-              _linear_parts(lambda opts: dom.Simplex(opts["n_arms"]), "unit"),
-              {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig("DPBandit-MAB-v0", "K arms", "linear, [0,1]^K", "bandit", "Agarwal-Singh 2017",
-              _linear_parts(lambda opts: dom.Arms(opts["n_arms"]), "unit"),
-              {"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig("DPFullInfo-Sphere-v0", "l2 ball", "linear, ||theta||_2 <= 1", "full",
-              "Agarwal-Singh 2017", _linear_parts(lambda opts: dom.Ball(opts["dim"]), "l2"),
-              {"dim": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig("DPFullInfo-Cube-v0", "cube [-1,1]^N", "linear, ||theta||_1 <= 1", "full",
-              "Agarwal-Singh 2017", _linear_parts(lambda opts: dom.Cube(opts["dim"]), "l1"),
-              {"dim": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig("DPBandit-Linear-v0", "l2 ball (or cube)", "linear, ||theta||_2 <= 1", "bandit",
-              "Agarwal-Singh 2017 (SCRiBLe)", _linear_parts(_ball_or_cube, "l2"),
-              {"dim": 5, "domain": "ball", "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig("DPFullInfo-Convex-v0", "l2 ball", "Lipschitz convex", "full",
-              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 5, "adversary": "planted", "loss": "absolute"}),
-    EnvConfig("DPFullInfo-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "full",
-              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 5, "adversary": "planted", "loss": "quadratic"}),
-    EnvConfig("DPBandit-Convex-v0", "l2 ball", "Lipschitz convex", "bandit",
-              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 2, "adversary": "planted", "loss": "absolute"}),
-    EnvConfig("DPBandit-StronglyConvex-v0", "l2 ball", "H-strongly convex quadratic", "bandit",
-              "Smith-Thakurta 2013", _parts_convex(lambda opts: dom.Ball(opts["dim"])),
-              {"dim": 2, "adversary": "planted", "loss": "quadratic"}),
-    EnvConfig("DPBandit-Matroid-v0", "matroid polytope", "Lipschitz convex", "bandit",
-              "Ene-Nguyen-Vladu 2021", _parts_convex(_matroid),
-              {**_MATROID, "adversary": "planted", "loss": "distance"}),
-    EnvConfig("DPBandit-Flow-v0", "s-t path polytope (DAG)", "Lipschitz convex", "bandit",
-              "Ene-Nguyen-Vladu 2021", _parts_convex(_flow),
-              {"grid": (3, 4), "graph": None, "adversary": "planted", "loss": "distance"}),
-    EnvConfig("DPBandit-SubmodularBase-v0", "submodular base polytope", "Lipschitz convex",
-              "bandit", "Ene-Nguyen-Vladu 2021",
-              _parts_convex(lambda opts: dom.SubmodularBasePolytope.concave_cardinality(opts["n"])),
-              {"n": 6, "adversary": "planted", "loss": "distance"}),
-    EnvConfig("DPBandit-Birkhoff-v0", "Birkhoff polytope", "Lipschitz convex", "bandit",
-              "Ene-Nguyen-Vladu 2021", _parts_convex(lambda opts: dom.Birkhoff(opts["n"])),
-              {"n": 4, "adversary": "planted", "loss": "distance"}),
-    EnvConfig("DPFullInfo-Matroid-v0", "matroid polytope", "linear / convex", "full",
-              "online Frank-Wolfe baseline (Hazan-Kale 2012)", _parts_convex(_matroid),
-              {**_MATROID, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig("DPFullInfo-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "full",
-              "Cardoso-Cummings 2019",
-              lambda opts: (dom.GroundSet(opts["n"]), _submodular_loss(opts, opts["n"])),
-              {"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
-    EnvConfig("DPBandit-Submodular-v0", "subsets 2^[n]", "submodular, [-M, M]", "bandit",
-              "Cardoso-Cummings 2019",
-              lambda opts: (dom.GroundSet(opts["n"]), _submodular_loss(opts, opts["n"])),
-              {"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
+    EnvConfig(id="DPFullInfo-Experts-v0", decision_set="simplex (K experts)",
+              losses="linear, [0,1]^K", feedback="full",
+              paper=f"{_AGARWAL_SINGH}; {_SMITH_THAKURTA}",
+              domain=_simplex, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "unit"},
+              defaults={"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig(id="DPBandit-MAB-v0", decision_set="K arms", losses="linear, [0,1]^K",
+              feedback="bandit", paper=_AGARWAL_SINGH,
+              domain=_arms, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "unit"},
+              defaults={"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig(id="DPFullInfo-Sphere-v0", decision_set="l2 ball",
+              losses="linear, ||theta||_2 <= 1", feedback="full", paper=_AGARWAL_SINGH,
+              domain=_ball, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "l2"},
+              defaults={"dim": 10, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig(id="DPFullInfo-Cube-v0", decision_set="cube [-1,1]^N",
+              losses="linear, ||theta||_1 <= 1", feedback="full", paper=_AGARWAL_SINGH,
+              domain=_cube, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "l1"},
+              defaults={"dim": 10, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig(id="DPBandit-Linear-v0", decision_set="l2 ball (or cube)",
+              losses="linear, ||theta||_2 <= 1", feedback="bandit",
+              paper=f"{_AGARWAL_SINGH} (SCRiBLe)",
+              domain=_ball_or_cube, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "l2"},
+              defaults={"dim": 5, "domain": "ball", "adversary": "stochastic",
+                        "loss": "linear"}),
+    EnvConfig(id="DPFullInfo-Convex-v0", decision_set="l2 ball", losses="Lipschitz convex",
+              feedback="full", paper=_SMITH_THAKURTA, domain=_ball, loss_names=CONVEX_LOSSES,
+              defaults={"dim": 5, "adversary": "planted", "loss": "absolute"}),
+    EnvConfig(id="DPFullInfo-StronglyConvex-v0", decision_set="l2 ball",
+              losses="H-strongly convex quadratic", feedback="full", paper=_SMITH_THAKURTA,
+              domain=_ball, loss_names=CONVEX_LOSSES,
+              defaults={"dim": 5, "adversary": "planted", "loss": "quadratic"}),
+    EnvConfig(id="DPBandit-Convex-v0", decision_set="l2 ball", losses="Lipschitz convex",
+              feedback="bandit", paper=_SMITH_THAKURTA, domain=_ball, loss_names=CONVEX_LOSSES,
+              defaults={"dim": 2, "adversary": "planted", "loss": "absolute"}),
+    EnvConfig(id="DPBandit-StronglyConvex-v0", decision_set="l2 ball",
+              losses="H-strongly convex quadratic", feedback="bandit", paper=_SMITH_THAKURTA,
+              domain=_ball, loss_names=CONVEX_LOSSES,
+              defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
+    EnvConfig(id="DPBandit-Matroid-v0", decision_set="matroid polytope",
+              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
+              domain=_matroid, loss_names=CONVEX_LOSSES,
+              defaults={**_MATROID, "adversary": "planted", "loss": "distance"}),
+    EnvConfig(id="DPBandit-Flow-v0", decision_set="s-t path polytope (DAG)",
+              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
+              domain=_flow, loss_names=CONVEX_LOSSES,
+              defaults={"grid": (3, 4), "graph": None, "adversary": "planted",
+                        "loss": "distance"}),
+    EnvConfig(id="DPBandit-SubmodularBase-v0", decision_set="submodular base polytope",
+              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
+              domain=_base_polytope, loss_names=CONVEX_LOSSES,
+              defaults={"n": 6, "adversary": "planted", "loss": "distance"}),
+    EnvConfig(id="DPBandit-Birkhoff-v0", decision_set="Birkhoff polytope",
+              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
+              domain=_birkhoff, loss_names=CONVEX_LOSSES,
+              defaults={"n": 4, "adversary": "planted", "loss": "distance"}),
+    EnvConfig(id="DPFullInfo-Matroid-v0", decision_set="matroid polytope",
+              losses="linear / convex", feedback="full",
+              paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
+              domain=_matroid, loss_names=CONVEX_LOSSES,
+              defaults={**_MATROID, "adversary": "stochastic", "loss": "linear"}),
+    EnvConfig(id="DPFullInfo-Submodular-v0", decision_set="subsets 2^[n]",
+              losses="submodular, [-M, M]", feedback="full", paper=_CARDOSO_CUMMINGS,
+              domain=_ground_set, loss_names=SUBMODULAR_LOSSES,
+              defaults={"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
+    EnvConfig(id="DPBandit-Submodular-v0", decision_set="subsets 2^[n]",
+              losses="submodular, [-M, M]", feedback="bandit", paper=_CARDOSO_CUMMINGS,
+              domain=_ground_set, loss_names=SUBMODULAR_LOSSES,
+              defaults={"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
 ]
 
 ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}

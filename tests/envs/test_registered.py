@@ -165,3 +165,52 @@ def test_default_instance_makes_not_learning_cost_linear_regret(env_id):
     small, large = _trivial_regret(env_id, 256), _trivial_regret(env_id, 1024)
     assert large >= 0.05 * 1024
     assert np.log(large / small) / np.log(4.0) >= 0.9
+
+
+# ------------------------------------------------------------- the registry's tables
+def test_every_loss_name_builds_a_loss_family():
+    """No placeholder in LOSSES: every name builds its family from a dimension alone."""
+    from dp_online_envs.envs.registry import LOSSES
+    from dp_online_envs.losses.base import LossFamily
+
+    for name, make in LOSSES.items():
+        loss = make(6)
+        assert isinstance(loss, LossFamily) and loss.dim == 6, name
+
+
+def test_graph_cut_defaults_to_the_complete_graph_and_takes_one_of_ones_own():
+    from dp_online_envs.envs.registry import graph_cut_loss
+
+    assert len(graph_cut_loss(5).edges) == 10
+    own = graph_cut_loss(4, graph=(4, [(0, 1), (2, 3)]), scale=2.0)
+    assert own.edges.tolist() == [[0, 1], [2, 3]] and own.scale == 2.0
+    env = gym.make("DPFullInfo-Submodular-v0", n=4, loss="graph-cut",
+                   loss_kwargs={"graph": (4, [(0, 1), (2, 3)])})
+    assert env.unwrapped.loss.edges.tolist() == [[0, 1], [2, 3]]
+
+
+def test_every_id_is_built_one_way_from_its_table_row():
+    """Each row names a domain builder of the options and the losses it offers;
+    ``build_parts`` is the one builder, and the default loss is among those offered."""
+    from dp_online_envs.domains.base import Domain
+    from dp_online_envs.envs.registry import ENV_CONFIGS, LOSSES
+    from dp_online_envs.losses.base import LossFamily
+
+    for config in ENV_CONFIGS.values():
+        opts = config.options()
+        assert opts["loss"] in config.loss_names and set(config.loss_names) <= set(LOSSES)
+        domain, loss = config.build_parts(opts)
+        assert isinstance(domain, Domain) and isinstance(loss, LossFamily)
+        assert type(loss) is type(LOSSES[opts["loss"]](domain.dim)) and loss.dim == domain.dim
+        for option in config.loss_defaults:
+            assert getattr(loss, option) == config.loss_defaults[option]
+
+
+def test_env_config_takes_keywords_only():
+    from dp_online_envs.envs.registry import ENV_CONFIGS, EnvConfig
+
+    with pytest.raises(TypeError):
+        EnvConfig("X-v0", "set", "losses", "full", "paper", lambda opts: None, ("linear",))
+    config = ENV_CONFIGS["DPBandit-MAB-v0"]
+    with pytest.raises(ValueError, match=r"loss='quadratic' is not offered here; valid: \['linear'\]"):
+        config.build_parts({**config.options(), "loss": "quadratic"})
