@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -15,6 +16,67 @@ from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.problem import Problem
 
 INVALID_ACTION_MODES = ("project", "raise")
+
+#: The one ``info`` key of the unwrapped env's ``step``: its :class:`RoundRecord`.
+ROUND_INFO_KEY = "round"
+
+
+class RoundRecord(NamedTuple):
+    """What the env tells the wrappers about one round; never shown to a learner.
+
+    The :class:`~dp_online_envs.wrappers.FeedbackGuard` strips it from ``info``. A
+    named tuple, so that Gymnasium's checkers compare two records field by field.
+
+    Attributes:
+        theta: The adversary's loss parameter ``theta_t``.
+        point: The point ``x_t`` played (after projection).
+        loss: ``f(theta_t, x_t)``.
+        projected: Whether the action lay outside the domain and was projected.
+    """
+
+    theta: np.ndarray
+    point: np.ndarray
+    loss: float
+    projected: bool
+
+    @staticmethod
+    def of(info: Mapping[str, Any]) -> RoundRecord:
+        """The record in the ``info`` of an :class:`OnlineLearningEnv` step.
+
+        Raises:
+            TypeError: ``info`` holds no record (the env below is not an
+                ``OnlineLearningEnv``, or a wrapper dropped it).
+        """
+        record = info.get(ROUND_INFO_KEY)
+        if not isinstance(record, RoundRecord):
+            raise TypeError(f"info[{ROUND_INFO_KEY!r}] holds no RoundRecord (got "
+                            f"{type(record).__name__}): the wrapped env must be an "
+                            f"OnlineLearningEnv whose info reaches this wrapper unchanged")
+        return record
+
+
+@dataclass
+class PlayTotals:
+    """The running totals of the learner's play in the current game.
+
+    The env is their one owner (it needs the round to end the game); the
+    :class:`~dp_online_envs.wrappers.RegretRecorder` reads them for its summary.
+
+    Attributes:
+        rounds: Rounds played.
+        learner_loss: ``sum_{s<=t} f_s(x_s)``, added round by round.
+        projected_actions: Actions that lay outside the domain and were projected.
+    """
+
+    rounds: int = 0
+    learner_loss: float = 0.0
+    projected_actions: int = 0
+
+    def add(self, loss: float, projected: bool) -> None:
+        """Count one round of loss ``loss``."""
+        self.rounds += 1
+        self.learner_loss += loss
+        self.projected_actions += int(projected)
 
 
 class OnlineLearningEnv(gym.Env):
@@ -58,9 +120,10 @@ class OnlineLearningEnv(gym.Env):
     ("project" or "raise"), ``render_mode`` ("ansi" or "rgb_array"), ``record_losses``
     (keep theta_1..theta_T for :meth:`played_losses`).
 
-    The ``info`` dict carries the round's ``theta``, ``point``, ``loss`` and
-    ``projected`` flag for the wrappers; :class:`~dp_online_envs.wrappers.FeedbackGuard`
-    removes all of it before a learner sees it.
+    The ``info`` dict carries the round's :class:`RoundRecord` (``theta``, ``point``,
+    ``loss``, ``projected``) under :data:`ROUND_INFO_KEY` for the wrappers;
+    :class:`~dp_online_envs.wrappers.FeedbackGuard` removes it before a learner sees
+    it. The running totals of the game are :attr:`totals` (a :class:`PlayTotals`).
 
     ## Randomness
 
@@ -139,7 +202,8 @@ class OnlineLearningEnv(gym.Env):
         self._zero_obs = np.zeros(self.observation_space.shape, dtype=np.float64)
         self._obs_low = np.asarray(self.observation_space.low)
         self._obs_high = np.asarray(self.observation_space.high)
-        self._t = 0
+        self.totals = PlayTotals()
+        self._thetas: list[np.ndarray] = []
         self._needs_reset = True
         self._adversary_rng: np.random.Generator | None = None
         self._track: RenderTrack | None = None
@@ -152,11 +216,9 @@ class OnlineLearningEnv(gym.Env):
         if seed is not None or self._adversary_rng is None:
             self._seed_generators(seed)
         self.adversary.reset(self._adversary_rng, self.domain, self.loss, self.horizon)
-        self._t = 0
+        self.totals = PlayTotals()
         self._needs_reset = False
-        self.cumulative_loss = 0.0
-        self.projected_actions = 0
-        self._thetas: list[np.ndarray] = []
+        self._thetas = []
         self._track = RenderTrack(self.domain, self.loss, self.horizon, with_params=True,
                                   title=self._title())
         return self._zero_obs.copy(), {}
@@ -188,14 +250,12 @@ class OnlineLearningEnv(gym.Env):
                 )
             x = self.domain.project(x)
             projected = True
-            self.projected_actions += 1
 
-        self._t += 1
-        t = self._t
+        t = self.totals.rounds + 1
         theta = self.adversary.next_loss(t)
         loss = float(self.loss.value(theta, x))
         self.adversary.observe(x, theta)
-        self.cumulative_loss += loss
+        self.totals.add(loss, projected)
         if self.record_losses:
             self._thetas.append(np.array(theta, dtype=np.float64))
         if self.render_mode is not None:
@@ -208,14 +268,24 @@ class OnlineLearningEnv(gym.Env):
         else:
             obs = np.array(theta, dtype=np.float64)
         np.clip(obs, self._obs_low, self._obs_high, out=obs)  # rounding only
-        info = {"theta": theta, "point": x, "loss": loss, "projected": projected}
+        info = {ROUND_INFO_KEY: RoundRecord(theta, x, loss, projected)}
         return obs, -loss, terminated, False, info
 
     # ------------------------------------------------------------ recordings
     @property
     def round(self) -> int:
-        """Number of rounds played in the current game."""
-        return self._t
+        """Number of rounds played in the current game (``totals.rounds``)."""
+        return self.totals.rounds
+
+    @property
+    def cumulative_loss(self) -> float:
+        """The learner's loss so far in the current game (``totals.learner_loss``)."""
+        return self.totals.learner_loss
+
+    @property
+    def projected_actions(self) -> int:
+        """Actions projected so far in the current game (``totals.projected_actions``)."""
+        return self.totals.projected_actions
 
     def played_losses(self) -> LossSequence:
         """The parameters theta_1..theta_t played so far (needs ``record_losses=True``)."""

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.envs.online_env import RoundRecord
 from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.problem import FEEDBACK_KINDS, Problem
 from dp_online_envs.wrappers.regret import RegretSummary, find_recorder
@@ -97,10 +98,11 @@ class FeedbackGuard(gym.Wrapper):
             )
         self.problem = native.with_feedback(feedback)
         self._downgrade = feedback != native.feedback
+        # The clipping range of a downgraded observation, f_t(x_t) in [-B, B].
+        self._high = max(native.bound, 1e-12)
         if self._downgrade:
-            b = max(native.bound, 1e-12)
-            self.observation_space = gym.spaces.Box(-b, b, shape=(1,), dtype=np.float64)
-            self._low, self._high = -b, b
+            self.observation_space = gym.spaces.Box(-self._high, self._high, shape=(1,),
+                                                    dtype=np.float64)
         self._learner_rng: np.random.Generator | None = None
         self._in_game = False
         self._track: RenderTrack | None = None
@@ -128,12 +130,13 @@ class FeedbackGuard(gym.Wrapper):
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
+        record = RoundRecord.of(info)
         if self._downgrade:
-            obs = np.array([min(max(info["loss"], self._low), self._high)], dtype=np.float64)
+            obs = np.array([min(max(record.loss, -self._high), self._high)], dtype=np.float64)
         if self._track is not None:
             full = self.problem.feedback == "full"
-            self._track.add(info["point"], -float(reward), obs if full else None,
-                            info.get("projected", False))
+            self._track.add(record.point, -float(reward), obs if full else None,
+                            record.projected)
         if terminated or truncated:
             self._in_game = False
         out = {"regret": info["regret"]} if terminated and "regret" in info else {}

@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.envs.online_env import PlayTotals, RoundRecord
 from dp_online_envs.hindsight import Comparator
 
 
@@ -56,10 +57,12 @@ class RegretSummary:
 class RegretRecorder(gym.Wrapper):
     """Computes regret against the best fixed action in hindsight.
 
-    It reads the round's ``theta``, ``point``, ``loss`` and ``projected`` flag from the
-    inner :class:`~dp_online_envs.envs.OnlineLearningEnv`'s ``info``, keeps the
-    learner's cumulative loss and a :class:`~dp_online_envs.hindsight.Comparator`,
-    and evaluates ``R(t)`` at log-spaced checkpoints and at T. At termination the
+    It reads the round's :class:`~dp_online_envs.envs.online_env.RoundRecord` from the
+    inner :class:`~dp_online_envs.envs.OnlineLearningEnv`'s ``info``, keeps a
+    :class:`~dp_online_envs.hindsight.Comparator` (the hindsight side of the ledger),
+    and evaluates ``R(t)`` at log-spaced checkpoints and at T. The learner's side
+    (rounds, cumulative loss, projected actions) is the env's
+    :class:`~dp_online_envs.envs.online_env.PlayTotals`, read, never copied. At termination the
     :class:`RegretSummary` is put in ``info["regret"]``; :meth:`summary` returns it at
     any time. Memory is O(dim) for linear and quadratic losses (the ledger streams the
     cumulative parameter) and O(T * param_dim) for other convex losses.
@@ -87,6 +90,13 @@ class RegretRecorder(gym.Wrapper):
         if cps.size and (cps[0] < 1 or cps[-1] > horizon):
             raise ValueError(f"checkpoints must lie in 1..{horizon}, got {cps.tolist()}")
         self._checkpoints = frozenset(int(c) for c in cps)
+        # The game's state, made anew by reset(); None until the first reset.
+        self._ledger: Comparator | None = None
+        self._curve_t: list[int] = []
+        self._curve_lo: list[float] = []
+        self._curve_hi: list[float] = []
+        self._mu: np.ndarray | None = None
+        self._pseudo_loss = 0.0
         self._summary: RegretSummary | None = None
 
     @property
@@ -99,53 +109,53 @@ class RegretRecorder(gym.Wrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         base = self.env.unwrapped
         self._ledger = Comparator(base.domain, base.loss)
-        self._t = 0
-        self._loss = 0.0
-        self._projected = 0
-        self._curve_t: list[int] = []
-        self._curve_lo: list[float] = []
-        self._curve_hi: list[float] = []
+        self._curve_t, self._curve_lo, self._curve_hi = [], [], []
         mean = base.adversary.mean_param
         self._mu = mean if (mean is not None and base.loss.linear_in_theta) else None
         self._pseudo_loss = 0.0
         self._summary = None
         return obs, info
 
+    @property
+    def _totals(self) -> PlayTotals:
+        """The env's running totals of the current game (the env owns them)."""
+        return self.env.unwrapped.totals
+
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._t += 1
-        self._loss += info["loss"]
-        self._projected += info["projected"]
-        self._ledger.add(info["theta"])
+        record = RoundRecord.of(info)
+        self._ledger.add(record.theta)
         if self._mu is not None:
-            self._pseudo_loss += self.env.unwrapped.loss.value(self._mu, info["point"])
-        if self._t in self._checkpoints or terminated:
+            self._pseudo_loss += self.env.unwrapped.loss.value(self._mu, record.point)
+        t, learner_loss = self._totals.rounds, self._totals.learner_loss
+        if t in self._checkpoints or terminated:
             lo, hi = self._ledger.best()
-            self._curve_t.append(self._t)
-            self._curve_lo.append(self._loss - hi)
-            self._curve_hi.append(self._loss - lo)
+            self._curve_t.append(t)
+            self._curve_lo.append(learner_loss - hi)
+            self._curve_hi.append(learner_loss - lo)
             if terminated:
                 self._summary = self._make_summary(lo, hi)
                 info = {**info, "regret": self._summary}
         return obs, reward, terminated, truncated, info
 
     def _make_summary(self, lo: float, hi: float) -> RegretSummary:
+        totals = self._totals
         pseudo = None
         if self._mu is not None:
             base = self.env.unwrapped
             one_round = Comparator(base.domain, base.loss)
             one_round.add(self._mu)  # min_x f(mu, x), exact for linear-in-theta families
-            pseudo = self._pseudo_loss - self._t * one_round.best()[0]
+            pseudo = self._pseudo_loss - totals.rounds * one_round.best()[0]
         return RegretSummary(
-            rounds=self._t,
-            learner_loss=self._loss,
+            rounds=totals.rounds,
+            learner_loss=totals.learner_loss,
             comparator_lo=lo,
             comparator_hi=hi,
-            regret_lo=self._loss - hi,
-            regret_hi=self._loss - lo,
+            regret_lo=totals.learner_loss - hi,
+            regret_hi=totals.learner_loss - lo,
             exact=lo == hi,
             pseudo_regret=pseudo,
-            projected_actions=self._projected,
+            projected_actions=totals.projected_actions,
             checkpoints=list(self._curve_t),
             regret_curve_lo=list(self._curve_lo),
             regret_curve_hi=list(self._curve_hi),
@@ -159,12 +169,13 @@ class RegretRecorder(gym.Wrapper):
         """
         if self._summary is not None:
             return self._summary
-        if not hasattr(self, "_ledger"):
+        if self._ledger is None:
             raise RuntimeError("call reset() before asking for the regret")
         lo, hi = self._ledger.best()
         summary = self._make_summary(lo, hi)
-        if self._t and self._t not in summary.checkpoints:
-            summary.checkpoints.append(self._t)
+        t = summary.rounds
+        if t and t not in summary.checkpoints:
+            summary.checkpoints.append(t)
             summary.regret_curve_lo.append(summary.regret_lo)
             summary.regret_curve_hi.append(summary.regret_hi)
         return summary

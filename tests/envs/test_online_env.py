@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dp_online_envs import InvalidActionError, OnlineLearningEnv
+from dp_online_envs.envs.online_env import ROUND_INFO_KEY, RoundRecord
 from dp_online_envs.adversaries import ObliviousAdversary, ReplayAdversary
 from dp_online_envs.domains import Arms, Ball, GroundSet, UniformMatroid
 from dp_online_envs.losses import DistanceLoss, LinearLoss
@@ -30,8 +31,10 @@ def test_outside_action_projected_and_counted_by_default():
     env = _env()
     env.reset(seed=0)
     _, _, _, _, info = env.step(np.array([3.0, 4.0, 0.0]))
-    assert info["projected"] and env.projected_actions == 1
-    np.testing.assert_allclose(info["point"], [0.6, 0.8, 0.0])
+    assert info.keys() == {ROUND_INFO_KEY}
+    record = RoundRecord.of(info)
+    assert record.projected and env.projected_actions == 1
+    np.testing.assert_allclose(record.point, [0.6, 0.8, 0.0])
 
 
 def test_outside_action_raises_with_distance_when_asked():
@@ -85,13 +88,13 @@ def test_record_and_replay_reproduce_losses_exactly():
     env = OnlineLearningEnv(domain, loss, ObliviousAdversary(), horizon=30, record_losses=True)
     env.reset(seed=7)
     actions = [domain.center + 0.01 * k * np.ones(6) / 6 for k in range(30)]
-    losses = [env.step(a)[4]["loss"] for a in actions]
+    losses = [RoundRecord.of(env.step(a)[4]).loss for a in actions]
     seq = env.played_losses()
     assert len(seq) == 30
 
     replay = OnlineLearningEnv(domain, loss, ReplayAdversary(seq), horizon=30)
     replay.reset(seed=999)  # the seed does not matter for a replay
-    assert [replay.step(a)[4]["loss"] for a in actions] == losses
+    assert [RoundRecord.of(replay.step(a)[4]).loss for a in actions] == losses
 
     neighbour = seq.replace(5, np.zeros(loss.param_dim))
     diff = np.flatnonzero(np.any(neighbour.thetas != seq.thetas, axis=1))
@@ -103,14 +106,37 @@ def test_record_and_replay_reproduce_losses_exactly():
 def test_adversary_draws_come_from_its_own_generator_seeded_at_reset():
     env = _env()
     env.reset(seed=3)
-    a = [env.step(np.zeros(3))[4]["theta"].copy() for _ in range(5)]
+    a = [RoundRecord.of(env.step(np.zeros(3))[4]).theta.copy() for _ in range(5)]
     np.random.seed(0)  # the global generator must not matter
     env.reset(seed=3)
     assert env.adversary.np_random is not env.np_random
     env.np_random.random(100)  # nor the env's public generator
-    b = [env.step(np.zeros(3))[4]["theta"].copy() for _ in range(5)]
+    b = [RoundRecord.of(env.step(np.zeros(3))[4]).theta.copy() for _ in range(5)]
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     # the adversary's stream is PCG64(SeedSequence(seed)), as it always was
     twin = np.random.Generator(np.random.PCG64(np.random.SeedSequence(3)))
     expected = [env.loss.sample_param(twin) for _ in range(5)]
     assert all(np.array_equal(x, y) for x, y in zip(a, expected))
+
+
+def test_the_env_owns_the_totals_and_they_are_the_exact_sums():
+    """The totals are the env's PlayTotals: made in __init__, renewed by reset, and equal
+    to the round-by-round sums of the records (same order of additions)."""
+    env = _env()
+    assert (env.round, env.cumulative_loss, env.projected_actions) == (0, 0.0, 0)
+    env.reset(seed=1)
+    records = [RoundRecord.of(env.step(a)[4])
+               for a in (np.zeros(3), np.array([2.0, 0, 0]), np.full(3, 0.1), np.ones(3))]
+    loss = 0.0
+    for r in records:
+        loss += r.loss
+    assert env.totals.rounds == env.round == 4
+    assert env.totals.learner_loss == env.cumulative_loss == loss
+    assert env.totals.projected_actions == env.projected_actions == 2
+    env.reset(seed=1)
+    assert (env.round, env.cumulative_loss, env.projected_actions) == (0, 0.0, 0)
+
+
+def test_a_wrapper_without_the_round_record_is_named():
+    with pytest.raises(TypeError, match="RoundRecord.*OnlineLearningEnv"):
+        RoundRecord.of({"loss": 1.0})

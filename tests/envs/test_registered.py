@@ -212,5 +212,6 @@ def test_env_config_takes_keywords_only():
     with pytest.raises(TypeError):
         EnvConfig("X-v0", "set", "losses", "full", "paper", lambda opts: None, ("linear",))
     config = ENV_CONFIGS["DPBandit-MAB-v0"]
-    with pytest.raises(ValueError, match=r"loss='quadratic' is not offered here; valid: \['linear'\]"):
+    offered = r"loss='quadratic' is not offered here; valid: \['linear'\]"
+    with pytest.raises(ValueError, match=offered):
         config.build_parts({**config.options(), "loss": "quadratic"})

@@ -204,3 +204,26 @@ def test_log_checkpoints():
     cps = log_checkpoints(1000)
     assert cps[0] == 1 and cps[-1] == 1000 and np.all(np.diff(cps) > 0)
     assert 10 <= len(cps) <= 25
+
+
+def test_recorder_reads_the_env_totals_exactly_mid_game_and_at_the_end():
+    """The learner's side of the ledger is the env's PlayTotals: the summary's rounds,
+    loss and projections are exactly the in-order sums of the rounds' records."""
+    from dp_online_envs.envs.online_env import RoundRecord
+
+    env = RegretRecorder(OnlineLearningEnv(Ball(2), LinearLoss(2, "l2"), "oblivious",
+                                           feedback="full", horizon=30), checkpoints=[3, 7])
+    with pytest.raises(RuntimeError, match="reset"):
+        env.summary()
+    env.reset(seed=2)
+    rng = np.random.default_rng(1)
+    loss, projected = 0.0, 0
+    for t in range(1, 31):
+        *_, terminated, _, info = env.step(rng.uniform(-1.2, 1.2, size=2))
+        record = RoundRecord.of(info)
+        loss += record.loss
+        projected += record.projected
+        s = info["regret"] if terminated else env.summary()
+        assert (s.rounds, s.learner_loss, s.projected_actions) == (t, loss, projected)
+        assert s.learner_loss == env.unwrapped.totals.learner_loss
+    assert 0 < projected < 30 and s.checkpoints == [3, 7, 30]
