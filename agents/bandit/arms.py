@@ -36,7 +36,14 @@ class ArmsExpWeights(Agent):
     The engine of :class:`~agents.bandit.exp2.EXP2Arms` and
     :class:`~agents.bandit.exp3.EXP3`: subclasses set ``self.eta`` (per unit of
     normalized loss), ``self.gamma`` (uniform mixing), ``self._lo``, ``self._hi`` and
-    ``self._width`` (``l = (f - lo) / width``) in ``setup`` and call :meth:`_init_arms`. Per round: O(K) scalar work, no NumPy call for K <= 64.
+    ``self._width`` (``l = (f - lo) / width``) in ``setup`` and call
+    :meth:`_init_arms`. Per round: O(K) scalar work, no NumPy call for K <= 64.
+
+    State (made by :meth:`reset`): ``_log_weights`` (``-eta`` times each arm's summed
+    estimates), ``_shift`` (the weights are ``exp(_log_weights - _shift)``),
+    ``_weights`` and their sum ``_weight_sum``, the block of uniform draws
+    ``_uniforms`` with the index ``_next_uniform`` of the next one to use, and the last
+    arm played ``_arm`` with its probability ``_p``.
     """
 
     feedback = "bandit"
@@ -57,48 +64,49 @@ class ArmsExpWeights(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         k = self.k
-        self._lw = [0.0] * k           # log-weights -eta * sum of estimates
-        self._shift = 0.0              # weights are exp(lw - shift)
+        self._log_weights = [0.0] * k  # -eta * sum of the estimates, per arm
+        self._shift = 0.0  # weights are exp(log_weights - shift)
         if self._small:
-            self._w = [1.0] * k
+            self._weights = [1.0] * k
         else:
-            self._w = np.ones(k)
-        self._W = float(k)
-        self._u: list[float] = []
-        self._ui = 0
+            self._weights = np.ones(k)
+        self._weight_sum = float(k)
+        self._uniforms: list[float] = []
+        self._next_uniform = 0
         self._arm = 0
         self._p = 1.0 / k
 
     # ---------------------------------------------------------------- helpers
     def probabilities(self) -> np.ndarray:
         """``p_t = (1 - gamma) q_t + gamma / K`` of the next round."""
-        w = np.asarray(self._w, dtype=np.float64)
-        return self._one_minus_gamma * w / self._W + self._gamma_over_k
+        w = np.asarray(self._weights, dtype=np.float64)
+        return self._one_minus_gamma * w / self._weight_sum + self._gamma_over_k
 
     def _prob(self, arm: int) -> float:
-        return self._one_minus_gamma * self._w[arm] / self._W + self._gamma_over_k
+        """``p_t(arm)``."""
+        return self._one_minus_gamma * self._weights[arm] / self._weight_sum + self._gamma_over_k
 
     def _renormalize(self) -> None:
-        lw = self._lw
-        shift = max(lw)
+        log_weights = self._log_weights
+        shift = max(log_weights)
         self._shift = shift
         if self._small:
-            w = [math.exp(v - shift) for v in lw]
-            self._w = w
-            self._W = sum(w)
+            w = [math.exp(v - shift) for v in log_weights]
+            self._weights = w
+            self._weight_sum = sum(w)
         else:
-            w = np.exp(np.asarray(lw) - shift)
-            self._w = w
-            self._W = float(w.sum())
+            w = np.exp(np.asarray(log_weights) - shift)
+            self._weights = w
+            self._weight_sum = float(w.sum())
 
     # --------------------------------------------------------------- the API
     def act(self):
-        i = self._ui
-        if i >= len(self._u):
-            self._u = self.rng.random(NOISE_BLOCK).tolist()
+        i = self._next_uniform
+        if i >= len(self._uniforms):
+            self._uniforms = self.rng.random(NOISE_BLOCK).tolist()
             i = 0
-        u = self._u[i]
-        self._ui = i + 1
+        u = self._uniforms[i]
+        self._next_uniform = i + 1
         g = self.gamma
         k = self.k
         if u < g:  # uniform exploration: u / gamma is uniform on [0, 1)
@@ -106,8 +114,8 @@ class ArmsExpWeights(Agent):
             if arm >= k:
                 arm = k - 1
         else:      # exponential weights: (u - gamma) / (1 - gamma) is uniform
-            target = (u - g) * self._inv_one_minus_gamma * self._W
-            w = self._w
+            target = (u - g) * self._inv_one_minus_gamma * self._weight_sum
+            w = self._weights
             if self._small:
                 arm = bisect_right(list(accumulate(w)), target)
             else:
@@ -115,7 +123,7 @@ class ArmsExpWeights(Agent):
             if arm >= k or w[arm] <= 0.0:  # rounding at the top end: last positive weight
                 arm = max(j for j in range(k) if w[j] > 0.0)
         self._arm = arm
-        self._p = self._one_minus_gamma * self._w[arm] / self._W + self._gamma_over_k
+        self._p = self._prob(arm)
         return arm
 
     def update(self, action, feedback) -> None:
@@ -128,14 +136,14 @@ class ArmsExpWeights(Agent):
         if action != arm:  # the caller played another arm than the last act()
             arm = int(action)
             p = self._prob(arm)
-        lw = self._lw
-        v = lw[arm] - self._eta_w * (loss - self._lo) / p
-        lw[arm] = v
+        log_weights = self._log_weights
+        v = log_weights[arm] - self._eta_w * (loss - self._lo) / p
+        log_weights[arm] = v
         e = v - self._shift
         if -_LOG_LIMIT < e < _LOG_LIMIT:
-            w = self._w
+            w = self._weights
             w[arm] = math.exp(e)
-            self._W = sum(w) if self._small else float(w.sum())
+            self._weight_sum = sum(w) if self._small else float(w.sum())
         else:
             self._renormalize()
         self.t += 1

@@ -205,12 +205,12 @@ class EXP2Vertices(EXP2):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._lw_vec = np.zeros(self.n_actions)
-        self._idx = 0
+        self._log_weights = np.zeros(self.n_actions)
+        self._action_index = 0
 
     def probabilities(self) -> np.ndarray:
         """``p_t = (1 - gamma) q_t + gamma / N`` of the next round."""
-        q = np.exp(self._lw_vec - self._lw_vec.max())
+        q = np.exp(self._log_weights - self._log_weights.max())
         q /= q.sum()
         return (1.0 - self.gamma) * q + self.gamma / self.n_actions
 
@@ -219,7 +219,7 @@ class EXP2Vertices(EXP2):
         cdf = np.cumsum(p)
         i = min(int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right")),
                 self.n_actions - 1)
-        self._idx, self._pvec = i, p
+        self._action_index, self._probs = i, p
         a = self.actions[i]
         if isinstance(self._space, gym.spaces.Discrete):
             return i
@@ -232,11 +232,11 @@ class EXP2Vertices(EXP2):
 
     def observe_loss(self, action, loss: float) -> None:
         """Update with the scalar loss of ``action`` (not clipped: may be noisy/negative)."""
-        a, pv = self.actions[self._idx], self._pvec
-        cov = (self.actions * pv[:, None]).T @ self.actions        # P_t = E[a a^T]
+        a, probs = self.actions[self._action_index], self._probs
+        cov = (self.actions * probs[:, None]).T @ self.actions        # P_t = E[a a^T]
         est = np.linalg.pinv(cov, hermitian=True) @ a * (loss / self._width)
-        self._lw_vec -= self.eta * (self.actions @ est)
-        self._lw_vec -= self._lw_vec.max()
+        self._log_weights -= self.eta * (self.actions @ est)
+        self._log_weights -= self._log_weights.max()
         self.t += 1
 
 

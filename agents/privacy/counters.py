@@ -423,31 +423,31 @@ class FactorizationCounter(ContinualCounter):
         return np.concatenate(([1.0], np.cumprod((2.0 * j - 1.0) / (2.0 * j))))
 
     def _init_structure(self) -> None:
-        self._f = self.coefficients(self.horizon)
-        self._f2cum = np.cumsum(self._f**2)  # sum_{j < t} f_j^2 at index t - 1
-        self.column_norm = math.sqrt(self._f2cum[-1])
+        self._coef = self.coefficients(self.horizon)
+        self._coef_sq_cumsum = np.cumsum(self._coef**2)  # sum_{j < t} f_j^2 at index t - 1
+        self.column_norm = math.sqrt(self._coef_sq_cumsum[-1])
 
     def _calibrate(self, noise: NoiseStrategy) -> NoiseStrategy:
         return noise.calibrate(gain=self.column_norm)
 
     def _init_noise_state(self) -> None:
-        self._w = np.zeros((min(self.horizon, 16) if self.noise_strategy.private else 0,
+        self._noise_history = np.zeros((min(self.horizon, 16) if self.noise_strategy.private else 0,
                             self.dim))
 
     def _next_noise(self) -> np.ndarray:
         t = self._t
-        if t > self._w.shape[0]:
-            grown = np.zeros((min(self.horizon, 2 * self._w.shape[0]), self.dim))
-            grown[: t - 1] = self._w[: t - 1]
-            self._w = grown
-        self._w[t - 1] = self._draw()
-        return self._f[t - 1 :: -1] @ self._w[:t]  # sum_{j <= t} f_{t-j} w_j
+        if t > self._noise_history.shape[0]:
+            grown = np.zeros((min(self.horizon, 2 * self._noise_history.shape[0]), self.dim))
+            grown[: t - 1] = self._noise_history[: t - 1]
+            self._noise_history = grown
+        self._noise_history[t - 1] = self._draw()
+        return self._coef[t - 1 :: -1] @ self._noise_history[:t]  # sum_{j <= t} f_{t-j} w_j
 
     def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
-        return self._f2cum[ts - 1]
+        return self._coef_sq_cumsum[ts - 1]
 
     def _buffers(self) -> list[np.ndarray]:
-        return [self._f, self._f2cum, self._w]
+        return [self._coef, self._coef_sq_cumsum, self._noise_history]
 
     def _unit_event(self) -> dp_event.DpEvent:
         return self.noise_strategy.dp_event(gain=self.column_norm)

@@ -273,7 +273,7 @@ def test_log_weights_survive_extreme_noisy_losses():
         p = agent.base.probabilities()
         assert np.all(np.isfinite(p)) and np.all(p >= 0) and p.sum() == pytest.approx(1.0)
         assert summary.projected_actions == 0
-        assert max(agent.base._lw) - agent.base._shift < 300.0
+        assert max(agent.base._log_weights) - agent.base._shift < 300.0
 
 
 # ----------------------------------------------------------------- regret
