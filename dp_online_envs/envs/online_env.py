@@ -277,16 +277,6 @@ class OnlineLearningEnv(gym.Env):
         """Number of rounds played in the current game (``totals.rounds``)."""
         return self.totals.rounds
 
-    @property
-    def cumulative_loss(self) -> float:
-        """The learner's loss so far in the current game (``totals.learner_loss``)."""
-        return self.totals.learner_loss
-
-    @property
-    def projected_actions(self) -> int:
-        """Actions projected so far in the current game (``totals.projected_actions``)."""
-        return self.totals.projected_actions
-
     def played_losses(self) -> LossSequence:
         """The parameters theta_1..theta_t played so far (needs ``record_losses=True``)."""
         if not self.record_losses:

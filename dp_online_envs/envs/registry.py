@@ -36,6 +36,7 @@ Version history (v0):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 import gymnasium as gym
@@ -218,79 +219,81 @@ def _ground_set(opts: Options) -> dom.Domain:
 
 
 _MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
-_AGARWAL_SINGH = "Agarwal-Singh 2017"
-_SMITH_THAKURTA = "Smith-Thakurta 2013"
-_ENE_NGUYEN_VLADU = "Ene-Nguyen-Vladu 2021"
-_CARDOSO_CUMMINGS = "Cardoso-Cummings 2019"
+_STOCHASTIC_LINEAR = {"adversary": "stochastic", "loss": "linear"}
+_PLANTED_DISTANCE = {"adversary": "planted", "loss": "distance"}
+
+#: The README's words for the linear losses whose parameters lie in a theta set.
+_THETA_SET_LOSSES = {"unit": "linear, [0,1]^K", "l2": "linear, ||theta||_2 <= 1",
+                     "l1": "linear, ||theta||_1 <= 1"}
+
+
+def _linear_id(*, theta_set: str, own_defaults: dict[str, Any], **row: Any) -> EnvConfig:
+    """An id of Agarwal-Singh 2017's setting: linear losses with parameters in
+    ``theta_set``, a stochastic adversary by default.
+
+    Args:
+        theta_set: The :class:`~dp_online_envs.losses.LinearLoss` parameter set.
+        own_defaults: The id's own options (its size) with their defaults.
+        **row: The remaining :class:`EnvConfig` fields (``paper`` defaults to
+            Agarwal-Singh 2017).
+    """
+    row.setdefault("paper", "Agarwal-Singh 2017")
+    return EnvConfig(losses=_THETA_SET_LOSSES[theta_set], loss_names=LINEAR_LOSSES,
+                     loss_defaults={"theta_set": theta_set},
+                     defaults={**own_defaults, **_STOCHASTIC_LINEAR}, **row)
+
+
+# The fields that the ids of one paper's setting share; each row adds its own.
+_smith_thakurta_ball = partial(EnvConfig, decision_set="l2 ball", paper="Smith-Thakurta 2013",
+                               domain=_ball, loss_names=CONVEX_LOSSES)
+_ene_nguyen_vladu = partial(EnvConfig, losses="Lipschitz convex", feedback="bandit",
+                            paper="Ene-Nguyen-Vladu 2021", loss_names=CONVEX_LOSSES)
+_cardoso_cummings = partial(EnvConfig, decision_set="subsets 2^[n]",
+                            losses="submodular, [-M, M]", paper="Cardoso-Cummings 2019",
+                            domain=_ground_set, loss_names=SUBMODULAR_LOSSES,
+                            defaults={"n": 8, "adversary": "stochastic",
+                                      "loss": "concave-modular"})
 
 CONFIGS: list[EnvConfig] = [
-    EnvConfig(id="DPFullInfo-Experts-v0", decision_set="simplex (K experts)",
-              losses="linear, [0,1]^K", feedback="full",
-              paper=f"{_AGARWAL_SINGH}; {_SMITH_THAKURTA}",
-              domain=_simplex, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "unit"},
-              defaults={"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig(id="DPBandit-MAB-v0", decision_set="K arms", losses="linear, [0,1]^K",
-              feedback="bandit", paper=_AGARWAL_SINGH,
-              domain=_arms, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "unit"},
-              defaults={"n_arms": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig(id="DPFullInfo-Sphere-v0", decision_set="l2 ball",
-              losses="linear, ||theta||_2 <= 1", feedback="full", paper=_AGARWAL_SINGH,
-              domain=_ball, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "l2"},
-              defaults={"dim": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig(id="DPFullInfo-Cube-v0", decision_set="cube [-1,1]^N",
-              losses="linear, ||theta||_1 <= 1", feedback="full", paper=_AGARWAL_SINGH,
-              domain=_cube, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "l1"},
-              defaults={"dim": 10, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig(id="DPBandit-Linear-v0", decision_set="l2 ball (or cube)",
-              losses="linear, ||theta||_2 <= 1", feedback="bandit",
-              paper=f"{_AGARWAL_SINGH} (SCRiBLe)",
-              domain=_ball_or_cube, loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "l2"},
-              defaults={"dim": 5, "domain": "ball", "adversary": "stochastic",
-                        "loss": "linear"}),
-    EnvConfig(id="DPFullInfo-Convex-v0", decision_set="l2 ball", losses="Lipschitz convex",
-              feedback="full", paper=_SMITH_THAKURTA, domain=_ball, loss_names=CONVEX_LOSSES,
-              defaults={"dim": 5, "adversary": "planted", "loss": "absolute"}),
-    EnvConfig(id="DPFullInfo-StronglyConvex-v0", decision_set="l2 ball",
-              losses="H-strongly convex quadratic", feedback="full", paper=_SMITH_THAKURTA,
-              domain=_ball, loss_names=CONVEX_LOSSES,
-              defaults={"dim": 5, "adversary": "planted", "loss": "quadratic"}),
-    EnvConfig(id="DPBandit-Convex-v0", decision_set="l2 ball", losses="Lipschitz convex",
-              feedback="bandit", paper=_SMITH_THAKURTA, domain=_ball, loss_names=CONVEX_LOSSES,
-              defaults={"dim": 2, "adversary": "planted", "loss": "absolute"}),
-    EnvConfig(id="DPBandit-StronglyConvex-v0", decision_set="l2 ball",
-              losses="H-strongly convex quadratic", feedback="bandit", paper=_SMITH_THAKURTA,
-              domain=_ball, loss_names=CONVEX_LOSSES,
-              defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
-    EnvConfig(id="DPBandit-Matroid-v0", decision_set="matroid polytope",
-              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
-              domain=_matroid, loss_names=CONVEX_LOSSES,
-              defaults={**_MATROID, "adversary": "planted", "loss": "distance"}),
-    EnvConfig(id="DPBandit-Flow-v0", decision_set="s-t path polytope (DAG)",
-              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
-              domain=_flow, loss_names=CONVEX_LOSSES,
-              defaults={"grid": (3, 4), "graph": None, "adversary": "planted",
-                        "loss": "distance"}),
-    EnvConfig(id="DPBandit-SubmodularBase-v0", decision_set="submodular base polytope",
-              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
-              domain=_base_polytope, loss_names=CONVEX_LOSSES,
-              defaults={"n": 6, "adversary": "planted", "loss": "distance"}),
-    EnvConfig(id="DPBandit-Birkhoff-v0", decision_set="Birkhoff polytope",
-              losses="Lipschitz convex", feedback="bandit", paper=_ENE_NGUYEN_VLADU,
-              domain=_birkhoff, loss_names=CONVEX_LOSSES,
-              defaults={"n": 4, "adversary": "planted", "loss": "distance"}),
+    _linear_id(id="DPFullInfo-Experts-v0", decision_set="simplex (K experts)", feedback="full",
+               paper="Agarwal-Singh 2017; Smith-Thakurta 2013", domain=_simplex,
+               theta_set="unit", own_defaults={"n_arms": 10}),
+    _linear_id(id="DPBandit-MAB-v0", decision_set="K arms", feedback="bandit", domain=_arms,
+               theta_set="unit", own_defaults={"n_arms": 10}),
+    _linear_id(id="DPFullInfo-Sphere-v0", decision_set="l2 ball", feedback="full",
+               domain=_ball, theta_set="l2", own_defaults={"dim": 10}),
+    _linear_id(id="DPFullInfo-Cube-v0", decision_set="cube [-1,1]^N", feedback="full",
+               domain=_cube, theta_set="l1", own_defaults={"dim": 10}),
+    _linear_id(id="DPBandit-Linear-v0", decision_set="l2 ball (or cube)", feedback="bandit",
+               paper="Agarwal-Singh 2017 (SCRiBLe)", domain=_ball_or_cube,
+               theta_set="l2", own_defaults={"dim": 5, "domain": "ball"}),
+    _smith_thakurta_ball(id="DPFullInfo-Convex-v0", losses="Lipschitz convex",
+                         feedback="full",
+                         defaults={"dim": 5, "adversary": "planted", "loss": "absolute"}),
+    _smith_thakurta_ball(id="DPFullInfo-StronglyConvex-v0",
+                         losses="H-strongly convex quadratic", feedback="full",
+                         defaults={"dim": 5, "adversary": "planted", "loss": "quadratic"}),
+    _smith_thakurta_ball(id="DPBandit-Convex-v0", losses="Lipschitz convex", feedback="bandit",
+                         defaults={"dim": 2, "adversary": "planted", "loss": "absolute"}),
+    _smith_thakurta_ball(id="DPBandit-StronglyConvex-v0",
+                         losses="H-strongly convex quadratic", feedback="bandit",
+                         defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
+    _ene_nguyen_vladu(id="DPBandit-Matroid-v0", decision_set="matroid polytope",
+                      domain=_matroid, defaults={**_MATROID, **_PLANTED_DISTANCE}),
+    _ene_nguyen_vladu(id="DPBandit-Flow-v0", decision_set="s-t path polytope (DAG)",
+                      domain=_flow,
+                      defaults={"grid": (3, 4), "graph": None, **_PLANTED_DISTANCE}),
+    _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v0", decision_set="submodular base polytope",
+                      domain=_base_polytope, defaults={"n": 6, **_PLANTED_DISTANCE}),
+    _ene_nguyen_vladu(id="DPBandit-Birkhoff-v0", decision_set="Birkhoff polytope",
+                      domain=_birkhoff, defaults={"n": 4, **_PLANTED_DISTANCE}),
     EnvConfig(id="DPFullInfo-Matroid-v0", decision_set="matroid polytope",
               losses="linear / convex", feedback="full",
               paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
               domain=_matroid, loss_names=CONVEX_LOSSES,
-              defaults={**_MATROID, "adversary": "stochastic", "loss": "linear"}),
-    EnvConfig(id="DPFullInfo-Submodular-v0", decision_set="subsets 2^[n]",
-              losses="submodular, [-M, M]", feedback="full", paper=_CARDOSO_CUMMINGS,
-              domain=_ground_set, loss_names=SUBMODULAR_LOSSES,
-              defaults={"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
-    EnvConfig(id="DPBandit-Submodular-v0", decision_set="subsets 2^[n]",
-              losses="submodular, [-M, M]", feedback="bandit", paper=_CARDOSO_CUMMINGS,
-              domain=_ground_set, loss_names=SUBMODULAR_LOSSES,
-              defaults={"n": 8, "adversary": "stochastic", "loss": "concave-modular"}),
+              defaults={**_MATROID, **_STOCHASTIC_LINEAR}),
+    _cardoso_cummings(id="DPFullInfo-Submodular-v0", feedback="full"),
+    _cardoso_cummings(id="DPBandit-Submodular-v0", feedback="bandit"),
 ]
 
 ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}

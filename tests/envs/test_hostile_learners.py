@@ -39,7 +39,7 @@ SEED = 12345  # the experimenter's seed, unknown to the learner
 #: env's and recorder's state.
 SECRETS = ("adversary", "played_losses", "cumulative_loss", "domain", "loss", "env",
            "unwrapped", "horizon", "round", "projected_actions", "feedback",
-           "record_losses", "invalid_action", "checkpoints", "mean_param")
+           "record_losses", "invalid_action", "checkpoints", "mean_param", "totals")
 
 
 #: punish-favorite accepts the submodular families at reset but fails at round 2 (its

@@ -21,10 +21,15 @@ def test_nan_inf_and_shape_always_raise_and_change_nothing(bad):
     env = _env()
     env.reset(seed=0)
     env.step(np.zeros(3))
-    state = (env.round, env.cumulative_loss, env.adversary.np_random.bit_generator.state)
+    def state():
+        totals = env.totals
+        return (totals.rounds, totals.learner_loss, totals.projected_actions,
+                env.adversary.np_random.bit_generator.state)
+
+    before = state()
     with pytest.raises(ValueError):
         env.step(bad)
-    assert (env.round, env.cumulative_loss, env.adversary.np_random.bit_generator.state) == state
+    assert state() == before
 
 
 def test_outside_action_projected_and_counted_by_default():
@@ -33,7 +38,7 @@ def test_outside_action_projected_and_counted_by_default():
     _, _, _, _, info = env.step(np.array([3.0, 4.0, 0.0]))
     assert info.keys() == {ROUND_INFO_KEY}
     record = RoundRecord.of(info)
-    assert record.projected and env.projected_actions == 1
+    assert record.projected and env.totals.projected_actions == 1
     np.testing.assert_allclose(record.point, [0.6, 0.8, 0.0])
 
 
@@ -123,7 +128,7 @@ def test_the_env_owns_the_totals_and_they_are_the_exact_sums():
     """The totals are the env's PlayTotals: made in __init__, renewed by reset, and equal
     to the round-by-round sums of the records (same order of additions)."""
     env = _env()
-    assert (env.round, env.cumulative_loss, env.projected_actions) == (0, 0.0, 0)
+    assert (env.round, env.totals.learner_loss, env.totals.projected_actions) == (0, 0.0, 0)
     env.reset(seed=1)
     records = [RoundRecord.of(env.step(a)[4])
                for a in (np.zeros(3), np.array([2.0, 0, 0]), np.full(3, 0.1), np.ones(3))]
@@ -131,10 +136,10 @@ def test_the_env_owns_the_totals_and_they_are_the_exact_sums():
     for r in records:
         loss += r.loss
     assert env.totals.rounds == env.round == 4
-    assert env.totals.learner_loss == env.cumulative_loss == loss
-    assert env.totals.projected_actions == env.projected_actions == 2
+    assert env.totals.learner_loss == loss
+    assert env.totals.projected_actions == 2
     env.reset(seed=1)
-    assert (env.round, env.cumulative_loss, env.projected_actions) == (0, 0.0, 0)
+    assert (env.round, env.totals.learner_loss, env.totals.projected_actions) == (0, 0.0, 0)
 
 
 def test_a_wrapper_without_the_round_record_is_named():
