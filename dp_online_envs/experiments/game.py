@@ -36,7 +36,7 @@ from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.resolver import AgentResolver, default_resolver, resolve_agent
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds
-from dp_online_envs.wrappers import regret_summary
+from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
 SEED_SCHEME = "dp-online/seed-v1"
@@ -369,7 +369,7 @@ def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
     learner.reset(agent_seed)
     env.reset(seed=env_seed)
     info = run_rounds(env, learner)
-    return info["regret"] if "regret" in info else regret_summary(env)
+    return info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from dp_online_envs.wrappers.action_adapters import LogitsToArm, LogitsToSimplex, adapt
 from dp_online_envs.wrappers.feedback import FeedbackGuard
 from dp_online_envs.wrappers.regret import (
+    REGRET_INFO_KEY,
     RegretRecorder,
     RegretSummary,
     TruncationSummary,
@@ -12,6 +13,7 @@ from dp_online_envs.wrappers.regret import (
 )
 
 __all__ = [
+    "REGRET_INFO_KEY",
     "FeedbackGuard",
     "LogitsToArm",
     "LogitsToSimplex",

@@ -12,7 +12,7 @@ import numpy as np
 from dp_online_envs.envs.online_env import RoundRecord
 from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.problem import FEEDBACK_KINDS, Problem
-from dp_online_envs.wrappers.regret import RegretSummary, find_recorder
+from dp_online_envs.wrappers.regret import REGRET_INFO_KEY, RegretSummary, find_recorder
 
 #: The names ``env.get_wrapper_attr(name)`` answers through the guard, always from the
 #: guard's own (learner's) view: the public ``Problem``, the spaces, the render
@@ -139,7 +139,10 @@ class FeedbackGuard(gym.Wrapper):
                             record.projected)
         if terminated or truncated:
             self._in_game = False
-        out = {"regret": info["regret"]} if terminated and "regret" in info else {}
+        if terminated and REGRET_INFO_KEY in info:
+            out = {REGRET_INFO_KEY: info[REGRET_INFO_KEY]}
+        else:
+            out = {}
         return obs, float(reward), bool(terminated), bool(truncated), out
 
     def render(self) -> str | np.ndarray | None:

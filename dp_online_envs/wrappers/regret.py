@@ -12,6 +12,12 @@ from dp_online_envs.envs.online_env import PlayTotals, RoundRecord
 from dp_online_envs.hindsight import Comparator
 
 
+#: The ``info`` key of the :class:`RegretSummary` at the end of a game (the recorder puts
+#: it there at termination, :class:`TruncationSummary` at a truncation, and the
+#: :class:`~dp_online_envs.wrappers.FeedbackGuard` lets only it through).
+REGRET_INFO_KEY = "regret"
+
+
 def log_checkpoints(horizon: int, per_decade: int = 5) -> np.ndarray:
     """Log-spaced rounds ``1 <= t <= T`` (about ``per_decade`` per factor 10), T included."""
     n = max(2, int(np.ceil(per_decade * np.log10(max(horizon, 2)))) + 1)
@@ -135,7 +141,7 @@ class RegretRecorder(gym.Wrapper):
             self._curve_hi.append(learner_loss - lo)
             if terminated:
                 self._summary = self._make_summary(lo, hi)
-                info = {**info, "regret": self._summary}
+                info = {**info, REGRET_INFO_KEY: self._summary}
         return obs, reward, terminated, truncated, info
 
     def _make_summary(self, lo: float, hi: float) -> RegretSummary:
@@ -233,10 +239,10 @@ class TruncationSummary(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        if truncated and not terminated and "regret" not in info:
+        if truncated and not terminated and REGRET_INFO_KEY not in info:
             # The recorder is looked up only now: the wrapper holds no attribute a
             # learner could reach with get_wrapper_attr.
             recorder = find_recorder(self.env)
             if recorder is not None:
-                info = {**info, "regret": recorder.summary()}
+                info = {**info, REGRET_INFO_KEY: recorder.summary()}
         return obs, reward, terminated, truncated, info

@@ -1,5 +1,6 @@
 """Every registered id: API checks, determinism, feedback boundary."""
 
+import inspect
 import warnings
 
 import gymnasium as gym
@@ -197,6 +198,7 @@ def test_every_id_is_built_one_way_from_its_table_row():
     from dp_online_envs.losses.base import LossFamily
 
     for config in ENV_CONFIGS.values():
+        assert list(inspect.signature(config.domain).parameters) == ["opts"], config.id
         opts = config.options()
         assert opts["loss"] in config.loss_names and set(config.loss_names) <= set(LOSSES)
         domain, loss = config.build_parts(opts)
