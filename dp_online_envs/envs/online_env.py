@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -59,8 +60,9 @@ class RoundRecord(NamedTuple):
 class PlayTotals:
     """The running totals of the learner's play in the current game.
 
-    The env is their one owner (it needs the round to end the game); the
-    :class:`~dp_online_envs.wrappers.RegretRecorder` reads them for its summary.
+    The env is their one owner (it needs the round to end the game) and makes new
+    ones at every ``reset()``; the :class:`~dp_online_envs.wrappers.RegretRecorder`
+    reads them (``env.unwrapped.totals``) for its summary and keeps no copy.
 
     Attributes:
         rounds: Rounds played.
