@@ -35,9 +35,10 @@ Version history (v0):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
 from gymnasium.envs.registration import WrapperSpec

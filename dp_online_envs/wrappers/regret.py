@@ -11,7 +11,6 @@ import numpy as np
 from dp_online_envs.envs.online_env import PlayTotals, RoundRecord
 from dp_online_envs.hindsight import Comparator
 
-
 #: The ``info`` key of the :class:`RegretSummary` at the end of a game (the recorder puts
 #: it there at termination, :class:`TruncationSummary` at a truncation, and the
 #: :class:`~dp_online_envs.wrappers.FeedbackGuard` lets only it through).

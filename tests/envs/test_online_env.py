@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from dp_online_envs import InvalidActionError, OnlineLearningEnv
-from dp_online_envs.envs.online_env import ROUND_INFO_KEY, RoundRecord
 from dp_online_envs.adversaries import ObliviousAdversary, ReplayAdversary
 from dp_online_envs.domains import Arms, Ball, GroundSet, UniformMatroid
+from dp_online_envs.envs.online_env import ROUND_INFO_KEY, RoundRecord
 from dp_online_envs.losses import DistanceLoss, LinearLoss
 
 
