@@ -39,12 +39,13 @@ from dp_online_envs.domains.base import Domain
 from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.projection import frank_wolfe_solve
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.losses.convex import AbsoluteLinearLoss, DistanceLoss, HingeLoss, LogisticLoss
+from dp_online_envs.losses.linear import LinearLoss
+from dp_online_envs.losses.quadratic import QuadraticLoss
+from dp_online_envs.losses.submodular_min import minimize_submodular
 
 
 def _kind(loss: LossFamily) -> str:
-    from dp_online_envs.losses.linear import LinearLoss
-    from dp_online_envs.losses.quadratic import QuadraticLoss
-
     if isinstance(loss, LinearLoss):
         return "linear"
     if hasattr(loss, "set_value"):
@@ -138,13 +139,6 @@ _SMOOTHABLE = ("distance", "absolute", "hinge", "logistic")
 
 def _smooth_family(loss: LossFamily) -> str | None:
     """Name of the dual-certificate rule for ``loss``, or ``None`` when it has none."""
-    from dp_online_envs.losses.convex import (
-        AbsoluteLinearLoss,
-        DistanceLoss,
-        HingeLoss,
-        LogisticLoss,
-    )
-
     return {
         DistanceLoss: "distance",
         AbsoluteLinearLoss: "absolute",
@@ -520,8 +514,6 @@ class Comparator:
             val = float(self._sum @ v)
             return val, val
         if self.kind == "submodular":
-            from dp_online_envs.losses.submodular_min import minimize_submodular
-
             if self._streams:
                 val, _ = loss.minimize(self._sum)
             else:

@@ -130,7 +130,7 @@ def _encode_action(action: Any, size: int, kind: str) -> bytes:
 
 
 def _set_limits(limits: IsolationLimits) -> None:
-    import resource
+    import resource  # Unix only: imported where the limits are set, in the agent's process
 
     if limits.memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses.base import LossFamily
@@ -65,6 +65,4 @@ class Problem:
 
     def with_feedback(self, feedback: str) -> Problem:
         """The same problem seen through another feedback kind."""
-        from dataclasses import replace
-
         return replace(self, feedback=feedback)

@@ -21,6 +21,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.domains import Simplex
 from dp_online_envs.validation import check_real
 
 
@@ -91,8 +92,6 @@ class LogitsToSimplex(gym.ActionWrapper):
 
     def __init__(self, env: gym.Env, bound: float = 5.0, temperature: float = 1.0) -> None:
         super().__init__(env)
-        from dp_online_envs.domains import Simplex
-
         domain = env.get_wrapper_attr("problem").domain
         if not isinstance(domain, Simplex) or not isinstance(env.action_space, gym.spaces.Box):
             raise TypeError(f"LogitsToSimplex needs points of a simplex, got {domain!r} with "
