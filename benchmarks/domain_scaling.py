@@ -21,7 +21,7 @@ A checkpoint above ``--budget`` seconds stops the larger sizes of that row (show
 ``skipped``): they would only be slower. The l1 ball is not used by any registered
 env, so it is not here.
 
-    nice python benchmarks/domain_scaling.py [--rounds 50] [--budget 10] [--only Flow]
+    nice python benchmarks/domain_scaling.py [--rounds 50] [--budget 10] [--only flow --only Birkhoff]
 """
 
 from __future__ import annotations
@@ -153,7 +153,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=10.0,
                         help="seconds; a slower checkpoint skips the larger sizes")
-    parser.add_argument("--only", default=None, help="substring of the row label")
+    parser.add_argument("--only", action="append", default=None,
+                        help="substring of the row labels to run (repeatable)")
     args = parser.parse_args()
     ref = cartpole_step()
     print(f"reference: CartPole-v1 step (unwrapped) {_us(ref)} us; "
@@ -162,7 +163,7 @@ def main() -> None:
           "| checkpoint (us) | checkpoint / default |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
     for label, env_id, meaning, sizes in ROWS:
-        if args.only and args.only.lower() not in label.lower():
+        if args.only and not any(o.lower() in label.lower() for o in args.only):
             continue
         base_step = base_cp = None
         over = False
