@@ -147,3 +147,204 @@ def test_name_and_vertex_cap():
     assert big.vertices() is None
     v = big.linear_minimizer(np.random.default_rng(2).normal(size=big.dim))
     assert big.contains(v) and v.sum() == 22
+
+
+# --------------------------------------------------------------------------------------
+# Sparse structure (issue 14): the CSR membership test, the level-by-level oracle and
+# the projection against independent references.
+# --------------------------------------------------------------------------------------
+
+
+def relabelled_dag(rng, n_nodes):
+    """A random DAG whose node indices are NOT a topological order, with a parallel
+    edge and possibly useless edges; source and sink relabelled too."""
+    edges = [(i, j) for i in range(n_nodes) for j in range(i + 1, n_nodes) if rng.random() < 0.4]
+    edges += [(0, 1), (1, n_nodes - 1), (0, 1)]
+    perm = rng.permutation(n_nodes)
+    edges = [(int(perm[u]), int(perm[v])) for u, v in edges]
+    return FlowPolytope(n_nodes, edges, int(perm[0]), int(perm[n_nodes - 1]))
+
+
+def dense_contains(domain, x, atol):
+    """The former membership test: a dense ``V x E`` mat-vec."""
+    x = np.asarray(x, dtype=np.float64)
+    return bool(x.min() >= -atol and np.all(x[~domain.useful] <= atol)
+                and np.all(np.abs(domain.incidence @ x - domain._rhs) <= atol))
+
+
+def node_by_node_dp(domain, c):
+    """The former oracle: per node in topological order, ``argmin`` over its useful
+    incoming edges in increasing index (first minimum wins)."""
+    dist = np.full(domain.n_nodes, math.inf)
+    dist[domain.source] = 0.0
+    pred = np.full(domain.n_nodes, -1)
+    for v in domain.order:
+        ins = np.array([e for e in range(domain.dim)
+                        if domain.useful[e] and domain.edges[e, 1] == v], dtype=np.intp)
+        if ins.size == 0:
+            continue
+        vals = dist[domain.edges[ins, 0]] + c[ins]
+        k = int(np.argmin(vals))
+        if vals[k] < math.inf:
+            dist[v], pred[v] = vals[k], ins[k]
+    x = np.zeros(domain.dim)
+    node = domain.sink
+    while node != domain.source:
+        x[pred[node]] = 1.0
+        node = int(domain.edges[pred[node], 0])
+    return x
+
+
+def all_paths(domain):
+    """Every s-t path's indicator, by depth-first search over ALL edges (useless ones
+    included, which lead nowhere), independent of the domain's own enumeration."""
+    out = {}
+    for e, (u, v) in enumerate(domain.edges.tolist()):
+        out.setdefault(u, []).append((e, v))
+    paths = []
+
+    def walk(node, used):
+        if node == domain.sink:
+            x = np.zeros(domain.dim)
+            x[used] = 1.0
+            paths.append(x)
+            return
+        for e, v in out.get(node, []):
+            walk(v, used + [e])
+
+    walk(domain.source, [])
+    return np.array(paths)
+
+
+FLOW_SHAPES = [(2, 2), (1, 5), (3, 4), (4, 3), (6, 8), (12, 16), (24, 32)]
+
+
+def test_sparse_incidence_is_the_incidence():
+    rng = np.random.default_rng(3)
+    for domain in [FlowPolytope.grid(*g) for g in FLOW_SHAPES[:5]] + [
+            relabelled_dag(rng, 9) for _ in range(5)] + [FlowPolytope(8, DAG_EDGES, 0, 5)]:
+        np.testing.assert_array_equal(domain.incidence_sparse.toarray(), domain.incidence)
+        assert domain.incidence_sparse.nnz == 2 * domain.dim
+
+
+@pytest.mark.parametrize("shape", FLOW_SHAPES)
+def test_sparse_membership_equals_the_dense_reference(shape):
+    """Inside (mixtures of paths), on faces (some x_e = 0: a single path, a mixture of
+    two), just inside / just outside by half / twice ``atol`` in every violation kind
+    (negativity, conservation, outflow at s, useless edges), and far outside."""
+    rng = np.random.default_rng(sum(shape))
+    domain = FlowPolytope.grid(*shape)
+    atol = 1e-9
+    points = []
+    for _ in range(12):
+        paths = np.array([domain.linear_minimizer(rng.normal(size=domain.dim))
+                          for _ in range(3)])
+        w = rng.dirichlet(np.ones(3))
+        inside, face = w @ paths, paths[0]
+        points += [inside, face, 0.5 * (paths[0] + paths[1])]
+        zero = np.flatnonzero(face == 0)
+        for scale in (0.5 * atol, 2.0 * atol):
+            if zero.size:  # (a single path, as on a 1 x n grid, has no zero entry)
+                neg = face.copy()
+                neg[rng.choice(zero)] = -scale  # below a facet x_e >= 0
+                points.append(neg)
+            bump = inside.copy()
+            bump[rng.integers(domain.dim)] += scale  # breaks conservation at two nodes
+            points.append(bump)
+            points.append((1.0 + scale) * inside)  # outflow 1 + scale at s
+            points.append(inside + scale * rng.normal(size=domain.dim))
+        points.append(2.0 * inside)
+    answers = []
+    degree = np.abs(domain.incidence).sum(axis=1)
+    for x in points:
+        for tol in (atol, 1e-6):
+            got = domain.contains(x, tol)
+            assert got == dense_contains(domain, x, tol), (x, tol)
+            answers.append(got)
+        # With atol = 0 the two may differ: their sums round differently. The stated
+        # bound on that difference, node by node:
+        sparse = domain.incidence_sparse @ x
+        dense = domain.incidence @ x
+        bound = degree * np.finfo(float).eps * np.abs(x).max()
+        assert np.all(np.abs(sparse - dense) <= bound)
+    assert any(answers) and not all(answers)  # both outcomes were exercised
+
+
+def test_sparse_membership_on_dags_with_useless_edges():
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(20):
+        domain = relabelled_dag(rng, int(rng.integers(4, 10)))
+        for _ in range(10):
+            x = domain.linear_minimizer(rng.normal(size=domain.dim))
+            for y in (x, x + 1e-8 * rng.normal(size=domain.dim),
+                      x + 1e-10 * rng.normal(size=domain.dim)):
+                assert domain.contains(y) == dense_contains(domain, y, 1e-9)
+                checked += 1
+            if (~domain.useful).any():
+                z = x.copy()
+                z[np.flatnonzero(~domain.useful)[0]] = 2e-9
+                assert not domain.contains(z) and not dense_contains(domain, z, 1e-9)
+    assert checked == 600
+    assert not FlowPolytope.grid(2, 2).contains(np.array([1.0, np.nan, 1.0, 0.0]))
+    assert not FlowPolytope.grid(2, 2).contains(np.ones(3))
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 3), (3, 4), (1, 4), (4, 4)])
+def test_oracle_equals_brute_force_over_all_paths(shape):
+    rng = np.random.default_rng(shape[0] * 10 + shape[1])
+    domain = FlowPolytope.grid(*shape)
+    paths = all_paths(domain)
+    assert len(paths) == math.comb(shape[0] + shape[1] - 2, shape[0] - 1)
+    for trial in range(60):
+        c = rng.normal(size=domain.dim)
+        if trial % 3 == 0:
+            c = rng.integers(-1, 2, size=domain.dim).astype(float)  # many ties
+        v = domain.linear_minimizer(c)
+        assert any(np.array_equal(v, p) for p in paths)  # a vertex
+        assert c @ v == pytest.approx((paths @ c).min(), abs=1e-12)
+        np.testing.assert_array_equal(v, node_by_node_dp(domain, c))  # same tie-break
+
+
+def test_oracle_is_the_node_by_node_dp_bit_for_bit():
+    """On DAGs whose labels are not a topological order (parallel and useless edges,
+    costs with ties) and on larger grids, the level-by-level oracle returns exactly the
+    vertex of the former node-by-node DP."""
+    rng = np.random.default_rng(5)
+    domains = [relabelled_dag(rng, int(rng.integers(3, 12))) for _ in range(25)]
+    domains += [FlowPolytope(8, DAG_EDGES, 0, 5), FlowPolytope.grid(6, 8),
+                FlowPolytope.grid(12, 16)]
+    for domain in domains:
+        paths = all_paths(domain) if domain.dim < 60 else None
+        for trial in range(20):
+            c = rng.normal(size=domain.dim) * 10.0 ** rng.integers(-3, 4)
+            if trial % 2:
+                c = np.round(c)
+            v = domain.linear_minimizer(c)
+            np.testing.assert_array_equal(v, node_by_node_dp(domain, c))
+            assert domain.contains(v)
+            if paths is not None:
+                assert c @ v == pytest.approx((paths @ c).min(), abs=1e-9 * np.abs(c).sum())
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4, 4), (6, 8)])
+def test_projection_is_feasible_and_obtuse(shape):
+    """``y = project(x)`` lies in F and ``<x - y, v - y> <= projection_tol`` for every
+    path v (checked against all of them), i.e. the variational inequality of the
+    Euclidean projection holds to the stated Frank-Wolfe gap."""
+    rng = np.random.default_rng(7 + shape[1])
+    domain = FlowPolytope.grid(*shape)
+    paths = all_paths(domain)
+    tol = domain.projection_tol
+    for scale in (0.1, 1.0, 10.0):
+        for _ in range(4):
+            x = domain.center + scale * rng.normal(size=domain.dim)
+            y = domain.project(x)
+            assert domain.contains(y, 1e-9)
+            worst = float(((paths - y) @ (x - y)).max())
+            assert worst <= tol * (1.0 + 1e-6) + 1e-12
+            # and the oracle finds that worst vertex (the gap the solver stopped at)
+            v = domain.linear_minimizer(y - x)
+            assert float((v - y) @ (x - y)) == pytest.approx(worst, abs=1e-12)
+    inside = paths[:5].mean(axis=0)
+    np.testing.assert_allclose(domain.project(inside), inside, atol=math.sqrt(2 * tol))
