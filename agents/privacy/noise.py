@@ -365,12 +365,12 @@ def noise_strategy(noise: str | None, epsilon: float | None = None,
     if noise not in ("laplace", "gaussian", "discrete-laplace"):
         raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace' or None, "
                          f"got noise={noise!r}")
+    if secure and noise != "discrete-laplace":
+        raise ValueError(f"secure=True needs noise='discrete-laplace', got noise={noise!r}")
     eps = check_epsilon(epsilon)
     sens = check_real("sensitivity", sensitivity, 0.0, low_inclusive=False)
     if noise == "laplace":
         return LaplaceNoise(eps, sens)
     if noise == "discrete-laplace":
         return DiscreteLaplaceNoise(eps, sens, secure=bool(secure))
-    if secure:
-        raise ValueError(f"secure=True needs noise='discrete-laplace', got noise={noise!r}")
     return GaussianNoise(eps, check_gaussian_delta(delta), sens)
