@@ -29,7 +29,7 @@ is deleted afterwards (``--venv DIR`` reuses / keeps one). SMPyBandits is NOT a
 dependency of this project.
 
 Exact noise (issue 13)
----------------------
+----------------------
 Since the discrete mechanism landed, private-exp2 releases ``g (round(f/g) + Z)`` with
 ``Z`` from the exact discrete Laplace sampler (``agents/privacy/discrete.py``: about
 0.5 us per draw in int64 numpy, against 0.02 us for ``rng.laplace``), drawn in blocks
