@@ -174,14 +174,19 @@ def test_counters_release_exact_integer_multiples_of_the_grid():
         assert np.allclose([no.add(np.rint(z / c.grid) * c.grid) for _ in range(16)][-1], exact)
 
 
-def test_counter_variance_is_the_discrete_laplace_variance():
+@pytest.mark.parametrize("name", ["tree", "agarwal-singh", "honaker"])
+def test_counter_release_has_the_stated_mean_and_variance(name):
+    """Honaker's release is built from the integer noisy nodes: its variance must still
+    be ``sum_j v_j`` draws (at t = 4 only the level-2 estimate: v_2 = 4/7)."""
     vals = []
     for s in range(3000):
-        c = make_counter("tree", 4, 1, noise="discrete-laplace", epsilon=1.0,
+        c = make_counter(name, 8, 1, noise="discrete-laplace", epsilon=1.0,
                          sensitivity=1.0, rng=np.random.default_rng(s))
-        vals.append([c.add(np.zeros(1))[0] for _ in range(3)][-1])
-    assert np.var(vals) == pytest.approx(c.noise_variance(3), rel=0.1)
-    assert c.noise_variance(3) == pytest.approx(2 * c.noise_strategy.variance)
+        vals.append([c.add(np.array([0.25])) for _ in range(4)][-1][0])
+    assert np.var(vals) == pytest.approx(c.noise_variance(4), rel=0.08)
+    assert abs(np.mean(vals) - 1.0) < 4 * math.sqrt(c.noise_variance(4) / len(vals))
+    unit = {"tree": 1.0, "agarwal-singh": 3.0, "honaker": 4 / 7}[name]
+    assert c.noise_variance(4) == pytest.approx(unit * c.noise_strategy.variance)
 
 
 def test_too_large_inputs_are_refused_not_rounded_inexactly():
