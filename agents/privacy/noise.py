@@ -260,8 +260,9 @@ class DiscreteLaplaceNoise(NoiseStrategy):
             discrete.OsRandom`) instead of the counter's numpy generator (about 3x
             slower per draw; the seeded generator is then ignored and runs are not
             reproducible).
-        scale: ``t * g`` in data units (0 before :meth:`calibrate`); ``t``:
-            :attr:`t`.
+        scale: ``t * g`` in data units (0 before :meth:`calibrate`).
+        t: The integer scale of the noise in grid units (0 before :meth:`calibrate`).
+        step: The grid step fixed by :meth:`calibrate` (0 before).
     """
 
     epsilon: float
@@ -271,14 +272,17 @@ class DiscreteLaplaceNoise(NoiseStrategy):
     scale: float = 0.0
     t: int = 0
     copies: int = 1
+    step: float = 0.0
     delta: float = dataclasses.field(default=0.0, init=False)
     kind: ClassVar[str] = "discrete-laplace"
     exact: ClassVar[bool] = True
 
     @property
     def grid(self) -> float:  # type: ignore[override]
-        """The grid step ``g`` (a power of two)."""
-        return _grid_step(self.sensitivity, self.dim, self.epsilon)
+        """The grid step ``g`` (a power of two): :attr:`step` once calibrated (it then
+        stays fixed, so a copy with another ``sensitivity`` accounts the SAME mechanism
+        for that sensitivity), else derived from the budget."""
+        return self.step or _grid_step(self.sensitivity, self.dim, self.epsilon)
 
     @property
     def grid_sensitivity(self) -> int:
@@ -286,7 +290,7 @@ class DiscreteLaplaceNoise(NoiseStrategy):
         return int(math.floor(self.sensitivity / self.grid)) + self.dim
 
     def for_dim(self, dim: int) -> DiscreteLaplaceNoise:
-        return dataclasses.replace(self, dim=int(dim))
+        return dataclasses.replace(self, dim=int(dim), step=0.0)
 
     def calibrate(self, copies: int = 1, gain: float = 1.0) -> DiscreteLaplaceNoise:
         if gain != 1.0:
@@ -298,8 +302,16 @@ class DiscreteLaplaceNoise(NoiseStrategy):
         if t > discrete.MAX_SCALE:
             raise ValueError(f"discrete Laplace scale t={t} exceeds 2^52: epsilon is too "
                              "small for the int64 sampler")
-        return dataclasses.replace(self, t=int(t), copies=int(copies),
+        return dataclasses.replace(self, t=int(t), copies=int(copies), step=self.grid,
                                    scale=float(t) * self.grid)
+
+    def guarantee(self, event: dp_event.DpEvent, mechanism: str) -> PrivacyGuarantee:
+        """The accountant's check, stated at the budget ``epsilon``: the mechanism's exact
+        ``copies k1 / t`` is at most ``epsilon`` (``t`` is rounded up as a fraction), so
+        ``epsilon``-DP is a true statement; the accountant's value is within ``2^-15``
+        below it."""
+        checked = super().guarantee(event, mechanism)
+        return dataclasses.replace(checked, epsilon=max(checked.epsilon, self.epsilon))
 
     def _source(self, rng):
         return discrete.OsRandom() if self.secure else rng
