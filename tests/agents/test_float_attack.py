@@ -114,3 +114,17 @@ def test_the_event_separates_float_laplace_on_a_loss():
     n = rng.laplace(0.0, 1.0, 1500)
     assert sum(low_bits_event(1.0 + z) for z in n) == 0
     assert sum(low_bits_event(0.0 + z) for z in n) > 100
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("private-ftpl", {"epsilon": 1.0, "delta": 1e-5}),
+    ("private-ftrl", {"epsilon": 1.0, "delta": 1e-5}),
+    ("private-ftrl", {"epsilon": 1.0, "delta": 1e-5, "counter": "factorization"}),
+])
+def test_real_valued_gaussian_guarantees_are_marked_idealized(name, kw):
+    """No exact discrete Gaussian yet: the (epsilon, delta) claim is for the real-valued
+    mechanism, and says so (the release does carry the low-bits signal)."""
+    env = build_env("DPFullInfo-Experts-v0", horizon=HORIZON, n_arms=3)
+    agent = make(name, env.get_wrapper_attr("problem"), seed=0, **kw)
+    assert agent.privacy.idealized is True
+    assert "[IDEALIZED" in str(agent.privacy)
