@@ -189,9 +189,15 @@ class ContinualCounter(ABC):
     def add(self, z: np.ndarray) -> np.ndarray:
         """Adds ``z_t`` and returns the noisy prefix sum ``S_t + eta_t`` (new array).
 
+        With an exact strategy (:attr:`grid` set) ``z`` is first rounded half-even
+        onto the grid and the release is ``(S_t + eta_t) * g`` from int64 sums.
+
         Raises:
             ValueError: if ``T`` values were already added, or ``z`` does not
-                have shape ``(dim,)``, or is not finite. The state is unchanged.
+                have shape ``(dim,)``, or is not finite, or (exact strategies) the
+                integer prefix sum would reach ``2^52``. The state is unchanged.
+                (Exact strategies also raise, after the step, if the noisy integer
+                sum reaches ``2^53``, which no longer fits float64 exactly.)
         """
         if self._t >= self.horizon:
             raise ValueError(f"counter horizon T={self.horizon} exhausted: "
@@ -212,11 +218,15 @@ class ContinualCounter(ABC):
     def _add_exact(self, z: np.ndarray) -> np.ndarray:
         """The integer path: ``z`` rounded to the grid, int64 sums and noise."""
         zi = np.rint(z / self.grid)  # exact scaling by a power of two, round half even
-        if np.any(np.abs(zi) >= 2.0**52) or np.any(np.abs(self._prefix) >= 2**52):
+        if np.any(np.abs(zi) >= 2.0**52):
             raise ValueError(f"input z={z!r} too large for the exact integer grid "
                              f"g={self.grid!r} (|sum| must stay below 2^52 g)")
+        prefix = self._prefix + zi.astype(np.int64)  # both below 2^52: no overflow
+        if np.any(np.abs(prefix) >= 2**52):
+            raise ValueError(f"input z={z!r} takes the prefix sum beyond the exact integer "
+                             f"grid g={self.grid!r} (|sum| must stay below 2^52 g)")
         self._t += 1
-        self._prefix += zi.astype(np.int64)
+        self._prefix = prefix
         return self._release_exact()
 
     def _release_exact(self) -> np.ndarray:
