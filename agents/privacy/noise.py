@@ -287,7 +287,7 @@ class DiscreteLaplaceNoise(NoiseStrategy):
     @property
     def grid_sensitivity(self) -> int:
         """``k1 = floor(Delta_1 / g) + dim``: l1 sensitivity of one block on the grid."""
-        return int(math.floor(self.sensitivity / self.grid)) + self.dim
+        return math.floor(self.sensitivity / self.grid) + self.dim
 
     def for_dim(self, dim: int) -> DiscreteLaplaceNoise:
         return dataclasses.replace(self, dim=int(dim), step=0.0)
