@@ -62,6 +62,7 @@ class Agent(ABC):
         epsilon: float | None = None,
         delta: float = 0.0,
         seed: int | None = None,
+        secure: bool = False,
         **options: Any,
     ) -> None:
         if not isinstance(problem, Problem):
@@ -86,6 +87,11 @@ class Agent(ABC):
         self.problem = problem
         self.epsilon = None if epsilon is None else float(epsilon)
         self.delta = float(delta)
+        if not isinstance(secure, bool):
+            raise TypeError(f"secure must be True or False, got secure={secure!r}")
+        #: Draw the privacy noise from the OS cryptographic generator (``os.urandom``)
+        #: instead of the seeded numpy PCG64 generator (not reproducible; slower).
+        self.secure = secure
         self.clipped_feedback = 0
         self._seed = seed
         self._episode_seeds = np.random.SeedSequence(seed)

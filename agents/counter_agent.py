@@ -36,6 +36,12 @@ class CounterSpec:
         delta: The learner's delta (used by Gaussian noise only).
         horizon: Number of counter inputs ``T``.
         dim: Dimension of one input.
+        secure: Draw the noise from the OS cryptographic generator.
+
+    The learners' ``"laplace"`` is built as ``"discrete-laplace"``, the EXACT
+    :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (grid rounding, integer
+    noise); ``"gaussian"`` stays the real-valued Gaussian, whose guarantee is marked
+    idealized (no exact discrete Gaussian yet).
     """
 
     counter: str
@@ -45,14 +51,20 @@ class CounterSpec:
     delta: float
     horizon: int
     dim: int
+    secure: bool = False
 
     def build(self, rng: np.random.Generator) -> ContinualCounter:
         """A fresh counter drawing its noise from ``rng`` (through :func:`make_counter`,
         which turns the noise name and budget into a noise strategy)."""
-        return make_counter(self.counter, self.horizon, self.dim, noise=self.noise,
+        noise = "discrete-laplace" if self.noise == "laplace" else self.noise
+        if self.secure and noise != "discrete-laplace":
+            raise ValueError("secure=True needs Laplace noise (delta=0): the Gaussian "
+                             "noise is real-valued")
+        extra = {"secure": True} if self.secure else {}
+        return make_counter(self.counter, self.horizon, self.dim, noise=noise,
                             epsilon=self.epsilon,
                             delta=self.delta if self.noise == "gaussian" else 0.0,
-                            sensitivity=self.sensitivity, rng=rng)
+                            sensitivity=self.sensitivity, rng=rng, **extra)
 
 
 class _SpecField:
@@ -102,7 +114,7 @@ class CounterAgent:
         p = self.problem
         spec = CounterSpec(counter=counter, noise=noise, sensitivity=float(sensitivity),
                            epsilon=self.epsilon, delta=self.delta, horizon=p.horizon,
-                           dim=p.dim)
+                           dim=p.dim, secure=getattr(self, "secure", False))
         self.counter_spec = dataclasses.replace(spec, **fields)
         return self._calibrate_counter()
 

@@ -3,9 +3,20 @@ r"""The private bandit reduction of Agarwal & Singh (ICML 2017), Algorithm 4.
 ``private-bandit`` (:class:`PrivateBanditReduction`) turns ANY non-private bandit learner
 of the package into an ``epsilon``-differentially private one: each round the learner's
 action ``x_t`` is played, the observed loss ``f_t(x_t)`` is clipped to its declared
-range ``[lo, hi]`` and perturbed with independent Laplace noise,
+range ``[lo, hi]`` and perturbed with independent Laplace noise, computed EXACTLY on a
+grid (:class:`~agents.privacy.noise.DiscreteLaplaceNoise`):
 
-    fed_t = clip(f_t(x_t), lo, hi) + Z_t,        Z_t ~ Lap(b),   b = (hi - lo) / epsilon,
+    fed_t = g * (round(clip(f_t(x_t), lo, hi) / g) + Z_t),   P(Z_t = z) ~ exp(-|z| / t),
+
+with ``g`` the largest power of two ``<= (hi - lo) 2^-16``, the integer sensitivity
+``k = floor((hi - lo) / g) + 1`` (rounding moves a value by at most ``g/2``) and
+``t = ceil(k / epsilon)``: the discrete Laplace mechanism, pure ``k / t <= epsilon``-DP.
+``Z_t`` is an integer from the exact sampler of Canonne, Kamath, Steinke (NeurIPS 2020)
+and the product is exact in float64, so the released value has exactly the accounted
+distribution (a continuous Laplace added in float64 would not: Mironov, CCS 2012). The
+noise is data-independent and drawn in blocks of :data:`~agents.common.NOISE_BLOCK`.
+Its scale in data units, ``b = t g = (hi - lo)/epsilon (1 + O(2^-16))``, is
+:attr:`noise_scale`.
 
 and only ``fed_t`` -- passed through :meth:`~agents.base.Agent.release` -- reaches the
 wrapped learner. ``private-exp2`` (EXP2 with exploration, Theorem 4.1) and
@@ -16,7 +27,7 @@ Privacy (Lemma 4.2): ``(epsilon, 0)``-DP for loss sequences differing in one rou
 loss. Each round's loss enters one Laplace mechanism of sensitivity ``hi - lo`` (the
 width of the range, ``2B`` for signed losses in ``[-B, B]``), so the composition over
 rounds is parallel: no ``T`` or ``log T`` factor. Declared to ``dp_accounting`` as ONE
-``LaplaceDpEvent(noise_multiplier = b / (hi - lo) = 1/epsilon)``, checked by
+``DiscreteLaplaceDpEvent(noise_parameter = 1/t, sensitivity = k)``, checked by
 :func:`~agents.privacy.verify_guarantee` at ``delta = 0``. One scalar draw is added to
 the observed value for every domain (the paper adds ``<Z_t, x_t>``, ``Z_t ~
 Lap^N(||Y||_1 / epsilon)``, off the arms).
@@ -41,15 +52,15 @@ as sensitivity) and why the noisy values must stay unclipped:
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Any
 
 import numpy as np
-from dp_accounting import LaplaceDpEvent
 
 from agents.base import Agent, agent_class, register
 from agents.common import NOISE_BLOCK, check_bandit_problem, check_range, clipped_loss
 from agents.common import loss_range, scalar_feedback  # noqa: F401  (public, re-exported)
-from agents.privacy import laplace_scale, verify_guarantee
+from agents.privacy.noise import DiscreteLaplaceNoise
 
 __all__ = ["PrivateBanditReduction", "loss_range", "scalar_feedback"]
 
@@ -78,7 +89,9 @@ class PrivateBanditReduction(Agent):
     Attributes:
         base: The wrapped learner (it only ever sees noisy losses).
         loss_lo, loss_hi: The declared range; ``sensitivity = loss_hi - loss_lo``.
-        noise_scale: ``b = sensitivity / epsilon``, the Laplace scale.
+        noise_scale: ``b = t g ~ sensitivity / epsilon``, the noise scale in loss units.
+        noise_strategy: The calibrated :class:`~agents.privacy.noise.DiscreteLaplaceNoise`
+            (grid ``g``, integer scale ``t``).
     """
 
     name = "private-bandit"
@@ -115,7 +128,9 @@ class PrivateBanditReduction(Agent):
                              "non-private learner")
         self.loss_lo, self.loss_hi = check_range(self.problem, given_range)
         self.sensitivity = self.loss_hi - self.loss_lo
-        self.noise_scale = self._noise_scale()
+        self.noise_strategy = self._noise_strategy()
+        self._grid = self.noise_strategy.grid
+        self.noise_scale = self.noise_strategy.scale
         opts: dict[str, Any] = dict(base_options or {})
         params = inspect.signature(cls.setup).parameters
         if "noise_scale" in params:
@@ -126,16 +141,23 @@ class PrivateBanditReduction(Agent):
         self._observe = getattr(self.base, "observe_loss", None)
         if self._observe is None:
             self.base.clip_feedback = _finite_only  # noisy values must reach it unclipped
-        event = LaplaceDpEvent(noise_multiplier=self.noise_scale / self.sensitivity)
-        self.privacy = verify_guarantee(
-            event, self.epsilon, 0.0,
-            mechanism=(f"Laplace(b={self.noise_scale:.6g}) on each clipped loss in "
-                       f"[{self.loss_lo:g}, {self.loss_hi:g}] (each round's loss released "
-                       f"once), then {cls.name}"))
+        ns = self.noise_strategy
+        if not ns.private:  # the non-private limit (tests)
+            self.privacy = ns.guarantee(ns.dp_event(), mechanism=f"exact losses, then {cls.name}")
+            return
+        self.privacy = ns.guarantee(
+            ns.dp_event(),
+            mechanism=(f"exact discrete Laplace (t={ns.t}, grid g=2^{math.frexp(ns.grid)[1] - 1}, "
+                       f"b=t*g={self.noise_scale:.6g}) on each clipped loss in "
+                       f"[{self.loss_lo:g}, {self.loss_hi:g}] rounded to the grid (each "
+                       f"round's loss released once), then {cls.name}"))
 
-    def _noise_scale(self) -> float:
-        """``b = (hi - lo) / epsilon`` (the Laplace mechanism for one scalar)."""
-        return laplace_scale(self.sensitivity, self.epsilon)
+    def _noise_strategy(self):
+        """The calibrated exact discrete Laplace strategy of one scalar of sensitivity
+        ``hi - lo`` (a :class:`~agents.privacy.noise.NoNoise` here switches the noise
+        off: the tests' hook for the non-private limit)."""
+        return DiscreteLaplaceNoise(self.epsilon, self.sensitivity,
+                                    secure=self.secure).calibrate()
 
     # --------------------------------------------------------------- the API
     def reset(self, seed: int | None = None) -> None:
@@ -149,12 +171,20 @@ class PrivateBanditReduction(Agent):
 
     def update(self, action, feedback) -> None:
         f = clipped_loss(self, feedback, self.loss_lo, self.loss_hi)
+        g = self._grid
+        if g is None:  # NoNoise: exact losses, not private
+            self._feed(action, self.release(f))
+            return
         i = self._ni
         if i >= len(self._noise):
-            self._noise = self.rng.laplace(0.0, self.noise_scale, NOISE_BLOCK).tolist()
+            self._noise = self.noise_strategy.draw_int(self.rng, NOISE_BLOCK).tolist()
             i = 0
         self._ni = i + 1
-        noisy = self.release(f + self._noise[i])
+        # exact: f / g is a power-of-two scaling, round() is half-even to a Python int,
+        # and the integer sum (< 2^53 in magnitude) times g is exact in float64
+        self._feed(action, self.release((round(f / g) + self._noise[i]) * g))
+
+    def _feed(self, action, noisy: float) -> None:
         if self._observe is not None:
             self._observe(action, noisy)
         else:

@@ -5,7 +5,9 @@
 * :mod:`.counters` -- continual counters (private prefix sums): binary tree,
   Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
   square-root factorization.
-* :mod:`.noise` -- the counters' noise strategies: Laplace, Gaussian, none.
+* :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace (grid,
+  integer noise), real-valued Laplace and Gaussian (guarantees marked idealized), none.
+* :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
 * :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
   agent's epsilon from runs on two neighbouring loss sequences.
 """
@@ -37,7 +39,14 @@ from .counters import (
     HonakerCounter,
     make_counter,
 )
-from .noise import GaussianNoise, LaplaceNoise, NoNoise, NoiseStrategy, noise_strategy
+from .noise import (
+    DiscreteLaplaceNoise,
+    GaussianNoise,
+    LaplaceNoise,
+    NoNoise,
+    NoiseStrategy,
+    noise_strategy,
+)
 
 __all__ = [
     "COUNTERS",
@@ -46,6 +55,7 @@ __all__ = [
     "AuditResult",
     "BinaryTreeCounter",
     "ContinualCounter",
+    "DiscreteLaplaceNoise",
     "FactorizationCounter",
     "GaussianNoise",
     "HonakerCounter",

@@ -147,12 +147,19 @@ class PrivacyGuarantee:
         delta: ``0 <= delta <= 1``.
         neighbouring: the neighbouring relation the statement refers to.
         mechanism: a human-readable description of the mechanism.
+        idealized: ``True`` when the statement holds for the idealized real-valued
+            mechanism only, NOT for its float64 computation (continuous Laplace or
+            Gaussian noise added in floating point leaks through the low-order bits:
+            Mironov, CCS 2012). ``False``: the released values are computed exactly
+            as the accounted mechanism (integer arithmetic on a grid, exact
+            samplers; see :mod:`agents.privacy.discrete`).
     """
 
     epsilon: float
     delta: float
     neighbouring: str = DEFAULT_NEIGHBOURING
     mechanism: str = ""
+    idealized: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", _guarantee_epsilon(self.epsilon))
@@ -165,8 +172,10 @@ class PrivacyGuarantee:
 
     def __str__(self) -> str:
         what = f" for {self.mechanism}" if self.mechanism else ""
+        caveat = (" [IDEALIZED: holds for the real-valued mechanism, not for its "
+                  "float64 computation]" if self.idealized else "")
         return (f"({self.epsilon:.6g}, {self.delta:.3g})-DP{what} "
-                f"w.r.t. {self.neighbouring}")
+                f"w.r.t. {self.neighbouring}{caveat}")
 
 
 def compose_epsilon(*parts: PrivacyGuarantee | float) -> PrivacyGuarantee:
@@ -208,6 +217,9 @@ def _pure_epsilon(event: dp_event.DpEvent) -> float:
         return 0.0
     if isinstance(event, dp_event.LaplaceDpEvent):
         return math.inf if event.noise_multiplier == 0 else 1.0 / event.noise_multiplier
+    if isinstance(event, dp_event.DiscreteLaplaceDpEvent):
+        # P(y) ~ exp(-a |y|) on the integers, integer sensitivity k: epsilon = a k
+        return float(event.noise_parameter) * event.sensitivity
     if isinstance(event, dp_event.SelfComposedDpEvent):
         return event.count * _pure_epsilon(event.event) if event.count else 0.0
     if isinstance(event, dp_event.ComposedDpEvent):
@@ -315,6 +327,7 @@ def verify_guarantee(
     *,
     mechanism: str = "",
     neighbouring: str = DEFAULT_NEIGHBOURING,
+    idealized: bool = False,
 ) -> PrivacyGuarantee:
     """Checks through the accountant that ``event`` is ``(epsilon, delta)``-DP.
 
@@ -324,6 +337,7 @@ def verify_guarantee(
         delta: the claimed delta (0 for a pure claim).
         mechanism: description stored in the returned guarantee.
         neighbouring: neighbouring relation stored in the returned guarantee.
+        idealized: stored in the returned guarantee (see :class:`PrivacyGuarantee`).
 
     Returns:
         The guarantee with the epsilon *reported by the accountant* at ``delta``.
@@ -339,4 +353,4 @@ def verify_guarantee(
         raise ValueError(
             f"accountant reports epsilon={achieved!r} at delta={delta!r}, "
             f"above the claimed epsilon={epsilon!r} for {event!r}")
-    return PrivacyGuarantee(achieved, float(delta), neighbouring, mechanism)
+    return PrivacyGuarantee(achieved, float(delta), neighbouring, mechanism, idealized)

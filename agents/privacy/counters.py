@@ -18,6 +18,17 @@ strategy of :mod:`agents.privacy.noise` (how a draw is sampled, its variance,
 its calibration and its ``dp_accounting`` event): ``noise=`` takes a
 :class:`~agents.privacy.noise.NoiseStrategy` or its name.
 
+Exact arithmetic: with :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (the
+learners' default for pure DP) a counter rounds every input onto the strategy's grid
+(step ``g``, a power of two), keeps the prefix sums and the noise as int64 and releases
+``(S_t + eta_t) * g``: the tree and Agarwal-Singh releases are integer multiples of
+``g``, computed exactly (``|S_t + eta_t| < 2^53`` is checked); Honaker's estimates are
+float64 post-processing of the exact integer noisy node sums (it keeps the node sums
+for this). With the real-valued strategies (``"laplace"``, ``"gaussian"``) the
+guarantee holds for the idealized real-valued mechanism only and is marked so; the
+factorization counter has real coefficients and is Gaussian-only, hence always
+idealized.
+
 Privacy holds for adaptively chosen inputs (``z_t`` may depend on earlier
 releases): for the tree counters see Smith & Thakurta (NeurIPS 2013, Sec. 1,
 footnote 1: the tree-based sum is adaptively secure, also for delta > 0); for
@@ -94,6 +105,8 @@ class ContinualCounter(ABC):
             ``z_t - z'_t`` for neighbouring streams (with a noise name,
             required unless ``noise is None``).
         rng: source of all noise; ``None`` means ``np.random.default_rng()``.
+        secure: with a noise name: draw the discrete Laplace noise from the OS
+            cryptographic generator instead of ``rng`` (exact strategies only).
 
     Attributes:
         noise_strategy: The calibrated strategy (its ``scale`` is one draw's).
@@ -110,21 +123,25 @@ class ContinualCounter(ABC):
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  epsilon: float | None = None, delta: float | None = None,
                  sensitivity: float | None = None,
-                 rng: np.random.Generator | None = None) -> None:
+                 rng: np.random.Generator | None = None, secure: bool = False) -> None:
         self.horizon = check_int("horizon", horizon, 1)
         self.dim = check_int("dim", dim, 1)
-        if not isinstance(noise, NoiseStrategy) and noise not in ("laplace", "gaussian", None):
-            raise ValueError(f"noise must be 'laplace', 'gaussian' or None, got noise={noise!r}")
+        if not isinstance(noise, NoiseStrategy) and noise not in (
+                "laplace", "gaussian", "discrete-laplace", None):
+            raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace' or None, "
+                             f"got noise={noise!r}")
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got rng={rng!r}")
         if not isinstance(noise, NoiseStrategy):
-            noise = noise_strategy(noise, epsilon, delta, sensitivity)
+            noise = noise_strategy(noise, epsilon, delta, sensitivity, secure=secure)
         self._rng = rng if rng is not None else np.random.default_rng()
         self._t = 0
-        self._prefix = np.zeros(self.dim)
         self._init_structure()
-        self.noise_strategy = self._calibrate(noise)
+        self.noise_strategy = self._calibrate(noise.for_dim(self.dim))
         strategy = self.noise_strategy
+        #: grid step of an exact integer strategy (``None``: real-valued arithmetic)
+        self.grid = strategy.grid if strategy.private else None
+        self._prefix = np.zeros(self.dim, dtype=np.int64 if self.grid else np.float64)
         self.noise, self.epsilon, self.delta, self.sensitivity = (
             strategy.kind, strategy.epsilon, strategy.delta, strategy.sensitivity)
         self.draw_scale = float(strategy.scale)
@@ -172,9 +189,15 @@ class ContinualCounter(ABC):
     def add(self, z: np.ndarray) -> np.ndarray:
         """Adds ``z_t`` and returns the noisy prefix sum ``S_t + eta_t`` (new array).
 
+        With an exact strategy (:attr:`grid` set) ``z`` is first rounded half-even
+        onto the grid and the release is ``(S_t + eta_t) * g`` from int64 sums.
+
         Raises:
             ValueError: if ``T`` values were already added, or ``z`` does not
-                have shape ``(dim,)``, or is not finite. The state is unchanged.
+                have shape ``(dim,)``, or is not finite, or (exact strategies) the
+                integer prefix sum would reach ``2^52``. The state is unchanged.
+                (Exact strategies also raise, after the step, if the noisy integer
+                sum reaches ``2^53``, which no longer fits float64 exactly.)
         """
         if self._t >= self.horizon:
             raise ValueError(f"counter horizon T={self.horizon} exhausted: "
@@ -184,11 +207,34 @@ class ContinualCounter(ABC):
             raise ValueError(f"z must have shape ({self.dim},), got shape {z.shape}")
         if not np.all(np.isfinite(z)):
             raise ValueError(f"z must be finite, got z={z!r}")
+        if self.grid is not None:
+            return self._add_exact(z)
         self._t += 1
         self._prefix += z
         if not self.noise_strategy.private:
             return self._prefix.copy()
         return self._prefix + self._next_noise()
+
+    def _add_exact(self, z: np.ndarray) -> np.ndarray:
+        """The integer path: ``z`` rounded to the grid, int64 sums and noise."""
+        zi = np.rint(z / self.grid)  # exact scaling by a power of two, round half even
+        if np.any(np.abs(zi) >= 2.0**52):
+            raise ValueError(f"input z={z!r} too large for the exact integer grid "
+                             f"g={self.grid!r} (|sum| must stay below 2^52 g)")
+        prefix = self._prefix + zi.astype(np.int64)  # both below 2^52: no overflow
+        if np.any(np.abs(prefix) >= 2**52):
+            raise ValueError(f"input z={z!r} takes the prefix sum beyond the exact integer "
+                             f"grid g={self.grid!r} (|sum| must stay below 2^52 g)")
+        self._t += 1
+        self._prefix = prefix
+        return self._release_exact()
+
+    def _release_exact(self) -> np.ndarray:
+        """``(S_t + eta_t) * g`` from the integer prefix and integer noise."""
+        total = self._prefix + self._next_noise()
+        if np.any(np.abs(total) >= 2**53):
+            raise ValueError("noisy integer sum reached 2^53: not exactly representable")
+        return total * self.grid
 
     def noise_variance(self, t: int) -> float:
         """Exact per-coordinate variance of the noise in the ``t``-th release (1-based)."""
@@ -225,6 +271,8 @@ class ContinualCounter(ABC):
 
     # ------------------------------------------------------------ helpers
     def _draw(self) -> np.ndarray:
+        if self.grid is not None:  # int64 draws in grid units
+            return self.noise_strategy.draw_int(self._rng, self.dim)
         return self.noise_strategy.draw(self._rng, self.dim)
 
 
@@ -258,10 +306,11 @@ class _DyadicCounter(ContinualCounter):
 
     def _init_noise_state(self) -> None:
         #: noise of the stored left-child node at each level (valid where t has a 1-bit)
-        self._slots = np.zeros((self.levels if self.noise_strategy.private else 0, self.dim))
+        self._slots = np.zeros((self.levels if self.noise_strategy.private else 0, self.dim),
+                               dtype=np.int64 if self.grid is not None else np.float64)
 
     def _buffers(self) -> list[np.ndarray]:
-        return [self._slots]
+        return [self._slots] + ([self._node_start] if hasattr(self, "_node_start") else [])
 
 
 class BinaryTreeCounter(_DyadicCounter):
@@ -363,6 +412,28 @@ class HonakerCounter(_DyadicCounter):
             v.append(1.0 / (1.0 + 1.0 / (2.0 * v[-1])))
         #: unit variance of a level-k node estimate (= weight of the node's own sum)
         self.node_variances = np.array(v)
+        if self.grid is not None:  # estimates are floats built from integer noisy nodes
+            self._slots = np.zeros(self._slots.shape)
+            #: integer prefix at the last multiple of 2^k, per level k
+            self._node_start = np.zeros(self._slots.shape, dtype=np.int64)
+
+    def _release_exact(self) -> np.ndarray:
+        """Post-processing of exact integer noisy node sums ``y_v = S_v + n_v``:
+        ``hat_v = w_k y_v + (1 - w_k)(hat_left + hat_right)`` in float64, in grid units,
+        then ``* g``."""
+        t = self._t
+        lowest = (t & -t).bit_length() - 1
+        est = None
+        for k in range(lowest + 1):
+            node = self._prefix - self._node_start[k] + self._draw()  # exact int64
+            self._node_start[k] = self._prefix
+            if k == 0:
+                est = node.astype(np.float64)
+            else:
+                w = self.node_variances[k]
+                est = w * node + (1.0 - w) * (self._slots[k - 1] + est)
+        self._slots[lowest] = est
+        return self._slots[_bits(t)].sum(axis=0) * self.grid
 
     def _next_noise(self) -> np.ndarray:
         t = self._t
@@ -409,7 +480,8 @@ class FactorizationCounter(ContinualCounter):
 
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  **kwargs) -> None:
-        if noise == "laplace" or getattr(noise, "kind", None) == "laplace":
+        if (noise in ("laplace", "discrete-laplace")
+                or getattr(noise, "kind", None) in ("laplace", "discrete-laplace")):
             raise ValueError(
                 "FactorizationCounter supports only noise='gaussian' (or None): the l1 column "
                 "norm of the square-root factor C grows like 2*sqrt(T/pi), so Laplace noise "

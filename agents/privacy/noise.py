@@ -17,6 +17,16 @@ copy with the scale of one draw set:
 * :class:`GaussianNoise` -- ``(epsilon, delta)``-DP; l2 sensitivity
   ``sqrt(copies) * gain * Delta_2``, ``sigma`` from the analytic Gaussian mechanism
   (:func:`~agents.privacy.calibration.gaussian_sigma`); variance ``sigma^2``.
+
+:class:`LaplaceNoise` and :class:`GaussianNoise` add continuous noise in float64; their
+guarantees hold for the idealized real-valued mechanism only (``exact = False``: the
+low-order bits of ``value + noise`` tell neighbours apart, Mironov CCS 2012) and are
+marked ``idealized`` in their :class:`~agents.privacy.calibration.PrivacyGuarantee`.
+* :class:`DiscreteLaplaceNoise` -- pure ``epsilon``-DP computed EXACTLY: inputs are
+  rounded onto a grid of step ``g`` (a power of two), noise is an integer from the
+  exact discrete Laplace sampler of :mod:`agents.privacy.discrete`, sums are int64 and
+  a release is ``integer * g`` (exact in float64 below ``2^53``). The default of the
+  learners for ``delta = 0``.
 * :class:`NoNoise` -- exact sums, NOT private (``scale = 0``, the accountant's
   ``NonPrivateDpEvent``); the non-private limit of the learners.
 """
@@ -33,6 +43,7 @@ from dp_accounting import dp_event
 
 from dp_online_envs.validation import check_epsilon, check_gaussian_delta, check_real
 
+from . import discrete
 from .calibration import (
     PrivacyGuarantee,
     gaussian_sigma,
@@ -40,7 +51,7 @@ from .calibration import (
     verify_guarantee,
 )
 
-__all__ = ["NOISE_KINDS", "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy",
+__all__ = ["GRID_BITS", "NOISE_KINDS", "DiscreteLaplaceNoise", "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy",
            "default_noise", "noise_strategy"]
 
 
@@ -58,6 +69,11 @@ class NoiseStrategy(ABC):
 
     kind: ClassVar[str | None]
     private: ClassVar[bool] = True
+    #: Whether the released values are computed exactly as the accounted mechanism
+    #: (``False``: the guarantee is for the idealized real-valued mechanism).
+    exact: ClassVar[bool] = False
+    #: Grid step of an integer (exact) strategy; ``None`` for real-valued noise.
+    grid: float | None = None
     epsilon: float | None
     delta: float | None
     sensitivity: float | None
@@ -92,7 +108,13 @@ class NoiseStrategy(ABC):
         Raises:
             ValueError: If the accountant does not confirm ``(epsilon, delta)``.
         """
-        return verify_guarantee(event, self.epsilon, self.delta, mechanism=mechanism)
+        return verify_guarantee(event, self.epsilon, self.delta, mechanism=mechanism,
+                                idealized=self.private and not self.exact)
+
+    def for_dim(self, dim: int) -> NoiseStrategy:
+        """The strategy for inputs of dimension ``dim`` (the grid of an exact strategy
+        depends on it); real-valued strategies return themselves."""
+        return self
 
     def __str__(self) -> str:
         return f"{self.kind} scale={self.scale:.6g}"
@@ -170,6 +192,7 @@ class NoNoise(NoiseStrategy):
     scale: float = 0.0
     kind: ClassVar[None] = None
     private: ClassVar[bool] = False
+    exact: ClassVar[bool] = True
 
     def calibrate(self, copies: int = 1, gain: float = 1.0) -> NoNoise:
         return self
@@ -194,9 +217,135 @@ class NoNoise(NoiseStrategy):
         return "exact"
 
 
+#: Grid resolution: the step is the largest power of two
+#: ``g <= Delta_1 / (dim 2^16 max(1, epsilon))``.
+GRID_BITS = 16
+
+
+def _grid_step(sensitivity: float, dim: int, epsilon: float) -> float:
+    """The largest power of two ``<= sensitivity / (dim 2^GRID_BITS max(1, epsilon))``."""
+    _, e = math.frexp(sensitivity / (dim * 2.0**GRID_BITS * max(1.0, epsilon)))
+    return math.ldexp(1.0, e - 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscreteLaplaceNoise(NoiseStrategy):
+    r"""Exact pure ``epsilon``-DP: grid rounding, integer discrete Laplace noise.
+
+    Mechanism (per noised block of ``dim`` coordinates; Canonne, Kamath, Steinke,
+    NeurIPS 2020, Algorithms 1-2, in :mod:`agents.privacy.discrete`):
+
+    * grid: ``g = 2^{-k}``, the largest power of two ``<= Delta_1 / (dim 2^16
+      max(1, epsilon))`` (:data:`GRID_BITS`; the ``epsilon`` keeps the integer scale
+      ``t >= 2^16`` so that its rounding up costs at most ``2^-16`` relative); an input ``z`` becomes ``round_half_even(z / g)`` (int64;
+      ``z / g`` is exact in float64, a power-of-two scaling);
+    * sensitivity on the grid: if ``||z - z'||_1 <= Delta_1`` then
+      ``|round(z_i/g) - round(z'_i/g)| <= |z_i - z'_i| / g + 1`` on every coordinate,
+      so the integer l1 sensitivity is ``k1 = floor(Delta_1 / g) + dim`` (at most
+      ``Delta_1/g (1 + 2^-16)``: the rounding costs a ``2^-16`` relative increase of
+      the noise and an error of at most ``g/2 <= Delta_1 2^-17 / dim`` per
+      coordinate, a ``2^-17 / dim`` fraction of the noise scale for ``epsilon <= 1``);
+    * noise: i.i.d. integers with ``P(y) proportional to exp(-|y| / t)``,
+      ``t = ceil(copies * k1 / epsilon)`` (computed exactly from the float epsilon as
+      a fraction), so ``copies`` noised blocks are ``copies * k1 / t <= epsilon``-DP;
+    * release: ``(integer sum + integer noise) * g``, exact in float64 while
+      ``|integer| < 2^53`` (checked by the counters).
+
+    Accounting: ``DiscreteLaplaceDpEvent(noise_parameter=1/t, sensitivity=k1)``
+    self-composed ``copies`` times (``epsilon = copies k1 / t``).
+
+    Attributes:
+        dim: Coordinates per block (set by the counter through :meth:`for_dim`).
+        secure: Draw from the OS cryptographic generator (:class:`~agents.privacy.
+            discrete.OsRandom`) instead of the counter's numpy generator (about 3x
+            slower per draw; the seeded generator is then ignored and runs are not
+            reproducible).
+        scale: ``t * g`` in data units (0 before :meth:`calibrate`).
+        t: The integer scale of the noise in grid units (0 before :meth:`calibrate`).
+        step: The grid step fixed by :meth:`calibrate` (0 before).
+    """
+
+    epsilon: float
+    sensitivity: float
+    dim: int = 1
+    secure: bool = False
+    scale: float = 0.0
+    t: int = 0
+    copies: int = 1
+    step: float = 0.0
+    delta: float = dataclasses.field(default=0.0, init=False)
+    kind: ClassVar[str] = "discrete-laplace"
+    exact: ClassVar[bool] = True
+
+    @property
+    def grid(self) -> float:  # type: ignore[override]
+        """The grid step ``g`` (a power of two): :attr:`step` once calibrated (it then
+        stays fixed, so a copy with another ``sensitivity`` accounts the SAME mechanism
+        for that sensitivity), else derived from the budget."""
+        return self.step or _grid_step(self.sensitivity, self.dim, self.epsilon)
+
+    @property
+    def grid_sensitivity(self) -> int:
+        """``k1 = floor(Delta_1 / g) + dim``: l1 sensitivity of one block on the grid."""
+        return math.floor(self.sensitivity / self.grid) + self.dim
+
+    def for_dim(self, dim: int) -> DiscreteLaplaceNoise:
+        return dataclasses.replace(self, dim=int(dim), step=0.0)
+
+    def calibrate(self, copies: int = 1, gain: float = 1.0) -> DiscreteLaplaceNoise:
+        if gain != 1.0:
+            raise ValueError("DiscreteLaplaceNoise supports integer structures only "
+                             f"(gain=1), got gain={gain!r}")
+        from fractions import Fraction
+        total = copies * self.grid_sensitivity
+        t = math.ceil(Fraction(total) / Fraction(self.epsilon))
+        if t > discrete.MAX_SCALE:
+            raise ValueError(f"discrete Laplace scale t={t} exceeds 2^52: epsilon is too "
+                             "small for the int64 sampler")
+        return dataclasses.replace(self, t=int(t), copies=int(copies), step=self.grid,
+                                   scale=float(t) * self.grid)
+
+    def guarantee(self, event: dp_event.DpEvent, mechanism: str) -> PrivacyGuarantee:
+        """The accountant's check, stated at the budget ``epsilon``: the mechanism's exact
+        ``copies k1 / t`` is at most ``epsilon`` (``t`` is rounded up as a fraction), so
+        ``epsilon``-DP is a true statement; the accountant's value is within ``2^-15``
+        below it."""
+        checked = super().guarantee(event, mechanism)
+        return dataclasses.replace(checked, epsilon=max(checked.epsilon, self.epsilon))
+
+    def _source(self, rng):
+        return discrete.OsRandom() if self.secure else rng
+
+    def draw_int(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` exact integer draws (int64), in grid units."""
+        return discrete.discrete_laplace(self._source(rng), self.t, int(n))
+
+    def draw(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
+        n = int(np.prod(shape))
+        return (self.draw_int(rng, n) * self.grid).reshape(shape)
+
+    def sum_of_draws(self, rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+        return self.draw_int(rng, n * dim).reshape(n, dim).sum(axis=0) * self.grid
+
+    @property
+    def variance(self) -> float:
+        return discrete.discrete_laplace_variance(self.t) * self.grid**2
+
+    def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        if gain != 1.0:
+            raise ValueError(f"DiscreteLaplaceNoise: gain must be 1, got {gain!r}")
+        return _composed(dp_event.DiscreteLaplaceDpEvent(1.0 / self.t,
+                                                         self.grid_sensitivity), copies)
+
+    def __str__(self) -> str:
+        return (f"discrete-laplace t={self.t} grid=2^{int(math.log2(self.grid))}"
+                f"{' secure' if self.secure else ''}")
+
+
 #: The noise kinds by name (``None``: exact sums).
 NOISE_KINDS: dict[str | None, type[NoiseStrategy]] = {
-    "laplace": LaplaceNoise, "gaussian": GaussianNoise, None: NoNoise}
+    "laplace": LaplaceNoise, "gaussian": GaussianNoise,
+    "discrete-laplace": DiscreteLaplaceNoise, None: NoNoise}
 
 
 def default_noise(delta: float) -> str:
@@ -207,14 +356,17 @@ def default_noise(delta: float) -> str:
 
 def noise_strategy(noise: str | None, epsilon: float | None = None,
                    delta: float | None = None,
-                   sensitivity: float | None = None) -> NoiseStrategy:
+                   sensitivity: float | None = None,
+                   secure: bool = False) -> NoiseStrategy:
     """The (uncalibrated) strategy called ``noise`` with a checked budget.
 
     Args:
-        noise: ``"laplace"``, ``"gaussian"`` or ``None`` (exact, non-private).
+        noise: ``"discrete-laplace"`` (exact), ``"laplace"``, ``"gaussian"`` (both
+            idealized) or ``None`` (exact, non-private).
         epsilon: ``0 < epsilon < inf`` (unless ``noise is None``).
         delta: ``0 < delta < 1`` for Gaussian noise; ignored otherwise.
-        sensitivity: ``Delta_1`` (Laplace) / ``Delta_2`` (Gaussian), ``> 0``.
+        sensitivity: ``Delta_1`` (Laplace kinds) / ``Delta_2`` (Gaussian), ``> 0``.
+        secure: draw from the OS cryptographic generator (``"discrete-laplace"`` only).
 
     Raises:
         ValueError: On an unknown kind or an invalid budget (named in the message),
@@ -222,10 +374,15 @@ def noise_strategy(noise: str | None, epsilon: float | None = None,
     """
     if noise is None:
         return NoNoise()
-    if noise not in ("laplace", "gaussian"):
-        raise ValueError(f"noise must be 'laplace', 'gaussian' or None, got noise={noise!r}")
+    if noise not in ("laplace", "gaussian", "discrete-laplace"):
+        raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace' or None, "
+                         f"got noise={noise!r}")
+    if secure and noise != "discrete-laplace":
+        raise ValueError(f"secure=True needs noise='discrete-laplace', got noise={noise!r}")
     eps = check_epsilon(epsilon)
     sens = check_real("sensitivity", sensitivity, 0.0, low_inclusive=False)
     if noise == "laplace":
         return LaplaceNoise(eps, sens)
+    if noise == "discrete-laplace":
+        return DiscreteLaplaceNoise(eps, sens, secure=bool(secure))
     return GaussianNoise(eps, check_gaussian_delta(delta), sens)

@@ -320,6 +320,8 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
     if claim is not None:
         p_eps, p_delta, mechanism = claim
         privacy = f"({p_eps:g}, {p_delta:g})-DP"
+        if "[IDEALIZED" in mechanism:  # PrivacyGuarantee.idealized: real-valued noise
+            privacy += " idealized"
     elif cls.private:
         privacy = f"({spec.epsilon:g}, {spec.delta or 0.0:g})-DP (requested)"
         p_eps, p_delta, mechanism = spec.epsilon, spec.delta or 0.0, ""

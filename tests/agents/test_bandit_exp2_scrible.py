@@ -26,6 +26,7 @@ from agents.bandit.exp2 import (
 )
 from agents.bandit.exp3 import EXP3, exp3_eta
 from agents.bandit.reduction import PrivateBanditReduction, loss_range
+from agents.privacy.noise import DiscreteLaplaceNoise
 from agents.bandit.scrible import SCRiBLe, barrier_for, theorem_4_5_eta
 from agents.privacy import audit
 from dp_online_envs.adversaries import LossSequence
@@ -155,9 +156,10 @@ def test_exp2_agents_use_theorem_4_1():
     env = _env("DPBandit-MAB-v0", horizon=1000)
     for eps in (0.5, 1.0, 2.0):
         agent = make("private-exp2", _problem(env), epsilon=eps, seed=0)
-        assert agent.noise_scale == pytest.approx(1.0 / eps)   # range [0, 1]
-        assert agent.base.lam == pytest.approx(1.0 / eps)      # lambda = 1/eps
-        eta, gamma = theorem_4_1_parameters(1000, 10, 1.0 / eps)
+        # the exact discrete mechanism's scale t g is within 2^-15 of 1/eps
+        assert agent.noise_scale == pytest.approx(1.0 / eps, rel=1e-4)   # range [0, 1]
+        assert agent.base.lam == pytest.approx(agent.noise_scale)  # lambda = b
+        eta, gamma = theorem_4_1_parameters(1000, 10, agent.noise_scale)
         assert (agent.eta, agent.gamma) == pytest.approx((eta, gamma))
     plain = make("exp2", _problem(env))
     assert (plain.eta, plain.gamma) == pytest.approx((0.010729830131446736, 0.10729830131446737))
@@ -203,12 +205,13 @@ def test_theorem_4_5_step_size_by_hand():
     for eps, want, clamped in ((100.0, 0.008709610208009878, False),
                                (1.0, 0.0003016416957741222, True)):
         agent = make("private-scrible", _problem(ball), epsilon=eps)
-        assert agent.noise_scale == pytest.approx(2.0 / eps)   # range [-1, 1]
-        assert agent.eta == pytest.approx(want) and agent.base.eta_clamped == clamped
+        assert agent.noise_scale == pytest.approx(2.0 / eps, rel=1e-4)   # range [-1, 1]
+        # eta depends on b = t g, within 2^-15 of 2/eps (the exact discrete mechanism)
+        assert agent.eta == pytest.approx(want, rel=1e-4) and agent.base.eta_clamped == clamped
     cube = make("private-scrible", _problem(_env("DPBandit-Linear-v0", horizon=2000,
                                                    domain="cube")), epsilon=100.0)
-    assert cube.base.nu == 10.0 and cube.noise_scale == pytest.approx(2 * m / 100)
-    assert cube.eta == pytest.approx(0.004773704065107462)
+    assert cube.base.nu == 10.0 and cube.noise_scale == pytest.approx(2 * m / 100, rel=1e-4)
+    assert cube.eta == pytest.approx(0.004773704065107462, rel=1e-4)
 
 
 def test_declared_loss_ranges():
@@ -240,7 +243,7 @@ def test_laplace_noise_has_the_analytic_variance(name, env_id, env_kw, width):
     lo, hi = agent.loss_lo, agent.loss_hi
     noise = released - np.clip(true, lo, hi)
     b = width / eps
-    assert agent.noise_scale == pytest.approx(b)
+    assert agent.noise_scale == pytest.approx(b, rel=1e-4)  # t g, exact mechanism
     # Var Lap(b) = 2 b^2; the sample variance has relative s.e. sqrt(5 / n) ~ 1.6%.
     assert noise.var() == pytest.approx(2 * b * b, rel=0.07)
     assert abs(noise.mean()) < 5 * math.sqrt(2) * b / math.sqrt(rounds)
@@ -366,15 +369,17 @@ def test_same_seed_same_actions(name, env_id, env_kw):
 
 # ----------------------------------------------------------------- auditor
 class TenfoldTooLittleNoise(PrivateEXP2):
-    """Claims (epsilon, 0) but adds Lap(1/(10 epsilon)): a 10x miscalibration.
+    """Claims (epsilon, 0) but adds the noise of 10 epsilon: a 10x miscalibration.
 
-    (Declaring its real event, ``LaplaceDpEvent(0.1/epsilon)``, would be refused by
-    ``verify_guarantee``; the claim is therefore fixed before the scale is cut.)
+    (Declaring its real event would be refused by ``verify_guarantee``; the claim is
+    therefore fixed before the noise is cut.)
     """
 
     def _setup_reduction(self, *args):
         super()._setup_reduction(*args)
-        self.noise_scale /= 10.0
+        self.noise_strategy = DiscreteLaplaceNoise(10 * self.epsilon,
+                                                   self.sensitivity).calibrate()
+        self._grid, self.noise_scale = self.noise_strategy.grid, self.noise_strategy.scale
 
 
 def _mab_audit(cls, horizon=16, tau=8, runs=1000):

@@ -17,6 +17,7 @@ import pytest
 import agents.bandit.reduction as reduction
 from agents import agent_class, list_agents, make
 from agents.privacy import calibration
+from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
 from test_all_agents import PLAYS
 
@@ -86,10 +87,10 @@ def test_reduction_without_noise_is_its_base(name, env_id, kw, other_kw, monkeyp
     problem = env.unwrapped.problem
     other = agent_class(name).counterpart_for(problem, **kw)
     assert other is not None and not agent_class(other).private
-    # Noise switched off: Laplace scale 0 (the base is then tuned for noise 0, as its
-    # non-private self); the guarantee check would rightly refuse it, so skip it here.
-    monkeypatch.setattr(reduction.PrivateBanditReduction, "_noise_scale", lambda self: 0.0)
-    monkeypatch.setattr(reduction, "verify_guarantee", lambda *a, **k: None)
+    # Noise switched off: no noise strategy (the base is then tuned for noise 0, as its
+    # non-private self, and receives the exact clipped losses).
+    monkeypatch.setattr(reduction.PrivateBanditReduction, "_noise_strategy",
+                        lambda self: NoNoise())
     agent = make(name, problem, epsilon=1.0, seed=0, **kw)
     assert agent.noise_scale == 0.0
     priv = _points(agent, env, seed=3, reset_seed=5)

@@ -1,0 +1,204 @@
+"""Tests of the exact samplers (agents.privacy.discrete) and the discrete Laplace strategy.
+
+* :func:`bernoulli_exp`: its probability is computed EXACTLY by enumerating every
+  outcome of its uniform integer draws (a scripted generator), as a Fraction, and
+  compared with the truncated series of ``exp(-gamma)``.
+* :func:`discrete_laplace`: chi-square goodness of fit against the exact pmf (seeded,
+  so deterministic), for numpy's generator and for the OS generator.
+* :class:`DiscreteLaplaceNoise`: the grid's sensitivity bound on adversarial pairs,
+  the calibration and its ``dp_accounting`` event, and exact integer releases.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from dp_accounting.pld import privacy_loss_distribution as pld
+from scipy import stats
+
+from agents.privacy import accountant_epsilon, make_counter
+from agents.privacy.discrete import (
+    OsRandom,
+    bernoulli_exp,
+    discrete_laplace,
+    discrete_laplace_variance,
+)
+from agents.privacy.noise import DiscreteLaplaceNoise, noise_strategy
+
+
+class _NeedMore(Exception):
+    def __init__(self, high: int) -> None:
+        self.high = high
+
+
+class _Script:
+    """A generator whose ``integers`` returns a fixed script of values, one at a time."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.values, self.calls = values, 0
+
+    def integers(self, low, high, size=None):
+        high = np.ravel(np.asarray(high))
+        assert low == 0 and high.size == 1 and size in (None, 1)
+        if self.calls == len(self.values):
+            raise _NeedMore(int(high[0]))
+        value = self.values[self.calls]
+        self.calls += 1
+        return np.array([value], dtype=np.int64)
+
+
+def _enumerate(num: int, den: int, depth: int) -> tuple[Fraction, Fraction]:
+    """(P(output 1 within ``depth`` draws), P(not decided within ``depth`` draws))."""
+    p_one, undecided = Fraction(0), Fraction(0)
+    stack = [([], Fraction(1))]
+    while stack:
+        prefix, prob = stack.pop()
+        try:
+            out = bernoulli_exp(_Script(prefix), np.array([num]), np.array([den]))
+        except _NeedMore as more:
+            if len(prefix) == depth:
+                undecided += prob
+            else:
+                stack += [(prefix + [v], prob / more.high) for v in range(more.high)]
+            continue
+        p_one += prob if bool(out[0]) else 0
+    return p_one, undecided
+
+
+@pytest.mark.parametrize("num,den", [(0, 1), (1, 3), (2, 3), (1, 1), (2, 5), (4, 4)])
+def test_bernoulli_exp_probability_is_exactly_the_series(num, den):
+    depth = 6
+    p_one, undecided = _enumerate(num, den, depth)
+    g = Fraction(num, den)
+    # stop at K = k with probability g^{k-1}/(k-1)! - g^k/k!; output 1 iff k is odd
+    series = sum((g ** (k - 1) / math.factorial(k - 1) - g**k / math.factorial(k)
+                  for k in range(1, depth + 1, 2)), Fraction(0))
+    assert p_one == series
+    assert undecided == g**depth / math.factorial(depth)
+    assert float(p_one) <= math.exp(-num / den) <= float(p_one + undecided) + 1e-15
+
+
+def _pmf(t: int, ys: np.ndarray) -> np.ndarray:
+    q = math.exp(-1.0 / t)
+    return (1 - q) / (1 + q) * q ** np.abs(ys)
+
+
+def _chi2_pvalue(samples: np.ndarray, t: int) -> float:
+    lim = int(np.ceil(t * 12))  # tail mass beyond is e^-12
+    ys = np.arange(-lim, lim + 1)
+    expected = _pmf(t, ys) * samples.size
+    keep = expected >= 20
+    edges = ys[keep]
+    observed = np.array([np.sum(samples == y) for y in edges], dtype=float)
+    obs = np.append(observed, samples.size - observed.sum())
+    exp = np.append(expected[keep], samples.size - expected[keep].sum())
+    return float(stats.chisquare(obs, exp).pvalue)
+
+
+@pytest.mark.parametrize("t", [1, 3, 20])
+def test_discrete_laplace_fits_its_pmf(t):
+    rng = np.random.default_rng(t)
+    y = discrete_laplace(rng, t, 200_000)
+    assert y.dtype == np.int64 and y.shape == (200_000,)
+    assert _chi2_pvalue(y, t) > 1e-3
+    assert y.var() == pytest.approx(discrete_laplace_variance(t), rel=0.03)
+
+
+def test_a_wrong_scale_is_rejected_by_the_fit():
+    """The chi-square test has power: draws of scale 3 do not fit scale 3.2."""
+    y = discrete_laplace(np.random.default_rng(3), 3, 200_000)
+    lim = 40
+    ys = np.arange(-lim, lim + 1)
+    q = math.exp(-1 / 3.2)
+    expected = (1 - q) / (1 + q) * q ** np.abs(ys) * y.size
+    keep = expected >= 20
+    obs = np.array([np.sum(y == v) for v in ys[keep]], dtype=float)
+    p = stats.chisquare(np.append(obs, y.size - obs.sum()),
+                        np.append(expected[keep], y.size - expected[keep].sum())).pvalue
+    assert p < 1e-6
+
+
+def test_the_os_generator_is_uniform_and_feeds_the_sampler():
+    src = OsRandom()
+    u = src.integers(0, 7, size=70_000)
+    assert u.min() == 0 and u.max() == 6
+    assert stats.chisquare(np.bincount(u, minlength=7)).pvalue > 1e-6
+    assert _chi2_pvalue(discrete_laplace(src, 3, 50_000), 3) > 1e-6
+    with pytest.raises(ValueError, match="low=0"):
+        src.integers(1, 5)
+
+
+def test_grid_sensitivity_bounds_adversarial_pairs():
+    eps, sens, dim = 0.5, 1.0, 4
+    noise = DiscreteLaplaceNoise(eps, sens, dim=dim).calibrate(copies=3)
+    g, k1 = noise.grid, noise.grid_sensitivity
+    assert g == 2.0 ** round(math.log2(g)) and g <= sens / (dim * 2**16)
+    assert k1 == math.floor(sens / g) + dim
+    rng = np.random.default_rng(0)
+    worst = 0
+    for _ in range(2000):
+        z = rng.uniform(-5, 5, dim)
+        d = rng.dirichlet(np.ones(dim)) * sens * rng.choice([-1, 1], dim)
+        # push both ends onto half-grid points, where rounding moves the most
+        z = (np.floor(z / g) + 0.5 + 1e-6) * g
+        zp = z + d
+        diff = np.abs(np.rint(z / g) - np.rint(zp / g)).sum()
+        worst = max(worst, diff)
+    assert worst <= k1
+    # t = ceil(3 k1 / eps) exactly; epsilon = 3 k1 / t <= eps, and the accountant agrees
+    assert noise.t == math.ceil(Fraction(3 * k1) / Fraction(eps))
+    event = noise.dp_event(copies=3)
+    assert accountant_epsilon(event, 0.0) == pytest.approx(3 * k1 / noise.t, rel=1e-12)
+    assert 3 * k1 / noise.t <= eps
+    one = pld.from_discrete_laplace_mechanism(1.0 / noise.t, sensitivity=k1,
+                                              value_discretization_interval=1e-4)
+    assert one.self_compose(3).get_epsilon_for_delta(1e-12) <= eps * (1 + 1e-3)
+
+
+def test_counters_release_exact_integer_multiples_of_the_grid():
+    for name in ("tree", "agarwal-singh", "honaker"):
+        c = make_counter(name, 16, 3, noise="discrete-laplace", epsilon=1.0, sensitivity=1.0,
+                         rng=np.random.default_rng(0))
+        assert c.grid is not None and not c.guarantee().idealized
+        exact = np.zeros(3)
+        z = np.array([0.1, 1 / 3, -0.7])
+        for t in range(1, 17):
+            y = c.add(z)
+            exact += np.rint(z / c.grid) * c.grid
+            if name != "honaker" or t == 1:  # Honaker post-processes the exact nodes
+                assert np.array_equal(y / c.grid, np.round(y / c.grid))
+        no = make_counter(name, 16, 3, noise=None)
+        assert np.allclose([no.add(np.rint(z / c.grid) * c.grid) for _ in range(16)][-1], exact)
+
+
+@pytest.mark.parametrize("name", ["tree", "agarwal-singh", "honaker"])
+def test_counter_release_has_the_stated_mean_and_variance(name):
+    """Honaker's release is built from the integer noisy nodes: its variance must still
+    be ``sum_j v_j`` draws (at t = 4 only the level-2 estimate: v_2 = 4/7)."""
+    vals = []
+    for s in range(3000):
+        c = make_counter(name, 8, 1, noise="discrete-laplace", epsilon=1.0,
+                         sensitivity=1.0, rng=np.random.default_rng(s))
+        vals.append([c.add(np.array([0.25])) for _ in range(4)][-1][0])
+    assert np.var(vals) == pytest.approx(c.noise_variance(4), rel=0.08)
+    assert abs(np.mean(vals) - 1.0) < 4 * math.sqrt(c.noise_variance(4) / len(vals))
+    unit = {"tree": 1.0, "agarwal-singh": 3.0, "honaker": 4 / 7}[name]
+    assert c.noise_variance(4) == pytest.approx(unit * c.noise_strategy.variance)
+
+
+def test_too_large_inputs_are_refused_not_rounded_inexactly():
+    c = make_counter("tree", 4, 1, noise="discrete-laplace", epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="too large"):
+        c.add(np.array([1e30]))
+
+
+def test_secure_strategy_draws_from_the_os():
+    a = noise_strategy("discrete-laplace", 1.0, None, 1.0, secure=True).calibrate()
+    x = a.draw_int(np.random.default_rng(0), 1000)
+    y = a.draw_int(np.random.default_rng(0), 1000)
+    assert not np.array_equal(x, y)  # the seeded generator is ignored
+    with pytest.raises(ValueError, match="secure"):
+        noise_strategy("laplace", 1.0, None, 1.0, secure=True)
