@@ -71,6 +71,10 @@ __all__ = [
 ]
 
 
+#: Noise vectors drawn per call of the exact (rejection) sampler.
+EXACT_NOISE_BLOCK = 256
+
+
 def _bits(t: int) -> list[int]:
     """Positions of the set bits of ``t`` (the dyadic decomposition of [1, t])."""
     return [j for j in range(t.bit_length()) if (t >> j) & 1]
@@ -142,6 +146,8 @@ class ContinualCounter(ABC):
         #: grid step of an exact integer strategy (``None``: real-valued arithmetic)
         self.grid = strategy.grid if strategy.private else None
         self._prefix = np.zeros(self.dim, dtype=np.int64 if self.grid else np.float64)
+        self._int_noise = np.zeros((0, self.dim), dtype=np.int64)  # exact draws not yet used
+        self._int_noise_used = 0
         self.noise, self.epsilon, self.delta, self.sensitivity = (
             strategy.kind, strategy.epsilon, strategy.delta, strategy.sensitivity)
         self.draw_scale = float(strategy.scale)
@@ -271,9 +277,22 @@ class ContinualCounter(ABC):
 
     # ------------------------------------------------------------ helpers
     def _draw(self) -> np.ndarray:
-        if self.grid is not None:  # int64 draws in grid units
-            return self.noise_strategy.draw_int(self._rng, self.dim)
-        return self.noise_strategy.draw(self._rng, self.dim)
+        """One noise vector: exact int64 draws in grid units, or float draws.
+
+        The exact sampler's cost is mostly per call, so its draws are made
+        :data:`EXACT_NOISE_BLOCK` vectors at a time and used in order (the vectors are
+        i.i.d. either way; the noise does not depend on the data).
+        """
+        if self.grid is None:
+            return self.noise_strategy.draw(self._rng, self.dim)
+        if self._int_noise_used == len(self._int_noise):
+            block = min(EXACT_NOISE_BLOCK, 2 * self.horizon)
+            self._int_noise = self.noise_strategy.draw_int(
+                self._rng, block * self.dim).reshape(block, self.dim)
+            self._int_noise_used = 0
+        row = self._int_noise[self._int_noise_used].copy()
+        self._int_noise_used += 1
+        return row
 
 
 class _DyadicCounter(ContinualCounter):
