@@ -29,6 +29,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from tests.experiments.conftest import live_members  # noqa: E402  (one /proc scan)
+
 SWEEP = """\
 name: interrupt-bench
 envs: [DPFullInfo-Experts-v0]
@@ -37,22 +40,6 @@ epsilons: [0.5, 1, 2, 4]
 horizons: [4000]
 seeds: 12
 """
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (not zombie) processes of a process group, from ``/proc`` (Linux).
-
-    The same as ``_live_members`` in ``tests/experiments/test_store_resume.py``.
-    """
-    pids = []
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            pids.append(int(stat.parent.name))
-    return pids
 
 
 def one_try(workdir: pathlib.Path, mode: str, double: bool, backend: str = "local") -> dict:
@@ -91,10 +78,10 @@ def one_try(workdir: pathlib.Path, mode: str, double: bool, backend: str = "loca
             return {"seconds": float("inf"), "code": None, "traceback": None, "left": None}
         seconds = time.monotonic() - t0
         deadline = time.monotonic() + 5
-        while group_members(proc.pid) and time.monotonic() < deadline:
+        while live_members(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         return {"seconds": seconds, "code": proc.returncode,
-                "traceback": b"Traceback" in err, "left": len(group_members(proc.pid)),
+                "traceback": b"Traceback" in err, "left": len(live_members(proc.pid)),
                 "stderr": err.decode(errors="replace").strip().splitlines()[-1:]}
     finally:
         try:

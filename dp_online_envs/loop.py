@@ -75,5 +75,9 @@ def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
     if seed is None:
         return None, None
     env_ss, agent_ss = np.random.SeedSequence(seed).spawn(2)
-    return (int(env_ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)),
-            int(agent_ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)))
+    return seed_of(env_ss), seed_of(agent_ss)
+
+
+def seed_of(seq: np.random.SeedSequence) -> int:
+    """A 63-bit integer seed drawn from a seed sequence (its first 64-bit word, halved)."""
+    return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))

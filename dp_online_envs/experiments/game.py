@@ -35,7 +35,7 @@ from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.resolver import AgentResolver, default_resolver, resolve_agent
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
-from dp_online_envs.loop import run_rounds
+from dp_online_envs.loop import run_rounds, seed_of
 from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
@@ -78,8 +78,7 @@ def stable_hash(obj: Any) -> str:
 
 def _seed_from(digest: str) -> int:
     """A 63-bit seed from ``SeedSequence(entropy=<128 bits of the digest>)``."""
-    ss = np.random.SeedSequence(int(digest[:32], 16))
-    return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+    return seed_of(np.random.SeedSequence(int(digest[:32], 16)))
 
 
 def feedback_option(env_id: str, agent_cls: type,
