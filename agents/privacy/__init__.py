@@ -4,7 +4,7 @@
   :class:`PrivacyGuarantee`, and accounting through ``dp_accounting``.
 * :mod:`.counters` -- continual counters (private prefix sums): binary tree,
   Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
-  square-root factorization.
+  square-root factorization; :mod:`.blt` the buffered-linear-Toeplitz counter.
 * :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace (grid,
   integer noise), real-valued Laplace and Gaussian (guarantees marked idealized), none.
 * :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
@@ -32,8 +32,10 @@ from .calibration import (
 )
 from .counters import (
     COUNTERS,
+    GAUSSIAN_ONLY,
     AgarwalSinghCounter,
     BinaryTreeCounter,
+    BLTCounter,
     ContinualCounter,
     FactorizationCounter,
     HonakerCounter,
@@ -51,8 +53,10 @@ from .noise import (
 __all__ = [
     "COUNTERS",
     "DEFAULT_NEIGHBOURING",
+    "GAUSSIAN_ONLY",
     "AgarwalSinghCounter",
     "AuditResult",
+    "BLTCounter",
     "BinaryTreeCounter",
     "ContinualCounter",
     "DiscreteLaplaceNoise",

@@ -7,7 +7,7 @@ after each ``z_t`` releases a noisy prefix sum ``S_t + eta_t`` with
 Laplace noise, l2 for Gaussian noise).  It is the caller's job to make it true
 (clip or bound the inputs); a counter cannot check it.
 
-All four counters are linear: every internal value is (exact partial sum) +
+All the counters are linear: every internal value is (exact partial sum) +
 (data-independent noise), and the release is a fixed linear function of those
 values.  The implementations therefore keep the exact running sum ``S_t`` and
 the noise process separately and return ``S_t + eta_t``; this is the same
@@ -38,7 +38,8 @@ Rush, Smith, Thakurta (NeurIPS 2022), whose adaptive-streams result covers
 
 Counters (see :data:`COUNTERS`): ``"tree"`` :class:`BinaryTreeCounter`,
 ``"agarwal-singh"`` :class:`AgarwalSinghCounter`, ``"honaker"``
-:class:`HonakerCounter`, ``"factorization"`` :class:`FactorizationCounter`.
+:class:`HonakerCounter`, ``"factorization"`` :class:`FactorizationCounter`, ``"blt"``
+:class:`~agents.privacy.blt.BLTCounter` (in :mod:`agents.privacy.blt`).
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ from .noise import NoiseStrategy, noise_strategy
 
 __all__ = [
     "COUNTERS",
+    "GAUSSIAN_ONLY",
     "AgarwalSinghCounter",
+    "BLTCounter",
     "BinaryTreeCounter",
     "ContinualCounter",
     "FactorizationCounter",
@@ -123,6 +126,8 @@ class ContinualCounter(ABC):
     """
 
     name: ClassVar[str] = ""
+    #: Whether the counter refuses Laplace noise (real coefficients, Gaussian only).
+    gaussian_only: ClassVar[bool] = False
 
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  epsilon: float | None = None, delta: float | None = None,
@@ -492,10 +497,14 @@ class FactorizationCounter(ContinualCounter):
     Laplace noise is refused: the l1 column norm ``sum_{j<T} f_j`` grows like
     ``2 sqrt(T / pi)``, so pure epsilon-DP would need noise polynomial in T.
     Streaming cost: the noise history ``w`` is kept (``O(t dim)`` floats, grown
-    by doubling) and ``eta_t`` is one ``O(t dim)`` convolution step.
+    by doubling) and ``eta_t`` is one ``O(t dim)`` convolution step, so a stream of
+    ``T`` inputs costs ``O(T^2 dim)`` in total and ``O(T dim)`` memory; the ``"blt"``
+    counter (:class:`~agents.privacy.blt.BLTCounter`) has nearly the same noise at
+    ``O(dim)`` work and memory per step.
     """
 
     name = "factorization"
+    gaussian_only = True
 
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  **kwargs) -> None:
@@ -544,10 +553,17 @@ class FactorizationCounter(ContinualCounter):
         return self.noise_strategy.dp_event(gain=self.column_norm)
 
 
+# blt.py subclasses ContinualCounter (defined above): imported here, not at the top
+from .blt import BLTCounter
+
 _CLASSES: dict[str, type[ContinualCounter]] = {
     cls.name: cls
-    for cls in (BinaryTreeCounter, AgarwalSinghCounter, HonakerCounter, FactorizationCounter)
+    for cls in (BinaryTreeCounter, AgarwalSinghCounter, HonakerCounter, FactorizationCounter,
+                BLTCounter)
 }
+
+#: Names of the counters that take Gaussian noise only.
+GAUSSIAN_ONLY: frozenset[str] = frozenset(n for n, c in _CLASSES.items() if c.gaussian_only)
 
 #: name -> one-line description of every counter :func:`make_counter` builds.
 COUNTERS: dict[str, str] = {
@@ -558,6 +574,8 @@ COUNTERS: dict[str, str] = {
                "about half the tree's variance",
     "factorization": "square-root factorization of the prefix-sum matrix, Gaussian only "
                      "(Henzinger-Upadhyay-Upadhyay 2023; Fichtenberger et al. 2023)",
+    "blt": "buffered-linear-Toeplitz factorization, O(dim) work per step, Gaussian only "
+           "(Dvijotham-McMahan-Pillutla-Steinke-Thakurta 2024)",
 }
 
 
@@ -565,11 +583,13 @@ def make_counter(name: str, horizon: int, dim: int, **kwargs) -> ContinualCounte
     """Builds the counter called ``name`` (a key of :data:`COUNTERS`).
 
     Args:
-        name: ``"tree"``, ``"agarwal-singh"``, ``"honaker"`` or ``"factorization"``.
+        name: ``"tree"``, ``"agarwal-singh"``, ``"honaker"``, ``"factorization"`` or
+            ``"blt"``.
         horizon: ``T``.
         dim: input dimension.
         **kwargs: keyword arguments of :class:`ContinualCounter`
-            (``noise``, ``epsilon``, ``delta``, ``sensitivity``, ``rng``).
+            (``noise``, ``epsilon``, ``delta``, ``sensitivity``, ``rng``; ``buffers``
+            for ``"blt"``).
 
     Raises:
         ValueError: for an unknown name or invalid parameters.
