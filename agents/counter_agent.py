@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.privacy import ContinualCounter, make_counter
+from agents.privacy import GAUSSIAN_ONLY, ContinualCounter, make_counter
 from dp_online_envs.validation import check_gaussian_delta
 
 __all__ = ["CounterAgent", "CounterSpec"]
@@ -90,7 +90,8 @@ class CounterAgent:
         counter_spec: The :class:`CounterSpec`.
         noise_scale: Scale of one noise draw of the counter (Laplace ``b`` or
             Gaussian ``sigma``), set by :meth:`_calibrate_counter`.
-        levels: Tree levels of the dyadic counters (``None`` for ``"factorization"``).
+        levels: Tree levels of the dyadic counters (``None`` for ``"factorization"`` and
+            ``"blt"``).
         counter_name, counter_sensitivity: The spec's ``counter`` and ``sensitivity``.
         noise: The spec's noise kind. Setting it to ``None`` switches the noise off
             from the next ``reset`` (exact sums, NOT private: the tests' hook for the
@@ -122,13 +123,14 @@ class CounterAgent:
         """A fresh counter of the spec, drawing its noise from ``rng``.
 
         Raises:
-            ValueError: The Gaussian-only ``"factorization"`` counter with ``delta = 0``
-                (the message says to pass a delta), or any invalid counter parameter.
+            ValueError: A Gaussian-only counter (``"factorization"``, ``"blt"``: see
+                :data:`agents.privacy.GAUSSIAN_ONLY`) with ``delta = 0`` (the message says
+                to pass a delta), or any invalid counter parameter.
         """
         spec = self.counter_spec
-        if spec.counter == "factorization":
+        if spec.counter in GAUSSIAN_ONLY:
             check_gaussian_delta(self.delta, hint=(
-                f"{self.name}: counter='factorization' adds only Gaussian noise, but delta=0 "
+                f"{self.name}: counter={spec.counter!r} adds only Gaussian noise, but delta=0 "
                 "asks for Laplace noise (pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 "
                 "in Python, --delta 1e-6 on the command line), or use a counter for pure "
                 "epsilon-DP ('tree', 'agarwal-singh' or 'honaker')"))

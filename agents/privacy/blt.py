@@ -32,7 +32,7 @@ from scipy import optimize
 from dp_online_envs.validation import check_int
 
 from .counters import ContinualCounter
-from .noise import NoiseStrategy
+from .noise import NOISE_KINDS, NoiseStrategy
 
 __all__ = ["BLTCounter", "BLTParameters", "blt_parameters"]
 
@@ -276,12 +276,12 @@ class BLTCounter(ContinualCounter):
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  buffers: int = DEFAULT_BUFFERS, **kwargs) -> None:
         kind = noise.kind if isinstance(noise, NoiseStrategy) else noise
-        if kind not in ("gaussian", None):
+        if kind in NOISE_KINDS and kind not in ("gaussian", None):  # unknown: base's error
             raise ValueError(
                 f"BLTCounter supports only noise='gaussian' (or None), got noise={kind!r}: its "
-                "strategy matrix C has real coefficients whose l1 column norm grows like "
-                "sqrt(T), so Laplace noise for pure epsilon-DP would be polynomially larger "
-                "than the tree's")
+                "strategy matrix C has real (non-integer) coefficients, and their l1 column "
+                "norm grows like sqrt(T), so Laplace noise for pure epsilon-DP would be "
+                "polynomially larger than the tree's")
         self.buffers = check_int("buffers", buffers, 1, MAX_BUFFERS)
         super().__init__(horizon, dim, noise=noise, **kwargs)
 
