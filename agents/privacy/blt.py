@@ -221,7 +221,8 @@ def blt_parameters(horizon: int, buffers: int = DEFAULT_BUFFERS) -> BLTParameter
     bounds = (math.log(1e-3 / horizon), math.log1p(-1e-6))
     result = optimize.minimize(_loss_and_gradient, start, args=(horizon, *bounds), jac=True,
                                method="BFGS", options={"gtol": 1e-7})
-    params = BLTParameters(*_split(result.x))
+    with np.errstate(all="ignore"):  # a degenerate optimum is reported below
+        params = BLTParameters(*_split(result.x))
     ok = (np.all(np.isfinite(params.omega)) and np.all(np.isfinite(params.omega_hat))
           and np.all((params.theta_hat >= 0.0) & (params.theta_hat < 1.0))
           and math.isfinite(params.max_loss(horizon)))
