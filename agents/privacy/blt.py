@@ -40,8 +40,9 @@ __all__ = ["BLTCounter", "BLTParameters", "blt_parameters"]
 #: noise std up to T = 2^20 (``benchmarks/counter_noise.py``).
 DEFAULT_BUFFERS = 4
 
-#: Largest number of buffers accepted (beyond ~8 the closed forms lose precision and
-#: the gain is below 0.1% at T = 2^20).
+#: Largest number of buffers accepted: 8 buffers are within 0.02% of the square-root
+#: factorization at T = 2^20; more would only add optimization time (and jax_privacy
+#: reports numerical trouble from about 15).
 MAX_BUFFERS = 8
 
 #: Relative margin added to the closed-form column norm of ``C`` (its float64 rounding,
@@ -256,8 +257,8 @@ class BLTCounter(ContinualCounter):
 
     Cost: ``O(dim * buffers)`` memory (``b``, ``eta``) and work per step (one draw, one
     ``(buffers,) @ (buffers, dim)`` product, two updates); ``O(T * dim * buffers)`` in
-    total, against ``O(T^2 dim)`` for the factorization. Parameters: 0.1-0.6 s once per
-    ``(T, buffers)`` (cached).
+    total, against ``O(T^2 dim)`` for the factorization. Parameters: 30-100 ms once per
+    ``(T, buffers)`` with 4 buffers (cached).
 
     Real coefficients: the guarantee is for the idealized real-valued mechanism (marked
     ``[IDEALIZED]``), as for the factorization counter.
