@@ -210,7 +210,8 @@ def blt_parameters(horizon: int, buffers: int = DEFAULT_BUFFERS) -> BLTParameter
     (central-difference gradients, evaluated as one batch) from log-spaced values in
     ``[1/(4T), 1/2]``, each kept in ``[1e-3 / T, 1 - 1e-6]``. (Not L-BFGS-B: its
     OpenBLAS-threaded inner solver costs ~10 ms a step on a busy machine.) Deterministic
-    (no random start); cached per ``(horizon, buffers)``. 10-100 ms with 4 buffers.
+    (no random start); cached per ``(horizon, buffers)``. 30-150 ms with 4 buffers, up to
+    0.6 s with 8 (T = 2^0 .. 2^20, shared 2-core machine).
 
     Raises:
         ValueError: On an invalid argument (named in the message).
@@ -257,7 +258,7 @@ class BLTCounter(ContinualCounter):
 
     Cost: ``O(dim * buffers)`` memory (``b``, ``eta``) and work per step (one draw, one
     ``(buffers,) @ (buffers, dim)`` product, two updates); ``O(T * dim * buffers)`` in
-    total, against ``O(T^2 dim)`` for the factorization. Parameters: 30-100 ms once per
+    total, against ``O(T^2 dim)`` for the factorization. Parameters: 30-150 ms once per
     ``(T, buffers)`` with 4 buffers (cached).
 
     Real coefficients: the guarantee is for the idealized real-valued mechanism (marked
