@@ -12,7 +12,8 @@ Speed: adds per second (``counter.add`` on Gaussian noise; counters built before
 clock starts) over the first ``min(T, --adds)`` inputs, which is each counter's rate
 for the whole game except the factorization's (its step ``t`` costs ``O(t dim)``): its
 column is the rate over a WHOLE game, measured where ``T <= --max-factorization``
-(above, a game is ``O(T^2)``: hours at 2^20). The machine is shared: every counter is
+(above, a game is ``O(T^2)``: hours at 2^20). The whole run took about 6 minutes on the
+shared 2-core machine (most of it the factorization games at dim 64). Every counter is
 timed ``--repeats`` times, interleaved, and the median is reported; the ratio blt / tree
 compares medians taken in the same process (no absolute wall-clock claim).
 

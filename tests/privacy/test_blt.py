@@ -16,6 +16,7 @@ from agents.privacy import (
     FactorizationCounter,
     LaplaceNoise,
     accountant_epsilon,
+    audit_samples,
     blt,
     gaussian_sigma,
     make_counter,
@@ -266,3 +267,27 @@ def test_buffers_option_is_used():
     assert small.params.buffers == 1 and large.params.buffers == 5
     assert large.max_noise_variance() < 0.8 * small.max_noise_variance()
     assert build(2**14, 1).buffers == blt.DEFAULT_BUFFERS == 4
+
+
+def test_black_box_audit_passes_and_refutes_a_tenth_of_the_noise():
+    """Two neighbouring streams (0 vs ``Delta_2`` in round 1, whose column of ``C`` is the
+    longest), 20 000 runs per side as the coordinates of one counter, the likelihood-ratio
+    statistic ``<C e_1, C diff(y)>`` (``C A^{-1} y = C z + w``): the calibrated counter
+    passes the auditor; the same releases with a tenth of the noise are refuted."""
+    horizon, runs = 32, 20_000
+    neighbour = np.zeros((horizon, runs))
+    neighbour[0] = SENS
+    zero = run(build(horizon, runs, seed=1), np.zeros((horizon, runs))).T
+    moved = run(build(horizon, runs, seed=2), neighbour).T
+    p = build(horizon, 1, noise=None).params
+    c = toeplitz(p.strategy_coefficients(horizon))
+
+    def likelihood_ratio(y):
+        return (np.diff(y, axis=1, prepend=0.0) @ c.T) @ c[:, 0]
+
+    result = audit_samples(zero, moved, epsilon=EPS, delta=DELTA, statistic=likelihood_ratio)
+    assert result.passed and result.eps_lb > 0.0, str(result)
+    prefix = np.cumsum(neighbour, axis=0).T
+    weak = audit_samples(0.1 * zero, prefix + 0.1 * (moved - prefix), epsilon=EPS,
+                         delta=DELTA, statistic=likelihood_ratio)
+    assert not weak.passed and weak.eps_lb > 2.0 * EPS, str(weak)
