@@ -291,3 +291,20 @@ def test_black_box_audit_passes_and_refutes_a_tenth_of_the_noise():
     weak = audit_samples(0.1 * zero, prefix + 0.1 * (moved - prefix), epsilon=EPS,
                          delta=DELTA, statistic=likelihood_ratio)
     assert not weak.passed and weak.eps_lb > 2.0 * EPS, str(weak)
+
+
+def test_the_generator_inverts_the_calibrated_strategy():
+    """The noise is generated from ``(theta_hat, omega_hat)``, the sensitivity from
+    ``(theta, omega)``: the strategy the float64 generator actually inverts (its impulse
+    response solved by the feedback form) has the calibrated column norm, far inside the
+    safety margin, at T = 2^16."""
+    horizon = 2**16
+    p = blt.blt_parameters(horizon, 4)
+    decay, scale = np.array(p.theta_hat), np.array(p.omega_hat)
+    state, column = np.zeros(4), np.empty(horizon)
+    for t in range(horizon):  # solve C^{-1} y = e_1
+        y = (1.0 if t == 0 else 0.0) - scale @ state
+        column[t] = y
+        state = decay * state + y
+    implied = math.fsum(column**2)
+    assert abs(implied / p.sensitivity_squared(horizon) - 1) < blt.SENSITIVITY_MARGIN / 100
