@@ -5,8 +5,9 @@
 * :mod:`.counters` -- continual counters (private prefix sums): binary tree,
   Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
   square-root factorization.
-* :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace (grid,
-  integer noise), real-valued Laplace and Gaussian (guarantees marked idealized), none.
+* :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace and discrete
+  Gaussian (grid, integer noise), real-valued Laplace and Gaussian (guarantees marked
+  idealized), none.
 * :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
 * :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
   agent's epsilon from runs on two neighbouring loss sequences.
@@ -40,6 +41,7 @@ from .counters import (
     make_counter,
 )
 from .noise import (
+    DiscreteGaussianNoise,
     DiscreteLaplaceNoise,
     GaussianNoise,
     LaplaceNoise,
@@ -55,6 +57,7 @@ __all__ = [
     "AuditResult",
     "BinaryTreeCounter",
     "ContinualCounter",
+    "DiscreteGaussianNoise",
     "DiscreteLaplaceNoise",
     "FactorizationCounter",
     "GaussianNoise",

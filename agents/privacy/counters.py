@@ -19,7 +19,8 @@ its calibration and its ``dp_accounting`` event): ``noise=`` takes a
 :class:`~agents.privacy.noise.NoiseStrategy` or its name.
 
 Exact arithmetic: with :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (the
-learners' default for pure DP) a counter rounds every input onto the strategy's grid
+learners' default for pure DP) or :class:`~agents.privacy.noise.DiscreteGaussianNoise`
+(their default for ``delta > 0`` on the tree counters) a counter rounds every input onto the strategy's grid
 (step ``g``, a power of two), keeps the prefix sums and the noise as int64 and releases
 ``(S_t + eta_t) * g``: the tree and Agarwal-Singh releases are integer multiples of
 ``g``, computed exactly (``|S_t + eta_t| < 2^53`` is checked); Honaker's estimates are
@@ -57,7 +58,7 @@ from dp_online_envs.validation import (
 )
 
 from .calibration import PrivacyGuarantee
-from .noise import NoiseStrategy, noise_strategy
+from .noise import NOISE_KINDS, NoiseStrategy, noise_strategy
 
 __all__ = [
     "COUNTERS",
@@ -109,8 +110,8 @@ class ContinualCounter(ABC):
             ``z_t - z'_t`` for neighbouring streams (with a noise name,
             required unless ``noise is None``).
         rng: source of all noise; ``None`` means ``np.random.default_rng()``.
-        secure: with a noise name: draw the discrete Laplace noise from the OS
-            cryptographic generator instead of ``rng`` (exact strategies only).
+        secure: with a noise name: draw the discrete (Laplace or Gaussian) noise from
+            the OS cryptographic generator instead of ``rng`` (exact strategies only).
 
     Attributes:
         noise_strategy: The calibrated strategy (its ``scale`` is one draw's).
@@ -130,10 +131,9 @@ class ContinualCounter(ABC):
                  rng: np.random.Generator | None = None, secure: bool = False) -> None:
         self.horizon = check_int("horizon", horizon, 1)
         self.dim = check_int("dim", dim, 1)
-        if not isinstance(noise, NoiseStrategy) and noise not in (
-                "laplace", "gaussian", "discrete-laplace", None):
-            raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace' or None, "
-                             f"got noise={noise!r}")
+        if not isinstance(noise, NoiseStrategy) and noise not in NOISE_KINDS:
+            raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace', "
+                             f"'discrete-gaussian' or None, got noise={noise!r}")
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got rng={rng!r}")
         if not isinstance(noise, NoiseStrategy):
@@ -499,6 +499,10 @@ class FactorizationCounter(ContinualCounter):
 
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  **kwargs) -> None:
+        if noise == "discrete-gaussian" or getattr(noise, "kind", None) == "discrete-gaussian":
+            raise ValueError(
+                "FactorizationCounter has real coefficients: it cannot release exact integer "
+                "sums, use noise='gaussian' (its guarantee is marked idealized)")
         if (noise in ("laplace", "discrete-laplace")
                 or getattr(noise, "kind", None) in ("laplace", "discrete-laplace")):
             raise ValueError(
