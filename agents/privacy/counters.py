@@ -211,7 +211,7 @@ class ContinualCounter(ABC):
         z = np.asarray(z, dtype=float)
         if z.shape != (self.dim,):
             raise ValueError(f"z must have shape ({self.dim},), got shape {z.shape}")
-        if not np.all(np.isfinite(z)):
+        if not np.isfinite(z).all():
             raise ValueError(f"z must be finite, got z={z!r}")
         if self.grid is not None:
             return self._add_exact(z)
@@ -224,21 +224,21 @@ class ContinualCounter(ABC):
     def _add_exact(self, z: np.ndarray) -> np.ndarray:
         """The integer path: ``z`` rounded to the grid, int64 sums and noise."""
         zi = np.rint(z / self.grid)  # exact scaling by a power of two, round half even
-        if np.any(np.abs(zi) >= 2.0**52):
+        # One check covers both the input and the sum: |S| < 2^52 (an invariant) and
+        # |S + zi| < 2^52 force |zi| < 2^53, so zi is an exact integer and the float sum
+        # of two such integers, below 2^52, is exact (a larger zi fails the check).
+        prefix = self._prefix + zi
+        if not np.abs(prefix).max() < 2.0**52:
             raise ValueError(f"input z={z!r} too large for the exact integer grid "
-                             f"g={self.grid!r} (|sum| must stay below 2^52 g)")
-        prefix = self._prefix + zi.astype(np.int64)  # both below 2^52: no overflow
-        if np.any(np.abs(prefix) >= 2**52):
-            raise ValueError(f"input z={z!r} takes the prefix sum beyond the exact integer "
-                             f"grid g={self.grid!r} (|sum| must stay below 2^52 g)")
+                             f"g={self.grid!r}: the prefix sum must stay below 2^52 g")
         self._t += 1
-        self._prefix = prefix
+        self._prefix = prefix.astype(np.int64)
         return self._release_exact()
 
     def _release_exact(self) -> np.ndarray:
         """``(S_t + eta_t) * g`` from the integer prefix and integer noise."""
         total = self._prefix + self._next_noise()
-        if np.any(np.abs(total) >= 2**53):
+        if np.abs(total).max() >= 2**53:
             raise ValueError("noisy integer sum reached 2^53: not exactly representable")
         return total * self.grid
 
@@ -286,7 +286,8 @@ class ContinualCounter(ABC):
         if self.grid is None:
             return self.noise_strategy.draw(self._rng, self.dim)
         if self._int_noise_used == len(self._int_noise):
-            block = min(EXACT_NOISE_BLOCK, 2 * self.horizon)
+            rows = getattr(self.noise_strategy, "block_rows", EXACT_NOISE_BLOCK)
+            block = min(rows, 2 * self.horizon)
             self._int_noise = self.noise_strategy.draw_int(
                 self._rng, block * self.dim).reshape(block, self.dim)
             self._int_noise_used = 0

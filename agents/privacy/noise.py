@@ -445,6 +445,9 @@ class DiscreteGaussianNoise(_IntegerNoise):
     copies: int = 1
     step: float = 0.0
     kind: ClassVar[str] = "discrete-gaussian"
+    #: Noise vectors a counter draws per sampler call (the rejection sampler's cost is
+    #: partly per call; ``benchmarks/gaussian_ftrl_speed.py``).
+    block_rows: ClassVar[int] = 1024
 
     @property
     def grid(self) -> float:  # type: ignore[override]
