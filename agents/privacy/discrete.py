@@ -144,21 +144,27 @@ def discrete_laplace(rng, t: int, n: int) -> np.ndarray:
     parts, have = [], 0
     while have < n:
         m = 2 * (n - have) + 16  # acceptance is about (1 - 1/e) * (1 - small) > 0.6
-        u = rng.integers(0, t, size=m)
-        u = u[bernoulli_exp(rng, u, t)]
-        v = np.zeros(u.size, dtype=np.int64)
-        going = np.arange(u.size)
-        while going.size:  # V ~ Geometric: successes of Bernoulli(exp(-1)) before a failure
-            a = bernoulli_exp(rng, np.ones(going.size, dtype=np.int64), 1)
-            going = going[a]
-            v[going] += 1
-        x = u + t * v
-        neg = rng.integers(0, 2, size=x.size) == 1
-        keep = ~(neg & (x == 0))
-        y = np.where(neg, -x, x)[keep]
+        y = _laplace_candidates(rng, t, m)
         parts.append(y)
         have += y.size
     return np.concatenate(parts)[:n] if parts else np.zeros(0, dtype=np.int64)
+
+
+def _laplace_candidates(rng, t: int, m: int) -> np.ndarray:
+    """The accepted outcomes of ``m`` runs of CKS Algorithm 2 (``s = 1``): i.i.d. exact
+    discrete Laplace draws of scale ``t``, about ``0.63 m`` of them (a random number)."""
+    u = rng.integers(0, t, size=m)
+    u = u[bernoulli_exp(rng, u, t)]
+    v = np.zeros(u.size, dtype=np.int64)
+    going = np.arange(u.size)
+    while going.size:  # V ~ Geometric: successes of Bernoulli(exp(-1)) before a failure
+        a = bernoulli_exp(rng, np.ones(going.size, dtype=np.int64), 1)
+        going = going[a]
+        v[going] += 1
+    x = u + t * v
+    neg = rng.integers(0, 2, size=x.size) == 1
+    keep = ~(neg & (x == 0))
+    return np.where(neg, -x, x)[keep]
 
 
 def discrete_laplace_variance(t: int) -> float:
@@ -210,10 +216,11 @@ def discrete_gaussian(rng, sigma: int, n: int) -> np.ndarray:
     """``n`` i.i.d. exact draws with ``P(Y = y) proportional to exp(-y^2 / (2 sigma^2))``.
 
     CKS Algorithm 3 with ``t = sigma`` (module docstring), in integer arithmetic:
-    candidates ``Y`` from :func:`discrete_laplace` ``(t = sigma)`` are kept by
+    candidates ``Y`` from CKS Algorithm 2 ``(t = sigma)`` are kept by
     :func:`bernoulli_exp_big` ``((|Y| - sigma)^2, 2 sigma^2)``. The acceptance rate is
-    about 0.7 for every ``sigma``. Candidates with ``||Y| - sigma| >= 2^31`` (probability
-    below ``e^-64`` per draw) take an exact Python-integer path.
+    about 0.76 for every ``sigma``. Candidates with ``||Y| - sigma| >= 2^31`` (probability
+    below ``e^-64`` per draw) take an exact Python-integer path. All accepted draws of a
+    batch are kept in order and the first ``n`` returned (the draws are i.i.d.).
 
     Args:
         rng: A ``numpy.random.Generator`` or :class:`OsRandom`.
@@ -233,11 +240,13 @@ def discrete_gaussian(rng, sigma: int, n: int) -> np.ndarray:
     den = 2 * sigma * sigma
     parts, have = [], 0
     while have < n:
-        m = (3 * (n - have)) // 2 + 16  # acceptance is about 0.7
-        y = discrete_laplace(rng, sigma, m)
+        # Algorithm 2 accepts about 1 - 1/e of its runs, Algorithm 3 about
+        # sqrt(2 pi / e) / 2 = 0.76 of those: 2.2 runs per draw, with 5% to spare
+        m = (23 * (n - have)) // 10 + 32
+        y = _laplace_candidates(rng, sigma, m)
         d = np.abs(y) - sigma
         safe = np.abs(d) < _SQUARE_SAFE
-        keep = np.zeros(m, dtype=bool)
+        keep = np.zeros(y.size, dtype=bool)
         keep[safe] = bernoulli_exp_big(rng, d[safe] * d[safe], den)
         if not safe.all():  # exact, in Python integers
             big = np.array([int(v) * int(v) for v in d[~safe]], dtype=object)
