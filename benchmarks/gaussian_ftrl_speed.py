@@ -20,8 +20,16 @@ outside the timed region; the first game of each mechanism is a warm-up and not 
     python benchmarks/gaussian_ftrl_speed.py [--rounds 1500] [--arms 10] [--repeats 7]
         [--counter tree] [--secure]
 
-Measured on the shared 2-core machine (2026-11-22, T = 1500, K = 10, 7 repeats, median
-rounds/s): see the module's entry in ``docs/results.md`` or the commit message.
+Measured on the shared 2-core machine (2026-11-22, T = 1500, K = 10, counter ``tree``,
+7 interleaved repeats, median rounds/s), three runs:
+
+* float 5700 / exact 4564 (0.801); float 5452 / exact 4406 (0.808); float 6314 / exact
+  5112 (0.810); an earlier run with 9 repeats gave 0.825;
+* ``--secure`` (OS generator, about 5.5 us per discrete Gaussian value instead of
+  1.2 us): float 5759 / exact 3972 (0.690).
+
+Before the sampler's batch sizing and the scalar-bound draws (same script), the exact
+side kept 0.66-0.78; ``--counter honaker`` then gave 0.71.
 """
 
 from __future__ import annotations
