@@ -23,7 +23,7 @@ keeps the formula), ``H = M / (sqrt(n) T^{1/4})``, ``x_1 = 0``,
 the estimate's norm is at most ``G = c(n) (n+1) M / gamma`` (``c(n) = 2`` for
 ``n >= 2``, 1 for ``n = 1``; clipped there, counted in :attr:`clipped_estimates`), the
 counter is calibrated to the replace-one sensitivity ``Delta = 2 G`` -- coordinatewise
-Laplace (``delta = 0``, eps-DP) or analytic Gaussian (``delta > 0``). The paper's
+Laplace (``delta = 0``, eps-DP) or exact discrete Gaussian (``delta > 0``). The paper's
 ``L = 4M + 2 H sqrt(n)`` (``calibration="paper"``, reproduction only) is far below
 ``Delta``; the agent then declares the epsilon that noise really gives.
 
