@@ -354,3 +354,17 @@ def test_paper_calibration_copy_accounts_the_same_mechanism():
     assert b.grid == a.grid and b.sigma == a.sigma
     assert b.grid_sensitivity == math.floor((2.0 / a.grid + math.sqrt(3)) ** 2)
     assert accountant_epsilon(b.dp_event(copies=5), 1e-6) > 1.5
+
+
+def test_gaussian_agents_take_secure_and_factorization_refuses_it():
+    from agents import make
+    from dp_online_envs import build_env
+
+    problem = build_env("DPFullInfo-Experts-v0", horizon=8, n_arms=3).get_wrapper_attr("problem")
+    agent = make("private-ftrl", problem, epsilon=1.0, delta=1e-5, secure=True, seed=0)
+    counter = agent._make_counter(np.random.default_rng(0))
+    assert counter.noise_strategy.secure and counter.noise == "discrete-gaussian"
+    assert not agent.privacy.idealized
+    with pytest.raises(ValueError, match="secure=True needs an exact noise"):
+        make("private-ftrl", problem, epsilon=1.0, delta=1e-5, secure=True,
+             counter="factorization")
