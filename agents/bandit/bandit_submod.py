@@ -258,8 +258,9 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
                                                       sensitivity=self.sensitivity)
             event = real.describe()
             eps_real = accountant_epsilon(event, probe.delta)
+            ns = probe.noise_strategy
             self.privacy = verify_guarantee(
-                event, eps_real, probe.delta,
+                event, eps_real, probe.delta, idealized=ns.private and not ns.exact,
                 mechanism=f"{probe!r} with the paper's calibration L={self.paper_lipschitz:.4g} "
                           f"for sensitivity {self.sensitivity:.4g}")
 

@@ -307,6 +307,10 @@ def test_declared_epsilon_real_and_paper_calibration():
     real_k2 = dataclasses.replace(ns, sensitivity=gp.sensitivity).grid_sensitivity
     sigma_for_claim = discrete_gaussian_sigma(8 * real_k2, gp.privacy.epsilon, DELTA, 2**25)
     assert abs(sigma_for_claim - ns.sigma) <= 1e-6 * ns.sigma + 1
+    assert not gp.privacy.idealized
+    # the factorization counter's real-valued Gaussian stays marked idealized
+    fp = make(PRIV, p, epsilon=1.0, delta=DELTA, calibration="paper", counter="factorization")
+    assert fp.privacy.idealized and "[IDEALIZED" in str(fp.privacy)
     with pytest.raises(ValueError, match="calibration"):
         make(PRIV, p, epsilon=1.0, calibration="nope")
 
