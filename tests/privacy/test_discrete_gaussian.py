@@ -15,7 +15,9 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
 import math
 from fractions import Fraction
 
@@ -193,6 +195,31 @@ def test_every_random_choice_is_an_integer_draw_and_output_is_int64():
     # the same draws from the same generator state: bit-for-bit reproducible
     again = discrete_gaussian(np.random.default_rng(0), 7, 5000)
     np.testing.assert_array_equal(y, again)
+
+
+@pytest.mark.parametrize("fn", ["bernoulli_exp", "bernoulli_exp_big", "_laplace_candidates",
+                                "discrete_gaussian"])
+def test_the_data_path_has_no_floating_point_operation(fn):
+    """The samplers' code: no true division, no float literal, no float / exp / log /
+    sqrt call (the docstrings may name them)."""
+    from agents.privacy import discrete
+
+    tree = ast.parse(inspect.getsource(getattr(discrete, fn)))
+    for node in ast.walk(tree):
+        assert not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Pow))
+                    and not _int_pow(node)), ast.unparse(node)
+        assert not (isinstance(node, ast.Constant) and isinstance(node.value, float))
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func).rsplit(".", 1)[-1]
+            assert name not in ("float", "exp", "expm1", "log", "log1p", "sqrt", "random",
+                                "normal", "standard_normal", "laplace", "uniform"), name
+
+
+def _int_pow(node) -> bool:
+    """``2**31``-style integer constants are fine."""
+    return (isinstance(node.op, ast.Pow) and isinstance(node.left, ast.Constant)
+            and isinstance(node.right, ast.Constant) and isinstance(node.left.value, int)
+            and isinstance(node.right.value, int))
 
 
 def test_sigma_is_checked_and_the_os_generator_works():
