@@ -371,6 +371,8 @@ class DiscreteLaplaceNoise(_IntegerNoise):
 #: about ``2^GAUSS_MAX_BITS`` (below the sampler's :data:`~agents.privacy.discrete.
 #: MAX_GAUSS_SIGMA`), coarsening the grid when the noise is very large.
 GAUSS_MAX_BITS = 22
+#: ... and keeps ``Delta_2 / g <= 2^(GAUSS_SPAN_BITS + 1)``.
+GAUSS_SPAN_BITS = 28
 
 
 def _pow2_floor(x: float) -> float:
@@ -385,7 +387,10 @@ def _gauss_grid_step(sensitivity: float, dim: int, copies: int, epsilon: float,
     fine = _pow2_floor(min(sensitivity / (math.sqrt(dim) * 2.0**GRID_BITS),
                            est / 2.0**GRID_BITS))
     coarse = 2.0 * _pow2_floor(est / 2.0**GAUSS_MAX_BITS)
-    return max(fine, coarse)
+    # and Delta_2 / g <= 2^29, so that sums of many inputs stay far below 2^52 grid steps
+    # even when the noise is tiny (epsilon in the millions)
+    span = _pow2_floor(sensitivity / 2.0**GAUSS_SPAN_BITS)
+    return max(fine, coarse, span)
 
 
 def _sqrt_upper(n: int) -> Fraction:
@@ -404,7 +409,9 @@ class DiscreteGaussianNoise(_IntegerNoise):
       sigma_c / 2^16)`` with ``sigma_c`` the analytic (continuous) Gaussian sigma of the
       same budget, but at least ``2 pow2floor(sigma_c / 2^22)`` (so ``sigma`` in grid
       units stays near ``2^16 .. 2^23``: the noise is resolved to ``2^-16`` of its scale
-      and the sampler's int64 range is respected); inputs become
+      and the sampler's int64 range is respected) and at least ``pow2floor(Delta_2 /
+      2^28)`` (so prefix sums of many inputs stay below ``2^52`` grid steps when the
+      noise is tiny, ``epsilon`` in the millions); inputs become
       ``round_half_even(z / g)`` (exact);
     * sensitivity on the grid: if ``||z - z'||_2 <= Delta_2`` then
       ``|round(z_i/g) - round(z'_i/g)| <= |z_i - z'_i| / g + 1``, so by the triangle

@@ -327,6 +327,9 @@ def test_grid_is_coarsened_for_huge_noise_and_refined_for_tiny_noise():
     huge = DiscreteGaussianNoise(1e-3, 1e-10, 1.0, dim=50).calibrate(copies=20)
     assert 2**16 <= huge.sigma <= 2**24
     assert huge.grid > 1.0 / (math.sqrt(50) * 2**16)  # coarsened: sigma stays drawable
+    # a sensitivity spans at most 2^29 grid steps, however small the noise
+    wild = DiscreteGaussianNoise(1e7, 1e-6, 3.0, dim=2).calibrate(copies=1)
+    assert 2**28 <= 3.0 / wild.grid <= 2**29 and wild.sigma >= 100
 
 
 def test_only_integer_structures_and_names_are_accepted():
