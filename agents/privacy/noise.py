@@ -67,12 +67,14 @@ class NoiseStrategy(ABC):
     """One kind of noise and its budget (see the module docstring).
 
     Attributes:
-        kind: ``"laplace"``, ``"gaussian"`` or ``None`` (exact sums).
+        kind: ``"laplace"``, ``"gaussian"``, ``"discrete-laplace"``,
+            ``"discrete-gaussian"`` or ``None`` (exact sums).
         private: Whether the noise gives differential privacy.
         epsilon, delta, sensitivity: The budget (``None`` for :class:`NoNoise`;
             ``delta = 0`` for Laplace).
-        scale: Scale of one draw (Laplace ``b``, Gaussian ``sigma``; 0 before
-            :meth:`calibrate` and for :class:`NoNoise`).
+        scale: Scale of one draw in data units (Laplace ``b``, Gaussian ``sigma``; for
+            the discrete kinds ``t g`` / ``sigma g``; 0 before :meth:`calibrate` and for
+            :class:`NoNoise`).
     """
 
     kind: ClassVar[str | None]
