@@ -40,8 +40,11 @@ class CounterSpec:
 
     The learners' ``"laplace"`` is built as ``"discrete-laplace"``, the EXACT
     :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (grid rounding, integer
-    noise); ``"gaussian"`` stays the real-valued Gaussian, whose guarantee is marked
-    idealized (no exact discrete Gaussian yet).
+    noise), and ``"gaussian"`` as ``"discrete-gaussian"``, the EXACT
+    :class:`~agents.privacy.noise.DiscreteGaussianNoise`, except on the counters with
+    real coefficients (:data:`agents.privacy.GAUSSIAN_ONLY`: ``"factorization"`` and
+    ``"blt"``): there it stays the real-valued Gaussian, whose guarantee is marked
+    idealized.
     """
 
     counter: str
@@ -53,13 +56,22 @@ class CounterSpec:
     dim: int
     secure: bool = False
 
+    @property
+    def exact_noise(self) -> str | None:
+        """The noise kind the counter is built with (see the class docstring)."""
+        if self.noise == "laplace":
+            return "discrete-laplace"
+        if self.noise == "gaussian" and self.counter not in GAUSSIAN_ONLY:
+            return "discrete-gaussian"
+        return self.noise
+
     def build(self, rng: np.random.Generator) -> ContinualCounter:
         """A fresh counter drawing its noise from ``rng`` (through :func:`make_counter`,
         which turns the noise name and budget into a noise strategy)."""
-        noise = "discrete-laplace" if self.noise == "laplace" else self.noise
-        if self.secure and noise != "discrete-laplace":
-            raise ValueError("secure=True needs Laplace noise (delta=0): the Gaussian "
-                             "noise is real-valued")
+        noise = self.exact_noise
+        if self.secure and noise not in ("discrete-laplace", "discrete-gaussian"):
+            raise ValueError(f"secure=True needs an exact noise: the {self.counter!r} "
+                             "counter's Gaussian noise is real-valued")
         extra = {"secure": True} if self.secure else {}
         return make_counter(self.counter, self.horizon, self.dim, noise=noise,
                             epsilon=self.epsilon,

@@ -25,8 +25,8 @@ hull dimension, ``D`` diameter, ``L`` Lipschitz constant, ``B`` bound on ``|f_t|
 Privacy (replace-one, per leaf, NOT the paper's Lemma 5.1 / 5.4): sensitivity
 ``2 n B / zeta`` in l2, ``sqrt(n) 2 n B / zeta`` in l1; tree over ``T_round`` leaves
 with ``levels = floor(log2 T_round) + 1``: Laplace scale
-``levels sqrt(n) 2 n B / (zeta eps)`` (eps-DP) or the analytic-Gaussian sigma for l2
-sensitivity ``sqrt(levels) 2 n B / zeta`` ((eps, delta)-DP).
+``levels sqrt(n) 2 n B / (zeta eps)`` (eps-DP) or the exact discrete Gaussian for
+``levels`` blocks of l2 sensitivity ``2 n B / zeta`` ((eps, delta)-DP).
 
 Regret (Lemma 3.1 / Thm. 1.1): ``O(T^{3/4} n^{1/2} L D + T^{1/4} D E||noise|| log T)``
 plus ``T zeta L D / r`` for the shrink (App. D).

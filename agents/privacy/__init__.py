@@ -5,8 +5,9 @@
 * :mod:`.counters` -- continual counters (private prefix sums): binary tree,
   Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
   square-root factorization; :mod:`.blt` the buffered-linear-Toeplitz counter.
-* :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace (grid,
-  integer noise), real-valued Laplace and Gaussian (guarantees marked idealized), none.
+* :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace and discrete
+  Gaussian (grid, integer noise), real-valued Laplace and Gaussian (guarantees marked
+  idealized), none.
 * :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
 * :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
   agent's epsilon from runs on two neighbouring loss sequences.
@@ -26,6 +27,7 @@ from .calibration import (
     PrivacyGuarantee,
     accountant_epsilon,
     compose_epsilon,
+    discrete_gaussian_sigma,
     gaussian_sigma,
     laplace_scale,
     verify_guarantee,
@@ -42,6 +44,7 @@ from .counters import (
     make_counter,
 )
 from .noise import (
+    DiscreteGaussianNoise,
     DiscreteLaplaceNoise,
     GaussianNoise,
     LaplaceNoise,
@@ -59,6 +62,7 @@ __all__ = [
     "BLTCounter",
     "BinaryTreeCounter",
     "ContinualCounter",
+    "DiscreteGaussianNoise",
     "DiscreteLaplaceNoise",
     "FactorizationCounter",
     "GaussianNoise",
@@ -72,6 +76,7 @@ __all__ = [
     "audit_samples",
     "clopper_pearson",
     "compose_epsilon",
+    "discrete_gaussian_sigma",
     "eps_lower_bound",
     "gaussian_sigma",
     "laplace_scale",
