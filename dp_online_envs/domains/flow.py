@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 import scipy.linalg
 import scipy.sparse
+import scipy.sparse.linalg
 from gymnasium import spaces
 from scipy.optimize import linprog
 
@@ -47,12 +48,13 @@ class FlowPolytope(OraclePolytope):
       only on demand (the affine hull needs it, once).
     * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the path oracle, to
       gap ``projection_tol``.
-    * Affine hull: ``{A x = b, x_e = 0 on useless edges}``; point = the average of one
-      path through each useful edge (a relative-interior point); basis = orthonormal
-      null space of A restricted to the useful edges (``scipy.linalg.null_space``).
-    * Inner ball: Chebyshev center relative to the hull, by a linear program
-      (maximize r s.t. ``x_e = (p + B u)_e >= r ||B^T e_e||`` on useful edges); the
-      radius is recomputed exactly at the returned center.
+    * Affine hull: ``{A x = b, x_e = 0 on useless edges}``; point = the Chebyshev
+      center; basis = orthonormalized fundamental cycles of a spanning tree (sparse LU
+      for the cycles, one dense QR): :attr:`affine_hull`.
+    * Inner ball: Chebyshev center relative to the hull, by a sparse linear program
+      in the edge variables (maximize r s.t. ``A x = b``, ``x_e >= r ||P e_e||`` with
+      ``||P e_e||^2 = 1 -`` the edge's effective resistance); the radius is recomputed
+      exactly at the returned center (:attr:`_inner`).
     * Diameter: exact, ``sqrt(max_{P, Q} |P xor Q|)``, from a min-cost 2-unit flow LP
       with two parallel copies of every edge of costs -1 and +1 (integral: the
       constraint matrix is a network matrix).
@@ -298,34 +300,117 @@ class FlowPolytope(OraclePolytope):
         return bool(np.all(np.abs(residual) <= atol))
 
     @cached_property
-    def affine_hull(self) -> AffineHull:
+    def _grounded(self) -> tuple[scipy.sparse.csc_matrix, np.ndarray]:
+        """``(A_g, b_g)``: the incidence restricted to the useful edges and to the nodes
+        they touch, with the source's row removed (full row rank: the useful subgraph
+        is connected through s, so the grounded Laplacian ``A_g A_g^T`` is positive
+        definite), and those rows of b."""
         useful = np.flatnonzero(self.useful)
-        null = scipy.linalg.null_space(self.incidence[:, useful])
-        basis = np.zeros((self.dim, null.shape[1]))
-        basis[useful] = null
-        eye = np.eye(self.dim)
-        point = np.mean([self.linear_minimizer(-eye[e]) for e in useful], axis=0)
-        return AffineHull(point, basis)
+        nodes = np.unique(self.edges[useful].ravel())
+        rows = nodes[nodes != self.source]
+        return self.incidence_sparse[rows][:, useful].tocsc(), self._rhs[rows]
+
+    @cached_property
+    def affine_hull(self) -> AffineHull:
+        """``{A x = b, x_e = 0 on useless edges}``: point = the Chebyshev center (a
+        relative-interior point, :meth:`inner_ball`); basis = the orthonormal factor of
+        a QR factorization of the fundamental-cycle basis of the useful subgraph.
+
+        The cycle basis: a spanning tree T of the (undirected) useful subgraph; every
+        other edge f closes one cycle, the circulation ``x_f = 1``, ``x_T = -B^{-1} N_f``
+        with ``B`` the tree's columns of ``A_g`` (square, invertible: a tree incidence
+        with its root row removed) and ``N_f`` the column of f, found by one sparse LU
+        solve for all f. The ``E_u - V_u + 1`` circulations are independent (each has
+        its own non-tree edge) and lie in the null space of A, whose dimension that is.
+        Cost: the dense QR, ``O(E k^2)`` with ``k`` the rank (formerly a full SVD of the
+        dense ``V x E`` incidence, ``O(V E^2)``).
+        """
+        useful = np.flatnonzero(self.useful)
+        a_g = self._grounded[0]
+        m, n_useful = a_g.shape
+        # spanning tree by breadth-first search over the useful edges (undirected)
+        adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]
+        for pos, e in enumerate(useful.tolist()):
+            u, v = self._tails_list[e], int(self.edges[e, 1])
+            adj[u].append((v, pos))
+            adj[v].append((u, pos))
+        seen = np.zeros(self.n_nodes, dtype=bool)
+        seen[self.source] = True
+        queue, tree = deque([self.source]), []
+        while queue:
+            for v, pos in adj[queue.popleft()]:
+                if not seen[v]:
+                    seen[v] = True
+                    tree.append(pos)
+                    queue.append(v)
+        tree_pos = np.array(sorted(tree), dtype=np.intp)
+        other = np.setdiff1d(np.arange(n_useful), tree_pos)
+        basis = np.zeros((self.dim, other.size))
+        if other.size:
+            lu = scipy.sparse.linalg.splu(a_g[:, tree_pos].tocsc())
+            cycles = np.zeros((n_useful, other.size))
+            cycles[tree_pos] = -lu.solve(a_g[:, other].toarray())
+            cycles[other, np.arange(other.size)] = 1.0
+            basis[useful] = scipy.linalg.qr(cycles, mode="economic", check_finite=False)[0]
+        return AffineHull(self._inner[0].copy(), basis)
 
     @cached_property
     def _inner(self) -> tuple[np.ndarray, float]:
-        hull = self.affine_hull
-        k = hull.rank
-        if k == 0:
-            return hull.point.copy(), 0.0
-        rows = hull.basis[self.useful]
-        norms = np.linalg.norm(rows, axis=1)
-        free = norms > 1e-12
-        # Maximize r subject to -(rows u) + r ||row|| <= p on useful edges.
-        a_ub = np.hstack([-rows[free], norms[free, None]])
-        b_ub = hull.point[self.useful][free]
-        cost = np.zeros(k + 1)
-        cost[-1] = -1.0
-        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=[(None, None)] * k + [(0, None)],
-                      method="highs")
-        center = hull.point + (hull.basis @ res.x[:k] if res.status == 0 else 0.0)
-        return center, _ball_radius(center, hull.basis, self.useful)
+        """The Chebyshev center relative to the hull, by a sparse linear program.
 
+        Maximize r subject to ``A_g x = b_g``, ``x >= 0`` and ``x_e >= r w_e`` on the
+        useful edges, where ``w_e = ||P e_e||`` is the length of the unit vector of edge
+        e projected on the hull's directions (the null space of A): the distance from x
+        to the facet ``x_e = 0`` within the hull is ``x_e / w_e``. With ``P = I - A^T
+        (A A^T)^+ A``, ``w_e^2 = 1 - R_e``, ``R_e = a_e^T (A A^T)^+ a_e`` the effective
+        resistance of the edge (from the inverse of the grounded Laplacian ``A_g A_g^T``,
+        dense, ``O(V^3)``); ``w_e = 0`` on
+        edges that every path uses. HiGHS on the sparse constraint matrix (formerly a
+        dense LP in the hull coordinates, ``E x k``). The LP solution is then moved onto
+        ``A x = b`` exactly (up to rounding) by the least-norm correction
+        ``x -= A_g^T (A_g A_g^T)^{-1} (A_g x - b_g)``, and the radius is recomputed at
+        the returned center: ``min_e x_e / w_e`` over the edges with ``w_e > 0`` (the
+        bridges, ``w_e = 0`` up to rounding, are told apart by ``w_e^2 > 1 / (2V)``:
+        off them ``w_e^2 >= 1 / V``).
+        """
+        useful = np.flatnonzero(self.useful)
+        a_g, b_g = self._grounded
+        m, n_useful = a_g.shape
+        z = _spd_inverse((a_g @ a_g.T).toarray()) if m else np.zeros((0, 0))
+        # effective resistances R_e = (z_uu + z_vv - 2 z_uv), the source's entries 0
+        rows = np.full(self.n_nodes, m, dtype=np.intp)
+        nodes = np.unique(self.edges[useful].ravel())
+        rows[nodes[nodes != self.source]] = np.arange(m)
+        zp = np.zeros((m + 1, m + 1))
+        zp[:m, :m] = z
+        iu, iv = rows[self.edges[useful, 0]], rows[self.edges[useful, 1]]
+        resistance = zp[iu, iu] + zp[iv, iv] - 2.0 * zp[iu, iv]
+        # 1 - R_e >= 1 / (cycle length) >= 1 / V off the bridges (Rayleigh monotonicity:
+        # a cycle through e bounds R_e by (l - 1) / l), and 0 up to rounding on them
+        w2 = 1.0 - resistance
+        free = np.flatnonzero(w2 > 0.5 / self.n_nodes)
+        w = np.sqrt(np.maximum(w2, 0.0))
+        center = np.zeros(self.dim)
+        if free.size == 0:  # a single path: the polytope is a point
+            center[useful] = self.linear_minimizer(np.zeros(self.dim))[useful]
+            return center, 0.0
+        a_ub = scipy.sparse.hstack([
+            -scipy.sparse.eye(n_useful, format="csr")[free],
+            scipy.sparse.csr_matrix(w[free][:, None])], format="csr")
+        a_eq = scipy.sparse.hstack([a_g, scipy.sparse.csc_matrix((m, 1))], format="csr")
+        cost = np.zeros(n_useful + 1)
+        cost[-1] = -1.0
+        res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(free.size), A_eq=a_eq, b_eq=b_g,
+                      bounds=[(0, None)] * (n_useful + 1), method="highs")
+        if res.status != 0:  # pragma: no cover - the LP is feasible and bounded
+            x = np.mean([self.linear_minimizer(-np.eye(self.dim)[e])[useful]
+                         for e in useful], axis=0)
+        else:
+            x = res.x[:n_useful]
+        x = x - a_g.T @ (z @ (a_g @ x - b_g))  # onto A x = b
+        center[useful] = x
+        radius = max(float(np.min(x[free] / w[free])), 0.0)
+        return center, radius
     def inner_ball(self) -> tuple[np.ndarray, float]:
         center, radius = self._inner
         return center.copy(), radius
@@ -382,11 +467,11 @@ class FlowPolytope(OraclePolytope):
                 f"source={self.source}, sink={self.sink})")
 
 
-def _ball_radius(center: np.ndarray, basis: np.ndarray, rows: np.ndarray) -> float:
-    """Largest r with ``center_e + (B u)_e >= 0`` for every selected e and ``||u|| <= r``:
-    ``min_e center_e / ||B^T e_e||`` over selected rows with a nonzero norm."""
-    norms = np.linalg.norm(basis[rows], axis=1)
-    free = norms > 1e-12
-    if not free.any():
-        return 0.0
-    return max(float(np.min(center[rows][free] / norms[free])), 0.0)
+def _spd_inverse(a: np.ndarray) -> np.ndarray:
+    """The inverse of a symmetric positive definite matrix (LAPACK potrf + potri)."""
+    chol, info = scipy.linalg.lapack.dpotrf(a, lower=1)
+    if info == 0:
+        inv, info = scipy.linalg.lapack.dpotri(chol, lower=1)
+    if info != 0:  # pragma: no cover - the grounded Laplacian of a connected graph is SPD
+        raise np.linalg.LinAlgError(f"the grounded Laplacian is not positive definite ({info})")
+    return np.tril(inv) + np.tril(inv, -1).T
