@@ -327,7 +327,7 @@ class FlowPolytope(OraclePolytope):
         """
         useful = np.flatnonzero(self.useful)
         a_g = self._grounded[0]
-        m, n_useful = a_g.shape
+        n_useful = a_g.shape[1]
         # spanning tree by breadth-first search over the useful edges (undirected)
         adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]
         for pos, e in enumerate(useful.tolist()):
