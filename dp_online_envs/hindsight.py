@@ -191,10 +191,11 @@ class _HessianOperator:
         self._dense = h.dense() if 2 * len(h.rows) > h.dim or h.scale <= 0.0 else None
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
+        """``H v`` along the last axis of ``v`` (a vector, or a batch of rows)."""
         if self._dense is not None:
-            return self._dense @ v
+            return v @ self._dense  # H is symmetric
         h = self.h
-        return h.scale * v + (h.weights * (h.rows @ v)) @ h.rows
+        return h.scale * v + ((v @ h.rows.T) * h.weights) @ h.rows
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self._dense is not None:

@@ -204,13 +204,17 @@ class FlowPolytope(OraclePolytope):
         by_level: dict[int, list[int]] = {}
         for lev, v in dp_nodes:
             by_level.setdefault(lev, []).append(v)
-        schedule = []
+        schedule, all_ins, offset = [], [], 0
         for nodes in by_level.values():  # increasing level; nodes in increasing index
             ins = np.array([e for v in nodes for e in incoming[v]], dtype=np.intp)
             starts = np.cumsum([0] + [len(incoming[v]) for v in nodes[:-1]])
-            schedule.append((np.array(nodes, dtype=np.intp), ins, self.edges[ins, 0],
-                             starts.astype(np.intp)))
+            schedule.append((np.array(nodes, dtype=np.intp), self.edges[ins, 0],
+                             starts.astype(np.intp), offset, offset + ins.size))
+            all_ins.append(ins)
+            offset += ins.size
         self._schedule = schedule
+        #: the levels' incoming edges, concatenated: the costs are gathered once per call
+        self._schedule_edges = np.concatenate(all_ins) if all_ins else np.zeros(0, np.intp)
 
     @cached_property
     def incidence(self) -> np.ndarray:
@@ -254,19 +258,23 @@ class FlowPolytope(OraclePolytope):
         c = check_vector(c, self.dim, "c")
         dist = np.full(self.n_nodes, math.inf)
         dist[self.source] = 0.0
-        for nodes, ins, tails, starts in self._schedule:
-            dist[nodes] = np.minimum.reduceat(dist[tails] + c[ins], starts)
-        # the same sums as in the relaxation, for every edge at once, traced in Python
-        vals = (dist[self._tails] + c).tolist()
-        dist_list, tails, incoming = dist.tolist(), self._tails_list, self._incoming
+        costs = c[self._schedule_edges]
+        for nodes, tails, starts, lo, hi in self._schedule:
+            dist[nodes] = np.minimum.reduceat(dist[tails] + costs[lo:hi], starts)
+        # the same sums as in the relaxation (Python floats add as IEEE doubles, like
+        # numpy), for the incoming edges of the nodes on the path only
+        tails, incoming = self._tails_list, self._incoming
+        dist_list, c_list = dist.tolist(), c.tolist()
         x = np.zeros(self.dim)
         node = self.sink
         while node != self.source:
             target = dist_list[node]
-            hit = [e for e in incoming[node] if vals[e] == target]
-            if not hit:  # only if a sum overflowed to nan: argmin's choice, as before
-                hit = [incoming[node][int(np.argmin([vals[f] for f in incoming[node]]))]]
-            e = hit[0]
+            for e in incoming[node]:  # the first edge attaining dist(node)
+                if dist_list[tails[e]] + c_list[e] == target:
+                    break
+            else:  # only if a sum overflowed to nan: argmin's choice, as before
+                vals = [dist_list[tails[f]] + c_list[f] for f in incoming[node]]
+                e = incoming[node][int(np.argmin(vals))]
             x[e] = 1.0
             node = tails[e]
         return x

@@ -96,22 +96,23 @@ class Corral:
     Args:
         x0: The translation point (``d_i = v_i - x0``).
         g: The linear term of phi (None: zero).
-        hess: ``v -> H v`` (None: the identity).
+        hess: ``v -> H v`` along the last axis (None: the identity).
     """
 
     def __init__(self, x0: np.ndarray, g: np.ndarray | None,
                  hess: Callable[[np.ndarray], np.ndarray] | None) -> None:
         self.x0, self.g, self.hess = x0, g, hess
-        dim, cap = x0.size, 16
+        dim = x0.size
+        cap = min(dim + 2, 128)  # a corral has at most dim + 1 points; grown by doubling
         self.size = 0
-        self.v = np.empty((cap, dim))
-        self.d = np.empty((cap, dim))
-        self.hd = self.d if hess is None else np.empty((cap, dim))
+        self.v = np.empty((cap, dim))  # the points, exactly as given
+        self.hd = np.empty((cap, dim))  # H d_i (d_i itself when H = I)
         self.r = np.zeros(cap)
         self.gram = np.empty((cap, cap))  # R = K + e e^T
         self.chol = np.zeros((cap, cap))  # its lower Cholesky factor
         self.lam = np.empty(cap)
-        self.keys: list[bytes] = []
+        self.keys: list[bytes] = []  # the points' bytes, in corral order
+        self.keyset: set[bytes] = set()
         self.factored = True  # False: R lost definiteness, solves go by least squares
 
     # ------------------------------------------------------------------ storage
@@ -125,9 +126,7 @@ class Corral:
             return out
 
         dim = self.x0.size
-        same = self.hd is self.d
-        self.v, self.d = grown(self.v, (cap, dim)), grown(self.d, (cap, dim))
-        self.hd = self.d if same else grown(self.hd, (cap, dim))
+        self.v, self.hd = grown(self.v, (cap, dim)), grown(self.hd, (cap, dim))
         self.r, self.lam = grown(self.r, (cap,)), grown(self.lam, (cap,))
         chol = np.zeros((cap, cap))
         chol[:k, :k] = self.chol[:k, :k]
@@ -143,7 +142,7 @@ class Corral:
             self._grow()
         d = v - self.x0
         hd = d if self.hess is None else np.asarray(self.hess(d), dtype=np.float64)
-        row = self.d[:k] @ hd + 1.0
+        row = self.hd[:k] @ d + 1.0
         diag = float(d @ hd) + 1.0
         if not self.factored:  # (only after a breakdown) retry a full factorization
             self._refactor(0)
@@ -154,9 +153,7 @@ class Corral:
                 return False
         else:
             lrow, pivot = np.zeros(k), 0.0
-        self.v[k], self.d[k] = v, d
-        if self.hess is not None:
-            self.hd[k] = hd
+        self.v[k], self.hd[k] = v, hd
         self.r[k] = 0.0 if self.g is None else float(self.g @ d)
         self.gram[k, :k] = self.gram[:k, k] = row
         self.gram[k, k] = diag
@@ -164,7 +161,36 @@ class Corral:
         self.chol[k, k] = math.sqrt(pivot)
         self.lam[k] = 0.0
         self.keys.append(key)
+        self.keyset.add(key)
         self.size = k + 1
+        return True
+
+    def insert_all(self, points: np.ndarray, weights: np.ndarray) -> bool:
+        """Make an empty corral of ``points`` (distinct) with convex ``weights`` in one
+        pass: one matrix product with H, the Gram matrix and one Cholesky
+        factorization. False (nothing changed) if a pivot shows an (almost) affinely
+        dependent point: insert them one by one then."""
+        m = len(points)
+        while len(self.r) < m:
+            self._grow()
+        d = points - self.x0
+        hd = d if self.hess is None else np.asarray(self.hess(d), dtype=np.float64)
+        gram = d @ hd.T + 1.0
+        gram = 0.5 * (gram + gram.T)
+        try:
+            chol = np.linalg.cholesky(gram)
+        except np.linalg.LinAlgError:
+            return False
+        if not np.all(np.diag(chol) ** 2 > DEPENDENT_TOL * np.diag(gram)):
+            return False
+        self.v[:m], self.hd[:m] = points, hd
+        self.r[:m] = 0.0 if self.g is None else d @ self.g
+        self.gram[:m, :m] = gram
+        self.chol[:m, :m] = chol
+        self.lam[:m] = weights
+        self.keys = [p.tobytes() for p in points]
+        self.keyset = set(self.keys)
+        self.size = m
         return True
 
     def keep(self, keep: np.ndarray) -> None:
@@ -174,12 +200,11 @@ class Corral:
         if m == k:
             return
         j = int(np.flatnonzero(keep != np.arange(m))[0]) if np.any(keep != np.arange(m)) else m
-        for a in (self.v, self.d, self.r, self.lam):
+        for a in (self.v, self.hd, self.r, self.lam):
             a[:m] = a[keep]
-        if self.hd is not self.d:
-            self.hd[:m] = self.hd[keep]
         self.gram[:m, :m] = self.gram[np.ix_(keep, keep)]
         self.keys = [self.keys[i] for i in keep.tolist()]
+        self.keyset = set(self.keys)
         self.size = m
         self.chol[j:m, :j] = self.chol[keep[j:], :j]  # L21: columns of kept points
         self.chol[:, m:] = 0.0
@@ -252,15 +277,28 @@ class Corral:
 
     # ------------------------------------------------------------------ the point
     def z(self) -> np.ndarray:
-        """``y - x0 = sum_i lam_i d_i``."""
+        """``y - x0 = sum_i lam_i d_i`` (H = I: the gradient itself)."""
         k = self.size
-        return self.lam[:k] @ self.d[:k]
+        if self.hess is None:
+            return self.lam[:k] @ self.hd[:k]
+        return self.lam[:k] @ self.v[:k] - self.x0
 
     def grad(self) -> np.ndarray:
-        """``grad phi(y) = g + H (y - x0) = g + sum_i lam_i H d_i``."""
+        """``grad phi(y) = g + H (y - x0) = g + sum_i lam_i H d_i``: one ``k x dim``
+        product per major cycle (the only one besides the new Gram row)."""
         k = self.size
         hz = self.lam[:k] @ self.hd[:k]
         return hz if self.g is None else self.g + hz
+
+    def grad_dot_z(self, grad: np.ndarray) -> float:
+        """``<grad phi(y), y - x0> = lam^T r + lam^T K lam`` from the Gram matrix (H = I
+        and g = 0: ``||grad||^2`` directly, as the gradient is ``y - x0``)."""
+        if self.hess is None and self.g is None:
+            return float(grad @ grad)
+        k = self.size
+        lam = self.lam[:k]
+        return float(lam @ self.r[:k]) + float(lam @ (self.gram[:k, :k] @ lam)) - float(
+            lam.sum()) ** 2
 
     def minor_cycles(self) -> None:
         """Move to the affine minimizer, dropping points until it is a convex one."""
@@ -310,7 +348,8 @@ def wolfe_minimize(
             minor cycles move to the first corral's affine minimizer.
         weights: The convex weights of the rows of ``start`` (default: equal).
         g: The linear term (None: zero).
-        hess: ``v -> H v`` for a symmetric positive definite H (None: the identity).
+        hess: ``v -> H v`` for a symmetric positive definite H (None: the identity),
+            applied along the last axis (a batch of rows ``D -> D H``).
         tol: Stop once the Frank-Wolfe gap is at most ``tol``.
         max_iter: At most this many major cycles; at the cap the gap of the returned
             point is computed with one more oracle call.
@@ -327,39 +366,40 @@ def wolfe_minimize(
         corral.lam[0] = 1.0
     else:  # a warm start: a convex combination of several points of P
         w = np.ones(len(start)) if weights is None else np.asarray(weights, dtype=np.float64)
-        kept = []
-        for i, point in enumerate(start):
-            key = point.tobytes()
-            if w[i] > 0.0 and key not in corral.keys and corral.try_insert(point, key):
-                kept.append(w[i])
-        if not kept:
+        pos = np.flatnonzero(w > 0.0)
+        if pos.size == 0:
             raise ValueError("start has no point with a positive weight")
+        unique = {start[i].tobytes(): i for i in pos[::-1].tolist()}  # first occurrences
+        pos = np.array(sorted(unique.values()), dtype=np.intp)
+        if corral.insert_all(start[pos], w[pos] / w[pos].sum()):
+            kept = list(w[pos])
+        else:
+            kept = [w[i] for i in pos.tolist() if corral.try_insert(start[i], start[i].tobytes())]
         k = corral.size
         corral.lam[:k] = np.asarray(kept) / sum(kept)
         corral.minor_cycles()
-    z, grad = corral.z(), corral.grad()
+    grad = corral.grad()
     gap, decision, it, stalled, capped = math.inf, None, 0, False, True
     for it in range(1, max_iter + 1):
         v = np.asarray(oracle(grad), dtype=np.float64)
-        gap = float(grad @ z - grad @ (v - x0))
+        gap = corral.grad_dot_z(grad) - float(grad @ (v - x0))
         decision = None if decide is None else decide(grad, gap)
         if gap <= tol or decision is not None:
             capped = False
             break
         key = v.tobytes()
-        if key in corral.keys or not corral.try_insert(v, key):
+        if key in corral.keyset or not corral.try_insert(v, key):
             capped, stalled = False, True
             break  # no progress possible in floating point
         corral.minor_cycles()
-        previous = z
-        z, grad = corral.z(), corral.grad()
-        if np.array_equal(z, previous):
+        previous, grad = grad, corral.grad()
+        if np.array_equal(grad, previous):  # (H = I: the iterate y - x0 itself)
             capped, stalled = False, True
             break
     if capped and max_iter >= 1:  # the gap of the returned point, not of the one before
         v = np.asarray(oracle(grad), dtype=np.float64)
-        gap = float(grad @ z - grad @ (v - x0))
+        gap = corral.grad_dot_z(grad) - float(grad @ (v - x0))
         decision = None if decide is None else decide(grad, gap)
     k = corral.size
-    return WolfeResult(z=z, grad=grad, gap=gap, iterations=it, vertices=corral.v[:k].copy(),
+    return WolfeResult(z=corral.z(), grad=grad, gap=gap, iterations=it, vertices=corral.v[:k].copy(),
                        weights=corral.lam[:k].copy(), decision=decision, stalled=stalled)
