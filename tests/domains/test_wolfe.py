@@ -144,7 +144,7 @@ def test_affine_minimizer_and_its_fallbacks():
     rng = np.random.default_rng(4)
     dim = 8
     g = rng.normal(size=dim)
-    corral, x0, pts = _random_corral(rng, 6, dim, g=g)
+    corral, _, _ = _random_corral(rng, 6, dim, g=g)
     k = corral.size
     truth = _bordered_solution(corral.gram[:k, :k], corral.r[:k])
     np.testing.assert_allclose(corral.affine_minimizer(), truth, rtol=1e-9, atol=1e-12)
@@ -206,8 +206,8 @@ def test_warm_start_reaches_the_same_point_with_fewer_oracle_calls():
     first = wolfe_minimize(domain.linear_minimizer, x0, x0, g=g, hess=lambda v: v @ h1,
                            tol=1e-12, max_iter=1000)
     cold_calls, warm_calls = [], []
-    lmo_cold = lambda c: (cold_calls.append(1), domain.linear_minimizer(c))[1]  # noqa: E731
-    lmo_warm = lambda c: (warm_calls.append(1), domain.linear_minimizer(c))[1]  # noqa: E731
+    lmo_cold = lambda c: (cold_calls.append(1), domain.linear_minimizer(c))[1]
+    lmo_warm = lambda c: (warm_calls.append(1), domain.linear_minimizer(c))[1]
     cold = wolfe_minimize(lmo_cold, x0, x0, g=g, hess=lambda v: v @ h2, tol=1e-12,
                           max_iter=1000)
     warm = wolfe_minimize(lmo_warm, x0, first.vertices, first.weights, g=g,
