@@ -52,9 +52,8 @@ class FlowPolytope(OraclePolytope):
       center; basis = orthonormalized fundamental cycles of a spanning tree (sparse LU
       for the cycles, one dense QR): :attr:`affine_hull`.
     * Inner ball: Chebyshev center relative to the hull, by a sparse linear program
-      in the edge variables (maximize r s.t. ``A x = b``, ``x_e >= r ||P e_e||`` with
-      ``||P e_e||^2 = 1 -`` the edge's effective resistance); the radius is recomputed
-      exactly at the returned center (:attr:`_inner`).
+      in the edge variables (maximize r s.t. ``A x = b``, ``x_e >= r ||B^T e_e||``);
+      the radius is recomputed exactly at the returned center (:attr:`_inner`).
     * Diameter: exact, ``sqrt(max_{P, Q} |P xor Q|)``, from a min-cost 2-unit flow LP
       with two parallel copies of every edge of costs -1 and +1 (integral: the
       constraint matrix is a network matrix).
@@ -321,8 +320,13 @@ class FlowPolytope(OraclePolytope):
     @cached_property
     def affine_hull(self) -> AffineHull:
         """``{A x = b, x_e = 0 on useless edges}``: point = the Chebyshev center (a
-        relative-interior point, :meth:`inner_ball`); basis = the orthonormal factor of
-        a QR factorization of the fundamental-cycle basis of the useful subgraph.
+        relative-interior point, :meth:`inner_ball`); basis: :attr:`_hull_basis`."""
+        return AffineHull(self._inner[0].copy(), self._hull_basis)
+
+    @cached_property
+    def _hull_basis(self) -> np.ndarray:
+        """An orthonormal basis of the hull's directions: the orthonormal factor of a QR
+        factorization of the fundamental-cycle basis of the useful subgraph.
 
         The cycle basis: a spanning tree T of the (undirected) useful subgraph; every
         other edge f closes one cycle, the circulation ``x_f = 1``, ``x_T = -B^{-1} N_f``
@@ -360,44 +364,33 @@ class FlowPolytope(OraclePolytope):
             cycles[tree_pos] = -lu.solve(a_g[:, other].toarray())
             cycles[other, np.arange(other.size)] = 1.0
             basis[useful] = scipy.linalg.qr(cycles, mode="economic", check_finite=False)[0]
-        return AffineHull(self._inner[0].copy(), basis)
+        return basis
 
     @cached_property
     def _inner(self) -> tuple[np.ndarray, float]:
         """The Chebyshev center relative to the hull, by a sparse linear program.
 
         Maximize r subject to ``A_g x = b_g``, ``x >= 0`` and ``x_e >= r w_e`` on the
-        useful edges, where ``w_e = ||P e_e||`` is the length of the unit vector of edge
-        e projected on the hull's directions (the null space of A): the distance from x
-        to the facet ``x_e = 0`` within the hull is ``x_e / w_e``. With ``P = I - A^T
-        (A A^T)^+ A``, ``w_e^2 = 1 - R_e``, ``R_e = a_e^T (A A^T)^+ a_e`` the effective
-        resistance of the edge (from the inverse of the grounded Laplacian ``A_g A_g^T``,
-        dense, ``O(V^3)``); ``w_e = 0`` on
-        edges that every path uses. HiGHS on the sparse constraint matrix (formerly a
-        dense LP in the hull coordinates, ``E x k``). The LP solution is then moved onto
-        ``A x = b`` exactly (up to rounding) by the least-norm correction
-        ``x -= A_g^T (A_g A_g^T)^{-1} (A_g x - b_g)``, and the radius is recomputed at
-        the returned center: ``min_e x_e / w_e`` over the edges with ``w_e > 0`` (the
-        bridges, ``w_e = 0`` up to rounding, are told apart by ``w_e^2 > 1 / (2V)``:
-        off them ``w_e^2 >= 1 / V``).
+        useful edges, where ``w_e = ||B^T e_e||`` (B: :attr:`_hull_basis`) is the length
+        of the unit vector of edge e projected on the hull's directions: the distance
+        from x to the facet ``x_e = 0`` within the hull is ``x_e / w_e``. In the edge
+        variables the constraint matrix is sparse (HiGHS; formerly a dense LP in the
+        hull coordinates, ``E x k``, with the same optimal radius: ``x = p + B u`` is a
+        bijection onto the hull). ``w_e^2 = 1 - R_e`` with ``R_e`` the edge's effective
+        resistance, ``>= 1 / V`` off the bridges (Rayleigh monotonicity: a cycle of
+        length l through e bounds ``R_e`` by ``(l - 1) / l``) and 0 up to rounding on
+        them (edges every path uses), which tells the two apart: ``w_e^2 > 1 / (2V)``.
+        HiGHS meets ``A x = b`` only to its feasibility tolerance: a residual above
+        ``1e-13`` is removed by the least-norm correction
+        ``x -= A_g^T (A_g A_g^T)^{-1} (A_g x - b_g)`` (a sparse LU of the grounded
+        Laplacian). The radius is recomputed at the returned center:
+        ``min_e x_e / w_e`` over the edges with ``w_e > 0``.
         """
         useful = np.flatnonzero(self.useful)
         a_g, b_g = self._grounded
         m, n_useful = a_g.shape
-        z = _spd_inverse((a_g @ a_g.T).toarray()) if m else np.zeros((0, 0))
-        # effective resistances R_e = (z_uu + z_vv - 2 z_uv), the source's entries 0
-        rows = np.full(self.n_nodes, m, dtype=np.intp)
-        nodes = np.unique(self.edges[useful].ravel())
-        rows[nodes[nodes != self.source]] = np.arange(m)
-        zp = np.zeros((m + 1, m + 1))
-        zp[:m, :m] = z
-        iu, iv = rows[self.edges[useful, 0]], rows[self.edges[useful, 1]]
-        resistance = zp[iu, iu] + zp[iv, iv] - 2.0 * zp[iu, iv]
-        # 1 - R_e >= 1 / (cycle length) >= 1 / V off the bridges (Rayleigh monotonicity:
-        # a cycle through e bounds R_e by (l - 1) / l), and 0 up to rounding on them
-        w2 = 1.0 - resistance
-        free = np.flatnonzero(w2 > 0.5 / self.n_nodes)
-        w = np.sqrt(np.maximum(w2, 0.0))
+        w = np.linalg.norm(self._hull_basis[useful], axis=1)
+        free = np.flatnonzero(w * w > 0.5 / self.n_nodes)
         center = np.zeros(self.dim)
         if free.size == 0:  # a single path: the polytope is a point
             center[useful] = self.linear_minimizer(np.zeros(self.dim))[useful]
@@ -415,10 +408,14 @@ class FlowPolytope(OraclePolytope):
                          for e in useful], axis=0)
         else:
             x = res.x[:n_useful]
-        x = x - a_g.T @ (z @ (a_g @ x - b_g))  # onto A x = b
+        residual = a_g @ x - b_g
+        if np.abs(residual).max() > 1e-13:  # onto A x = b
+            lap = scipy.sparse.linalg.splu((a_g @ a_g.T).tocsc())
+            x = x - a_g.T @ lap.solve(residual)
         center[useful] = x
         radius = max(float(np.min(x[free] / w[free])), 0.0)
         return center, radius
+
     def inner_ball(self) -> tuple[np.ndarray, float]:
         center, radius = self._inner
         return center.copy(), radius
@@ -474,12 +471,3 @@ class FlowPolytope(OraclePolytope):
         return (f"FlowPolytope(n_nodes={self.n_nodes}, n_edges={self.dim}, "
                 f"source={self.source}, sink={self.sink})")
 
-
-def _spd_inverse(a: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric positive definite matrix (LAPACK potrf + potri)."""
-    chol, info = scipy.linalg.lapack.dpotrf(a, lower=1)
-    if info == 0:
-        inv, info = scipy.linalg.lapack.dpotri(chol, lower=1)
-    if info != 0:  # pragma: no cover - the grounded Laplacian of a connected graph is SPD
-        raise np.linalg.LinAlgError(f"the grounded Laplacian is not positive definite ({info})")
-    return np.tril(inv) + np.tril(inv, -1).T
