@@ -372,9 +372,10 @@ def _oracle_model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: _Hessian,
     ``H v``, O(k dim) for the low-rank-plus-identity Hessians of the smoothed sums). The
     Frank-Wolfe gap tolerance is ``1e-13 (1 + ||x - H^{-1} g||_H^2)``: relative to the
     squared H-norm of the unconstrained minimizer (``H^{-1} g`` by the Woodbury
-    identity). The first corral is ``{x}`` (so the answer is no worse than a null step),
-    or ``warm``, the previous Newton step's corral and weights (successive models share
-    most of their optimal face: this saves most oracle calls). The answer is the corral's
+    identity). The first corral is ``{x}`` (cold: the answer is then no worse than a
+    null step), or ``warm``, the previous Newton step's corral and weights (successive
+    models share most of their optimal face: this saves most oracle calls; a worse
+    answer is caught by the line search). The answer is the corral's
     convex combination of points of P (oracle vertices, and ``x``), so it lies in P up to
     rounding.
 
@@ -433,7 +434,8 @@ def minimize_smoothed(
     at the residual scale of the ``8 dim`` terms nearest their kink and is divided by
     ``shrink`` once the Frank-Wolfe gap is below the Fenchel-Young slack (the smoothing,
     not the solve, then limits the bound). Each iteration is a Newton step on ``F_mu``
-    (the quadratic model minimized over D, see :func:`_model_min`), with an exact line
+    (the quadratic model minimized over D, see :func:`_model_min` and, on oracle
+    polytopes, :func:`_oracle_model_min`), with an exact line
     search along the segment (feasible by convexity) for the scalar families and
     Armijo backtracking for the distance.
 
