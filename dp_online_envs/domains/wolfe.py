@@ -1,8 +1,10 @@
 """Wolfe's minimum-norm-point algorithm for a convex quadratic over a polytope.
 
 The one implementation behind the Euclidean projection onto an oracle polytope
-(:mod:`~dp_online_envs.domains.projection`) and the Newton model steps of the convex
-comparator (:func:`dp_online_envs.hindsight._oracle_model_min`). For a polytope P known
+(:mod:`~dp_online_envs.domains.projection`), the Newton model steps of the convex
+comparator (:func:`dp_online_envs.hindsight._oracle_model_min`) and the corral of the
+Fujishige-Wolfe submodular minimization
+(:func:`dp_online_envs.losses.submodular_min.fujishige_wolfe`). For a polytope P known
 through its linear minimization oracle (LMO), a point ``x0`` (not necessarily in P), a
 vector ``g`` and a positive definite ``H``, it minimizes
 
@@ -300,23 +302,24 @@ class Corral:
         return float(lam @ self.r[:k]) + float(lam @ (self.gram[:k, :k] @ lam)) - float(
             lam.sum()) ** 2
 
-    def minor_cycles(self) -> None:
-        """Move to the affine minimizer, dropping points until it is a convex one."""
+    def minor_cycles(self, weight_tol: float = WEIGHT_TOL) -> None:
+        """Move to the affine minimizer, dropping points until it is a convex one
+        (weights at or below ``weight_tol`` count as zero)."""
         for _ in range(self.size):
             alpha = self.affine_minimizer()
             k = self.size
             lam = self.lam[:k]
-            if np.all(alpha > WEIGHT_TOL):
+            if np.all(alpha > weight_tol):
                 lam[:] = alpha / alpha.sum()
                 return
             # Move from lam towards alpha until a weight hits 0, and drop it.
-            neg = np.flatnonzero(alpha <= WEIGHT_TOL)
+            neg = np.flatnonzero(alpha <= weight_tol)
             denom = lam[neg] - alpha[neg]
             ratios = np.where(denom > 0, lam[neg] / np.where(denom > 0, denom, 1.0), 0.0)
             theta = min(max(float(np.min(ratios)), 0.0), 1.0)
             new = theta * alpha + (1.0 - theta) * lam
             new[neg[int(np.argmin(ratios))]] = 0.0
-            keep = np.flatnonzero(new > WEIGHT_TOL)
+            keep = np.flatnonzero(new > weight_tol)
             lam[:] = new
             self.keep(keep)
             m = self.size
