@@ -153,6 +153,18 @@ class StochasticAdversary(Adversary):
     def next_loss(self, t: int) -> np.ndarray:
         return self._draw()
 
+    def next_losses(self, t: int, n: int) -> np.ndarray:
+        """``n`` rounds at once: for box parameter sets one ``random((n, dim))`` call,
+        which yields the same numbers as ``n`` successive ``random(dim)`` calls of
+        :meth:`next_loss` (one double per 64-bit word, in order), so the losses are
+        those of the round-by-round game, bit for bit. Subclasses that redraw their
+        mean between rounds (switching, drifting) and non-box sets draw round by round.
+        """
+        if not (self._box and type(self).next_loss is StochasticAdversary.next_loss):
+            return super().next_losses(t, n)
+        u = self.np_random.random((check_int("n", n, 1), self._mu.size))
+        return self._low + self._width * (u < self._p_high)
+
     @property
     def mean_param(self) -> np.ndarray | None:
         return self._mu.copy() if (self._box or self._symmetric) else None
