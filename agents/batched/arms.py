@@ -45,17 +45,24 @@ class _ArmsState:
         self.shift = np.zeros(b)            # weights are exp(lw - shift)
         self.w = np.ones((b, k))
         self.wsum = np.full(b, float(k))    # large K: numpy row sums, as the scalar
-        self.u = np.empty((0, b))           # uniforms, one row per round
+        self.u = np.empty((b, 0))           # uniforms, one column per round
+        self.rounds = 0
         self.ui = 0
         self.arm = np.zeros(b, dtype=np.intp)
         self.p = np.full(b, 1.0 / k)
 
     def act(self) -> np.ndarray:
         e = self.e
-        if self.ui >= self.u.shape[0]:
-            self.u = np.stack([r.random(NOISE_BLOCK) for r in self.rngs], axis=1)
+        if self.ui >= self.u.shape[1]:
+            # The scalar engine draws NOISE_BLOCK uniforms at a time and uses them in
+            # order; its generator serves nothing else, so drawing only the rounds left
+            # gives the same numbers.
+            n = max(1, min(NOISE_BLOCK, e.problem.horizon - self.rounds))
+            self.u = np.empty((len(self.rngs), n))
+            for r, row in zip(self.rngs, self.u):
+                r.random(out=row)
             self.ui = 0
-        u = self.u[self.ui]
+        u = self.u[:, self.ui]
         self.ui += 1
         g, k, w = e.gamma, e.k, self.w
         cdf = np.cumsum(w, axis=1)
@@ -91,6 +98,7 @@ class _ArmsState:
                 self._renormalize(b)
         if not e._small:
             self.wsum = self.w.sum(axis=1)
+        self.rounds += 1
 
     def _renormalize(self, b: int) -> None:
         lw = self.lw[b].tolist()

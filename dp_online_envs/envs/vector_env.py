@@ -48,6 +48,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from dp_online_envs.domains import Simplex
 from dp_online_envs.errors import InvalidActionError
 from dp_online_envs.hindsight import Comparator
 from dp_online_envs.losses import LinearLoss
@@ -166,6 +167,7 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         recorder = find_recorder(template)
         self._checkpoints = recorder._checkpoints  # noqa: SLF001 (same rounds as the scalar)
         self._arms = isinstance(base.action_space, gym.spaces.Discrete)
+        self._simplex = type(self.domain).linear_minimizer is Simplex.linear_minimizer
         self._bandit = self.problem.feedback == "bandit"
         self._downgrade = self._bandit and base.feedback != "bandit"
         self._high = max(base.problem.bound, 1e-12)  # the guard's clip of a downgrade
@@ -200,7 +202,7 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         self._advs = []
         for s in seeds:
             root = np.random.SeedSequence(s)
-            adv = copy.deepcopy(self._adversary)
+            adv = copy.copy(self._adversary)  # configured, not yet reset: nothing shared is mutated
             adv.reset(np.random.Generator(np.random.PCG64(root)), self.domain, self.loss,
                       self.horizon)
             self._advs.append(adv)
@@ -235,7 +237,10 @@ class LinearVectorEnv(gym.vector.VectorEnv):
     def _next_thetas(self) -> np.ndarray:
         if self._j == self._losses.shape[1]:
             n = min(self.block, self.horizon - self.t)
-            self._losses = np.stack([a.next_losses(self.t + 1, n) for a in self._advs])
+            if self._losses.shape[1] != n:
+                self._losses = np.empty((self.num_envs, n, self.loss.param_dim))
+            for adv, rows in zip(self._advs, self._losses):
+                rows[...] = adv.next_losses(self.t + 1, n)
             self._j = 0
         theta = self._losses[:, self._j]
         self._j += 1
@@ -322,6 +327,9 @@ class LinearVectorEnv(gym.vector.VectorEnv):
     # ------------------------------------------------------------- the ledger
     def _comparator(self) -> np.ndarray:
         """``min_x <sum_s theta_s, x>`` per game (the Comparator's linear branch)."""
+        if self._simplex:
+            # <s, e_i> is s_i exactly (the other products are zeros): the minimum
+            return self.cumulative.min(axis=1)
         out = np.empty(self.num_envs)
         for b in range(self.num_envs):
             s = self.cumulative[b]
