@@ -316,6 +316,27 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
             clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
         env.close()
+    return game_record(spec, cls, problem, summary, clipped, claim, start)
+
+
+def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: int,
+                claim: tuple[float, float, str] | None, start: float) -> dict[str, Any]:
+    """The record of a played game (what :func:`play_game` returns).
+
+    Args:
+        spec: The game.
+        cls: Its agent class.
+        problem: The public problem the agent played.
+        summary: The game's :class:`~dp_online_envs.wrappers.RegretSummary`.
+        clipped: The learner's ``clipped_feedback``.
+        claim: ``(epsilon, delta, mechanism text)`` of the learner's guarantee, or
+            ``None``.
+        start: ``time.perf_counter()`` when the game started (for ``wall_time``).
+
+    Raises:
+        FloatingPointError: A non-finite regret or loss.
+    """
+    env_seed, agent_seed = spec.env_seed, spec.agent_seed
     if claim is not None:
         p_eps, p_delta, mechanism = claim
         privacy = f"({p_eps:g}, {p_delta:g})-DP"
