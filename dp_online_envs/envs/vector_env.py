@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -74,7 +74,9 @@ LOSS_BLOCK = 256
 
 
 def _scalar_env(env_id: str, options: dict[str, Any]) -> gym.Env:
-    from dp_online_envs.envs.registry import build_env  # the registry imports this module
+    from dp_online_envs.envs.registry import (
+        build_env,  # the registry imports this module
+    )
     return build_env(env_id, **options)
 
 
@@ -145,7 +147,8 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             loss, rendering or ``record_losses`` (the message says which).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.DISABLED, "render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.DISABLED,
+                                          "render_modes": []}
 
     def __init__(self, env_id: str, num_envs: int, *, block: int = LOSS_BLOCK,
                  **options: Any) -> None:
@@ -165,7 +168,7 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         self.invalid_action = base.invalid_action
         self._adversary = base.adversary
         recorder = find_recorder(template)
-        self._checkpoints = recorder._checkpoints  # noqa: SLF001 (same rounds as the scalar)
+        self._checkpoints = recorder._checkpoints
         self._arms = isinstance(base.action_space, gym.spaces.Discrete)
         self._simplex = type(self.domain).linear_minimizer is Simplex.linear_minimizer
         self._bandit = self.problem.feedback == "bandit"

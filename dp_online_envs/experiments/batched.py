@@ -17,7 +17,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from dp_online_envs.experiments.game import GameSpec, feedback_option, game_record, plain
+from dp_online_envs.experiments.game import (
+    GameSpec,
+    feedback_option,
+    game_record,
+    plain,
+)
 from dp_online_envs.loop import run_batched_rounds
 from dp_online_envs.wrappers import REGRET_INFO_KEY
 
