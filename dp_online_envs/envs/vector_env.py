@@ -49,6 +49,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from dp_online_envs.domains import Simplex
+from dp_online_envs.envs.registry import build_env
 from dp_online_envs.errors import InvalidActionError
 from dp_online_envs.hindsight import Comparator
 from dp_online_envs.losses import LinearLoss
@@ -74,9 +75,6 @@ LOSS_BLOCK = 256
 
 
 def _scalar_env(env_id: str, options: dict[str, Any]) -> gym.Env:
-    from dp_online_envs.envs.registry import (
-        build_env,  # the registry imports this module
-    )
     return build_env(env_id, **options)
 
 

@@ -2,9 +2,9 @@
 
 :func:`split_batchable` groups the games that differ only in their seed index and have
 a seed-vectorized path -- an id of :data:`~dp_online_envs.envs.vector_env.VECTOR_ENV_IDS`
-with a linear loss and a non-adaptive adversary, a learner of
-:data:`agents.batched.BATCHED` whose configuration its batched form plays, in process
-(no isolation) -- and :func:`play_batch` plays such a group in one
+with a linear loss and a non-adaptive adversary, a learner whose batched form the agent
+resolver's ``batched`` method builds (the ``agents`` registry's:
+``agents.batched.make_batched``), in process (no isolation) -- and :func:`play_batch` plays such a group in one
 :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`. Each record equals the one
 :func:`~dp_online_envs.experiments.game.play_game` writes for that game (same seeds,
 same outcome bit for bit; only the volatile fields differ, and ``wall_time`` is the
@@ -17,12 +17,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, LinearVectorEnv
+from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import (
     GameSpec,
     feedback_option,
     game_record,
     plain,
 )
+from dp_online_envs.experiments.resolver import AgentResolver, default_resolver
 from dp_online_envs.loop import run_batched_rounds
 from dp_online_envs.wrappers import REGRET_INFO_KEY
 
@@ -35,39 +38,42 @@ def _settings(spec: GameSpec) -> tuple[Any, ...]:
             spec.agent_cls, spec.sweep)
 
 
-def batch_refusal(spec: GameSpec) -> str | None:
-    """Why ``spec``'s setting has no vectorized path, or ``None`` if it has one."""
-    from agents.base import agent_class
-    from agents.batched import BATCHED, batched_refusal
-    from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS
+def _resolver(resolver: AgentResolver | None) -> Any:
+    return default_resolver() if resolver is None else resolver
 
+
+def batch_refusal(spec: GameSpec, resolver: AgentResolver | None = None) -> str | None:
+    """Why ``spec``'s setting has no vectorized path, or ``None`` if it has one.
+
+    The batched learner comes from the resolver's ``batched`` method (the ``agents``
+    registry has one; a resolver without it has no vectorized path).
+    """
     if spec.isolation is not None:
         return "isolated games are played one by one"
     if spec.env_id not in VECTOR_ENV_IDS:
         return f"{spec.env_id} has no vectorized path"
-    if spec.agent not in BATCHED:
-        return f"{spec.agent!r} has no batched form"
     try:
-        cls = spec.agent_class()
-        if cls is not agent_class(spec.agent):
-            return f"{spec.agent!r} is not the registered learner of that name"
+        res = _resolver(resolver)
+        if not hasattr(res, "batched"):
+            return "the agent resolver offers no batched learners"
+        cls = spec.agent_class(res)
         venv = _vector_env(spec, cls, 1)
-        return batched_refusal(cls, venv.problem, epsilon=spec.epsilon,
-                               delta=spec.delta or 0.0, **spec.agent_kwargs)
-    except (ValueError, TypeError) as exc:
+        res.batched(cls, venv.problem, epsilon=spec.epsilon, delta=spec.delta or 0.0,
+                    **spec.agent_kwargs)
+    except (ValueError, TypeError, ExperimentError) as exc:
         return str(exc)
+    return None
 
 
-def _vector_env(spec: GameSpec, cls: type, num_envs: int) -> Any:
-    from dp_online_envs.envs.vector_env import LinearVectorEnv
-
+def _vector_env(spec: GameSpec, cls: type, num_envs: int) -> LinearVectorEnv:
     feedback = feedback_option(spec.env_id, cls)
     extra = {"feedback": feedback} if feedback else {}
     return LinearVectorEnv(spec.env_id, num_envs, horizon=spec.horizon, **extra,
                            **spec.env_kwargs)
 
 
-def split_batchable(specs: Sequence[GameSpec]) -> tuple[list[list[GameSpec]], list[GameSpec]]:
+def split_batchable(specs: Sequence[GameSpec], resolver: AgentResolver | None = None
+                    ) -> tuple[list[list[GameSpec]], list[GameSpec]]:
     """``(groups, rest)``: groups of at least two games of one setting that have a
     vectorized path, and the games to play one by one (in their order)."""
     groups: dict[tuple[Any, ...], list[GameSpec]] = {}
@@ -78,7 +84,7 @@ def split_batchable(specs: Sequence[GameSpec]) -> tuple[list[list[GameSpec]], li
     for key, group in groups.items():
         if len(group) > 1:
             if key not in verdicts:
-                verdicts[key] = batch_refusal(group[0]) is None
+                verdicts[key] = batch_refusal(group[0], resolver) is None
             if verdicts[key]:
                 batched.append(group)
                 continue
@@ -86,23 +92,23 @@ def split_batchable(specs: Sequence[GameSpec]) -> tuple[list[list[GameSpec]], li
     return batched, rest
 
 
-def play_batch(specs: Sequence[GameSpec]) -> list[dict[str, Any]]:
+def play_batch(specs: Sequence[GameSpec], resolver: AgentResolver | None = None
+               ) -> list[dict[str, Any]]:
     """Play games of one setting (differing only in the seed index) together and
     return their records, in order.
 
     Raises:
         ValueError: Games of different settings, or a setting without vectorized path.
     """
-    from agents.batched import make_batched
-
     specs = list(specs)
     if len({_settings(s) for s in specs}) != 1:
         raise ValueError("play_batch needs games that differ only in their seed index")
     start = time.perf_counter()
     first = specs[0]
-    cls = first.agent_class()
+    res = _resolver(resolver)
+    cls = first.agent_class(res)
     venv = _vector_env(first, cls, len(specs))
-    learner = make_batched(cls, venv.problem, epsilon=first.epsilon,
+    learner = res.batched(cls, venv.problem, epsilon=first.epsilon,
                            delta=first.delta or 0.0, **first.agent_kwargs)
     learner.reset_batch([s.agent_seed for s in specs])
     venv.reset(seed=[s.env_seed for s in specs])

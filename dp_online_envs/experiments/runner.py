@@ -253,9 +253,9 @@ def run_games(
             held = list(mine)  # the claims to release however the games end
             try:
                 if vectorize:
-                    groups, mine = split_batchable(mine)
+                    groups, mine = split_batchable(mine, resolver)
                     for group in groups:
-                        for record in play_batch(group):
+                        for record in play_batch(group, resolver):
                             if store is not None:
                                 store.write(record)
                                 store.release(record["game_id"])

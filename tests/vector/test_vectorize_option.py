@@ -26,7 +26,7 @@ def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monk
     played = []
     original = batched_module.play_batch
     monkeypatch.setattr(runner, "play_batch",
-                        lambda specs: played.append(len(specs)) or original(specs))
+                        lambda specs, resolver=None: played.append(len(specs)) or original(specs))
     vector = runner.run(env_id, agent, epsilon=eps, delta=delta, horizon=60, seeds=3,
                         backend="serial", vectorize=True)
     assert played == [3]  # the three seeds were one batch
@@ -34,7 +34,7 @@ def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monk
 
 
 def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
-    monkeypatch.setattr(runner, "play_batch", lambda specs: pytest.fail("batched"))
+    monkeypatch.setattr(runner, "play_batch", lambda specs, resolver=None: pytest.fail("batched"))
     scalar = runner.run("DPBandit-MAB-v0", "private-bandit", epsilon=1.0, horizon=30,
                         seeds=2, backend="serial")
     vector = runner.run("DPBandit-MAB-v0", "private-bandit", epsilon=1.0, horizon=30,
