@@ -34,80 +34,89 @@ __all__ = ["BatchedArms", "BatchedPrivateEXP2"]
 
 
 class _ArmsState:
-    """The exponential-weights state of B games (``ArmsExpWeights``' fields as rows)."""
+    """The exponential-weights state of B games: ``ArmsExpWeights``' fields as arrays,
+    arm-major (``(K, B)``: one row per arm, so the cumulative sum over the arms is K-1
+    additions of contiguous rows, the scalar ``accumulate`` order)."""
 
     def __init__(self, engine: ArmsExpWeights, rngs: list[np.random.Generator]) -> None:
         self.e = engine
         self.rngs = rngs
         b, k = len(rngs), engine.k
-        self.rows = np.arange(b)
-        self.lw = np.zeros((b, k))          # -eta * summed estimates
+        self.cols = np.arange(b)
+        self.lw = np.zeros((k, b))          # -eta * summed estimates
         self.shift = np.zeros(b)            # weights are exp(lw - shift)
-        self.w = np.ones((b, k))
-        self.wsum = np.full(b, float(k))    # large K: numpy row sums, as the scalar
+        self.w = np.ones((k, b))
+        self.cdf = np.empty((k, b))
+        self.wsum = np.full(b, float(k))    # large K: numpy sums of each game's weights
         self.u = np.empty((b, 0))           # uniforms, one column per round
         self.rounds = 0
         self.ui = 0
         self.arm = np.zeros(b, dtype=np.intp)
         self.p = np.full(b, 1.0 / k)
 
-    def act(self) -> np.ndarray:
-        e = self.e
+    def _uniforms(self) -> np.ndarray:
         if self.ui >= self.u.shape[1]:
             # The scalar engine draws NOISE_BLOCK uniforms at a time and uses them in
             # order; its generator serves nothing else, so drawing only the rounds left
             # gives the same numbers.
-            n = max(1, min(NOISE_BLOCK, e.problem.horizon - self.rounds))
+            n = max(1, min(NOISE_BLOCK, self.e.problem.horizon - self.rounds))
             self.u = np.empty((len(self.rngs), n))
             for r, row in zip(self.rngs, self.u):
                 r.random(out=row)
             self.ui = 0
         u = self.u[:, self.ui]
         self.ui += 1
-        g, k, w = e.gamma, e.k, self.w
-        cdf = np.cumsum(w, axis=1)
-        wsum = cdf[:, -1] if e._small else self.wsum
+        return u
+
+    def act(self) -> np.ndarray:
+        e = self.e
+        u = self._uniforms()
+        g, k, w, cdf = e.gamma, e.k, self.w, self.cdf
+        cdf[0] = w[0]
+        for j in range(1, k):  # sequential, as itertools.accumulate / np.cumsum
+            np.add(cdf[j - 1], w[j], out=cdf[j])
+        wsum = cdf[-1] if e._small else self.wsum
         target = (u - g) * e._inv_one_minus_gamma * wsum
-        arm = np.count_nonzero(cdf <= target[:, None], axis=1)
-        bad = (arm >= k) | (w[self.rows, np.minimum(arm, k - 1)] <= 0.0)
+        arm = np.add.reduce(cdf <= target, axis=0, dtype=np.intp)  # bisect_right
+        bad = (arm >= k) | (w[np.minimum(arm, k - 1), self.cols] <= 0.0)
         if g > 0.0:
             explore = u < g
             arm = np.where(explore, np.minimum((u * e._k_over_gamma).astype(np.intp), k - 1),
                            arm)
             bad &= ~explore
         for b in np.flatnonzero(bad):  # rounding at the top end: last positive weight
-            arm[b] = max(j for j in range(k) if w[b, j] > 0.0)
+            arm[b] = max(j for j in range(k) if w[j, b] > 0.0)
         self.arm = arm
-        self.p = e._one_minus_gamma * w[self.rows, arm] / wsum + e._gamma_over_k
+        self.p = e._one_minus_gamma * w[arm, self.cols] / wsum + e._gamma_over_k
         return arm
 
     def observe(self, actions: np.ndarray, loss: np.ndarray) -> None:
         e = self.e
         if not np.array_equal(actions, self.arm):
             raise ValueError("update_batch needs the actions of the last act_batch")
-        arm, rows = self.arm, self.rows
-        v = self.lw[rows, arm] - e._eta_w * (loss - e._lo) / self.p
-        self.lw[rows, arm] = v
+        arm, cols = self.arm, self.cols
+        v = self.lw[arm, cols] - e._eta_w * (loss - e._lo) / self.p
+        self.lw[arm, cols] = v
         ex = v - self.shift
         ok = (ex > -_LOG_LIMIT) & (ex < _LOG_LIMIT)
         if ok.all():
-            self.w[rows, arm] = exp_list(ex)
+            self.w[arm, cols] = exp_list(ex)
         else:
-            self.w[rows[ok], arm[ok]] = exp_list(ex[ok])
+            self.w[arm[ok], cols[ok]] = exp_list(ex[ok])
             for b in np.flatnonzero(~ok):
                 self._renormalize(b)
-        if not e._small:
-            self.wsum = self.w.sum(axis=1)
+        if not e._small:  # the scalar float(w.sum()): numpy's (pairwise) sum of a row
+            self.wsum = np.ascontiguousarray(self.w.T).sum(axis=1)
         self.rounds += 1
 
     def _renormalize(self, b: int) -> None:
-        lw = self.lw[b].tolist()
+        lw = self.lw[:, b].tolist()
         shift = max(lw)
         self.shift[b] = shift
         if self.e._small:  # the scalar list code: math.exp of each Python float
-            self.w[b] = [math.exp(v - shift) for v in lw]
+            self.w[:, b] = [math.exp(v - shift) for v in lw]
         else:
-            self.w[b] = np.exp(np.asarray(lw) - shift)
+            self.w[:, b] = np.exp(np.asarray(lw) - shift)
 
 
 class BatchedArms(BatchedAgent):

@@ -280,8 +280,8 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             self._best = best
         if self._downgrade:
             obs = np.clip(loss, -self._high, self._high)[:, None]
-        elif self._bandit:
-            obs = np.clip(loss[:, None], self._obs_low, self._obs_high)
+        elif self._bandit:  # np.clip's values (losses are finite), without its overhead
+            obs = np.minimum(np.maximum(loss, self._obs_low[0]), self._obs_high[0])[:, None]
         else:
             obs = np.clip(theta, self._obs_low, self._obs_high)
         info: dict[str, Any] = {}
