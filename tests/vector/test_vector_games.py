@@ -243,3 +243,18 @@ def test_next_losses_equal_successive_next_loss(adversary):
     rows = [one.next_loss(t) for t in range(1, 41)]
     assert np.array_equal(np.vstack([block.next_losses(1, 17), block.next_losses(18, 23)]),
                           np.stack(rows))
+
+
+def test_play_batch_equals_play_seed_by_seed():
+    venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=80)
+    learner = make_batched("private-exp2", venv.problem, epsilon=0.5)
+    summaries = agents.play_batch(venv, learner, seeds=[3, 4, 5])
+    env = build_env("DPBandit-MAB-v0", horizon=80)
+    agent = agents.make("private-exp2", env.get_wrapper_attr("problem"), epsilon=0.5)
+    assert [agents.play(env, agent, seed=s).as_dict() for s in (3, 4, 5)] == [
+        s.as_dict() for s in summaries]
+    with pytest.raises(ValueError, match="2 seeds for 3 games"):
+        agents.play_batch(venv, learner, seeds=[1, 2])
+    other = make_batched("exp3", LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=81).problem)
+    with pytest.raises(ValueError, match="another problem"):
+        agents.play_batch(venv, other, seeds=[1, 2, 3])
