@@ -160,7 +160,7 @@ class StochasticAdversary(Adversary):
         those of the round-by-round game, bit for bit. Subclasses that redraw their
         mean between rounds (switching, drifting) and non-box sets draw round by round.
         """
-        if not (self._box and type(self).next_loss is StochasticAdversary.next_loss):
+        if not self._box_block():
             return super().next_losses(t, n)
         u = self.np_random.random((check_int("n", n, 1), self._mu.size))
         return self._low + self._width * (u < self._p_high)
@@ -168,6 +168,34 @@ class StochasticAdversary(Adversary):
     @property
     def mean_param(self) -> np.ndarray | None:
         return self._mu.copy() if (self._box or self._symmetric) else None
+
+    def _box_block(self) -> bool:
+        """Whether :meth:`next_losses` is the one-call box draw."""
+        return self._box and type(self).next_loss is StochasticAdversary.next_loss
+
+
+def next_losses_batch(adversaries: list[Adversary], n: int) -> np.ndarray | None:
+    """The next ``n`` rounds of B adversaries as an ``(n, B, P)`` array, or ``None``.
+
+    For B box-parameter stochastic adversaries (the one-call draw of
+    :meth:`StochasticAdversary.next_losses`): each generator fills its ``(n, P)``
+    uniforms (the same call as ``next_losses``), and ``low + width * (u < p_high)`` is
+    computed for all of them at once -- the same numbers as B ``next_losses`` calls,
+    without B sets of numpy calls. ``None`` when any adversary is of another kind (the
+    caller then calls ``next_losses`` on each).
+    """
+    if not all(isinstance(a, StochasticAdversary) and a._box_block() for a in adversaries):
+        return None
+    p = adversaries[0]._mu.size
+    u = np.empty((len(adversaries), n, p))
+    for adv, rows in zip(adversaries, u):
+        adv.np_random.random(out=rows)
+    low = np.stack([a._low for a in adversaries])[None]
+    width = np.stack([a._width for a in adversaries])[None]
+    p_high = np.stack([a._p_high for a in adversaries])[None]
+    below = np.empty((n, len(adversaries), p), dtype=bool)
+    np.less(u.transpose(1, 0, 2), p_high, out=below)
+    return low + width * below
 
 
 class PlantedAdversary(StochasticAdversary):

@@ -48,6 +48,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from dp_online_envs.adversaries.stochastic import next_losses_batch
 from dp_online_envs.domains import Simplex
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.errors import InvalidActionError
@@ -209,7 +210,7 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             self._advs.append(adv)
         B, P = self.num_envs, self.loss.param_dim
         self.t = 0
-        self._losses = np.empty((B, 0, P))
+        self._losses = np.empty((0, B, P))
         self._j = 0
         self.cumulative = np.zeros((B, P))
         self.learner_loss = np.zeros(B)
@@ -236,14 +237,16 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         return seeds
 
     def _next_thetas(self) -> np.ndarray:
-        if self._j == self._losses.shape[1]:
+        """Round ``t + 1``'s parameters ``(B, P)`` from the block (round-major
+        ``(n, B, P)``, so a round is a contiguous slice)."""
+        if self._j == self._losses.shape[0]:
             n = min(self.block, self.horizon - self.t)
-            if self._losses.shape[1] != n:
-                self._losses = np.empty((self.num_envs, n, self.loss.param_dim))
-            for adv, rows in zip(self._advs, self._losses):
-                rows[...] = adv.next_losses(self.t + 1, n)
+            block = next_losses_batch(self._advs, n)
+            if block is None:
+                block = np.stack([a.next_losses(self.t + 1, n) for a in self._advs], axis=1)
+            self._losses = block
             self._j = 0
-        theta = self._losses[:, self._j]
+        theta = self._losses[self._j]
         self._j += 1
         return theta
 
