@@ -15,8 +15,10 @@ What is timed (one run-step = one round of one seed's game)
   reach on this machine.
 
 Each side is timed ``repeats`` times in the same process (interleaved) and the median
-is reported with the ratios batched / lean and batched / scalar. The machine is shared
-(2 cores, several jobs): absolute rates move between runs, the ratios less.
+is reported with the ratios batched / lean and batched / scalar, in CPU time of this
+process (``time.process_time``: the other jobs of the shared 2-core machine do not
+inflate it; numpy runs these loops on one thread) and in wall time (which they do: it
+moves by 2x between runs). Setup (the B resets of env and learner) is timed too.
 
 Usage::
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -40,28 +43,40 @@ from dp_online_envs.loop import run_batched_rounds
 ENV_ID = "DPBandit-MAB-v0"
 
 
-def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
+def timed(work: Callable[[], None], steps: int) -> tuple[float, float]:
+    """``(run-steps per CPU second, run-steps per wall second)`` of ``work()``."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    work()
+    return steps / (time.process_time() - cpu), steps / (time.perf_counter() - wall)
+
+
+def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
+                 ) -> tuple[float, float]:
     venv = LinearVectorEnv(ENV_ID, seeds, horizon=horizon)
     learner = make_batched(agent, venv.problem, epsilon=epsilon)
-    start = time.perf_counter()
-    learner.reset_batch(list(range(1000, 1000 + seeds)))
-    venv.reset(seed=list(range(seeds)))
-    run_batched_rounds(venv, learner)
-    return seeds * horizon / (time.perf_counter() - start)
+
+    def work() -> None:
+        learner.reset_batch(list(range(1000, 1000 + seeds)))
+        venv.reset(seed=list(range(seeds)))
+        run_batched_rounds(venv, learner)
+
+    return timed(work, seeds * horizon)
 
 
-def scalar_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
+def scalar_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
+                ) -> tuple[float, float]:
     env = build_env(ENV_ID, horizon=horizon)
     learner = agents.make(agent, env.get_wrapper_attr("problem"), epsilon=epsilon)
-    start = time.perf_counter()
-    for s in range(seeds):
-        agents.play(env, learner, seed=s)
-    return seeds * horizon / (time.perf_counter() - start)
+    return timed(lambda: [agents.play(env, learner, seed=s) for s in range(seeds)],
+                 seeds * horizon)
 
 
-def lean_rate(seeds: int, horizon: int, k: int = 10) -> float:
+def lean_rate(seeds: int, horizon: int, k: int = 10) -> tuple[float, float]:
     """A lean numpy EXP3 over ``seeds`` games (module docstring)."""
-    start = time.perf_counter()
+    return timed(lambda: lean_exp3(seeds, horizon, k), seeds * horizon)
+
+
+def lean_exp3(seeds: int, horizon: int, k: int) -> None:
     rng = np.random.default_rng(0)
     mu = rng.uniform(0.3, 0.7, size=(seeds, k))
     eta = np.sqrt(2.0 * np.log(k) / (horizon * k))
@@ -77,7 +92,6 @@ def lean_rate(seeds: int, horizon: int, k: int = 10) -> float:
         loss = (rng.random(seeds) < mu[rows, arm]).astype(np.float64)
         total += loss
         lw[rows, arm] -= eta * loss / p
-    return seeds * horizon / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -88,16 +102,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     for agent, eps in (("exp3", None), ("private-exp2", 1.0)):
-        runs: dict[str, list[float]] = {"batched": [], "lean": [], "scalar": []}
+        runs: dict[str, list[tuple[float, float]]] = {"batched": [], "lean": [], "scalar": []}
         for _ in range(args.repeats):
             runs["batched"].append(batched_rate(agent, args.seeds, args.horizon, eps))
             runs["lean"].append(lean_rate(args.seeds, args.horizon))
             runs["scalar"].append(scalar_rate(agent, args.scalar_seeds, args.horizon, eps))
-        med = {k: statistics.median(v) for k, v in runs.items()}
-        print(f"{agent:13s} B={args.seeds} T={args.horizon}: batched {med['batched']:,.0f} "
-              f"run-steps/s, lean numpy EXP3 {med['lean']:,.0f}, scalar {med['scalar']:,.0f}"
-              f" | batched/lean {med['batched'] / med['lean']:.2f}, batched/scalar "
-              f"{med['batched'] / med['scalar']:.1f}")
+        for clock, i in (("CPU", 0), ("wall", 1)):
+            med = {k: statistics.median(r[i] for r in v) for k, v in runs.items()}
+            print(f"{agent:13s} B={args.seeds} T={args.horizon} [{clock:4s}] batched "
+                  f"{med['batched']:,.0f} run-steps/s, lean numpy EXP3 {med['lean']:,.0f}, "
+                  f"scalar {med['scalar']:,.0f} | batched/lean "
+                  f"{med['batched'] / med['lean']:.2f}, batched/scalar "
+                  f"{med['batched'] / med['scalar']:.1f}")
 
 
 if __name__ == "__main__":

@@ -174,28 +174,45 @@ class StochasticAdversary(Adversary):
         return self._box and type(self).next_loss is StochasticAdversary.next_loss
 
 
-def next_losses_batch(adversaries: list[Adversary], n: int) -> np.ndarray | None:
-    """The next ``n`` rounds of B adversaries as an ``(n, B, P)`` array, or ``None``.
+class BoxLossBlock:
+    """The next ``n`` rounds of B box-parameter stochastic adversaries (see
+    :func:`next_losses_batch`): their uniforms ``(B, n, P)``, turned into round ``j``'s
+    parameters ``(B, P)`` by ``block[j]`` (``low + width * (u < p_high)``, the
+    scalar draw's expression, so the same numbers)."""
+
+    def __init__(self, adversaries: list[StochasticAdversary], n: int,
+                 reuse: BoxLossBlock | None = None) -> None:
+        p = adversaries[0]._mu.size
+        shape = (len(adversaries), n, p)
+        self.u = reuse.u if reuse is not None and reuse.u.shape == shape else np.empty(shape)
+        for adv, rows in zip(adversaries, self.u):
+            adv.np_random.random(out=rows)  # the call of StochasticAdversary.next_losses
+        self.low = np.stack([a._low for a in adversaries])
+        self.width = np.stack([a._width for a in adversaries])
+        self.p_high = np.stack([a._p_high for a in adversaries])
+
+    def __len__(self) -> int:
+        return self.u.shape[1]
+
+    def __getitem__(self, j: int) -> np.ndarray:
+        return self.low + self.width * (self.u[:, j] < self.p_high)
+
+
+def next_losses_batch(adversaries: list[Adversary], n: int,
+                      reuse: object = None) -> BoxLossBlock | None:
+    """The next ``n`` rounds of B adversaries as a :class:`BoxLossBlock`, or ``None``.
 
     For B box-parameter stochastic adversaries (the one-call draw of
-    :meth:`StochasticAdversary.next_losses`): each generator fills its ``(n, P)``
-    uniforms (the same call as ``next_losses``), and ``low + width * (u < p_high)`` is
-    computed for all of them at once -- the same numbers as B ``next_losses`` calls,
-    without B sets of numpy calls. ``None`` when any adversary is of another kind (the
-    caller then calls ``next_losses`` on each).
+    :meth:`StochasticAdversary.next_losses`) each generator fills its ``(n, P)``
+    uniforms with the same call as ``next_losses``, and the rounds' parameters are
+    computed for all B at once -- the same numbers as B ``next_losses`` calls, without
+    B sets of numpy calls. ``None`` when any adversary is of another kind (the caller
+    then calls ``next_losses`` on each). ``reuse``: the previous block, whose buffer
+    is refilled when its shape fits.
     """
     if not all(isinstance(a, StochasticAdversary) and a._box_block() for a in adversaries):
         return None
-    p = adversaries[0]._mu.size
-    u = np.empty((len(adversaries), n, p))
-    for adv, rows in zip(adversaries, u):
-        adv.np_random.random(out=rows)
-    low = np.stack([a._low for a in adversaries])[None]
-    width = np.stack([a._width for a in adversaries])[None]
-    p_high = np.stack([a._p_high for a in adversaries])[None]
-    below = np.empty((n, len(adversaries), p), dtype=bool)
-    np.less(u.transpose(1, 0, 2), p_high, out=below)
-    return low + width * below
+    return BoxLossBlock(adversaries, n, reuse if isinstance(reuse, BoxLossBlock) else None)
 
 
 class PlantedAdversary(StochasticAdversary):

@@ -237,11 +237,11 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         return seeds
 
     def _next_thetas(self) -> np.ndarray:
-        """Round ``t + 1``'s parameters ``(B, P)`` from the block (round-major
-        ``(n, B, P)``, so a round is a contiguous slice)."""
-        if self._j == self._losses.shape[0]:
+        """Round ``t + 1``'s parameters ``(B, P)`` from the block (an ``(n, B, P)``
+        array, or the box adversaries' :class:`BoxLossBlock`)."""
+        if self._j == len(self._losses):
             n = min(self.block, self.horizon - self.t)
-            block = next_losses_batch(self._advs, n)
+            block = next_losses_batch(self._advs, n, reuse=self._losses)
             if block is None:
                 block = np.stack([a.next_losses(self.t + 1, n) for a in self._advs], axis=1)
             self._losses = block
