@@ -156,6 +156,30 @@ def lmo_rows(domain: Any, c: np.ndarray) -> np.ndarray:
     return np.stack([domain.linear_minimizer(row) for row in c])
 
 
+class _PerGameCounters:
+    """B scalar counters behind the batched interface (``add`` row by row)."""
+
+    def __init__(self, counters: list[Any]) -> None:
+        self.counters = counters
+
+    def add_batch(self, z: np.ndarray) -> np.ndarray:
+        return np.stack([c.add(row) for c, row in zip(self.counters, z)])
+
+    def noise_variance(self, t: int) -> float:
+        return self.counters[0].noise_variance(t)
+
+
+def batch_counters(counters: list[Any]) -> Any:
+    """The B games' continual counters as one object with ``add_batch(z) -> (B, dim)``
+    and ``noise_variance(t)``: a :class:`~agents.batched.counters.BatchedAgarwalSingh`
+    when they are Agarwal-Singh counters, else the B counters called row by row."""
+    from agents.batched.counters import BatchedAgarwalSingh
+
+    if BatchedAgarwalSingh.fits(counters):
+        return BatchedAgarwalSingh(counters)
+    return _PerGameCounters(counters)
+
+
 def box_actions(agent: BatchedAgent) -> bool:
     """Whether the problem's actions are points (a ``Box`` action space)."""
     return isinstance(agent.problem.domain.action_space, gym.spaces.Box)

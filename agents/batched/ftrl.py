@@ -5,10 +5,10 @@
   rows, the projection by :func:`~agents.batched.base.project_rows` (one ``clip`` on
   the cube, the domain's own projection row by row elsewhere).
 * ``private-ftrl`` (:class:`~agents.full_info.ftrl.PrivateFTRL`): each game keeps the
-  continual counter its scalar reset built (same generator, same noise blocks: the
-  counter draws its exact integer noise 256 vectors per sampler call in both paths);
-  the B releases of a round are the B counters' ``add`` (the per-round cost that is
-  not one numpy pass), the leaders are computed on the rows (entropic:
+  generator its scalar reset built; with the default Agarwal-Singh counter the B
+  counters are one :class:`~agents.batched.counters.BatchedAgarwalSingh` (rows, the
+  scalar noise blocks), with the other counters the B releases of a round are the B
+  counters' own ``add``; the leaders are computed on the rows (entropic:
   :func:`~agents.batched.base.softmin_rows`; l2: the projection above).
 
 Only point actions (a ``Box`` action space): on arms the scalar learner draws the arm
@@ -24,6 +24,7 @@ import numpy as np
 from agents.base import Agent
 from agents.batched.base import (
     BatchedAgent,
+    batch_counters,
     box_actions,
     clip_full_rows,
     project_rows,
@@ -88,7 +89,7 @@ class BatchedPrivateFTRL(BatchedAgent):
         return agent._counter, agent._noisy
 
     def _start(self, states: list[Any]) -> None:
-        self._counters = [s[0] for s in states]
+        self._counter = batch_counters([s[0] for s in states])
         self._x = self._leader(np.stack([s[1] for s in states]))
 
     def _leader(self, noisy: np.ndarray) -> np.ndarray:
@@ -101,7 +102,6 @@ class BatchedPrivateFTRL(BatchedAgent):
         return self._x.copy()
 
     def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
-        theta = clip_full_rows(self, feedback)
-        noisy = np.stack([c.add(row) for c, row in zip(self._counters, theta)])
+        noisy = self._counter.add_batch(clip_full_rows(self, feedback))
         self.t += 1
         self._x = self._leader(noisy)

@@ -258,3 +258,32 @@ def test_play_batch_equals_play_seed_by_seed():
     other = make_batched("exp3", LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=81).problem)
     with pytest.raises(ValueError, match="another problem"):
         agents.play_batch(venv, other, seeds=[1, 2, 3])
+
+
+@pytest.mark.parametrize(("env_id", "name", "eps", "delta"), [
+    ("DPFullInfo-Sphere-v0", "private-ftrl", 1.0, 1e-6),    # Gaussian tree noise
+    ("DPFullInfo-Experts-v0", "private-ftpl", 50.0, 1e-6),   # extra FTPL noise (> 0)
+    ("DPFullInfo-Cube-v0", "private-ftpl", 50.0, 1e-6),
+])
+def test_float_noise_blocks_refilled_mid_game(env_id, name, eps, delta, monkeypatch):
+    """Small float blocks: the Gaussian tree noise and the extra FTPL noise are drawn
+    again every few rounds, and the games stay the scalar ones."""
+    import agents.batched.counters as counters
+    import agents.batched.ftpl as ftpl
+
+    monkeypatch.setattr(counters, "FLOAT_BLOCK", 300)
+    monkeypatch.setattr(ftpl, "FLOAT_BLOCK", 120)
+    assert_same_games(env_id, name, 90, eps, delta)
+
+
+def test_extra_ftpl_noise_is_used_at_a_large_epsilon():
+    env = build_env("DPFullInfo-Experts-v0", horizon=90)
+    agent = agents.make("private-ftpl", env.get_wrapper_attr("problem"), epsilon=50.0,
+                        delta=1e-6)
+    assert agent.perturbation_std() > 0.0
+
+
+@pytest.mark.parametrize("counter", ["tree", "honaker", "factorization"])
+def test_other_counters_row_by_row(counter):
+    assert_same_games("DPFullInfo-Sphere-v0", "private-ftrl", 60, 1.0, 1e-6,
+                      agent_opts={"counter": counter})
