@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from dp_online_envs.domains import Box, Simplex
+from dp_online_envs.domains import Ball, Box, Simplex
 from dp_online_envs.losses import LinearLoss
 
 __all__ = ["BatchedAgent", "clip_bandit_rows", "clip_full_rows", "lmo_rows",
@@ -136,11 +136,26 @@ def softmin_rows(eta: float, cum: np.ndarray) -> np.ndarray:
     return p / p.sum(axis=1, keepdims=True)
 
 
+def row_norms(v: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm`` of every row: ``sqrt(x.dot(x))`` is what it computes for a
+    1-D array, and ``np.vecdot`` runs the same dot kernel per row."""
+    v = np.ascontiguousarray(v)
+    return np.sqrt(np.vecdot(v, v))
+
+
 def project_rows(domain: Any, v: np.ndarray) -> np.ndarray:
-    """``domain.project`` of every row: one ``clip`` on boxes, else row by row (the
-    domain's own projection, so the result is the scalar one bit for bit)."""
-    if type(domain).project is Box.project:
+    """``domain.project`` of every row: one ``clip`` on boxes, the l2 ball's scaling
+    on rows of norm ``> R`` (with the scalar norm, see :func:`row_norms`), else row by
+    row (the domain's own projection), so the result is the scalar one bit for bit."""
+    kind = type(domain).project
+    if kind is Box.project:
         return np.clip(v, domain.low, domain.high)
+    if kind is Ball.project:
+        norms = row_norms(v)
+        out = np.array(v, dtype=np.float64)
+        far = norms > domain.radius
+        out[far] = v[far] * (domain.radius / norms[far])[:, None]
+        return out
     return np.stack([domain.project(row) for row in v])
 
 
@@ -153,6 +168,11 @@ def lmo_rows(domain: Any, c: np.ndarray) -> np.ndarray:
         return x
     if type(domain).linear_minimizer is Box.linear_minimizer:
         return np.where(c < 0, domain.high, domain.low)
+    if type(domain).linear_minimizer is Ball.linear_minimizer:
+        norms = row_norms(c)
+        x = (-domain.radius / np.where(norms == 0.0, 1.0, norms))[:, None] * c
+        x[norms == 0.0] = np.eye(1, c.shape[1])[0] * domain.radius
+        return x
     return np.stack([domain.linear_minimizer(row) for row in c])
 
 

@@ -49,7 +49,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from dp_online_envs.adversaries.stochastic import next_losses_batch
-from dp_online_envs.domains import Simplex
+from dp_online_envs.domains import Ball, Box, Simplex
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.errors import InvalidActionError
 from dp_online_envs.hindsight import Comparator
@@ -113,6 +113,13 @@ def make_vector_env(num_envs: int = 1, env_id: str = "DPBandit-MAB-v0",
         raise ValueError("max_episode_steps is not offered by the vectorized games: pass "
                          "horizon=T")
     return LinearVectorEnv(env_id, num_envs, **options)
+
+
+def _row_dots(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``float(np.dot(a_b, x_b))`` for every row: ``np.vecdot`` runs numpy's float64
+    dot kernel (BLAS ``ddot`` on contiguous rows) per row, the kernel ``np.dot`` runs
+    on two 1-D arrays, so the values are the scalar env's (``tests/vector`` checks)."""
+    return np.vecdot(np.ascontiguousarray(a), np.ascontiguousarray(x))
 
 
 class LinearVectorEnv(gym.vector.VectorEnv):
@@ -268,9 +275,8 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             loss = theta[self._rows, points]
             pseudo = self._mu[self._rows, points] if self._pseudo else None
         else:
-            loss = np.array([float(np.dot(th, x)) for th, x in zip(theta, points)])
-            pseudo = (np.array([float(np.dot(m, x)) for m, x in zip(self._mu, points)])
-                      if self._pseudo else None)
+            loss = _row_dots(theta, points)
+            pseudo = _row_dots(self._mu, points) if self._pseudo else None
         self.learner_loss += loss
         if pseudo is not None:
             self._pseudo_loss += pseudo
@@ -315,7 +321,7 @@ class LinearVectorEnv(gym.vector.VectorEnv):
                              f"(shape ({self.num_envs}, {self.domain.dim})), got {x.shape}")
         if not np.all(np.isfinite(x)):
             raise ValueError("actions must be finite")
-        outside = [b for b in range(self.num_envs) if not self.domain.contains(x[b], 1e-9)]
+        outside = np.flatnonzero(~self._contains(x)).tolist()
         if outside and self.invalid_action == "raise":
             b = outside[0]
             dist = self.domain.distance(x[b])
@@ -327,6 +333,20 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             x[b] = self.domain.project(x[b])
             self.projected_actions[b] += 1
         return x
+
+    def _contains(self, x: np.ndarray) -> np.ndarray:
+        """``domain.contains(row, 1e-9)`` of every (finite) row: the simplex's, the box's
+        and the l2 ball's tests on the rows (same reductions as on one row), else row
+        by row."""
+        kind, atol = type(self.domain).contains, 1e-9
+        if kind is Simplex.contains:
+            return (x.min(axis=1) >= -atol) & (np.abs(x.sum(axis=1) - 1.0) <= atol)
+        if kind is Box.contains:
+            return (np.all(x >= self.domain.low - atol, axis=1)
+                    & np.all(x <= self.domain.high + atol, axis=1))
+        if kind is Ball.contains:
+            return np.sqrt(_row_dots(x, x)) <= self.domain.radius + atol
+        return np.array([self.domain.contains(row, atol) for row in x], dtype=bool)
 
     # ------------------------------------------------------------- the ledger
     def _comparator(self) -> np.ndarray:
