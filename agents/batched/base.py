@@ -122,6 +122,18 @@ def clip_full_rows(agent: BatchedAgent, feedback: np.ndarray) -> np.ndarray:
     if isinstance(loss, LinearLoss) and loss.param_is_box:
         space = loss.param_space
         clipped = np.clip(fb, space.low, space.high)
+    elif isinstance(loss, LinearLoss) and loss.theta_set == "l2":
+        # project_l2_ball on the rows: its norm is np.linalg.norm's (row_norms)
+        norms = row_norms(fb)
+        clipped = fb.copy()
+        far = norms > 1.0
+        clipped[far] = fb[far] * (1.0 / norms[far])[:, None]
+    elif isinstance(loss, LinearLoss) and loss.theta_set == "l1":
+        # project_l1_ball returns a copy of a row inside the ball (its own test, the
+        # same row sum), projects the others
+        clipped = fb.copy()
+        for b in np.flatnonzero(np.abs(fb).sum(axis=1) > 1.0):
+            clipped[b] = loss.clip_param(fb[b])
     else:
         clipped = np.stack([loss.clip_param(row) for row in fb])
     agent.clipped_feedback += np.any(clipped != fb, axis=1)

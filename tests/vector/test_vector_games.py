@@ -268,8 +268,7 @@ def test_play_batch_equals_play_seed_by_seed():
 def test_float_noise_blocks_refilled_mid_game(env_id, name, eps, delta, monkeypatch):
     """Small float blocks: the Gaussian tree noise and the extra FTPL noise are drawn
     again every few rounds, and the games stay the scalar ones."""
-    import agents.batched.counters as counters
-    import agents.batched.ftpl as ftpl
+    from agents.batched import counters, ftpl
 
     monkeypatch.setattr(counters, "FLOAT_BLOCK", 300)
     monkeypatch.setattr(ftpl, "FLOAT_BLOCK", 120)
@@ -287,3 +286,24 @@ def test_extra_ftpl_noise_is_used_at_a_large_epsilon():
 def test_other_counters_row_by_row(counter):
     assert_same_games("DPFullInfo-Sphere-v0", "private-ftrl", 60, 1.0, 1e-6,
                       agent_opts={"counter": counter})
+
+
+@pytest.mark.parametrize("theta_set", ["unit", "linf", "l2", "l1"])
+def test_batched_clip_equals_clip_param_row_by_row(theta_set):
+    from agents.batched.base import BatchedAgent, clip_full_rows
+    from dp_online_envs.losses import LinearLoss
+
+    loss = LinearLoss(6, theta_set)
+    rng = np.random.default_rng(4)
+    base = rng.uniform(0.0 if theta_set == "unit" else -1.0, 1.0, size=(200, 6))
+    rows = base * rng.uniform(0.05, 1.5, size=(200, 1))  # some inside, some outside
+    holder = BatchedAgent.__new__(BatchedAgent)
+    holder.problem = type("P", (), {"loss": loss})()
+    holder.num_envs = 200
+    holder.clipped_feedback = np.zeros(200, dtype=np.int64)
+    out = clip_full_rows(holder, rows)
+    expected = np.stack([loss.clip_param(r) for r in rows])
+    assert np.array_equal(out, expected)
+    assert holder.clipped_feedback.tolist() == [
+        int(not np.array_equal(e, r)) for e, r in zip(expected, rows)]
+    assert 0 < holder.clipped_feedback.sum() < 200
