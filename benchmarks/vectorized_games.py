@@ -20,9 +20,14 @@ process (``time.process_time``: the other jobs of the shared 2-core machine do n
 inflate it; numpy runs these loops on one thread) and in wall time (which they do: it
 moves by 2x between runs). Setup (the B resets of env and learner) is timed too.
 
+``--full-info`` adds the full-information pairs (batched against scalar only, CPU
+time, ``--full-seeds`` games of ``--full-horizon`` rounds; the scalar side is timed on
+five seeds and scaled).
+
 Usage::
 
     PYTHONPATH=. python benchmarks/vectorized_games.py [--seeds 1000] [--horizon 2000]
+        [--full-info]
 """
 
 from __future__ import annotations
@@ -94,12 +99,39 @@ def lean_exp3(seeds: int, horizon: int, k: int) -> None:
         lw[rows, arm] -= eta * loss / p
 
 
+FULL_INFO = [("DPFullInfo-Experts-v0", "hedge", None, 0.0),
+             ("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0),
+             ("DPFullInfo-Sphere-v0", "ftrl", None, 0.0),
+             ("DPFullInfo-Sphere-v0", "private-ftpl", 1.0, 1e-6),
+             ("DPFullInfo-Cube-v0", "private-ftrl", 1.0, 1e-6),
+             ("DPFullInfo-Matroid-v0", "private-ftpl", 1.0, 1e-6)]
+
+
+def full_info(seeds: int, horizon: int) -> None:
+    """Batched against scalar run-steps per CPU second on the full-information ids."""
+    for env_id, agent, eps, delta in FULL_INFO:
+        venv = LinearVectorEnv(env_id, seeds, horizon=horizon)
+        learner = make_batched(agent, venv.problem, epsilon=eps, delta=delta)
+        batched = timed(lambda: agents.play_batch(venv, learner, range(seeds)),
+                        seeds * horizon)[0]
+        env = build_env(env_id, horizon=horizon)
+        one = agents.make(agent, env.get_wrapper_attr("problem"), epsilon=eps, delta=delta)
+        scalar = timed(lambda: [agents.play(env, one, seed=s) for s in range(5)],
+                       5 * horizon)[0]
+        print(f"{env_id:22s} {agent:13s} B={seeds} T={horizon} [CPU ] batched "
+              f"{batched:,.0f} run-steps/s, scalar {scalar:,.0f} | batched/scalar "
+              f"{batched / scalar:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=1000)
     parser.add_argument("--horizon", type=int, default=2000)
     parser.add_argument("--scalar-seeds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--full-info", action="store_true")
+    parser.add_argument("--full-seeds", type=int, default=200)
+    parser.add_argument("--full-horizon", type=int, default=1000)
     args = parser.parse_args()
     for agent, eps in (("exp3", None), ("private-exp2", 1.0)):
         runs: dict[str, list[tuple[float, float]]] = {"batched": [], "lean": [], "scalar": []}
@@ -114,6 +146,8 @@ def main() -> None:
                   f"scalar {med['scalar']:,.0f} | batched/lean "
                   f"{med['batched'] / med['lean']:.2f}, batched/scalar "
                   f"{med['batched'] / med['scalar']:.1f}")
+    if args.full_info:
+        full_info(args.full_seeds, args.full_horizon)
 
 
 if __name__ == "__main__":
