@@ -112,11 +112,11 @@ def full_info(seeds: int, horizon: int) -> None:
     for env_id, agent, eps, delta in FULL_INFO:
         venv = LinearVectorEnv(env_id, seeds, horizon=horizon)
         learner = make_batched(agent, venv.problem, epsilon=eps, delta=delta)
-        batched = timed(lambda: agents.play_batch(venv, learner, range(seeds)),
+        batched = timed(lambda v=venv, b=learner: agents.play_batch(v, b, range(seeds)),
                         seeds * horizon)[0]
         env = build_env(env_id, horizon=horizon)
         one = agents.make(agent, env.get_wrapper_attr("problem"), epsilon=eps, delta=delta)
-        scalar = timed(lambda: [agents.play(env, one, seed=s) for s in range(5)],
+        scalar = timed(lambda e=env, a=one: [agents.play(e, a, seed=s) for s in range(5)],
                        5 * horizon)[0]
         print(f"{env_id:22s} {agent:13s} B={seeds} T={horizon} [CPU ] batched "
               f"{batched:,.0f} run-steps/s, scalar {scalar:,.0f} | batched/scalar "
