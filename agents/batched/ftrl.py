@@ -3,7 +3,8 @@
 * ``ftrl`` (:class:`~agents.full_info.ftrl.FTRL`, linear losses): lazy
   ``x = Proj(x_1 - eta sum_s theta_s)`` or greedy ``x = Proj(x - eta theta)`` on the
   rows, the projection by :func:`~agents.batched.base.project_rows` (one ``clip`` on
-  the cube, the domain's own projection row by row elsewhere).
+  the cube, the ball's scaling on the rows, the domain's own projection row by row
+  elsewhere).
 * ``private-ftrl`` (:class:`~agents.full_info.ftrl.PrivateFTRL`): each game keeps the
   generator its scalar reset built; with the default Agarwal-Singh counter the B
   counters are one :class:`~agents.batched.counters.BatchedAgarwalSingh` (rows, the

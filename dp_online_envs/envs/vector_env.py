@@ -27,9 +27,10 @@ and its own seed, round for round:
 
 Equality with the scalar game: actions, feedback, learner loss and regret are
 bit-identical on arms (``DPBandit-MAB-v0``: the loss of arm ``a`` is ``theta[a]``, no
-arithmetic). On point domains the round's loss ``<theta_t, x_t>`` is computed per game
-with the same ``np.dot`` as :class:`~dp_online_envs.losses.LinearLoss`, so it is
-bit-identical too; the feedback (``theta_t``) never depends on that arithmetic.
+arithmetic). On point domains the round's loss ``<theta_t, x_t>`` is ``np.vecdot`` of
+the rows, which runs numpy's float64 dot kernel per row -- the kernel of the scalar
+``np.dot`` in :class:`~dp_online_envs.losses.LinearLoss` -- so it is bit-identical too;
+the feedback (``theta_t``) never depends on that arithmetic.
 
 What is not offered (``ValueError`` naming it): adaptive adversaries (their losses
 depend on the play), non-linear losses, rendering and ``record_losses``. The batched
