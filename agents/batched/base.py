@@ -217,8 +217,7 @@ def box_actions(agent: BatchedAgent) -> bool:
     return isinstance(agent.problem.domain.action_space, gym.spaces.Box)
 
 
-def exp_list(values: np.ndarray) -> list[float]:
+def exp_list(values: np.ndarray) -> np.ndarray:
     """``math.exp`` of every value (the scalar learners' libm exp, not numpy's SIMD one,
-    which differs in the last bit on some inputs)."""
-    e = math.exp
-    return [e(v) for v in values.tolist()]
+    which differs in the last bit on some inputs), as a float64 array."""
+    return np.fromiter(map(math.exp, values.tolist()), np.float64, values.size)
