@@ -3,6 +3,8 @@ scalar games, batched where a vectorized path exists, one by one elsewhere."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from dp_online_envs.experiments import batched as batched_module
@@ -57,3 +59,17 @@ def test_sweep_vectorize_key(tmp_path):
     assert _stable(sorted(report.records, key=key)) == _stable(sorted(scalar.records, key=key))
     with pytest.raises(ExperimentError, match="vectorize must be true or false"):
         parse_sweep({**data, "vectorize": "yes"})
+
+
+def test_cli_run_vectorize_flag(capsys):
+    """``dp-online run --vectorize``: the same records (exp3's three games, batched, and
+    the reference agent's, one by one)."""
+    from dp_online_envs.experiments.cli import main
+
+    assert main(["run", "DPBandit-MAB-v0", "exp3", "--horizon", "50", "--seeds", "3",
+                 "--backend", "serial", "--json", "--vectorize"]) == 0
+    vector = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["run", "DPBandit-MAB-v0", "exp3", "--horizon", "50", "--seeds", "3",
+                 "--backend", "serial", "--json"]) == 0
+    scalar = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(vector) == 6 and _stable(vector) == _stable(scalar)
