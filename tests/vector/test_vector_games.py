@@ -307,3 +307,17 @@ def test_batched_clip_equals_clip_param_row_by_row(theta_set):
     assert holder.clipped_feedback.tolist() == [
         int(not np.array_equal(e, r)) for e, r in zip(expected, rows)]
     assert 0 < holder.clipped_feedback.sum() < 200
+
+
+def test_bandit_downgrade_of_a_full_information_id_emits_the_guard_feedback():
+    venv = LinearVectorEnv("DPFullInfo-Experts-v0", 2, horizon=4, feedback="bandit")
+    assert venv.problem.feedback == "bandit" and venv.single_observation_space.shape == (1,)
+    venv.reset(seed=[8, 9])
+    env = build_env("DPFullInfo-Experts-v0", horizon=4, feedback="bandit")
+    env.reset(seed=8)
+    x = np.full(10, 0.1)
+    for _ in range(4):
+        obs, reward, *_ = venv.step(np.stack([x, x]))
+        scalar_obs, scalar_reward, *_ = env.step(x)
+        assert obs.shape == (2, 1) and np.array_equal(obs[0], scalar_obs)
+        assert reward[0] == scalar_reward
