@@ -7,8 +7,8 @@ resolver's ``batched`` method builds (the ``agents`` registry's:
 ``agents.batched.make_batched``), in process (no isolation) -- and :func:`play_batch` plays such a group in one
 :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`. Each record equals the one
 :func:`~dp_online_envs.experiments.game.play_game` writes for that game (same seeds,
-same outcome bit for bit; only the volatile fields differ, and ``wall_time`` is the
-group's time divided by its size). Everything else is played one game at a time.
+same outcome bit for bit; only the volatile fields differ: ``vectorized`` is true,
+and ``wall_time`` is the group's time divided by its size). Everything else is played one game at a time.
 """
 
 from __future__ import annotations
@@ -121,6 +121,6 @@ def play_batch(specs: Sequence[GameSpec], resolver: AgentResolver | None = None
     for b, spec in enumerate(specs):
         record = game_record(spec, cls, venv.problem, info[REGRET_INFO_KEY][b],
                              int(learner.clipped_feedback[b]), claim,
-                             time.perf_counter() - per_game)
+                             time.perf_counter() - per_game, vectorized=True)
         records.append(record)
     return records

@@ -33,6 +33,8 @@ def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monk
                         backend="serial", vectorize=True)
     assert played == [3]  # the three seeds were one batch
     assert _stable(vector) == _stable(scalar)
+    assert [r["vectorized"] for r in vector] == [True] * 3
+    assert [r["vectorized"] for r in scalar] == [False] * 3
 
 
 def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
@@ -42,6 +44,7 @@ def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
     vector = runner.run("DPBandit-MAB-v0", "private-bandit", epsilon=1.0, horizon=30,
                         seeds=2, backend="serial", vectorize=True)
     assert _stable(vector) == _stable(scalar)
+    assert not any(r["vectorized"] for r in vector)
     flow = GameSpec("DPBandit-Flow-v0", "ftrl", None, None, 10, 0)
     assert "no vectorized path" in batched_module.batch_refusal(flow)
 
