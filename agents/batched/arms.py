@@ -4,11 +4,12 @@
 (the engine of ``exp3`` and ``exp2`` on arms) in one numpy pass per round, with the
 scalar engine's arithmetic in the same order: the uniforms are drawn in blocks of
 :data:`~agents.common.NOISE_BLOCK` from each game's generator (as the scalar agent
-does), the arm is the bisection of the sequential cumulative weights (``np.cumsum``
-along the row, as ``itertools.accumulate``), the weight sum is that cumsum's last
-entry (Python's ``sum`` of the list, left to right; for ``K > 64`` numpy's row sum as
-the scalar ``w.sum()``), and the new weight is ``math.exp`` (libm, as the scalar code,
-not numpy's SIMD exp). Each game's actions and weights are therefore the scalar
+does; the last block only for the rounds left, the same numbers), the arm is the
+bisection of the sequential cumulative weights (arm-major weights, the K rows added
+one after the other, as ``itertools.accumulate``), the weight sum is the last of them
+(Python's ``sum`` of the list, left to right; for ``K > 64`` numpy's pairwise sum of
+each game's weights, as the scalar ``w.sum()``), and the new weight is ``math.exp``
+(libm, as the scalar code, not numpy's SIMD exp). Each game's actions and weights are therefore the scalar
 game's, bit for bit. The rare renormalization (a log-weight leaving ``exp(+-300)``)
 runs per game with the scalar code's operations.
 
