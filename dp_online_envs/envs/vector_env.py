@@ -11,9 +11,10 @@ and its own seed, round for round:
   (Gymnasium's convention).
 * Losses: every ``block`` rounds each game's adversary draws the next block of
   parameters with :meth:`~dp_online_envs.adversaries.Adversary.next_losses`, which
-  makes the same generator calls as round-by-round play (one ``random((n, K))`` call
-  for the box-parameter stochastic adversaries: B generator calls per block instead
-  of B per round).
+  makes the same generator calls as round-by-round play; for the box-parameter
+  stochastic adversaries (the defaults of MAB, Experts and the matroid) one
+  ``random((n, K))`` per game and block, the round's parameters computed for all games
+  at once (:func:`~dp_online_envs.adversaries.stochastic.next_losses_batch`).
 * Feedback: the observation row ``b`` is what the scalar
   :class:`~dp_online_envs.wrappers.FeedbackGuard` emits: ``theta_t`` (clipped to the
   parameter box) under full information, ``[f_t(x_t)]`` under bandit feedback
@@ -23,7 +24,8 @@ and its own seed, round for round:
 * Regret: the ledger of :class:`~dp_online_envs.wrappers.RegretRecorder`, batched:
   the cumulative parameter ``(B, P)``, the learner's loss, the comparator at the same
   checkpoints (per game, the same ``linear_minimizer`` and product as
-  :class:`~dp_online_envs.hindsight.Comparator`), and the pseudo-regret.
+  :class:`~dp_online_envs.hindsight.Comparator`; on the simplex the row minimum, which
+  that product is exactly), and the pseudo-regret.
 
 Equality with the scalar game: actions, feedback, learner loss and regret are
 bit-identical on arms (``DPBandit-MAB-v0``: the loss of arm ``a`` is ``theta[a]``, no
