@@ -321,3 +321,15 @@ def test_bandit_downgrade_of_a_full_information_id_emits_the_guard_feedback():
         scalar_obs, scalar_reward, *_ = env.step(x)
         assert obs.shape == (2, 1) and np.array_equal(obs[0], scalar_obs)
         assert reward[0] == scalar_reward
+
+
+def test_replayed_sequences_vectorize_like_the_scalar_replay():
+    """The auditor's setting: one recorded sequence, many learner seeds."""
+    from dp_online_envs.adversaries import ReplayAdversary
+
+    seq = np.random.default_rng(2).random((30, 4))
+    replay = ReplayAdversary(seq)
+    assert np.array_equal(np.vstack([replay.next_losses(1, 7), replay.next_losses(8, 23)]),
+                          seq)
+    assert_same_games("DPBandit-MAB-v0", "private-exp2", 30, 1.0, 0.0,
+                      {"n_arms": 4, "adversary": ReplayAdversary(seq)})
