@@ -280,6 +280,17 @@ class Registry:
         """Every registered name, sorted."""
         return sorted(_REGISTRY)
 
+    def batched(self, agent: str | type[Agent], problem: Problem, *,
+                epsilon: float | None = None, delta: float = 0.0, **options: Any) -> Any:
+        """The batched form of a learner (:func:`agents.batched.make_batched`): what the
+        experiments' ``vectorize`` option plays.
+
+        Raises:
+            ValueError: The learner or its configuration has no batched form.
+        """
+        from agents.batched import make_batched
+        return make_batched(agent, problem, epsilon=epsilon, delta=delta, **options)
+
     def __reduce__(self) -> str:
         return "registry"
 

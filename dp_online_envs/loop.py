@@ -81,3 +81,39 @@ def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
 def seed_of(seq: np.random.SeedSequence) -> int:
     """A 63-bit integer seed drawn from a seed sequence (its first 64-bit word, halved)."""
     return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+class BatchedLearner(Protocol):
+    """What the batched loop needs of a learner playing B games at once.
+
+    The shapes are the interface (``docs/vectorized.md``): a numpy implementation
+    (:mod:`agents.batched`) or a JAX one can stand behind it without changing callers.
+    """
+
+    def act_batch(self) -> np.ndarray:
+        """The actions of the next round, one row per game: ``(B,)`` or ``(B, dim)``."""
+
+    def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
+        """Learn from the round just played (``feedback``: the env's observations)."""
+
+
+def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner
+                       ) -> dict[str, Any]:
+    """Play an already reset vector env of B lockstep games until they end.
+
+    The batched counterpart of :func:`run_rounds`, round for round the same steps:
+    ``a = learner.act_batch()``; ``obs = venv.step(a)``; ``learner.update_batch(a, obs)``.
+    The learner sees nothing but the observations (each game's permitted feedback).
+
+    Returns:
+        The ``info`` of the last step (``info["regret"]``: one
+        :class:`~dp_online_envs.wrappers.RegretSummary` per game).
+    """
+    done = False
+    info: dict[str, Any] = {}
+    while not done:
+        actions = learner.act_batch()
+        obs, _, terminated, truncated, info = venv.step(actions)
+        learner.update_batch(actions, obs)
+        done = bool(np.all(terminated | truncated))
+    return info

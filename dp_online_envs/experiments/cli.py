@@ -220,6 +220,9 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--workers", type=_option(check_int, "workers", 1), metavar="N",
                    help="worker processes (default: the CPUs available)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--vectorize", action="store_true",
+                   help="play the seeds of a setting together where a seed-vectorized path "
+                        "exists (same records; docs/vectorized.md)")
 
 
 # ------------------------------------------------------------------ commands
@@ -284,7 +287,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     with interrupt_once():
         report = run_games(sweep.games, results=args.results, backend=args.backend,
                            workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                           desc=f"{args.agent} on {args.env}", **isolation)
+                           desc=f"{args.agent} on {args.env}", vectorize=args.vectorize,
+                           **isolation)
     if args.json:
         for r in report.records:
             print(json.dumps(r))
@@ -333,7 +337,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         with interrupt_once():
             report = run_sweep(sweep, results=root, backend=args.backend,
                                workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                               **isolation)
+                               vectorize=True if args.vectorize else None, **isolation)
     except KeyboardInterrupt:
         kept = len(ResultsStore(root).finished() & {g.game_id for g in sweep.games})
         print(f"{_after_ctrl_c()}interrupted: {kept} of {len(sweep)} games finished, results "

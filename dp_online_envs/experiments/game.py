@@ -43,8 +43,9 @@ SEED_SCHEME = "dp-online/seed-v1"
 #: Version of the record layout written by :func:`play_game` (see :mod:`.store`: records
 #: with another or no version are quarantined and their games replayed).
 SCHEMA_VERSION = 1
-#: Record fields that differ between two runs of the same game (timing, host).
-VOLATILE_FIELDS = ("wall_time", "finished_at", "host")
+#: Record fields that differ between two runs of the same game (timing, host, and
+#: whether it was played in a seed-vectorized batch: the outcome is the same either way).
+VOLATILE_FIELDS = ("wall_time", "finished_at", "host", "vectorized")
 
 
 def canonical_json(obj: Any) -> str:
@@ -316,6 +317,30 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
             clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
         env.close()
+    return game_record(spec, cls, problem, summary, clipped, claim, start)
+
+
+def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: int,
+                claim: tuple[float, float, str] | None, start: float,
+                vectorized: bool = False) -> dict[str, Any]:
+    """The record of a played game (what :func:`play_game` returns).
+
+    Args:
+        spec: The game.
+        cls: Its agent class.
+        problem: The public problem the agent played.
+        summary: The game's :class:`~dp_online_envs.wrappers.RegretSummary`.
+        clipped: The learner's ``clipped_feedback``.
+        claim: ``(epsilon, delta, mechanism text)`` of the learner's guarantee, or
+            ``None``.
+        start: ``time.perf_counter()`` when the game started (for ``wall_time``).
+        vectorized: Whether it was played in a seed-vectorized batch (the record's
+            ``vectorized`` field; :mod:`.batched`).
+
+    Raises:
+        FloatingPointError: A non-finite regret or loss.
+    """
+    env_seed, agent_seed = spec.env_seed, spec.agent_seed
     if claim is not None:
         p_eps, p_delta, mechanism = claim
         privacy = f"({p_eps:g}, {p_delta:g})-DP"
@@ -358,6 +383,7 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
         "wall_time": time.perf_counter() - start,
         "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": socket.gethostname(),
+        "vectorized": bool(vectorized),
     }
     for key in ("regret", "regret_lo", "regret_hi", "learner_loss"):
         if not math.isfinite(record[key]):
