@@ -24,7 +24,7 @@ so the iterates decrease monotonically to it), then ``x`` is renormalized.
 Losses: ``l = (f - lo) / (hi - lo)`` with the declared range (:func:`~agents.common.
 loss_range`; the identity on ``DPBandit-MAB-v0``). Defaults ``alpha = 2``, ``sigma = 1``
 (``E[l^2] <= 1`` for losses in ``[0, 1]``). Derivation and what could and could not be
-checked against the papers: ``docs/algorithms/htinf.md``.
+checked against the papers: ``docs/algorithms/private-batched-htinf.md``.
 """
 
 from __future__ import annotations
