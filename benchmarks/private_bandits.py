@@ -8,10 +8,13 @@ same loss streams):
 1. regret of both learners across epsilons at ``T = --T``, under the env's default
    (oblivious) adversary and the K-armed lower-bound adversary (``lower-bound``, Auer et
    al. 2002 Thm. 5.1), with the ratio htinf / exp2;
-2. the crossover: the largest epsilon of the grid below which (at it and every smaller
-   one) private-batched-htinf has the smaller mean regret;
-3. the log-log slope in T of private-batched-htinf's regret at ``--slope-eps``
-   (least squares over ``--slope-T``; theory: 1/2), next to private-exp2's.
+2. where private-batched-htinf has the smaller mean regret: the epsilons of the grid,
+   and the largest epsilon below which it wins at every grid point (if any); trivial
+   play (``uniform``: a uniformly random arm) is printed alongside, since where both
+   learners are at trivial play's regret the comparison says nothing;
+3. the log-log slope in T of private-batched-htinf's regret at each ``--slope-eps``
+   (least squares over ``--slope-T``; theory: 1/2 once past trivial play), next to
+   private-exp2's and trivial play's (1).
 
 Prints one markdown section (the ``newer-learners`` section of ``docs/results.md`` is
 its output). Usage::
@@ -41,12 +44,13 @@ LEARNERS = ("private-batched-htinf", "private-exp2")
 ADVERSARIES = {"oblivious (default)": {}, "lower-bound": {"adversary": "lower-bound"}}
 
 
-def mean_regret(name: str, eps: float, T: int, env_kw: dict, seeds: int) -> float:
+def mean_regret(name: str, eps: float | None, T: int, env_kw: dict, seeds: int) -> float:
     env = build_env(ENV, horizon=T, **env_kw)
     problem = env.unwrapped.problem
     out = []
+    kw = {} if eps is None else {"epsilon": eps}
     for s in range(seeds):
-        agent = make(name, problem, epsilon=eps, seed=s)
+        agent = make(name, problem, seed=s, **kw)
         out.append(float(play(env, agent, seed=s).regret))
     return float(np.mean(out))
 
@@ -61,11 +65,12 @@ def main(argv=None) -> None:
     ap.add_argument("--T", type=int, default=4000)
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--eps", default="0.01,0.03,0.1,0.3,1,3")
-    ap.add_argument("--slope-eps", type=float, default=0.1)
-    ap.add_argument("--slope-T", default="1000,2000,4000,8000,16000")
+    ap.add_argument("--slope-eps", default="0.1,1")
+    ap.add_argument("--slope-T", default="1000,4000,16000,64000")
     args = ap.parse_args(argv)
     epsilons = [float(e) for e in args.eps.split(",")]
     horizons = [int(t) for t in args.slope_T.split(",")]
+    slope_eps = [float(e) for e in args.slope_eps.split(",")]
     start = time.perf_counter()
     print("<!-- section: newer-learners -->")
     print("## Newer private learners (issue 15)\n")
@@ -76,6 +81,8 @@ def main(argv=None) -> None:
           f"mean regret over {args.seeds} seeds\n")
     for adv, env_kw in ADVERSARIES.items():
         print(f"**Adversary: {adv}**\n")
+        trivial = mean_regret("uniform", None, args.T, env_kw, args.seeds)
+        print(f"Trivial play (`uniform`): {trivial:.1f}\n")
         print("| epsilon | tau | private-batched-htinf | private-exp2 | ratio |")
         print("|---|---|---|---|---|")
         wins = []
@@ -92,6 +99,9 @@ def main(argv=None) -> None:
                 break
             below = eps
         print()
+        won = [f"{e:g}" for e, w in zip(epsilons, wins) if w]
+        print(f"private-batched-htinf has the smaller mean regret at epsilon in "
+              f"{{{', '.join(won)}}}.")
         if below is None:
             print(f"Crossover: private-batched-htinf does not beat private-exp2 at the "
                   f"smallest epsilon of the grid ({epsilons[0]:g}).\n")
@@ -102,14 +112,17 @@ def main(argv=None) -> None:
             print(f"Crossover: private-batched-htinf has the smaller regret at every "
                   f"epsilon <= {below:g} of the grid (not at the next, "
                   f"{epsilons[epsilons.index(below) + 1]:g}).\n")
-    print(f"### Slope in T at epsilon = {args.slope_eps:g} (oblivious adversary, "
-          f"{args.seeds} seeds)\n")
-    print("| learner | " + " | ".join(f"T={t}" for t in horizons) + " | log-log slope |")
-    print("|---|" + "---|" * (len(horizons) + 1))
-    for name in LEARNERS:
-        ys = [mean_regret(name, args.slope_eps, t, {}, args.seeds) for t in horizons]
-        print(f"| {name} | " + " | ".join(f"{y:.1f}" for y in ys)
-              + f" | {slope(horizons, ys):.3f} |")
+    for seps in slope_eps:
+        print(f"### Slope in T at epsilon = {seps:g} (oblivious adversary, "
+              f"{args.seeds} seeds)\n")
+        print("| learner | " + " | ".join(f"T={t}" for t in horizons) + " | log-log slope |")
+        print("|---|" + "---|" * (len(horizons) + 1))
+        for name in (*LEARNERS, "uniform"):
+            e = None if name == "uniform" else seps
+            ys = [mean_regret(name, e, t, {}, args.seeds) for t in horizons]
+            print(f"| {name} | " + " | ".join(f"{y:.1f}" for y in ys)
+                  + f" | {slope(horizons, ys):.3f} |")
+        print()
     print(f"\n(wall time {time.perf_counter() - start:.0f} s)")
 
 
