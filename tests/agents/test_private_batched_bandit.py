@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-import agents.bandit.batched as batched
 from agents import make
+from agents.bandit import batched
 from agents.bandit.batched import THEOREM_SIGMA, batch_size
 from agents.bandit.htinf import skip_constant, tsallis_leader
 from agents.privacy import audit
@@ -49,7 +49,7 @@ def test_tsallis_leader_is_the_argmin(alpha):
         x = tsallis_leader(eta, cum, alpha)
         assert x.sum() == pytest.approx(1.0, abs=1e-12) and np.all(x > 0)
 
-        def obj(z):
+        def obj(z, eta=eta, cum=cum):
             z = np.abs(z) / np.abs(z).sum()
             return eta * cum @ z - alpha * np.sum(z ** (1 / alpha))
 
