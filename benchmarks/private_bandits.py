@@ -62,8 +62,8 @@ def slope(xs, ys) -> float:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--T", type=int, default=4000)
-    ap.add_argument("--seeds", type=int, default=4)
+    ap.add_argument("--T", type=int, default=32000)
+    ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--eps", default="0.01,0.03,0.1,0.3,1,3")
     ap.add_argument("--slope-eps", default="0.1,1")
     ap.add_argument("--slope-T", default="1000,4000,16000,64000")
