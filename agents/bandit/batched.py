@@ -49,7 +49,7 @@ import math
 from agents.base import Agent, agent_class, register
 from agents.common import NOISE_BLOCK, check_bandit_problem, check_range, clipped_loss
 from agents.privacy.noise import DiscreteLaplaceNoise
-from dp_online_envs.validation import check_int
+from dp_online_envs.validation import check_epsilon, check_int
 
 __all__ = ["THEOREM_SIGMA", "PrivateBatchedHTINF", "batch_size"]
 
@@ -60,10 +60,8 @@ THEOREM_SIGMA = math.sqrt(6.0)
 def batch_size(epsilon: float, horizon: int) -> int:
     """``tau = ceil(1 / epsilon)`` (Cor. 2), clamped to ``[1, T]``."""
     T = check_int("horizon", horizon, 1)
-    if not (isinstance(epsilon, (int, float)) and epsilon > 0 and math.isfinite(epsilon)):
-        raise ValueError(f"epsilon={epsilon!r}, expected a finite number > 0")
-    inv = 1.0 / float(epsilon)
-    return int(min(T, max(1, math.ceil(inv))))
+    inv = 1.0 / check_epsilon(epsilon)
+    return T if inv >= T else max(1, math.ceil(inv))
 
 
 @register

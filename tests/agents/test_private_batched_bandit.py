@@ -94,6 +94,9 @@ def test_batch_size_is_ceil_inverse_epsilon_clamped():
     assert batch_size(1.0, 100) == 1 and batch_size(0.3, 100) == 4
     assert batch_size(0.25, 100) == 4 and batch_size(5.0, 100) == 1
     assert batch_size(1e-4, 100) == 100  # one batch
+    assert batch_size(5e-324, 100) == 100  # 1/epsilon overflows to inf
+    with pytest.raises(ValueError, match="epsilon"):
+        batch_size(0.0, 100)
 
 
 @pytest.mark.parametrize("eps", [0.2, 0.3])
