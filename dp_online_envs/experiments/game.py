@@ -305,14 +305,14 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
         problem = env.get_wrapper_attr("problem")
         if spec.isolation is None:
             agent = factory(problem)
-            summary = _played(env, agent, agent_seed, env_seed)
+            summary, switches = _played(env, agent, agent_seed, env_seed)
             clipped = int(agent.clipped_feedback)
             guarantee = getattr(agent, "privacy", None)
             claim = None if guarantee is None else (
                 float(guarantee.epsilon), float(guarantee.delta), str(guarantee))
         else:
             with IsolatedLearner(factory, problem, env.action_space, spec.isolation) as proxy:
-                summary = _played(env, proxy, agent_seed, env_seed)
+                summary, switches = _played(env, proxy, agent_seed, env_seed)
                 after = proxy.finish()
             clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
@@ -378,6 +378,7 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
         "env_seed": env_seed,
         "agent_seed": agent_seed,
         **outcome_fields(summary, clipped),
+        "switches": int(switches),
         "version": __version__,
         "schema_version": SCHEMA_VERSION,
         "wall_time": time.perf_counter() - start,
@@ -391,12 +392,35 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
     return record
 
 
+class SwitchCounter:
+    """A :data:`~dp_online_envs.loop.RoundHook` counting how often the played action
+    changes: ``switches = #{t >= 2 : a_t != a_{t-1}}`` (an arm index, a 0/1 vector or a
+    point, compared exactly), the figure the low-switching learners are judged by.
+
+    Attributes:
+        switches: The count so far.
+    """
+
+    def __init__(self) -> None:
+        self.switches = 0
+        self._last: np.ndarray | None = None
+
+    def __call__(self, t: int, action: Any, feedback: Any) -> None:
+        a = np.array(action, copy=True)
+        if self._last is not None and not np.array_equal(a, self._last):
+            self.switches += 1
+        self._last = a
+
+
 def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
-    """Reset both sides with their seeds, play the game, return its regret summary."""
+    """Reset both sides with their seeds, play the game; return its regret summary and
+    the number of action switches (:class:`SwitchCounter`)."""
     learner.reset(agent_seed)
     env.reset(seed=env_seed)
-    info = run_rounds(env, learner)
-    return info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
+    counter = SwitchCounter()
+    info = run_rounds(env, learner, counter)
+    summary = info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
+    return summary, counter.switches
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:
