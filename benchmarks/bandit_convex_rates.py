@@ -181,9 +181,16 @@ def polytope_section(horizons, seeds, jobs: int) -> None:
                 verdict = "yes"
             else:
                 first = unclamped_from(name, env_id, kw)
-                why = ("zeta clamped to r/2 until T = " + f"{first}" if first and
-                       first > horizons[0] else "zeta not clamped")
-                verdict = f"no ({why})"
+                if first is None or first <= horizons[0]:
+                    verdict = "no (zeta not clamped)"
+                else:
+                    verdict = (f"no (zeta clamped to r/2 up to T = {first // 2}, "
+                               f"not from T = {first}")
+                    free = [(t, v) for t, v in zip(horizons, row) if t >= first]
+                    if len(free) >= 2:
+                        ts, vs = zip(*free)
+                        verdict += f"; slope {slope(ts, vs):.2f} from there on"
+                    verdict += ")"
             print(f"| {label} | {env_name(env_id, ())} | "
                   + " | ".join(f"{v:.1f}" for v in row) + f" | {k:.2f} | {verdict} |")
 

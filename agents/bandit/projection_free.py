@@ -28,8 +28,8 @@ diameter, ``L`` Lipschitz constant, ``B`` bound on ``|f_t|``, ``r`` inner radius
   Lemma C.2 with ``B`` for ``L D``).
 
 Alg. 1's own ``zeta = D n^{1/2} / T^{1/4}`` is this formula for ``B = L D`` without
-the shrink, noise and constant factors; it ignores ``r`` and exceeds ``r / 2`` on the
-registered polytopes until ``T ~ 10^5 - 10^7``.
+the shrink, noise and constant factors; it ignores ``r`` and exceeded ``r / 2`` on the
+former default polytopes (hull dimension 5-9) until ``T ~ 3e5 - 7e6``.
 
 Privacy (replace-one, per leaf, NOT the paper's Lemma 5.1 / 5.4): sensitivity
 ``2 n B / zeta`` in l2, ``sqrt(n) 2 n B / zeta`` in l1; tree over ``T_round`` leaves
@@ -90,9 +90,10 @@ class PrivateProjectionFree(CounterAgent, BlockedOnePointAgent):
         return 2.0 + math.sqrt(20.0 * rounds / batch)
 
     def _noise_norm(self) -> float:
-        """``nu = zeta * sqrt(n max_t Var(noise_t))``: the root-mean-square norm of a
-        release's noise (the counter's exact variance) at the calibration for
-        ``zeta = 1``; it scales as ``1 / zeta`` (the sensitivity does)."""
+        """``nu = sqrt(n max_t Var(noise_t))`` of the counter calibrated for ``zeta = 1``
+        (the counter's exact variance): the root-mean-square norm of the noisiest
+        release is ``nu / zeta``, since the sensitivity is proportional to ``1 / zeta``
+        (up to the grid rounding of the discrete Laplace noise)."""
         n = self.geometry.rank
         unit = estimate_sensitivity(n, self.problem.bound, 1.0,
                                     1 if self._noise_kind == "laplace" else 2)
