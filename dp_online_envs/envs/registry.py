@@ -34,10 +34,11 @@ Version history (v0):
 
 * 2026-11 (issue 10, part 1 for the Ene-Nguyen-Vladu polytopes), smaller hulls and
   linear / absolute losses, so that the scale-aware smoothing radius of
-  ``garber-kretzu`` and ``private-projection-free`` (:mod:`agents.bandit.smoothing`)
-  shrinks the domain by at most ``alpha ~ 0.15-0.35`` at T = 2^14 (on the former
-  instances it was clamped to ``r/2``, ``alpha = 1/2``); the former defaults stay
-  available through the options shown:
+  ``garber-kretzu`` (:mod:`agents.bandit.smoothing`) shrinks the domain by
+  ``alpha ~ 0.15-0.35`` at T = 2^14 (on the former instances it was clamped to
+  ``r/2``, ``alpha = 1/2``; ``private-projection-free`` at epsilon = 1 still is on the
+  matroid and flow ids, and beats trivial play there all the same); the former
+  defaults stay available through the options shown:
 
   - ``DPBandit-Matroid-v0``: ``n=8, rank=3, loss='distance'`` -> ``n=3, rank=2,
     loss='linear'`` (hull dimension 8 -> 3);
