@@ -31,6 +31,23 @@ Version history (v0):
     smoothing radii of ``fkm`` and ``bandit-pftal`` stay below the clamp of
     :mod:`agents.bandit.smoothing` from T = 2^12 on);
   - ``DPFullInfo-Experts-v0``, ``DPBandit-MAB-v0``: unchanged.
+
+* 2026-11 (issue 10, part 1 for the Ene-Nguyen-Vladu polytopes), smaller hulls and
+  linear / absolute losses, so that the scale-aware smoothing radius of
+  ``garber-kretzu`` (:mod:`agents.bandit.smoothing`) shrinks the domain by
+  ``alpha ~ 0.15-0.35`` at T = 2^14 (on the former instances it was clamped to
+  ``r/2``, ``alpha = 1/2``; ``private-projection-free`` at epsilon = 1 still is on the
+  matroid and flow ids, and beats trivial play there all the same); the former
+  defaults stay available through the options shown:
+
+  - ``DPBandit-Matroid-v0``: ``n=8, rank=3, loss='distance'`` -> ``n=3, rank=2,
+    loss='linear'`` (hull dimension 8 -> 3);
+  - ``DPBandit-Flow-v0``: ``grid=(3, 4), loss='distance'`` -> ``grid=(2, 3),
+    loss='linear'`` (hull dimension 6 -> 2);
+  - ``DPBandit-SubmodularBase-v0``: ``n=6, loss='distance'`` -> ``n=2, loss='linear'``
+    (hull dimension 5 -> 1);
+  - ``DPBandit-Birkhoff-v0``: ``n=4, loss='distance'`` -> ``n=2, loss='absolute'``
+    (hull dimension 9 -> 1).
 """
 
 from __future__ import annotations
@@ -221,7 +238,6 @@ def _ground_set(opts: Options) -> dom.Domain:
 
 _MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
 _STOCHASTIC_LINEAR = {"adversary": "stochastic", "loss": "linear"}
-_PLANTED_DISTANCE = {"adversary": "planted", "loss": "distance"}
 
 #: The README's words for the linear losses whose parameters lie in a theta set.
 _THETA_SET_LOSSES = {"unit": "linear, [0,1]^K", "l2": "linear, ||theta||_2 <= 1",
@@ -280,14 +296,17 @@ CONFIGS: list[EnvConfig] = [
                          losses="H-strongly convex quadratic", feedback="bandit",
                          defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
     _ene_nguyen_vladu(id="DPBandit-Matroid-v0", decision_set="matroid polytope",
-                      domain=_matroid, defaults={**_MATROID, **_PLANTED_DISTANCE}),
+                      domain=_matroid, defaults={**_MATROID, "n": 3, "rank": 2,
+                                                 "adversary": "planted", "loss": "linear"}),
     _ene_nguyen_vladu(id="DPBandit-Flow-v0", decision_set="s-t path polytope (DAG)",
-                      domain=_flow,
-                      defaults={"grid": (3, 4), "graph": None, **_PLANTED_DISTANCE}),
+                      domain=_flow, defaults={"grid": (2, 3), "graph": None,
+                                              "adversary": "planted", "loss": "linear"}),
     _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v0", decision_set="submodular base polytope",
-                      domain=_base_polytope, defaults={"n": 6, **_PLANTED_DISTANCE}),
+                      domain=_base_polytope,
+                      defaults={"n": 2, "adversary": "planted", "loss": "linear"}),
     _ene_nguyen_vladu(id="DPBandit-Birkhoff-v0", decision_set="Birkhoff polytope",
-                      domain=_birkhoff, defaults={"n": 4, **_PLANTED_DISTANCE}),
+                      domain=_birkhoff,
+                      defaults={"n": 2, "adversary": "planted", "loss": "absolute"}),
     EnvConfig(id="DPFullInfo-Matroid-v0", decision_set="matroid polytope",
               losses="linear / convex", feedback="full",
               paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
