@@ -30,6 +30,9 @@ class Learner(Protocol):
 #: ``on_round(t, action, feedback)``, called after the learner's update of round ``t``
 #: (1-based): what the auditor and the runner need per round.
 RoundHook = Callable[[int, Any, np.ndarray], None]
+#: ``on_round(t, actions, feedback)`` of :func:`run_batched_rounds`: the same per round,
+#: with the ``(B, ...)`` actions and observations of B lockstep games.
+BatchRoundHook = Callable[[int, np.ndarray, np.ndarray], None]
 
 
 def run_rounds(env: gym.Env, learner: Learner, on_round: RoundHook | None = None
@@ -97,13 +100,14 @@ class BatchedLearner(Protocol):
         """Learn from the round just played (``feedback``: the env's observations)."""
 
 
-def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner
-                       ) -> dict[str, Any]:
+def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner,
+                       on_round: BatchRoundHook | None = None) -> dict[str, Any]:
     """Play an already reset vector env of B lockstep games until they end.
 
     The batched counterpart of :func:`run_rounds`, round for round the same steps:
-    ``a = learner.act_batch()``; ``obs = venv.step(a)``; ``learner.update_batch(a, obs)``.
-    The learner sees nothing but the observations (each game's permitted feedback).
+    ``a = learner.act_batch()``; ``obs = venv.step(a)``; ``learner.update_batch(a, obs)``;
+    then ``on_round(t, a, obs)`` if given. The learner sees nothing but the observations
+    (each game's permitted feedback).
 
     Returns:
         The ``info`` of the last step (``info["regret"]``: one
@@ -111,9 +115,13 @@ def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner
     """
     done = False
     info: dict[str, Any] = {}
+    t = 0
     while not done:
         actions = learner.act_batch()
         obs, _, terminated, truncated, info = venv.step(actions)
         learner.update_batch(actions, obs)
+        t += 1
+        if on_round is not None:
+            on_round(t, actions, obs)
         done = bool(np.all(terminated | truncated))
     return info

@@ -20,6 +20,7 @@ from typing import Any
 from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, LinearVectorEnv
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import (
+    BatchSwitchCounter,
     GameSpec,
     feedback_option,
     game_record,
@@ -112,7 +113,8 @@ def play_batch(specs: Sequence[GameSpec], resolver: AgentResolver | None = None
                            delta=first.delta or 0.0, **first.agent_kwargs)
     learner.reset_batch([s.agent_seed for s in specs])
     venv.reset(seed=[s.env_seed for s in specs])
-    info = run_batched_rounds(venv, learner)
+    counter = BatchSwitchCounter(len(specs))
+    info = run_batched_rounds(venv, learner, counter)
     guarantee = learner.privacy
     claim = None if guarantee is None else (
         float(guarantee.epsilon), float(guarantee.delta), str(guarantee))
@@ -121,6 +123,7 @@ def play_batch(specs: Sequence[GameSpec], resolver: AgentResolver | None = None
     for b, spec in enumerate(specs):
         record = game_record(spec, cls, venv.problem, info[REGRET_INFO_KEY][b],
                              int(learner.clipped_feedback[b]), claim,
-                             time.perf_counter() - per_game, vectorized=True)
+                             time.perf_counter() - per_game, int(counter.switches[b]),
+                             vectorized=True)
         records.append(record)
     return records

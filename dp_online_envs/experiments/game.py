@@ -33,7 +33,11 @@ import numpy as np
 from dp_online_envs import __version__
 from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
 from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.resolver import AgentResolver, default_resolver, resolve_agent
+from dp_online_envs.experiments.resolver import (
+    AgentResolver,
+    default_resolver,
+    resolve_agent,
+)
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds, seed_of
 from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
@@ -317,11 +321,11 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
             clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
         env.close()
-    return game_record(spec, cls, problem, summary, clipped, claim, start)
+    return game_record(spec, cls, problem, summary, clipped, claim, start, switches)
 
 
 def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: int,
-                claim: tuple[float, float, str] | None, start: float,
+                claim: tuple[float, float, str] | None, start: float, switches: int,
                 vectorized: bool = False) -> dict[str, Any]:
     """The record of a played game (what :func:`play_game` returns).
 
@@ -334,6 +338,7 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
         claim: ``(epsilon, delta, mechanism text)`` of the learner's guarantee, or
             ``None``.
         start: ``time.perf_counter()`` when the game started (for ``wall_time``).
+        switches: How often the played action changed (:class:`SwitchCounter`).
         vectorized: Whether it was played in a seed-vectorized batch (the record's
             ``vectorized`` field; :mod:`.batched`).
 
@@ -409,6 +414,27 @@ class SwitchCounter:
         a = np.array(action, copy=True)
         if self._last is not None and not np.array_equal(a, self._last):
             self.switches += 1
+        self._last = a
+
+
+class BatchSwitchCounter:
+    """:class:`SwitchCounter` for B lockstep games (a
+    :data:`~dp_online_envs.loop.BatchRoundHook`): ``switches[b]`` counts the rounds whose
+    action of game ``b`` differs from its previous one.
+
+    Attributes:
+        switches: ``(B,)`` int64 counts so far.
+    """
+
+    def __init__(self, num_games: int) -> None:
+        self.switches = np.zeros(num_games, dtype=np.int64)
+        self._last: np.ndarray | None = None
+
+    def __call__(self, t: int, actions: Any, feedback: Any) -> None:
+        a = np.array(actions, copy=True)
+        if self._last is not None:
+            changed = a != self._last
+            self.switches += changed.reshape(len(a), -1).any(axis=1)
         self._last = a
 
 
