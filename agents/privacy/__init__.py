@@ -8,19 +8,11 @@
 * :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace (grid,
   integer noise), real-valued Laplace and Gaussian (guarantees marked idealized), none.
 * :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
-* :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
-  agent's epsilon from runs on two neighbouring loss sequences.
+
+The black-box privacy auditor runs games, so it lives with the code that does:
+:mod:`dp_online_envs.audit`.
 """
 
-from .auditor import (
-    AuditResult,
-    audit,
-    audit_samples,
-    clopper_pearson,
-    eps_lower_bound,
-    neighbour_param,
-    replay_env,
-)
 from .calibration import (
     DEFAULT_NEIGHBOURING,
     PrivacyGuarantee,
@@ -43,8 +35,8 @@ from .noise import (
     DiscreteLaplaceNoise,
     GaussianNoise,
     LaplaceNoise,
-    NoNoise,
     NoiseStrategy,
+    NoNoise,
     noise_strategy,
 )
 
@@ -52,7 +44,6 @@ __all__ = [
     "COUNTERS",
     "DEFAULT_NEIGHBOURING",
     "AgarwalSinghCounter",
-    "AuditResult",
     "BinaryTreeCounter",
     "ContinualCounter",
     "DiscreteLaplaceNoise",
@@ -64,16 +55,10 @@ __all__ = [
     "NoiseStrategy",
     "PrivacyGuarantee",
     "accountant_epsilon",
-    "audit",
-    "audit_samples",
-    "clopper_pearson",
     "compose_epsilon",
-    "eps_lower_bound",
     "gaussian_sigma",
     "laplace_scale",
     "make_counter",
-    "neighbour_param",
     "noise_strategy",
-    "replay_env",
     "verify_guarantee",
 ]

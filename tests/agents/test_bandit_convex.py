@@ -32,8 +32,9 @@ from agents.bandit.smoothing import (
     estimate_sensitivity,
     fw_projection_step,
 )
-from agents.privacy import audit, gaussian_sigma, make_counter
+from agents.privacy import gaussian_sigma, make_counter
 from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import Ball, Birkhoff
 from dp_online_envs.losses import AbsoluteLinearLoss, LinearLoss
 from dp_online_envs.problem import Problem

@@ -39,7 +39,8 @@ from agents.lovasz import (
     lovasz_pftal_step,
     threshold_round,
 )
-from agents.privacy import audit, gaussian_sigma, laplace_scale
+from agents.privacy import gaussian_sigma, laplace_scale
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 

@@ -14,6 +14,11 @@ import math
 
 import numpy as np
 import pytest
+from agent_helpers import DELTA, T_SHORT
+from agent_helpers import center_regret as _center_regret
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
@@ -30,14 +35,10 @@ from agents.full_info.submod_pftal import (
     submod_pftal_regularization,
     threshold_round,
 )
-from agents.privacy import audit, gaussian_sigma, laplace_scale
+from agents.privacy import gaussian_sigma, laplace_scale
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
-from agent_helpers import DELTA, T_SHORT
-from agent_helpers import center_regret as _center_regret
-from agent_helpers import make_env as _env
-from agent_helpers import play_agent as _play
-from agent_helpers import problem_of as _problem
 
 SC, CVX, SUB = "DPFullInfo-StronglyConvex-v0", "DPFullInfo-Convex-v0", "DPFullInfo-Submodular-v0"
 

@@ -1,4 +1,4 @@
-"""Tests of agents.privacy.auditor: the black-box epsilon lower bound.
+"""Tests of dp_online_envs.audit.audit (one neighbouring pair) and its statistics.
 
 The toy learner is noisy follow-the-leader on the experts problem (the simplex with
 linear losses in [0, 1]^K, full information): every clipped theta_t goes into a
@@ -17,18 +17,17 @@ import pytest
 from scipy import stats
 
 from agents.base import Agent
-from agents.privacy import (
+from agents.privacy import PrivacyGuarantee, make_counter
+from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.audit import (
     AuditResult,
-    PrivacyGuarantee,
     audit,
     audit_samples,
     clopper_pearson,
     eps_lower_bound,
-    make_counter,
     neighbour_param,
     replay_env,
 )
-from dp_online_envs.adversaries import LossSequence
 from dp_online_envs.domains import Simplex
 from dp_online_envs.envs import OnlineLearningEnv, build_env
 from dp_online_envs.losses import LinearLoss
@@ -312,22 +311,22 @@ def test_identical_sequences_give_no_evidence(timings):
 
 
 def test_audit_is_deterministic():
-    kw = dict(tau=2, runs=40, seed=5, sequence=worst_sequence(2))
+    kw = {"tau": 2, "runs": 40, "seed": 5, "sequence": worst_sequence(2)}
     a, b = audit(factory(), PROBLEM, **kw), audit(factory(), PROBLEM, **kw)
     assert a == b
 
 
 # ------------------------------------------------------------------ errors
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(tau=0), "tau=0"),
-    (dict(tau=T + 1), f"tau={T + 1}"),
-    (dict(tau=T, view="actions"), f"tau={T}"),
-    (dict(tau=1.5), "tau=1.5"),
-    (dict(tau=1, runs=9), "runs=9"),
-    (dict(tau=1, confidence=0.0), "confidence=0.0"),
-    (dict(tau=1, confidence=1.0), "confidence=1.0"),
-    (dict(tau=1, view="weights"), "view='weights'"),
-    (dict(tau=1, neighbour_theta=np.full(K, 2.0)), "neighbour_theta"),
+    ({"tau": 0}, "tau=0"),
+    ({"tau": T + 1}, f"tau={T + 1}"),
+    ({"tau": T, "view": "actions"}, f"tau={T}"),
+    ({"tau": 1.5}, "tau=1.5"),
+    ({"tau": 1, "runs": 9}, "runs=9"),
+    ({"tau": 1, "confidence": 0.0}, "confidence=0.0"),
+    ({"tau": 1, "confidence": 1.0}, "confidence=1.0"),
+    ({"tau": 1, "view": "weights"}, "view='weights'"),
+    ({"tau": 1, "neighbour_theta": np.full(K, 2.0)}, "neighbour_theta"),
 ])
 def test_bad_arguments_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
