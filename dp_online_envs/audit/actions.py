@@ -11,15 +11,17 @@ one round and tests the learner's claimed ``(epsilon, delta)`` on the actions al
    every arm's loss 0 vs 1, so whichever arm the learner plays in round ``tau`` sees
    0 vs 1, the change that moves it most). Losses that stay constant elsewhere leave the
    learner nothing else to react to.
-2. **Statistics built for actions**: ``replays`` -- ``sum_{t > tau} <x_t, x_tau>``,
-   for arms the number of plays, after ``tau``, of the arm played in round ``tau`` (a
-   learner that saw a high loss there plays it less); ``exposure`` --
-   ``sum_{t > tau} f(theta', x_t) - f(theta, x_t)``, how much the later plays avoid
-   the changed loss (a generic fallback for continuous actions).
+2. **Statistics built for actions** (:class:`Statistic`), over a window of rounds
+   ``tau + 1 .. tau + w`` (``w = 1, 2, 4, ...`` and the rest of the game): ``replays``
+   -- ``sum <x_t, x_tau>``, for arms the number of plays of the arm played in round
+   ``tau`` (a learner that saw a high loss there plays it less); ``exposure`` --
+   ``sum f(theta', x_t) - f(theta, x_t)``, how much the later plays avoid the changed
+   loss (a generic fallback for continuous actions).
 3. **Pilot.** ``pilot_runs`` runs per side of every candidate; the (pair, statistic)
-   whose two sides separate most (standardized difference of means) is kept, with
-   threshold events ``{s >= c}``, ``{s <= c}`` at quantiles of its pooled pilot
-   scores (:func:`~dp_online_envs.audit.statistics.threshold_events`).
+   whose two sides separate most (standardized difference of means) is kept, with the
+   :data:`KEPT_EVENTS` threshold events ``{s >= c}`` / ``{s <= c}`` (at quantiles of
+   its pooled pilot scores) whose Clopper-Pearson bounds on the pilot are largest
+   (:func:`pilot_events`).
 4. **Test.** ``runs`` fresh runs per side (seeds never used by the pilot) of the kept
    pair; Clopper-Pearson bounds at level ``(1 - confidence) / (2 m)`` over the ``m``
    kept events give ``eps_lb``, and ``eps_lb > epsilon`` refutes the claim.
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -58,6 +60,7 @@ from dp_online_envs.audit.statistics import (
     EventTest,
     best_event,
     check_confidence,
+    eps_lower_bound,
     threshold_events,
 )
 from dp_online_envs.domains.base import Domain
@@ -65,11 +68,13 @@ from dp_online_envs.loop import run_rounds
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
-__all__ = ["DEFAULT_SETTINGS", "AuditFinding", "AuditSettings", "audit_actions", "audit_problem",
-           "candidates"]
+__all__ = ["DEFAULT_SETTINGS", "KEPT_EVENTS", "AuditFinding", "AuditSettings", "Statistic",
+           "audit_actions", "audit_problem", "candidates", "pilot_events", "statistics_for"]
 
-#: Tail masses of the pilot quantiles that become the test's thresholds.
-TAIL_MASSES = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+#: Tail masses of the pilot quantiles that become candidate thresholds.
+TAIL_MASSES = (0.5, 0.3, 0.2, 0.1, 0.05, 0.03, 0.02, 0.01)
+#: How many events the pilot passes to the test (its Bonferroni factor).
+KEPT_EVENTS = 3
 
 
 @dataclass(frozen=True)
@@ -174,50 +179,49 @@ DEFAULT_SETTINGS = AuditSettings()
 # --------------------------------------------------------------------------
 # statistics of the actions
 # --------------------------------------------------------------------------
-class Statistic(Protocol):
-    """A scalar of one run's points after ``tau``."""
+@dataclass(frozen=True)
+class Statistic:
+    """A scalar of one run's plays in rounds ``tau + 1 .. tau + window``.
 
-    name: str
+    Attributes:
+        kind: ``"replays"`` -- ``sum <x_t, x_tau>``, on arms the plays of the arm played
+            in round ``tau``; ``"exposure"`` -- ``sum f(theta'_tau, x_t) - f(theta_tau,
+            x_t)``, how the later plays meet the changed loss.
+        window: How many rounds after ``tau`` count (a learner's reaction to one loss
+            may fade: a short window keeps the rounds that carry it).
+    """
 
-    def describe(self, discrete: bool) -> str:
+    kind: str
+    window: int
+
+    def describe(self, discrete: bool, horizon: int, tau: int) -> str:
         """One line: what is counted."""
-
-    def score(self, points: np.ndarray, pair: NeighbourPair, loss: Any) -> float:
-        """The statistic of one run (``points``: the ``T`` played points, one a row)."""
-
-
-@dataclass(frozen=True)
-class Replays:
-    """``sum_{t > tau} <x_t, x_tau>``: on arms, replays of the arm played in round tau."""
-
-    name = "replays"
-
-    def describe(self, discrete: bool) -> str:
+        last = min(tau + self.window, horizon)
+        rounds = f"rounds tau+1..{last}" if last < horizon else "rounds tau+1..T"
+        if self.kind == "exposure":
+            return f"sum over {rounds} of f(theta'_tau, x_t) - f(theta_tau, x_t)"
         if discrete:
-            return "plays of the arm played in round tau, in rounds tau+1..T"
-        return "sum over t > tau of <x_t, x_tau>"
-
-    def score(self, points: np.ndarray, pair: NeighbourPair, loss: Any) -> float:
-        tau = pair.tau
-        return float(np.sum(points[tau:] @ points[tau - 1]))
+            return f"plays of the arm played in round tau, in {rounds}"
+        return f"sum over {rounds} of <x_t, x_tau>"
 
 
-@dataclass(frozen=True)
-class Exposure:
-    """``sum_{t > tau} f(theta', x_t) - f(theta, x_t)``: how the later plays meet the change."""
-
-    name = "exposure"
-
-    def describe(self, discrete: bool) -> str:
-        return "sum over t > tau of f(theta'_tau, x_t) - f(theta_tau, x_t)"
-
-    def score(self, points: np.ndarray, pair: NeighbourPair, loss: Any) -> float:
-        after = points[pair.tau:]
-        return float(np.sum(loss.values(pair.neighbour_theta, after))
-                     - np.sum(loss.values(pair.theta, after)))
+def statistics_for(pair: NeighbourPair) -> tuple[Statistic, ...]:
+    """Both kinds, windows ``1, 2, 4, ...`` and the whole rest of the game."""
+    rest = len(pair) - pair.tau
+    windows = sorted({*(2 ** i for i in range(rest.bit_length()) if 2 ** i < rest), rest})
+    return tuple(Statistic(kind, w) for kind in ("replays", "exposure") for w in windows)
 
 
-STATISTICS: tuple[Statistic, ...] = (Replays(), Exposure())
+def _scores(points: np.ndarray, pair: NeighbourPair, loss: Any,
+            stats: tuple[Statistic, ...]) -> list[float]:
+    """Every statistic of one run (``points``: the ``T`` played points, one a row)."""
+    tau = pair.tau
+    after = points[tau:]
+    per_round = {"replays": np.cumsum(after @ points[tau - 1])}
+    if any(st.kind == "exposure" for st in stats):
+        per_round["exposure"] = np.cumsum(loss.values(pair.neighbour_theta, after)
+                                          - loss.values(pair.theta, after))
+    return [float(per_round[st.kind][st.window - 1]) for st in stats]
 
 
 # --------------------------------------------------------------------------
@@ -290,9 +294,30 @@ def _play(session: Session, problem: Problem, space: gym.Space, pair: NeighbourP
             env.reset(seed=0)  # the replay is deterministic
             run_rounds(env, session, log)
             points = _points_of(log.actions, problem.domain, space)
-            scores[i] = [s.score(points, pair, problem.loss) for s in stats]
+            scores[i] = _scores(points, pair, problem.loss, stats)
         out.append(scores)
     return out[0], out[1]
+
+
+def pilot_events(pilot0: np.ndarray, pilot1: np.ndarray, *, delta: float,
+                 confidence: float, keep: int = KEPT_EVENTS) -> tuple[Event, ...]:
+    """The ``keep`` threshold events with the largest bounds on the pilot runs.
+
+    Candidates: :func:`~dp_online_envs.audit.statistics.threshold_events` at
+    :data:`TAIL_MASSES`; each is scored by its Clopper-Pearson bound on the pilot
+    (which discounts events too rare for the pilot to tell), and the best ``keep``
+    go to the test (its Bonferroni factor).
+    """
+    events = threshold_events(pilot0, pilot1, TAIL_MASSES)
+    n = len(pilot0)
+    ranked = []
+    for ev in events:
+        k0, k1 = ev.hits(pilot0), ev.hits(pilot1)
+        num, den = (k1, k0) if ev.neighbour_likelier else (k0, k1)
+        ranked.append((eps_lower_bound(num, n, den, n, delta=delta, confidence=confidence),
+                       len(ranked), ev))
+    ranked.sort(key=lambda r: (-r[0], r[1]))
+    return tuple(ev for _, _, ev in ranked[:keep])
 
 
 def _separation(s0: np.ndarray, s1: np.ndarray) -> float:
@@ -369,19 +394,19 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
         if not isinstance(session, Session):
             raise TypeError(f"make_session must return a session (reset(seed), act(), "
                             f"update(action, feedback)), got {type(session).__name__}")
-        # pilot: the pair and statistic that separate most
-        best: tuple[float, int, int, np.ndarray, np.ndarray] | None = None
-        for c, (pair, ss) in enumerate(zip(pairs, pilot_seeds)):
-            p0, p1 = _play(session, problem, space, pair, STATISTICS, tuple(ss.spawn(2)),
+        # pilot: the pair and statistic that separate most, and its best events
+        best: tuple[float, NeighbourPair, Statistic, np.ndarray, np.ndarray] | None = None
+        for pair, ss in zip(pairs, pilot_seeds):
+            stats = statistics_for(pair)
+            p0, p1 = _play(session, problem, space, pair, stats, tuple(ss.spawn(2)),
                            settings.pilot_runs)
-            for j in range(len(STATISTICS)):
+            for j, stat in enumerate(stats):
                 z = _separation(p0[:, j], p1[:, j])
                 if best is None or z > best[0]:
-                    best = (z, c, j, p0[:, j], p1[:, j])
+                    best = (z, pair, stat, p0[:, j], p1[:, j])
         assert best is not None
-        _, c, j, pilot0, pilot1 = best
-        pair, stat = pairs[c], STATISTICS[j]
-        events: tuple[Event, ...] = threshold_events(pilot0, pilot1, TAIL_MASSES)
+        _, pair, stat, pilot0, pilot1 = best
+        events = pilot_events(pilot0, pilot1, delta=delta, confidence=settings.confidence)
         # the test: fresh seeds, the kept pair, statistic and events
         s0, s1 = _play(session, problem, space, pair, (stat,), tuple(test_root.spawn(2)),
                        settings.runs)
@@ -395,6 +420,7 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
     return AuditFinding(
         claimed_epsilon=epsilon, claimed_delta=delta, eps_lb=float(result.eps_lb),
         refuted=bool(result.eps_lb > epsilon), confidence=float(settings.confidence),
-        runs=settings.runs, tau=pair.tau, statistic=stat.describe(discrete),
+        runs=settings.runs, tau=pair.tau,
+        statistic=stat.describe(discrete, settings.horizon, pair.tau),
         event=f"{result.event} [Bonferroni over {result.tests} events]",
         counts=result.counts, neighbour=pair.description)

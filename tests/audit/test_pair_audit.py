@@ -343,3 +343,56 @@ def test_non_recording_agent_is_refused():
     with pytest.raises(ValueError, match="released nothing"):
         audit(lambda s: Silent(PROBLEM, epsilon=1.0, seed=s), PROBLEM, tau=1, runs=10,
               sequence=worst_sequence(1))
+
+
+# ------------------------------------------------- observing, never touching
+class FrozenAgentProxy:
+    """Forwards the learner API to an agent; refuses every attribute assignment."""
+
+    __slots__ = ("_agent",)
+    feedback = "full"
+
+    def __init__(self, agent):
+        object.__setattr__(self, "_agent", agent)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"frozen proxy: cannot set {name!r}")
+
+    @property
+    def privacy(self):
+        return self._agent.privacy
+
+    def reset(self, seed):
+        self._agent.reset(seed)
+
+    def act(self):
+        return self._agent.act()
+
+    def update(self, action, feedback):
+        self._agent.update(action, feedback)
+
+
+@pytest.mark.parametrize("view", ["releases", "actions"])
+def test_audit_only_observes_a_frozen_proxy(view):
+    """Releases are heard through the context listener, actions through the loop's
+    hook: the same result through a proxy that cannot be written to."""
+    kw = {"tau": 1, "runs": 100, "seed": 21, "view": view, "sequence": worst_sequence(1)}
+    inner = factory(divisor=10.0)
+    direct = audit(inner, PROBLEM, **kw)
+    proxied = audit(lambda s: FrozenAgentProxy(inner(s)), PROBLEM, **kw)
+    assert proxied == direct
+
+
+def test_release_listener_is_scoped():
+    from dp_online_envs.release_tap import listening, release_listener
+
+    agent = factory()(0)
+    heard, outer = [], []
+    assert release_listener() is None
+    with listening(lambda t, v: outer.append(t)):
+        with listening(lambda t, v: heard.append((t, np.array(v)))):
+            agent.update(None, np.full(K, 0.5))
+        agent.update(None, np.full(K, 0.5))
+    agent.update(None, np.full(K, 0.5))  # nobody listens
+    assert [t for t, _ in heard] == [0] and outer == [1] and release_listener() is None
+    assert not agent.releases and not agent.record_releases  # nothing set on the agent
