@@ -17,11 +17,12 @@ one round and tests the learner's claimed ``(epsilon, delta)`` on the actions al
    ``tau`` (a learner that saw a high loss there plays it less); ``exposure`` --
    ``sum f(theta', x_t) - f(theta, x_t)``, how much the later plays avoid the changed
    loss (a generic fallback for continuous actions).
-3. **Pilot.** ``pilot_runs`` runs per side of every candidate; the (pair, statistic)
-   whose two sides separate most (standardized difference of means) is kept, with the
-   :data:`KEPT_EVENTS` threshold events ``{s >= c}`` / ``{s <= c}`` (at quantiles of
-   its pooled pilot scores) whose Clopper-Pearson bounds on the pilot are largest
-   (:func:`pilot_events`).
+3. **Pilot**, in two stages on fresh seeds each. Screen: ``pilot_runs`` runs per side
+   of every candidate; the (pair, statistic) whose sides separate most (standardized
+   difference of means, robust on few runs) is kept. Events: ``event_runs`` runs per
+   side of the kept pair; of the threshold events ``{s >= c}`` / ``{s <= c}`` at
+   quantiles of their pooled scores, the :data:`KEPT_EVENTS` with the largest
+   Clopper-Pearson bounds on these runs are kept (:func:`pilot_events`).
 4. **Test.** ``runs`` fresh runs per side (seeds never used by the pilot) of the kept
    pair; Clopper-Pearson bounds at level ``(1 - confidence) / (2 m)`` over the ``m``
    kept events give ``eps_lb``, and ``eps_lb > epsilon`` refutes the claim.
@@ -85,7 +86,9 @@ class AuditSettings:
         horizon: ``T`` of the audit's game (the session is built for it): short games
             move a learner more per round, long ones give the statistic more rounds.
         runs: Test runs per side of the kept pair.
-        pilot_runs: Pilot runs per side of every candidate pair (not reused).
+        pilot_runs: Screening runs per side of every candidate pair (they choose the
+            pair and the statistic; not reused).
+        event_runs: Runs per side of the kept pair that choose its events (not reused).
         confidence: Confidence of the bound, in ``(0, 1)``.
         seed: Seeds every run (pilot and test seeds are disjoint).
         taus: The rounds ``tau`` tried (each in ``[1, horizon - 1]``).
@@ -95,16 +98,18 @@ class AuditSettings:
     """
 
     horizon: int = 64
-    runs: int = 2000
-    pilot_runs: int = 200
+    runs: int = 3000
+    pilot_runs: int = 100
     confidence: float = 0.95
     seed: int = 0
     taus: tuple[int, ...] = (1, 2)
+    event_runs: int = 500
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 2)
         check_int("runs", self.runs, 10)
         check_int("pilot_runs", self.pilot_runs, 10)
+        check_int("event_runs", self.event_runs, 10)
         check_confidence(self.confidence)
         check_int("seed", self.seed, 0)
         taus = tuple(self.taus) if isinstance(self.taus, (tuple, list)) else None
@@ -386,27 +391,30 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
         raise TypeError(f"settings must be an AuditSettings, got {settings!r}")
     problem, space = audit_problem(env_id, env_kwargs, settings.horizon)
     pairs = candidates(problem, settings.taus)
-    pilot_root, test_root = np.random.SeedSequence(settings.seed).spawn(2)
-    pilot_seeds = pilot_root.spawn(len(pairs))
+    screen_root, event_root, test_root = np.random.SeedSequence(settings.seed).spawn(3)
+    screen_seeds = screen_root.spawn(len(pairs))
 
     session = make_session(problem, space)
     try:
         if not isinstance(session, Session):
             raise TypeError(f"make_session must return a session (reset(seed), act(), "
                             f"update(action, feedback)), got {type(session).__name__}")
-        # pilot: the pair and statistic that separate most, and its best events
-        best: tuple[float, NeighbourPair, Statistic, np.ndarray, np.ndarray] | None = None
-        for pair, ss in zip(pairs, pilot_seeds):
+        # screen: the pair and statistic that separate most
+        best: tuple[float, NeighbourPair, Statistic] | None = None
+        for pair, ss in zip(pairs, screen_seeds):
             stats = statistics_for(pair)
             p0, p1 = _play(session, problem, space, pair, stats, tuple(ss.spawn(2)),
                            settings.pilot_runs)
             for j, stat in enumerate(stats):
                 z = _separation(p0[:, j], p1[:, j])
                 if best is None or z > best[0]:
-                    best = (z, pair, stat, p0[:, j], p1[:, j])
+                    best = (z, pair, stat)
         assert best is not None
-        _, pair, stat, pilot0, pilot1 = best
-        events = pilot_events(pilot0, pilot1, delta=delta, confidence=settings.confidence)
+        _, pair, stat = best
+        # events: the kept pair and statistic on fresh runs
+        e0, e1 = _play(session, problem, space, pair, (stat,), tuple(event_root.spawn(2)),
+                       settings.event_runs)
+        events = pilot_events(e0[:, 0], e1[:, 0], delta=delta, confidence=settings.confidence)
         # the test: fresh seeds, the kept pair, statistic and events
         s0, s1 = _play(session, problem, space, pair, (stat,), tuple(test_root.spawn(2)),
                        settings.runs)
