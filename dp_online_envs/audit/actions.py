@@ -17,12 +17,12 @@ one round and tests the learner's claimed ``(epsilon, delta)`` on the actions al
    ``tau`` (a learner that saw a high loss there plays it less); ``exposure`` --
    ``sum f(theta', x_t) - f(theta, x_t)``, how much the later plays avoid the changed
    loss (a generic fallback for continuous actions).
-3. **Pilot**, in two stages on fresh seeds each. Screen: ``pilot_runs`` runs per side
-   of every candidate; the (pair, statistic) whose sides separate most (standardized
-   difference of means, robust on few runs) is kept. Events: ``event_runs`` runs per
-   side of the kept pair; of the threshold events ``{s >= c}`` / ``{s <= c}`` at
-   quantiles of their pooled scores, the :data:`KEPT_EVENTS` with the largest
-   Clopper-Pearson bounds on these runs are kept (:func:`pilot_events`).
+3. **Pilot.** ``pilot_runs`` runs per side of every candidate pair, every statistic
+   computed on each run. For each (pair, statistic), the :data:`KEPT_EVENTS`
+   threshold events ``{s >= c}`` / ``{s <= c}`` (at quantiles of the pooled pilot
+   scores) with the largest bound *predicted for the test* (:func:`pilot_events`: the
+   bound ``runs`` test runs would give at the pilot's estimated probabilities); the
+   (pair, statistic, events) with the largest prediction is kept.
 4. **Test.** ``runs`` fresh runs per side (seeds never used by the pilot) of the kept
    pair; Clopper-Pearson bounds at level ``(1 - confidence) / (2 m)`` over the ``m``
    kept events give ``eps_lb``, and ``eps_lb > epsilon`` refutes the claim.
@@ -86,9 +86,8 @@ class AuditSettings:
         horizon: ``T`` of the audit's game (the session is built for it): short games
             move a learner more per round, long ones give the statistic more rounds.
         runs: Test runs per side of the kept pair.
-        pilot_runs: Screening runs per side of every candidate pair (they choose the
-            pair and the statistic; not reused).
-        event_runs: Runs per side of the kept pair that choose its events (not reused).
+        pilot_runs: Pilot runs per side of every candidate pair (they choose the pair,
+            the statistic and the events; never reused by the test).
         confidence: Confidence of the bound, in ``(0, 1)``.
         seed: Seeds every run (pilot and test seeds are disjoint).
         taus: The rounds ``tau`` tried (each in ``[1, horizon - 1]``).
@@ -99,17 +98,15 @@ class AuditSettings:
 
     horizon: int = 64
     runs: int = 3000
-    pilot_runs: int = 100
+    pilot_runs: int = 400
     confidence: float = 0.95
     seed: int = 0
     taus: tuple[int, ...] = (1, 2)
-    event_runs: int = 500
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 2)
         check_int("runs", self.runs, 10)
         check_int("pilot_runs", self.pilot_runs, 10)
-        check_int("event_runs", self.event_runs, 10)
         check_confidence(self.confidence)
         check_int("seed", self.seed, 0)
         taus = tuple(self.taus) if isinstance(self.taus, (tuple, list)) else None
@@ -304,14 +301,18 @@ def _play(session: Session, problem: Problem, space: gym.Space, pair: NeighbourP
     return out[0], out[1]
 
 
-def pilot_events(pilot0: np.ndarray, pilot1: np.ndarray, *, delta: float,
-                 confidence: float, keep: int = KEPT_EVENTS) -> tuple[Event, ...]:
-    """The ``keep`` threshold events with the largest bounds on the pilot runs.
+def pilot_events(pilot0: np.ndarray, pilot1: np.ndarray, *, delta: float, confidence: float,
+                 test_runs: int, keep: int = KEPT_EVENTS) -> tuple[tuple[Event, ...], float]:
+    """The ``keep`` threshold events expected to give the largest bound in the test.
 
     Candidates: :func:`~dp_online_envs.audit.statistics.threshold_events` at
-    :data:`TAIL_MASSES`; each is scored by its Clopper-Pearson bound on the pilot
-    (which discounts events too rare for the pilot to tell), and the best ``keep``
-    go to the test (its Bonferroni factor).
+    :data:`TAIL_MASSES`. Each is scored by the bound the test would give (``test_runs``
+    runs per side, Bonferroni over ``keep``) if its two probabilities were the pilot's
+    estimates ``(hits + 1/2) / (n + 1)``: this weighs a rare but lopsided event against
+    a common, mildly lopsided one at the test's size, not the pilot's.
+
+    Returns:
+        ``(events, predicted bound of the best)``.
     """
     events = threshold_events(pilot0, pilot1, TAIL_MASSES)
     n = len(pilot0)
@@ -319,10 +320,13 @@ def pilot_events(pilot0: np.ndarray, pilot1: np.ndarray, *, delta: float,
     for ev in events:
         k0, k1 = ev.hits(pilot0), ev.hits(pilot1)
         num, den = (k1, k0) if ev.neighbour_likelier else (k0, k1)
-        ranked.append((eps_lower_bound(num, n, den, n, delta=delta, confidence=confidence),
-                       len(ranked), ev))
+        k_num = min(round((num + 0.5) / (n + 1) * test_runs), test_runs)
+        k_den = min(round((den + 0.5) / (n + 1) * test_runs), test_runs)
+        predicted = eps_lower_bound(k_num, test_runs, k_den, test_runs, delta=delta,
+                                    confidence=confidence, tests=keep)
+        ranked.append((predicted, len(ranked), ev))
     ranked.sort(key=lambda r: (-r[0], r[1]))
-    return tuple(ev for _, _, ev in ranked[:keep])
+    return tuple(ev for _, _, ev in ranked[:keep]), float(ranked[0][0])
 
 
 def _separation(s0: np.ndarray, s1: np.ndarray) -> float:
@@ -391,30 +395,28 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
         raise TypeError(f"settings must be an AuditSettings, got {settings!r}")
     problem, space = audit_problem(env_id, env_kwargs, settings.horizon)
     pairs = candidates(problem, settings.taus)
-    screen_root, event_root, test_root = np.random.SeedSequence(settings.seed).spawn(3)
-    screen_seeds = screen_root.spawn(len(pairs))
+    pilot_root, test_root = np.random.SeedSequence(settings.seed).spawn(2)
+    pilot_seeds = pilot_root.spawn(len(pairs))
 
     session = make_session(problem, space)
     try:
         if not isinstance(session, Session):
             raise TypeError(f"make_session must return a session (reset(seed), act(), "
                             f"update(action, feedback)), got {type(session).__name__}")
-        # screen: the pair and statistic that separate most
-        best: tuple[float, NeighbourPair, Statistic] | None = None
-        for pair, ss in zip(pairs, screen_seeds):
+        # pilot: the pair, statistic and events whose predicted test bound is largest
+        best: tuple[float, int, NeighbourPair, Statistic, tuple[Event, ...]] | None = None
+        for c, (pair, ss) in enumerate(zip(pairs, pilot_seeds)):
             stats = statistics_for(pair)
             p0, p1 = _play(session, problem, space, pair, stats, tuple(ss.spawn(2)),
                            settings.pilot_runs)
             for j, stat in enumerate(stats):
-                z = _separation(p0[:, j], p1[:, j])
-                if best is None or z > best[0]:
-                    best = (z, pair, stat)
+                events, predicted = pilot_events(p0[:, j], p1[:, j], delta=delta,
+                                                 confidence=settings.confidence,
+                                                 test_runs=settings.runs)
+                if best is None or predicted > best[0]:
+                    best = (predicted, c, pair, stat, events)
         assert best is not None
-        _, pair, stat = best
-        # events: the kept pair and statistic on fresh runs
-        e0, e1 = _play(session, problem, space, pair, (stat,), tuple(event_root.spawn(2)),
-                       settings.event_runs)
-        events = pilot_events(e0[:, 0], e1[:, 0], delta=delta, confidence=settings.confidence)
+        _, _, pair, stat, events = best
         # the test: fresh seeds, the kept pair, statistic and events
         s0, s1 = _play(session, problem, space, pair, (stat,), tuple(test_root.spawn(2)),
                        settings.runs)

@@ -31,7 +31,7 @@ from .audit_agents import EXP3ClaimsPrivacy, RandomizedResponseArm
 MAB = "DPBandit-MAB-v0"
 CLAIM = (1.0, 0.0)
 #: Small settings: EXP3 at T = 32 moves a lot after one loss of 1.
-SMALL = AuditSettings(horizon=32, runs=400, pilot_runs=50, event_runs=100, taus=(1,), seed=3)
+SMALL = AuditSettings(horizon=32, runs=400, pilot_runs=60, taus=(1,), seed=3)
 
 
 def _in_process(cls, **options):
@@ -60,7 +60,7 @@ def test_refutes_exp3_declaring_privacy_isolated():
 
 def test_refutes_exp3_declaring_privacy_at_the_default_env():
     f = audit_actions(_in_process(EXP3ClaimsPrivacy), MAB, {"n_arms": 10}, CLAIM,
-                      AuditSettings(horizon=64, runs=600, pilot_runs=60, event_runs=200, seed=1))
+                      AuditSettings(horizon=64, runs=600, pilot_runs=100, seed=1))
     assert f.refuted, str(f)
     assert "REFUTED" in str(f)
 
@@ -68,7 +68,7 @@ def test_refutes_exp3_declaring_privacy_at_the_default_env():
 # ------------------------------------------------------------ the true claims
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_private_exp2_is_not_refuted(seed):
-    settings = AuditSettings(horizon=32, runs=600, pilot_runs=50, event_runs=200, seed=seed)
+    settings = AuditSettings(horizon=32, runs=600, pilot_runs=100, seed=seed)
     f = audit_actions(_registered("private-exp2", epsilon=1.0), MAB, {}, CLAIM, settings)
     assert not f.refuted and f.eps_lb <= 1.0, str(f)
     assert "not refuted" in str(f)
@@ -78,8 +78,7 @@ def test_bound_is_valid_and_tight_on_exact_randomized_response():
     """Randomized response at eps = 1 on the round-1 loss is exactly 1-DP on its
     actions: the audit must not refute eps = 1, and must refute eps = 0.5 (its bound
     lies between the two)."""
-    settings = AuditSettings(horizon=8, runs=1500, pilot_runs=50, event_runs=300, taus=(1, 2),
-                             seed=5)
+    settings = AuditSettings(horizon=8, runs=1500, pilot_runs=200, taus=(1, 2), seed=5)
     make = _in_process(RandomizedResponseArm, rr_epsilon=1.0)
     f = audit_actions(make, MAB, {"n_arms": 2}, CLAIM, settings)
     assert not f.refuted and 0.5 < f.eps_lb <= 1.0, str(f)
@@ -225,7 +224,6 @@ def test_generic_fallback_on_continuous_actions():
     ({"horizon": 2.5}, "horizon=2.5"),
     ({"runs": 9}, "runs=9"),
     ({"pilot_runs": 0}, "pilot_runs=0"),
-    ({"event_runs": 9}, "event_runs=9"),
     ({"confidence": 1.0}, "confidence=1.0"),
     ({"confidence": 0}, "confidence=0"),
     ({"seed": -1}, "seed=-1"),
