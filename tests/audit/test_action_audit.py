@@ -40,8 +40,8 @@ def _in_process(cls, **options):
 
 
 def _registered(name, **options):
-    return lambda problem, space: AgentSession(
-        lambda seed: agents.make(name, problem, seed=seed, **options))
+    """One agent reset per run (building private-exp2 costs more than a game)."""
+    return lambda problem, space: ResettingSession(agents.make(name, problem, **options))
 
 
 # ------------------------------------------------------------------ the cheat
@@ -92,8 +92,8 @@ def test_bound_is_valid_and_tight_on_exact_randomized_response():
 
 # ----------------------------------------------------------------- the power
 def test_power_run_refutes_a_tenfold_noise_cut_of_private_exp2():
-    """At the default settings (one tau to keep the test short)."""
-    settings = AuditSettings(taus=(1,))
+    """Near the default settings (one tau and 2000 runs to keep the test short)."""
+    settings = AuditSettings(runs=2000, pilot_runs=300, taus=(1,))
     power = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(10,))
     assert isinstance(power, AuditPower)
     assert power.factors == (10.0,) and power.refuted == (True,), power.eps_lbs
