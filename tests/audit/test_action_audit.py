@@ -182,6 +182,28 @@ def test_the_session_is_closed_when_it_fails():
     assert made[0].closed == 1
 
 
+def test_test_runs_never_reuse_pilot_seeds_and_the_audit_sets_the_horizon():
+    seeds, problems = [], []
+
+    class Recorder(FrozenProxy):
+        __slots__ = ()
+
+        def reset(self, seed):
+            seeds.append(seed)
+            self._learner.reset(seed)
+
+    def make(problem, space):
+        problems.append(problem)
+        return Recorder(EXP3ClaimsPrivacy(problem))
+
+    settings = AuditSettings(horizon=16, runs=30, pilot_runs=20, taus=(1, 3))
+    audit_actions(make, MAB, {"horizon": 999, "n_arms": 4}, CLAIM, settings)
+    assert problems[0].horizon == 16 and problems[0].domain.dim == 4
+    pilot, test = seeds[:4 * 2 * 20], seeds[4 * 2 * 20:]
+    assert len(test) == 2 * 30 and len(set(seeds)) == len(seeds)  # every run its own seed
+    assert not set(pilot) & set(test)
+
+
 def test_not_a_session_is_refused():
     with pytest.raises(TypeError, match="must return a session"):
         audit_actions(lambda p, s: object(), MAB, {}, CLAIM, SMALL)
