@@ -12,19 +12,14 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
-from agent_helpers import DELTA, T_SHORT
-from agent_helpers import center_regret as _center_regret
-from agent_helpers import make_env as _env
-from agent_helpers import play_agent as _play
-from agent_helpers import problem_of as _problem
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.common import paper_log, replacement_sensitivity, theta_norm
 from agents.privacy import gaussian_sigma, laplace_scale
+from dp_online_envs.audit import audit
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary
-from dp_online_envs.audit import audit
 from dp_online_envs.domains import (
     Arms,
     Birkhoff,
@@ -35,6 +30,13 @@ from dp_online_envs.domains import (
 )
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.wrappers import RegretRecorder
+from agent_helpers import DELTA, T_SHORT
+from agent_helpers import center_regret as _center_regret
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
+
+
 
 
 def _linear_env(domain, theta_set: str = "unit", horizon: int = T_SHORT,

@@ -14,11 +14,6 @@ import math
 
 import numpy as np
 import pytest
-from agent_helpers import DELTA, T_SHORT
-from agent_helpers import center_regret as _center_regret
-from agent_helpers import make_env as _env
-from agent_helpers import play_agent as _play
-from agent_helpers import problem_of as _problem
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
@@ -39,6 +34,11 @@ from agents.privacy import gaussian_sigma, laplace_scale
 from dp_online_envs.audit import audit
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
+from agent_helpers import DELTA, T_SHORT
+from agent_helpers import center_regret as _center_regret
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
 
 SC, CVX, SUB = "DPFullInfo-StronglyConvex-v0", "DPFullInfo-Convex-v0", "DPFullInfo-Submodular-v0"
 

@@ -13,13 +13,13 @@ import math
 
 import numpy as np
 import pytest
-from test_all_agents import PLAYS
 
+import agents.bandit.reduction as reduction
 from agents import agent_class, list_agents, make
-from agents.bandit import reduction
 from agents.privacy import calibration
 from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
+from test_all_agents import PLAYS
 
 T = 64
 
