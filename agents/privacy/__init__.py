@@ -9,19 +9,11 @@
   Gaussian (grid, integer noise), real-valued Laplace and Gaussian (guarantees marked
   idealized), none.
 * :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
-* :mod:`.auditor` -- black-box privacy auditor: an empirical lower bound on an
-  agent's epsilon from runs on two neighbouring loss sequences.
+
+The black-box privacy auditor runs games, so it lives with the code that does:
+:mod:`dp_online_envs.audit`.
 """
 
-from .auditor import (
-    AuditResult,
-    audit,
-    audit_samples,
-    clopper_pearson,
-    eps_lower_bound,
-    neighbour_param,
-    replay_env,
-)
 from .calibration import (
     DEFAULT_NEIGHBOURING,
     PrivacyGuarantee,
@@ -48,8 +40,8 @@ from .noise import (
     DiscreteLaplaceNoise,
     GaussianNoise,
     LaplaceNoise,
-    NoNoise,
     NoiseStrategy,
+    NoNoise,
     noise_strategy,
 )
 
@@ -58,7 +50,6 @@ __all__ = [
     "DEFAULT_NEIGHBOURING",
     "GAUSSIAN_ONLY",
     "AgarwalSinghCounter",
-    "AuditResult",
     "BLTCounter",
     "BinaryTreeCounter",
     "ContinualCounter",
@@ -72,17 +63,11 @@ __all__ = [
     "NoiseStrategy",
     "PrivacyGuarantee",
     "accountant_epsilon",
-    "audit",
-    "audit_samples",
-    "clopper_pearson",
     "compose_epsilon",
     "discrete_gaussian_sigma",
-    "eps_lower_bound",
     "gaussian_sigma",
     "laplace_scale",
     "make_counter",
-    "neighbour_param",
     "noise_strategy",
-    "replay_env",
     "verify_guarantee",
 ]

@@ -34,9 +34,10 @@ from agents.bandit.smoothing import (
     estimate_sensitivity,
     fw_projection_step,
 )
-from agents.privacy import audit, gaussian_sigma, make_counter
+from agents.privacy import gaussian_sigma, make_counter
 from agents.privacy.noise import noise_strategy
 from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import (
     Ball,
     Birkhoff,

@@ -39,8 +39,9 @@ from agents.lovasz import (
     lovasz_pftal_step,
     threshold_round,
 )
-from agents.privacy import audit, discrete_gaussian_sigma, gaussian_sigma, laplace_scale
+from agents.privacy import discrete_gaussian_sigma, gaussian_sigma, laplace_scale
 from agents.privacy.noise import noise_strategy
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 

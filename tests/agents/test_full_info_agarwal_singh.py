@@ -16,8 +16,9 @@ import pytest
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.common import paper_log, replacement_sensitivity, theta_norm
-from agents.privacy import audit, gaussian_sigma, laplace_scale
+from agents.privacy import gaussian_sigma, laplace_scale
 from agents.privacy.noise import noise_strategy
+from dp_online_envs.audit import audit
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary
 from dp_online_envs.domains import (

@@ -30,8 +30,9 @@ from agents.full_info.submod_pftal import (
     submod_pftal_regularization,
     threshold_round,
 )
-from agents.privacy import audit, gaussian_sigma, laplace_scale
+from agents.privacy import gaussian_sigma, laplace_scale
 from agents.privacy.noise import noise_strategy
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 from agent_helpers import DELTA, T_SHORT

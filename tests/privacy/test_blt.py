@@ -16,11 +16,11 @@ from agents.privacy import (
     FactorizationCounter,
     LaplaceNoise,
     accountant_epsilon,
-    audit_samples,
     blt,
     gaussian_sigma,
     make_counter,
 )
+from dp_online_envs.audit import audit_samples
 
 EPS, DELTA, SENS = 0.8, 1e-6, 1.5
 
