@@ -48,6 +48,7 @@ from dp_online_envs.experiments.sweep import (
     _list,
     _mapping,
     _text,
+    make_games,
 )
 from dp_online_envs.grading.audit_step import AuditSettings
 from dp_online_envs.isolation import IsolationLimits
@@ -299,6 +300,15 @@ def parse_assignment(data: Any, *, name: str | None = None, source: str = "assig
     labels = [r.label for r in references]
     if len(set(labels)) != len(labels):
         raise ExperimentError(f"{source}: references: {labels} names a reference twice")
+    for i, ref in enumerate(references):
+        for env in envs:  # built once, as a sweep checks its pairs
+            try:
+                make_games(env.id, ref.name, epsilon=ref.epsilon, delta=ref.delta,
+                           horizon=min(horizons), seeds=1, env_kwargs=dict(env.kwargs),
+                           agent_kwargs=dict(ref.kwargs), resolver=resolver)
+            except ExperimentError as exc:
+                text = str(exc).removeprefix("run: ")
+                raise ExperimentError(f"{source}: references[{i}]: {text}") from None
     isolate = data.get("isolate_references", False)
     if not isinstance(isolate, bool):
         raise ExperimentError(f"{source}: isolate_references={isolate!r} rejected: expected "
