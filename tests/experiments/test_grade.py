@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import copy
 import csv
-import html
 import dataclasses
+import html
 import json
 import os
 import pathlib
-
-import pytest
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs.experiments.cli import main
