@@ -7,7 +7,7 @@ the reference learners; its declared privacy budget is audited from its actions;
 score and its reasons go to a page and a JSON record per submission and one class table.
 
 Modules: :mod:`.assignment` (the assignment file), :mod:`.submission` (finding and
-loading a submission's learner in its own process), :mod:`.grade` (playing, auditing,
+loading a submission's learner in its own process), :mod:`.grader` (playing, auditing,
 scoring), :mod:`.report` (pages and tables), :mod:`.audit_step` (the one door to the
 action audit).
 """
@@ -17,7 +17,7 @@ from dp_online_envs.grading.assignment import (
            load_assignment,
            parse_assignment,
 )
-from dp_online_envs.grading.grade import ClassGrades, Grade, Part, grade
+from dp_online_envs.grading.grader import ClassGrades, Grade, Part, grade
 from dp_online_envs.grading.submission import SubmissionError, find_submissions
 
 __all__ = ["Assignment", "ClassGrades", "Grade", "Part", "SubmissionError", "find_submissions",

@@ -4,7 +4,7 @@
 
     OUT/grades.csv             one row per submission: score, each part, the reasons
     OUT/grades.html            the same table, each name linking to its page
-    OUT/<submission>/grade.json    the grade (:meth:`~.grade.Grade.to_dict`)
+    OUT/<submission>/grade.json    the grade (:meth:`~.grader.Grade.to_dict`)
     OUT/<submission>/report.html   regret curves against the references, the score
                                    breakdown, the games that failed, the audit and its power
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from dp_online_envs.experiments import analysis, plots
 from dp_online_envs.experiments.report import _CSS, _e, _num, _png
-from dp_online_envs.grading.grade import ClassGrades, Grade
+from dp_online_envs.grading.grader import ClassGrades, Grade
 
 #: Extra CSS of the grading pages.
 _GRADE_CSS = """

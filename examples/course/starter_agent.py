@@ -2,13 +2,13 @@
 
 Fill in the TODOs. As given, this file loads and plays (a uniformly random arm, no
 privacy declared) and scores low: regret linear in T, no budget declared, nothing to
-audit. Test it locally, in its own process as the grader plays it::
+audit. Test it locally, in its own process as the grader plays it (from this
+directory, so that ``starter_agent`` is importable)::
 
-    dp-online run DPBandit-MAB-v0 examples/course/starter_agent.py:StarterAgent \
-        --epsilon 1 --horizon 1000 --seeds 3 --isolate
+    PYTHONPATH=. dp-online run DPBandit-MAB-v0 starter_agent:StarterAgent \
+        --epsilon 1 --horizon 16384 --seeds 3 --isolate
 
-(``path/to/file.py:Class`` needs the file importable: run from the directory that holds
-it as ``starter_agent:StarterAgent``, or put it on ``PYTHONPATH``.) See README.md.
+See README.md for what the learner sees and how it is graded.
 """
 
 from __future__ import annotations

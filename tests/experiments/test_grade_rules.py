@@ -13,11 +13,13 @@ from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.grading import find_submissions, load_assignment, parse_assignment
 from dp_online_envs.grading.assignment import RegretRule, Secret
-from dp_online_envs.grading.grade import (
+from dp_online_envs.grading.grader import (
     _settings,
+    audit_seed,
     declared_budget,
     failure_reason,
     score,
+    seed_secret,
 )
 
 BASE = {
@@ -212,3 +214,35 @@ def test_the_reason_of_a_failed_game_is_one_line():
     assert failure_reason(env) == "ValueError: arm index 99 out of range"
     assert failure_reason("") == "unknown error"
     assert math.isfinite(len(failure_reason("x" * 1000))) and len(failure_reason("x" * 1000)) == 300
+
+
+def test_the_audit_power_is_measured_once_per_assignment_and_cached(tmp_path, monkeypatch):
+    from dp_online_envs.grading import audit_step, grade
+
+    calls = []
+    real = audit_step.audit_power
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(audit_step, "audit_power", counted)
+    a = parse_assignment(with_("audit", {"runs": 40, "pilot_runs": 10, "horizon": 8}))
+    first = grade(a, [], secret="s-1", out_dir=tmp_path)
+    assert len(calls) == 1 and calls[0][0] == "private-exp2"
+    assert calls[0][4].seed == audit_seed(a, "s-1")  # the audit's seed comes from the secret
+    again = grade(a, [], secret="s-1", out_dir=tmp_path)
+    assert len(calls) == 1 and again.power == first.power  # read back
+    grade(a, [], secret="s-2", out_dir=tmp_path)  # another secret: other audit seeds
+    assert len(calls) == 2
+    (tmp_path / "audit_power.json").write_text("{damaged")
+    grade(a, [], secret="s-2", out_dir=tmp_path)
+    assert len(calls) == 3
+
+
+def test_the_audit_seed_is_keyed_by_the_secret_and_the_assignment():
+    a = parse_assignment(copy.deepcopy(BASE))
+    b = parse_assignment(with_("name", "other"))
+    assert audit_seed(a, "s") == audit_seed(a, "s")
+    assert len({audit_seed(a, "s"), audit_seed(a, "t"), audit_seed(b, "s")}) == 3
+    assert len({seed_secret(a, "s"), seed_secret(a, "t"), seed_secret(b, "s")}) == 3

@@ -353,8 +353,10 @@ def _audit(assignment: Assignment, loader: SubmissionLoader,
         return session
 
     env: EnvEntry = assignment.audit.env
+    downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-information env
+    kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
     try:
-        return audit_step.audit_actions(make_session, env.id, dict(env.kwargs),
+        return audit_step.audit_actions(make_session, env.id, kwargs,
                                         (declared[0], declared[1]), settings), ""
     except AgentFailure as exc:
         return None, f"the learner failed under audit: {exc.reason}"
