@@ -329,7 +329,7 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
     report = run(specs, isolate=assignment.limits, desc=path.stem)
     failures = [(spec, failure_reason(error)) for spec, error in report.failures]
     declared, declared_note = declared_budget(report.records)
-    finding, audit_reason = _audit(assignment, loader, declared, settings)
+    finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings)
     results = _settings(assignment, report.records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
     return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
@@ -338,10 +338,11 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
 
 
 def _audit(assignment: Assignment, loader: SubmissionLoader,
-           declared: tuple[float, float, str] | None, settings: Any) -> tuple[Any, str]:
+           declared: tuple[float, float, str] | None, declared_note: str,
+           settings: Any) -> tuple[Any, str]:
     """``(finding, "")``, or ``(None, why the audit did not run to its end)``."""
     if declared is None:
-        return None, "not audited: the learner declared no privacy budget"
+        return None, f"not audited: {declared_note}"
     limits = assignment.limits
     factory = functools.partial(loader, epsilon=assignment.epsilon, delta=assignment.delta,
                                 seed=settings.seed)

@@ -20,7 +20,7 @@ import datetime
 import json
 import os
 import pathlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from dp_online_envs.experiments import analysis, plots
@@ -139,14 +139,18 @@ def _assignment_table(a: Any) -> str:
         ("declared budget", f"{a.grading.declared:g} points"),
         ("privacy audit", (f"{a.grading.audit:g} points if the action audit on "
                            f"{a.audit.env.label} does not refute the declared budget")),
-        ("limits", f"{a.limits.timeout:g} s per call; " +
-                   ("no memory limit" if a.limits.memory_bytes is None
-                    else f"{a.limits.memory_bytes // 2**20} MB of memory") + "; " +
-                   ("no CPU limit" if a.limits.cpu_seconds is None
-                    else f"{a.limits.cpu_seconds} s of CPU")),
+        ("limits", _limits(a)),
     ]
     return "<table>" + "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>{_e(v)}</td></tr>"
                                for k, v in items) + "</table>"
+
+
+def _limits(a: Any) -> str:
+    lim = a.limits
+    return (f"{lim.timeout:g} s per call, {lim.startup_timeout:g} s to start; " +
+            ("no memory limit" if lim.memory_bytes is None
+             else f"{lim.memory_bytes // 2**20} MB of memory") + "; " +
+            ("no CPU limit" if lim.cpu_seconds is None else f"{lim.cpu_seconds} s of CPU"))
 
 
 def _figure(g: Grade, grades: ClassGrades) -> str:
@@ -226,9 +230,15 @@ def render_page(g: Grade, grades: ClassGrades) -> str:
     learner = g.learner or {}
     declared = ("none" if g.declared is None
                 else f"({g.declared[0]:g}, {g.declared[1]:g})-DP: {g.declared[2]}")
-    failed = [f for s in g.settings for f in s.failed]
-    limits = ("<p>No game hit a limit or failed.</p>" if not failed else
-              "<ul>" + "".join(f"<li>{_e(f)}</li>" for f in failed) + "</ul>")
+    failed = [f"{s.env} T={s.horizon}: {n} of {s.games} game(s): {reason}"
+              for s in g.settings for reason, n in Counter(s.failed).items()]
+    failed += [f"{s.env} T={s.horizon}: {s.projected} infeasible action(s) projected"
+               for s in g.settings if s.projected]
+    if g.audit is None and "failed under audit" in g.parts[2].reason:
+        failed.append(g.parts[2].reason)
+    limits = (f"<p class=note>Limits of each submission process: {_e(_limits(a))}.</p>" +
+              ("<p>No game hit a limit or failed.</p>" if not failed else
+               "<ul>" + "".join(f"<li>{_e(f)}</li>" for f in failed) + "</ul>"))
     return (f"{_head(g.submission + ': ' + a.name)}<h1>{_e(g.submission)}</h1>"
             f"<p class=meta>assignment {_e(a.title or a.name)} &middot; learner "
             f"{_e(learner.get('class_name', '-'))} ({_e(learner.get('feedback', '-'))} "

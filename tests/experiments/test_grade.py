@@ -58,7 +58,7 @@ def numbers(grade_dict: dict) -> dict:
 
 
 def test_a_regrade_with_the_same_secret_is_identical_and_another_secret_changes_it(tmp_path):
-    assignment = parse_assignment(tiny())
+    assignment = parse_assignment(tiny(seeds=1))
     first = grade(assignment, [HONEST], secret="instructor-secret-1", out_dir=tmp_path / "a")
     isolated = dataclasses.replace(assignment, isolate_references=True)
     again = grade(isolated, [HONEST], secret="instructor-secret-1", out_dir=tmp_path / "b")
@@ -98,7 +98,7 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
         tmp_path, monkeypatch):
     monkeypatch.setenv(VAR, "a-secret-in-the-environment")
     assignment = parse_assignment(tiny(seeds=1))
-    files = [BAD / f"{name}.py" for name in FAILURES] + [HONEST]
+    files = [BAD / f"{name}.py" for name in FAILURES] + [BAD / "fails_under_audit.py", HONEST]
     result = grade(assignment, files, out_dir=tmp_path)
     assert os.environ[VAR] == "a-secret-in-the-environment"  # hidden only while grading
     by_name = {g.submission: g for g in result.grades}
@@ -109,12 +109,18 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
         assert by_name[name].score == 0.0, name
         page = (tmp_path / name / "report.html").read_text()
         assert html.escape(reason.split(":")[0]) in page
+    audited = by_name["fails_under_audit"]  # played its games, then failed the audit
+    assert audited.settings[0].failed == () and audited.parts[1].earned == 20
+    assert audited.audit is None and audited.parts[2].earned == 0.0
+    assert ("the learner failed under audit: agent raised during act: RuntimeError: refusing "
+            "a game of 16 rounds") in audited.parts[2].reason
     honest = by_name["honest"]
     assert honest.parts[0].earned > 0 and honest.declared[:2] == (1.0, 0.0)
     assert honest.parts[1].earned == 20 and honest.audit is not None
     with open(tmp_path / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert sorted(r["submission"] for r in rows) == sorted([*FAILURES, "honest"])
+    assert sorted(r["submission"] for r in rows) == sorted([*FAILURES, "fails_under_audit",
+                                                            "honest"])
     assert float(next(r for r in rows if r["submission"] == "honest")["score"]) == honest.score
     table = (tmp_path / "grades.html").read_text()
     assert all(f"href='{name}/report.html'" in table for name in [*FAILURES, "honest"])
