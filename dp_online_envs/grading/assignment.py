@@ -69,7 +69,11 @@ SECRET_KEYS = ("env", "salt")
 PRIVACY_KEYS = ("epsilon", "delta")
 REFERENCE_KEYS = ("name", "kwargs", "epsilon", "delta")
 LIMIT_KEYS = ("timeout", "startup_timeout", "memory_mb", "cpu_seconds")
-AUDIT_KEYS = ("env", "reference", "horizon", "runs", "pilot_runs", "confidence")
+#: Keys of ``audit``: the env, the reference whose power is reported, the noise cuts
+#: tried for that power, and every setting of the auditor but its seed (which the
+#: secret gives).
+AUDIT_KEYS = ("env", "reference", "power_factors",
+              *(f.name for f in dataclasses.fields(AuditSettings) if f.name != "seed"))
 GRADING_KEYS = ("regret", "declared", "audit")
 REGRET_KEYS = ("points", "reference", "factor", "zero_at")
 #: The environment variable of the secret when the file names none.
@@ -198,11 +202,14 @@ class AuditSpec:
         reference: Label of the reference whose audit power is reported.
         settings: The audit's settings; its ``seed`` is replaced by one derived from
             the secret when grading.
+        power_factors: The noise cuts of the reference tried for the power (``None``:
+            the auditor's default).
     """
 
     env: EnvEntry
     reference: str
     settings: AuditSettings
+    power_factors: tuple[float, ...] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -435,15 +442,30 @@ def _audit(value: Any, where: str, envs: tuple[EnvEntry, ...],
     private = [r.label for r in references if r.epsilon is not None]
     reference = _label(section.get("reference"), f"{where}: reference", references,
                        private[0] if private else references[0].label)
-    defaults = AuditSettings()
-    ints = {k: _checked(lambda v, k=k: check_int(k, v, 1), section.get(k, getattr(defaults, k)),
-                        f"{where}: {k}") for k in ("horizon", "runs", "pilot_runs")}
-    confidence = _checked(
-        lambda v: check_real("confidence", v, 0.0, 1.0, low_inclusive=False,
-                             high_inclusive=False),
-        section.get("confidence", defaults.confidence), f"{where}: confidence",
-        yaml_number=True)
-    return AuditSpec(env, reference, AuditSettings(**ints, confidence=confidence))
+    if reference not in private:
+        raise ExperimentError(f"{where}: reference: {reference!r} is not private: the audit's "
+                              f"power is measured on a private reference's noise cuts; "
+                              f"private references: {private}")
+    given = {k: v for k, v in section.items() if k not in ("env", "reference", "power_factors")}
+    for k in ("horizon", "runs", "pilot_runs"):
+        if k in given:
+            given[k] = _checked(lambda v, k=k: check_int(k, v, 1), given[k], f"{where}: {k}")
+    if "confidence" in given:
+        given["confidence"] = _checked(
+            lambda v: check_real("confidence", v, 0.0, 1.0, low_inclusive=False,
+                                 high_inclusive=False),
+            given["confidence"], f"{where}: confidence", yaml_number=True)
+    given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
+    try:  # the auditor checks its own settings
+        settings = AuditSettings(**given)
+    except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
+    factors = None
+    if "power_factors" in section:
+        factors = tuple(_checked(lambda v: check_real("power factor", v, 1.0), v,
+                                 f"{where}: power_factors", yaml_number=True)
+                        for v in _list(section["power_factors"], f"{where}: power_factors"))
+    return AuditSpec(env, reference, settings, factors)
 
 
 def _points(value: Any, where: str) -> float:

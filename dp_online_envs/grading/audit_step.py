@@ -4,7 +4,8 @@ The grader codes against this API (fixed with the auditor's authors)::
 
     AuditSettings(horizon=32, runs=2000, pilot_runs=200, confidence=0.95, seed=0)
     audit_actions(make_session, env_id, env_kwargs, claim, settings) -> AuditFinding
-    audit_power(reference, env_id, env_kwargs, claim, settings, factors=...) -> AuditPower
+    audit_power(reference, env_id, env_kwargs, claim, settings, factors=..., *, options=...,
+                resolver=...) -> AuditPower
 
 where ``make_session(problem, action_space)`` returns a session with ``reset(seed)``,
 ``act()`` and ``update(action, feedback)`` (the grader passes an
@@ -103,7 +104,8 @@ except ImportError:  # pragma: no cover - replaced when dp_online_envs.audit lan
 
     def audit_power(reference: str, env_id: str, env_kwargs: dict[str, Any],
                     claim: tuple[float, float], settings: AuditSettings,
-                    factors: Sequence[float] = ()) -> AuditPower:
+                    factors: Sequence[float] = (), *, options: dict[str, Any] | None = None,
+                    resolver: Any = None) -> AuditPower:
         """The stand-in measures no power."""
         return AuditPower(reference, tuple(factors), tuple(False for _ in factors), None)
 

@@ -242,7 +242,7 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
                             seed_secret=keyed)
     with hidden_variable(assignment.secret.env):
         references = _reference_records(assignment, run, resolver)
-        power, power_text = _power(assignment, settings, out_dir)
+        power, power_text = _power(assignment, settings, out_dir, resolver)
         grades = [_grade_one(assignment, pathlib.Path(p), run, references, settings, power,
                              power_text) for p in submissions]
     result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
@@ -274,15 +274,16 @@ def _reference_records(assignment: Assignment, run: Any,
     return report.records
 
 
-def _power(assignment: Assignment, settings: Any, out_dir: Any
-           ) -> tuple[dict[str, Any] | None, str]:
+def _power(assignment: Assignment, settings: Any, out_dir: Any,
+           resolver: AgentResolver | None) -> tuple[dict[str, Any] | None, str]:
     """The audit's power against the assignment's reference, cached in ``out_dir``."""
     ref = assignment.reference(assignment.audit.reference)
     env = assignment.audit.env
     claim = (assignment.epsilon, assignment.delta)
+    factors = assignment.audit.power_factors
     key = stable_hash({"reference": ref.name, "kwargs": dict(ref.kwargs), "env": env.id,
                        "env_kwargs": dict(env.kwargs), "claim": claim,
-                       "settings": dataclasses.asdict(settings),
+                       "settings": dataclasses.asdict(settings), "factors": factors,
                        "stand_in": audit_step.STAND_IN})
     cache = None if out_dir is None else pathlib.Path(out_dir) / "audit_power.json"
     if cache is not None and cache.is_file():
@@ -292,7 +293,9 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any
                 return stored["power"], stored["text"]
         except (OSError, ValueError, KeyError, AttributeError):
             pass  # a damaged cache is measured again
-    power = audit_step.audit_power(ref.name, env.id, dict(env.kwargs), claim, settings)
+    power = audit_step.audit_power(ref.name, env.id, dict(env.kwargs), claim, settings,
+                                   **({} if factors is None else {"factors": factors}),
+                                   options=dict(ref.kwargs), resolver=resolver)
     found = (_finite(power.to_dict()), str(power))
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)

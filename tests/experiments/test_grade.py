@@ -35,7 +35,7 @@ TINY = {
     "secret": {"env": VAR},
     "privacy": {"epsilon": 1},
     "references": ["private-exp2", "exp3"],
-    "limits": {"timeout": 5},
+    "limits": {"timeout": 5, "startup_timeout": 600},  # imports are slow on a busy machine
     "audit": {"horizon": 16, "runs": 40, "pilot_runs": 10},
     "grading": {"regret": {"points": 50, "reference": "private-exp2", "factor": 1.5,
                            "zero_at": 3}},
@@ -133,14 +133,18 @@ def test_the_cheat_is_refuted_by_the_audit_and_the_honest_learner_is_not():
     :mod:`dp_online_envs.grading.audit_step` (which tests nothing) this fails.
     """
     course = load_assignment(COURSE / "assignment.yaml")
-    assignment = dataclasses.replace(course, horizons=(200,), seeds=1)
+    audit = dataclasses.replace(course.audit, power_factors=(10.0,))  # one power audit
+    limits = dataclasses.replace(course.limits, startup_timeout=600.0)
+    assignment = dataclasses.replace(course, horizons=(200,), seeds=1, audit=audit,
+                                     limits=limits)
     result = grade(assignment, [CHEAT, HONEST], secret="course-secret")
     cheat, honest = result.grades
     assert cheat.declared[:2] == (1.0, 0.0) and cheat.parts[1].earned == 20
     assert cheat.audit["refuted"] is True and cheat.parts[2].earned == 0.0
     assert "refuted" in cheat.parts[2].reason
     assert honest.audit["refuted"] is False and honest.parts[2].earned == 30
-    assert result.power is not None and result.power["smallest_refuted"] is not None
+    assert result.power["reference"] == "private-exp2" and result.power["factors"] == [10.0]
+    assert result.power_text and result.grades[0].power_text == result.power_text
 
 
 def test_the_command_grades_the_starter_low_and_writes_the_reports(tmp_path, monkeypatch,

@@ -77,6 +77,11 @@ def with_(path: str, value) -> dict:
      ("assignment: audit: reference: 'exp33' is not one of the references; did you mean "
      "'exp3'?")),
     (with_("audit.runs", 0), "assignment: audit: runs: runs=0 rejected"),
+    (with_("audit.rums", 10), "assignment: audit: unknown key 'rums'; did you mean 'runs'?"),
+    (with_("audit.reference", "exp3"), "reference: 'exp3' is not private"),
+    (with_("audit.power_factors", [10, 0.5]),
+     ("assignment: audit: power_factors: power factor=0.5 rejected: expected a finite real "
+     "number >= 1")),
     (with_("audit.confidence", 1), "confidence=1 rejected: expected a real number in (0, 1)"),
     (with_("grading.regret.factor", 0.5), ("factor=0.5 rejected: expected a finite real "
                                           "number >= 1")),
@@ -224,10 +229,12 @@ def test_the_audit_power_is_measured_once_per_assignment_and_cached(tmp_path, mo
 
     def counted(*args, **kwargs):
         calls.append(args)
+        assert kwargs["factors"] == (3.0, 10.0) and kwargs["options"] == {}
         return real(*args, **kwargs)
 
     monkeypatch.setattr(audit_step, "audit_power", counted)
-    a = parse_assignment(with_("audit", {"runs": 40, "pilot_runs": 10, "horizon": 8}))
+    a = parse_assignment(with_("audit", {"runs": 40, "pilot_runs": 10, "horizon": 8,
+                                         "power_factors": [3, 10]}))
     first = grade(a, [], secret="s-1", out_dir=tmp_path)
     assert len(calls) == 1 and calls[0][0] == "private-exp2"
     assert calls[0][4].seed == audit_seed(a, "s-1")  # the audit's seed comes from the secret
