@@ -72,9 +72,18 @@ def csv_row(g: Grade) -> dict[str, Any]:
         "eps_lb": audit.get("eps_lb", ""),
         "refuted": audit.get("refuted", ""),
         "failed_games": sum(len(s.failed) for s in g.settings),
-        "reasons": " | ".join(f"{p.name}: {p.reason}" for p in g.parts if p.earned < p.points),
+        "reasons": " | ".join(f"{name}: {reason}" for name, reason in _lost(g)),
         "sha256": g.sha256,
     }
+
+
+def _lost(g: Grade) -> list[tuple[str, str]]:
+    """``(part, reason)`` of every part not at full points; one ``("all parts", reason)``
+    when they all lost their points for the same reason."""
+    lost = [(p.name, p.reason) for p in g.parts if p.earned < p.points]
+    if len(lost) == len(g.parts) > 1 and len({r for _, r in lost}) == 1:
+        return [("all parts", lost[0][1])]
+    return lost
 
 
 def _head(title: str) -> str:
@@ -102,8 +111,7 @@ def render_class(grades: ClassGrades) -> str:
     rows = []
     for g in sorted(grades.grades, key=lambda g: g.submission):
         parts = {p.name: p for p in g.parts}
-        reasons = "<br>".join(f"<b>{_e(p.name)}</b>: {_e(p.reason)}" for p in g.parts
-                              if p.earned < p.points)
+        reasons = "<br>".join(f"<b>{_e(name)}</b>: {_e(reason)}" for name, reason in _lost(g))
         rows.append(
             f"<tr><td class=l><a href='{_e(g.submission)}/report.html'>{_e(g.submission)}</a>"
             f"</td><td class=l>{_e((g.learner or {}).get('class_name', '-'))}</td>"
