@@ -146,7 +146,9 @@ def _assignment_table(a: Any) -> str:
                          f"none from x{r.zero_at:g}, linear between")),
         ("declared budget", f"{a.grading.declared:g} points"),
         ("privacy audit", (f"{a.grading.audit:g} points if the action audit on "
-                           f"{a.audit.env.label} does not refute the declared budget")),
+                           f"{a.audit.env.label} does not refute the declared budget ("
+                           f"T={a.audit.settings.horizon}, {a.audit.settings.runs} test runs "
+                           f"per side, {100 * a.audit.settings.confidence:g}% confidence)")),
         ("limits", _limits(a)),
     ]
     return "<table>" + "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>{_e(v)}</td></tr>"
@@ -222,7 +224,8 @@ def _audit_section(g: Grade) -> str:
     if g.audit is None:
         reason = next(p.reason for p in g.parts if p.name == "audit")
         return f"<p>No audit finding: {_e(reason)}</p>{power}"
-    rows = "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>{_e(v)}</td></tr>"
+    rows = "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>"
+                   f"{_num(v) if isinstance(v, float) else _e(v)}</td></tr>"
                    for k, v in g.audit.items())
     return (f"<table>{rows}</table>{power}<p class=note>The audit plays the learner many times "
             "on two loss sequences that differ in one round and watches only its actions. "
