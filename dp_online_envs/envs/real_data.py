@@ -24,7 +24,7 @@ import numpy as np
 
 from dp_online_envs import datasets
 from dp_online_envs import domains as dom
-from dp_online_envs.adversaries.data import ShuffledRowsAdversary
+from dp_online_envs.adversaries.data import DateWindowAdversary, ShuffledRowsAdversary
 
 Options = dict[str, Any]
 
@@ -63,3 +63,13 @@ def class_arms(opts: Options) -> dom.Domain:
 def class_data(opts: Options) -> ShuffledRowsAdversary:
     """The examples' misclassification losses in a seeded random order."""
     return ShuffledRowsAdversary(class_rows(opts["dataset"]))
+
+
+def portfolio_simplex(opts: Options) -> dom.Domain:
+    """The simplex over the 20 stocks of skfolio's S&P 500 data."""
+    return dom.Simplex(len(datasets.load_sp500().tickers))
+
+
+def portfolio_data(opts: Options) -> DateWindowAdversary:
+    """The daily price relatives, a window of consecutive days in date order."""
+    return DateWindowAdversary(datasets.load_sp500().relatives())

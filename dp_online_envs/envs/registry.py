@@ -85,6 +85,7 @@ LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
     "graph-cut": graph_cut_loss,
     "concave-modular": ls.ConcaveModularLoss,
     "facility-location": ls.FacilityLocationLoss,
+    "log-wealth": ls.LogWealthLoss,
 }
 LINEAR_LOSSES = ("linear",)
 CONVEX_LOSSES = ("distance", "absolute", "hinge", "logistic", "quadratic", "linear")
@@ -327,6 +328,11 @@ CONFIGS: list[EnvConfig] = [
               data=real_data.class_data,
               defaults={"dataset": "breast-cancer", "adversary": "data", "loss": "linear",
                         "horizon": 4096}),
+    EnvConfig(id="DPFullInfo-Portfolio-v0", decision_set="simplex (20 stocks)",
+              losses="-log <r_t, x>, r_t daily price relatives in [0.5, 2]", feedback="full",
+              paper="Cover 1991 (real data)", domain=real_data.portfolio_simplex,
+              loss_names=("log-wealth",), data=real_data.portfolio_data,
+              defaults={"adversary": "data", "loss": "log-wealth", "horizon": 2048}),
 ]
 
 ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}
