@@ -11,7 +11,15 @@ Two sources, each behind the ``realdata`` extra (``pip install 'dp-online-envs[r
   1990-01-02 to 2022-12-28 (8313 trading days), shipped by skfolio (BSD-3-Clause) as
   ``skfolio/datasets/data/sp500_dataset.csv.gz``. The file is located through
   ``importlib.metadata`` and parsed with the standard library: skfolio itself is never
-  imported (its import pulls in cvxpy and plotly).
+  imported (its import pulls in cvxpy and plotly). skfolio calls the file stale and for
+  testing and example use only; its prices are rounded to 3 decimals, so the earliest
+  low-priced rows (e.g. 0.144 for BBY in 1990) carry day-to-day rounding errors of up
+  to about 0.35% in their price relatives.
+
+Why skfolio for prices: its wheel ships daily data for 20 stocks over 33 years and
+resolves with pandas 3; ``universal-portfolios`` (Cover's NYSE files) pins pandas < 3
+and pulls yfinance, statsmodels and cvxopt, and ``vega_datasets`` has only 5 stocks,
+monthly.
 
 Every loader is cached (one parse per process) and returns read-only arrays.
 """

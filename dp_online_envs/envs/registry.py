@@ -31,6 +31,12 @@ Version history (v0):
     smoothing radii of ``fkm`` and ``bandit-pftal`` stay below the clamp of
     :mod:`agents.bandit.smoothing` from T = 2^12 on);
   - ``DPFullInfo-Experts-v0``, ``DPBandit-MAB-v0``: unchanged.
+
+* 2026-11 (issue 15), added on real data (the ``realdata`` extra; default adversary
+  ``"data"`` replays the data, the synthetic adversaries stay available):
+  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``, ``DPFullInfo-Portfolio-v0``.
+  The portfolio id does not separate: on daily returns the uniform portfolio's regret
+  is about 1e-3 a day (``benchmarks/real_data.py``).
 """
 
 from __future__ import annotations
