@@ -138,9 +138,7 @@ def best_rebalanced_portfolio(thetas: np.ndarray, x0: np.ndarray | None = None
                                  "jac": lambda x: np.ones(k)}],
                    options={"ftol": 1e-13, "maxiter": 200})
     x = np.clip(res.x, 0.0, None)
-    x = x / x.sum() if np.all(np.isfinite(x)) and x.sum() > 0 else np.full(k, 1.0 / k)
+    # a failed solve (non-finite or all-zero point) falls back to the feasible start
+    x = x / x.sum() if np.all(np.isfinite(x)) and x.sum() > 0 else start
     hi, grad = objective(x)
-    if hi > objective(start)[0]:  # never worse than the start (a feasible point too)
-        x = start
-        hi, grad = objective(x)
     return hi + float(grad.min() - grad @ x), hi, x

@@ -79,6 +79,8 @@ def test_loss_values_gradient_and_bounds():
         assert -math.log(2.0) <= loss.value(th, a) <= math.log(2.0) == loss.bound(dom)
     with pytest.raises(ValueError, match="r_min"):
         LogWealthLoss(3, r_min=0.0)
+    with pytest.raises(ValueError, match="r_max"):
+        LogWealthLoss(3, r_max=0.9)
 
 
 def test_window_is_in_date_order_clipped_and_seeded():
@@ -108,6 +110,19 @@ def test_best_rebalanced_portfolio_against_brute_force_on_two_stocks():
     vals = -np.log(np.outer(rows[:, 0], grid) + np.outer(rows[:, 1], 1.0 - grid)).sum(axis=0)
     assert lo <= vals.min() + 1e-9 and hi <= vals.min() + 1e-9
     assert hi - lo <= 1e-6 and abs(x.sum() - 1.0) < 1e-12 and np.all(x >= 0)
+
+
+def test_failed_solve_falls_back_to_the_start(monkeypatch):
+    from types import SimpleNamespace
+
+    from dp_online_envs.losses import portfolio
+
+    rows = datasets.load_sp500().relatives()[:50, :3]
+    monkeypatch.setattr(portfolio, "minimize",
+                        lambda *a, **k: SimpleNamespace(x=np.full(3, np.nan)))
+    lo, hi, x = best_rebalanced_portfolio(rows, x0=np.array([2.0, 1.0, 1.0]))
+    np.testing.assert_array_equal(x, [0.5, 0.25, 0.25])
+    assert hi == -np.log(rows @ x).sum() and lo <= hi
 
 
 def test_comparator_certified_on_twenty_stocks():
