@@ -54,6 +54,8 @@ from dp_online_envs.envs.registry import ENV_IDS  # noqa: E402
 
 DELTA = 1e-6
 TRIVIAL = "center"
+#: Ids whose data bound the horizon (a window of consecutive trading days).
+MAX_HORIZON = {"DPFullInfo-Portfolio-v0": 8312}
 
 #: id -> (non-private learner, its options, private learner, its options without epsilon)
 LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
@@ -73,6 +75,10 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
     "DPFullInfo-Matroid-v0": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
     "DPFullInfo-Submodular-v0": ("hazan-kale-submodular", {}, "submod-pftal", {}),
     "DPBandit-Submodular-v0": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
+    # real data (issue 15; benchmarks/real_data.py runs them at their default horizons)
+    "DPFullInfo-Classification-v0": ("ftal", {}, "pftal", {}),
+    "DPBandit-Classes-v0": ("exp3", {}, "private-exp2", {}),
+    "DPFullInfo-Portfolio-v0": ("ftal", {}, "pftal", {}),
 }
 
 
@@ -152,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         t_start = time.perf_counter()
         nan = math.nan
         tr = tr0 = r_np = r_p = nan
+        max_t = MAX_HORIZON.get(env_id)
+        if max_t is not None and args.T > max_t:
+            print(f"{env_id:30s} skipped: T = {args.T} exceeds its data's {max_t} rounds")
+            continue
         if "trivial" in only:
             tr0 = mean_regret(env_id, TRIVIAL, args.T0, args.seeds, env_kw, {})
             tr = mean_regret(env_id, TRIVIAL, args.T, args.seeds, env_kw, {})

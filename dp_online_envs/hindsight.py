@@ -14,6 +14,9 @@
   for dual points ``u_t`` taken from the smoothing, minimized over D with one linear
   oracle call) the lower bound (:func:`minimize_smoothed`); typically within ``1e-9``
   relative of each other, so the regret interval is tight enough to fit rates on;
+* certified for the log-wealth losses of portfolio selection: SLSQP's point, made
+  feasible, is the upper bound and its linear minorant minimized over the simplex's
+  vertices the lower bound (:func:`~dp_online_envs.losses.portfolio.best_rebalanced_portfolio`);
 * certified for other convex losses: a projected-subgradient solver gives a feasible
   point (an upper bound) and the averaged linear minorants
   ``F(y) >= F(x_j) + <g_j, y - x_j>`` minimized with the linear oracle give a lower
@@ -40,6 +43,7 @@ from dp_online_envs.domains.wolfe import wolfe_minimize
 from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.losses.convex import AbsoluteLinearLoss, DistanceLoss, HingeLoss, LogisticLoss
 from dp_online_envs.losses.linear import LinearLoss
+from dp_online_envs.losses.portfolio import LogWealthLoss, best_rebalanced_portfolio
 from dp_online_envs.losses.quadratic import QuadraticLoss
 from dp_online_envs.losses.submodular_min import minimize_submodular
 
@@ -594,7 +598,9 @@ class Comparator:
             return val, val
         thetas = self._thetas[: self.count]
         family = _smooth_family(loss)
-        if family is not None:
+        if isinstance(loss, LogWealthLoss):
+            lo, hi, x = best_rebalanced_portfolio(thetas, x0=self._x_warm)
+        elif family is not None:
             lo, hi, x = minimize_smoothed(family, thetas, domain, x0=self._x_warm)
         else:
             lo, hi, x = minimize_convex_sum(loss, thetas, domain, x0=self._x_warm)
