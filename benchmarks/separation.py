@@ -50,7 +50,7 @@ import gymnasium as gym  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
-from dp_online_envs.envs.registry import ENV_IDS  # noqa: E402
+from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
 
 DELTA = 1e-6
 TRIVIAL = "center"
@@ -87,7 +87,9 @@ def mean_regret(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
     """Mean over seeds ``0..seeds-1`` of the regret of one agent at one horizon."""
     total = 0.0
     for seed in range(seeds):
-        env = gym.make(env_id, horizon=horizon, **env_kw)
+        # build_env: the same game as gym.make, and it also builds the unlisted games
+        # (registry.UNLISTED_IDS) that benchmarks/real_data.py reports.
+        env = build_env(env_id, horizon=horizon, **env_kw)
         a = make(agent, env.get_wrapper_attr("problem"), seed=seed, **agent_kw)
         s = play(env, a, seed=seed)
         if s.projected_actions:

@@ -4,7 +4,6 @@ import hashlib
 import importlib.metadata
 import math
 
-import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -85,7 +84,7 @@ def test_loss_values_gradient_and_bounds():
 
 def test_window_is_in_date_order_clipped_and_seeded():
     rows = datasets.load_sp500().relatives()
-    env = gym.make(PF, horizon=300, record_losses=True)
+    env = dp_online_envs.build_env(PF, horizon=300, record_losses=True)
     env.reset(seed=4)
     adv = env.unwrapped.adversary
     start, replayed = adv.start, adv.sequence.thetas
@@ -93,7 +92,7 @@ def test_window_is_in_date_order_clipped_and_seeded():
     env.reset(seed=5)
     assert env.unwrapped.adversary.start != start
     with pytest.raises(ValueError, match="horizon=9000 exceeds the 8312 rows"):
-        gym.make(PF, horizon=9000).reset(seed=0)
+        dp_online_envs.build_env(PF, horizon=9000).reset(seed=0)
 
 
 def test_replayed_relatives_are_clipped_into_the_parameter_set():
@@ -142,7 +141,7 @@ def test_comparator_certified_on_twenty_stocks():
 
 def test_same_seed_same_game():
     def game(seed):
-        env = gym.make(PF, horizon=200, record_losses=True)
+        env = dp_online_envs.build_env(PF, horizon=200, record_losses=True)
         s = play(env, make("ftal", env.get_wrapper_attr("problem"), seed=seed), seed=seed)
         return s.regret, env.unwrapped.played_losses().thetas
 
@@ -156,7 +155,7 @@ def test_not_learning_is_cheap_on_daily_returns():
     log-wealth a day, against the criterion's 0.05 a round."""
     total = 0.0
     for seed in (0, 1):
-        env = gym.make(PF, horizon=1024)
+        env = dp_online_envs.build_env(PF, horizon=1024)
         total += play(env, make("center", env.get_wrapper_attr("problem"), seed=seed),
                       seed=seed).regret
     assert 0.0 < total / 2 < 0.01 * 1024
