@@ -3,9 +3,12 @@
 Four reports, all measured by playing the registered envs end to end:
 
 0. **Rates at T up to ``--T-max``** (issue 10, part 5; default ``1e5``): on
-   ``DPFullInfo-Experts-v0`` at its defaults (trivial play is linear there: the
-   ``center`` row) the log-log slope of ``hedge`` and ``private-ftrl`` (eps = 1, 10,
-   100) over ``T = T_max / 100 .. T_max``, next to the explicit bound of
+   ``DPFullInfo-Experts-v0`` and ``DPBandit-MAB-v0`` at their defaults (trivial play
+   is linear there: the ``center`` rows) the log-log slope of ``hedge`` and
+   ``private-ftrl`` (eps = 1, 10, 100), ``exp2`` and ``private-exp2`` (eps = 1, 10; the
+   same paper's bandit reduction, Thm. 4.1) over ``T = T_max / 100 .. T_max``. For
+   ``private-exp2`` the bound is Lemma 4.4 with Thm. 4.1's parameters (``exp2_bound``);
+   for ``private-ftrl`` it is the explicit bound of
    ``docs/algorithms/private-ftrl.md``: ``E[regret] <= sqrt(T ln N / 2) + E[D_Z]``, with
    ``D_Z = max_i Z_i - min_i Z_i`` for one release of the Agarwal-Singh counter
    (``R = ceil(log2 T)`` Laplace draws of scale ``levels N / eps`` per coordinate,
@@ -57,6 +60,7 @@ import gymnasium as gym
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
+from agents.bandit.exp2 import theorem_4_1_parameters
 from dp_online_envs.experiments.rates import (
     below_from,
     geometric_horizons,
@@ -88,7 +92,7 @@ LEARNERS = [
 
 def run(agent: str, env_id: str, horizon: int, seed: int, env_kw: dict, agent_kw: dict):
     """One game: returns ``(regret, pseudo_regret, the agent)``."""
-    env = gym.make(env_id, horizon=horizon, **env_kw)
+    env = gym.make(env_id, horizon=horizon, checkpoints=[horizon], **env_kw)
     a = make(agent, env.get_wrapper_attr("problem"), seed=seed, **agent_kw)
     s = play(env, a, seed=seed)
     assert s.projected_actions == 0, f"{agent} played {s.projected_actions} infeasible actions"
@@ -130,50 +134,84 @@ def _fmt_t(t: float) -> str:
     return f"{t:.2g}" if t >= 1e4 else f"{t:.0f}"
 
 
+def exp2_bound(T: float, n: int, noise_scale: float) -> float:
+    """Agarwal-Singh Lemma 4.4 with Theorem 4.1's parameters (``N`` arms, Laplace scale
+    ``lambda`` on the ``[0, 1]`` loss scale): ``2 gamma T + ln N / eta + eta N T c + 1``,
+    ``c = 1 + 2 lambda^2 ln(N T)`` (the bound on ``E[sum_i p_i l~_i^2]`` per round given
+    the noise event, plus 1 for its complement), ``gamma`` clamped to 1."""
+    eta, gamma = theorem_4_1_parameters(max(int(T), 1), n, noise_scale)
+    c = 1.0 + 2.0 * noise_scale**2 * math.log(n * T)
+    return 2.0 * min(gamma, 1.0) * T + math.log(n) / eta + eta * n * T * c + 1.0
+
+
+#: Section 0: (env id, theorem exponent, [(label, agent, options, epsilon or None)], bound
+#: name). ``bound(T, n, eps)`` is the explicit bound of the learner's theorem.
+RATE_BLOCKS = [
+    ("DPFullInfo-Experts-v0", "ftrl", [
+        ("hedge", "hedge", {}, None),
+        *[(f"private-ftrl ε={e:g}", "private-ftrl", {"epsilon": e}, e) for e in (1.0, 10.0, 100.0)],
+    ]),
+    ("DPBandit-MAB-v0", "exp2", [
+        ("exp2", "exp2", {}, None),
+        *[(f"private-exp2 ε={e:g}", "private-exp2", {"epsilon": e}, e) for e in (1.0, 10.0)],
+    ]),
+]
+
+
 def theory_rates(t_max: int, seeds) -> None:
-    """Section 0: slopes at T up to ``t_max`` against the explicit bound."""
-    env_id = "DPFullInfo-Experts-v0"
+    """Section 0: slopes at T up to ``t_max`` against the explicit bounds."""
     ts = geometric_horizons(t_max)
-    n = gym.make(env_id).get_wrapper_attr("problem").dim
-    kappa = expected_normal_range(n)
-    print(f"## 0. Rates at T = {ts[0]} .. {ts[-1]} ({env_id} defaults, N = {n}, "
-          f"{len(seeds)} seeds)\n")
-    trivial = [float(np.mean([run("center", env_id, T, s, {}, {})[0] for s in seeds]))
-               for T in ts]
-    per_round = trivial[-1] / ts[-1]
-    print("| learner | " + " | ".join(f"T={T}" for T in ts) + " | slope | theorem | "
-          "within 0.1 | bound's slope at T_max | bound's slope within 0.1 from T | "
+    print(f"## 0. Rates at T = {ts[0]} .. {ts[-1]} (ids at their defaults, {len(seeds)} "
+          "seeds): theorem exponent 0.5\n")
+    print("| env | learner | " + " | ".join(f"T={T}" for T in ts) + " | slope | "
+          "within 0.1 of 0.5 | bound's slope at T_max | bound's slope within 0.1 from T | "
           "bound < trivial from T |")
-    print("|---|" + "---:|" * (len(ts) + 1) + "---|---|---:|---:|---:|")
-    print("| trivial (center) | " + " | ".join(f"{v:.0f}" for v in trivial)
-          + f" | {slope(ts, trivial):.2f} | 1 (linear) | "
-          f"{'yes' if abs(slope(ts, trivial) - 1) <= 0.1 else 'no'} | | | |")
-    rows = [("hedge", "hedge", {}, None)] + [
-        (f"private-ftrl ε={e:g}", "private-ftrl", {"epsilon": e}, e) for e in (1.0, 10.0, 100.0)]
-    for label, agent, kw, eps in rows:
-        means = []
-        for T in ts:
-            res = [run(agent, env_id, T, s, {}, kw) for s in seeds]
-            means.append(float(np.mean([r for r, _, _ in res])))
-            if eps is not None:  # the analytic sd is the counter's own
-                sd = math.sqrt(res[0][2]._counter.max_noise_variance())
-                assert abs(sd / ftrl_noise_sd(T, n, eps) - 1) < 0.02, (sd, T, eps)
+    print("|---|---|" + "---:|" * (len(ts) + 1) + "---|---:|---:|---:|")
+    notes = []
+    for env_id, kind, rows in RATE_BLOCKS:
+        short = env_id.split("-")[1]
+        n = gym.make(env_id).get_wrapper_attr("problem").dim
+        kappa = expected_normal_range(n)
+        trivial = [float(np.mean([run("center", env_id, T, s, {}, {})[0] for s in seeds]))
+                   for T in ts]
+        per_round = trivial[-1] / ts[-1]
+        fit = slope(ts, trivial)
+        print(f"| {short} | trivial (center) | " + " | ".join(f"{v:.0f}" for v in trivial)
+              + f" | {fit:.2f} | (linear: {'yes' if fit >= 0.9 else 'no'}) | | | |")
+        for label, agent, kw, eps in rows:
+            means = []
+            for T in ts:
+                res = [run(agent, env_id, T, s, {}, kw) for s in seeds]
+                means.append(float(np.mean([r for r, _, _ in res])))
+                if kind == "ftrl" and eps is not None:  # the analytic sd is the counter's
+                    sd = math.sqrt(res[0][2]._counter.max_noise_variance())
+                    assert abs(sd / ftrl_noise_sd(T, n, eps) - 1) < 0.02, (sd, T, eps)
 
-        def bound(T, eps=eps):
-            b = math.sqrt(T * math.log(n) / 2.0)
-            return b + (kappa * ftrl_noise_sd(T, n, eps, smooth=True) if eps is not None
-                        else 0.0)
+            if kind == "ftrl":
+                def bound(T, eps=eps, n=n, kappa=kappa):
+                    b = math.sqrt(T * math.log(n) / 2.0)
+                    return b + (kappa * ftrl_noise_sd(T, n, eps, smooth=True)
+                                if eps is not None else 0.0)
+            else:
+                def bound(T, eps=eps, n=n):
+                    return exp2_bound(T, n, 0.0 if eps is None else 1.0 / eps)
 
-        fit = slope(ts, means)
-        print(f"| {label} | " + " | ".join(f"{v:.1f}" for v in means)
-              + f" | {fit:.2f} | 0.5 | {'yes' if abs(fit - 0.5) <= 0.1 else 'no'} | "
-              f"{local_slope(bound, ts[-1]):.2f} | {_fmt_t(slope_reached(bound, 0.5))} | "
-              f"{_fmt_t(below_from(bound, lambda T: per_round * T))} |", flush=True)
-    print(f"\nBound: `sqrt(T ln N / 2) + kappa_N sd_T`, kappa_{n} = {kappa:.3f}, "
-          f"sd_T = sqrt(2 log2 T) (log2 T + 1) N / eps "
-          f"(sd at T_max: ε=1 {ftrl_noise_sd(ts[-1], n, 1.0):.0f}, "
-          f"ε=100 {ftrl_noise_sd(ts[-1], n, 100.0):.1f}); trivial play taken as "
-          f"{per_round:.3f} T (its rate at T_max).\n")
+            fit = slope(ts, means)
+            print(f"| {short} | {label} | " + " | ".join(f"{v:.1f}" for v in means)
+                  + f" | {fit:.2f} | {'yes' if abs(fit - 0.5) <= 0.1 else 'no'} | "
+                  f"{local_slope(bound, ts[-1]):.2f} | {_fmt_t(slope_reached(bound, 0.5))} | "
+                  f"{_fmt_t(below_from(bound, lambda T, c=per_round: c * T))} |", flush=True)
+        notes.append(f"{short}: trivial play taken as {per_round:.3f} T (its rate at T_max)")
+        if kind == "ftrl":
+            notes.append(f"Experts bound `sqrt(T ln N / 2) + kappa_N sd_T` "
+                         f"(docs/algorithms/private-ftrl.md), kappa_{n} = {kappa:.3f}, "
+                         f"sd_T = sqrt(2 log2 T) (log2 T + 1) N / eps "
+                         f"(at T_max: {ftrl_noise_sd(ts[-1], n, 1.0):.0f} at ε = 1)")
+        else:
+            notes.append("MAB bound: Lemma 4.4 with Theorem 4.1's eta, gamma: "
+                         "`2 gamma T + ln N / eta + eta N T (1 + 2 lambda^2 ln NT) + 1`, "
+                         "lambda = 1/ε")
+    print("\n" + ";\n".join(notes) + ".\n")
 
 
 def rates(horizons, seeds) -> dict:
