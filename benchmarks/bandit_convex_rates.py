@@ -18,15 +18,23 @@ Plays the registered envs end to end for several horizons T and seeds and report
 3. **Price of privacy**: mean regret of each private learner at ``epsilon = 1`` over its
    non-private counterpart (bandit-pftal / fkm, private-projection-free / garber-kretzu).
 
+The l2-ball part (``--only ball``) plays ``DPBandit-Convex-v0`` and
+``DPBandit-StronglyConvex-v0`` at their current defaults (dimension 2, planted losses:
+trivial play, the ``center`` rows, is linear) for ``T = T_max / 100 .. T_max``
+(``--T-max``, default ``1e5``), at eps = 1 and 10, and gives the horizon from which
+Smith-Thakurta's leading term ``p T^a chi`` is below trivial play's regret.
+
 Regret is ``summary.regret`` (the midpoint of the recorder's bracket when the
 comparator is not exact). Usage::
 
-    python benchmarks/bandit_convex_rates.py [--seeds 3] [--jobs 2] [--quick]
+    python benchmarks/bandit_convex_rates.py [--seeds 3] [--jobs 2] [--quick] [--T-max 100000]
+        [--only ball,polytopes,theory]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -41,13 +49,13 @@ import gymnasium as gym  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
+from dp_online_envs.experiments.rates import below_from, geometric_horizons  # noqa: E402
 
 DELTA = 1e-5
 #: The ids' defaults before issue 10 (2026-11), pinned so the numbers in docs/results.md
 #: stay reproducible (the current defaults are separating instances).
+#: The l2-ball ids (``BALL_IDS``) are played at their current (separating) defaults.
 PRE_2026_11 = {
-    "DPBandit-Convex-v0": {"dim": 5, "adversary": "oblivious"},
-    "DPBandit-StronglyConvex-v0": {"dim": 5, "adversary": "oblivious"},
     **{e: {"adversary": "oblivious"} for e in ("DPBandit-Matroid-v0", "DPBandit-Flow-v0",
                                                "DPBandit-SubmodularBase-v0",
                                                "DPBandit-Birkhoff-v0")},
@@ -56,17 +64,26 @@ POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase
              "DPBandit-Birkhoff-v0"]
 BALL2 = ("DPBandit-Convex-v0", (("dim", 2), ("loss", "distance")))
 
+BALL_IDS = ["DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0"]
+
 #: (label, agent, env id, env options, agent options, promised exponent, source)
-LEARNERS = [
+BALL_LEARNERS = [
+    ("trivial (center)", "center", "DPBandit-Convex-v0", (), (), 1.0, "linear"),
     ("bandit-pftal eps=1", "bandit-pftal", "DPBandit-Convex-v0", (), (("epsilon", 1.0),),
      0.75, "ST13 Thm 17"),
+    ("bandit-pftal eps=10", "bandit-pftal", "DPBandit-Convex-v0", (), (("epsilon", 10.0),),
+     0.75, "ST13 Thm 17"),
     ("fkm", "fkm", "DPBandit-Convex-v0", (), (), 0.75, "FKM05 Thm 3.3"),
+    ("trivial (center)", "center", "DPBandit-StronglyConvex-v0", (), (), 1.0, "linear"),
     ("bandit-pftal eps=1 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
      (("epsilon", 1.0),), 0.75, "ST13 Thm 6.2"),
+    ("bandit-pftal eps=10 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
+     (("epsilon", 10.0),), 0.75, "ST13 Thm 6.2"),
     ("bandit-pftal eps=1 oblivious", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
      (("epsilon", 1.0), ("adversary", "oblivious")), 2 / 3, "ST13 Thm 6.1"),
     ("fkm", "fkm", "DPBandit-StronglyConvex-v0", (), (), 0.75, "FKM05 Thm 3.3"),
 ]
+LEARNERS = []
 for _env in POLYTOPES:
     LEARNERS += [
         ("private-projection-free eps=1 laplace", "private-projection-free", _env, (),
@@ -90,6 +107,21 @@ PAIRS = [  # (private label, non-private label) on the same env
 ]
 
 
+def st_leading_term(agent, T: float) -> float:
+    """Smith-Thakurta Thm. 6 leading term ``p T^a chi`` (logs and constants dropped,
+    so a lower estimate of the bound): ``a = 2/3`` (strongly convex, oblivious) else
+    ``3/4``, ``chi = B R + (1 + R/r) L + (H R + B)^2 / H (1 + B / eps)`` with ``H`` the
+    agent's (strongly convex mode only: Thm. 17's constant differs)."""
+    prob = agent.problem
+    p, r = agent.geometry.rank, agent.geometry.radius
+    B, L, R = prob.bound, prob.lipschitz, prob.domain.norm_bound(2)
+    par = agent.params
+    H = par.H if par.mode == "strongly-convex" else T ** -0.25
+    a = 2 / 3 if (par.mode == "strongly-convex" and par.adversary == "oblivious") else 0.75
+    chi = B * R + (1 + R / r) * L + (H * R + B) ** 2 / H * (1 + B / agent.epsilon)
+    return p * T**a * chi
+
+
 def run_one(job):
     """One game: returns (key, T, seed, regret, clamped, seconds)."""
     label, agent_name, env_id, env_kw, agent_kw, _, _, T, seed = job
@@ -111,6 +143,38 @@ def slope(ts, ys) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
+def within(fit: float, expo: float) -> str:
+    return "yes" if abs(fit - expo) <= 0.1 else "no"
+
+
+def ball_crossings(results, horizons, seeds) -> None:
+    """For each bandit-pftal row: the horizon from which Thm. 6 / 17's leading term is
+    below trivial play's regret (the ``center`` row of the same id, taken linear)."""
+    print("\nbandit-pftal on the strongly convex id: horizon from which Smith-Thakurta "
+          "Thm 6's leading term `p T^a chi` "
+          "(logs and constants dropped) is below trivial play's regret, taken linear at "
+          f"its measured rate at T = {horizons[-1]}:\n")
+    print("| learner | env | chi | leading term at T max | trivial at T max | "
+          "leading term < trivial from T |")
+    print("|---|---|---:|---:|---:|---:|")
+    for label, agent_name, env_id, env_kw, agent_kw, _, _ in BALL_LEARNERS:
+        if agent_name != "bandit-pftal" or env_id != "DPBandit-StronglyConvex-v0":
+            continue  # Thm 17's (regularized) constant is not Thm 6's chi: not computed
+        triv_key = ("trivial (center)", env_id, ())
+        triv = np.mean([results[(triv_key, horizons[-1], s)][0] for s in seeds])
+        env = gym.make(env_id, horizon=horizons[-1], **dict(env_kw))
+        agent = make(agent_name, env.get_wrapper_attr("problem"), seed=0, **dict(agent_kw))
+        lead = st_leading_term(agent, horizons[-1])
+        chi = lead / (agent.geometry.rank * horizons[-1] ** (
+            2 / 3 if agent.params.adversary == "oblivious"
+            and agent.params.mode == "strongly-convex" else 0.75))
+        rate = triv / horizons[-1]
+        cross = below_from(lambda T, a=agent: st_leading_term(a, T),
+                           lambda T, c=rate: c * T, t_max=1e30)
+        print(f"| {label} | {env_name(env_id, env_kw)} | {chi:.3g} | {lead:.3g} | "
+              f"{triv:.0f} | {'> 1e30' if math.isinf(cross) else f'{cross:.2g}'} |")
+
+
 def env_name(env_id: str, env_kw) -> str:
     short = env_id.replace("DPBandit-", "").replace("-v0", "")
     return short + ("" if not env_kw else "(" + ",".join(f"{k}={v}" for k, v in env_kw) + ")")
@@ -119,8 +183,8 @@ def env_name(env_id: str, env_kw) -> str:
 def report(title, learners, results, horizons, seeds):
     print(f"\n## {title}\n")
     head = "| learner | env | " + " | ".join(f"T={t}" for t in horizons)
-    print(head + " | slope | theory | clamped (T min/max) |")
-    print("|" + "---|" * (len(horizons) + 5))
+    print(head + " | slope | theory | within 0.1 | clamped (T min/max) |")
+    print("|" + "---|" * (len(horizons) + 6))
     means = {}
     for label, _, env_id, env_kw, _, expo, src in learners:
         key = (label, env_id, env_kw)
@@ -130,6 +194,7 @@ def report(title, learners, results, horizons, seeds):
         print(f"| {label} | {env_name(env_id, env_kw)} | "
               + " | ".join(f"{v:.1f}" for v in row)
               + f" | {slope(horizons, row):.2f} | {expo:.2f} ({src}) | "
+              + f"{within(slope(horizons, row), expo)} | "
               + "/".join("yes" if c else "no" for c in cl) + " |")
     return means
 
@@ -139,14 +204,26 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--quick", action="store_true", help="shorter horizons, 2 seeds")
+    ap.add_argument("--T-max", type=int, default=100_000,
+                    help="largest horizon of the l2-ball part (grid T_max/100 .. T_max)")
+    ap.add_argument("--only", default="ball,polytopes,theory",
+                    help="parts to run (comma-separated): ball, polytopes, theory")
     args = ap.parse_args(argv)
+    only = set(args.only.split(","))
     horizons = [1000, 2000, 4000, 8000, 16000]
     theory_h = [2000, 4000, 8000, 16000]
+    ball_h = geometric_horizons(args.T_max)
     seeds = list(range(args.seeds))
     if args.quick:
         horizons, theory_h, seeds = [500, 1000, 2000, 4000], [1000, 2000, 4000], [0, 1]
-    jobs = [(*lrn, t, s) for lrn in LEARNERS for t in horizons for s in seeds]
-    jobs += [(*lrn, t, s) for lrn in THEORY for t in theory_h for s in seeds]
+        ball_h = geometric_horizons(min(args.T_max, 4000))
+    jobs = []
+    if "ball" in only:
+        jobs += [(*lrn, t, s) for lrn in BALL_LEARNERS for t in ball_h for s in seeds]
+    if "polytopes" in only:
+        jobs += [(*lrn, t, s) for lrn in LEARNERS for t in horizons for s in seeds]
+    if "theory" in only:
+        jobs += [(*lrn, t, s) for lrn in THEORY for t in theory_h for s in seeds]
     jobs.sort(key=lambda j: -j[-2])  # long games first for load balance
     t0 = time.perf_counter()
     results = {}
@@ -158,23 +235,33 @@ def main(argv=None) -> None:
     for key, t, s, reg, clamped, _ in out:
         results[(key, t, s)] = (reg, clamped)
     print(f"# Bandit convex learners: regret vs T ({len(seeds)} seeds, "
-          f"{len(jobs)} games, {time.perf_counter() - t0:.0f} s)")
-    means = report("Registered envs (slopes vs Table 2 of Smith-Thakurta / Thm 1.1 of "
-                   "Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds)
-    theory = report("Theory regime: 2-d l2 ball, distance losses (zeta unclamped for "
-                    "T >= 1024)", THEORY, results, theory_h, seeds)
+          f"{len(jobs)} games, {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    means, theory = {}, {}
+    if "ball" in only:
+        means.update(report("l2 balls at the ids' defaults (dimension 2, planted losses; "
+                            "slopes vs Smith-Thakurta Thm 6 / 17, FKM)", BALL_LEARNERS,
+                            results, ball_h, seeds))
+        ball_crossings(results, ball_h, seeds)
+    if "polytopes" in only:
+        means.update(report("Registered polytope envs (slopes vs Thm 1.1 of "
+                            "Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds))
+    if "theory" in only:
+        theory = report("Theory regime: 2-d l2 ball, distance losses (zeta unclamped for "
+                        "T >= 1024)", THEORY, results, theory_h, seeds)
     print("\n## Price of privacy: mean regret private (eps=1) / non-private\n")
-    for title, mm, hh in (("registered envs", means, horizons), ("2-d ball", theory, theory_h)):
+    for title, mm in (("registered envs", means), ("2-d ball", theory)):
+        if not mm:
+            continue
+        hh = len(next(iter(mm.values())))
         print(f"\n{title}:\n")
-        print("| private / non-private | env | " + " | ".join(f"T={t}" for t in hh) + " |")
-        print("|" + "---|" * (len(hh) + 2))
         for (label, env_id, env_kw), row in mm.items():
             for priv, base in PAIRS:
                 other = mm.get((base, env_id, env_kw))
                 if label == priv and other is not None:
-                    print(f"| {priv} / {base} | {env_name(env_id, env_kw)} | "
-                          + " | ".join(f"{a / b:.1f}" for a, b in zip(row, other)) + " |")
-    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+                    print(f"- {priv} / {base} on {env_name(env_id, env_kw)}: "
+                          + ", ".join(f"{a / b:.1f}" for a, b in zip(row, other))
+                          + f" (the {hh} horizons above)")
+    print(f"\n(total {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":
