@@ -108,17 +108,21 @@ PAIRS = [  # (private label, non-private label) on the same env
 
 
 def st_leading_term(agent, T: float) -> float:
-    """Smith-Thakurta Thm. 6 leading term ``p T^a chi`` (logs and constants dropped,
-    so a lower estimate of the bound): ``a = 2/3`` (strongly convex, oblivious) else
-    ``3/4``, ``chi = B R + (1 + R/r) L + (H R + B)^2 / H (1 + B / eps)`` with ``H`` the
-    agent's (strongly convex mode only: Thm. 17's constant differs)."""
+    """Smith-Thakurta's leading term ``p T^a chi`` (logs and constants dropped, so a lower
+    estimate of the bound). Thm. 6 (strongly convex): ``a = 2/3`` against an oblivious
+    adversary, else ``3/4``, ``chi = B R + (1 + R/r) L + (H ||C|| + B)^2 / H (1 + B / eps)``
+    with the agent's ``H``. Thm. 17 (convex, ``H = 1/T^{1/4}``): ``a = 3/4``,
+    ``chi = B R + (1 + R/r) L + B^3 / eps`` (as printed in App. E.3)."""
     prob = agent.problem
     p, r = agent.geometry.rank, agent.geometry.radius
     B, L, R = prob.bound, prob.lipschitz, prob.domain.norm_bound(2)
     par = agent.params
-    H = par.H if par.mode == "strongly-convex" else T ** -0.25
-    a = 2 / 3 if (par.mode == "strongly-convex" and par.adversary == "oblivious") else 0.75
-    chi = B * R + (1 + R / r) * L + (H * R + B) ** 2 / H * (1 + B / agent.epsilon)
+    base = B * R + (1 + R / r) * L
+    if par.mode == "strongly-convex":
+        a = 2 / 3 if par.adversary == "oblivious" else 0.75
+        chi = base + (par.H * R + B) ** 2 / par.H * (1 + B / agent.epsilon)
+    else:
+        a, chi = 0.75, base + B**3 / agent.epsilon
     return p * T**a * chi
 
 
@@ -150,16 +154,16 @@ def within(fit: float, expo: float) -> str:
 def ball_crossings(results, horizons, seeds) -> None:
     """For each bandit-pftal row: the horizon from which Thm. 6 / 17's leading term is
     below trivial play's regret (the ``center`` row of the same id, taken linear)."""
-    print("\nbandit-pftal on the strongly convex id: horizon from which Smith-Thakurta "
-          "Thm 6's leading term `p T^a chi` "
+    print("\nbandit-pftal: horizon from which Smith-Thakurta's leading term `p T^a chi` "
+          "(Thm 6 on StronglyConvex, Thm 17 on Convex) "
           "(logs and constants dropped) is below trivial play's regret, taken linear at "
           f"its measured rate at T = {horizons[-1]}:\n")
     print("| learner | env | chi | leading term at T max | trivial at T max | "
           "leading term < trivial from T |")
     print("|---|---|---:|---:|---:|---:|")
     for label, agent_name, env_id, env_kw, agent_kw, _, _ in BALL_LEARNERS:
-        if agent_name != "bandit-pftal" or env_id != "DPBandit-StronglyConvex-v0":
-            continue  # Thm 17's (regularized) constant is not Thm 6's chi: not computed
+        if agent_name != "bandit-pftal":
+            continue
         triv_key = ("trivial (center)", env_id, ())
         triv = np.mean([results[(triv_key, horizons[-1], s)][0] for s in seeds])
         env = gym.make(env_id, horizon=horizons[-1], **dict(env_kw))
@@ -167,7 +171,7 @@ def ball_crossings(results, horizons, seeds) -> None:
         lead = st_leading_term(agent, horizons[-1])
         chi = lead / (agent.geometry.rank * horizons[-1] ** (
             2 / 3 if agent.params.adversary == "oblivious"
-            and agent.params.mode == "strongly-convex" else 0.75))
+            and agent.params.mode == "strongly-convex" else 0.75))  # the chi of the theorem
         rate = triv / horizons[-1]
         cross = below_from(lambda T, a=agent: st_leading_term(a, T),
                            lambda T, c=rate: c * T, t_max=1e30)
