@@ -17,7 +17,11 @@ Usage::
     python benchmarks/make_results.py --list             # the sections and their commands
 
 ``--quick`` runs each script with its fast arguments and writes to ``--out`` (default:
-a file in the temporary directory, printed), never over ``docs/results.md``.
+a file in the temporary directory, printed), never over ``docs/results.md``. The file
+is rewritten after every section that completes (the other sections' blocks re-read
+from it then), so an interrupted run keeps what it finished and concurrent runs of
+disjoint ``--only`` sets compose; a script that fails keeps its section's previous
+block and makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
@@ -219,24 +224,49 @@ def main(argv: list[str] | None = None,
     chosen = [s for s in SECTIONS if s.name in only and not (args.quick and s.quick_args is None)]
     out = Path(args.out) if args.out else (
         Path(tempfile.gettempdir()) / "results.quick.md" if args.quick else RESULTS)
-    existing = parse_outputs(RESULTS.read_text()) if RESULTS.exists() else {}
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     commit = git_commit()
+    lock = threading.Lock()
+    failed: list[str] = []
 
-    def one(section: Section) -> tuple[str, str]:
+    def write(name: str, block: str) -> None:
+        """Writes ``out`` with one more section: the other blocks are re-read from the
+        file now (then from docs/results.md), so concurrent runs of disjoint sections
+        compose, and a failure later loses nothing done."""
+        with lock:
+            blocks = parse_outputs(RESULTS.read_text()) if RESULTS.exists() else {}
+            if out.exists():
+                blocks.update(parse_outputs(out.read_text()))
+            blocks[name] = block
+            text = render(TEMPLATE.read_text(), blocks, header(f"{now} (commit {commit})"))
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text)
+
+    def one(section: Section) -> None:
         print(f"running {section.name}: python {' '.join(section.command(args.quick))}",
               file=sys.stderr, flush=True)
-        stdout = runner(section, args.quick)
+        try:
+            stdout = runner(section, args.quick)
+        except Exception as exc:  # noqa: BLE001 - reported; the old block is kept
+            print(f"FAILED {section.name}: {exc}", file=sys.stderr, flush=True)
+            failed.append(section.name)
+            return
         stamp = f"{now}, commit {commit}" + (", quick run" if args.quick else "")
-        return section.name, output_block(section, stdout, stamp, args.quick)
+        write(section.name, output_block(section, stdout, stamp, args.quick))
+        print(f"wrote {section.name} to {out}", file=sys.stderr, flush=True)
 
+    if args.quick and out.exists() and not args.out:
+        out.unlink()  # a quick run starts from docs/results.md, not from the last quick run
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        blocks = {**existing, **dict(pool.map(one, chosen))}
-    text = render(TEMPLATE.read_text(), blocks, header(f"{now} (commit {commit})"))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    print(f"wrote {out} ({len(chosen)} section(s) regenerated)", file=sys.stderr)
-    return 0
+        list(pool.map(one, chosen))
+    if not chosen:
+        write_all = render(TEMPLATE.read_text(), parse_outputs(RESULTS.read_text()),
+                           header(f"{now} (commit {commit})"))
+        out.write_text(write_all)
+    print(f"{out}: {len(chosen) - len(failed)} section(s) regenerated"
+          + (f", FAILED: {failed} (their previous blocks kept)" if failed else ""),
+          file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
