@@ -119,3 +119,30 @@ def test_unknown_section_is_an_error(capsys):
     with pytest.raises(SystemExit):
         mr.main(["--only", "nope"], runner=lambda s, q: "")
     assert "unknown section(s) ['nope']" in capsys.readouterr().err
+
+
+def test_a_failing_script_keeps_its_old_block_and_the_others_are_written(tmp_path):
+    def fake(section, quick):
+        if section.name == "counter-noise":
+            raise RuntimeError("counter_noise.py exited with 1")
+        return f"| fresh {section.name} |\n"
+
+    out = tmp_path / "results.md"
+    status = mr.main(["--only", "counter-noise,privacy-limit", "--out", str(out)], runner=fake)
+    assert status == 1
+    new, old = mr.parse_outputs(out.read_text()), mr.parse_outputs(mr.RESULTS.read_text())
+    assert new["counter-noise"] == old["counter-noise"]
+    assert "| fresh privacy-limit |" in new["privacy-limit"]
+
+
+def test_the_file_is_written_after_each_section(tmp_path):
+    out = tmp_path / "results.md"
+    seen = []
+
+    def fake(section, quick):
+        seen.append(out.read_text() if out.exists() else "")
+        return f"| fresh {section.name} |\n"
+
+    mr.main(["--only", "privacy-limit,counter-noise", "--out", str(out)], runner=fake)
+    assert seen[0] == ""  # nothing written before the first section finished
+    assert "| fresh privacy-limit |" in seen[1]  # the first is on disk before the second runs
