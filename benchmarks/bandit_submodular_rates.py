@@ -41,7 +41,7 @@ above ~1 the private iterate is driven by the noise and the regret is near-linea
 Usage::
 
     python benchmarks/bandit_submodular_rates.py [--seeds 2] [--T-max 100000] [--quick]
-        [--details]
+        [--details] [--instances "id defaults"]
 
 Stdout is markdown (the block ``benchmarks/make_results.py`` puts in docs/results.md);
 ``--details`` adds the per-T tables (gamma, pseudo-regret, noise share).
@@ -106,13 +106,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--T-max", type=int, default=100_000)
     ap.add_argument("--quick", action="store_true", help="T_max = 4000, 1 seed")
     ap.add_argument("--details", action="store_true", help="per-T tables")
+    ap.add_argument("--instances", default="n=4, fixed mean;id defaults",
+                    help="semicolon-separated instance labels to play")
     args = ap.parse_args(argv)
+    wanted = [w.strip() for w in args.instances.split(";") if w.strip()]
+    unknown = [w for w in wanted if w not in [i[0] for i in INSTANCES]]
+    if unknown:
+        ap.error(f"unknown instance(s) {unknown}; expected some of {[i[0] for i in INSTANCES]}")
+    instances = [i for i in INSTANCES if i[0] in wanted]
     t_max, seeds = (4000, 1) if args.quick else (args.T_max, args.seeds)
     ts = geometric_horizons(t_max)
     start = time.perf_counter()
     out = sys.stdout if args.details else sys.stderr
     rows = []
-    for inst, env_kw, names in INSTANCES:
+    for inst, env_kw, names in instances:
         trivial = [float(np.mean([run("center", {}, T, s, env_kw)[1].regret_hi
                                   for s in range(seeds)])) for T in ts]
         rate = trivial[-1] / ts[-1]
@@ -162,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     print("\nprivate (eps = 1, real calibration) / non-private regret:\n")
     print("| instance | " + " | ".join(f"T={T}" for T in ts) + " |")
     print("|---|" + "---:|" * len(ts))
-    for inst, _, _ in INSTANCES:
+    for inst, _, _ in instances:
         hk = next(r for r in rows if r[0] == inst and r[1].startswith("hazan-kale"))[2]
         pr = next(r for r in rows if r[0] == inst and r[1] == "bandit-submod-pftal eps=1")[2]
         print(f"| {inst} | " + " | ".join(f"{p / h:.2f}" for p, h in zip(pr, hk)) + " |")

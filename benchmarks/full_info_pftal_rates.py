@@ -35,7 +35,7 @@ The ``id defaults`` cases play ``DPFullInfo-Convex-v0`` at its registered defaul
 Usage::
 
     python benchmarks/full_info_pftal_rates.py [--seeds 2] [--min-exp 10] [--T-max 100000]
-        [--quick] [--details]
+        [--quick] [--details] [--cases convex,submod]
 
 Stdout is markdown (the block ``benchmarks/make_results.py`` puts in docs/results.md).
 """
@@ -193,14 +193,18 @@ def main(argv: list[str] | None = None) -> None:
                         help="largest horizon: the grid is 2^min_exp, ... below T_max, T_max")
     parser.add_argument("--quick", action="store_true", help="T = 2^8 .. 2^11, 1 seed")
     parser.add_argument("--details", action="store_true", help="per-T tables of every case")
+    parser.add_argument("--cases", default="",
+                        help="comma-separated substrings of the case labels to run (default: all)")
     args = parser.parse_args(argv)
+    keys = [k for k in args.cases.split(",") if k]
+    cases = [c for c in CASES if not keys or any(k in c.label for k in keys)]
     min_exp, t_max, seeds = args.min_exp, args.T_max, args.seeds
     if args.quick:
         min_exp, t_max, seeds = 8, 2048, 1
     horizons = [2**k for k in range(min_exp, 64) if 2**k < t_max] + [t_max]
     start = time.time()
     summary_rows = []
-    for case in CASES:
+    for case in cases:
         t0 = time.time()
         res = run_case(case, horizons, seeds)
         if args.details:
