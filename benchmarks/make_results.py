@@ -76,8 +76,9 @@ class Section:
 SECTIONS: tuple[Section, ...] = (
     Section("separation", "separation.py", (),
             ("--ids", "Experts,MAB", "--T", "1024", "--T0", "256", "--seeds", "1"), fence=True),
-    Section("full-info-rates", "full_info_rates.py", ("--seeds", "4", "--rate-seeds", "2"),
-            ("--quick",)),
+    Section("full-info-rates", "full_info_rates.py",
+            ("--only", "rates,counters", "--rate-seeds", "1", "--seeds", "2"),
+            ("--quick", "--only", "rates,counters")),
     Section("privacy-limit", "privacy_limit.py", ("--seeds", "5"),
             ("--seeds", "1", "--horizon", "1000", "--repeats", "1"), fence=True),
     Section("counter-noise", "counter_noise.py", (), ("--max-exp", "12")),
