@@ -109,8 +109,9 @@ def test_quick_uses_the_quick_arguments_skips_the_others_and_not_the_doc(tmp_pat
     out = tmp_path / "q.md"
     before = mr.RESULTS.read_text()
     mr.main(["--quick", "--out", str(out)], runner=fake)
-    assert [n for n, _ in calls] == [s.name for s in mr.SECTIONS if s.quick_args is not None]
-    assert ("full-info-rates", ["benchmarks/full_info_rates.py", "--quick"]) in calls
+    quick = [s for s in mr.SECTIONS if s.quick_args is not None]
+    assert calls == [(s.name, [f"benchmarks/{s.script}", *s.quick_args]) for s in quick]
+    assert ("full-info-pftal", ["benchmarks/full_info_pftal_rates.py", "--quick"]) in calls
     assert mr.RESULTS.read_text() == before
     assert "quick run" in out.read_text()
 
