@@ -15,6 +15,7 @@ Usage::
     python benchmarks/make_results.py --only full-info-rates,privacy-limit
     python benchmarks/make_results.py --quick            # smoke run, written elsewhere
     python benchmarks/make_results.py --list             # the sections and their commands
+    python benchmarks/make_results.py --render           # prose edited: rewrite, run nothing
 
 ``--quick`` runs each script with its fast arguments and writes to ``--out`` (default:
 a file in the temporary directory, printed), never over ``docs/results.md``. The file
@@ -215,6 +216,8 @@ def main(argv: list[str] | None = None,
     ap.add_argument("--out", default=None, help="file to write (default docs/results.md)")
     ap.add_argument("--jobs", type=int, default=1, help="sections run in parallel")
     ap.add_argument("--list", action="store_true", help="print the sections and exit")
+    ap.add_argument("--render", action="store_true",
+                    help="run nothing: rewrite the file from the template and its current blocks")
     args = ap.parse_args(argv)
     if args.list:
         for s in SECTIONS:
@@ -225,7 +228,8 @@ def main(argv: list[str] | None = None,
     unknown = [n for n in only if n not in names]
     if unknown:
         ap.error(f"unknown section(s) {unknown}; expected some of {names}")
-    chosen = [s for s in SECTIONS if s.name in only and not (args.quick and s.quick_args is None)]
+    chosen = [s for s in SECTIONS if s.name in only and not (args.quick and s.quick_args is None)
+              and not args.render]
     out = Path(args.out) if args.out else (
         Path(tempfile.gettempdir()) / "results.quick.md" if args.quick else RESULTS)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

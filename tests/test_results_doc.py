@@ -147,3 +147,9 @@ def test_the_file_is_written_after_each_section(tmp_path):
     mr.main(["--only", "privacy-limit,counter-noise", "--out", str(out)], runner=fake)
     assert seen[0] == ""  # nothing written before the first section finished
     assert "| fresh privacy-limit |" in seen[1]  # the first is on disk before the second runs
+
+
+def test_render_runs_nothing_and_keeps_every_block(tmp_path):
+    out = tmp_path / "results.md"
+    assert mr.main(["--render", "--out", str(out)], runner=lambda s, q: 1 / 0) == 0
+    assert mr.parse_outputs(out.read_text()) == mr.parse_outputs(mr.RESULTS.read_text())
