@@ -78,7 +78,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("separation", "separation.py", (),
             ("--ids", "Experts,MAB", "--T", "1024", "--T0", "256", "--seeds", "1"), fence=True),
     Section("full-info-rates", "full_info_rates.py",
-            ("--only", "rates,counters", "--rate-seeds", "1", "--seeds", "2"),
+            ("--rate-seeds", "2", "--seeds", "4"),
             ("--quick", "--only", "rates,counters")),
     Section("privacy-limit", "privacy_limit.py", ("--seeds", "5"),
             ("--seeds", "1", "--horizon", "1000", "--repeats", "1"), fence=True),
