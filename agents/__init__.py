@@ -15,6 +15,7 @@ except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks i
 
 from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
 from agents.base import Agent, agent_class, list_agents, make, register, registry
-from agents.loop import play
+from agents.loop import play, play_batch
 
-__all__ = ["Agent", "agent_class", "list_agents", "make", "play", "register", "registry"]
+__all__ = ["Agent", "agent_class", "list_agents", "make", "play", "play_batch", "register",
+           "registry"]

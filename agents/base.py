@@ -16,6 +16,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from dp_online_envs.problem import Problem
+from dp_online_envs.release_tap import release_listener
 from dp_online_envs.validation import check_delta, check_epsilon, did_you_mean
 
 _REGISTRY: dict[str, type[Agent]] = {}
@@ -52,7 +53,8 @@ class Agent(ABC):
     counterpart: ClassVar[str | None] = None
 
     privacy = None
-    #: Keep a copy of every released value in ``releases`` (set by the auditor).
+    #: Keep a copy of every released value in ``releases`` (for tests and debugging; the
+    #: auditor listens through :mod:`dp_online_envs.release_tap` instead).
     record_releases: bool = False
 
     def __init__(
@@ -138,13 +140,17 @@ class Agent(ABC):
         """Mark ``value`` as an output of the agent's private mechanism and return it.
 
         Private agents pass every value their privacy proof covers (a noisy prefix sum
-        from a counter, a noised loss) through here. When ``record_releases`` is on,
-        a copy is kept in ``releases`` as ``(round, value)`` for the black-box auditor,
-        which can then test the privacy boundary itself rather than the actions (a
-        post-processing that may hide the signal).
+        from a counter, a noised loss) through here. The value goes to the listener of
+        the current context (:func:`dp_online_envs.release_tap.listening`: the
+        black-box auditor, which can then test the privacy boundary itself rather than
+        the actions, a post-processing that may hide the signal) as ``(self.t, value)``;
+        when ``record_releases`` is on, a copy is also kept in ``releases``.
         """
         if self.record_releases:
             self.releases.append((self.t, np.array(value, dtype=np.float64, copy=True)))
+        listener = release_listener()
+        if listener is not None:
+            listener(self.t, value)
         return value
 
     def clip_feedback(self, feedback) -> np.ndarray:
@@ -279,6 +285,17 @@ class Registry:
     def names(self) -> list[str]:
         """Every registered name, sorted."""
         return sorted(_REGISTRY)
+
+    def batched(self, agent: str | type[Agent], problem: Problem, *,
+                epsilon: float | None = None, delta: float = 0.0, **options: Any) -> Any:
+        """The batched form of a learner (:func:`agents.batched.make_batched`): what the
+        experiments' ``vectorize`` option plays.
+
+        Raises:
+            ValueError: The learner or its configuration has no batched form.
+        """
+        from agents.batched import make_batched
+        return make_batched(agent, problem, epsilon=epsilon, delta=delta, **options)
 
     def __reduce__(self) -> str:
         return "registry"

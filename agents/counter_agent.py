@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.privacy import ContinualCounter, make_counter
+from agents.privacy import GAUSSIAN_ONLY, ContinualCounter, make_counter
 from dp_online_envs.validation import check_gaussian_delta
 
 __all__ = ["CounterAgent", "CounterSpec"]
@@ -40,8 +40,11 @@ class CounterSpec:
 
     The learners' ``"laplace"`` is built as ``"discrete-laplace"``, the EXACT
     :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (grid rounding, integer
-    noise); ``"gaussian"`` stays the real-valued Gaussian, whose guarantee is marked
-    idealized (no exact discrete Gaussian yet).
+    noise), and ``"gaussian"`` as ``"discrete-gaussian"``, the EXACT
+    :class:`~agents.privacy.noise.DiscreteGaussianNoise`, except on the counters with
+    real coefficients (:data:`agents.privacy.GAUSSIAN_ONLY`: ``"factorization"`` and
+    ``"blt"``): there it stays the real-valued Gaussian, whose guarantee is marked
+    idealized.
     """
 
     counter: str
@@ -53,13 +56,22 @@ class CounterSpec:
     dim: int
     secure: bool = False
 
+    @property
+    def exact_noise(self) -> str | None:
+        """The noise kind the counter is built with (see the class docstring)."""
+        if self.noise == "laplace":
+            return "discrete-laplace"
+        if self.noise == "gaussian" and self.counter not in GAUSSIAN_ONLY:
+            return "discrete-gaussian"
+        return self.noise
+
     def build(self, rng: np.random.Generator) -> ContinualCounter:
         """A fresh counter drawing its noise from ``rng`` (through :func:`make_counter`,
         which turns the noise name and budget into a noise strategy)."""
-        noise = "discrete-laplace" if self.noise == "laplace" else self.noise
-        if self.secure and noise != "discrete-laplace":
-            raise ValueError("secure=True needs Laplace noise (delta=0): the Gaussian "
-                             "noise is real-valued")
+        noise = self.exact_noise
+        if self.secure and noise not in ("discrete-laplace", "discrete-gaussian"):
+            raise ValueError(f"secure=True needs an exact noise: the {self.counter!r} "
+                             "counter's Gaussian noise is real-valued")
         extra = {"secure": True} if self.secure else {}
         return make_counter(self.counter, self.horizon, self.dim, noise=noise,
                             epsilon=self.epsilon,
@@ -90,7 +102,8 @@ class CounterAgent:
         counter_spec: The :class:`CounterSpec`.
         noise_scale: Scale of one noise draw of the counter (Laplace ``b`` or
             Gaussian ``sigma``), set by :meth:`_calibrate_counter`.
-        levels: Tree levels of the dyadic counters (``None`` for ``"factorization"``).
+        levels: Tree levels of the dyadic counters (``None`` for ``"factorization"`` and
+            ``"blt"``).
         counter_name, counter_sensitivity: The spec's ``counter`` and ``sensitivity``.
         noise: The spec's noise kind. Setting it to ``None`` switches the noise off
             from the next ``reset`` (exact sums, NOT private: the tests' hook for the
@@ -122,13 +135,14 @@ class CounterAgent:
         """A fresh counter of the spec, drawing its noise from ``rng``.
 
         Raises:
-            ValueError: The Gaussian-only ``"factorization"`` counter with ``delta = 0``
-                (the message says to pass a delta), or any invalid counter parameter.
+            ValueError: A Gaussian-only counter (``"factorization"``, ``"blt"``: see
+                :data:`agents.privacy.GAUSSIAN_ONLY`) with ``delta = 0`` (the message says
+                to pass a delta), or any invalid counter parameter.
         """
         spec = self.counter_spec
-        if spec.counter == "factorization":
+        if spec.counter in GAUSSIAN_ONLY:
             check_gaussian_delta(self.delta, hint=(
-                f"{self.name}: counter='factorization' adds only Gaussian noise, but delta=0 "
+                f"{self.name}: counter={spec.counter!r} adds only Gaussian noise, but delta=0 "
                 "asks for Laplace noise (pure epsilon-DP): pass a delta in (0, 1) (delta=1e-6 "
                 "in Python, --delta 1e-6 on the command line), or use a counter for pure "
                 "epsilon-DP ('tree', 'agarwal-singh' or 'honaker')"))

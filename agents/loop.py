@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import gymnasium as gym
 
 from agents.base import Agent
-from dp_online_envs.loop import game_seeds, run_rounds
+from dp_online_envs.loop import game_seeds, run_batched_rounds, run_rounds
 from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import RegretSummary, regret_summary
 
@@ -96,3 +99,27 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     if "regret" in info:
         return info["regret"]
     return regret_summary(env)  # stopped early (a TimeLimit): the experimenter's door
+
+
+def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[RegretSummary]:
+    """Play B complete games at once and return their regret summaries.
+
+    The batched counterpart of :func:`play`: ``venv`` is a seed-vectorized env
+    (:class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, ``num_envs = B``),
+    ``learner`` a batched learner (:func:`agents.batched.make_batched`), and game ``b``
+    is seeded exactly as ``play(env, agent, seed=seeds[b])`` seeds its game
+    (:func:`~dp_online_envs.loop.game_seeds`), so summary ``b`` equals that game's,
+    bit for bit. The rounds are played by :func:`dp_online_envs.loop.run_batched_rounds`.
+
+    Raises:
+        ValueError: ``len(seeds) != venv.num_envs``, or the learner was built for
+            another problem than the env's (see :func:`check_agent_fits`).
+    """
+    seeds = list(seeds)
+    if len(seeds) != venv.num_envs:
+        raise ValueError(f"got {len(seeds)} seeds for {venv.num_envs} games")
+    check_agent_fits(learner, venv.problem)
+    pairs = [game_seeds(s) for s in seeds]
+    learner.reset_batch([a for _, a in pairs])
+    venv.reset(seed=[e for e, _ in pairs])
+    return list(run_batched_rounds(venv, learner)["regret"])

@@ -17,6 +17,14 @@ Plays the registered envs end to end for several horizons T and seeds and report
    on, so Ene-Nguyen-Vladu's radius is used unclamped.
 3. **Price of privacy**: mean regret of each private learner at ``epsilon = 1`` over its
    non-private counterpart (bandit-pftal / fkm, private-projection-free / garber-kretzu).
+4. **Oracle polytopes at their current defaults, T up to 10^5** (issue 10, part 5):
+   trivial play (``center``), ``garber-kretzu`` and ``private-projection-free``
+   (``epsilon = 1``, Laplace) on the four Ene-Nguyen-Vladu ids at their defaults (where
+   trivial play is linear), the least-squares log-log slope over the horizons, and
+   whether it lies within 0.75 +- 0.1 (Thm 1.1 of 000; Garber-Kretzu). Where a
+   learner's scale-aware smoothing radius is clamped to ``r/2`` at the smaller
+   horizons, the row gives the T from which it is not (the crossing into the
+   ``T^{3/4}`` regime). ``--polytopes`` runs this section alone.
 
 The l2-ball part (``--only ball``) plays ``DPBandit-Convex-v0`` and
 ``DPBandit-StronglyConvex-v0`` at their current defaults (dimension 2, planted losses:
@@ -28,7 +36,12 @@ Regret is ``summary.regret`` (the midpoint of the recorder's bracket when the
 comparator is not exact). Usage::
 
     python benchmarks/bandit_convex_rates.py [--seeds 3] [--jobs 2] [--quick] [--T-max 100000]
-        [--only ball,polytopes,theory]
+        [--only ball,polytopes,former,theory] [--polytopes]
+
+``--only`` picks the parts: ``ball`` (the l2-ball ids at their defaults, above),
+``polytopes`` (section 4; ``--polytopes`` is short for ``--only polytopes``),
+``former`` (sections 1 and 3 on the polytope ids' pre-issue-10 instances, pinned in
+:data:`PRE_2026_11`) and ``theory`` (section 2). Each part prints a markdown block.
 """
 
 from __future__ import annotations
@@ -56,13 +69,15 @@ DELTA = 1e-5
 #: stay reproducible (the current defaults are separating instances).
 #: The l2-ball ids (``BALL_IDS``) are played at their current (separating) defaults.
 PRE_2026_11 = {
-    **{e: {"adversary": "oblivious"} for e in ("DPBandit-Matroid-v0", "DPBandit-Flow-v0",
-                                               "DPBandit-SubmodularBase-v0",
-                                               "DPBandit-Birkhoff-v0")},
+    "DPBandit-Matroid-v0": {"n": 8, "rank": 3, "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-Flow-v0": {"grid": (3, 4), "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-SubmodularBase-v0": {"n": 6, "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-Birkhoff-v0": {"n": 4, "loss": "distance", "adversary": "oblivious"},
 }
 POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0",
              "DPBandit-Birkhoff-v0"]
-BALL2 = ("DPBandit-Convex-v0", (("dim", 2), ("loss", "distance")))
+#: The theory regime's 2-d ball (the oblivious adversary its numbers were measured with).
+BALL2 = ("DPBandit-Convex-v0", (("dim", 2), ("loss", "distance"), ("adversary", "oblivious")))
 
 BALL_IDS = ["DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0"]
 
@@ -142,6 +157,84 @@ def run_one(job):
             time.perf_counter() - t0)
 
 
+#: Section 4: (label, agent, agent options) on each polytope id at its CURRENT defaults.
+POLYTOPE_AGENTS = [
+    ("trivial (center)", "center", ()),
+    ("garber-kretzu", "garber-kretzu", ()),
+    ("private-projection-free eps=1", "private-projection-free", (("epsilon", 1.0),)),
+]
+POLYTOPE_HORIZONS = [2**12, 2**14, 2**16, 100_000]
+POLYTOPE_HORIZONS_QUICK = [2**11, 2**13, 2**15]
+RATE, RATE_TOL = 0.75, 0.1
+
+
+def run_current(job):
+    """One game at the id's current defaults: returns (key, T, seed, regret)."""
+    label, agent_name, env_id, agent_kw, T, seed = job
+    env = gym.make(env_id, horizon=T)
+    agent = make(agent_name, env.get_wrapper_attr("problem"), seed=seed, **dict(agent_kw))
+    summary = play(env, agent, seed=seed)
+    if summary.projected_actions:
+        raise RuntimeError(f"{agent_name} played {summary.projected_actions} infeasible actions")
+    return (label, env_id), T, seed, float(summary.regret)
+
+
+def unclamped_from(agent_name: str, env_id: str, agent_kw, t_max: int = 10**9) -> int | None:
+    """The smallest power-of-two T (up to ``t_max``) from which the learner's smoothing
+    radius is not clamped at the id's defaults (``None`` if it never is; the radius
+    decreases with T)."""
+    T = 2**8
+    while T <= t_max:
+        env = gym.make(env_id, horizon=T)
+        agent = make(agent_name, env.get_wrapper_attr("problem"), seed=0, **dict(agent_kw))
+        if not agent.params.zeta_clamped:
+            return T
+        T *= 2
+    return None
+
+
+def polytope_section(horizons, seeds, jobs: int) -> None:
+    """Section 4 (see the module docstring): prints its markdown block."""
+    work = [(label, name, env_id, kw, t, s) for env_id in POLYTOPES
+            for label, name, kw in POLYTOPE_AGENTS for t in horizons for s in seeds]
+    work.sort(key=lambda j: -j[-2])
+    t0 = time.perf_counter()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            out = list(pool.map(run_current, work, chunksize=1))
+    else:
+        out = [run_current(j) for j in work]
+    res = {(key, t, s): r for key, t, s, r in out}
+    print(f"\n## Oracle polytopes at their defaults: regret vs T ({len(seeds)} seeds, "
+          f"{len(work)} games, {time.perf_counter() - t0:.0f} s)\n")
+    print("| learner | env | " + " | ".join(f"T={t}" for t in horizons)
+          + " | slope | T^{3/4} regime (0.75 +- 0.1) |")
+    print("|" + "---|" * (len(horizons) + 4))
+    for env_id in POLYTOPES:
+        for label, name, kw in POLYTOPE_AGENTS:
+            row = [float(np.mean([res[((label, env_id), t, s)] for s in seeds]))
+                   for t in horizons]
+            k = slope(horizons, row)
+            if name == "center":
+                verdict = "linear (trivial play)" if k >= 0.9 else "NOT linear"
+            elif abs(k - RATE) <= RATE_TOL:
+                verdict = "yes"
+            else:
+                first = unclamped_from(name, env_id, kw)
+                if first is None or first <= horizons[0]:
+                    verdict = "no (zeta not clamped)"
+                else:
+                    verdict = (f"no (zeta clamped to r/2 up to T = {first // 2}, "
+                               f"not from T = {first}")
+                    free = [(t, v) for t, v in zip(horizons, row) if t >= first]
+                    if len(free) >= 2:
+                        ts, vs = zip(*free)
+                        verdict += f"; slope {slope(ts, vs):.2f} from there on"
+                    verdict += ")"
+            print(f"| {label} | {env_name(env_id, ())} | "
+                  + " | ".join(f"{v:.1f}" for v in row) + f" | {k:.2f} | {verdict} |")
+
+
 def slope(ts, ys) -> float:
     x, y = np.log(np.asarray(ts, float)), np.log(np.maximum(np.asarray(ys, float), 1e-12))
     return float(np.polyfit(x, y, 1)[0])
@@ -207,24 +300,32 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    ap.add_argument("--quick", action="store_true", help="shorter horizons, 2 seeds")
+    ap.add_argument("--quick", action="store_true", help="shorter horizons, at most 2 seeds")
     ap.add_argument("--T-max", type=int, default=100_000,
                     help="largest horizon of the l2-ball part (grid T_max/100 .. T_max)")
-    ap.add_argument("--only", default="ball,polytopes,theory",
-                    help="parts to run (comma-separated): ball, polytopes, theory")
+    ap.add_argument("--only", default="ball,polytopes,former,theory",
+                    help="parts to run (comma-separated): ball, polytopes (the polytope ids "
+                         "at their defaults, T <= 1e5), former (their pre-issue-10 "
+                         "instances), theory")
+    ap.add_argument("--polytopes", action="store_true",
+                    help="short for --only polytopes")
     args = ap.parse_args(argv)
-    only = set(args.only.split(","))
+    only = {"polytopes"} if args.polytopes else set(args.only.split(","))
+    unknown = only - {"ball", "polytopes", "former", "theory"}
+    if unknown:
+        ap.error(f"unknown part(s) {sorted(unknown)}; expected ball, polytopes, former, theory")
     horizons = [1000, 2000, 4000, 8000, 16000]
     theory_h = [2000, 4000, 8000, 16000]
     ball_h = geometric_horizons(args.T_max)
     seeds = list(range(args.seeds))
     if args.quick:
-        horizons, theory_h, seeds = [500, 1000, 2000, 4000], [1000, 2000, 4000], [0, 1]
+        horizons, theory_h = [500, 1000, 2000, 4000], [1000, 2000, 4000]
+        seeds = seeds[:2]
         ball_h = geometric_horizons(min(args.T_max, 4000))
     jobs = []
     if "ball" in only:
         jobs += [(*lrn, t, s) for lrn in BALL_LEARNERS for t in ball_h for s in seeds]
-    if "polytopes" in only:
+    if "former" in only:
         jobs += [(*lrn, t, s) for lrn in LEARNERS for t in horizons for s in seeds]
     if "theory" in only:
         jobs += [(*lrn, t, s) for lrn in THEORY for t in theory_h for s in seeds]
@@ -246,13 +347,14 @@ def main(argv=None) -> None:
                             "slopes vs Smith-Thakurta Thm 6 / 17, FKM)", BALL_LEARNERS,
                             results, ball_h, seeds))
         ball_crossings(results, ball_h, seeds)
-    if "polytopes" in only:
-        means.update(report("Registered polytope envs (slopes vs Thm 1.1 of "
-                            "Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds))
+    if "former" in only:
+        means.update(report("Polytope ids at their pre-issue-10 defaults (slopes vs Thm 1.1 "
+                            "of Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds))
     if "theory" in only:
         theory = report("Theory regime: 2-d l2 ball, distance losses (zeta unclamped for "
                         "T >= 1024)", THEORY, results, theory_h, seeds)
-    print("\n## Price of privacy: mean regret private (eps=1) / non-private\n")
+    if means or theory:
+        print("\n## Price of privacy: mean regret private (eps=1) / non-private\n")
     for title, mm in (("registered envs", means), ("2-d ball", theory)):
         if not mm:
             continue
@@ -265,6 +367,9 @@ def main(argv=None) -> None:
                     print(f"- {priv} / {base} on {env_name(env_id, env_kw)}: "
                           + ", ".join(f"{a / b:.1f}" for a, b in zip(row, other))
                           + f" (the {hh} horizons above)")
+    if "polytopes" in only:
+        polytope_section(POLYTOPE_HORIZONS_QUICK if args.quick else POLYTOPE_HORIZONS,
+                         seeds, args.jobs)
     print(f"\n(total {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
 

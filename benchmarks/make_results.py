@@ -11,7 +11,7 @@ keeps the block it has in the current file, so ``--only`` regenerates part of it
 
 Usage::
 
-    python benchmarks/make_results.py                    # every section (long: about an hour)
+    python benchmarks/make_results.py                    # every section (long: one to two hours)
     python benchmarks/make_results.py --only full-info-rates,privacy-limit
     python benchmarks/make_results.py --quick            # smoke run, written elsewhere
     python benchmarks/make_results.py --list             # the sections and their commands
@@ -91,9 +91,27 @@ SECTIONS: tuple[Section, ...] = (
     Section("bandit-convex-ball", "bandit_convex_rates.py", ("--only", "ball", "--seeds", "2"),
             ("--only", "ball", "--quick")),
     Section("bandit-convex-polytopes", "bandit_convex_rates.py",
-            ("--only", "polytopes,theory"), ("--only", "theory", "--quick")),
+            ("--only", "polytopes", "--seeds", "2"),
+            ("--only", "polytopes", "--quick", "--seeds", "1")),
+    Section("bandit-convex-former", "bandit_convex_rates.py",
+            ("--only", "former,theory"), ("--only", "theory", "--quick", "--seeds", "1")),
     Section("domain-scaling", "domain_scaling.py", ("--budget", "1.5"),
             ("--only", "simplex", "--repeats", "1", "--steps", "50")),
+    Section("vectorized-games", "vectorized_games.py", ("--repeats", "5", "--full-info"),
+            ("--seeds", "50", "--horizon", "200", "--repeats", "1"), fence=True),
+    Section("newer-learners", "private_bandits.py",
+            ("--T", "32000", "--seeds", "3", "--eps", "0.01,0.03,0.1,0.3,1,3",
+             "--slope-eps", "0.1,1", "--slope-T", "1000,4000,16000,64000"),
+            ("--T", "1000", "--seeds", "1", "--eps", "0.1,1", "--slope-eps", "1",
+             "--slope-T", "500,1000")),
+    Section("private-experts", "private_experts.py",
+            ("--T", "2000", "--seeds", "3", "--eps", "1", "--delta", "1e-06"),
+            ("--T", "300", "--seeds", "1")),
+    Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
+    Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
+            ("--rounds", "300", "--repeats", "2"), fence=True),
+    # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
+    Section("audit-power", "audit_power.py", (), None, fence=True),
 )
 
 _SECTION_RE = re.compile(r"<!-- section: ([\w-]+) -->\n(.*?)<!-- /section: \1 -->\n?", re.DOTALL)

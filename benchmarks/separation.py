@@ -26,10 +26,13 @@ Usage::
 one id at a time. ``--eps`` changes the private learner's epsilon.
 
 Where a blocked one-point learner (Ene-Nguyen-Vladu's ``private-projection-free``) fails
-a criterion, a note gives its smoothing radius against the clamp of
-:mod:`agents.bandit.smoothing`, the horizon at which the clamp releases, and the epsilon
-(at this T) or the T (at this epsilon) at which Theorem 1.1's leading term falls below
-trivial play's regret.
+a criterion, a note gives its scale-aware smoothing radius against the clamp of
+:mod:`agents.bandit.smoothing`, the shrink ``alpha`` it costs, and the epsilon (at this
+T) or the T (at this epsilon) at which Theorem 1.1's leading term falls below trivial
+play's regret.
+
+The run ends with the markdown table of ``docs/results.md`` ("Do the defaults
+separate?") for the ids measured.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ from dp_online_envs.envs.registry import ENV_IDS  # noqa: E402
 
 DELTA = 1e-6
 TRIVIAL = "center"
+#: Ids whose data bound the horizon (a window of consecutive trading days).
+MAX_HORIZON = {"DPFullInfo-Portfolio-v0": 8312}
 
 #: id -> (non-private learner, its options, private learner, its options without epsilon)
 LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
@@ -70,6 +75,10 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
     "DPFullInfo-Matroid-v0": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
     "DPFullInfo-Submodular-v0": ("hazan-kale-submodular", {}, "submod-pftal", {}),
     "DPBandit-Submodular-v0": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
+    # real data (issue 15; benchmarks/real_data.py runs them at their default horizons)
+    "DPFullInfo-Classification-v0": ("ftal", {}, "pftal", {}),
+    "DPBandit-Classes-v0": ("exp3", {}, "private-exp2", {}),
+    "DPFullInfo-Portfolio-v0": ("ftal", {}, "pftal", {}),
 }
 
 
@@ -91,10 +100,11 @@ def mean_regret(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
 def clamp_note(env_id: str, agent: str, horizon: int, eps: float, env_kw: dict, agent_kw: dict,
                trivial: float) -> str | None:
     """For the blocked one-point learners (Ene-Nguyen-Vladu, Garber-Kretzu): the
-    smoothing radius against the clamp, the horizon at which the clamp releases, and
-    where Theorem 1.1's leading term ``T^{3/4} n^{3/2} / eps`` (000, Laplace; constants and
-    logs dropped, so a lower estimate of the bound) falls below trivial play's measured
-    regret (assumed linear, ``trivial / T`` per round). ``None`` for other learners."""
+    scale-aware smoothing radius against the clamp ``r/2`` and the shrink ``alpha`` it
+    costs (about ``alpha`` x trivial play's regret), and where Theorem 1.1's leading term
+    ``T^{3/4} n^{3/2} / eps`` (000, Laplace; constants and logs dropped, so a lower
+    estimate of the bound) falls below trivial play's measured regret (assumed linear,
+    ``trivial / T`` per round). ``None`` for other learners."""
     env = gym.make(env_id, horizon=horizon, **env_kw)
     a = make(agent, env.get_wrapper_attr("problem"), seed=0, **agent_kw)
     params = getattr(a, "params", None)
@@ -102,15 +112,14 @@ def clamp_note(env_id: str, agent: str, horizon: int, eps: float, env_kw: dict, 
         return None
     g = a.geometry
     n, r, diameter = g.rank, g.radius, env.get_wrapper_attr("problem").diameter
-    t_release = (2.0 * diameter * math.sqrt(n) / r) ** 4
     lead = horizon ** 0.75 * n ** 1.5 / eps
     per_round = trivial / horizon
     t_bound = (n ** 1.5 / (per_round * eps)) ** 4 if per_round > 0 else math.inf
     eps_bound = lead * eps / trivial if trivial > 0 else math.inf
-    return (f"    {agent}: n={n}, r={r:.3f}, D={diameter:.3f}: zeta formula "
+    return (f"    {agent}: n={n}, r={r:.3f}, D={diameter:.3f}: scale-aware zeta "
             f"{params.zeta_formula:.3f} {'> clamp' if params.zeta_clamped else '<='} r/2 = "
-            f"{r / 2:.3f}, shrink alpha = {params.alpha:.2f} (costs about alpha x trivial); "
-            f"the clamp releases at T >= (2 D sqrt(n)/r)^4 = {t_release:.2g}. Thm 1.1 leading "
+            f"{r / 2:.3f}, shrink alpha = {params.alpha:.2f} (costs about alpha x trivial; "
+            f"Alg. 1's own zeta D sqrt(n)/T^(1/4) = {params.zeta_paper:.3f}). Thm 1.1 leading "
             f"term T^(3/4) n^(3/2)/eps = {lead:.0f} vs trivial {trivial:.0f}: below it for "
             f"eps >= {eps_bound:.2g} at this T, or T >= {t_bound:.2g} at eps = {eps:g}")
 
@@ -143,11 +152,16 @@ def main(argv: list[str] | None = None) -> int:
     print(head)
     print("-" * len(head))
     failures = 0
+    rows = []
     for env_id in ids:
         npa, np_kw, pa, p_kw = LEARNERS[env_id]
         t_start = time.perf_counter()
         nan = math.nan
         tr = tr0 = r_np = r_p = nan
+        max_t = MAX_HORIZON.get(env_id)
+        if max_t is not None and args.T > max_t:
+            print(f"{env_id:30s} skipped: T = {args.T} exceeds its data's {max_t} rounds")
+            continue
         if "trivial" in only:
             tr0 = mean_regret(env_id, TRIVIAL, args.T0, args.seeds, env_kw, {})
             tr = mean_regret(env_id, TRIVIAL, args.T, args.seeds, env_kw, {})
@@ -167,8 +181,27 @@ def main(argv: list[str] | None = None) -> int:
                           {**p_kw, "epsilon": args.eps}, tr)
         if note is not None and not all(checks.values()):
             print(note)
+        rows.append(markdown_row(env_id, tr, s, npa, r_np, pa, p_kw, r_p, checks))
     print(f"{failures} criterion failure(s)")
+    print(f"\n{markdown_table(rows, args.eps)}")
     return 0
+
+
+def markdown_row(env_id: str, trivial: float, s: float, npa: str, r_np: float, pa: str,
+                 p_kw: dict, r_p: float, checks: dict[str, bool]) -> str:
+    """One row of the markdown table (``docs/results.md``)."""
+    delta = f" (δ = {p_kw['delta']:g})" if "delta" in p_kw else ""
+    failed = [k for k, ok in checks.items() if not ok]
+    verdict = "all" if not failed else "fails " + ", ".join(failed)
+    return (f"| {env_id} | {trivial:.0f} ({s:.2f}) | {npa} {r_np:.0f} | {pa}{delta} {r_p:.0f} "
+            f"| {verdict} |")
+
+
+def markdown_table(rows: list[str], eps: float) -> str:
+    """The markdown table of the measured ids."""
+    head = (f"| id | trivial (slope) | non-private | private (ε = {eps:g}) | criteria |\n"
+            "|---|---:|---:|---:|---|")
+    return "\n".join([head, *rows])
 
 
 if __name__ == "__main__":

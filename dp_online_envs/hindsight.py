@@ -14,6 +14,9 @@
   for dual points ``u_t`` taken from the smoothing, minimized over D with one linear
   oracle call) the lower bound (:func:`minimize_smoothed`); typically within ``1e-9``
   relative of each other, so the regret interval is tight enough to fit rates on;
+* certified for the log-wealth losses of portfolio selection: SLSQP's point, made
+  feasible, is the upper bound and its linear minorant minimized over the simplex's
+  vertices the lower bound (:func:`~dp_online_envs.losses.portfolio.best_rebalanced_portfolio`);
 * certified for other convex losses: a projected-subgradient solver gives a feasible
   point (an upper bound) and the averaged linear minorants
   ``F(y) >= F(x_j) + <g_j, y - x_j>`` minimized with the linear oracle give a lower
@@ -26,7 +29,6 @@ minimum, and the ledger keeps the T parameters (O(T * param_dim) memory).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,10 +39,11 @@ from scipy.special import expit
 from dp_online_envs.domains.ball import Ball
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.domains.polytope import OraclePolytope
-from dp_online_envs.domains.projection import frank_wolfe_solve
+from dp_online_envs.domains.wolfe import wolfe_minimize
 from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.losses.convex import AbsoluteLinearLoss, DistanceLoss, HingeLoss, LogisticLoss
 from dp_online_envs.losses.linear import LinearLoss
+from dp_online_envs.losses.portfolio import LogWealthLoss, best_rebalanced_portfolio
 from dp_online_envs.losses.quadratic import QuadraticLoss
 from dp_online_envs.losses.submodular_min import minimize_submodular
 
@@ -148,6 +151,68 @@ def _smooth_family(loss: LossFamily) -> str | None:
 
 
 @dataclass
+class _Hessian:
+    """``H = scale I + rows^T diag(weights) rows``: the Hessian of a smoothed sum.
+
+    Each term of ``F_mu`` curves along one direction (or isotropically, a multiple of
+    the identity), so the Hessian is kept as that sum and never formed unless asked
+    (:meth:`dense`, O(k dim^2)); products, the trace and solves cost O(k dim) (plus
+    O(k^3) for a solve) with ``k = len(rows)``.
+    """
+
+    scale: float
+    rows: np.ndarray
+    weights: np.ndarray
+
+    @property
+    def dim(self) -> int:
+        return int(self.rows.shape[1])
+
+    def dense(self) -> np.ndarray:
+        """The matrix (the same floating-point operations as the former dense build)."""
+        m = (self.rows * self.weights[:, None]).T @ self.rows
+        return self.scale * np.eye(self.dim) + m if self.scale != 0.0 else m
+
+    def trace(self) -> float:
+        return self.scale * self.dim + float(self.weights @ np.einsum("ij,ij->i", self.rows,
+                                                                       self.rows))
+
+    def shifted(self, shift: float) -> _Hessian:
+        """``H + shift I``."""
+        return _Hessian(self.scale + shift, self.rows, self.weights)
+
+
+class _HessianOperator:
+    """Products and solves with a :class:`_Hessian` (positive definite), cheapest way.
+
+    Low rank (``k <= dim / 2``): ``H v`` from the rows, O(k dim), and ``H^{-1} b`` by the
+    Woodbury identity ``(s I + U^T W U)^{-1} = (I - U^T W (s I + U U^T W)^{-1} U) / s``.
+    Otherwise the dense matrix, formed once, and a Cholesky factorization for solves.
+    """
+
+    def __init__(self, h: _Hessian) -> None:
+        self.h = h
+        self._dense = h.dense() if 2 * len(h.rows) > h.dim or h.scale <= 0.0 else None
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        """``H v`` along the last axis of ``v`` (a vector, or a batch of rows)."""
+        if self._dense is not None:
+            return v @ self._dense  # H is symmetric
+        h = self.h
+        return h.scale * v + ((v @ h.rows.T) * h.weights) @ h.rows
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        if self._dense is not None:
+            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(self._dense, lower=True,
+                                                                  check_finite=False),
+                                          b, check_finite=False)
+        h = self.h
+        u, w, s = h.rows, h.weights, h.scale
+        core = s * np.eye(len(w)) + (u @ u.T) * w[None, :]
+        return (b - (w * np.linalg.solve(core, u @ b)) @ u) / s
+
+
+@dataclass
 class _Eval:
     """``F(x)``, the certificate's pieces at ``x`` and the smoothed objective."""
 
@@ -155,7 +220,7 @@ class _Eval:
     slack: float  # sum_t FY_t for u_t = phi_mu'(r_t(x))
     smooth_value: float  # F_mu(x)
     grad: np.ndarray  # grad F_mu(x) = grad ell_u
-    hess: np.ndarray | None  # Hessian of F_mu at x (when asked)
+    hess: _Hessian | None  # Hessian of F_mu at x (when asked)
     r: np.ndarray  # residuals (scalar families) or distances (distance)
 
 
@@ -197,8 +262,7 @@ def _evaluate(family: str, thetas: np.ndarray, x: np.ndarray, mu: float,
         smooth = np.where(n >= mu, n - 0.5 * mu, n * n / (2.0 * mu))
         h = None
         if hess:  # (I - d d^T / n^2) / n when n >= mu, I / mu within mu of a_t
-            w = np.where(n >= mu, inv ** 3, 0.0)
-            h = float(inv.sum()) * np.eye(x.size) - (d * w[:, None]).T @ d
+            h = _Hessian(float(inv.sum()), d, -np.where(n >= mu, inv ** 3, 0.0))
         slack = np.where(n >= mu, 0.0, n - n * n / mu)  # n - <u, d>, exactly 0 when far
         return _Eval(float(n.sum()), float(slack.sum()), float(smooth.sum()), inv @ d, h, n)
     r, sgn = _scalar_parts(family, thetas, x)
@@ -216,7 +280,7 @@ def _evaluate(family: str, thetas: np.ndarray, x: np.ndarray, mu: float,
     h = None
     if hess:  # piecewise-linear families: only the terms within mu of their kink curve
         band = np.flatnonzero(d2) if family != "logistic" else slice(None)
-        h = (a[band] * d2[band, None]).T @ a[band]
+        h = _Hessian(0.0, a[band], d2[band])
     return _Eval(float(val.sum()), slack, float(smooth.sum()), (u * sgn) @ a, h, r)
 
 
@@ -301,57 +365,48 @@ def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarr
     return y if ny <= radius else y * (radius / ny)
 
 
-def _oracle_model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
-                      max_iter: int = 100) -> np.ndarray:
-    """The model's minimizer over an oracle-only polytope, as a projection.
+def _oracle_model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: _Hessian,
+                      warm: tuple[np.ndarray, np.ndarray] | None = None,
+                      max_iter: int = 100) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The model's minimizer over an oracle-only polytope, by Wolfe's algorithm.
 
-    With ``H = L L^T`` (Cholesky), the model is ``||L^T y - p||^2 / 2 + const`` with
-    ``p = L^T x - L^{-1} g``: a Euclidean projection of ``p`` onto ``L^T P``, whose
-    linear oracle is ``c -> L^T LMO(L c)``, solved by Wolfe's minimum-norm-point
-    algorithm. The answer is rebuilt as the same convex combination of the original
-    vertices (and of ``x``, the starting atom), so it lies in ``P`` up to rounding.
-    A failed factorization (it cannot happen for the regularized Hessians used here)
-    returns ``x``, a null step.
+    Minimizes ``<g, y - x> + (y - x)^T H (y - x) / 2`` over P with
+    :func:`~dp_online_envs.domains.wolfe.wolfe_minimize` in the Hessian's metric (the
+    same implementation as the Euclidean projection; H enters only through products
+    ``H v``, O(k dim) for the low-rank-plus-identity Hessians of the smoothed sums). The
+    Frank-Wolfe gap tolerance is ``1e-13 (1 + ||x - H^{-1} g||_H^2)``: relative to the
+    squared H-norm of the unconstrained minimizer (``H^{-1} g`` by the Woodbury
+    identity). The first corral is ``{x}`` (cold: the answer is then no worse than a
+    null step), or ``warm``, the previous Newton step's corral and weights (successive
+    models share most of their optimal face: this saves most oracle calls; a worse
+    answer is caught by the line search). The answer is the corral's
+    convex combination of points of P (oracle vertices, and ``x``), so it lies in P up to
+    rounding.
+
+    Returns:
+        ``(y, (vertices, weights))``: the point and its corral, the next call's ``warm``.
     """
-    try:
-        chol = np.linalg.cholesky(h)
-    except np.linalg.LinAlgError:
-        return x
-    seen_w: list[np.ndarray] = []
-    seen_v: list[np.ndarray] = []
-
-    def lmo(c: np.ndarray) -> np.ndarray:
-        v = domain.linear_minimizer(chol @ c)
-        seen_v.append(v)
-        seen_w.append(chol.T @ v)
-        return seen_w[-1]
-
-    start = chol.T @ x
-    seen_w.append(start)
-    seen_v.append(x)
-    p = start - solve_triangular(chol, g, lower=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = frank_wolfe_solve(lmo, p, tol=1e-13 * (1.0 + float(p @ p)), max_iter=max_iter,
-                                x0=start)
-    # the solver returns its atoms up to rounding: match them to the oracle's answers
-    w = np.stack(seen_w)
-    idx = [int(np.argmin(np.sum((w - a) ** 2, axis=1))) for a in res.atoms]
-    return res.weights @ np.stack([seen_v[i] for i in idx]) / float(res.weights.sum())
+    op = _HessianOperator(h)
+    hx = op(x)
+    c_norm2 = float(x @ hx) - 2.0 * float(g @ x) + float(g @ op.solve(g))
+    tol = 1e-13 * (1.0 + abs(c_norm2))
+    start, weights = (x, None) if warm is None else warm
+    res = wolfe_minimize(domain.linear_minimizer, x, start, weights, g=g, hess=op, tol=tol,
+                         max_iter=max_iter)
+    y = res.weights @ res.vertices / float(res.weights.sum())
+    return y, (res.vertices, res.weights)
 
 
 def _model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
                iters: int = 60) -> np.ndarray:
     """A feasible (approximate) minimizer over D of ``<g, y - x> + (y-x)^T H (y-x) / 2``.
 
-    Exact on a :class:`Ball` (secular equation); on oracle-only polytopes a projection
-    in the Hessian's metric (:func:`_oracle_model_min`); FISTA with the domain's
-    projection otherwise. Only feasibility matters to the certificate.
+    Exact on a :class:`Ball` (secular equation); FISTA with the domain's projection
+    otherwise (oracle-only polytopes: :func:`_oracle_model_min`). Only feasibility
+    matters to the certificate.
     """
     if type(domain) is Ball:
         return _ball_quadratic_min(g - h @ x, h, domain.radius)
-    if isinstance(domain, OraclePolytope):
-        return _oracle_model_min(domain, x, g, h)
     big = float(scipy.linalg.eigh(h, eigvals_only=True, check_finite=False).max())
     if not big > 1e-100:  # (numerically) linear model: its minimizer is a vertex
         return domain.linear_minimizer(g)
@@ -383,7 +438,8 @@ def minimize_smoothed(
     at the residual scale of the ``8 dim`` terms nearest their kink and is divided by
     ``shrink`` once the Frank-Wolfe gap is below the Fenchel-Young slack (the smoothing,
     not the solve, then limits the bound). Each iteration is a Newton step on ``F_mu``
-    (the quadratic model minimized over D, see :func:`_model_min`), with an exact line
+    (the quadratic model minimized over D, see :func:`_model_min` and, on oracle
+    polytopes, :func:`_oracle_model_min`), with an exact line
     search along the segment (feasible by convexity) for the scalar families and
     Armijo backtracking for the distance.
 
@@ -420,6 +476,8 @@ def minimize_smoothed(
     diam = max(float(domain.diameter), 1e-300)
     ev = _evaluate(family, thetas, x, mu, True)
     best_hi, best_x, lo = math.inf, x, -math.inf
+    oracle = isinstance(domain, OraclePolytope)
+    warm = None  # oracle polytopes: the previous model step's corral
     for it in range(max_iters + 1):
         if ev.value < best_hi:
             best_hi, best_x = ev.value, x
@@ -430,8 +488,14 @@ def minimize_smoothed(
             break
         if family == "logistic" or gap > 0.5 * ev.slack:
             floor = 1e-12 * float(np.linalg.norm(ev.grad)) / diam + 1e-300  # flat model
-            h = ev.hess + (ridge * float(np.trace(ev.hess)) / dim + floor) * np.eye(dim)
-            step = _model_min(domain, x, ev.grad, h) - x
+            if oracle:
+                h = ev.hess.shifted(ridge * ev.hess.trace() / dim + floor)
+                y, warm = _oracle_model_min(domain, x, ev.grad, h, warm)
+            else:
+                dense = ev.hess.dense()
+                h = dense + (ridge * float(np.trace(dense)) / dim + floor) * np.eye(dim)
+                y = _model_min(domain, x, ev.grad, h)
+            step = y - x
             finite = bool(np.all(np.isfinite(step)))
             s = _line_search(family, thetas, x, step, ev, mu) if finite else 0.0
             if s > 0.0:
@@ -534,7 +598,9 @@ class Comparator:
             return val, val
         thetas = self._thetas[: self.count]
         family = _smooth_family(loss)
-        if family is not None:
+        if isinstance(loss, LogWealthLoss):
+            lo, hi, x = best_rebalanced_portfolio(thetas, x0=self._x_warm)
+        elif family is not None:
             lo, hi, x = minimize_smoothed(family, thetas, domain, x0=self._x_warm)
         else:
             lo, hi, x = minimize_convex_sum(loss, thetas, domain, x0=self._x_warm)

@@ -30,6 +30,9 @@ class Learner(Protocol):
 #: ``on_round(t, action, feedback)``, called after the learner's update of round ``t``
 #: (1-based): what the auditor and the runner need per round.
 RoundHook = Callable[[int, Any, np.ndarray], None]
+#: ``on_round(t, actions, feedback)`` of :func:`run_batched_rounds`: the same per round,
+#: with the ``(B, ...)`` actions and observations of B lockstep games.
+BatchRoundHook = Callable[[int, np.ndarray, np.ndarray], None]
 
 
 def run_rounds(env: gym.Env, learner: Learner, on_round: RoundHook | None = None
@@ -81,3 +84,44 @@ def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
 def seed_of(seq: np.random.SeedSequence) -> int:
     """A 63-bit integer seed drawn from a seed sequence (its first 64-bit word, halved)."""
     return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+class BatchedLearner(Protocol):
+    """What the batched loop needs of a learner playing B games at once.
+
+    The shapes are the interface (``docs/vectorized.md``): a numpy implementation
+    (:mod:`agents.batched`) or a JAX one can stand behind it without changing callers.
+    """
+
+    def act_batch(self) -> np.ndarray:
+        """The actions of the next round, one row per game: ``(B,)`` or ``(B, dim)``."""
+
+    def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
+        """Learn from the round just played (``feedback``: the env's observations)."""
+
+
+def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner,
+                       on_round: BatchRoundHook | None = None) -> dict[str, Any]:
+    """Play an already reset vector env of B lockstep games until they end.
+
+    The batched counterpart of :func:`run_rounds`, round for round the same steps:
+    ``a = learner.act_batch()``; ``obs = venv.step(a)``; ``learner.update_batch(a, obs)``;
+    then ``on_round(t, a, obs)`` if given. The learner sees nothing but the observations
+    (each game's permitted feedback).
+
+    Returns:
+        The ``info`` of the last step (``info["regret"]``: one
+        :class:`~dp_online_envs.wrappers.RegretSummary` per game).
+    """
+    done = False
+    info: dict[str, Any] = {}
+    t = 0
+    while not done:
+        actions = learner.act_batch()
+        obs, _, terminated, truncated, info = venv.step(actions)
+        learner.update_batch(actions, obs)
+        t += 1
+        if on_round is not None:
+            on_round(t, actions, obs)
+        done = bool(np.all(terminated | truncated))
+    return info

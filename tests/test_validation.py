@@ -189,7 +189,7 @@ def test_counters_refuse_bad_horizon_epsilon_delta(key, bad):
 
 @pytest.mark.parametrize("key, bad", PAIRS)
 def test_make_games_refuses_bad_values_naming_the_argument(key, bad):
-    kwargs = {"epsilon": 1.0, "delta": 0.0, "horizon": 10, **{key: bad}}
+    kwargs = {"epsilon": 1.0, "delta": 0.0, "horizon": 10, key: bad}
     with pytest.raises(ExperimentError, match=rf"{key}={bad!r} rejected"):
         make_games("DPFullInfo-Experts-v0", "private-ftrl", seeds=1, **kwargs)
 
@@ -250,7 +250,7 @@ def _counter(key: str) -> Callable[[object], object]:
 
 
 def _audit(key: str) -> Callable[[object], object]:
-    from agents.privacy import audit
+    from dp_online_envs.audit import audit
 
     return lambda v: audit(lambda seed: None, _problem(), **{"tau": 1, "runs": 10, key: v})
 

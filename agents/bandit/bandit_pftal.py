@@ -33,8 +33,8 @@ outer radius). ``xi = beta / r``. Clamp: ``beta <= r / 2`` (``xi <= 1/2``).
 Privacy (Thm. 5, replace-one; NOT the paper's ``p B / beta``): sensitivity
 ``2 p B / beta`` (l2), ``2 p^{3/2} B / beta`` (l1). ``delta = 0``: coordinatewise
 Laplace, per node scale ``levels 2 p^{3/2} B / (beta eps)``,
-``levels = floor(log2 T) + 1`` (eps-DP). ``delta > 0`` (an extension): analytic
-Gaussian for l2 sensitivity ``sqrt(levels) 2 p B / beta``. :attr:`privacy` is the
+``levels = floor(log2 T) + 1`` (eps-DP). ``delta > 0`` (an extension): exact discrete
+Gaussian for ``levels`` blocks of l2 sensitivity ``2 p B / beta``. :attr:`privacy` is the
 accountant's guarantee for the counter.
 
 Why, the paper's calibration error and its eq. (32): ``docs/algorithms/bandit-pftal.md``.

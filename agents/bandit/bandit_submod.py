@@ -23,7 +23,7 @@ keeps the formula), ``H = M / (sqrt(n) T^{1/4})``, ``x_1 = 0``,
 the estimate's norm is at most ``G = c(n) (n+1) M / gamma`` (``c(n) = 2`` for
 ``n >= 2``, 1 for ``n = 1``; clipped there, counted in :attr:`clipped_estimates`), the
 counter is calibrated to the replace-one sensitivity ``Delta = 2 G`` -- coordinatewise
-Laplace (``delta = 0``, eps-DP) or analytic Gaussian (``delta > 0``). The paper's
+Laplace (``delta = 0``, eps-DP) or exact discrete Gaussian (``delta > 0``). The paper's
 ``L = 4M + 2 H sqrt(n)`` (``calibration="paper"``, reproduction only) is far below
 ``Delta``; the agent then declares the epsilon that noise really gives.
 
@@ -258,8 +258,9 @@ class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
                                                       sensitivity=self.sensitivity)
             event = real.describe()
             eps_real = accountant_epsilon(event, probe.delta)
+            ns = probe.noise_strategy
             self.privacy = verify_guarantee(
-                event, eps_real, probe.delta,
+                event, eps_real, probe.delta, idealized=ns.private and not ns.exact,
                 mechanism=f"{probe!r} with the paper's calibration L={self.paper_lipschitz:.4g} "
                           f"for sensitivity {self.sensitivity:.4g}")
 

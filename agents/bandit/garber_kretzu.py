@@ -14,20 +14,30 @@ delta u_t`` and sum ``g_m = sum_t (n / delta) f_t(x_t) u_t``; at its end
 ``||x - y~||^2 <= 3 epsilon`` (return ``(x, y~)``) or the gap is ``<= epsilon``
 (return ``(x, x)``).
 
-Parameters (Ene-Nguyen-Vladu Alg. 1 line 1, :func:`agents.bandit.smoothing.blocked_parameters`):
-``K = T_batch = round(sqrt T)``, ``T_round = ceil(T / K)``,
-``eta = D / (T^{3/4} n^{1/2} L)``, ``delta = D n^{1/2} / T^{1/4}`` clamped to
-``delta <= r / 2``, ``alpha = delta / r``, ``epsilon = D^2 / T_round``; at most
+Parameters (Ene-Nguyen-Vladu Alg. 1 line 1, scale-aware:
+:func:`agents.bandit.smoothing.blocked_parameters` with ``a = 1 + sqrt 3``, no noise;
+``n`` hull dimension, ``D`` diameter, ``L`` Lipschitz constant, ``B`` bound on
+``|f_t|``, ``r`` inner radius): ``K = T_batch = round(sqrt T)``,
+``M = T_round = ceil(T / K)``, ``delta = sqrt(a D (M K)^{1/2} n B / (T L (2 + D/r)))``
+(the minimizer of the regret bound below) clamped to ``delta <= r / 2``,
+``alpha = delta / r``, ``eta = D / (kappa M^{1/2})`` with
+``kappa = K^{1/2} n B / delta + K L``, ``epsilon = D^2 / T_round``; at most
 ``max_fw_iterations`` Frank-Wolfe steps per block (hits counted in
 :attr:`fw_cap_hits`).
 
-The regret proof and the choice of ``epsilon``: ``docs/algorithms/garber-kretzu.md``.
+Regret: ``(1 + sqrt 3) D M^{1/2} kappa + T L (2 + D/r) delta``, i.e.
+``O(T^{3/4} (D n B L (2 + D/r))^{1/2})`` while the clamp is inactive.
+
+The regret proof, the choice of ``epsilon`` and of ``delta``:
+``docs/algorithms/garber-kretzu.md``.
 
 Options:
     max_fw_iterations: Frank-Wolfe steps allowed per block (default ``20 K``).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -71,6 +81,12 @@ class GarberKretzu(BlockedOnePointAgent):
     paper = ("Garber & Kretzu, Improved regret bounds for projection-free bandit convex "
              "optimization, AISTATS 2020 (parameters as in Ene-Nguyen-Vladu 2021, Alg. 1)")
     private = False
+
+    def _oco_constant(self) -> float:
+        """``1 + sqrt(3)``: ``D^2/(2 eta) + (eta/2) M kappa^2`` gives ``D kappa M^{1/2}``
+        and the approximate projections ``M kappa sqrt(3 epsilon) = sqrt(3) D kappa
+        M^{1/2}`` (``docs/algorithms/garber-kretzu.md``)."""
+        return 1.0 + math.sqrt(3.0)
 
     def setup(self, max_fw_iterations: int | None = None) -> None:
         self._setup_geometry()

@@ -15,7 +15,14 @@ it. Clamp: ``zeta <= MAX_SHRINK r`` (``MAX_SHRINK = 1/2``), recorded as
 ``zeta_clamped``. Replace-one sensitivity of one estimate with ``|f| <= B``:
 ``2 k B / zeta`` (l2) and ``2 k^{3/2} B / zeta`` (l1).
 
-Derivations (hull, shrink, clamp, sensitivity, Frank-Wolfe step):
+Scale-aware radius of the blocked learners (:func:`blocked_parameters`): ``zeta``
+minimizes the explicit regret bound of Ene-Nguyen-Vladu's proof of Lemma 3.1 (with
+App. D's shrink, :func:`blocked_regret_bound`) for the problem's actual ``T, n, D, L,
+B, r`` (and the counter's noise), instead of Alg. 1's ``D n^{1/2} / T^{1/4}``, which
+ignores ``r`` and ``B``; it is the same formula when ``B = L D`` and the shrink term
+is dropped.
+
+Derivations (hull, shrink, clamp, sensitivity, scale-aware radius, Frank-Wolfe step):
 ``docs/algorithms/one-point-estimates.md``.
 """
 
@@ -38,12 +45,16 @@ __all__ = [
     "BlockedParameters",
     "ShrunkSet",
     "SmoothingGeometry",
+    "batch_gradient_bound",
+    "batch_sizes",
     "blocked_parameters",
+    "blocked_regret_bound",
     "clamp_radius",
     "estimate_sensitivity",
     "fw_projection_step",
     "require_points",
     "resolve_noise",
+    "shrink_coefficient",
     "sphere_direction",
 ]
 
@@ -214,19 +225,71 @@ def fw_projection_step(domain: Domain, x: np.ndarray,
     return x + gamma * d, gap
 
 
+def batch_sizes(horizon: int) -> tuple[int, int]:
+    """``(T_batch, T_round)`` of Ene-Nguyen-Vladu Alg. 1 line 1 in integers:
+    ``T_batch = round(sqrt T)`` clamped to ``[1, T]``, ``T_round = ceil(T / T_batch)``."""
+    T = int(horizon)
+    batch = min(T, max(1, round(math.sqrt(T))))
+    return batch, -(-T // batch)
+
+
+def shrink_coefficient(diameter: float, radius: float) -> float:
+    """``2 + D / r``: the regret per round and per unit of ``zeta L`` of smoothing
+    (Ene-Nguyen-Vladu (C.1)), batching ((C.3)) and the App. D shrink (``D / r``)."""
+    return 2.0 + diameter / radius
+
+
+def batch_gradient_bound(batch: int, n: int, bound: float, lipschitz: float,
+                         zeta: float) -> float:
+    """``kappa = K^{1/2} n B / zeta + K L`` (Ene-Nguyen-Vladu Lemma C.2 with ``B`` for
+    ``L D``; the proof of Lemma 3.1 uses this sum): ``E||g_R||^2 <= kappa^2`` for the
+    sum ``g_R`` of ``K`` one-point estimates with ``|f| <= B``."""
+    return math.sqrt(batch) * n * bound / zeta + batch * lipschitz
+
+
+def blocked_regret_bound(zeta: float, horizon: int, n: int, diameter: float,
+                         lipschitz: float, bound: float, radius: float, *,
+                         oco_constant: float, noise_norm: float = 0.0) -> float:
+    """The explicit regret bound whose minimizer is the blocked learners' radius
+    (``docs/algorithms/one-point-estimates.md``, "The scale-aware radius"):
+
+        Phi(zeta) = a D M^{1/2} kappa(zeta) + M^{1/2} D nu / zeta + T L (2 + D/r) zeta,
+
+    ``K, M = batch_sizes(T)``, ``kappa`` of :func:`batch_gradient_bound`, after
+    substituting ``eta = D / (kappa M^{1/2})`` (NoisyOCO, Lemma 4.1).
+
+    Args:
+        zeta: The smoothing radius ``> 0``.
+        horizon, n, diameter, lipschitz, bound, radius: ``T, n, D, L, B, r``.
+        oco_constant: ``a``, from the learner's own proof (Garber-Kretzu ``1 + sqrt 3``,
+            Ene-Nguyen-Vladu ``2 + sqrt(20 M / K)``).
+        noise_norm: ``nu``: ``nu / zeta`` bounds the expected norm of the noise of one
+            release of the learner's counter (0 without noise).
+
+    Returns:
+        ``Phi(zeta)``.
+    """
+    batch, rounds = batch_sizes(horizon)
+    kappa = batch_gradient_bound(batch, n, bound, lipschitz, zeta)
+    return (oco_constant * diameter * math.sqrt(rounds) * kappa
+            + math.sqrt(rounds) * diameter * noise_norm / zeta
+            + int(horizon) * lipschitz * shrink_coefficient(diameter, radius) * zeta)
+
+
 @dataclass(frozen=True)
 class BlockedParameters:
     """Parameters of the blocked projection-free schemes (Ene-Nguyen-Vladu Alg. 1,
-    line 1; Garber-Kretzu's blocking).
+    line 1, scale-aware; Garber-Kretzu's blocking).
 
     Attributes:
-        batch: ``T_batch``, rounds per batch (block).
-        rounds: ``T_round = ceil(T / T_batch)``, number of batches (the last may be short).
-        eta: ``D / (T^{3/4} n^{1/2} L)``.
-        zeta_formula: ``D n^{1/2} / T^{1/4}`` before the clamp.
+        batch: ``T_batch = K``, rounds per batch (block).
+        rounds: ``T_round = M = ceil(T / K)``, number of batches (the last may be short).
+        eta: ``D / (kappa M^{1/2})``, ``kappa = K^{1/2} n B / zeta + K L``.
+        zeta_formula: the minimizer of :func:`blocked_regret_bound` before the clamp.
         zeta: smoothing radius used, ``min(zeta_formula, MAX_SHRINK r)``.
         alpha: shrink factor ``zeta / r``.
         zeta_clamped: whether the clamp was active.
+        zeta_paper: Alg. 1's ``D n^{1/2} / T^{1/4}`` (for reference; not used).
     """
 
     batch: int
@@ -236,25 +299,39 @@ class BlockedParameters:
     zeta: float
     alpha: float
     zeta_clamped: bool
+    zeta_paper: float
 
 
 def blocked_parameters(horizon: int, n: int, diameter: float, lipschitz: float,
-                       radius: float) -> BlockedParameters:
-    """Ene-Nguyen-Vladu, Alg. 1 line 1 (with App. D's shrinking):
+                       bound: float, radius: float, *, oco_constant: float,
+                       noise_norm: float = 0.0) -> BlockedParameters:
+    """Scale-aware Ene-Nguyen-Vladu Alg. 1 line 1 (with App. D's shrinking).
 
-    ``T_round = T^{1/2}``, ``T_batch = T / T_round``, ``eta = D / (T^{3/4} n^{1/2} L)``,
-    ``zeta = D n^{1/2} / T^{1/4}``, ``alpha = zeta / r``.
+    ``K, M = batch_sizes(T)``; ``zeta`` minimizes :func:`blocked_regret_bound` (its
+    ``1/zeta`` and ``zeta`` terms balance):
 
-    Integer batches: ``T_batch = round(sqrt(T))`` clamped to ``[1, T]``,
-    ``T_round = ceil(T / T_batch)``; ``zeta`` clamped to ``MAX_SHRINK r``.
+        zeta* = sqrt((a D (M K)^{1/2} n B + M^{1/2} D nu) / (T L (2 + D/r))),
+
+    then the clamp ``zeta = min(zeta*, MAX_SHRINK r)``; ``eta = D / (kappa(zeta) M^{1/2})``
+    with ``kappa = K^{1/2} n B / zeta + K L``; ``alpha = zeta / r``. Rate: with ``zeta*``,
+    ``Phi = O(T^{3/4} (a D n B L (2 + D/r))^{1/2})`` (``nu = 0``). With ``B = L D``,
+    ``a = 1``, ``nu = 0``, ``M K = T`` and the ``T L zeta`` term alone (no smoothing or
+    shrink constants) it is Alg. 1's ``zeta = D n^{1/2} / T^{1/4}``.
+
+    Args:
+        horizon, n, diameter, lipschitz, bound, radius: ``T, n, D, L, B, r``.
+        oco_constant, noise_norm: ``a`` and ``nu`` of :func:`blocked_regret_bound`.
     """
     T = int(horizon)
-    batch = min(T, max(1, round(math.sqrt(T))))
-    rounds = -(-T // batch)
-    eta = diameter / (T**0.75 * math.sqrt(n) * lipschitz)
-    zeta_formula = diameter * math.sqrt(n) / T**0.25
+    batch, rounds = batch_sizes(T)
+    num = (oco_constant * diameter * math.sqrt(rounds * batch) * n * bound
+           + math.sqrt(rounds) * diameter * noise_norm)
+    zeta_formula = math.sqrt(num / (T * lipschitz * shrink_coefficient(diameter, radius)))
     zeta, clamped = clamp_radius(zeta_formula, radius)
-    return BlockedParameters(batch, rounds, eta, zeta_formula, zeta, zeta / radius, clamped)
+    kappa = batch_gradient_bound(batch, n, bound, lipschitz, zeta)
+    eta = diameter / (kappa * math.sqrt(rounds))
+    return BlockedParameters(batch, rounds, eta, zeta_formula, zeta, zeta / radius, clamped,
+                             diameter * math.sqrt(n) / T**0.25)
 
 
 class BlockedOnePointAgent(Agent):
@@ -269,6 +346,13 @@ class BlockedOnePointAgent(Agent):
 
     feedback = "bandit"
     requires = ("lipschitz", "bound", "diameter")
+    def _oco_constant(self) -> float:
+        """``a`` of :func:`blocked_regret_bound`, from the learner's own regret proof."""
+        raise NotImplementedError
+
+    def _noise_norm(self) -> float:
+        """``nu``: expected norm of a release's noise times ``zeta`` (0: no noise)."""
+        return 0.0
 
     def _setup_geometry(self) -> None:
         p = self.problem
@@ -278,7 +362,9 @@ class BlockedOnePointAgent(Agent):
         self.geometry = SmoothingGeometry.of(p.domain)
         #: Alg. 1 line 1 parameters (with the clamp of ``zeta``).
         self.params = blocked_parameters(p.horizon, self.geometry.rank, p.diameter,
-                                         p.lipschitz, self.geometry.radius)
+                                         p.lipschitz, p.bound, self.geometry.radius,
+                                         oco_constant=self._oco_constant(),
+                                         noise_norm=self._noise_norm())
         self.batch, self.rounds = self.params.batch, self.params.rounds
         self.eta, self.zeta, self.alpha = self.params.eta, self.params.zeta, self.params.alpha
 

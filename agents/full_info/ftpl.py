@@ -37,9 +37,10 @@ class PrivateFTPL(CounterAgent, Agent):
 
         sigma = max{ ||Y||_2 sqrt(T / (sqrt(N) R)),  sigma_priv }            (per draw)
 
-    ``sigma_priv``: the counter's analytic-Gaussian sigma for l2 sensitivity
-    ``sqrt(levels) Delta_2`` (``levels = floor(log2 T) + 1``, ``Delta_2`` the l2 diameter
-    of the loss set), NOT the paper's ``(sqrt(N) / eps) R log(R / delta)`` (kept in
+    ``sigma_priv``: the counter's exact discrete-Gaussian sigma (in data units) for
+    ``levels`` blocks of l2 sensitivity ``Delta_2`` (``levels = floor(log2 T) + 1``,
+    ``Delta_2`` the l2 diameter of the loss set; :class:`~agents.privacy.noise.
+    DiscreteGaussianNoise`), NOT the paper's ``(sqrt(N) / eps) R log(R / delta)`` (kept in
     :attr:`sigma_paper_privacy`). Every round's perturbation has per-coordinate variance
     ``R sigma^2`` (``max(R sigma^2, Var_t(counter))`` with counters other than
     ``"agarwal-singh"``), topped up by data-independent Gaussian noise.

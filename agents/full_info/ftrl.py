@@ -74,7 +74,11 @@ class PrivateFTRL(CounterAgent, Agent):
     ``2, 2``):
 
     * Laplace ``lambda = levels * Delta_1 / epsilon`` (the paper: ``||Y||_1 log T / eps``);
-    * Gaussian ``sigma`` = analytic Gaussian for l2 sensitivity ``sqrt(levels) Delta_2``.
+    * Gaussian: the exact discrete Gaussian for ``levels`` blocks of l2 sensitivity
+      ``Delta_2`` (integer ``sigma`` on a grid, zCDP-accounted;
+      :class:`~agents.privacy.noise.DiscreteGaussianNoise`), about 8% above the analytic
+      continuous ``sigma`` for ``sqrt(levels) Delta_2`` at ``epsilon = 1``. With
+      ``counter="factorization"`` the real-valued Gaussian (guarantee marked idealized).
 
     :attr:`privacy` is checked by :func:`agents.privacy.verify_guarantee` and equals the
     requested ``(epsilon, delta)``.

@@ -7,7 +7,7 @@ after each ``z_t`` releases a noisy prefix sum ``S_t + eta_t`` with
 Laplace noise, l2 for Gaussian noise).  It is the caller's job to make it true
 (clip or bound the inputs); a counter cannot check it.
 
-All four counters are linear: every internal value is (exact partial sum) +
+All the counters are linear: every internal value is (exact partial sum) +
 (data-independent noise), and the release is a fixed linear function of those
 values.  The implementations therefore keep the exact running sum ``S_t`` and
 the noise process separately and return ``S_t + eta_t``; this is the same
@@ -19,7 +19,8 @@ its calibration and its ``dp_accounting`` event): ``noise=`` takes a
 :class:`~agents.privacy.noise.NoiseStrategy` or its name.
 
 Exact arithmetic: with :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (the
-learners' default for pure DP) a counter rounds every input onto the strategy's grid
+learners' default for pure DP) or :class:`~agents.privacy.noise.DiscreteGaussianNoise`
+(their default for ``delta > 0`` on the tree counters) a counter rounds every input onto the strategy's grid
 (step ``g``, a power of two), keeps the prefix sums and the noise as int64 and releases
 ``(S_t + eta_t) * g``: the tree and Agarwal-Singh releases are integer multiples of
 ``g``, computed exactly (``|S_t + eta_t| < 2^53`` is checked); Honaker's estimates are
@@ -38,7 +39,8 @@ Rush, Smith, Thakurta (NeurIPS 2022), whose adaptive-streams result covers
 
 Counters (see :data:`COUNTERS`): ``"tree"`` :class:`BinaryTreeCounter`,
 ``"agarwal-singh"`` :class:`AgarwalSinghCounter`, ``"honaker"``
-:class:`HonakerCounter`, ``"factorization"`` :class:`FactorizationCounter`.
+:class:`HonakerCounter`, ``"factorization"`` :class:`FactorizationCounter`, ``"blt"``
+:class:`~agents.privacy.blt.BLTCounter` (in :mod:`agents.privacy.blt`).
 """
 
 from __future__ import annotations
@@ -57,11 +59,13 @@ from dp_online_envs.validation import (
 )
 
 from .calibration import PrivacyGuarantee
-from .noise import NoiseStrategy, noise_strategy
+from .noise import NOISE_KINDS, NoiseStrategy, noise_strategy
 
 __all__ = [
     "COUNTERS",
+    "GAUSSIAN_ONLY",
     "AgarwalSinghCounter",
+    "BLTCounter",
     "BinaryTreeCounter",
     "ContinualCounter",
     "FactorizationCounter",
@@ -109,8 +113,8 @@ class ContinualCounter(ABC):
             ``z_t - z'_t`` for neighbouring streams (with a noise name,
             required unless ``noise is None``).
         rng: source of all noise; ``None`` means ``np.random.default_rng()``.
-        secure: with a noise name: draw the discrete Laplace noise from the OS
-            cryptographic generator instead of ``rng`` (exact strategies only).
+        secure: with a noise name: draw the discrete (Laplace or Gaussian) noise from
+            the OS cryptographic generator instead of ``rng`` (exact strategies only).
 
     Attributes:
         noise_strategy: The calibrated strategy (its ``scale`` is one draw's).
@@ -123,6 +127,8 @@ class ContinualCounter(ABC):
     """
 
     name: ClassVar[str] = ""
+    #: Whether the counter refuses Laplace noise (real coefficients, Gaussian only).
+    gaussian_only: ClassVar[bool] = False
 
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  epsilon: float | None = None, delta: float | None = None,
@@ -130,10 +136,9 @@ class ContinualCounter(ABC):
                  rng: np.random.Generator | None = None, secure: bool = False) -> None:
         self.horizon = check_int("horizon", horizon, 1)
         self.dim = check_int("dim", dim, 1)
-        if not isinstance(noise, NoiseStrategy) and noise not in (
-                "laplace", "gaussian", "discrete-laplace", None):
-            raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace' or None, "
-                             f"got noise={noise!r}")
+        if not isinstance(noise, NoiseStrategy) and noise not in NOISE_KINDS:
+            raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace', "
+                             f"'discrete-gaussian' or None, got noise={noise!r}")
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got rng={rng!r}")
         if not isinstance(noise, NoiseStrategy):
@@ -211,7 +216,7 @@ class ContinualCounter(ABC):
         z = np.asarray(z, dtype=float)
         if z.shape != (self.dim,):
             raise ValueError(f"z must have shape ({self.dim},), got shape {z.shape}")
-        if not np.all(np.isfinite(z)):
+        if not np.isfinite(z).all():
             raise ValueError(f"z must be finite, got z={z!r}")
         if self.grid is not None:
             return self._add_exact(z)
@@ -224,21 +229,21 @@ class ContinualCounter(ABC):
     def _add_exact(self, z: np.ndarray) -> np.ndarray:
         """The integer path: ``z`` rounded to the grid, int64 sums and noise."""
         zi = np.rint(z / self.grid)  # exact scaling by a power of two, round half even
-        if np.any(np.abs(zi) >= 2.0**52):
+        # One check covers both the input and the sum: |S| < 2^52 (an invariant) and
+        # |S + zi| < 2^52 force |zi| < 2^53, so zi is an exact integer and the float sum
+        # of two such integers, below 2^52, is exact (a larger zi fails the check).
+        prefix = self._prefix + zi
+        if not np.abs(prefix).max() < 2.0**52:
             raise ValueError(f"input z={z!r} too large for the exact integer grid "
-                             f"g={self.grid!r} (|sum| must stay below 2^52 g)")
-        prefix = self._prefix + zi.astype(np.int64)  # both below 2^52: no overflow
-        if np.any(np.abs(prefix) >= 2**52):
-            raise ValueError(f"input z={z!r} takes the prefix sum beyond the exact integer "
-                             f"grid g={self.grid!r} (|sum| must stay below 2^52 g)")
+                             f"g={self.grid!r}: the prefix sum must stay below 2^52 g")
         self._t += 1
-        self._prefix = prefix
+        self._prefix = prefix.astype(np.int64)
         return self._release_exact()
 
     def _release_exact(self) -> np.ndarray:
         """``(S_t + eta_t) * g`` from the integer prefix and integer noise."""
         total = self._prefix + self._next_noise()
-        if np.any(np.abs(total) >= 2**53):
+        if np.abs(total).max() >= 2**53:
             raise ValueError("noisy integer sum reached 2^53: not exactly representable")
         return total * self.grid
 
@@ -286,7 +291,8 @@ class ContinualCounter(ABC):
         if self.grid is None:
             return self.noise_strategy.draw(self._rng, self.dim)
         if self._int_noise_used == len(self._int_noise):
-            block = min(EXACT_NOISE_BLOCK, 2 * self.horizon)
+            rows = getattr(self.noise_strategy, "block_rows", EXACT_NOISE_BLOCK)
+            block = min(rows, 2 * self.horizon)
             self._int_noise = self.noise_strategy.draw_int(
                 self._rng, block * self.dim).reshape(block, self.dim)
             self._int_noise_used = 0
@@ -492,13 +498,21 @@ class FactorizationCounter(ContinualCounter):
     Laplace noise is refused: the l1 column norm ``sum_{j<T} f_j`` grows like
     ``2 sqrt(T / pi)``, so pure epsilon-DP would need noise polynomial in T.
     Streaming cost: the noise history ``w`` is kept (``O(t dim)`` floats, grown
-    by doubling) and ``eta_t`` is one ``O(t dim)`` convolution step.
+    by doubling) and ``eta_t`` is one ``O(t dim)`` convolution step, so a stream of
+    ``T`` inputs costs ``O(T^2 dim)`` in total and ``O(T dim)`` memory; the ``"blt"``
+    counter (:class:`~agents.privacy.blt.BLTCounter`) has nearly the same noise at
+    ``O(dim)`` work and memory per step.
     """
 
     name = "factorization"
+    gaussian_only = True
 
     def __init__(self, horizon: int, dim: int, *, noise: NoiseStrategy | str | None,
                  **kwargs) -> None:
+        if noise == "discrete-gaussian" or getattr(noise, "kind", None) == "discrete-gaussian":
+            raise ValueError(
+                "FactorizationCounter has real coefficients: it cannot release exact integer "
+                "sums, use noise='gaussian' (its guarantee is marked idealized)")
         if (noise in ("laplace", "discrete-laplace")
                 or getattr(noise, "kind", None) in ("laplace", "discrete-laplace")):
             raise ValueError(
@@ -544,10 +558,17 @@ class FactorizationCounter(ContinualCounter):
         return self.noise_strategy.dp_event(gain=self.column_norm)
 
 
+# blt.py subclasses ContinualCounter (defined above): imported here, not at the top
+from .blt import BLTCounter
+
 _CLASSES: dict[str, type[ContinualCounter]] = {
     cls.name: cls
-    for cls in (BinaryTreeCounter, AgarwalSinghCounter, HonakerCounter, FactorizationCounter)
+    for cls in (BinaryTreeCounter, AgarwalSinghCounter, HonakerCounter, FactorizationCounter,
+                BLTCounter)
 }
+
+#: Names of the counters that take Gaussian noise only.
+GAUSSIAN_ONLY: frozenset[str] = frozenset(n for n, c in _CLASSES.items() if c.gaussian_only)
 
 #: name -> one-line description of every counter :func:`make_counter` builds.
 COUNTERS: dict[str, str] = {
@@ -558,6 +579,8 @@ COUNTERS: dict[str, str] = {
                "about half the tree's variance",
     "factorization": "square-root factorization of the prefix-sum matrix, Gaussian only "
                      "(Henzinger-Upadhyay-Upadhyay 2023; Fichtenberger et al. 2023)",
+    "blt": "buffered-linear-Toeplitz factorization, O(dim) work per step, Gaussian only "
+           "(Dvijotham-McMahan-Pillutla-Steinke-Thakurta 2024)",
 }
 
 
@@ -565,11 +588,13 @@ def make_counter(name: str, horizon: int, dim: int, **kwargs) -> ContinualCounte
     """Builds the counter called ``name`` (a key of :data:`COUNTERS`).
 
     Args:
-        name: ``"tree"``, ``"agarwal-singh"``, ``"honaker"`` or ``"factorization"``.
+        name: ``"tree"``, ``"agarwal-singh"``, ``"honaker"``, ``"factorization"`` or
+            ``"blt"``.
         horizon: ``T``.
         dim: input dimension.
         **kwargs: keyword arguments of :class:`ContinualCounter`
-            (``noise``, ``epsilon``, ``delta``, ``sensitivity``, ``rng``).
+            (``noise``, ``epsilon``, ``delta``, ``sensitivity``, ``rng``; ``buffers``
+            for ``"blt"``).
 
     Raises:
         ValueError: for an unknown name or invalid parameters.

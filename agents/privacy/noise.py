@@ -1,4 +1,4 @@
-"""Noise strategies of the continual counters: Laplace, Gaussian, or none.
+"""Noise strategies of the continual counters: (discrete) Laplace, (discrete) Gaussian, or none.
 
 A strategy is one kind of noise with its budget: how one draw is sampled
 (:meth:`~NoiseStrategy.draw`), its variance, its calibration to a sensitivity and a
@@ -27,6 +27,10 @@ marked ``idealized`` in their :class:`~agents.privacy.calibration.PrivacyGuarant
   exact discrete Laplace sampler of :mod:`agents.privacy.discrete`, sums are int64 and
   a release is ``integer * g`` (exact in float64 below ``2^53``). The default of the
   learners for ``delta = 0``.
+* :class:`DiscreteGaussianNoise` -- ``(epsilon, delta)``-DP computed EXACTLY: the same
+  grid and integer arithmetic, integer noise from the exact discrete Gaussian sampler
+  (CKS Algorithm 3) with an integer ``sigma`` in grid units, accounted as ``rho``-zCDP.
+  The default of the learners' integer counters for ``delta > 0``.
 * :class:`NoNoise` -- exact sums, NOT private (``scale = 0``, the accountant's
   ``NonPrivateDpEvent``); the non-private limit of the learners.
 """
@@ -36,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
+from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
@@ -46,25 +51,30 @@ from dp_online_envs.validation import check_epsilon, check_gaussian_delta, check
 from . import discrete
 from .calibration import (
     PrivacyGuarantee,
+    discrete_gaussian_rho,
+    discrete_gaussian_sigma,
     gaussian_sigma,
     laplace_scale,
     verify_guarantee,
 )
 
-__all__ = ["GRID_BITS", "NOISE_KINDS", "DiscreteLaplaceNoise", "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy",
-           "default_noise", "noise_strategy"]
+__all__ = ["GRID_BITS", "NOISE_KINDS", "DiscreteGaussianNoise", "DiscreteLaplaceNoise",
+           "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy", "default_noise",
+           "noise_strategy"]
 
 
 class NoiseStrategy(ABC):
     """One kind of noise and its budget (see the module docstring).
 
     Attributes:
-        kind: ``"laplace"``, ``"gaussian"`` or ``None`` (exact sums).
+        kind: ``"laplace"``, ``"gaussian"``, ``"discrete-laplace"``,
+            ``"discrete-gaussian"`` or ``None`` (exact sums).
         private: Whether the noise gives differential privacy.
         epsilon, delta, sensitivity: The budget (``None`` for :class:`NoNoise`;
             ``delta = 0`` for Laplace).
-        scale: Scale of one draw (Laplace ``b``, Gaussian ``sigma``; 0 before
-            :meth:`calibrate` and for :class:`NoNoise`).
+        scale: Scale of one draw in data units (Laplace ``b``, Gaussian ``sigma``; for
+            the discrete kinds ``t g`` / ``sigma g``; 0 before :meth:`calibrate` and for
+            :class:`NoNoise`).
     """
 
     kind: ClassVar[str | None]
@@ -228,8 +238,41 @@ def _grid_step(sensitivity: float, dim: int, epsilon: float) -> float:
     return math.ldexp(1.0, e - 1)
 
 
+class _IntegerNoise(NoiseStrategy):
+    """What the exact strategies share: integer draws in grid units (:meth:`draw_int`),
+    scaled by the grid step for :meth:`draw`, from the counter's generator or the OS
+    generator (``secure``), and a guarantee stated at the budget."""
+
+    exact: ClassVar[bool] = True
+    secure: bool
+
+    def _source(self, rng):
+        return discrete.OsRandom() if self.secure else rng
+
+    @abstractmethod
+    def draw_int(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` exact integer draws (int64), in grid units."""
+
+    def draw(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
+        n = int(np.prod(shape))
+        return (self.draw_int(rng, n) * self.grid).reshape(shape)
+
+    def sum_of_draws(self, rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+        return self.draw_int(rng, n * dim).reshape(n, dim).sum(axis=0) * self.grid
+
+    def for_dim(self, dim: int) -> _IntegerNoise:
+        return dataclasses.replace(self, dim=int(dim), step=0.0)
+
+    def guarantee(self, event: dp_event.DpEvent, mechanism: str) -> PrivacyGuarantee:
+        """The accountant's check, stated at the budget ``epsilon``: the calibration
+        rounds the integer noise parameter up, so the accountant's epsilon is at most the
+        budget and ``epsilon``-DP (at ``delta``) is a true statement."""
+        checked = super().guarantee(event, mechanism)
+        return dataclasses.replace(checked, epsilon=max(checked.epsilon, self.epsilon))
+
+
 @dataclasses.dataclass(frozen=True)
-class DiscreteLaplaceNoise(NoiseStrategy):
+class DiscreteLaplaceNoise(_IntegerNoise):
     r"""Exact pure ``epsilon``-DP: grid rounding, integer discrete Laplace noise.
 
     Mechanism (per noised block of ``dim`` coordinates; Canonne, Kamath, Steinke,
@@ -275,7 +318,6 @@ class DiscreteLaplaceNoise(NoiseStrategy):
     step: float = 0.0
     delta: float = dataclasses.field(default=0.0, init=False)
     kind: ClassVar[str] = "discrete-laplace"
-    exact: ClassVar[bool] = True
 
     @property
     def grid(self) -> float:  # type: ignore[override]
@@ -289,14 +331,10 @@ class DiscreteLaplaceNoise(NoiseStrategy):
         """``k1 = floor(Delta_1 / g) + dim``: l1 sensitivity of one block on the grid."""
         return math.floor(self.sensitivity / self.grid) + self.dim
 
-    def for_dim(self, dim: int) -> DiscreteLaplaceNoise:
-        return dataclasses.replace(self, dim=int(dim), step=0.0)
-
     def calibrate(self, copies: int = 1, gain: float = 1.0) -> DiscreteLaplaceNoise:
         if gain != 1.0:
             raise ValueError("DiscreteLaplaceNoise supports integer structures only "
                              f"(gain=1), got gain={gain!r}")
-        from fractions import Fraction
         total = copies * self.grid_sensitivity
         t = math.ceil(Fraction(total) / Fraction(self.epsilon))
         if t > discrete.MAX_SCALE:
@@ -310,22 +348,11 @@ class DiscreteLaplaceNoise(NoiseStrategy):
         ``copies k1 / t`` is at most ``epsilon`` (``t`` is rounded up as a fraction), so
         ``epsilon``-DP is a true statement; the accountant's value is within ``2^-15``
         below it."""
-        checked = super().guarantee(event, mechanism)
-        return dataclasses.replace(checked, epsilon=max(checked.epsilon, self.epsilon))
-
-    def _source(self, rng):
-        return discrete.OsRandom() if self.secure else rng
+        return super().guarantee(event, mechanism)
 
     def draw_int(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` exact integer draws (int64), in grid units."""
         return discrete.discrete_laplace(self._source(rng), self.t, int(n))
-
-    def draw(self, rng: np.random.Generator, shape: int | tuple[int, ...]) -> np.ndarray:
-        n = int(np.prod(shape))
-        return (self.draw_int(rng, n) * self.grid).reshape(shape)
-
-    def sum_of_draws(self, rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
-        return self.draw_int(rng, n * dim).reshape(n, dim).sum(axis=0) * self.grid
 
     @property
     def variance(self) -> float:
@@ -342,10 +369,147 @@ class DiscreteLaplaceNoise(NoiseStrategy):
                 f"{' secure' if self.secure else ''}")
 
 
+#: Grid of the discrete Gaussian: the step also keeps ``sigma`` in grid units at most
+#: about ``2^GAUSS_MAX_BITS`` (below the sampler's :data:`~agents.privacy.discrete.
+#: MAX_GAUSS_SIGMA`), coarsening the grid when the noise is very large.
+GAUSS_MAX_BITS = 22
+#: ... and keeps ``Delta_2 / g <= 2^(GAUSS_SPAN_BITS + 1)``.
+GAUSS_SPAN_BITS = 28
+
+
+def _pow2_floor(x: float) -> float:
+    _, e = math.frexp(x)
+    return math.ldexp(1.0, e - 1)
+
+
+def _gauss_grid_step(sensitivity: float, dim: int, copies: int, epsilon: float,
+                     delta: float) -> float:
+    """The power of two ``g`` of :class:`DiscreteGaussianNoise` (see its docstring)."""
+    est = gaussian_sigma(math.sqrt(copies) * sensitivity, epsilon, delta)
+    fine = _pow2_floor(min(sensitivity / (math.sqrt(dim) * 2.0**GRID_BITS),
+                           est / 2.0**GRID_BITS))
+    coarse = 2.0 * _pow2_floor(est / 2.0**GAUSS_MAX_BITS)
+    # and Delta_2 / g <= 2^29, so that sums of many inputs stay far below 2^52 grid steps
+    # even when the noise is tiny (epsilon in the millions)
+    span = _pow2_floor(sensitivity / 2.0**GAUSS_SPAN_BITS)
+    return max(fine, coarse, span)
+
+
+def _sqrt_upper(n: int) -> Fraction:
+    """A rational ``>= sqrt(n)`` within ``2^-64`` of it."""
+    return Fraction(math.isqrt(n << 128) + 1, 1 << 64)
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscreteGaussianNoise(_IntegerNoise):
+    r"""Exact ``(epsilon, delta)``-DP: grid rounding, integer discrete Gaussian noise.
+
+    Mechanism (per noised block of ``dim`` coordinates; Canonne, Kamath, Steinke,
+    NeurIPS 2020, Algorithm 3 in :func:`~agents.privacy.discrete.discrete_gaussian`):
+
+    * grid: ``g`` a power of two, the largest ``<= min(Delta_2 / (sqrt(dim) 2^16),
+      sigma_c / 2^16)`` with ``sigma_c`` the analytic (continuous) Gaussian sigma of the
+      same budget, but at least ``2 pow2floor(sigma_c / 2^22)`` (so ``sigma`` in grid
+      units stays near ``2^16 .. 2^23``: the noise is resolved to ``2^-16`` of its scale
+      and the sampler's int64 range is respected) and at least ``pow2floor(Delta_2 /
+      2^28)`` (so prefix sums of many inputs stay below ``2^52`` grid steps when the
+      noise is tiny, ``epsilon`` in the millions); inputs become
+      ``round_half_even(z / g)`` (exact);
+    * sensitivity on the grid: if ``||z - z'||_2 <= Delta_2`` then
+      ``|round(z_i/g) - round(z'_i/g)| <= |z_i - z'_i| / g + 1``, so by the triangle
+      inequality the integer difference has l2 norm ``<= Delta_2 / g + sqrt(dim)``; its
+      squared norm is an integer, hence ``<= K2 = floor((Delta_2/g + sqrt(dim))^2)``
+      (computed in rationals with ``sqrt(dim)`` rounded up): a relative increase of the
+      sensitivity by ``sqrt(dim) g / Delta_2 <= 2^-16`` unless the grid was coarsened;
+    * noise: i.i.d. integers with ``P(y) proportional to exp(-y^2 / (2 sigma^2))``,
+      ``sigma`` an INTEGER (``sigma^2`` rational), the smallest for which the
+      ``copies`` blocks, ``rho = copies K2 / (2 sigma^2)``-zCDP (CKS Thm. 4 per
+      coordinate, composed over coordinates and blocks), are ``(epsilon, delta)``-DP by
+      dp_accounting's RDP conversion (:func:`~agents.privacy.calibration.
+      discrete_gaussian_sigma`: rounding ``sigma`` up only lowers epsilon);
+    * release: ``(integer sum + integer noise) * g``, exact in float64 while
+      ``|integer| < 2^53`` (checked by the counters).
+
+    Accounting: ``ZCDpEvent(rho = K2 / (2 sigma^2))`` self-composed ``copies`` times.
+    The zCDP route costs about 8% more noise than the analytic continuous Gaussian at
+    ``epsilon = 1, delta = 1e-5`` (1% at ``epsilon = 1000``).
+
+    Attributes:
+        dim: Coordinates per block (set by the counter through :meth:`for_dim`).
+        secure: Draw from the OS cryptographic generator.
+        scale: ``sigma * g`` in data units (the pmf's parameter; the standard deviation
+            is at most this).
+        sigma: The integer parameter in grid units (0 before :meth:`calibrate`).
+        copies: Noised blocks the calibration covers.
+        step: The grid step fixed by :meth:`calibrate` (0 before).
+    """
+
+    epsilon: float
+    delta: float
+    sensitivity: float
+    dim: int = 1
+    secure: bool = False
+    scale: float = 0.0
+    sigma: int = 0
+    copies: int = 1
+    step: float = 0.0
+    kind: ClassVar[str] = "discrete-gaussian"
+    #: Noise vectors a counter draws per sampler call (the rejection sampler's cost is
+    #: partly per call; ``benchmarks/gaussian_ftrl_speed.py``).
+    block_rows: ClassVar[int] = 1024
+
+    @property
+    def grid(self) -> float:  # type: ignore[override]
+        """The grid step ``g``: :attr:`step` once calibrated (fixed thereafter, so a
+        copy with another ``sensitivity`` accounts the SAME mechanism for it), else the
+        step for one block."""
+        return self.step or _gauss_grid_step(self.sensitivity, self.dim, 1, self.epsilon,
+                                             self.delta)
+
+    @property
+    def grid_sensitivity(self) -> int:
+        """``K2 = floor((Delta_2 / g + sqrt(dim))^2)``: the squared l2 sensitivity of one
+        block on the grid (an integer)."""
+        bound = Fraction(self.sensitivity / self.grid) + _sqrt_upper(self.dim)
+        return math.floor(bound * bound)
+
+    def calibrate(self, copies: int = 1, gain: float = 1.0) -> DiscreteGaussianNoise:
+        if gain != 1.0:
+            raise ValueError("DiscreteGaussianNoise supports integer structures only "
+                             f"(gain=1), got gain={gain!r}")
+        step = _gauss_grid_step(self.sensitivity, self.dim, copies, self.epsilon,
+                                self.delta)
+        fixed = dataclasses.replace(self, step=step, copies=int(copies))
+        sigma = discrete_gaussian_sigma(int(copies) * fixed.grid_sensitivity, self.epsilon,
+                                        self.delta, discrete.MAX_GAUSS_SIGMA)
+        return dataclasses.replace(fixed, sigma=int(sigma), scale=float(sigma) * step)
+
+    def draw_int(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` exact integer draws (int64), in grid units."""
+        return discrete.discrete_gaussian(self._source(rng), self.sigma, int(n))
+
+    @property
+    def variance(self) -> float:
+        return discrete.discrete_gaussian_variance(self.sigma) * self.grid**2
+
+    def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        if gain != 1.0:
+            raise ValueError(f"DiscreteGaussianNoise: gain must be 1, got {gain!r}")
+        return _composed(dp_event.ZCDpEvent(
+            discrete_gaussian_rho(self.grid_sensitivity, self.sigma)), copies)
+
+    def __str__(self) -> str:
+        return (f"discrete-gaussian sigma={self.sigma} grid=2^{int(math.log2(self.grid))}"
+                f"{' secure' if self.secure else ''}")
+
+
 #: The noise kinds by name (``None``: exact sums).
 NOISE_KINDS: dict[str | None, type[NoiseStrategy]] = {
     "laplace": LaplaceNoise, "gaussian": GaussianNoise,
-    "discrete-laplace": DiscreteLaplaceNoise, None: NoNoise}
+    "discrete-laplace": DiscreteLaplaceNoise, "discrete-gaussian": DiscreteGaussianNoise,
+    None: NoNoise}
+#: The exact (integer) kinds.
+EXACT_KINDS = ("discrete-laplace", "discrete-gaussian")
 
 
 def default_noise(delta: float) -> str:
@@ -361,12 +525,12 @@ def noise_strategy(noise: str | None, epsilon: float | None = None,
     """The (uncalibrated) strategy called ``noise`` with a checked budget.
 
     Args:
-        noise: ``"discrete-laplace"`` (exact), ``"laplace"``, ``"gaussian"`` (both
-            idealized) or ``None`` (exact, non-private).
+        noise: ``"discrete-laplace"``, ``"discrete-gaussian"`` (exact), ``"laplace"``,
+            ``"gaussian"`` (both idealized) or ``None`` (exact, non-private).
         epsilon: ``0 < epsilon < inf`` (unless ``noise is None``).
-        delta: ``0 < delta < 1`` for Gaussian noise; ignored otherwise.
-        sensitivity: ``Delta_1`` (Laplace kinds) / ``Delta_2`` (Gaussian), ``> 0``.
-        secure: draw from the OS cryptographic generator (``"discrete-laplace"`` only).
+        delta: ``0 < delta < 1`` for the Gaussian kinds; ignored otherwise.
+        sensitivity: ``Delta_1`` (Laplace kinds) / ``Delta_2`` (Gaussian kinds), ``> 0``.
+        secure: draw from the OS cryptographic generator (exact kinds only).
 
     Raises:
         ValueError: On an unknown kind or an invalid budget (named in the message),
@@ -374,15 +538,19 @@ def noise_strategy(noise: str | None, epsilon: float | None = None,
     """
     if noise is None:
         return NoNoise()
-    if noise not in ("laplace", "gaussian", "discrete-laplace"):
-        raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace' or None, "
-                         f"got noise={noise!r}")
-    if secure and noise != "discrete-laplace":
-        raise ValueError(f"secure=True needs noise='discrete-laplace', got noise={noise!r}")
+    if noise not in NOISE_KINDS:
+        raise ValueError("noise must be 'laplace', 'gaussian', 'discrete-laplace', "
+                         f"'discrete-gaussian' or None, got noise={noise!r}")
+    if secure and noise not in EXACT_KINDS:
+        raise ValueError("secure=True needs an exact noise ('discrete-laplace' or "
+                         f"'discrete-gaussian'), got noise={noise!r}")
     eps = check_epsilon(epsilon)
     sens = check_real("sensitivity", sensitivity, 0.0, low_inclusive=False)
     if noise == "laplace":
         return LaplaceNoise(eps, sens)
     if noise == "discrete-laplace":
         return DiscreteLaplaceNoise(eps, sens, secure=bool(secure))
+    if noise == "discrete-gaussian":
+        return DiscreteGaussianNoise(eps, check_gaussian_delta(delta), sens,
+                                     secure=bool(secure))
     return GaussianNoise(eps, check_gaussian_delta(delta), sens)

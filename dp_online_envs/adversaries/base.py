@@ -46,6 +46,23 @@ class Adversary(ABC):
     def observe(self, point: np.ndarray, theta: np.ndarray) -> None:
         """Called after round t with the learner's point; adaptive adversaries override."""
 
+    def next_losses(self, t: int, n: int) -> np.ndarray:
+        """The parameters of rounds ``t .. t + n - 1`` as rows, drawn exactly as ``n``
+        successive :meth:`next_loss` calls draw them (same generator calls, same values).
+
+        The seed-vectorized games (:mod:`dp_online_envs.envs.vector_env`) take a block of
+        rounds at a time through this. Only for adversaries that do not read the
+        learner's points (``adaptive`` False).
+
+        Raises:
+            ValueError: For an adaptive adversary (its losses depend on the play).
+        """
+        if self.adaptive:
+            raise ValueError(f"{type(self).__name__} is adaptive: its losses depend on the "
+                             "learner's points and cannot be drawn ahead")
+        return np.stack([np.asarray(self.next_loss(t + i), dtype=np.float64)
+                         for i in range(check_int("n", n, 1))])
+
     @property
     def mean_param(self) -> np.ndarray | None:
         """``E[theta_t]`` when the losses are i.i.d. (for pseudo-regret); else ``None``."""

@@ -48,3 +48,7 @@ class ReplayAdversary(Adversary):
 
     def next_loss(self, t: int) -> np.ndarray:
         return self.sequence.thetas[t - 1]
+
+    def next_losses(self, t: int, n: int) -> np.ndarray:
+        """Rows ``t .. t + n - 1`` of the recorded sequence (no randomness)."""
+        return self.sequence.thetas[t - 1:t - 1 + n]

@@ -153,9 +153,66 @@ class StochasticAdversary(Adversary):
     def next_loss(self, t: int) -> np.ndarray:
         return self._draw()
 
+    def next_losses(self, t: int, n: int) -> np.ndarray:
+        """``n`` rounds at once: for box parameter sets one ``random((n, dim))`` call,
+        which yields the same numbers as ``n`` successive ``random(dim)`` calls of
+        :meth:`next_loss` (one double per 64-bit word, in order), so the losses are
+        those of the round-by-round game, bit for bit. Subclasses that redraw their
+        mean between rounds (switching, drifting) and non-box sets draw round by round.
+        """
+        if not self._box_block():
+            return super().next_losses(t, n)
+        u = self.np_random.random((check_int("n", n, 1), self._mu.size))
+        return self._low + self._width * (u < self._p_high)
+
     @property
     def mean_param(self) -> np.ndarray | None:
         return self._mu.copy() if (self._box or self._symmetric) else None
+
+    def _box_block(self) -> bool:
+        """Whether :meth:`next_losses` is the one-call box draw."""
+        return self._box and type(self).next_loss is StochasticAdversary.next_loss
+
+
+class BoxLossBlock:
+    """The next ``n`` rounds of B box-parameter stochastic adversaries (see
+    :func:`next_losses_batch`): their uniforms ``(B, n, P)``, turned into round ``j``'s
+    parameters ``(B, P)`` by ``block[j]`` (``low + width * (u < p_high)``, the
+    scalar draw's expression, so the same numbers)."""
+
+    def __init__(self, adversaries: list[StochasticAdversary], n: int,
+                 reuse: BoxLossBlock | None = None) -> None:
+        p = adversaries[0]._mu.size
+        shape = (len(adversaries), n, p)
+        self.u = reuse.u if reuse is not None and reuse.u.shape == shape else np.empty(shape)
+        for adv, rows in zip(adversaries, self.u):
+            adv.np_random.random(out=rows)  # the call of StochasticAdversary.next_losses
+        self.low = np.stack([a._low for a in adversaries])
+        self.width = np.stack([a._width for a in adversaries])
+        self.p_high = np.stack([a._p_high for a in adversaries])
+
+    def __len__(self) -> int:
+        return self.u.shape[1]
+
+    def __getitem__(self, j: int) -> np.ndarray:
+        return self.low + self.width * (self.u[:, j] < self.p_high)
+
+
+def next_losses_batch(adversaries: list[Adversary], n: int,
+                      reuse: object = None) -> BoxLossBlock | None:
+    """The next ``n`` rounds of B adversaries as a :class:`BoxLossBlock`, or ``None``.
+
+    For B box-parameter stochastic adversaries (the one-call draw of
+    :meth:`StochasticAdversary.next_losses`) each generator fills its ``(n, P)``
+    uniforms with the same call as ``next_losses``, and the rounds' parameters are
+    computed for all B at once -- the same numbers as B ``next_losses`` calls, without
+    B sets of numpy calls. ``None`` when any adversary is of another kind (the caller
+    then calls ``next_losses`` on each). ``reuse``: the previous block, whose buffer
+    is refilled when its shape fits.
+    """
+    if not all(isinstance(a, StochasticAdversary) and a._box_block() for a in adversaries):
+        return None
+    return BoxLossBlock(adversaries, n, reuse if isinstance(reuse, BoxLossBlock) else None)
 
 
 class PlantedAdversary(StochasticAdversary):

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 import scipy.linalg
 import scipy.sparse
+import scipy.sparse.linalg
 from gymnasium import spaces
 from scipy.optimize import linprog
 
@@ -47,12 +48,12 @@ class FlowPolytope(OraclePolytope):
       only on demand (the affine hull needs it, once).
     * Projection: Frank-Wolfe (Wolfe's min-norm-point variant) with the path oracle, to
       gap ``projection_tol``.
-    * Affine hull: ``{A x = b, x_e = 0 on useless edges}``; point = the average of one
-      path through each useful edge (a relative-interior point); basis = orthonormal
-      null space of A restricted to the useful edges (``scipy.linalg.null_space``).
-    * Inner ball: Chebyshev center relative to the hull, by a linear program
-      (maximize r s.t. ``x_e = (p + B u)_e >= r ||B^T e_e||`` on useful edges); the
-      radius is recomputed exactly at the returned center.
+    * Affine hull: ``{A x = b, x_e = 0 on useless edges}``; point = the Chebyshev
+      center; basis = orthonormalized fundamental cycles of a spanning tree (sparse LU
+      for the cycles, one dense QR): :attr:`affine_hull`.
+    * Inner ball: Chebyshev center relative to the hull, by a sparse linear program
+      in the edge variables (maximize r s.t. ``A x = b``, ``x_e >= r ||B^T e_e||``);
+      the radius is recomputed exactly at the returned center (:attr:`_inner`).
     * Diameter: exact, ``sqrt(max_{P, Q} |P xor Q|)``, from a min-cost 2-unit flow LP
       with two parallel copies of every edge of costs -1 and +1 (integral: the
       constraint matrix is a network matrix).
@@ -202,13 +203,17 @@ class FlowPolytope(OraclePolytope):
         by_level: dict[int, list[int]] = {}
         for lev, v in dp_nodes:
             by_level.setdefault(lev, []).append(v)
-        schedule = []
+        schedule, all_ins, offset = [], [], 0
         for nodes in by_level.values():  # increasing level; nodes in increasing index
             ins = np.array([e for v in nodes for e in incoming[v]], dtype=np.intp)
             starts = np.cumsum([0] + [len(incoming[v]) for v in nodes[:-1]])
-            schedule.append((np.array(nodes, dtype=np.intp), ins, self.edges[ins, 0],
-                             starts.astype(np.intp)))
+            schedule.append((np.array(nodes, dtype=np.intp), self.edges[ins, 0],
+                             starts.astype(np.intp), offset, offset + ins.size))
+            all_ins.append(ins)
+            offset += ins.size
         self._schedule = schedule
+        #: the levels' incoming edges, concatenated: the costs are gathered once per call
+        self._schedule_edges = np.concatenate(all_ins) if all_ins else np.zeros(0, np.intp)
 
     @cached_property
     def incidence(self) -> np.ndarray:
@@ -252,19 +257,23 @@ class FlowPolytope(OraclePolytope):
         c = check_vector(c, self.dim, "c")
         dist = np.full(self.n_nodes, math.inf)
         dist[self.source] = 0.0
-        for nodes, ins, tails, starts in self._schedule:
-            dist[nodes] = np.minimum.reduceat(dist[tails] + c[ins], starts)
-        # the same sums as in the relaxation, for every edge at once, traced in Python
-        vals = (dist[self._tails] + c).tolist()
-        dist_list, tails, incoming = dist.tolist(), self._tails_list, self._incoming
+        costs = c[self._schedule_edges]
+        for nodes, tails, starts, lo, hi in self._schedule:
+            dist[nodes] = np.minimum.reduceat(dist[tails] + costs[lo:hi], starts)
+        # the same sums as in the relaxation (Python floats add as IEEE doubles, like
+        # numpy), for the incoming edges of the nodes on the path only
+        tails, incoming = self._tails_list, self._incoming
+        dist_list, c_list = dist.tolist(), c.tolist()
         x = np.zeros(self.dim)
         node = self.sink
         while node != self.source:
             target = dist_list[node]
-            hit = [e for e in incoming[node] if vals[e] == target]
-            if not hit:  # only if a sum overflowed to nan: argmin's choice, as before
-                hit = [incoming[node][int(np.argmin([vals[f] for f in incoming[node]]))]]
-            e = hit[0]
+            for e in incoming[node]:  # the first edge attaining dist(node)
+                if dist_list[tails[e]] + c_list[e] == target:
+                    break
+            else:  # only if a sum overflowed to nan: argmin's choice, as before
+                vals = [dist_list[tails[f]] + c_list[f] for f in incoming[node]]
+                e = incoming[node][int(np.argmin(vals))]
             x[e] = 1.0
             node = tails[e]
         return x
@@ -298,33 +307,114 @@ class FlowPolytope(OraclePolytope):
         return bool(np.all(np.abs(residual) <= atol))
 
     @cached_property
-    def affine_hull(self) -> AffineHull:
+    def _grounded(self) -> tuple[scipy.sparse.csc_matrix, np.ndarray]:
+        """``(A_g, b_g)``: the incidence restricted to the useful edges and to the nodes
+        they touch, with the source's row removed (full row rank: the useful subgraph
+        is connected through s, so the grounded Laplacian ``A_g A_g^T`` is positive
+        definite), and those rows of b."""
         useful = np.flatnonzero(self.useful)
-        null = scipy.linalg.null_space(self.incidence[:, useful])
-        basis = np.zeros((self.dim, null.shape[1]))
-        basis[useful] = null
-        eye = np.eye(self.dim)
-        point = np.mean([self.linear_minimizer(-eye[e]) for e in useful], axis=0)
-        return AffineHull(point, basis)
+        nodes = np.unique(self.edges[useful].ravel())
+        rows = nodes[nodes != self.source]
+        return self.incidence_sparse[rows][:, useful].tocsc(), self._rhs[rows]
+
+    @cached_property
+    def affine_hull(self) -> AffineHull:
+        """``{A x = b, x_e = 0 on useless edges}``: point = the Chebyshev center (a
+        relative-interior point, :meth:`inner_ball`); basis: :attr:`_hull_basis`."""
+        return AffineHull(self._inner[0].copy(), self._hull_basis)
+
+    @cached_property
+    def _hull_basis(self) -> np.ndarray:
+        """An orthonormal basis of the hull's directions: the orthonormal factor of a QR
+        factorization of the fundamental-cycle basis of the useful subgraph.
+
+        The cycle basis: a spanning tree T of the (undirected) useful subgraph; every
+        other edge f closes one cycle, the circulation ``x_f = 1``, ``x_T = -B^{-1} N_f``
+        with ``B`` the tree's columns of ``A_g`` (square, invertible: a tree incidence
+        with its root row removed) and ``N_f`` the column of f, found by one sparse LU
+        solve for all f. The ``E_u - V_u + 1`` circulations are independent (each has
+        its own non-tree edge) and lie in the null space of A, whose dimension that is.
+        Cost: the dense QR, ``O(E k^2)`` with ``k`` the rank (formerly a full SVD of the
+        dense ``V x E`` incidence, ``O(V E^2)``).
+        """
+        useful = np.flatnonzero(self.useful)
+        a_g = self._grounded[0]
+        n_useful = a_g.shape[1]
+        # spanning tree by breadth-first search over the useful edges (undirected)
+        adj: list[list[tuple[int, int]]] = [[] for _ in range(self.n_nodes)]
+        for pos, e in enumerate(useful.tolist()):
+            u, v = self._tails_list[e], int(self.edges[e, 1])
+            adj[u].append((v, pos))
+            adj[v].append((u, pos))
+        seen = np.zeros(self.n_nodes, dtype=bool)
+        seen[self.source] = True
+        queue, tree = deque([self.source]), []
+        while queue:
+            for v, pos in adj[queue.popleft()]:
+                if not seen[v]:
+                    seen[v] = True
+                    tree.append(pos)
+                    queue.append(v)
+        tree_pos = np.array(sorted(tree), dtype=np.intp)
+        other = np.setdiff1d(np.arange(n_useful), tree_pos)
+        basis = np.zeros((self.dim, other.size))
+        if other.size:
+            lu = scipy.sparse.linalg.splu(a_g[:, tree_pos].tocsc())
+            cycles = np.zeros((n_useful, other.size))
+            cycles[tree_pos] = -lu.solve(a_g[:, other].toarray())
+            cycles[other, np.arange(other.size)] = 1.0
+            basis[useful] = scipy.linalg.qr(cycles, mode="economic", check_finite=False)[0]
+        return basis
 
     @cached_property
     def _inner(self) -> tuple[np.ndarray, float]:
-        hull = self.affine_hull
-        k = hull.rank
-        if k == 0:
-            return hull.point.copy(), 0.0
-        rows = hull.basis[self.useful]
-        norms = np.linalg.norm(rows, axis=1)
-        free = norms > 1e-12
-        # Maximize r subject to -(rows u) + r ||row|| <= p on useful edges.
-        a_ub = np.hstack([-rows[free], norms[free, None]])
-        b_ub = hull.point[self.useful][free]
-        cost = np.zeros(k + 1)
+        """The Chebyshev center relative to the hull, by a sparse linear program.
+
+        Maximize r subject to ``A_g x = b_g``, ``x >= 0`` and ``x_e >= r w_e`` on the
+        useful edges, where ``w_e = ||B^T e_e||`` (B: :attr:`_hull_basis`) is the length
+        of the unit vector of edge e projected on the hull's directions: the distance
+        from x to the facet ``x_e = 0`` within the hull is ``x_e / w_e``. In the edge
+        variables the constraint matrix is sparse (HiGHS; formerly a dense LP in the
+        hull coordinates, ``E x k``, with the same optimal radius: ``x = p + B u`` is a
+        bijection onto the hull). ``w_e^2 = 1 - R_e`` with ``R_e`` the edge's effective
+        resistance, ``>= 1 / V`` off the bridges (Rayleigh monotonicity: a cycle of
+        length l through e bounds ``R_e`` by ``(l - 1) / l``) and 0 up to rounding on
+        them (edges every path uses), which tells the two apart: ``w_e^2 > 1 / (2V)``.
+        HiGHS meets ``A x = b`` only to its feasibility tolerance: a residual above
+        ``1e-13`` is removed by the least-norm correction
+        ``x -= A_g^T (A_g A_g^T)^{-1} (A_g x - b_g)`` (a sparse LU of the grounded
+        Laplacian). The radius is recomputed at the returned center:
+        ``min_e x_e / w_e`` over the edges with ``w_e > 0``.
+        """
+        useful = np.flatnonzero(self.useful)
+        a_g, b_g = self._grounded
+        m, n_useful = a_g.shape
+        w = np.linalg.norm(self._hull_basis[useful], axis=1)
+        free = np.flatnonzero(w * w > 0.5 / self.n_nodes)
+        center = np.zeros(self.dim)
+        if free.size == 0:  # a single path: the polytope is a point
+            center[useful] = self.linear_minimizer(np.zeros(self.dim))[useful]
+            return center, 0.0
+        a_ub = scipy.sparse.hstack([
+            -scipy.sparse.eye(n_useful, format="csr")[free],
+            scipy.sparse.csr_matrix(w[free][:, None])], format="csr")
+        a_eq = scipy.sparse.hstack([a_g, scipy.sparse.csc_matrix((m, 1))], format="csr")
+        cost = np.zeros(n_useful + 1)
         cost[-1] = -1.0
-        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=[(None, None)] * k + [(0, None)],
-                      method="highs")
-        center = hull.point + (hull.basis @ res.x[:k] if res.status == 0 else 0.0)
-        return center, _ball_radius(center, hull.basis, self.useful)
+        res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(free.size), A_eq=a_eq, b_eq=b_g,
+                      bounds=[(0, None)] * (n_useful + 1), method="highs")
+        if res.status != 0:  # pragma: no cover - the LP is feasible and bounded
+            x = np.mean([self.linear_minimizer(-np.eye(self.dim)[e])[useful]
+                         for e in useful], axis=0)
+        else:
+            x = res.x[:n_useful]
+        residual = a_g @ x - b_g
+        if np.abs(residual).max() > 1e-13:  # onto A x = b
+            lap = scipy.sparse.linalg.splu((a_g @ a_g.T).tocsc())
+            x = x - a_g.T @ lap.solve(residual)
+        center[useful] = x
+        radius = max(float(np.min(x[free] / w[free])), 0.0)
+        return center, radius
 
     def inner_ball(self) -> tuple[np.ndarray, float]:
         center, radius = self._inner
@@ -381,12 +471,3 @@ class FlowPolytope(OraclePolytope):
         return (f"FlowPolytope(n_nodes={self.n_nodes}, n_edges={self.dim}, "
                 f"source={self.source}, sink={self.sink})")
 
-
-def _ball_radius(center: np.ndarray, basis: np.ndarray, rows: np.ndarray) -> float:
-    """Largest r with ``center_e + (B u)_e >= 0`` for every selected e and ``||u|| <= r``:
-    ``min_e center_e / ||B^T e_e||`` over selected rows with a nonzero norm."""
-    norms = np.linalg.norm(basis[rows], axis=1)
-    free = norms > 1e-12
-    if not free.any():
-        return 0.0
-    return max(float(np.min(center[rows][free] / norms[free])), 0.0)

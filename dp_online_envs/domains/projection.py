@@ -12,7 +12,10 @@ vertices, so every iterate lies in P (up to floating-point rounding):
   fully-corrective variant: after adding the Frank-Wolfe vertex it re-optimizes over
   the affine hull of the active set, dropping vertices to stay in their convex hull.
   It terminates finitely in exact arithmetic and, on small polytopes, typically
-  reaches gaps near machine precision in a few dozen oracle calls.
+  reaches gaps near machine precision in a few dozen oracle calls. The implementation
+  (a Cholesky factor of the active set's Gram matrix, updated on insertion and
+  deletion) is :mod:`~dp_online_envs.domains.wolfe`, shared with the convex
+  comparator's Newton steps.
 * ``"pairwise"`` and ``"away"``: pairwise and away-step Frank-Wolfe with exact line
   search (Lacoste-Julien and Jaggi, 2015); linear convergence on polytopes, but with a
   constant (the pyramidal width) that can be tiny, e.g. on base polytopes with many
@@ -41,6 +44,7 @@ from typing import Callable
 
 import numpy as np
 
+from dp_online_envs.domains.wolfe import wolfe_minimize
 from dp_online_envs.validation import check_real
 
 #: A linear minimization oracle: cost vector -> a minimizing vertex.
@@ -160,7 +164,7 @@ def _run(
     active = _ActiveSet(x.size)
     active.add(np.asarray(start, dtype=np.float64).copy(), 1.0)
     y = active.atoms[0].copy()
-    gap, decision, it = math.inf, None, 0
+    gap, decision, it, capped = math.inf, None, 0, max_iter >= 1
     for it in range(1, max_iter + 1):
         g = y - x
         s = np.asarray(oracle(g), dtype=np.float64)
@@ -168,6 +172,7 @@ def _run(
         gap = gy - float(g @ s)
         decision = _decide(g, gap, decide_atol)
         if gap <= tol or decision is not None:
+            capped = False
             break
         m = active.size
         scores = active.atoms[:m] @ g
@@ -182,9 +187,11 @@ def _run(
             d, gmax, step = y - v, wj / (1.0 - wj), "away"
         dd = float(d @ d)
         if dd <= 0.0:
+            capped = False
             break
         gamma = min(max(-float(g @ d) / dd, 0.0), gmax)
         if gamma <= 0.0:
+            capped = False
             break  # no progress possible in floating point
         drop = gamma >= gmax
         if step == "fw":
@@ -207,6 +214,10 @@ def _run(
             y = active.point()
         else:
             y = y + gamma * d
+    if capped:  # the gap of the returned point, not of the one before the last step
+        g = y - x
+        gap = float(g @ y) - float(g @ np.asarray(oracle(g), dtype=np.float64))
+        decision = _decide(g, gap, decide_atol)
     m = active.size
     result = FWResult(
         point=y,
@@ -231,19 +242,6 @@ def _decide(g: np.ndarray, gap: float, atol: float | None) -> bool | None:
     return None
 
 
-def _affine_minimizer(q: np.ndarray) -> np.ndarray:
-    """Weights alpha (summing to 1) of the min-norm point of the affine hull of the rows
-    of q: ``alpha = (1 - sum beta, beta)`` with ``beta = argmin ||q_0 + (q_i - q_0) beta||``
-    (least squares, well defined even if the rows are affinely dependent, refined once)."""
-    if len(q) == 1:
-        return np.ones(1)
-    diffs = (q[1:] - q[0]).T
-    beta = np.linalg.lstsq(diffs, -q[0], rcond=None)[0]
-    # One step of iterative refinement on the residual z = q_0 + diffs beta.
-    beta += np.linalg.lstsq(diffs, -(q[0] + diffs @ beta), rcond=None)[0]
-    return np.concatenate([[1.0 - beta.sum()], beta])
-
-
 def _run_wolfe(
     oracle: LMO,
     x: np.ndarray,
@@ -253,53 +251,20 @@ def _run_wolfe(
     decide_atol: float | None,
 ) -> tuple[FWResult, bool | None]:
     """Wolfe's minimum-norm-point algorithm on ``P - x`` (so the min-norm point is
-    ``proj(x) - x``). Iterations count major cycles (oracle calls)."""
+    ``proj(x) - x``), by :func:`~dp_online_envs.domains.wolfe.wolfe_minimize` with
+    ``g = 0`` and ``H = I``. Iterations count major cycles (oracle calls)."""
     start = np.asarray(oracle(-x) if x0 is None else x0, dtype=np.float64)
-    atoms = [start - x]  # translated vertices q = v - x
-    keys = [start.tobytes()]
-    lam = np.ones(1)
-    z = atoms[0].copy()  # z = y - x, the gradient at y
-    gap, decision, it = math.inf, None, 0
-    for it in range(1, max_iter + 1):
-        v = np.asarray(oracle(z), dtype=np.float64)
-        gap = float(z @ z - z @ (v - x))
-        decision = _decide(z, gap, decide_atol)
-        if gap <= tol or decision is not None:
-            break
-        if v.tobytes() in keys:
-            break  # the oracle vertex is already active: no progress in floating point
-        atoms.append(v - x)
-        keys.append(v.tobytes())
-        lam = np.append(lam, 0.0)
-        for _ in range(len(atoms)):  # minor cycles: each one drops at least one vertex
-            alpha = _affine_minimizer(np.array(atoms))
-            if np.all(alpha > 1e-14):
-                lam = alpha / alpha.sum()
-                break
-            # Move from lam towards alpha until a weight hits 0, and drop it.
-            neg = np.flatnonzero(alpha <= 1e-14)
-            denom = lam[neg] - alpha[neg]
-            ratios = np.where(denom > 0, lam[neg] / np.where(denom > 0, denom, 1.0), 0.0)
-            theta = min(max(float(np.min(ratios)), 0.0), 1.0)
-            lam = theta * alpha + (1.0 - theta) * lam
-            lam[neg[int(np.argmin(ratios))]] = 0.0
-            keep = np.flatnonzero(lam > 1e-14)
-            atoms = [atoms[i] for i in keep]
-            keys = [keys[i] for i in keep]
-            lam = lam[keep] / lam[keep].sum()
-        previous = z
-        z = lam @ np.array(atoms)
-        if np.array_equal(z, previous):
-            break  # stalled at floating-point precision
+    decide = None if decide_atol is None else (lambda g, gap: _decide(g, gap, decide_atol))
+    res = wolfe_minimize(oracle, x, start, tol=tol, max_iter=max_iter, decide=decide)
     result = FWResult(
-        point=z + x,
-        gap=float(gap),
-        iterations=it,
-        converged=bool(gap <= tol),
-        atoms=np.array(atoms) + x,
-        weights=lam.copy(),
+        point=res.z + x,
+        gap=float(res.gap),
+        iterations=res.iterations,
+        converged=bool(res.gap <= tol),
+        atoms=res.vertices,
+        weights=res.weights,
     )
-    return result, decision
+    return result, res.decision
 
 
 def frank_wolfe_solve(

@@ -31,6 +31,28 @@ Version history (v0):
     smoothing radii of ``fkm`` and ``bandit-pftal`` stay below the clamp of
     :mod:`agents.bandit.smoothing` from T = 2^12 on);
   - ``DPFullInfo-Experts-v0``, ``DPBandit-MAB-v0``: unchanged.
+
+* 2026-11 (issue 10, part 1 for the Ene-Nguyen-Vladu polytopes), smaller hulls and
+  linear / absolute losses, so that the scale-aware smoothing radius of
+  ``garber-kretzu`` (:mod:`agents.bandit.smoothing`) shrinks the domain by
+  ``alpha ~ 0.15-0.35`` at T = 2^14 (on the former instances it was clamped to
+  ``r/2``, ``alpha = 1/2``; ``private-projection-free`` at epsilon = 1 still is on the
+  matroid and flow ids, and beats trivial play there all the same); the former
+  defaults stay available through the options shown:
+
+  - ``DPBandit-Matroid-v0``: ``n=8, rank=3, loss='distance'`` -> ``n=3, rank=2,
+    loss='linear'`` (hull dimension 8 -> 3);
+  - ``DPBandit-Flow-v0``: ``grid=(3, 4), loss='distance'`` -> ``grid=(2, 3),
+    loss='linear'`` (hull dimension 6 -> 2);
+  - ``DPBandit-SubmodularBase-v0``: ``n=6, loss='distance'`` -> ``n=2, loss='linear'``
+    (hull dimension 5 -> 1);
+  - ``DPBandit-Birkhoff-v0``: ``n=4, loss='distance'`` -> ``n=2, loss='absolute'``
+    (hull dimension 9 -> 1).
+* 2026-11 (issue 15), added on real data (the ``realdata`` extra; default adversary
+  ``"data"`` replays the data, the synthetic adversaries stay available):
+  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``, ``DPFullInfo-Portfolio-v0``.
+  The portfolio id does not separate: on daily returns the uniform portfolio's regret
+  is about 1e-3 a day (``benchmarks/real_data.py``).
 """
 
 from __future__ import annotations
@@ -45,7 +67,8 @@ from gymnasium.envs.registration import WrapperSpec
 
 from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
-from dp_online_envs.adversaries import make_adversary
+from dp_online_envs.adversaries import Adversary, make_adversary
+from dp_online_envs.envs import real_data
 from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.validation import check_int, did_you_mean
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, TruncationSummary
@@ -84,6 +107,7 @@ LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
     "graph-cut": graph_cut_loss,
     "concave-modular": ls.ConcaveModularLoss,
     "facility-location": ls.FacilityLocationLoss,
+    "log-wealth": ls.LogWealthLoss,
 }
 LINEAR_LOSSES = ("linear",)
 CONVEX_LOSSES = ("distance", "absolute", "hinge", "logistic", "quadratic", "linear")
@@ -127,6 +151,8 @@ class EnvConfig:
         loss_defaults: Keyword arguments of the loss family that the caller's
             ``loss_kwargs`` may override (e.g. the set the linear parameters lie in).
         defaults: The id's own options and its overrides of :data:`COMMON_OPTIONS`.
+        data: For ids built on real data (:mod:`dp_online_envs.datasets`): builds the
+            adversary that replays the data, chosen by ``adversary="data"``.
     """
 
     id: str
@@ -138,6 +164,7 @@ class EnvConfig:
     loss_names: tuple[str, ...]
     loss_defaults: dict[str, Any] = field(default_factory=dict)
     defaults: dict[str, Any] = field(default_factory=dict)
+    data: Callable[[Options], Adversary] | None = None
 
     def options(self) -> Options:
         """Every accepted option with its default."""
@@ -159,6 +186,21 @@ class EnvConfig:
             raise ValueError(f"loss={name!r} is not offered here; valid: {list(self.loss_names)}")
         kwargs = {**self.loss_defaults, **(opts["loss_kwargs"] or {})}
         return domain, LOSSES[name](domain.dim, **kwargs)
+
+    def adversary(self, opts: Options) -> Adversary:
+        """The adversary of one game: the data replay for ``adversary="data"`` on an id
+        built on real data, else :func:`~dp_online_envs.adversaries.make_adversary`.
+
+        Raises:
+            ValueError: On ``adversary="data"`` with ``adversary_kwargs`` (the data
+                replay takes none).
+        """
+        if self.data is not None and opts["adversary"] == "data":
+            if opts["adversary_kwargs"]:
+                raise ValueError(f"adversary='data' takes no adversary_kwargs, got "
+                                 f"{opts['adversary_kwargs']!r}")
+            return self.data(opts)
+        return make_adversary(opts["adversary"], **(opts["adversary_kwargs"] or {}))
 
 
 def _matroid(opts: Options) -> dom.MatroidPolytope:
@@ -221,7 +263,6 @@ def _ground_set(opts: Options) -> dom.Domain:
 
 _MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
 _STOCHASTIC_LINEAR = {"adversary": "stochastic", "loss": "linear"}
-_PLANTED_DISTANCE = {"adversary": "planted", "loss": "distance"}
 
 #: The README's words for the linear losses whose parameters lie in a theta set.
 _THETA_SET_LOSSES = {"unit": "linear, [0,1]^K", "l2": "linear, ||theta||_2 <= 1",
@@ -280,14 +321,17 @@ CONFIGS: list[EnvConfig] = [
                          losses="H-strongly convex quadratic", feedback="bandit",
                          defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
     _ene_nguyen_vladu(id="DPBandit-Matroid-v0", decision_set="matroid polytope",
-                      domain=_matroid, defaults={**_MATROID, **_PLANTED_DISTANCE}),
+                      domain=_matroid, defaults={**_MATROID, "n": 3, "rank": 2,
+                                                 "adversary": "planted", "loss": "linear"}),
     _ene_nguyen_vladu(id="DPBandit-Flow-v0", decision_set="s-t path polytope (DAG)",
-                      domain=_flow,
-                      defaults={"grid": (3, 4), "graph": None, **_PLANTED_DISTANCE}),
+                      domain=_flow, defaults={"grid": (2, 3), "graph": None,
+                                              "adversary": "planted", "loss": "linear"}),
     _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v0", decision_set="submodular base polytope",
-                      domain=_base_polytope, defaults={"n": 6, **_PLANTED_DISTANCE}),
+                      domain=_base_polytope,
+                      defaults={"n": 2, "adversary": "planted", "loss": "linear"}),
     _ene_nguyen_vladu(id="DPBandit-Birkhoff-v0", decision_set="Birkhoff polytope",
-                      domain=_birkhoff, defaults={"n": 4, **_PLANTED_DISTANCE}),
+                      domain=_birkhoff,
+                      defaults={"n": 2, "adversary": "planted", "loss": "absolute"}),
     EnvConfig(id="DPFullInfo-Matroid-v0", decision_set="matroid polytope",
               losses="linear / convex", feedback="full",
               paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
@@ -295,6 +339,24 @@ CONFIGS: list[EnvConfig] = [
               defaults={**_MATROID, **_STOCHASTIC_LINEAR}),
     _cardoso_cummings(id="DPFullInfo-Submodular-v0", feedback="full"),
     _cardoso_cummings(id="DPBandit-Submodular-v0", feedback="bandit"),
+    # Built on real data (issue 15; the ``realdata`` extra ships it; see envs/real_data.py).
+    EnvConfig(id="DPFullInfo-Classification-v0", decision_set="l2 ball (30 features)",
+              losses="logistic / hinge on breast-cancer examples", feedback="full",
+              paper="Smith-Thakurta 2013 (real data)", domain=real_data.classification_ball,
+              loss_names=("logistic", "hinge"), data=real_data.classification_data,
+              defaults={"adversary": "data", "loss": "logistic", "horizon": 2048}),
+    EnvConfig(id="DPBandit-Classes-v0", decision_set="K arms (one per class)",
+              losses="misclassification 1[arm != label]", feedback="bandit",
+              paper="Agarwal-Singh 2017 (real data)", domain=real_data.class_arms,
+              loss_names=LINEAR_LOSSES, loss_defaults={"theta_set": "unit"},
+              data=real_data.class_data,
+              defaults={"dataset": "breast-cancer", "adversary": "data", "loss": "linear",
+                        "horizon": 4096}),
+    EnvConfig(id="DPFullInfo-Portfolio-v0", decision_set="simplex (20 stocks)",
+              losses="-log <r_t, x>, r_t daily price relatives in [0.5, 2]", feedback="full",
+              paper="Cover 1991 (real data)", domain=real_data.portfolio_simplex,
+              loss_names=("log-wealth",), data=real_data.portfolio_data,
+              defaults={"adversary": "data", "loss": "log-wealth", "horizon": 2048}),
 ]
 
 ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}
@@ -330,7 +392,7 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     for name in _COUNT_OPTIONS.intersection(kwargs):  # under the name the caller gave
         check_int(name, opts[name], 1)
     domain, loss = config.build_parts(opts)
-    adversary = make_adversary(opts["adversary"], **(opts["adversary_kwargs"] or {}))
+    adversary = config.adversary(opts)
     env = OnlineLearningEnv(
         domain, loss, adversary,
         feedback=config.feedback, horizon=opts["horizon"], invalid_action=opts["invalid_action"],

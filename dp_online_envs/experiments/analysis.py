@@ -129,6 +129,8 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "learner_loss_mean": float(np.mean([r["learner_loss"] for r in rs])),
             "clipped_feedback": int(sum(r.get("clipped_feedback", 0) for r in rs)),
             "projected_actions": int(sum(r.get("projected_actions", 0) for r in rs)),
+            "switches_mean": (float(np.mean([r["switches"] for r in rs]))
+                              if all(r.get("switches") is not None for r in rs) else None),
             "wall_time_mean": float(np.mean([r.get("wall_time", math.nan) for r in rs])),
             "reference": s.agent in REFERENCE_AGENTS,
         })

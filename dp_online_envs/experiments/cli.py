@@ -9,6 +9,7 @@
     dp-online plot RESULTS [-o DIR]
     dp-online report RESULTS -o report.html
     dp-online export RESULTS -o results.parquet [--curves FILE]
+    dp-online grade ASSIGNMENT SUBMISSIONS... [-o OUTDIR] [--workers N] [--quiet]
     dp-online --version
 
 Bad input (unknown env id or agent, an agent the env cannot serve, ``epsilon <= 0``, a
@@ -54,6 +55,7 @@ from dp_online_envs.experiments.runner import run_games, run_sweep
 from dp_online_envs.experiments.store import DamagedResultWarning, ResultsStore, load_records
 from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
+from dp_online_envs.grading import find_submissions, grade, load_assignment
 from dp_online_envs.isolation import IsolationLimits
 from dp_online_envs.validation import check_int, check_real
 
@@ -118,7 +120,7 @@ def package_version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (sub-commands list, run, sweep, plot, report)."""
+    """The argument parser (sub-commands list, run, sweep, plot, report, export, grade)."""
     p = argparse.ArgumentParser(
         prog="dp-online",
         description="Differentially private online learning: how much regret does privacy cost?")
@@ -175,6 +177,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one row per game: FILE.parquet or FILE.csv")
     s.add_argument("--curves", metavar="FILE",
                    help="one row per game x checkpoint (default: FILE's stem + '_curves')")
+
+    s = sub.add_parser("grade", help="grade course submissions (isolated, hidden seeds, "
+                                     "privacy audit) and write their reports")
+    s.add_argument("assignment", metavar="ASSIGNMENT", help="assignment file (.yaml, .toml, .json)")
+    s.add_argument("submissions", metavar="SUBMISSIONS", nargs="+",
+                   help=".py files with one agents.Agent subclass each, or directories of them")
+    s.add_argument("-o", "--out", metavar="OUTDIR",
+                   help="reports directory (default: grades/ASSIGNMENT-NAME)")
+    s.add_argument("--workers", type=_option(check_int, "workers", 1), metavar="N",
+                   help="games played in parallel (default 1: serially)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
@@ -220,6 +233,9 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--workers", type=_option(check_int, "workers", 1), metavar="N",
                    help="worker processes (default: the CPUs available)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--vectorize", action="store_true",
+                   help="play the seeds of a setting together where a seed-vectorized path "
+                        "exists (same records; docs/vectorized.md)")
 
 
 # ------------------------------------------------------------------ commands
@@ -284,7 +300,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     with interrupt_once():
         report = run_games(sweep.games, results=args.results, backend=args.backend,
                            workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                           desc=f"{args.agent} on {args.env}", **isolation)
+                           desc=f"{args.agent} on {args.env}", vectorize=args.vectorize,
+                           **isolation)
     if args.json:
         for r in report.records:
             print(json.dumps(r))
@@ -333,7 +350,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         with interrupt_once():
             report = run_sweep(sweep, results=root, backend=args.backend,
                                workers=args.workers, scheduler=args.scheduler, quiet=args.quiet,
-                               **isolation)
+                               vectorize=True if args.vectorize else None, **isolation)
     except KeyboardInterrupt:
         kept = len(ResultsStore(root).finished() & {g.game_id for g in sweep.games})
         print(f"{_after_ctrl_c()}interrupted: {kept} of {len(sweep)} games finished, results "
@@ -405,8 +422,29 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_grade(args: argparse.Namespace) -> int:
+    resolver = default_resolver()
+    assignment = load_assignment(args.assignment, resolver=resolver)
+    files = find_submissions(args.submissions)
+    secret = assignment.secret.value()  # fails before anything is played
+    out = pathlib.Path(args.out or pathlib.Path("grades") / assignment.name)
+    workers = args.workers or 1
+    with interrupt_once():
+        result = grade(assignment, files, out_dir=out, secret=secret,
+                       backend="serial" if workers == 1 else "local", workers=workers,
+                       quiet=args.quiet, resolver=resolver)
+    width = max(len(g.submission) for g in result.grades)
+    for g in result.grades:
+        lost = [f"{p.name}: {p.reason}" for p in g.parts if p.earned < p.points]
+        print(f"{g.submission:<{width}}  {g.score:6.3g} / {g.total:g}"
+              + (f"   ({lost[0]}{' ...' if len(lost) > 1 else ''})" if lost else ""))
+    print(f"class table: {out / 'grades.csv'} and {out / 'grades.html'}; one page per "
+          f"submission in {out}/<name>/report.html")
+    return 0
+
+
 COMMANDS = {"list": cmd_list, "run": cmd_run, "sweep": cmd_sweep, "plot": cmd_plot,
-            "report": cmd_report, "export": cmd_export}
+            "report": cmd_report, "export": cmd_export, "grade": cmd_grade}
 
 
 def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int,

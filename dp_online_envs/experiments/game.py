@@ -33,7 +33,11 @@ import numpy as np
 from dp_online_envs import __version__
 from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
 from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.resolver import AgentResolver, default_resolver, resolve_agent
+from dp_online_envs.experiments.resolver import (
+    AgentResolver,
+    default_resolver,
+    resolve_agent,
+)
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds, seed_of
 from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
@@ -43,8 +47,9 @@ SEED_SCHEME = "dp-online/seed-v1"
 #: Version of the record layout written by :func:`play_game` (see :mod:`.store`: records
 #: with another or no version are quarantined and their games replayed).
 SCHEMA_VERSION = 1
-#: Record fields that differ between two runs of the same game (timing, host).
-VOLATILE_FIELDS = ("wall_time", "finished_at", "host")
+#: Record fields that differ between two runs of the same game (timing, host, and
+#: whether it was played in a seed-vectorized batch: the outcome is the same either way).
+VOLATILE_FIELDS = ("wall_time", "finished_at", "host", "vectorized")
 
 
 def canonical_json(obj: Any) -> str:
@@ -304,18 +309,43 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
         problem = env.get_wrapper_attr("problem")
         if spec.isolation is None:
             agent = factory(problem)
-            summary = _played(env, agent, agent_seed, env_seed)
+            summary, switches = _played(env, agent, agent_seed, env_seed)
             clipped = int(agent.clipped_feedback)
             guarantee = getattr(agent, "privacy", None)
             claim = None if guarantee is None else (
                 float(guarantee.epsilon), float(guarantee.delta), str(guarantee))
         else:
             with IsolatedLearner(factory, problem, env.action_space, spec.isolation) as proxy:
-                summary = _played(env, proxy, agent_seed, env_seed)
+                summary, switches = _played(env, proxy, agent_seed, env_seed)
                 after = proxy.finish()
             clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
         env.close()
+    return game_record(spec, cls, problem, summary, clipped, claim, start, switches)
+
+
+def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: int,
+                claim: tuple[float, float, str] | None, start: float, switches: int,
+                vectorized: bool = False) -> dict[str, Any]:
+    """The record of a played game (what :func:`play_game` returns).
+
+    Args:
+        spec: The game.
+        cls: Its agent class.
+        problem: The public problem the agent played.
+        summary: The game's :class:`~dp_online_envs.wrappers.RegretSummary`.
+        clipped: The learner's ``clipped_feedback``.
+        claim: ``(epsilon, delta, mechanism text)`` of the learner's guarantee, or
+            ``None``.
+        start: ``time.perf_counter()`` when the game started (for ``wall_time``).
+        switches: How often the played action changed (:class:`SwitchCounter`).
+        vectorized: Whether it was played in a seed-vectorized batch (the record's
+            ``vectorized`` field; :mod:`.batched`).
+
+    Raises:
+        FloatingPointError: A non-finite regret or loss.
+    """
+    env_seed, agent_seed = spec.env_seed, spec.agent_seed
     if claim is not None:
         p_eps, p_delta, mechanism = claim
         privacy = f"({p_eps:g}, {p_delta:g})-DP"
@@ -353,11 +383,13 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
         "env_seed": env_seed,
         "agent_seed": agent_seed,
         **outcome_fields(summary, clipped),
+        "switches": int(switches),
         "version": __version__,
         "schema_version": SCHEMA_VERSION,
         "wall_time": time.perf_counter() - start,
         "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": socket.gethostname(),
+        "vectorized": bool(vectorized),
     }
     for key in ("regret", "regret_lo", "regret_hi", "learner_loss"):
         if not math.isfinite(record[key]):
@@ -365,12 +397,56 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
     return record
 
 
+class SwitchCounter:
+    """A :data:`~dp_online_envs.loop.RoundHook` counting how often the played action
+    changes: ``switches = #{t >= 2 : a_t != a_{t-1}}`` (an arm index, a 0/1 vector or a
+    point, compared exactly), the figure the low-switching learners are judged by.
+
+    Attributes:
+        switches: The count so far.
+    """
+
+    def __init__(self) -> None:
+        self.switches = 0
+        self._last: np.ndarray | None = None
+
+    def __call__(self, t: int, action: Any, feedback: Any) -> None:
+        a = np.array(action, copy=True)
+        if self._last is not None and not np.array_equal(a, self._last):
+            self.switches += 1
+        self._last = a
+
+
+class BatchSwitchCounter:
+    """:class:`SwitchCounter` for B lockstep games (a
+    :data:`~dp_online_envs.loop.BatchRoundHook`): ``switches[b]`` counts the rounds whose
+    action of game ``b`` differs from its previous one.
+
+    Attributes:
+        switches: ``(B,)`` int64 counts so far.
+    """
+
+    def __init__(self, num_games: int) -> None:
+        self.switches = np.zeros(num_games, dtype=np.int64)
+        self._last: np.ndarray | None = None
+
+    def __call__(self, t: int, actions: Any, feedback: Any) -> None:
+        a = np.array(actions, copy=True)
+        if self._last is not None:
+            changed = a != self._last
+            self.switches += changed.reshape(len(a), -1).any(axis=1)
+        self._last = a
+
+
 def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
-    """Reset both sides with their seeds, play the game, return its regret summary."""
+    """Reset both sides with their seeds, play the game; return its regret summary and
+    the number of action switches (:class:`SwitchCounter`)."""
     learner.reset(agent_seed)
     env.reset(seed=env_seed)
-    info = run_rounds(env, learner)
-    return info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
+    counter = SwitchCounter()
+    info = run_rounds(env, learner, counter)
+    summary = info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
+    return summary, counter.switches
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from dp_online_envs.experiments.backends import Outcome, execute
+from dp_online_envs.experiments.batched import play_batch, split_batchable
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.game import GameSpec
 from dp_online_envs.experiments import store as store_module
@@ -73,6 +74,7 @@ def run(
     isolate: bool | IsolationLimits = False,
     seed_secret: str | None = None,
     resolver: AgentResolver | None = None,
+    vectorize: bool = False,
 ) -> list[dict[str, Any]]:
     """Play complete games of one setting and return their records.
 
@@ -99,6 +101,9 @@ def run(
             the env's seed from the settings (use with ``isolate`` for untrusted agents).
         resolver: Resolves ``agent_name`` (``None``: the ``agents`` registry, see
             :mod:`.resolver`).
+        vectorize: Play the seeds together in one seed-vectorized game where the
+            setting has one (:mod:`.batched`; the records are those of the scalar
+            games), else one by one.
 
     Returns:
         One record per seed, in seed order.
@@ -113,7 +118,7 @@ def run(
                        resolver=resolver)
     report = run_games(specs, results=results, backend=backend, workers=workers,
                        scheduler=scheduler, quiet=quiet, isolate=isolate,
-                       seed_secret=seed_secret)
+                       seed_secret=seed_secret, vectorize=vectorize)
     if report.failures:
         spec, error = report.failures[0]
         raise RuntimeError(f"{len(report.failures)} game(s) failed; the first "
@@ -133,6 +138,7 @@ def run_sweep(
     isolate: bool | IsolationLimits = False,
     seed_secret: str | None = None,
     resolver: AgentResolver | None = None,
+    vectorize: bool | None = None,
 ) -> RunReport:
     """Run every game of a sweep that has no record yet in the results directory.
 
@@ -149,6 +155,7 @@ def run_sweep(
         seed_secret: A secret mixed into every game's seeds (see :func:`run`).
         resolver: Resolves the agent names of a sweep mapping or file (``None``: the
             ``agents`` registry, see :mod:`.resolver`); a :class:`Sweep` is resolved.
+        vectorize: See :func:`run`; ``None`` (default): the sweep's ``vectorize`` key.
 
     Raises:
         ExperimentError: An invalid sweep or backend setting.
@@ -164,7 +171,8 @@ def run_sweep(
     store.write_manifest({"name": sweep.name, "games": len(sweep), **sweep.settings})
     return run_games(sweep.games, results=root, backend=backend, workers=workers,
                      scheduler=scheduler, client=client, quiet=quiet, desc=sweep.name,
-                     isolate=isolate, seed_secret=seed_secret)
+                     isolate=isolate, seed_secret=seed_secret,
+                     vectorize=sweep.vectorize if vectorize is None else vectorize)
 
 
 def run_games(
@@ -180,6 +188,7 @@ def run_games(
     isolate: bool | IsolationLimits = False,
     seed_secret: str | None = None,
     resolver: AgentResolver | None = None,
+    vectorize: bool = False,
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
 
@@ -198,6 +207,9 @@ def run_games(
     stopped before the exception leaves this function), every game that finished is
     already in the results directory, and the exception propagates: running again
     resumes.
+
+    With ``vectorize``, the games of one setting that have a seed-vectorized path are
+    played together in this process (:mod:`.batched`), the others by the backend.
 
     Raises:
         ExperimentError: A bad backend setting, or a results path that is not a
@@ -238,7 +250,18 @@ def run_games(
                     print(f"{len(theirs)} game(s) are being played by another sweep (pid "
                           f"{owner.get('pid', '?')} on {owner.get('host', '?')}); waiting for "
                           f"their records in {store.root}", file=sys.stderr)
+            held = list(mine)  # the claims to release however the games end
             try:
+                if vectorize:
+                    groups, mine = split_batchable(mine, resolver)
+                    for group in groups:
+                        for record in play_batch(group, resolver):
+                            if store is not None:
+                                store.write(record)
+                                store.release(record["game_id"])
+                            done[record["game_id"]] = record
+                            played += 1
+                            bar.update(1)
                 outcomes = execute(mine, backend=backend, workers=workers, scheduler=scheduler,
                                    client=client)
                 for spec, record, error in outcomes:
@@ -254,7 +277,7 @@ def run_games(
                     bar.update(1)
             finally:
                 if store is not None:
-                    for spec in mine:
+                    for spec in held:
                         store.release(spec.game_id)
             todo = [] if store is None else _wait_for_others(store, theirs, done, bar)
             reused += len([s for s in theirs if s.game_id in done])

@@ -65,8 +65,10 @@ REQUIRED_KEYS = (
     "schema_version", "wall_time", "finished_at", "host",
 )
 #: Keys ``play_game`` writes that older records of the same schema may lack (readers
-#: fall back: ``counterpart`` is then the agent class's declared one).
-OPTIONAL_KEYS = ("counterpart",)
+#: fall back: ``counterpart`` is then the agent class's declared one; a record without
+#: ``vectorized`` was played one game at a time; ``switches``, the number of rounds whose
+#: action differs from the previous round's, is then unknown).
+OPTIONAL_KEYS = ("counterpart", "vectorized", "switches")
 #: Seconds between two looks at games claimed by another sweep.
 CLAIM_POLL_SECONDS = 0.5
 

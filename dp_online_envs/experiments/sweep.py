@@ -61,7 +61,8 @@ from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
 #: Keys a sweep accepts at the top level.
 SWEEP_KEYS = ("name", "description", "tags", "envs", "agents", "epsilons", "delta",
-              "horizons", "seeds", "results", "experiments", "skip_incompatible")
+              "horizons", "seeds", "results", "experiments", "skip_incompatible",
+              "vectorize")
 #: Keys an entry of ``experiments`` accepts (it overrides the top-level ones).
 BLOCK_KEYS = ("name", "tags", "envs", "agents", "epsilons", "delta", "horizons", "seeds",
               "skip_incompatible")
@@ -129,6 +130,8 @@ class Sweep:
         results: The results directory the sweep asks for (``None``: caller decides).
         settings: The sweep as given (plain data), kept in the results directory.
         skipped: Env/agent pairs left out by ``skip_incompatible``, with the reason.
+        vectorize: ``vectorize: true`` in the sweep: play the games that have a
+            seed-vectorized path batched (:mod:`.batched`), the others one by one.
     """
 
     name: str
@@ -137,6 +140,7 @@ class Sweep:
     results: str | None = None
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     skipped: list[str] = dataclasses.field(default_factory=list)
+    vectorize: bool = False
 
     @functools.cached_property
     def games(self) -> list[GameSpec]:
@@ -239,6 +243,9 @@ def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep",
     results = data.get("results")
     if results is not None:
         results = _text(results, f"{source}: results")
+    vectorize = data.get("vectorize", False)
+    if not isinstance(vectorize, bool):
+        raise ExperimentError(f"{source}: vectorize must be true or false, got {vectorize!r}")
     defaults = {k: data[k] for k in BLOCK_KEYS if k in data and k != "name"}
     blocks = data.get("experiments")
     if blocks is None:
@@ -264,7 +271,7 @@ def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep",
                               + (f" (skipped: {skipped})" if skipped else ""))
     return Sweep(name=sweep_name, parts=parts, description=description,
                  results=results, settings=json.loads(json.dumps(data, default=jsonable)),
-                 skipped=skipped)
+                 skipped=skipped, vectorize=vectorize)
 
 
 def make_games(

@@ -8,6 +8,7 @@ from dp_online_envs.losses.convex import (
     LogisticLoss,
 )
 from dp_online_envs.losses.linear import THETA_SETS, LinearLoss
+from dp_online_envs.losses.portfolio import LogWealthLoss
 from dp_online_envs.losses.quadratic import QuadraticLoss
 from dp_online_envs.losses.submodular import (
     ConcaveModularLoss,
@@ -24,6 +25,7 @@ from dp_online_envs.losses.submodular_min import (
 )
 
 __all__ = [
+    "LogWealthLoss",
     "BRUTE_FORCE_MAX_N",
     "THETA_SETS",
     "AbsoluteLinearLoss",

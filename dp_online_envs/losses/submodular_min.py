@@ -12,7 +12,9 @@ algorithm:
    increasingly, ``q_{pi(k)} = g(S_k) - g(S_{k-1})`` along the chain of prefixes
    ``S_k``); each major cycle adds the greedy vertex ``q = argmin_{q in B} <x, q>`` to
    the corral, minor cycles move to the affine minimizer of the corral and drop
-   points until it lies in the corral's relative interior.
+   points until it lies in the corral's relative interior (the corral and its
+   factored Gram matrix: :class:`~dp_online_envs.domains.wolfe.Corral`, shared with
+   the projections onto oracle polytopes).
 3. Fujishige's theorem: ``{i : x*_i < 0}`` is the unique minimal minimizer and
    ``{i : x*_i <= 0}`` the maximal one, and ``min_S g(S) = sum_i min(x*_i, 0)``.
 
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dp_online_envs.domains.wolfe import Corral
 from dp_online_envs.validation import check_int, check_real
 
 #: Largest ground set solved by exhaustive enumeration in ``method="auto"``.
@@ -126,17 +129,6 @@ def _chain_masks(order: np.ndarray) -> np.ndarray:
     return rank[None, :] < np.arange(n + 1)[:, None]
 
 
-def _affine_minimizer(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Min-norm point ``y`` of the affine hull of the rows of ``points`` and its weights."""
-    p0 = points[0]
-    if points.shape[0] == 1:
-        return p0.copy(), np.ones(1)
-    d = (points[1:] - p0).T
-    beta, *_ = np.linalg.lstsq(d, -p0, rcond=None)
-    alpha = np.concatenate(([1.0 - beta.sum()], beta))
-    return alpha @ points, alpha
-
-
 def fujishige_wolfe(
     fn_batch: BatchFn, n: int, tol: float = 1e-10, max_iter: int | None = None
 ) -> MinNormResult:
@@ -171,9 +163,11 @@ def fujishige_wolfe(
         q[order] = np.diff(fv)
         return q
 
-    corral = greedy(np.zeros(n))[None, :]
-    lam = np.ones(1)
-    x = corral[0].copy()
+    corral = Corral(np.zeros(n), None, None)  # the min-norm point: x0 = 0, g = 0, H = I
+    q = greedy(np.zeros(n))
+    corral.try_insert(q, q.tobytes())
+    corral.lam[0] = 1.0
+    x = q.copy()
     scale = max(1.0, float(np.abs(x).max()))
     it = 0
     converged = False
@@ -184,34 +178,20 @@ def fujishige_wolfe(
         if gap <= tol * scale:
             converged = True
             break
-        sq = float(np.max(np.einsum("ij,ij->i", corral, corral)))
+        points = corral.hd[: corral.size]  # (x0 = 0: the points themselves)
+        sq = float(np.max(np.einsum("ij,ij->i", points, points)))
         if float(x @ x) - float(x @ q) <= tol * max(sq, float(q @ q), 1e-300):
             converged = True
             break
-        corral = np.vstack([corral, q])
-        lam = np.append(lam, 0.0)
-        for minor in range(corral.shape[0] + 1):
-            y, alpha = _affine_minimizer(corral)
-            if np.all(alpha > _WEIGHT_TOL):
-                x, lam = y, alpha
-                break
-            # Move from lam towards alpha until a weight hits zero; drop such points.
-            neg = alpha <= _WEIGHT_TOL
-            denom = lam[neg] - alpha[neg]
-            ratios = np.full(denom.shape, np.inf)
-            np.divide(lam[neg], denom, out=ratios, where=denom > 0)
-            step = min(1.0, float(ratios.min()))
-            lam = step * alpha + (1.0 - step) * lam
-            keep = lam > _WEIGHT_TOL
-            if minor == 0 and not keep[-1]:
-                # The new vertex cannot enter the corral: x is optimal to rounding.
-                converged = True
-            corral, lam = corral[keep], lam[keep]
-            lam = lam / lam.sum()
-            x = lam @ corral
-            if converged:
-                break
-        if converged:
+        key = q.tobytes()
+        if key in corral.keyset or not corral.try_insert(q, key):
+            converged = True  # q is (numerically) in the corral's affine hull
+            break
+        corral.minor_cycles(_WEIGHT_TOL)
+        x = corral.z()
+        if key not in corral.keyset:
+            # The new vertex cannot enter the corral: x is optimal to rounding.
+            converged = True
             break
     if not converged:
         warnings.warn(

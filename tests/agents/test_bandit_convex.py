@@ -28,30 +28,56 @@ from agents.bandit.projection_free import PrivateProjectionFree
 from agents.bandit.smoothing import (
     MAX_SHRINK,
     SmoothingGeometry,
+    batch_sizes,
     blocked_parameters,
+    blocked_regret_bound,
     estimate_sensitivity,
     fw_projection_step,
 )
-from agents.privacy import audit, gaussian_sigma, make_counter
+from agents.privacy import gaussian_sigma, make_counter
+from agents.privacy.noise import noise_strategy
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.domains import Ball, Birkhoff
+from dp_online_envs.audit import audit
+from dp_online_envs.domains import (
+    Ball,
+    Birkhoff,
+    FlowPolytope,
+    SubmodularBasePolytope,
+    UniformMatroid,
+)
 from dp_online_envs.losses import AbsoluteLinearLoss, LinearLoss
 from dp_online_envs.problem import Problem
 
 CONVEX, SCONVEX = "DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0"
 POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0",
              "DPBandit-Birkhoff-v0"]
+#: The polytope ids' instances before their 2026-11 defaults (larger hulls, distance losses).
+FORMER = {"DPBandit-Matroid-v0": {"n": 8, "rank": 3, "loss": "distance"},
+          "DPBandit-Flow-v0": {"grid": (3, 4), "loss": "distance"},
+          "DPBandit-SubmodularBase-v0": {"n": 6, "loss": "distance"},
+          "DPBandit-Birkhoff-v0": {"n": 4, "loss": "distance"}}
 DELTA = 1e-5
 T_SHORT = 120
+
+
+def _discrete_gaussian_scale(sens, levels, dim, eps, delta):
+    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
+    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
+    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
+    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
+        copies=levels).scale
+    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
+    return s
 
 
 def _problem(env: gym.Env) -> Problem:
     return env.get_wrapper_attr("problem")
 
 
-def _checked_play(name: str, env_id: str, horizon: int = T_SHORT, seed: int = 0, **kw):
+def _checked_play(name: str, env_id: str, horizon: int = T_SHORT, seed: int = 0,
+                  env_kw: dict | None = None, **kw):
     """Play a game, asserting every action lies in the domain (``domain.contains``)."""
-    env = gym.make(env_id, horizon=horizon)
+    env = gym.make(env_id, horizon=horizon, **(env_kw or {}))
     problem = _problem(env)
     agent = make(name, problem, seed=seed, **kw)
     inner_act, played = agent.act, []
@@ -74,7 +100,9 @@ E2E = ([("bandit-pftal", e, kw) for e in (CONVEX, SCONVEX)
        + [("fkm", e, {}) for e in (CONVEX, SCONVEX)]
        + [("private-projection-free", e, kw) for e in POLYTOPES
           for kw in ({"epsilon": 1.0}, {"epsilon": 1.0, "delta": DELTA, "noise": "gaussian"})]
-       + [("garber-kretzu", e, {}) for e in POLYTOPES])
+       + [("garber-kretzu", e, {}) for e in POLYTOPES]
+       + [(n, e, {**kw, "env_kw": FORMER[e]}) for e in POLYTOPES
+          for n, kw in (("private-projection-free", {"epsilon": 1.0}), ("garber-kretzu", {}))])
 
 
 @pytest.mark.parametrize("name,env_id,kw", E2E,
@@ -89,9 +117,12 @@ def test_plays_inside_the_domain_end_to_end(name, env_id, kw):
 
 def test_projection_free_learners_use_one_oracle_call_per_round():
     agent, _, _ = _checked_play("private-projection-free", "DPBandit-Birkhoff-v0",
-                                horizon=150, epsilon=1.0)
+                                horizon=150, epsilon=1.0, env_kw={"n": 3})
     assert agent.lmo_calls == 150  # T_batch calls per batch, batch 12 x 12 + 6
-    gk, _, _ = _checked_play("garber-kretzu", "DPBandit-Birkhoff-v0", horizon=150)
+    # Garber-Kretzu's approximate projection calls the oracle only when the shadow
+    # iterate leaves the sqrt(3 epsilon) ball (no call at all at T = 150).
+    gk, _, _ = _checked_play("garber-kretzu", "DPBandit-Birkhoff-v0", horizon=1000,
+                             env_kw={"n": 3})
     assert 0 < gk.lmo_calls <= gk.max_fw_iterations * gk.rounds
 
 
@@ -212,7 +243,7 @@ def test_bandit_pftal_noise_is_calibrated_to_2pB_over_beta():
     assert lap.privacy.epsilon == pytest.approx(eps) and lap.privacy.delta == 0.0
     gau = BanditPFTAL(prob, epsilon=eps, delta=DELTA, seed=0)
     assert gau.noise == "gaussian" and gau.sensitivity == pytest.approx(24.0)
-    assert gau.noise_scale == pytest.approx(gaussian_sigma(math.sqrt(13) * 24.0, eps, DELTA))
+    assert gau.noise_scale == _discrete_gaussian_scale(24.0, 13, 5, eps, DELTA)
     assert gau.privacy.delta == DELTA and gau.privacy.epsilon <= eps * (1 + 1e-4)
 
 
@@ -230,19 +261,59 @@ def test_fkm_parameters_theorem_3_3():
     assert small["delta_clamped"] and small["delta"] == pytest.approx(0.05)
 
 
-def test_projection_free_parameters_alg_1():
-    # T = 10^4, n = 2, D = 20, L = 1, r = 10 (ball of radius 10), B = 10.
-    prm = blocked_parameters(10_000, 2, 20.0, 1.0, 10.0)
+def test_blocked_parameters_by_hand():
+    # T = 10^4, n = 2, D = 20, L = 1, B = 10, r = 10, a = 1, no noise: K = M = 100,
+    # zeta* = sqrt(a D (MK)^{1/2} n B / (T L (2 + D/r))) = sqrt(40000 / 40000) = 1,
+    # kappa = K^{1/2} n B / zeta + K L = 300, eta = D / (kappa M^{1/2}) = 1/150.
+    prm = blocked_parameters(10_000, 2, 20.0, 1.0, 10.0, 10.0, oco_constant=1.0)
     assert (prm.batch, prm.rounds) == (100, 100)
-    assert prm.eta == pytest.approx(20 / (1000 * math.sqrt(2)))
-    assert prm.zeta == pytest.approx(20 * math.sqrt(2) / 10) and not prm.zeta_clamped
-    assert prm.alpha == pytest.approx(2 * math.sqrt(2) / 10)
-    # Clamps: batch in [1, T], zeta <= r/2.
-    tiny = blocked_parameters(1, 2, 20.0, 1.0, 10.0)
+    assert prm.zeta == pytest.approx(1.0) and not prm.zeta_clamped
+    assert prm.eta == pytest.approx(1 / 150) and prm.alpha == pytest.approx(0.1)
+    assert prm.zeta_paper == pytest.approx(20 * math.sqrt(2) / 10)
+    # The noise term adds M^{1/2} D nu to the numerator: nu = 200 -> zeta* = sqrt(2).
+    noisy = blocked_parameters(10_000, 2, 20.0, 1.0, 10.0, 10.0, oco_constant=1.0,
+                               noise_norm=200.0)
+    assert noisy.zeta == pytest.approx(math.sqrt(2))
+    # Clamps: batch in [1, T], zeta <= r/2 (then alpha = 1/2).
+    tiny = blocked_parameters(1, 2, 20.0, 1.0, 10.0, 10.0, oco_constant=1.0)
     assert (tiny.batch, tiny.rounds) == (1, 1)
-    odd = blocked_parameters(150, 9, 2.0, 1.0, 1 / 3)
+    odd = blocked_parameters(150, 9, 2.0, 1.0, 2.0, 1 / 3, oco_constant=1.0)
     assert (odd.batch, odd.rounds) == (12, 13) and odd.zeta_clamped
+    assert odd.zeta_formula > 1 / 6
     assert odd.zeta == pytest.approx(1 / 6) and odd.alpha == pytest.approx(0.5)
+    kappa = math.sqrt(12) * 9 * 2.0 / (1 / 6) + 12 * 1.0
+    assert odd.eta == pytest.approx(2.0 / (kappa * math.sqrt(13)))
+
+
+@pytest.mark.parametrize("T,n,D,L,B,r,a,nu", [
+    (16384, 3, 1.73, 1.73, 2.0, 0.42, 1 + math.sqrt(3), 0.0),
+    (16384, 3, 1.73, 1.73, 2.0, 0.42, 2 + math.sqrt(20), 1500.0),
+    (150, 9, 2.0, 1.0, 2.0, 1 / 3, 2.7, 0.0),
+    (100_000, 1, 2.0, 1.0, 2.0, 1.0, 6.5, 300.0),
+])
+def test_scale_aware_zeta_minimizes_the_documented_bound(T, n, D, L, B, r, a, nu):
+    """zeta_formula is the argmin of blocked_regret_bound (brute force over a log grid)."""
+    prm = blocked_parameters(T, n, D, L, B, r, oco_constant=a, noise_norm=nu)
+    grid = np.geomspace(prm.zeta_formula / 30, prm.zeta_formula * 30, 20001)
+    values = [blocked_regret_bound(z, T, n, D, L, B, r, oco_constant=a, noise_norm=nu)
+              for z in grid]
+    best = grid[int(np.argmin(values))]
+    assert prm.zeta_formula == pytest.approx(best, rel=1e-3)
+    # The bound itself, term by term at zeta = 1 (K, M from batch_sizes).
+    K, M = batch_sizes(T)
+    kappa = math.sqrt(K) * n * B + K * L
+    assert blocked_regret_bound(1.0, T, n, D, L, B, r, oco_constant=a, noise_norm=nu) == \
+        pytest.approx(a * D * math.sqrt(M) * kappa + math.sqrt(M) * D * nu
+                      + T * L * (2 + D / r))
+
+
+def test_scale_aware_zeta_is_alg_1_for_b_equal_l_d_without_shrink():
+    """B = L D, a = 1, nu = 0 and r -> infinity (shrink coefficient 2): zeta* =
+    D n^{1/2} / T^{1/4} / sqrt(2), Alg. 1's radius up to the constant 2 of (C.1)+(C.3)."""
+    for T, n, D, L in [(10_000, 4, 3.0, 0.5), (65_536, 9, 1.0, 2.0)]:
+        prm = blocked_parameters(T, n, D, L, L * D, 1e15, oco_constant=1.0)
+        assert prm.zeta * math.sqrt(2) == pytest.approx(D * math.sqrt(n) / T**0.25)
+        assert prm.zeta_paper == pytest.approx(D * math.sqrt(n) / T**0.25)
 
 
 def test_projection_free_noise_uses_per_leaf_sensitivity_and_real_levels():
@@ -251,18 +322,30 @@ def test_projection_free_noise_uses_per_leaf_sensitivity_and_real_levels():
     prob = Problem(dom, LinearLoss(2, "l2"), "bandit", T, lipschitz=1.0, bound=10.0,
                    diameter=20.0)
     lap = PrivateProjectionFree(prob, epsilon=eps, seed=0)
-    zeta = 2 * math.sqrt(2)
-    assert lap.zeta == pytest.approx(zeta)
     assert lap.levels == 7  # 100 leaves: floor(log2 100) + 1 levels
-    # Per-leaf l2 sensitivity 2 n B / zeta = 40 / zeta = 14.14..., l1 = sqrt(2) x = 20.
-    assert estimate_sensitivity(2, 10.0, zeta, 2) == pytest.approx(40 / zeta)
-    assert lap.sensitivity == pytest.approx(20.0)
-    assert lap.noise_scale == pytest.approx(7 * 20.0 / eps, rel=1e-4)  # b = t g ~ 140
+    # zeta by hand: at zeta = 1 the l1 sensitivity is sqrt(2) 2 n B = 40 sqrt(2), the
+    # Laplace scale b1 = 7 x that / eps, and the noisiest release (t = 63, six tree
+    # nodes) has per-coordinate variance 6 x 2 b1^2: nu = sqrt(n 12) b1. With
+    # a = 2 + sqrt(20 M / K) = 2 + sqrt(20), D = 20, K = M = 100, n = 2, B = 10, r = 10:
+    b1 = 7 * 40 * math.sqrt(2) / eps
+    nu = math.sqrt(2 * 12) * b1
+    a = 2 + math.sqrt(20)
+    zeta = math.sqrt((a * 20 * 100 * 2 * 10 + 10 * 20 * nu) / (T * 1.0 * (2 + 20 / 10)))
+    assert lap.zeta == pytest.approx(zeta, rel=1e-3) and not lap.params.zeta_clamped
+    # Per-leaf l2 sensitivity 2 n B / zeta = 40 / zeta, l1 = sqrt(2) x that.
+    assert estimate_sensitivity(2, 10.0, lap.zeta, 2) == pytest.approx(40 / lap.zeta)
+    assert lap.sensitivity == pytest.approx(40 * math.sqrt(2) / lap.zeta)
+    assert lap.noise_scale == pytest.approx(7 * 40 * math.sqrt(2) / (lap.zeta * eps), rel=1e-4)
     counter = lap._make_counter(np.random.default_rng(0))
-    assert counter.noise_variance(1) == pytest.approx(2 * 140.0**2, rel=1e-4)
+    assert counter.noise_variance(1) == pytest.approx(2 * lap.noise_scale**2, rel=1e-4)
     gau = PrivateProjectionFree(prob, epsilon=eps, delta=DELTA, noise="gaussian", seed=0)
-    assert gau.sensitivity == pytest.approx(40 / zeta)
-    assert gau.noise_scale == pytest.approx(gaussian_sigma(math.sqrt(7) * 40 / zeta, eps, DELTA))
+    assert gau.sensitivity == pytest.approx(40 / gau.zeta)
+    assert gau.noise_scale == _discrete_gaussian_scale(40 / gau.zeta, 7, 2, eps, DELTA)
+    # Less noise, smaller radius: the radius decreases to the noise-free one as eps grows.
+    free = blocked_parameters(T, 2, 20.0, 1.0, 10.0, 10.0, oco_constant=a)
+    loose = PrivateProjectionFree(prob, epsilon=1e6, seed=0)
+    assert free.zeta < loose.zeta < lap.zeta
+    assert loose.zeta == pytest.approx(free.zeta, rel=1e-3)
     # The paper's Lemma 5.1 scale T^{1/2} n L log T / eps is NOT what is used.
     assert lap.noise_scale != pytest.approx(100 * 2 * 1.0 * math.log(T) / eps)
 
@@ -285,12 +368,47 @@ def test_projection_free_release_noise_has_the_calibrated_std(kw):
     assert np.std(firsts) == pytest.approx(std, rel=0.08)
 
 
-def test_garber_kretzu_shares_the_parameters():
+def test_garber_kretzu_parameters_minimize_its_own_bound():
     prob = _problem(gym.make("DPBandit-Matroid-v0", horizon=400))
     gk = GarberKretzu(prob, seed=0)
-    ppf = PrivateProjectionFree(prob, epsilon=1.0, seed=0)
-    assert gk.params == ppf.params
+    geo = gk.geometry
+    expected = blocked_parameters(400, geo.rank, prob.diameter, prob.lipschitz, prob.bound,
+                                  geo.radius, oco_constant=1 + math.sqrt(3))
+    assert gk.params == expected
     assert gk.tolerance == pytest.approx(prob.diameter**2 / 20)  # D^2 / T_round
+    # The private learner's bound has the larger a = 2 + sqrt(20 M / K) and the noise
+    # term: its radius is larger (clamped here) at the same T.
+    ppf = PrivateProjectionFree(prob, epsilon=1.0, seed=0)
+    assert ppf.params.zeta_formula > gk.params.zeta_formula
+    assert (ppf.params.batch, ppf.params.rounds) == (gk.params.batch, gk.params.rounds)
+
+
+def test_default_polytope_instances_are_the_documented_ones():
+    """The 2026-11 defaults (registry docstring, README): their hull dimension, and a
+    scale-aware radius of garber-kretzu unclamped at T = 2^12 and 2^14, alpha <= 0.35
+    at 2^14; the former instances are clamped at 2^14."""
+    expect = {"DPBandit-Matroid-v0": (UniformMatroid, LinearLoss, 3),
+              "DPBandit-Flow-v0": (FlowPolytope, LinearLoss, 2),
+              "DPBandit-SubmodularBase-v0": (SubmodularBasePolytope, LinearLoss, 1),
+              "DPBandit-Birkhoff-v0": (Birkhoff, AbsoluteLinearLoss, 1)}
+    for env_id, (dom_type, loss_type, rank) in expect.items():
+        env = gym.make(env_id)
+        prob = _problem(env)
+        assert isinstance(prob.domain, dom_type) and isinstance(prob.loss, loss_type)
+        assert env.unwrapped.adversary.name == "planted"
+        assert SmoothingGeometry.of(prob.domain).rank == rank
+        for T in (2**12, 2**14):
+            gk = GarberKretzu(_problem(gym.make(env_id, horizon=T)), seed=0)
+            assert not gk.params.zeta_clamped, (env_id, T, gk.params)
+        assert gk.alpha <= 0.35, (env_id, gk.params)  # at T = 2^14
+    matroid = _problem(gym.make("DPBandit-Matroid-v0")).domain
+    assert (matroid.n, matroid.k) == (3, 2)
+    assert _problem(gym.make("DPBandit-Flow-v0")).domain.dim == 7  # 2 x 3 grid: 7 edges
+    assert _problem(gym.make("DPBandit-Birkhoff-v0")).domain.dim == 4  # 2 x 2 matrices
+    assert _problem(gym.make("DPBandit-SubmodularBase-v0")).domain.dim == 2
+    for env_id, kw in FORMER.items():  # the former instances stay available
+        gk = GarberKretzu(_problem(gym.make(env_id, horizon=2**14, **kw)), seed=0)
+        assert gk.params.zeta_clamped
 
 
 # ------------------------------------------------------------------ behaviour

@@ -28,7 +28,7 @@ from agents.bandit.exp3 import EXP3, exp3_eta
 from agents.bandit.reduction import PrivateBanditReduction, loss_range
 from agents.privacy.noise import DiscreteLaplaceNoise
 from agents.bandit.scrible import SCRiBLe, barrier_for, theorem_4_5_eta
-from agents.privacy import audit
+from dp_online_envs.audit import audit
 from dp_online_envs.adversaries import LossSequence
 
 T_SHORT = 300

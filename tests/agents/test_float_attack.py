@@ -9,9 +9,11 @@ grid of the larger operand), while ``0 + n = n`` almost never is. The event
 therefore has probability zero on one neighbour and a positive one on the other: no
 epsilon covers that. The exact mechanisms release integer multiples of a power-of-two
 grid ``g >= 2^-53``, so ``E`` never happens on either side. The first test pins that for
-every pure-DP private agent (its first release, two neighbouring sequences differing in
-round 1, many seeds); the others show the event does separate the float mechanisms, so
-the first test can fail.
+every private agent, pure-DP (discrete Laplace) and ``(epsilon, delta)`` (discrete
+Gaussian) alike (its first release, two neighbouring sequences differing in round 1,
+many seeds); the others show the event does separate the float mechanisms (Laplace and
+Gaussian), so the first test can fail. Only the factorization counter (real
+coefficients) keeps a real-valued Gaussian, and its guarantee says so.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import counter_agent, make
-from agents.privacy import neighbour_param, replay_env
+from agents import agent_class, counter_agent, make
+from dp_online_envs.audit import neighbour_param, replay_env
 from dp_online_envs import build_env
 from dp_online_envs.adversaries import LossSequence
 from dp_online_envs.loop import run_rounds
@@ -30,6 +32,11 @@ HORIZON = 4
 #: the pure-DP private agents (all but the Gaussian private-ftpl) and extra counters
 CASES = [(n, {}) for n, (_, _, kw, _) in sorted(AUDITED.items()) if "delta" not in kw]
 CASES += [("private-ftrl", {"counter": c}) for c in ("tree", "agarwal-singh", "honaker")]
+#: every (epsilon, delta) agent: the counter agents with the exact discrete Gaussian
+GAUSS = ("private-ftrl", "private-ftpl", "pftal", "submod-pftal", "bandit-pftal",
+         "bandit-submod-pftal", "private-projection-free")
+CASES += [(n, {"delta": 1e-5}) for n in GAUSS]
+CASES += [("private-ftrl", {"delta": 1e-5, "counter": c}) for c in ("tree", "honaker")]
 
 
 def low_bits_event(y: np.ndarray) -> bool:
@@ -86,22 +93,32 @@ def test_exact_mechanisms_leave_no_low_bits_signal(name, kw):
     assert np.array_equal(values / g, np.round(values / g))
 
 
+def test_every_delta_agent_is_covered():
+    """A private agent that takes a delta (a counter agent) must be in GAUSS."""
+    assert {n for n, (_, _, kw, _) in AUDITED.items() if hasattr(
+        agent_class(n), "_use_counter")} == set(GAUSS)
+
+
 def _float_counter(monkeypatch):
     real = counter_agent.make_counter
+    old = {"discrete-laplace": "laplace", "discrete-gaussian": "gaussian"}
 
     def floats(*args, noise, **kwargs):
-        return real(*args, noise="laplace" if noise == "discrete-laplace" else noise, **kwargs)
+        return real(*args, noise=old.get(noise, noise), **kwargs)
 
     monkeypatch.setattr(counter_agent, "make_counter", floats)
 
 
-def test_the_event_separates_the_float_laplace_counter(monkeypatch):
-    """private-ftrl (tree) with the old float Laplace noise: losses 1 vs 0 in round 1."""
+@pytest.mark.parametrize("kw", [{"counter": "tree"}, {"counter": "tree", "delta": 1e-5}],
+                         ids=["laplace", "gaussian"])
+def test_the_event_separates_the_float_counters(monkeypatch, kw):
+    """private-ftrl (tree) with the old float Laplace / Gaussian noise: losses 1 vs 0 in
+    round 1."""
     _float_counter(monkeypatch)
     ones, zeros = np.ones((HORIZON, 3)), np.zeros((HORIZON, 3))
     zeros[1:] = 1.0
     agent, (one_side, zero_side) = first_releases(
-        "private-ftrl", {"counter": "tree"}, (LossSequence(ones), LossSequence(zeros)), runs=1500)
+        "private-ftrl", kw, (LossSequence(ones), LossSequence(zeros)), runs=1500)
     assert agent.privacy.idealized is True
     c1 = sum(low_bits_event(y) for y in one_side)
     c0 = sum(low_bits_event(y) for y in zero_side)
@@ -116,15 +133,17 @@ def test_the_event_separates_float_laplace_on_a_loss():
     assert sum(low_bits_event(0.0 + z) for z in n) > 100
 
 
-@pytest.mark.parametrize("name,kw", [
-    ("private-ftpl", {"epsilon": 1.0, "delta": 1e-5}),
-    ("private-ftrl", {"epsilon": 1.0, "delta": 1e-5}),
-    ("private-ftrl", {"epsilon": 1.0, "delta": 1e-5, "counter": "factorization"}),
+@pytest.mark.parametrize("name,kw,idealized", [
+    ("private-ftpl", {"epsilon": 1.0, "delta": 1e-5}, False),
+    ("private-ftrl", {"epsilon": 1.0, "delta": 1e-5}, False),
+    ("private-ftrl", {"epsilon": 1.0, "delta": 1e-5, "counter": "factorization"}, True),
 ])
-def test_real_valued_gaussian_guarantees_are_marked_idealized(name, kw):
-    """No exact discrete Gaussian yet: the (epsilon, delta) claim is for the real-valued
-    mechanism, and says so (the release does carry the low-bits signal)."""
+def test_only_the_factorization_gaussian_is_marked_idealized(name, kw, idealized):
+    """The tree counters' Gaussian is the exact discrete Gaussian; the factorization
+    counter's real coefficients keep a real-valued Gaussian, whose (epsilon, delta) claim
+    is for the idealized mechanism and says so."""
     env = build_env("DPFullInfo-Experts-v0", horizon=HORIZON, n_arms=3)
     agent = make(name, env.get_wrapper_attr("problem"), seed=0, **kw)
-    assert agent.privacy.idealized is True
-    assert "[IDEALIZED" in str(agent.privacy)
+    assert agent.privacy.idealized is idealized
+    assert ("[IDEALIZED" in str(agent.privacy)) is idealized
+    assert agent.privacy.delta == 1e-5 and agent.privacy.epsilon == 1.0

@@ -16,7 +16,9 @@ import pytest
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.common import paper_log, replacement_sensitivity, theta_norm
-from agents.privacy import audit, gaussian_sigma, laplace_scale
+from agents.privacy import gaussian_sigma, laplace_scale
+from agents.privacy.noise import noise_strategy
+from dp_online_envs.audit import audit
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary
 from dp_online_envs.domains import (
@@ -36,6 +38,14 @@ from agent_helpers import play_agent as _play
 from agent_helpers import problem_of as _problem
 
 
+def _discrete_gaussian_scale(sens, levels, dim, eps, delta):
+    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
+    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
+    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
+    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
+        copies=levels).scale
+    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
+    return s
 
 
 def _linear_env(domain, theta_set: str = "unit", horizon: int = T_SHORT,
@@ -179,7 +189,8 @@ def test_private_ftrl_gaussian_calibration():
     a = make("private-ftrl", _problem(_env("DPFullInfo-Experts-v0", 1000)), epsilon=1.0,
              delta=DELTA)
     assert a.noise == "gaussian" and a.sensitivity == pytest.approx(math.sqrt(10))
-    assert a.noise_scale == pytest.approx(gaussian_sigma(math.sqrt(10) * math.sqrt(10), 1.0, DELTA))
+    assert a.noise_scale == _discrete_gaussian_scale(math.sqrt(10), 10, 10, 1.0, DELTA)
+    assert not a.privacy.idealized
     assert a.privacy.epsilon == pytest.approx(1.0, rel=1e-3)
     assert a.privacy.delta == DELTA
     sphere = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v0", 1000)), epsilon=1.0,
@@ -193,14 +204,13 @@ def test_private_ftpl_theorem_3_5():
     # K=10, T=1024, eps=1, delta=1e-6: log T = 10,
     # sigma_regret = sqrt(10) * sqrt(1024 / (sqrt(10) * 10)) = 17.99492,
     # paper privacy term sqrt(10) * 10 * ln(10 / 1e-6) = 509.699,
-    # accountant sigma: analytic Gaussian for sqrt(11) * sqrt(10).
+    # accountant sigma: exact discrete Gaussian for 11 levels of sensitivity sqrt(10).
     a = make("private-ftpl", _problem(_env("DPFullInfo-Experts-v0", 1024)), epsilon=1.0,
              delta=DELTA)
     assert a.log_T == 10
     assert a.sigma_regret == pytest.approx(17.99492, rel=1e-5)
     assert a.sigma_paper_privacy == pytest.approx(509.699, rel=1e-5)
-    assert a.sigma_privacy == pytest.approx(gaussian_sigma(math.sqrt(11) * math.sqrt(10), 1.0,
-                                                           DELTA))
+    assert a.sigma_privacy == _discrete_gaussian_scale(math.sqrt(10), 11, 10, 1.0, DELTA)
     assert a.sigma == max(a.sigma_regret, a.sigma_privacy)
     assert a.target_variance == pytest.approx(10 * a.sigma**2)
     assert a.privacy.epsilon == pytest.approx(1.0, rel=1e-3) and a.privacy.delta == DELTA

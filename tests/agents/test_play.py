@@ -43,11 +43,11 @@ def test_another_horizon_is_refused():
 
 
 def test_another_domain_of_the_same_dimension_is_refused():
-    env = gym.make("DPBandit-Matroid-v0", horizon=20, rank=4)
+    env = gym.make("DPBandit-Matroid-v0", horizon=20, rank=3)
     agent = agents.make("private-projection-free", _problem("DPBandit-Matroid-v0", horizon=20),
                         epsilon=1.0, seed=0)
     with pytest.raises(ValueError,
-                       match=r"UniformMatroid\(n=8, k=3\).*vs UniformMatroid\(n=8, k=4\)"):
+                       match=r"UniformMatroid\(n=3, k=2\).*vs UniformMatroid\(n=3, k=3\)"):
         agents.play(env, agent, seed=0)
 
 

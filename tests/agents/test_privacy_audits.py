@@ -12,8 +12,8 @@ import pytest
 
 import agents
 from agents import agent_class, counter_agent, make
-from agents.privacy import audit
 from dp_online_envs import build_env
+from dp_online_envs.audit import audit
 
 #: private agent -> (env id, env options, agent options, tau)
 AUDITED = {
@@ -24,6 +24,7 @@ AUDITED = {
     "private-exp2": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
     "private-bandit": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0, "base": "exp3"}, 2),
     "private-scrible": ("DPBandit-Linear-v0", {"dim": 2}, {"epsilon": 1.0}, 2),
+    "private-batched-htinf": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
     "bandit-pftal": ("DPBandit-Convex-v0", {"dim": 2}, {"epsilon": 1.0}, 2),
     "bandit-submod-pftal": ("DPBandit-Submodular-v0", {"n": 3}, {"epsilon": 1.0}, 2),
     "private-projection-free": ("DPBandit-Matroid-v0", {"n": 4, "rank": 2},

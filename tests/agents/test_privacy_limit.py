@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -154,11 +155,12 @@ def test_gaussian_tree_at_large_epsilon_verifies_exactly(eps):
     agent = make("private-ftrl", problem, epsilon=eps, delta=1e-6)
     assert agent.noise == "gaussian"
     assert agent.privacy.epsilon <= eps * (1 + 1e-12) and agent.privacy.delta == 1e-6
-    # the released sums carry levels Gaussian nodes of sigma per input: one Gaussian
-    # mechanism with shift sqrt(levels) * Delta_2 / sigma
-    mu = math.sqrt(agent.levels) * agent.sensitivity / agent.noise_scale
-    import dp_accounting
-
-    assert dp_accounting.get_epsilon_gaussian(1 / mu, 1e-6) <= eps * (1 + 1e-12)
+    # the exact discrete Gaussian: levels blocks of squared grid sensitivity K2 >= (Delta/g)^2,
+    # rho-zCDP with rho = levels K2 / (2 sigma^2), sigma the smallest integer for the claim
+    ns = agent._make_counter(np.random.default_rng(0)).noise_strategy
+    assert ns.kind == "discrete-gaussian" and ns.copies == agent.levels
+    assert ns.grid_sensitivity >= (agent.sensitivity / ns.grid) ** 2
+    assert calibration.accountant_epsilon(ns.dp_event(copies=agent.levels), 1e-6) <= eps
     # and not over-noised: 0.1% less noise would break the claim
-    assert dp_accounting.get_epsilon_gaussian(0.999 / mu, 1e-6) > eps
+    less = dataclasses.replace(ns, sigma=math.floor(0.999 * ns.sigma))
+    assert calibration.accountant_epsilon(less.dp_event(copies=agent.levels), 1e-6) > eps

@@ -348,3 +348,101 @@ def test_projection_is_feasible_and_obtuse(shape):
             assert float((v - y) @ (x - y)) == pytest.approx(worst, abs=1e-12)
     inside = paths[:5].mean(axis=0)
     np.testing.assert_allclose(domain.project(inside), inside, atol=math.sqrt(2 * tol))
+
+
+# --------------------------------------------------------------------------------------
+# Sparse geometry (issue 14, part 3): the hull basis from fundamental cycles and the
+# Chebyshev center by a sparse LP, against the former dense constructions.
+# --------------------------------------------------------------------------------------
+
+
+def dense_chebyshev_radius(domain):
+    """The former construction: ``scipy.linalg.null_space`` of the dense incidence on
+    the useful edges and the LP ``max r s.t. p + B u >= r ||B^T e_e||`` in the hull
+    coordinates (any relative-interior point p)."""
+    import scipy.linalg
+    from scipy.optimize import linprog
+
+    useful = np.flatnonzero(domain.useful)
+    null = scipy.linalg.null_space(domain.incidence[:, useful])
+    k = null.shape[1]
+    if k == 0:
+        return 0.0
+    p = np.mean([domain.linear_minimizer(-np.eye(domain.dim)[e]) for e in useful], 0)[useful]
+    norms = np.linalg.norm(null, axis=1)
+    free = norms > 1e-9
+    res = linprog(np.r_[np.zeros(k), -1.0], A_ub=np.c_[-null[free], norms[free]],
+                  b_ub=p[free], bounds=[(None, None)] * k + [(0, None)], method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sparse_hull_and_center_match_the_dense_constructions(seed):
+    """Random DAGs (relabelled, parallel and useless edges): the basis is orthonormal,
+    spans exactly the null space of A on the useful edges (rank from the vertices), the
+    center satisfies ``A x = b`` to rounding, and the radius equals the dense LP's and
+    is attained with the facet weights ``||P e_e||`` read off the basis."""
+    rng = np.random.default_rng(seed)
+    domain = relabelled_dag(rng, int(rng.integers(5, 10))) if seed % 2 else random_dag(
+        rng, int(rng.integers(4, 9)))
+    hull = domain.affine_hull
+    basis, useful = hull.basis, domain.useful
+    k = hull.rank
+    np.testing.assert_allclose(basis.T @ basis, np.eye(k), atol=1e-12)
+    assert np.all(basis[~useful] == 0)
+    np.testing.assert_allclose(domain.incidence @ basis, 0.0, atol=1e-12)
+    verts = domain.vertices()
+    assert k == (np.linalg.matrix_rank(verts - verts[0]) if len(verts) > 1 else 0)
+    center, radius = domain.inner_ball()
+    np.testing.assert_allclose(domain.incidence @ center, domain._rhs, atol=1e-12)
+    assert domain.contains(center, atol=1e-12)
+    np.testing.assert_array_equal(hull.point, center)
+    assert radius == pytest.approx(dense_chebyshev_radius(domain), abs=1e-7)
+    norms = np.linalg.norm(basis[useful], axis=1)
+    free = norms > 1e-9
+    if free.any():
+        assert radius == pytest.approx(float((center[useful][free] / norms[free]).min()),
+                                       rel=1e-9, abs=1e-12)
+        # the ball of that radius around the center stays in the polytope
+        u = rng.normal(size=(20, k))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        for point in center + radius * (1 - 1e-9) * (u @ basis.T):
+            assert domain.contains(point, atol=1e-12)
+    else:
+        assert radius == 0.0
+
+
+def test_large_grid_geometry_is_consistent():
+    """24 x 32 (the benchmark's largest): rank (rows-1)(cols-1), orthonormal basis in
+    the null space, the center in the polytope with a positive radius."""
+    domain = FlowPolytope.grid(24, 32)
+    hull = domain.affine_hull
+    assert hull.rank == 23 * 31
+    gram = hull.basis.T @ hull.basis
+    assert np.abs(gram - np.eye(hull.rank)).max() <= 1e-12
+    assert np.abs(domain.incidence_sparse @ hull.basis).max() <= 1e-12
+    center, radius = domain.inner_ball()
+    assert domain.contains(center, atol=1e-12) and radius > 0.0
+    norms = np.linalg.norm(hull.basis, axis=1)
+    assert radius == pytest.approx(float((center / norms).min()), rel=1e-9)
+
+
+def test_center_is_moved_onto_the_flow_constraints(monkeypatch):
+    """HiGHS meets ``A x = b`` only to its feasibility tolerance (1e-7): the center is
+    corrected onto it (to rounding). Simulated with an LP answer perturbed by 1e-7."""
+    import dp_online_envs.domains.flow as flow_module
+
+    real = flow_module.linprog
+    rng = np.random.default_rng(9)
+
+    def sloppy(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.x = res.x + 1e-7 * rng.uniform(-1, 1, size=res.x.size)
+        return res
+
+    monkeypatch.setattr(flow_module, "linprog", sloppy)
+    domain = FlowPolytope.grid(5, 6)
+    center, radius = domain.inner_ball()
+    np.testing.assert_allclose(domain.incidence @ center, domain._rhs, atol=1e-13)
+    assert radius == pytest.approx(dense_chebyshev_radius(domain), abs=1e-6)

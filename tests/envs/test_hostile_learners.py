@@ -49,8 +49,8 @@ BROKEN_COMBINATIONS = {("DPFullInfo-Submodular-v0", "punish-favorite"),
                        ("DPBandit-Submodular-v0", "punish-favorite")}
 
 
-def test_there_are_nine_bandit_ids():
-    assert len(BANDIT_IDS) == 9
+def test_there_are_ten_bandit_ids():
+    assert len(BANDIT_IDS) == 10
 
 
 def _make(env_id: str, **kwargs) -> gym.Env:
@@ -199,7 +199,10 @@ def test_copying_np_random_predicts_no_loss(env_id):
     actual = _true_thetas(env)
     predicted = _predict_with(env_id, stolen, actions)
     assert predicted.shape == actual.shape
-    assert _matches(predicted, actual) <= 2, "the guard's np_random predicts the losses"
+    # data replays have few distinct rows (two on DPBandit-Classes-v0): compare to chance
+    chance = _chance_matches(predicted, actual)
+    assert _matches(predicted, actual) <= 2 + chance + 4 * np.sqrt(chance), \
+        "the guard's np_random predicts the losses"
     assert abs(_correlation(predicted, actual)) < 0.3
 
 

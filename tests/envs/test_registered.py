@@ -159,7 +159,13 @@ def _trivial_regret(env_id, horizon, seeds=(0, 1)):
     return total / len(seeds)
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+#: Ids on real data where not learning is cheap, so the criterion below cannot hold:
+#: daily S&P 500 returns, where the uniform portfolio trails the best constant-rebalanced
+#: one by about 1e-3 log-wealth a day (tests/envs/test_real_data_portfolio.py pins it).
+NOT_SEPARATING = ("DPFullInfo-Portfolio-v0",)
+
+
+@pytest.mark.parametrize("env_id", [i for i in ENV_IDS if i not in NOT_SEPARATING])
 def test_default_instance_makes_not_learning_cost_linear_regret(env_id):
     """Issue 10: at every id's defaults, trivial play's regret grows linearly (slope
     >= 0.9 between T = 256 and 1024) at a rate of at least 0.05 per round."""

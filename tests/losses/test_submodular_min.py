@@ -165,3 +165,43 @@ def test_argument_errors(kwargs, match):
 def test_vectorized_fn_with_wrong_output_size_is_reported():
     with pytest.raises(ValueError, match="values"):
         minimize_submodular(lambda masks: np.zeros(3), 4, vectorized=True)
+
+
+@pytest.mark.parametrize("mode", ["dropped", "dependent"])
+def test_stops_when_the_new_vertex_cannot_enter_the_corral(monkeypatch, mode):
+    """The corral is the shared :class:`~dp_online_envs.domains.wolfe.Corral`. When the
+    greedy vertex is refused (affinely dependent on the corral, up to rounding) or
+    dropped by the minor cycles, x is optimal to rounding: the loop stops (converged,
+    no warning) instead of re-adding the same vertex until the cap. Simulated on the
+    first major cycle; the answer is then the best set seen, still certified."""
+    from dp_online_envs.domains import wolfe
+
+    fam = make_family("cut", 10, 3)
+    theta = fam.sample_param(np.random.default_rng(3))
+    calls = []
+    if mode == "dropped":
+        real = wolfe.Corral.minor_cycles
+
+        def drop_newest(self, weight_tol=wolfe.WEIGHT_TOL):
+            calls.append(1)
+            if len(calls) == 1:  # pretend the new vertex lost its weight
+                self.keep(np.arange(self.size - 1))
+                self.lam[: self.size] = 1.0 / self.size
+                return None
+            return real(self, weight_tol)
+
+        monkeypatch.setattr(wolfe.Corral, "minor_cycles", drop_newest)
+    else:
+        real_insert = wolfe.Corral.try_insert
+
+        def refuse_second(self, v, key):
+            calls.append(1)
+            return real_insert(self, v, key) if len(calls) == 1 else False
+
+        monkeypatch.setattr(wolfe.Corral, "try_insert", refuse_second)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = fujishige_wolfe(batch(fam, theta), fam.n, max_iter=50)
+    assert res.iterations == 1
+    assert fam.set_value(theta, res.mask) == pytest.approx(res.value, abs=1e-12)
+    assert np.minimum(res.x, 0).sum() <= res.value + 1e-9  # weak duality still holds

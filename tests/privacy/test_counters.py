@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from agents.privacy import (
     COUNTERS,
+    GAUSSIAN_ONLY,
     AgarwalSinghCounter,
     BinaryTreeCounter,
+    BLTCounter,
     ContinualCounter,
     FactorizationCounter,
     HonakerCounter,
@@ -25,7 +27,7 @@ from agents.privacy import (
 NAMES = list(COUNTERS)
 EPS, DELTA, SENS = 0.8, 1e-6, 1.5
 NOISY = [(name, noise) for name in NAMES for noise in ("laplace", "gaussian")
-         if not (name == "factorization" and noise == "laplace")]
+         if not (name in GAUSSIAN_ONLY and noise == "laplace")]
 
 
 def build(name, horizon, dim, noise="gaussian", seed=0):
@@ -105,8 +107,14 @@ def _noise_map(name: str, horizon: int) -> np.ndarray:
     * agarwal-singh: the tree's plus ``R - popcount(t)`` draws of its own;
     * honaker: node estimates ``hat_v = v_k e_v + (1 - v_k)(hat_left + hat_right)`` with
       ``v_k = 2^k / (2^(k+1) - 1)``, summed over the decomposition;
-    * factorization: ``M = C``, ``C[t, s] = f_(t-s)``, ``f_j = binom(2j, j) / 4^j``.
+    * factorization: ``M = C``, ``C[t, s] = f_(t-s)``, ``f_j = binom(2j, j) / 4^j``;
+    * blt: ``M = A C^{-1}``, ``C`` materialized from its BLT and inverted numerically.
     """
+    if name == "blt":
+        c = BLTCounter(horizon, 1, noise=None).params.strategy_coefficients(horizon)
+        strategy = np.array([[c[t - s] if s <= t else 0.0 for s in range(horizon)]
+                             for t in range(horizon)])
+        return np.cumsum(np.linalg.inv(strategy), axis=0)
     if name == "factorization":
         f = [math.comb(2 * j, j) / 4.0**j for j in range(horizon)]
         return np.array([[f[t - s] if s <= t else 0.0 for s in range(horizon)]
@@ -358,7 +366,7 @@ def test_factorization_memory_grows_with_history():
     ({"rng": 3}, "rng must be"),
 ])
 @pytest.mark.parametrize("cls", [BinaryTreeCounter, AgarwalSinghCounter, HonakerCounter,
-                                 FactorizationCounter])
+                                 FactorizationCounter, BLTCounter])
 def test_invalid_parameters_raise(cls, kwargs, word):
     params = dict(horizon=8, dim=2, noise="gaussian", epsilon=1.0, delta=1e-6,
                   sensitivity=1.0, rng=np.random.default_rng(0))
@@ -376,5 +384,5 @@ def test_noise_variance_range_and_factory():
             counter.noise_variance(bad)
     with pytest.raises(ValueError, match="unknown counter"):
         make_counter("nope", 8, 1, noise=None)
-    assert set(COUNTERS) == {"tree", "agarwal-singh", "honaker", "factorization"}
+    assert set(COUNTERS) == {"tree", "agarwal-singh", "honaker", "factorization", "blt"}
     assert all(isinstance(v, str) and v for v in COUNTERS.values())

@@ -1,4 +1,4 @@
-"""Tests of agents.privacy.auditor: the black-box epsilon lower bound.
+"""Tests of dp_online_envs.audit.audit (one neighbouring pair) and its statistics.
 
 The toy learner is noisy follow-the-leader on the experts problem (the simplex with
 linear losses in [0, 1]^K, full information): every clipped theta_t goes into a
@@ -17,18 +17,17 @@ import pytest
 from scipy import stats
 
 from agents.base import Agent
-from agents.privacy import (
+from agents.privacy import PrivacyGuarantee, make_counter
+from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.audit import (
     AuditResult,
-    PrivacyGuarantee,
     audit,
     audit_samples,
     clopper_pearson,
     eps_lower_bound,
-    make_counter,
     neighbour_param,
     replay_env,
 )
-from dp_online_envs.adversaries import LossSequence
 from dp_online_envs.domains import Simplex
 from dp_online_envs.envs import OnlineLearningEnv, build_env
 from dp_online_envs.losses import LinearLoss
@@ -312,22 +311,22 @@ def test_identical_sequences_give_no_evidence(timings):
 
 
 def test_audit_is_deterministic():
-    kw = dict(tau=2, runs=40, seed=5, sequence=worst_sequence(2))
+    kw = {"tau": 2, "runs": 40, "seed": 5, "sequence": worst_sequence(2)}
     a, b = audit(factory(), PROBLEM, **kw), audit(factory(), PROBLEM, **kw)
     assert a == b
 
 
 # ------------------------------------------------------------------ errors
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(tau=0), "tau=0"),
-    (dict(tau=T + 1), f"tau={T + 1}"),
-    (dict(tau=T, view="actions"), f"tau={T}"),
-    (dict(tau=1.5), "tau=1.5"),
-    (dict(tau=1, runs=9), "runs=9"),
-    (dict(tau=1, confidence=0.0), "confidence=0.0"),
-    (dict(tau=1, confidence=1.0), "confidence=1.0"),
-    (dict(tau=1, view="weights"), "view='weights'"),
-    (dict(tau=1, neighbour_theta=np.full(K, 2.0)), "neighbour_theta"),
+    ({"tau": 0}, "tau=0"),
+    ({"tau": T + 1}, f"tau={T + 1}"),
+    ({"tau": T, "view": "actions"}, f"tau={T}"),
+    ({"tau": 1.5}, "tau=1.5"),
+    ({"tau": 1, "runs": 9}, "runs=9"),
+    ({"tau": 1, "confidence": 0.0}, "confidence=0.0"),
+    ({"tau": 1, "confidence": 1.0}, "confidence=1.0"),
+    ({"tau": 1, "view": "weights"}, "view='weights'"),
+    ({"tau": 1, "neighbour_theta": np.full(K, 2.0)}, "neighbour_theta"),
 ])
 def test_bad_arguments_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -344,3 +343,56 @@ def test_non_recording_agent_is_refused():
     with pytest.raises(ValueError, match="released nothing"):
         audit(lambda s: Silent(PROBLEM, epsilon=1.0, seed=s), PROBLEM, tau=1, runs=10,
               sequence=worst_sequence(1))
+
+
+# ------------------------------------------------- observing, never touching
+class FrozenAgentProxy:
+    """Forwards the learner API to an agent; refuses every attribute assignment."""
+
+    __slots__ = ("_agent",)
+    feedback = "full"
+
+    def __init__(self, agent):
+        object.__setattr__(self, "_agent", agent)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"frozen proxy: cannot set {name!r}")
+
+    @property
+    def privacy(self):
+        return self._agent.privacy
+
+    def reset(self, seed):
+        self._agent.reset(seed)
+
+    def act(self):
+        return self._agent.act()
+
+    def update(self, action, feedback):
+        self._agent.update(action, feedback)
+
+
+@pytest.mark.parametrize("view", ["releases", "actions"])
+def test_audit_only_observes_a_frozen_proxy(view):
+    """Releases are heard through the context listener, actions through the loop's
+    hook: the same result through a proxy that cannot be written to."""
+    kw = {"tau": 1, "runs": 100, "seed": 21, "view": view, "sequence": worst_sequence(1)}
+    inner = factory(divisor=10.0)
+    direct = audit(inner, PROBLEM, **kw)
+    proxied = audit(lambda s: FrozenAgentProxy(inner(s)), PROBLEM, **kw)
+    assert proxied == direct
+
+
+def test_release_listener_is_scoped():
+    from dp_online_envs.release_tap import listening, release_listener
+
+    agent = factory()(0)
+    heard, outer = [], []
+    assert release_listener() is None
+    with listening(lambda t, v: outer.append(t)):
+        with listening(lambda t, v: heard.append((t, np.array(v)))):
+            agent.update(None, np.full(K, 0.5))
+        agent.update(None, np.full(K, 0.5))
+    agent.update(None, np.full(K, 0.5))  # nobody listens
+    assert [t for t, _ in heard] == [0] and outer == [1] and release_listener() is None
+    assert not agent.releases and not agent.record_releases  # nothing set on the agent

@@ -1,0 +1,86 @@
+"""Batched learners: B seeds of a scalar learner played in one numpy pass per round.
+
+``make_batched(name, problem, epsilon=..., delta=..., **options)`` builds the batched
+form of a registered learner; :func:`batched_refusal` says why a configuration has
+none (the callers then play the scalar path). Game ``b`` of a batched learner reset
+with ``seeds`` is the scalar learner reset with ``seeds[b]``, round for round (see
+:mod:`agents.batched.base`); the vector env is
+:class:`~dp_online_envs.envs.vector_env.LinearVectorEnv` and the loop
+:func:`~dp_online_envs.loop.run_batched_rounds`.
+
+=================  ====================================================  ==============
+learner            batched class                                          plays
+=================  ====================================================  ==============
+``exp3``, ``exp2``  :class:`~agents.batched.arms.BatchedArms`             arms
+``private-exp2``   :class:`~agents.batched.arms.BatchedPrivateEXP2`      arms
+``hedge``          :class:`~agents.batched.hedge.BatchedHedge`           simplex points
+``ftrl``           :class:`~agents.batched.ftrl.BatchedFTRL`             points
+``private-ftrl``   :class:`~agents.batched.ftrl.BatchedPrivateFTRL`      points
+``private-ftpl``   :class:`~agents.batched.ftpl.BatchedPrivateFTPL`      points
+=================  ====================================================  ==============
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import Agent, agent_class
+from agents.batched.arms import BatchedArms, BatchedPrivateEXP2
+from agents.batched.base import BatchedAgent
+from agents.batched.ftpl import BatchedPrivateFTPL
+from agents.batched.ftrl import BatchedFTRL, BatchedPrivateFTRL
+from agents.batched.hedge import BatchedHedge
+from dp_online_envs.problem import Problem
+
+__all__ = ["BATCHED", "BatchedAgent", "batched_refusal", "make_batched"]
+
+#: The batched class of each learner name.
+BATCHED: dict[str, type[BatchedAgent]] = {
+    name: cls
+    for cls in (BatchedArms, BatchedPrivateEXP2, BatchedHedge, BatchedFTRL,
+                BatchedPrivateFTRL, BatchedPrivateFTPL)
+    for name in cls.names
+}
+
+
+def _prototype(name: str | type[Agent], problem: Problem, epsilon: float | None,
+               delta: float, options: dict[str, Any]) -> Agent:
+    cls = agent_class(name) if isinstance(name, str) else name
+    return cls(problem, epsilon=epsilon, delta=delta, seed=0, **options)
+
+
+def batched_refusal(name: str | type[Agent], problem: Problem, *,
+                    epsilon: float | None = None, delta: float = 0.0,
+                    **options: Any) -> str | None:
+    """Why ``name`` with these settings has no batched form, or ``None`` if it has.
+
+    Raises:
+        ValueError, TypeError: Settings the scalar learner itself refuses.
+    """
+    key = name if isinstance(name, str) else getattr(name, "name", None)
+    cls = BATCHED.get(key)
+    if cls is None or (not isinstance(name, str) and agent_class(key) is not name):
+        return f"{key!r} has no batched form (those with one: {sorted(BATCHED)})"
+    return cls.refusal(_prototype(name, problem, epsilon, delta, options))
+
+
+def make_batched(name: str | type[Agent], problem: Problem, *,
+                 epsilon: float | None = None, delta: float = 0.0,
+                 **options: Any) -> BatchedAgent:
+    """The batched form of a registered learner for ``problem`` (reset it with
+    ``reset_batch(seeds)`` before playing).
+
+    Raises:
+        ValueError: A learner without batched form, or a configuration its batched
+            form does not play (the message says which), or settings the scalar
+            learner refuses.
+    """
+    key = name if isinstance(name, str) else getattr(name, "name", None)
+    if key not in BATCHED:
+        raise ValueError(f"{key!r} has no batched form; those with one: {sorted(BATCHED)}")
+    proto = _prototype(name, problem, epsilon, delta, options)
+    cls = BATCHED[key]
+    why = cls.refusal(proto)
+    if why is not None:
+        raise ValueError(why)
+    return cls(proto)

@@ -1,0 +1,193 @@
+"""Batched exponential weights over K arms: ``exp3``, ``exp2`` on arms, ``private-exp2``.
+
+:class:`BatchedArms` plays B games of :class:`~agents.bandit.arms.ArmsExpWeights`
+(the engine of ``exp3`` and ``exp2`` on arms) in one numpy pass per round, with the
+scalar engine's arithmetic in the same order: the uniforms are drawn in blocks of
+:data:`~agents.common.NOISE_BLOCK` from each game's generator (as the scalar agent
+does; the last block only for the rounds left, the same numbers), the arm is the
+bisection of the sequential cumulative weights (arm-major weights, the K rows added
+one after the other, as ``itertools.accumulate``), the weight sum is the last of them
+(Python's ``sum`` of the list, left to right; for ``K > 64`` numpy's pairwise sum of
+each game's weights, as the scalar ``w.sum()``), and the new weight is ``math.exp``
+(libm, as the scalar code, not numpy's SIMD exp). Each game's actions and weights are therefore the scalar
+game's, bit for bit. The rare renormalization (a log-weight leaving ``exp(+-300)``)
+runs per game with the scalar code's operations.
+
+:class:`BatchedPrivateEXP2` adds the private reduction (Algorithm 4 of Agarwal-Singh):
+each game's exact discrete Laplace integers drawn ``NOISE_BLOCK`` at a time from its
+reduction generator, ``fed = (rint(f / g) + Z) g`` (exact, as the scalar
+``round(f / g)``), fed unclipped to the batched engine.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
+from agents.base import Agent
+from agents.batched.base import BatchedAgent, clip_bandit_rows, exp_list
+from agents.common import NOISE_BLOCK
+
+__all__ = ["BatchedArms", "BatchedPrivateEXP2"]
+
+
+class _ArmsState:
+    """The exponential-weights state of B games: ``ArmsExpWeights``' fields as arrays,
+    arm-major (``(K, B)``: one row per arm, so the cumulative sum over the arms is K-1
+    additions of contiguous rows, the scalar ``accumulate`` order)."""
+
+    def __init__(self, engine: ArmsExpWeights, rngs: list[np.random.Generator]) -> None:
+        self.e = engine
+        self.rngs = rngs
+        b, k = len(rngs), engine.k
+        self.cols = np.arange(b)
+        self.lw = np.zeros((k, b))          # -eta * summed estimates
+        self.shift = np.zeros(b)            # weights are exp(lw - shift)
+        self.w = np.ones((k, b))
+        self.cdf = np.empty((k, b))
+        self.wsum = np.full(b, float(k))    # large K: numpy sums of each game's weights
+        self.u = np.empty((b, 0))           # uniforms, one column per round
+        self.rounds = 0
+        self.ui = 0
+        self.arm = np.zeros(b, dtype=np.intp)
+        self.p = np.full(b, 1.0 / k)
+
+    def _uniforms(self) -> np.ndarray:
+        if self.ui >= self.u.shape[1]:
+            # The scalar engine draws NOISE_BLOCK uniforms at a time and uses them in
+            # order; its generator serves nothing else, so drawing only the rounds left
+            # gives the same numbers.
+            n = max(1, min(NOISE_BLOCK, self.e.problem.horizon - self.rounds))
+            self.u = np.empty((len(self.rngs), n))
+            for r, row in zip(self.rngs, self.u):
+                r.random(out=row)
+            self.ui = 0
+        u = self.u[:, self.ui]
+        self.ui += 1
+        return u
+
+    def act(self) -> np.ndarray:
+        e = self.e
+        u = self._uniforms()
+        g, k, w, cdf = e.gamma, e.k, self.w, self.cdf
+        cdf[0] = w[0]
+        for j in range(1, k):  # sequential, as itertools.accumulate / np.cumsum
+            np.add(cdf[j - 1], w[j], out=cdf[j])
+        wsum = cdf[-1] if e._small else self.wsum
+        target = (u - g) * e._inv_one_minus_gamma * wsum
+        arm = np.add.reduce(cdf <= target, axis=0, dtype=np.intp)  # bisect_right
+        bad = (arm >= k) | (w[np.minimum(arm, k - 1), self.cols] <= 0.0)
+        if g > 0.0:
+            explore = u < g
+            arm = np.where(explore, np.minimum((u * e._k_over_gamma).astype(np.intp), k - 1),
+                           arm)
+            bad &= ~explore
+        for b in np.flatnonzero(bad):  # rounding at the top end: last positive weight
+            arm[b] = max(j for j in range(k) if w[j, b] > 0.0)
+        self.arm = arm
+        self.p = e._one_minus_gamma * w[arm, self.cols] / wsum + e._gamma_over_k
+        return arm
+
+    def observe(self, actions: np.ndarray, loss: np.ndarray) -> None:
+        e = self.e
+        if not np.array_equal(actions, self.arm):
+            raise ValueError("update_batch needs the actions of the last act_batch")
+        arm, cols = self.arm, self.cols
+        v = self.lw[arm, cols] - e._eta_w * (loss - e._lo) / self.p
+        self.lw[arm, cols] = v
+        ex = v - self.shift
+        ok = (ex > -_LOG_LIMIT) & (ex < _LOG_LIMIT)
+        if ok.all():
+            self.w[arm, cols] = exp_list(ex)
+        else:
+            self.w[arm[ok], cols[ok]] = exp_list(ex[ok])
+            for b in np.flatnonzero(~ok):
+                self._renormalize(b)
+        if not e._small:  # the scalar float(w.sum()): numpy's (pairwise) sum of a row
+            self.wsum = np.ascontiguousarray(self.w.T).sum(axis=1)
+        self.rounds += 1
+
+    def _renormalize(self, b: int) -> None:
+        lw = self.lw[:, b].tolist()
+        shift = max(lw)
+        self.shift[b] = shift
+        if self.e._small:  # the scalar list code: math.exp of each Python float
+            self.w[:, b] = [math.exp(v - shift) for v in lw]
+        else:
+            self.w[:, b] = np.exp(np.asarray(lw) - shift)
+
+
+class BatchedArms(BatchedAgent):
+    """B games of ``exp3`` or ``exp2`` on arms (module docstring)."""
+
+    names = ("exp3", "exp2")
+
+    @classmethod
+    def refusal(cls, prototype: Agent) -> str | None:
+        if not isinstance(prototype, ArmsExpWeights):
+            return f"{prototype.name} plays arms only here (got {prototype.problem.domain!r})"
+        return None
+
+    def _harvest(self, agent: Agent) -> Any:
+        return agent.rng
+
+    def _start(self, states: list[Any]) -> None:
+        self._state = _ArmsState(self.prototype, states)
+
+    def act_batch(self) -> np.ndarray:
+        return self._state.act()
+
+    def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
+        e = self.prototype
+        self._state.observe(actions, clip_bandit_rows(self, feedback, e._lo, e._hi))
+        self.t += 1
+
+
+class BatchedPrivateEXP2(BatchedAgent):
+    """B games of ``private-exp2`` (module docstring)."""
+
+    names = ("private-exp2",)
+
+    @classmethod
+    def refusal(cls, prototype: Agent) -> str | None:
+        if not isinstance(prototype.base, ArmsExpWeights):
+            return f"private-exp2 plays arms only here (got {prototype.problem.domain!r})"
+        if prototype.record_releases:
+            return "record_releases is not offered by the batched path"
+        return None
+
+    def _harvest(self, agent: Agent) -> Any:
+        return agent.rng, agent.base.rng
+
+    def _start(self, states: list[Any]) -> None:
+        proto = self.prototype
+        self._noise_rngs = [s[0] for s in states]
+        self._state = _ArmsState(proto.base, [s[1] for s in states])
+        self._noise = np.empty((0, self.num_envs), dtype=np.int64)
+        self._ni = 0
+
+    def act_batch(self) -> np.ndarray:
+        return self._state.act()
+
+    def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
+        proto = self.prototype
+        f = clip_bandit_rows(self, feedback, proto.loss_lo, proto.loss_hi)
+        g = proto._grid
+        if g is None:  # NoNoise: exact losses (the tests' non-private limit)
+            self._state.observe(actions, f)
+            self.t += 1
+            return
+        if self._ni >= self._noise.shape[0]:
+            ns = proto.noise_strategy
+            self._noise = np.stack([ns.draw_int(r, NOISE_BLOCK) for r in self._noise_rngs],
+                                   axis=1)
+            self._ni = 0
+        z = self._noise[self._ni]
+        self._ni += 1
+        # exact: f / g is a power-of-two scaling, rint is half-even as round(), and the
+        # integer sum (< 2^53) times g is exact in float64
+        self._state.observe(actions, (np.rint(f / g) + z) * g)
+        self.t += 1

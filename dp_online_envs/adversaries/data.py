@@ -1,0 +1,74 @@
+"""Oblivious adversaries that replay rows of a real dataset.
+
+Both build, at reset, a :class:`~dp_online_envs.adversaries.LossSequence` from the rows
+(each passed through the loss family's ``clip_param``, so every replayed parameter is
+admissible whatever the data) and then replay it with
+:class:`~dp_online_envs.adversaries.ReplayAdversary`. The order depends on the
+adversary's own generator alone (never on the learner), so one reset seed fixes the
+whole game.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dp_online_envs.adversaries.base import LossSequence
+from dp_online_envs.adversaries.oblivious import ReplayAdversary
+
+
+def _clipped(loss, rows: np.ndarray) -> np.ndarray:
+    return np.array([loss.clip_param(r) for r in rows], dtype=np.float64)
+
+
+class ShuffledRowsAdversary(ReplayAdversary):
+    """Rows of a labelled dataset in a seeded random order: round t replays row
+    ``pi(t)``, where the order is a concatenation of independent uniform permutations
+    of the ``n`` rows (one per pass, ``ceil(T / n)`` passes), truncated to T rounds.
+
+    Args:
+        rows: ``(n, param_dim)`` loss parameters, one per example.
+    """
+
+    name = "data"
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = LossSequence(rows)
+        self.sequence = self.rows
+
+    def reset(self, np_random, domain, loss, horizon) -> None:
+        n = len(self.rows)
+        order = np.concatenate([np_random.permutation(n)
+                                for _ in range(math.ceil(horizon / n))])[:horizon]
+        self.order = order
+        self.sequence = LossSequence(_clipped(loss, self.rows.thetas[order]))
+        super().reset(np_random, domain, loss, horizon)
+
+
+class DateWindowAdversary(ReplayAdversary):
+    """A window of T consecutive rows of a time series, in date order: rounds
+    ``1..T`` replay rows ``s, s+1, ..., s+T-1`` with the start ``s`` uniform in
+    ``{0, ..., n - T}``.
+
+    Args:
+        rows: ``(n, param_dim)`` loss parameters in date order.
+
+    Raises:
+        ValueError: At reset, if the horizon exceeds the ``n`` rows.
+    """
+
+    name = "data"
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = LossSequence(rows)
+        self.sequence = self.rows
+
+    def reset(self, np_random, domain, loss, horizon) -> None:
+        n = len(self.rows)
+        if horizon > n:
+            raise ValueError(f"horizon={horizon} exceeds the {n} rows of the series")
+        self.start = int(np_random.integers(0, n - horizon + 1))
+        window = self.rows.thetas[self.start:self.start + horizon]
+        self.sequence = LossSequence(_clipped(loss, window))
+        super().reset(np_random, domain, loss, horizon)

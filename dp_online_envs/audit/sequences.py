@@ -1,0 +1,189 @@
+"""Steps 1 and 2 of an audit: record a loss sequence, build its neighbours, replay them.
+
+* :class:`Game` -- what an audit needs of the game (domain, loss family, native and
+  permitted feedback, horizon, adversary), read off a ``Problem`` or an env
+  (:meth:`Game.of`).
+* :func:`record_sequence` -- ``S``: the losses of one game played through
+  :func:`~dp_online_envs.loop.run_rounds`.
+* :class:`NeighbourPair` -- ``S`` and ``S' = S.replace(tau, theta')``;
+  :func:`neighbour_param` is the default ``theta'`` (far from ``theta_tau``).
+* :func:`replay_env` -- the deterministic replay of a sequence behind a
+  :class:`~dp_online_envs.wrappers.FeedbackGuard`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from dp_online_envs.adversaries import LossSequence, ReplayAdversary
+from dp_online_envs.envs.online_env import OnlineLearningEnv
+from dp_online_envs.loop import Learner, run_rounds
+from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_int
+from dp_online_envs.wrappers import FeedbackGuard
+
+__all__ = ["Game", "NeighbourPair", "is_admissible", "neighbour_param", "record_sequence",
+           "replay_env"]
+
+
+@dataclass(frozen=True)
+class Game:
+    """What an audit needs of a game.
+
+    Attributes:
+        problem: The native public problem (domain, loss family, native feedback, T).
+        adversary: The env's adversary (copied before recording), or ``None`` for a
+            ``Problem`` given alone (then an oblivious one is drawn).
+        permitted: The feedback the env's outermost guard passes on.
+    """
+
+    problem: Problem
+    adversary: Any
+    permitted: str
+
+    @classmethod
+    def of(cls, env: Problem | gym.Env | Callable[[], Problem | gym.Env]) -> Game:
+        """The game of a ``Problem``, a gymnasium env wrapping an ``OnlineLearningEnv``, or
+        a zero-argument callable returning either.
+
+        Raises:
+            TypeError: Any other kind of env.
+        """
+        if callable(env) and not isinstance(env, (gym.Env, Problem)):
+            env = env()
+        if isinstance(env, Problem):
+            return cls(env, None, env.feedback)
+        if isinstance(env, gym.Env):
+            base = env.unwrapped
+            if not isinstance(base, OnlineLearningEnv):
+                raise TypeError(f"the env must wrap an OnlineLearningEnv, got {type(base).__name__}")
+            try:
+                outer = env.get_wrapper_attr("problem").feedback
+            except AttributeError:  # pragma: no cover - OnlineLearningEnv has .problem
+                outer = base.feedback
+            return cls(base.problem, base.adversary, outer)
+        raise TypeError("env must be a Problem, a gymnasium env wrapping an OnlineLearningEnv, "
+                        f"or a zero-argument callable returning one; got {type(env).__name__}")
+
+    def feedback_for(self, learner: Any) -> str:
+        """The feedback a learner gets: ``"bandit"`` if the learner, its problem or the
+        env's guard asks for it, else ``"full"``."""
+        wants = getattr(learner, "feedback", "full")
+        own = getattr(getattr(learner, "problem", None), "feedback", "full")
+        return "bandit" if "bandit" in (wants, self.permitted, own) else "full"
+
+
+def is_admissible(loss: Any, theta: np.ndarray) -> bool:
+    """Whether ``theta`` is an admissible parameter of ``loss`` (``clip_param`` keeps it)."""
+    return bool(np.allclose(loss.clip_param(theta), theta, rtol=0.0, atol=1e-9))
+
+
+def neighbour_param(loss, theta: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """An admissible parameter far (Euclidean) from ``theta``: the default ``theta'``.
+
+    For a box parameter set (``loss.param_is_box``) it is the opposite corner: each
+    coordinate goes to the end of its interval farther from ``theta``. Otherwise the
+    farthest of a few admissible candidates: that corner clipped, ``clip_param`` of the
+    reflection of ``theta`` through the box centre pushed far out (on a ball this is the
+    antipodal boundary point), and 64 ``sample_param`` draws.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    space = loss.param_space
+    low = np.broadcast_to(np.asarray(space.low, np.float64), theta.shape)
+    high = np.broadcast_to(np.asarray(space.high, np.float64), theta.shape)
+    corner = np.where(theta - low >= high - theta, low, high)
+    if getattr(loss, "param_is_box", False):
+        return corner.copy()
+    rng = np.random.default_rng(0) if rng is None else rng
+    centre = 0.5 * (low + high)
+    scale = 1e3 * max(1.0, float(np.max(high - low)))
+    away = theta - centre
+    norm = float(np.linalg.norm(away))
+    candidates = [loss.clip_param(corner), loss.clip_param(-theta)]
+    if norm > 0:
+        candidates.append(loss.clip_param(centre - scale * away / norm))
+    candidates += [loss.clip_param(loss.sample_param(rng)) for _ in range(64)]
+    dists = [float(np.linalg.norm(c - theta)) for c in candidates]
+    return np.asarray(candidates[int(np.argmax(dists))], dtype=np.float64)
+
+
+def replay_env(problem: Problem, sequence: LossSequence | np.ndarray,
+               feedback: str | None = None) -> gym.Env:
+    """``FeedbackGuard(OnlineLearningEnv(domain, loss, ReplayAdversary(sequence)))``.
+
+    The env replays ``sequence`` exactly (``horizon = len(sequence)``) with the
+    problem's native feedback, and the guard passes on only ``feedback`` (default: the
+    problem's; ``"bandit"`` downgrades a full-information problem).
+    """
+    seq = sequence if isinstance(sequence, LossSequence) else LossSequence(np.asarray(sequence))
+    env = OnlineLearningEnv(problem.domain, problem.loss, ReplayAdversary(seq),
+                            feedback=problem.feedback, horizon=len(seq))
+    return FeedbackGuard(env, problem.feedback if feedback is None else feedback)
+
+
+def record_sequence(game: Game, learner: Learner, seed: int, feedback: str) -> LossSequence:
+    """``S``: the losses of one game of ``game`` played by ``learner`` (already reset).
+
+    The env's adversary is copied (an adaptive one reacts to this learner's plays; the
+    recorded sequence is then replayed obliviously).
+    """
+    p = game.problem
+    adv = "oblivious" if game.adversary is None else copy.deepcopy(game.adversary)
+    rec = OnlineLearningEnv(p.domain, p.loss, adv, feedback=p.feedback, horizon=p.horizon,
+                            record_losses=True)
+    guarded = FeedbackGuard(rec, feedback)
+    guarded.reset(seed=seed)
+    run_rounds(guarded, learner)
+    return rec.played_losses()
+
+
+@dataclass(frozen=True)
+class NeighbourPair:
+    """Two loss sequences that differ in round ``tau`` only.
+
+    Attributes:
+        sequence: ``S``.
+        neighbour: ``S'``.
+        tau: The round (1-based) in which they differ.
+        description: One line for reports.
+    """
+
+    sequence: LossSequence
+    neighbour: LossSequence
+    tau: int
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.sequence) != len(self.neighbour):
+            raise ValueError(f"the sequences have {len(self.sequence)} and "
+                             f"{len(self.neighbour)} rounds, expected equal lengths")
+        check_int("tau", self.tau, 1, len(self.sequence))
+        differ = np.flatnonzero(np.any(self.sequence.thetas != self.neighbour.thetas, axis=1))
+        if differ.size > 1 or (differ.size == 1 and int(differ[0]) + 1 != self.tau):
+            raise ValueError(f"the sequences differ in rounds {(differ + 1).tolist()[:5]}, "
+                             f"expected round tau={self.tau} only")
+
+    @classmethod
+    def replacing(cls, sequence: LossSequence, tau: int, theta: np.ndarray,
+                  description: str = "") -> NeighbourPair:
+        """``(S, S.replace(tau, theta))``."""
+        return cls(sequence, sequence.replace(tau, theta), int(tau), description)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """``theta_tau`` of ``S``."""
+        return self.sequence.thetas[self.tau - 1]
+
+    @property
+    def neighbour_theta(self) -> np.ndarray:
+        """``theta'_tau`` of ``S'``."""
+        return self.neighbour.thetas[self.tau - 1]
+
+    def __len__(self) -> int:
+        return len(self.sequence)

@@ -1,0 +1,111 @@
+"""What the black-box auditor plays: a *session*.
+
+A session is anything with ``reset(seed)``, ``act()`` and ``update(action, feedback)``:
+:class:`~dp_online_envs.isolation.IsolatedLearner` (an agent in its own process) is
+one; :class:`AgentSession` makes one of an in-process agent factory (a fresh agent
+every game), :class:`ResettingSession` of one in-process agent whose ``reset(seed)``
+starts a game afresh (as an isolated process does; cheaper when building is slow). The auditor never
+needs the agent object: it sees the actions and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium as gym
+import numpy as np
+
+from dp_online_envs.problem import Problem
+
+__all__ = ["AgentSession", "ResettingSession", "Session", "SessionFactory"]
+
+
+@runtime_checkable
+class Session(Protocol):
+    """A learner that can be started afresh: the black box an action audit plays."""
+
+    def reset(self, seed: int) -> None:
+        """Start a new game with ``seed`` (all the learner's randomness comes from it)."""
+
+    def act(self) -> Any:
+        """The action of the next round."""
+
+    def update(self, action: Any, feedback: np.ndarray) -> None:
+        """The round's permitted feedback."""
+
+
+#: ``make_session(problem, action_space) -> Session``, called once per audit.
+SessionFactory = Callable[[Problem, gym.Space], Session]
+
+
+class AgentSession:
+    """An in-process session: ``reset(seed)`` rebuilds the learner as ``factory(seed)``.
+
+    Args:
+        factory: ``factory(seed) -> learner`` with ``act`` and ``update`` (e.g.
+            ``lambda seed: agents.make("exp3", problem, seed=seed)``).
+
+    Example:
+        ``make_session = lambda problem, space: AgentSession(
+        lambda seed: MyAgent(problem, epsilon=1.0, seed=seed))``
+    """
+
+    __slots__ = ("_factory", "_learner")
+
+    def __init__(self, factory: Callable[[int], Any]) -> None:
+        if not callable(factory):
+            raise TypeError(f"factory must be callable (seed -> learner), got {factory!r}")
+        self._factory = factory
+        self._learner: Any = None
+
+    def reset(self, seed: int) -> None:
+        """Build a fresh learner with ``seed``."""
+        self._learner = self._factory(seed)
+
+    def act(self) -> Any:
+        """The learner's action.
+
+        Raises:
+            RuntimeError: Before the first :meth:`reset`.
+        """
+        if self._learner is None:
+            raise RuntimeError("AgentSession.act before reset(seed): no learner yet")
+        return self._learner.act()
+
+    def update(self, action: Any, feedback: np.ndarray) -> None:
+        """Pass the round's feedback on."""
+        self._learner.update(action, feedback)
+
+
+class ResettingSession:
+    """An in-process session around one learner whose ``reset(seed)`` starts afresh.
+
+    The learner's own ``reset`` must restore everything a game depends on (the agents
+    of this package do: building with ``seed`` and resetting with ``seed`` give the
+    same games); this is what :class:`~dp_online_envs.isolation.IsolatedLearner` does
+    in the agent's process. Use :class:`AgentSession` for a learner not trusted to.
+
+    Args:
+        learner: The learner (``reset(seed)``, ``act()``, ``update(action, feedback)``).
+    """
+
+    __slots__ = ("_learner",)
+
+    def __init__(self, learner: Any) -> None:
+        if not isinstance(learner, Session):
+            raise TypeError(f"learner must have reset(seed), act() and update(action, "
+                            f"feedback), got {type(learner).__name__}")
+        self._learner = learner
+
+    def reset(self, seed: int) -> None:
+        """``learner.reset(seed)``."""
+        self._learner.reset(seed)
+
+    def act(self) -> Any:
+        """The learner's action."""
+        return self._learner.act()
+
+    def update(self, action: Any, feedback: np.ndarray) -> None:
+        """Pass the round's feedback on."""
+        self._learner.update(action, feedback)

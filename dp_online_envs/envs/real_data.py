@@ -1,0 +1,75 @@
+"""The parts of the ids built on real data (:mod:`dp_online_envs.datasets`).
+
+Each id's decision set follows from its data (the feature dimension, the number of
+classes or of stocks), and its default adversary, ``"data"``, replays the data's rows
+as loss parameters:
+
+* classification (full information, l2 ball): example ``(a_i, y_i)`` with ``a_i`` the
+  standardized features scaled to unit l2 norm (:func:`~dp_online_envs.datasets.unit_rows`)
+  and ``y_i = +1`` for class 1 (benign), ``-1`` for class 0 (malignant), in a seeded
+  random order (:class:`~dp_online_envs.adversaries.data.ShuffledRowsAdversary`);
+* classes (bandit, K arms = the K classes): the loss of arm k is the misclassification
+  ``1[k != y_i]``, i.e. ``theta_i = 1 - e_{y_i}`` in ``[0, 1]^K``, in a seeded random
+  order;
+* portfolio (full information, simplex of the stocks): ``theta_t`` the day's price
+  relatives, a window of consecutive days in date order
+  (:class:`~dp_online_envs.adversaries.data.DateWindowAdversary`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dp_online_envs import datasets
+from dp_online_envs import domains as dom
+from dp_online_envs.adversaries.data import DateWindowAdversary, ShuffledRowsAdversary
+
+Options = dict[str, Any]
+
+#: The labelled dataset of the classification id (binary classes).
+CLASSIFICATION_DATASET = "breast-cancer"
+
+
+def classification_rows() -> np.ndarray:
+    """``(569, 31)`` rows ``(a_i, y_i)`` of the breast-cancer data."""
+    data = datasets.load_labelled(CLASSIFICATION_DATASET)
+    y = 2.0 * data.labels - 1.0
+    return np.column_stack([datasets.unit_rows(data.features), y])
+
+
+def classification_ball(opts: Options) -> dom.Domain:
+    """The unit l2 ball in the feature dimension (30)."""
+    return dom.Ball(datasets.load_labelled(CLASSIFICATION_DATASET).features.shape[1])
+
+
+def classification_data(opts: Options) -> ShuffledRowsAdversary:
+    """The examples in a seeded random order."""
+    return ShuffledRowsAdversary(classification_rows())
+
+
+def class_rows(name: str) -> np.ndarray:
+    """``(n, K)`` misclassification losses ``1 - e_{y_i}`` of a labelled dataset."""
+    data = datasets.load_labelled(name)
+    return 1.0 - np.eye(data.n_classes)[data.labels]
+
+
+def class_arms(opts: Options) -> dom.Domain:
+    """One arm per class of ``opts["dataset"]``."""
+    return dom.Arms(datasets.load_labelled(opts["dataset"]).n_classes)
+
+
+def class_data(opts: Options) -> ShuffledRowsAdversary:
+    """The examples' misclassification losses in a seeded random order."""
+    return ShuffledRowsAdversary(class_rows(opts["dataset"]))
+
+
+def portfolio_simplex(opts: Options) -> dom.Domain:
+    """The simplex over the 20 stocks of skfolio's S&P 500 data."""
+    return dom.Simplex(len(datasets.load_sp500().tickers))
+
+
+def portfolio_data(opts: Options) -> DateWindowAdversary:
+    """The daily price relatives, a window of consecutive days in date order."""
+    return DateWindowAdversary(datasets.load_sp500().relatives())

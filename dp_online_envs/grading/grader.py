@@ -1,0 +1,521 @@
+"""Grading: play every submission isolated on hidden seeds, audit it, score it.
+
+:func:`grade` is what ``dp-online grade`` runs. For an :class:`~.assignment.Assignment`
+and a list of submission files it
+
+1. derives the games' seeds from the instructor's secret (the runner's
+   ``seed_secret``; the secret's environment variable is removed from the environment
+   the submissions' processes inherit);
+2. plays the references on every env x horizon x hidden seed (in process, or isolated
+   with ``isolate_references``), through the experiment runner;
+3. for each submission: finds its learner class in a spawned process
+   (:func:`~.submission.probe_submission`), plays it isolated (own process, the
+   assignment's limits) on the same games, reads the budget it declares from its
+   end-of-game summary, and runs the black-box action audit on it (isolated too) with
+   that claim;
+4. scores it (:func:`score`) and keeps the reasons of every lost point.
+
+The audit's power (what it refutes of the assignment's reference learner with its
+noise cut) depends on the assignment only: it is measured once per grading run, and
+cached in the output directory keyed by the settings.
+
+Nothing a submission releases through ``Agent.release`` is read: the audit observes
+actions only, which a submission cannot hide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+import os
+import pathlib
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.game import (
+    VOLATILE_FIELDS,
+    GameSpec,
+    feedback_option,
+    stable_hash,
+)
+from dp_online_envs.experiments.resolver import AgentResolver
+from dp_online_envs.experiments.runner import run_games
+from dp_online_envs.experiments.sweep import make_games
+from dp_online_envs.grading import audit_step
+from dp_online_envs.grading.assignment import Assignment, EnvEntry
+from dp_online_envs.grading.submission import (
+    SubmissionError,
+    SubmissionLoader,
+    probe_submission,
+)
+from dp_online_envs.isolation import AgentFailure, IsolatedLearner
+from dp_online_envs.loop import seed_of
+
+#: Record fields left out of a grade: the volatile ones, and the seeds (derived from the
+#: secret: whoever holds them can replay the hidden games).
+HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
+#: Relative slack when comparing a declared budget with the required one.
+BUDGET_RTOL = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One part of a score.
+
+    Attributes:
+        name: ``"regret"``, ``"declared"`` or ``"audit"``.
+        points: The part's maximum.
+        earned: Points earned.
+        reason: Why (one line; names what was lost).
+    """
+
+    name: str
+    points: float
+    earned: float
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SettingResult:
+    """A submission on one env and horizon, against the references.
+
+    Attributes:
+        env: The env's label.
+        horizon: T.
+        games: Games played (hidden seeds).
+        failed: Reasons of the games that failed (crash, timeout, limit, bad action).
+        projected: Infeasible actions the env projected, over the games.
+        regret: The submission's mean final regret (``None`` if a game failed).
+        references: Mean final regret of each reference.
+        points: Points of this setting's share of the regret part.
+        earned: Points earned.
+    """
+
+    env: str
+    horizon: int
+    games: int
+    failed: tuple[str, ...]
+    projected: int
+    regret: float | None
+    references: dict[str, float]
+    points: float
+    earned: float
+
+
+@dataclasses.dataclass
+class Grade:
+    """The grade of one submission (its JSON record is :meth:`to_dict`).
+
+    Attributes:
+        submission: The file's stem (the report's name).
+        path: The file.
+        sha256: Digest of the graded file (``""`` if unreadable).
+        learner: The learner class found (``None`` if none could be graded).
+        parts: Regret, declared budget, audit.
+        settings: Per env and horizon.
+        declared: ``(epsilon, delta, text)`` the learner declared, or ``None``.
+        audit: The audit finding as a dict (``None`` if not run).
+        power: The audit's power (shared by every submission) as a dict.
+        power_text: Its one-line summary.
+        records: The submission's game records (seeds and volatile fields removed).
+    """
+
+    submission: str
+    path: str
+    sha256: str
+    learner: dict[str, Any] | None
+    parts: list[Part]
+    settings: list[SettingResult]
+    declared: tuple[float, float, str] | None
+    audit: dict[str, Any] | None
+    power: dict[str, Any] | None
+    power_text: str
+    records: list[dict[str, Any]]
+
+    @property
+    def score(self) -> float:
+        """Points earned."""
+        return sum(p.earned for p in self.parts)
+
+    @property
+    def total(self) -> float:
+        """Points available."""
+        return sum(p.points for p in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: same secret, same submission -> the same dict."""
+        out = dataclasses.asdict(self)
+        out["score"] = self.score
+        out["total"] = self.total
+        return _finite(out)
+
+
+@dataclasses.dataclass
+class ClassGrades:
+    """Every submission's grade, with what they were compared to.
+
+    Attributes:
+        assignment: The assignment.
+        grades: One per submission, in the order given.
+        references: The references' records (seeds and volatile fields removed).
+        power: The audit's power as a dict, and its text.
+        out_dir: Where the reports were written (``None``: not written).
+    """
+
+    assignment: Assignment
+    grades: list[Grade]
+    references: list[dict[str, Any]]
+    power: dict[str, Any] | None
+    power_text: str
+    out_dir: pathlib.Path | None = None
+
+
+# ---------------------------------------------------------------------- secret
+def seed_secret(assignment: Assignment, secret: str) -> str:
+    """The runner's ``seed_secret`` for an assignment: a digest of its name and the secret
+    (two assignments graded with one secret get unrelated seeds)."""
+    return hashlib.sha256(f"dp-online-grade\0{assignment.name}\0{secret}".encode()).hexdigest()
+
+
+def audit_seed(assignment: Assignment, secret: str) -> int:
+    """The audit's seed, derived from the secret (a submission cannot foresee its runs)."""
+    digest = hashlib.sha256(f"audit\0{seed_secret(assignment, secret)}".encode()).digest()
+    return seed_of(np.random.SeedSequence(int.from_bytes(digest[:16], "big")))
+
+
+@contextlib.contextmanager
+def hidden_variable(name: str | None) -> Iterator[None]:
+    """Remove the environment variable ``name`` while the block runs (restored after).
+
+    Processes started in the block (the submissions') inherit an environment without
+    it. It does not hide the variable from a process that reads the grader's initial
+    environment through ``/proc/<pid>/environ``: run untrusted code as another user.
+    """
+    saved = os.environ.pop(name, None) if name else None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[name] = saved  # type: ignore[index]
+
+
+# ---------------------------------------------------------------------- grading
+def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]], *,
+          out_dir: str | os.PathLike[str] | None = None, secret: str | None = None,
+          backend: str = "serial", workers: int | None = None, quiet: bool = True,
+          resolver: AgentResolver | None = None) -> ClassGrades:
+    """Grade submission files on an assignment (see the module docstring).
+
+    Args:
+        assignment: The validated assignment.
+        submissions: ``.py`` files (see :func:`~.submission.find_submissions`).
+        out_dir: Write the reports here (:func:`~.report.write_reports`); ``None``: don't.
+        secret: The instructor's secret (default: read as the assignment says).
+        backend: The runner's backend (``"serial"``, ``"local"``).
+        workers: Local worker processes.
+        quiet: No progress bar.
+        resolver: Resolves the references (``None``: the ``agents`` registry).
+
+    Returns:
+        The grades, in the order of ``submissions``.
+
+    Raises:
+        ExperimentError: The secret is missing.
+        RuntimeError: A reference failed (the assignment, not a submission, is wrong).
+    """
+    secret = assignment.secret.value() if secret is None else secret
+    keyed = seed_secret(assignment, secret)
+    settings = dataclasses.replace(assignment.audit.settings,
+                                   seed=audit_seed(assignment, secret))
+    run = functools.partial(run_games, backend=backend, workers=workers, quiet=quiet,
+                            seed_secret=keyed)
+    with hidden_variable(assignment.secret.env):
+        references = _reference_records(assignment, run, resolver)
+        power, power_text = _power(assignment, settings, out_dir, resolver)
+        grades = [_grade_one(assignment, pathlib.Path(p), run, references, settings, power,
+                             power_text) for p in submissions]
+    result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
+                         power_text)
+    if out_dir is not None:
+        from dp_online_envs.grading.report import write_reports
+
+        result.out_dir = write_reports(result, out_dir)
+    return result
+
+
+def _reference_records(assignment: Assignment, run: Any,
+                       resolver: AgentResolver | None) -> list[dict[str, Any]]:
+    specs: list[GameSpec] = []
+    for ref in assignment.references:
+        for env in assignment.envs:
+            for horizon in assignment.horizons:
+                specs += make_games(env.id, ref.name, epsilon=ref.epsilon,
+                                    delta=ref.delta, horizon=horizon, seeds=assignment.seeds,
+                                    env_kwargs=dict(env.kwargs), agent_kwargs=dict(ref.kwargs),
+                                    tags={"role": "reference"}, sweep=assignment.name,
+                                    resolver=resolver)
+    report = run(specs, isolate=assignment.limits if assignment.isolate_references else False,
+                 desc="references")
+    if report.failures:
+        spec, error = report.failures[0]
+        raise RuntimeError(f"reference {spec.label} failed on {spec.env_id} (T={spec.horizon}, "
+                           f"seed {spec.seed_index}): {failure_reason(error)}")
+    return report.records
+
+
+def _power(assignment: Assignment, settings: Any, out_dir: Any,
+           resolver: AgentResolver | None) -> tuple[dict[str, Any] | None, str]:
+    """The audit's power against the assignment's reference, cached in ``out_dir``."""
+    ref = assignment.reference(assignment.audit.reference)
+    env = assignment.audit.env
+    claim = (assignment.epsilon, assignment.delta)
+    factors = assignment.audit.power_factors
+    key = stable_hash({"reference": ref.name, "kwargs": dict(ref.kwargs), "env": env.id,
+                       "env_kwargs": dict(env.kwargs), "claim": claim,
+                       "settings": dataclasses.asdict(settings), "factors": factors})
+    cache = None if out_dir is None else pathlib.Path(out_dir) / "audit_power.json"
+    if cache is not None and cache.is_file():
+        try:
+            stored = json.loads(cache.read_text())
+            if stored.get("key") == key:
+                return stored["power"], stored["text"]
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass  # a damaged cache is measured again
+    power = audit_step.audit_power(ref.name, env.id, dict(env.kwargs), claim, settings,
+                                   **({} if factors is None else {"factors": factors}),
+                                   options=dict(ref.kwargs), resolver=resolver)
+    found = (_finite(power.to_dict()), str(power))
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({"key": key, "power": found[0], "text": found[1]},
+                                    indent=1))
+    return found
+
+
+def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
+               references: list[dict[str, Any]], settings: Any,
+               power: dict[str, Any] | None, power_text: str) -> Grade:
+    """Probe, play, audit and score one submission; every failure becomes a reason."""
+    blank = functools.partial(Grade, submission=path.stem, path=str(path), power=power,
+                              power_text=power_text)
+    try:
+        info = probe_submission(path, assignment.limits)
+    except SubmissionError as exc:
+        sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        return blank(sha256=sha, learner=None, settings=[], declared=None, audit=None,
+                     records=[], parts=_all_zero(assignment, exc.reason))
+    loader = SubmissionLoader(info)
+    learner = {k: v for k, v in dataclasses.asdict(info).items() if k not in ("path", "sha256")}
+    try:
+        for env in assignment.envs:
+            feedback_option(env.id, loader)
+    except ExperimentError as exc:
+        return blank(sha256=info.sha256, learner=learner, settings=[], declared=None,
+                     audit=None, records=[], parts=_all_zero(assignment, str(exc)))
+    specs = [GameSpec(env.id, f"submission:{path.stem}", assignment.epsilon, assignment.delta,
+                      horizon, seed, dict(env.kwargs), {},
+                      {"role": "submission", "submission": path.stem}, assignment.name, loader)
+             for env in assignment.envs for horizon in assignment.horizons
+             for seed in range(assignment.seeds)]
+    report = run(specs, isolate=assignment.limits, desc=path.stem)
+    failures = [(spec, failure_reason(error)) for spec, error in report.failures]
+    declared, declared_note = declared_budget(report.records)
+    finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings)
+    results = _settings(assignment, report.records, failures, references)
+    parts = score(assignment, results, declared, declared_note, finding, audit_reason)
+    return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
+                 audit=None if finding is None else _finite(finding.to_dict()),
+                 records=[_public(r) for r in report.records], parts=parts)
+
+
+def _audit(assignment: Assignment, loader: SubmissionLoader,
+           declared: tuple[float, float, str] | None, declared_note: str,
+           settings: Any) -> tuple[Any, str]:
+    """``(finding, "")``, or ``(None, why the audit did not run to its end)``."""
+    if declared is None:
+        return None, f"not audited: {declared_note}"
+    limits = assignment.limits
+    factory = functools.partial(loader, epsilon=assignment.epsilon, delta=assignment.delta,
+                                seed=settings.seed)
+    sessions: list[IsolatedLearner] = []
+
+    def make_session(problem: Any, action_space: Any) -> IsolatedLearner:
+        session = IsolatedLearner(factory, problem, action_space, limits)
+        sessions.append(session)
+        return session
+
+    env: EnvEntry = assignment.audit.env
+    downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-information env
+    kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
+    try:
+        return audit_step.audit_actions(make_session, env.id, kwargs,
+                                        (declared[0], declared[1]), settings), ""
+    except AgentFailure as exc:
+        return None, f"the learner failed under audit: {exc.reason}"
+    except Exception as exc:  # noqa: BLE001 - a submission's fault is reported, not raised
+        return None, f"the audit could not run the learner: {type(exc).__name__}: {exc}"
+    finally:
+        for session in sessions:
+            session.close()
+
+
+def declared_budget(records: list[dict[str, Any]]
+                    ) -> tuple[tuple[float, float, str] | None, str]:
+    """The budget a submission declared in its games (its ``privacy`` at the end of each).
+
+    Returns:
+        ``((epsilon, delta, text), "")``; with different declarations in different
+        games, the weakest (largest epsilon and delta) and a note; ``(None, why)`` when
+        no game finished or a game declared nothing.
+    """
+    if not records:
+        return None, "no game finished, so no declared budget was read"
+    claims = [(r["privacy_epsilon"], r["privacy_delta"], r["privacy_mechanism"])
+              for r in records]
+    if any(eps is None for eps, _, _ in claims):
+        return None, "the learner declared no privacy budget (its privacy attribute is None)"
+    eps = max(c[0] for c in claims)
+    delta = max(c[1] for c in claims)
+    text = next(c[2] for c in claims if c[0] == eps)
+    distinct = {(c[0], c[1]) for c in claims}
+    note = "" if len(distinct) == 1 else (f"the learner declared {len(distinct)} different "
+                                          "budgets in its games; the weakest is graded")
+    return (float(eps), float(delta), str(text)), note
+
+
+def _settings(assignment: Assignment, records: list[dict[str, Any]],
+              failures: list[tuple[GameSpec, str]],
+              references: list[dict[str, Any]]) -> list[SettingResult]:
+    rule = assignment.grading.regret
+    share = rule.points / (len(assignment.envs) * len(assignment.horizons))
+    out = []
+    for env in assignment.envs:
+        for horizon in assignment.horizons:
+            def here(r: dict[str, Any], env: EnvEntry = env, horizon: int = horizon) -> bool:
+                return (r["env_id"] == env.id and r["env_kwargs"] == dict(env.kwargs)
+                        and r["horizon"] == horizon)
+
+            mine = [r for r in records if here(r)]
+            failed = tuple(reason for spec, reason in failures
+                           if spec.env_id == env.id and spec.env_kwargs == dict(env.kwargs)
+                           and spec.horizon == horizon)
+            refs: dict[str, list[float]] = defaultdict(list)
+            for r in references:
+                if here(r):
+                    refs[r["agent_label"]].append(r["regret"])
+            means = {label: sum(v) / len(v) for label, v in refs.items()}
+            projected = sum(int(r["projected_actions"]) for r in mine)
+            regret = sum(r["regret"] for r in mine) / len(mine) if mine and not failed else None
+            if failed or projected or regret is None:
+                earned = 0.0
+            else:
+                earned = share * rule.fraction(regret, means[rule.reference])
+            out.append(SettingResult(env.label, horizon, len(mine) + len(failed), failed,
+                                     projected, regret, means, share, earned))
+    return out
+
+
+def score(assignment: Assignment, settings: list[SettingResult],
+          declared: tuple[float, float, str] | None, declared_note: str, finding: Any,
+          audit_reason: str) -> list[Part]:
+    """The three parts of a grade, each with the reason for what it earned.
+
+    * regret: each env x horizon earns its share when no game failed (crash, timeout,
+      limit, NaN, malformed or infeasible action: zero for that setting) in proportion
+      to :meth:`~.assignment.RegretRule.fraction`;
+    * declared: all points when the learner declares ``epsilon <= required`` and
+      ``delta <= required`` in every game, none otherwise;
+    * audit: all points when the action audit of the declared claim ran and did not
+      refute it, none otherwise.
+    """
+    rule = assignment.grading
+    lost = []
+    for s in settings:
+        if s.failed:
+            lost.append(f"{s.env} T={s.horizon}: {len(s.failed)} of {s.games} games failed "
+                        f"({s.failed[0]})")
+        elif s.projected:
+            lost.append(f"{s.env} T={s.horizon}: {s.projected} infeasible action(s) "
+                        "(outside the decision set)")
+        elif s.earned < s.points:
+            ref = s.references[rule.regret.reference]
+            lost.append(f"{s.env} T={s.horizon}: mean regret {s.regret:.4g} vs "
+                        f"{rule.regret.reference} {ref:.4g} (full points up to "
+                        f"x{rule.regret.factor:g}, none from x{rule.regret.zero_at:g})")
+    regret = Part("regret", rule.regret.points, sum(s.earned for s in settings),
+                  "; ".join(lost) or f"within x{rule.regret.factor:g} of "
+                                     f"{rule.regret.reference} on every setting")
+    eps, delta = assignment.epsilon, assignment.delta
+    if declared is None:
+        declared_part = Part("declared", rule.declared, 0.0, declared_note)
+    elif declared[0] <= eps * (1 + BUDGET_RTOL) and declared[1] <= delta * (1 + BUDGET_RTOL):
+        declared_part = Part("declared", rule.declared, rule.declared,
+                             f"declares ({declared[0]:g}, {declared[1]:g})-DP within the "
+                             f"required ({eps:g}, {delta:g})" +
+                             (f"; {declared_note}" if declared_note else ""))
+    else:
+        declared_part = Part("declared", rule.declared, 0.0,
+                             f"declares ({declared[0]:g}, {declared[1]:g})-DP, weaker than the "
+                             f"required ({eps:g}, {delta:g})")
+    if finding is None:
+        audit = Part("audit", rule.audit, 0.0, audit_reason)
+    elif finding.refuted:
+        audit = Part("audit", rule.audit, 0.0,
+                     f"refuted: eps_lb = {finding.eps_lb:.3g} > declared epsilon "
+                     f"{finding.claimed_epsilon:g} at {100 * finding.confidence:g}% confidence")
+    else:
+        audit = Part("audit", rule.audit, rule.audit,
+                     f"not refuted (eps_lb = {finding.eps_lb:.3g} <= {finding.claimed_epsilon:g}"
+                     "); evidence, not proof: see the audit's power")
+    return [regret, declared_part, audit]
+
+
+def _all_zero(assignment: Assignment, reason: str) -> list[Part]:
+    rule = assignment.grading
+    return [Part("regret", rule.regret.points, 0.0, reason),
+            Part("declared", rule.declared, 0.0, reason),
+            Part("audit", rule.audit, 0.0, reason)]
+
+
+_FAILURE = re.compile(r"^(?:[\w.]+\.)?AgentFailure: (.+)$", re.MULTILINE)
+
+
+def failure_reason(error: str) -> str:
+    """One line from a failed game's traceback: the isolated agent's failure, else the
+    exception line that ended it."""
+    found = _FAILURE.search(error)
+    if found:
+        return found.group(1).strip()
+    lines = [ln.strip() for ln in error.strip().splitlines() if ln.strip()]
+    exc = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception|Warning|Interrupt|Exit)\b",
+                                          ln)]
+    return (exc[-1] if exc else lines[-1] if lines else "unknown error")[:300]
+
+
+def _public(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in HIDDEN_FIELDS}
+
+
+def _finite(obj: Any) -> Any:
+    """``obj`` with non-finite floats as strings (``"inf"``, ``"-inf"``, ``"nan"``), tuples
+    as lists: plain JSON."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else str(obj)
+    if isinstance(obj, dict):
+        return {str(k): _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+__all__ = ["ClassGrades", "Grade", "Part", "SettingResult", "audit_seed", "declared_budget",
+           "failure_reason", "grade", "hidden_variable", "score", "seed_secret"]

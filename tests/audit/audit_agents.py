@@ -1,0 +1,49 @@
+"""Learners for the audit tests. They live in an importable module (not a test file)
+because an isolated learner's process imports its class by name."""
+
+from __future__ import annotations
+
+import math
+
+from agents.bandit.exp3 import EXP3
+from agents.base import Agent
+from agents.privacy import PrivacyGuarantee
+
+
+class EXP3ClaimsPrivacy(EXP3):
+    """Plain EXP3 (no noise at all) that declares ``(1, 0)``-DP: the cheat to catch."""
+
+    name = "test-exp3-claims-privacy"
+
+    def setup(self, **options) -> None:
+        super().setup(**options)
+        self.privacy = PrivacyGuarantee(1.0, 0.0, mechanism="none: a false claim")
+
+
+class RandomizedResponseArm(Agent):
+    """Exactly ``epsilon``-DP on its actions, and no better: after round 1 it plays
+    arm ``b`` for the rest of the game, where ``b`` is the loss seen in round 1
+    (0 or 1, rounded) kept with probability ``e^eps / (1 + e^eps)`` and flipped
+    otherwise. Loss sequences differing in round 1 (0 vs 1) give the event "arm 0 is
+    replayed" probabilities ``e^eps/(1+e^eps)`` and ``1/(1+e^eps)``: ratio ``e^eps``.
+    Later rounds are ignored, so changes there are invisible (ratio 1)."""
+
+    name = "test-randomized-response"
+    feedback = "bandit"
+
+    def setup(self, rr_epsilon: float = 1.0) -> None:
+        self.rr_epsilon = float(rr_epsilon)
+
+    def reset(self, seed=None) -> None:
+        super().reset(seed)
+        self.arm = 0
+
+    def act(self):
+        return self.arm
+
+    def update(self, action, feedback) -> None:
+        if self.t == 0:
+            bit = round(float(self.clip_feedback(feedback)[0]))
+            keep = self.rng.random() < 1.0 / (1.0 + math.exp(-self.rr_epsilon))
+            self.arm = bit if keep else 1 - bit
+        self.t += 1

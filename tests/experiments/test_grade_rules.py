@@ -1,0 +1,255 @@
+"""Assignment files (validated like sweep files) and the scoring rules, without playing."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+
+import pytest
+
+import dp_online_envs  # noqa: F401  (registers the env ids)
+from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.game import GameSpec
+from dp_online_envs.grading import find_submissions, load_assignment, parse_assignment
+from dp_online_envs.grading.assignment import RegretRule, Secret
+from dp_online_envs.grading.grader import (
+    _settings,
+    audit_seed,
+    declared_budget,
+    failure_reason,
+    score,
+    seed_secret,
+)
+
+BASE = {
+    "name": "t",
+    "envs": ["DPBandit-MAB-v0"],
+    "horizons": [40],
+    "seeds": 2,
+    "secret": {"env": "SOME_VAR"},
+    "privacy": {"epsilon": 1},
+    "references": ["private-exp2", "exp3"],
+}
+
+
+def with_(path: str, value) -> dict:
+    """BASE with one key set (``a.b`` for a nested key)."""
+    data = copy.deepcopy(BASE)
+    *head, last = path.split(".")
+    node = data
+    for key in head:
+        node = node.setdefault(key, {})
+    node[last] = value
+    return data
+
+
+@pytest.mark.parametrize("data, message", [
+    (with_("referencess", ["exp3"]),
+     "assignment: unknown key 'referencess'; did you mean 'references'? valid: ["),
+    ({k: v for k, v in BASE.items() if k != "privacy"},
+     "assignment: missing key 'privacy'"),
+    (with_("envs", ["DPBandit-MAB-v9"]), "assignment: envs[0]: "),
+    (with_("envs", [{"id": "DPBandit-MAB-v0", "kwargs": {"n_armz": 5}}]),
+     "unknown option 'n_armz' for DPBandit-MAB-v0"),
+    (with_("horizons", [1.5]), ("assignment: horizons: horizon=1.5 rejected: expected an "
+                               "integer >= 1, got a float")),
+    (with_("seeds", 0), "assignment: seeds: seeds=0 rejected: expected an integer >= 1"),
+    (with_("privacy.epsilon", 0), ("assignment: privacy: epsilon: epsilon=0 rejected: "
+                                  "expected a finite real number > 0")),
+    (with_("privacy.delta", 1.0), "assignment: privacy: delta: delta=1.0 rejected"),
+    (with_("privacy.epsilom", 1.0), "did you mean 'epsilon'?"),
+    (with_("references", ["private-exp3"]),
+     "assignment: references[0]: unknown agent 'private-exp3'; did you mean 'private-exp2'?"),
+    (with_("references", [{"name": "exp3", "epsilon": 1}]),
+     "assignment: references[0]: agent 'exp3' is not private; it takes no epsilon"),
+    (with_("references", ["hedge"]),
+     "assignment: references[0]: agent 'hedge' needs full-information feedback"),
+    (with_("references", ["exp3", "exp3"]), "names a reference twice"),
+    (with_("secret", {"env": "X", "salt": "abcdefgh"}), "give either env"),
+    (with_("secret", {"salt": "short"}), "salt rejected: expected a string of at least 8"),
+    (with_("secret", {"env": ""}), "assignment: secret: env='' rejected"),
+    (with_("limits.timeout", -1), "assignment: limits: timeout: timeout=-1 rejected"),
+    (with_("limits.memory_mb", 1.5), "memory_mb=1.5 rejected: expected an integer >= 64"),
+    (with_("limits.wall", 3), "assignment: limits: unknown key 'wall'"),
+    (with_("audit.env", "DPFullInfo-Experts-v0"), "is not one of the assignment's envs"),
+    (with_("audit.reference", "exp33"),
+     ("assignment: audit: reference: 'exp33' is not one of the references; did you mean "
+     "'exp3'?")),
+    (with_("audit.runs", 0), "assignment: audit: runs: runs=0 rejected"),
+    (with_("audit.rums", 10), "assignment: audit: unknown key 'rums'; did you mean 'runs'?"),
+    (with_("audit.reference", "exp3"), "reference: 'exp3' is not private"),
+    (with_("audit.power_factors", [10, 0.5]),
+     ("assignment: audit: power_factors: power factor=0.5 rejected: expected a finite real "
+     "number >= 1")),
+    (with_("audit.confidence", 1), "confidence=1 rejected: expected a real number in (0, 1)"),
+    (with_("grading.regret.factor", 0.5), ("factor=0.5 rejected: expected a finite real "
+                                          "number >= 1")),
+    (with_("grading.regret.zero_at", 1.2), ("zero_at=1.2 rejected: expected a finite real "
+                                           "number >= 1.5")),
+    (with_("grading.regret.reference", "uniform"), "'uniform' is not one of the references"),
+    (with_("grading.declared", -1), "assignment: grading: declared: points=-1 rejected"),
+    (with_("grading", {"regret": {"points": 0}, "declared": 0, "audit": 0}),
+     "every part has 0 points"),
+    (with_("isolate_references", "yes"), ("isolate_references='yes' rejected: expected true "
+                                         "or false")),
+    ([1, 2], "an assignment must be a mapping"),
+])
+def test_a_bad_assignment_is_refused_with_the_location_and_the_bad_value(data, message):
+    with pytest.raises(ExperimentError) as caught:
+        parse_assignment(data)
+    assert message in str(caught.value)
+
+
+def test_an_assignment_file_reads_like_a_sweep_file(tmp_path):
+    path = tmp_path / "hw.yaml"
+    path.write_text("envs: [DPBandit-MAB-v0]\nhorizons: [50]\nprivacy: {epsilon: 2e-1, "
+                    "delta: 1e-6}\nreferences: [private-exp2]\nsecret: {salt: abcdefghij}\n")
+    a = load_assignment(path)
+    assert a.name == "hw" and a.epsilon == 0.2 and a.delta == 1e-6  # YAML 1.1 numbers read
+    assert a.references[0].epsilon == 0.2 and a.references[0].delta == 1e-6
+    assert a.seeds == 5 and a.grading.total == 100.0
+    assert a.audit.reference == "private-exp2" and a.audit.env.id == "DPBandit-MAB-v0"
+    assert "abcdefghij" not in repr(a)  # the salt is not shown
+    assert a.secret.value() == "abcdefghij"
+    path.write_text("envs: [DPBandit-MAB-v0\n")
+    with pytest.raises(ExperimentError, match="hw.yaml' is malformed"):
+        load_assignment(path)
+    with pytest.raises(ExperimentError, match="does not exist"):
+        load_assignment(tmp_path / "none.yaml")
+    with pytest.raises(ExperimentError, match="unknown format '.txt'"):
+        (tmp_path / "a.txt").write_text("{}")
+        load_assignment(tmp_path / "a.txt")
+
+
+def test_the_secret_comes_from_the_named_variable():
+    assert Secret(env="V").value({"V": "s3cret"}) == "s3cret"
+    with pytest.raises(ExperimentError, match="environment variable V is not set or empty"):
+        Secret(env="V").value({"V": ""})
+
+
+def test_finding_submissions(tmp_path):
+    (tmp_path / "a.py").write_text("")
+    (tmp_path / "b.py").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "empty").mkdir()
+    assert [p.name for p in find_submissions([tmp_path])] == ["a.py", "b.py"]
+    for bad, message in [([tmp_path / "notes.txt"], "is not a .py file"),
+                         ([tmp_path / "empty"], "holds no .py file"),
+                         ([tmp_path / "zzz.py"], "does not exist"),
+                         ([tmp_path, tmp_path / "a.py"], "given twice")]:
+        with pytest.raises(ExperimentError, match=message):
+            find_submissions(bad)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "a.py").write_text("")
+    with pytest.raises(ExperimentError, match=r"several files named \['a'\]"):
+        find_submissions([tmp_path / "a.py", tmp_path / "other" / "a.py"])
+
+
+def test_the_regret_rule_is_full_up_to_the_factor_then_linear_to_zero():
+    rule = RegretRule(points=50, reference="r", factor=1.5, zero_at=3.0)
+    assert rule.fraction(100.0, 100.0) == 1.0
+    assert rule.fraction(150.0, 100.0) == 1.0
+    assert rule.fraction(225.0, 100.0) == pytest.approx(0.5)
+    assert rule.fraction(300.0, 100.0) == 0.0
+    assert rule.fraction(1e9, 100.0) == 0.0
+    step = dataclasses.replace(rule, zero_at=1.5)
+    assert step.fraction(150.0, 100.0) == 1.0 and step.fraction(150.01, 100.0) == 0.0
+    # a non-positive reference regret leaves no slack to scale
+    assert rule.fraction(-1.0, 0.0) == 1.0 and rule.fraction(0.5, 0.0) == 0.0
+
+
+def _record(regret: float, seed: int, projected: int = 0, agent: str = "sub") -> dict:
+    return {"env_id": "DPBandit-MAB-v0", "env_kwargs": {}, "horizon": 40, "regret": regret,
+            "seed_index": seed, "projected_actions": projected, "agent_label": agent}
+
+
+def test_scoring_each_part_and_its_reason():
+    a = parse_assignment(with_("grading.regret", {"factor": 1.5, "zero_at": 3}))
+    refs = [_record(10.0, 0, agent="private-exp2"), _record(30.0, 1, agent="private-exp2"),
+            _record(5.0, 0, agent="exp3"), _record(5.0, 1, agent="exp3")]
+    [ok] = _settings(a, [_record(40.0, 0), _record(50.0, 1)], [], refs)
+    assert ok.regret == 45.0 and ok.references == {"private-exp2": 20.0, "exp3": 5.0}
+    assert ok.earned == pytest.approx(25.0)  # full up to 1.5 x 20, none from 3 x 20
+    # an infeasible (projected) action zeroes the setting, as does a failed game
+    [bad] = _settings(a, [_record(20.0, 0, projected=1), _record(25.0, 1)], [], refs)
+    assert bad.earned == 0.0 and bad.projected == 1
+    lost = GameSpec("DPBandit-MAB-v0", "sub", 1.0, 0.0, 40, 1)
+    [failed] = _settings(a, [_record(20.0, 0)], [(lost, "agent timed out")], refs)
+    assert failed.earned == 0.0 and failed.regret is None and failed.games == 2
+
+    @dataclasses.dataclass
+    class Finding:
+        refuted: bool
+        eps_lb: float = 3.0
+        claimed_epsilon: float = 1.0
+        confidence: float = 0.95
+
+    parts = score(a, [ok], (1.0, 0.0, "m"), "", Finding(refuted=True), "")
+    assert [p.name for p in parts] == ["regret", "declared", "audit"]
+    assert parts[1].earned == 20 and parts[2].earned == 0.0
+    assert "refuted: eps_lb = 3 > declared epsilon 1 at 95% confidence" in parts[2].reason
+    parts = score(a, [ok], (1.0, 0.0, "m"), "", Finding(refuted=False, eps_lb=0.2), "")
+    assert parts[2].earned == 30 and "evidence, not proof" in parts[2].reason
+    parts = score(a, [failed], (2.0, 0.0, "m"), "", None, "the learner failed under audit")
+    assert parts[0].earned == 0.0 and "1 of 2 games failed (agent timed out)" in parts[0].reason
+    assert parts[1].earned == 0.0 and "weaker than the required (1, 0)" in parts[1].reason
+    assert parts[2].earned == 0.0 and parts[2].reason == "the learner failed under audit"
+    parts = score(a, [bad], (1.0, 1e-9, "m"), "", None, "x")
+    assert "1 infeasible action(s)" in parts[0].reason and parts[1].earned == 0.0
+
+
+def test_the_declared_budget_is_the_weakest_declared():
+    def rec(eps, delta):
+        return {"privacy_epsilon": eps, "privacy_delta": delta, "privacy_mechanism": f"m{eps}"}
+
+    assert declared_budget([rec(1.0, 0.0), rec(1.0, 0.0)]) == ((1.0, 0.0, "m1.0"), "")
+    weakest, note = declared_budget([rec(1.0, 0.0), rec(2.0, 0.0)])
+    assert weakest == (2.0, 0.0, "m2.0") and "2 different budgets" in note
+    assert declared_budget([rec(1.0, 0.0), rec(None, None)])[0] is None
+    assert declared_budget([])[1].startswith("no game finished")
+
+
+def test_the_reason_of_a_failed_game_is_one_line():
+    isolated = ("Traceback (most recent call last):\n  File \"x\", line 1\n"
+                "dp_online_envs.isolation.AgentFailure: agent timed out: no answer to act "
+                "within 5 s\n")
+    assert failure_reason(isolated) == "agent timed out: no answer to act within 5 s"
+    env = "Traceback (most recent call last):\n  ...\nValueError: arm index 99 out of range\n"
+    assert failure_reason(env) == "ValueError: arm index 99 out of range"
+    assert failure_reason("") == "unknown error"
+    assert math.isfinite(len(failure_reason("x" * 1000))) and len(failure_reason("x" * 1000)) == 300
+
+
+def test_the_audit_power_is_measured_once_per_assignment_and_cached(tmp_path, monkeypatch):
+    from dp_online_envs.grading import audit_step, grade
+
+    calls = []
+    real = audit_step.audit_power
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        assert kwargs["factors"] == (3.0, 10.0) and kwargs["options"] == {}
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(audit_step, "audit_power", counted)
+    a = parse_assignment(with_("audit", {"runs": 40, "pilot_runs": 10, "horizon": 8,
+                                         "power_factors": [3, 10]}))
+    first = grade(a, [], secret="s-1", out_dir=tmp_path)
+    assert len(calls) == 1 and calls[0][0] == "private-exp2"
+    assert calls[0][4].seed == audit_seed(a, "s-1")  # the audit's seed comes from the secret
+    again = grade(a, [], secret="s-1", out_dir=tmp_path)
+    assert len(calls) == 1 and again.power == first.power  # read back
+    grade(a, [], secret="s-2", out_dir=tmp_path)  # another secret: other audit seeds
+    assert len(calls) == 2
+    (tmp_path / "audit_power.json").write_text("{damaged")
+    grade(a, [], secret="s-2", out_dir=tmp_path)
+    assert len(calls) == 3
+
+
+def test_the_audit_seed_is_keyed_by_the_secret_and_the_assignment():
+    a = parse_assignment(copy.deepcopy(BASE))
+    b = parse_assignment(with_("name", "other"))
+    assert audit_seed(a, "s") == audit_seed(a, "s")
+    assert len({audit_seed(a, "s"), audit_seed(a, "t"), audit_seed(b, "s")}) == 3
+    assert len({seed_secret(a, "s"), seed_secret(a, "t"), seed_secret(b, "s")}) == 3
