@@ -1,6 +1,23 @@
 """Regret rates of the full-information learners, "privacy for free", tree vs factorization.
 
-Three reports, all measured by playing the registered envs end to end:
+Four reports, all measured by playing the registered envs end to end:
+
+0. **Rates at T up to ``--T-max``** (issue 10, part 5; default ``1e5``): on
+   ``DPFullInfo-Experts-v0`` and ``DPBandit-MAB-v0`` at their defaults (trivial play
+   is linear there: the ``center`` rows) the log-log slope of ``hedge`` and
+   ``private-ftrl`` (eps = 1, 10, 100), ``exp2`` and ``private-exp2`` (eps = 1, 10; the
+   same paper's bandit reduction, Thm. 4.1) over ``T = T_max / 100 .. T_max``. For
+   ``private-exp2`` the bound is Lemma 4.4 with Thm. 4.1's parameters (``exp2_bound``);
+   for ``private-ftrl`` it is the explicit bound of
+   ``docs/algorithms/private-ftrl.md``: ``E[regret] <= sqrt(T ln N / 2) + E[D_Z]``, with
+   ``D_Z = max_i Z_i - min_i Z_i`` for one release of the Agarwal-Singh counter
+   (``R = ceil(log2 T)`` Laplace draws of scale ``levels N / eps`` per coordinate,
+   ``levels = floor(log2 T) + 1``); ``E[D_Z]`` is taken as ``kappa_N sd`` with
+   ``kappa_N`` the expected range of ``N`` standard normals (the sum of ``R`` Laplace
+   draws is close to normal; ``sd`` is checked against the counter's own
+   ``max_noise_variance``). The table gives the bound's local slope at ``T_max``, the
+   horizon from which it stays within 0.1 of 0.5 (the noise term no longer dominates),
+   and the horizon from which the bound is below trivial play's (linear) regret.
 
 1. **Slopes.** For each learner on its env, the mean regret (against the best fixed
    action in hindsight, ``summary.regret_hi``) over several seeds for
@@ -21,7 +38,10 @@ Three reports, all measured by playing the registered envs end to end:
 
 Usage::
 
-    python benchmarks/full_info_rates.py [--seeds 4] [--quick]
+    python benchmarks/full_info_rates.py [--seeds 4] [--T-max 100000] [--quick]
+        [--only rates,slopes,free,counters]
+
+Stdout is markdown (the block ``benchmarks/make_results.py`` puts in docs/results.md).
 """
 
 from __future__ import annotations
@@ -36,10 +56,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gymnasium as gym  # noqa: E402
+import gymnasium as gym
 
-import dp_online_envs  # noqa: E402,F401  (registers the env ids)
-from agents import make, play  # noqa: E402
+import dp_online_envs  # noqa: F401  (registers the env ids)
+from agents import make, play
+from agents.bandit.exp2 import theorem_4_1_parameters
+from dp_online_envs.experiments.rates import (
+    below_from,
+    geometric_horizons,
+    local_slope,
+    loglog_slope,
+    slope_reached,
+)
 
 DELTA = 1e-6
 
@@ -64,7 +92,7 @@ LEARNERS = [
 
 def run(agent: str, env_id: str, horizon: int, seed: int, env_kw: dict, agent_kw: dict):
     """One game: returns ``(regret, pseudo_regret, the agent)``."""
-    env = gym.make(env_id, horizon=horizon, **env_kw)
+    env = gym.make(env_id, horizon=horizon, checkpoints=[horizon], **env_kw)
     a = make(agent, env.get_wrapper_attr("problem"), seed=seed, **agent_kw)
     s = play(env, a, seed=seed)
     assert s.projected_actions == 0, f"{agent} played {s.projected_actions} infeasible actions"
@@ -72,17 +100,123 @@ def run(agent: str, env_id: str, horizon: int, seed: int, env_kw: dict, agent_kw
     return s.regret_hi, pseudo, a
 
 
-def slope(ts, values) -> float:
-    """Least-squares slope of log(values) on log(ts) (nan if a value is <= 0)."""
-    v = np.asarray(values, dtype=float)
-    if np.any(~np.isfinite(v)) or np.any(v <= 0):
-        return math.nan
-    return float(np.polyfit(np.log(ts), np.log(v), 1)[0])
+slope = loglog_slope
+
+
+def expected_normal_range(n: int) -> float:
+    """``E[max - min]`` of ``n`` i.i.d. standard normals (numerical integral)."""
+    from scipy import integrate, stats
+
+    def integrand(x: float) -> float:
+        return 1.0 - stats.norm.cdf(x) ** n - stats.norm.sf(x) ** n
+
+    return float(integrate.quad(integrand, -np.inf, np.inf)[0])
+
+
+def ftrl_noise_sd(T: float, n: int, epsilon: float, smooth: bool = False) -> float:
+    """Per-coordinate noise std of one Agarwal-Singh release (Laplace, l1 sensitivity
+    ``n`` of the experts' loss set ``[0, 1]^n``): ``sqrt(2 R) levels n / eps`` with
+    ``R = ceil(log2 T)`` draws and ``levels = floor(log2 T) + 1``; ``smooth=True``
+    drops the integer parts (``log2 T``, ``log2 T + 1``) so that the bound has a
+    local slope (the steps at powers of two would dominate a numerical derivative)."""
+    if smooth:
+        lg = math.log2(T)
+        return math.sqrt(2.0 * lg) * (lg + 1.0) * n / epsilon
+    t = max(round(T), 2)
+    levels = t.bit_length()  # floor(log2 t) + 1
+    draws = max((t - 1).bit_length(), (t + 1).bit_length() - 1)
+    return math.sqrt(2.0 * draws) * levels * n / epsilon
+
+
+def _fmt_t(t: float) -> str:
+    if math.isinf(t):
+        return "> 1e30"
+    return f"{t:.2g}" if t >= 1e4 else f"{t:.0f}"
+
+
+def exp2_bound(T: float, n: int, noise_scale: float) -> float:
+    """Agarwal-Singh Lemma 4.4 with Theorem 4.1's parameters (``N`` arms, Laplace scale
+    ``lambda`` on the ``[0, 1]`` loss scale): ``2 gamma T + ln N / eta + eta N T c + 1``,
+    ``c = 1 + 2 lambda^2 ln(N T)`` (the bound on ``E[sum_i p_i l~_i^2]`` per round given
+    the noise event, plus 1 for its complement), ``gamma`` clamped to 1."""
+    eta, gamma = theorem_4_1_parameters(max(int(T), 1), n, noise_scale)
+    c = 1.0 + 2.0 * noise_scale**2 * math.log(n * T)
+    return 2.0 * min(gamma, 1.0) * T + math.log(n) / eta + eta * n * T * c + 1.0
+
+
+#: Section 0: (env id, theorem exponent, [(label, agent, options, epsilon or None)], bound
+#: name). ``bound(T, n, eps)`` is the explicit bound of the learner's theorem.
+RATE_BLOCKS = [
+    ("DPFullInfo-Experts-v0", "ftrl", [
+        ("hedge", "hedge", {}, None),
+        *[(f"private-ftrl ε={e:g}", "private-ftrl", {"epsilon": e}, e) for e in (1.0, 10.0, 100.0)],
+    ]),
+    ("DPBandit-MAB-v0", "exp2", [
+        ("exp2", "exp2", {}, None),
+        *[(f"private-exp2 ε={e:g}", "private-exp2", {"epsilon": e}, e) for e in (1.0, 10.0)],
+    ]),
+]
+
+
+def theory_rates(t_max: int, seeds) -> None:
+    """Section 0: slopes at T up to ``t_max`` against the explicit bounds."""
+    ts = geometric_horizons(t_max)
+    print(f"## 0. Rates at T = {ts[0]} .. {ts[-1]} (ids at their defaults, {len(seeds)} "
+          "seeds): theorem exponent 0.5\n")
+    print("| env | learner | " + " | ".join(f"T={T}" for T in ts) + " | slope | "
+          "within 0.1 of 0.5 | bound's slope at T_max | bound's slope within 0.1 from T | "
+          "bound < trivial from T |")
+    print("|---|---|" + "---:|" * (len(ts) + 1) + "---|---:|---:|---:|")
+    notes = []
+    for env_id, kind, rows in RATE_BLOCKS:
+        short = env_id.split("-")[1]
+        n = gym.make(env_id).get_wrapper_attr("problem").dim
+        kappa = expected_normal_range(n)
+        trivial = [float(np.mean([run("center", env_id, T, s, {}, {})[0] for s in seeds]))
+                   for T in ts]
+        per_round = trivial[-1] / ts[-1]
+        fit = slope(ts, trivial)
+        print(f"| {short} | trivial (center) | " + " | ".join(f"{v:.0f}" for v in trivial)
+              + f" | {fit:.2f} | (linear: {'yes' if fit >= 0.9 else 'no'}) | | | |")
+        for label, agent, kw, eps in rows:
+            means = []
+            for T in ts:
+                res = [run(agent, env_id, T, s, {}, kw) for s in seeds]
+                means.append(float(np.mean([r for r, _, _ in res])))
+                if kind == "ftrl" and eps is not None:  # the analytic sd is the counter's
+                    sd = math.sqrt(res[0][2]._counter.max_noise_variance())
+                    assert abs(sd / ftrl_noise_sd(T, n, eps) - 1) < 0.02, (sd, T, eps)
+
+            if kind == "ftrl":
+                def bound(T, eps=eps, n=n, kappa=kappa):
+                    b = math.sqrt(T * math.log(n) / 2.0)
+                    return b + (kappa * ftrl_noise_sd(T, n, eps, smooth=True)
+                                if eps is not None else 0.0)
+            else:
+                def bound(T, eps=eps, n=n):
+                    return exp2_bound(T, n, 0.0 if eps is None else 1.0 / eps)
+
+            fit = slope(ts, means)
+            print(f"| {short} | {label} | " + " | ".join(f"{v:.1f}" for v in means)
+                  + f" | {fit:.2f} | {'yes' if abs(fit - 0.5) <= 0.1 else 'no'} | "
+                  f"{local_slope(bound, ts[-1]):.2f} | {_fmt_t(slope_reached(bound, 0.5))} | "
+                  f"{_fmt_t(below_from(bound, lambda T, c=per_round: c * T))} |", flush=True)
+        notes.append(f"{short}: trivial play taken as {per_round:.3f} T (its rate at T_max)")
+        if kind == "ftrl":
+            notes.append(f"Experts bound `sqrt(T ln N / 2) + kappa_N sd_T` "
+                         f"(docs/algorithms/private-ftrl.md), kappa_{n} = {kappa:.3f}, "
+                         f"sd_T = sqrt(2 log2 T) (log2 T + 1) N / eps "
+                         f"(at T_max: {ftrl_noise_sd(ts[-1], n, 1.0):.0f} at ε = 1)")
+        else:
+            notes.append("MAB bound: Lemma 4.4 with Theorem 4.1's eta, gamma: "
+                         "`2 gamma T + ln N / eta + eta N T (1 + 2 lambda^2 ln NT) + 1`, "
+                         "lambda = 1/ε")
+    print("\n" + ";\n".join(notes) + ".\n")
 
 
 def rates(horizons, seeds) -> dict:
     """Mean regrets of every learner (section 1); also returns them for section 2."""
-    print("## 1. Regret vs T (mean over seeds) and log-log slopes\n")
+    print("\n## 1. Regret vs T (mean over seeds) and log-log slopes\n")
     head = " | ".join(f"T={t}" for t in horizons)
     print(f"| learner | env | {head} | slope | pseudo slope | paper |")
     print("|---|---|" + "---:|" * (len(horizons) + 3))
@@ -161,18 +295,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="T <= 2048, 2 seeds, no long horizons")
     parser.add_argument("--epsilon-small", type=float, default=0.2)
+    parser.add_argument("--T-max", type=int, default=100_000,
+                        help="largest horizon of section 0 (grid T_max/100 .. T_max)")
+    parser.add_argument("--rate-seeds", type=int, default=2, help="seeds of section 0")
+    parser.add_argument("--only", default="rates,slopes,free,counters",
+                        help="sections to run (comma-separated)")
     args = parser.parse_args(argv)
     horizons = [256, 512, 1024, 2048, 4096, 8192]
     seeds = list(range(args.seeds))
+    t_max, rate_seeds = args.T_max, list(range(args.rate_seeds))
     if args.quick:
         horizons, seeds = horizons[:4], seeds[:2]
+        t_max, rate_seeds = min(t_max, 4000), rate_seeds[:1]
+    only = set(args.only.split(","))
     start = time.perf_counter()
-    table = rates(horizons, seeds)
-    privacy_for_free(horizons, seeds, table)
-    if not args.quick:
-        crossover([16384, 32768, 65536], seeds[:4])
-    tree_vs_factorization([horizons[-3], horizons[-1]], seeds, args.epsilon_small)
-    print(f"\n(total {time.perf_counter() - start:.0f} s)")
+    if "rates" in only:
+        theory_rates(t_max, rate_seeds)
+    if only & {"slopes", "free"}:
+        table = rates(horizons, seeds)
+    if "free" in only:
+        privacy_for_free(horizons, seeds, table)
+        if not args.quick:
+            crossover([16384, 32768, 65536], seeds[:4])
+    if "counters" in only:
+        tree_vs_factorization([horizons[-3], horizons[-1]], seeds, args.epsilon_small)
+    print(f"\n(total {time.perf_counter() - start:.0f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ same loss streams):
    (least squares over ``--slope-T``; theory: 1/2 once past trivial play), next to
    private-exp2's and trivial play's (1).
 
-Prints one markdown section (the ``newer-learners`` section of ``docs/results.md`` is
-its output). Usage::
+Prints markdown (the block of the ``newer-learners`` section of ``docs/results.md``;
+its heading and prose are in ``benchmarks/results_template.md``). Usage::
 
     python benchmarks/private_bandits.py                  # the defaults of docs/results.md
     python benchmarks/private_bandits.py --T 2000 --seeds 2 --eps 0.1,1
@@ -72,8 +72,6 @@ def main(argv=None) -> None:
     horizons = [int(t) for t in args.slope_T.split(",")]
     slope_eps = [float(e) for e in args.slope_eps.split(",")]
     start = time.perf_counter()
-    print("<!-- section: newer-learners -->")
-    print("## Newer private learners (issue 15)\n")
     print(f"Printed by `python benchmarks/private_bandits.py --T {args.T} --seeds {args.seeds} "
           f"--eps {args.eps} --slope-eps {args.slope_eps} --slope-T {args.slope_T}`.\n")
     print(f"### private-batched-htinf vs private-exp2 on `{ENV}` (K = "

@@ -7,8 +7,8 @@ actions differ from the previous round's), ``--seeds`` games each, and prints me
 regret and mean switches:
 
 * ``private-ftrl`` with every continual counter (Laplace for the pure-DP counters,
-  Gaussian at ``delta = --delta`` for ``factorization``), ``private-ftpl`` (Gaussian),
-  and the non-private ``hedge``;
+  Gaussian at ``delta = --delta`` for the Gaussian-only ``factorization`` and ``blt``),
+  ``private-ftpl`` (Gaussian), and the non-private ``hedge``;
 * adversaries: the env's default (``oblivious``) and ``punish-favorite`` (adaptive).
 
 The low-switching private experts learner of the issue (Asi-Koren-Liu-Talwar NeurIPS
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
-from agents.privacy import COUNTERS  # noqa: E402
+from agents.privacy import COUNTERS, GAUSSIAN_ONLY  # noqa: E402
 from dp_online_envs.experiments.game import GameSpec, play_game  # noqa: E402
 
 ENV = "DPFullInfo-Experts-v0"
@@ -42,7 +42,7 @@ def learners(eps: float, delta: float):
     """(label, agent, epsilon, delta, options) of every learner of the table."""
     out = []
     for c in COUNTERS:
-        d = delta if c == "factorization" else None
+        d = delta if c in GAUSSIAN_ONLY else None  # factorization, blt
         out.append((f"private-ftrl counter={c}" + (" (Gaussian)" if d else ""),
                     "private-ftrl", eps, d, {"counter": c}))
     out.append(("private-ftpl (Gaussian)", "private-ftpl", eps, delta, {}))

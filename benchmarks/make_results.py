@@ -1,0 +1,299 @@
+"""Regenerate ``docs/results.md`` from the benchmark scripts: one command.
+
+``docs/results.md`` is written from ``benchmarks/results_template.md`` (the hand-written
+prose, section by section) and the stdout of one benchmark script per section (the
+numbers). Each section of the template is delimited by ``<!-- section: NAME -->`` and
+``<!-- /section: NAME -->`` and holds one ``{{output}}`` placeholder; :data:`SECTIONS`
+says which script fills it, with which arguments. The generated block is stamped with
+the command, the date and the commit it was produced by, between
+``<!-- output: NAME -->`` and ``<!-- /output: NAME -->``; a section that is not rerun
+keeps the block it has in the current file, so ``--only`` regenerates part of it.
+
+Usage::
+
+    python benchmarks/make_results.py                    # every section (long: one to two hours)
+    python benchmarks/make_results.py --only full-info-rates,privacy-limit
+    python benchmarks/make_results.py --quick            # smoke run, written elsewhere
+    python benchmarks/make_results.py --list             # the sections and their commands
+    python benchmarks/make_results.py --render           # prose edited: rewrite, run nothing
+
+``--quick`` runs each script with its fast arguments and writes to ``--out`` (default:
+a file in the temporary directory, printed), never over ``docs/results.md``. The file
+is rewritten after every section that completes (the other sections' blocks re-read
+from it then), so an interrupted run keeps what it finished and concurrent runs of
+disjoint ``--only`` sets compose; a script that fails keeps its section's previous
+block and makes the exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "benchmarks" / "results_template.md"
+RESULTS = ROOT / "docs" / "results.md"
+COMMAND = "python benchmarks/make_results.py"
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """One section of docs/results.md and the script that produces its numbers.
+
+    Attributes:
+        name: The marker name (``<!-- section: name -->``).
+        script: The script under ``benchmarks/``.
+        args: Its arguments for the full run.
+        quick_args: Its arguments for ``--quick``; ``None``: skipped by ``--quick``
+            (the block of the current file is kept).
+        fence: Whether the script prints plain text (wrapped in a code fence).
+    """
+
+    name: str
+    script: str
+    args: tuple[str, ...] = ()
+    quick_args: tuple[str, ...] | None = ()
+    fence: bool = False
+
+    def command(self, quick: bool = False) -> list[str]:
+        """The argv (without the interpreter) of the full or the quick run."""
+        args = self.quick_args if quick else self.args
+        return [f"benchmarks/{self.script}", *(args or ())]
+
+
+#: Every section of docs/results.md, in order.
+SECTIONS: tuple[Section, ...] = (
+    Section("separation", "separation.py", (),
+            ("--ids", "Experts,MAB", "--T", "1024", "--T0", "256", "--seeds", "1"), fence=True),
+    Section("full-info-rates", "full_info_rates.py",
+            ("--rate-seeds", "2", "--seeds", "4"),
+            ("--quick", "--only", "rates,counters")),
+    Section("privacy-limit", "privacy_limit.py", ("--seeds", "5"),
+            ("--seeds", "1", "--horizon", "1000", "--repeats", "1"), fence=True),
+    Section("counter-noise", "counter_noise.py", (), ("--max-exp", "12")),
+    Section("full-info-pftal", "full_info_pftal_rates.py",
+            ("--seeds", "1", "--cases", "convex (,id defaults"), ("--quick",)),
+    Section("exp2-speed", "exp2_speed.py", (), None, fence=True),
+    Section("bandit-submodular", "bandit_submodular_rates.py",
+            ("--seeds", "1", "--instances", "id defaults"), ("--quick",)),
+    Section("bandit-convex-ball", "bandit_convex_rates.py", ("--only", "ball", "--seeds", "2"),
+            ("--only", "ball", "--quick")),
+    Section("bandit-convex-polytopes", "bandit_convex_rates.py",
+            ("--only", "polytopes", "--seeds", "2"),
+            ("--only", "polytopes", "--quick", "--seeds", "1")),
+    Section("bandit-convex-former", "bandit_convex_rates.py",
+            ("--only", "former,theory"), ("--only", "theory", "--quick", "--seeds", "1")),
+    Section("domain-scaling", "domain_scaling.py", ("--budget", "1.5"),
+            ("--only", "simplex", "--repeats", "1", "--steps", "50")),
+    Section("vectorized-games", "vectorized_games.py", ("--repeats", "5", "--full-info"),
+            ("--seeds", "50", "--horizon", "200", "--repeats", "1"), fence=True),
+    Section("newer-learners", "private_bandits.py",
+            ("--T", "32000", "--seeds", "3", "--eps", "0.01,0.03,0.1,0.3,1,3",
+             "--slope-eps", "0.1,1", "--slope-T", "1000,4000,16000,64000"),
+            ("--T", "1000", "--seeds", "1", "--eps", "0.1,1", "--slope-eps", "1",
+             "--slope-T", "500,1000")),
+    Section("private-experts", "private_experts.py",
+            ("--T", "2000", "--seeds", "3", "--eps", "1", "--delta", "1e-06"),
+            ("--T", "300", "--seeds", "1")),
+    Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
+    Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
+            ("--rounds", "300", "--repeats", "2"), fence=True),
+    # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
+    Section("audit-power", "audit_power.py", (), None, fence=True),
+)
+
+_SECTION_RE = re.compile(r"<!-- section: ([\w-]+) -->\n(.*?)<!-- /section: \1 -->\n?", re.DOTALL)
+_OUTPUT_RE = re.compile(r"<!-- output: ([\w-]+) -->\n(.*?)<!-- /output: \1 -->", re.DOTALL)
+PLACEHOLDER = "{{output}}"
+HEADER = "{{header}}"
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """``{name: body}`` of every ``<!-- section: name -->`` block, in file order.
+
+    Raises:
+        ValueError: On a section name used twice.
+    """
+    out: dict[str, str] = {}
+    for m in _SECTION_RE.finditer(text):
+        if m.group(1) in out:
+            raise ValueError(f"section {m.group(1)!r} appears twice")
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """``{name: block}`` of every generated ``<!-- output: name -->`` block (markers
+    included), as found in a generated docs/results.md."""
+    return {m.group(1): m.group(0) for m in _OUTPUT_RE.finditer(text)}
+
+
+def output_block(section: Section, stdout: str, stamp: str, quick: bool = False) -> str:
+    """The generated block of one section: markers, the command line, the script's stdout."""
+    body = stdout.strip("\n")
+    if section.fence:
+        body = f"```text\n{body}\n```"
+    cmd = shlex.join(["python", *section.command(quick)])
+    return (f"<!-- output: {section.name} -->\n_Numbers generated by `{cmd}` "
+            f"({stamp})._\n\n{body}\n<!-- /output: {section.name} -->")
+
+
+def render(template: str, blocks: dict[str, str], header: str,
+           sections: Sequence[Section] = SECTIONS) -> str:
+    """docs/results.md: the template with each section's ``{{output}}`` replaced by its
+    block (``blocks[name]``; a note to run the section when missing) and ``{{header}}``
+    by ``header``.
+
+    Raises:
+        ValueError: When the template's sections are not :data:`SECTIONS` in order, or a
+            section does not hold exactly one ``{{output}}``.
+    """
+    found = parse_sections(template)
+    names = [s.name for s in sections]
+    if list(found) != names:
+        raise ValueError(f"template sections {list(found)} != generator sections {names}")
+
+    def fill(m: re.Match) -> str:
+        name, body = m.group(1), m.group(2)
+        if body.count(PLACEHOLDER) != 1:
+            raise ValueError(f"section {name!r} must hold exactly one {PLACEHOLDER}")
+        block = blocks.get(name) or (
+            f"<!-- output: {name} -->\n_Not generated yet: run `{COMMAND} --only {name}`._\n"
+            f"<!-- /output: {name} -->")
+        return m.group(0).replace(PLACEHOLDER, block)
+
+    return _SECTION_RE.sub(fill, template).replace(HEADER, header)
+
+
+def versions() -> str:
+    """Python and the versions of the packages the numbers depend on."""
+    names = ("numpy", "scipy", "gymnasium", "dp-accounting", "dp-online-envs")
+    parts = [f"Python {sys.version.split()[0]}"]
+    for n in names:
+        try:
+            parts.append(f"{n} {metadata.version(n)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{n} (not installed)")
+    return ", ".join(parts)
+
+
+def git_commit() -> str:
+    """The short commit of the working tree (``+dirty`` if it has changes)."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        return sha + ("+dirty" if dirty.strip() else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown commit"
+
+
+def run_script(section: Section, quick: bool) -> str:
+    """Runs one section's script with this interpreter; returns its stdout.
+
+    Raises:
+        RuntimeError: When the script exits with a non-zero status (its stderr tail).
+    """
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, *section.command(quick)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{section.script} exited with {proc.returncode}:\n"
+                           f"{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def header(stamp: str) -> str:
+    """The paragraph under the title: the command, the date and the versions."""
+    return (f"Regenerate this file with `{COMMAND}` (every section; `--only NAME[,NAME]` "
+            f"for some, `--quick` for a smoke run written elsewhere, `--list` for the "
+            f"sections). Edit the prose in `benchmarks/results_template.md`, not here. "
+            f"Last written {stamp} with {versions()}; each section states the command and "
+            f"the date of its own numbers.")
+
+
+def main(argv: list[str] | None = None,
+         runner: Callable[[Section, bool], str] = run_script) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated section names (default: all)")
+    ap.add_argument("--quick", action="store_true", help="fast arguments; not docs/results.md")
+    ap.add_argument("--out", default=None, help="file to write (default docs/results.md)")
+    ap.add_argument("--jobs", type=int, default=1, help="sections run in parallel")
+    ap.add_argument("--list", action="store_true", help="print the sections and exit")
+    ap.add_argument("--render", action="store_true",
+                    help="run nothing: rewrite the file from the template and its current blocks")
+    args = ap.parse_args(argv)
+    if args.list:
+        for s in SECTIONS:
+            print(f"{s.name:24s} {shlex.join(['python', *s.command()])}")
+        return 0
+    names = [s.name for s in SECTIONS]
+    only = [n for n in args.only.split(",") if n] or names
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        ap.error(f"unknown section(s) {unknown}; expected some of {names}")
+    chosen = [s for s in SECTIONS if s.name in only and not (args.quick and s.quick_args is None)
+              and not args.render]
+    out = Path(args.out) if args.out else (
+        Path(tempfile.gettempdir()) / "results.quick.md" if args.quick else RESULTS)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    commit = git_commit()
+    lock = threading.Lock()
+    failed: list[str] = []
+
+    def write(name: str, block: str) -> None:
+        """Writes ``out`` with one more section: the other blocks are re-read from the
+        file now (then from docs/results.md), so concurrent runs of disjoint sections
+        compose, and a failure later loses nothing done."""
+        with lock:
+            blocks = parse_outputs(RESULTS.read_text()) if RESULTS.exists() else {}
+            if out.exists():
+                blocks.update(parse_outputs(out.read_text()))
+            blocks[name] = block
+            text = render(TEMPLATE.read_text(), blocks, header(f"{now} (commit {commit})"))
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text)
+
+    def one(section: Section) -> None:
+        print(f"running {section.name}: {shlex.join(['python', *section.command(args.quick)])}",
+              file=sys.stderr, flush=True)
+        try:
+            stdout = runner(section, args.quick)
+        except Exception as exc:  # noqa: BLE001 - reported; the old block is kept
+            print(f"FAILED {section.name}: {exc}", file=sys.stderr, flush=True)
+            failed.append(section.name)
+            return
+        stamp = f"{now}, commit {commit}" + (", quick run" if args.quick else "")
+        write(section.name, output_block(section, stdout, stamp, args.quick))
+        print(f"wrote {section.name} to {out}", file=sys.stderr, flush=True)
+
+    if args.quick and out.exists() and not args.out:
+        out.unlink()  # a quick run starts from docs/results.md, not from the last quick run
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        list(pool.map(one, chosen))
+    if not chosen:
+        write_all = render(TEMPLATE.read_text(), parse_outputs(RESULTS.read_text()),
+                           header(f"{now} (commit {commit})"))
+        out.write_text(write_all)
+    print(f"{out}: {len(chosen) - len(failed)} section(s) regenerated"
+          + (f", FAILED: {failed} (their previous blocks kept)" if failed else ""),
+          file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
