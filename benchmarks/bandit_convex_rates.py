@@ -351,8 +351,8 @@ def main(argv=None) -> None:
         means.update(report("Polytope ids at their pre-issue-10 defaults (slopes vs Thm 1.1 "
                             "of Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds))
     if "theory" in only:
-        theory = report("Theory regime: 2-d l2 ball, distance losses (zeta unclamped for "
-                        "T >= 1024)", THEORY, results, theory_h, seeds)
+        theory = report("2-d l2 ball, distance losses (the last column says where zeta "
+                        "is clamped)", THEORY, results, theory_h, seeds)
     if means or theory:
         print("\n## Price of privacy: mean regret private (eps=1) / non-private\n")
     for title, mm in (("registered envs", means), ("2-d ball", theory)):
