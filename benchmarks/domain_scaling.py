@@ -1,7 +1,8 @@
 """Per-round cost of every registered domain kind at its default size, 4x and 16x.
 
 For each domain kind a registered env uses, the env is built with
-``dp_online_envs.build_env(id, **size_option)`` (its default loss and adversary) and
+``dp_online_envs.build_env(id, **size_option)`` (its default loss and adversary; the
+oracle polytopes at their pre-issue-10 sizes with distance losses, :data:`_D`) and
 
 * **step**: ``env.step(a)`` with a fixed feasible action ``a`` (a vertex: the oracle's
   answer to the zero cost vector; arm 0; the empty subset), horizon large enough that
@@ -54,6 +55,11 @@ def _complete(m: int) -> tuple[int, list[tuple[int, int]]]:
 
 
 #: (label, env id, size meaning, [(size, options), ...] at default, ~4x, ~16x, extras)
+#: The oracle polytopes are measured at their pre-issue-10 instances with distance losses
+#: (the checkpoint is then the certified convex comparator; the ids' current defaults are
+#: smaller polytopes with linear / absolute losses).
+_D = {"loss": "distance"}
+
 ROWS: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
     ("simplex (experts)", "DPFullInfo-Experts-v0", "n_arms",
      [("10", {}), ("40", {"n_arms": 40}), ("160", {"n_arms": 160})]),
@@ -68,25 +74,28 @@ ROWS: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
     ("ball, quadratic", "DPBandit-StronglyConvex-v0", "dim",
      [("5", {}), ("20", {"dim": 20}), ("80", {"dim": 80})]),
     ("uniform matroid", "DPBandit-Matroid-v0", "n (rank n/8*3)",
-     [("8", {}), ("32", {"n": 32, "rank": 12}), ("128", {"n": 128, "rank": 48})]),
+     [("8", {"n": 8, "rank": 3, **_D}), ("32", {"n": 32, "rank": 12, **_D}),
+      ("128", {"n": 128, "rank": 48, **_D})]),
     ("partition matroid", "DPBandit-Matroid-v0", "n (2 blocks)",
-     [("8", {"matroid": "partition"}), ("32", {"matroid": "partition", "n": 32, "rank": 12}),
-      ("128", {"matroid": "partition", "n": 128, "rank": 48})]),
+     [("8", {"matroid": "partition", "n": 8, "rank": 3, **_D}),
+      ("32", {"matroid": "partition", "n": 32, "rank": 12, **_D}),
+      ("128", {"matroid": "partition", "n": 128, "rank": 48, **_D})]),
     ("graphic matroid", "DPBandit-Matroid-v0", "edges of K_m",
-     [("10 (K5)", {"matroid": "graphic"}),
-      ("36 (K9)", {"matroid": "graphic", "graph": _complete(9)}),
-      ("153 (K18)", {"matroid": "graphic", "graph": _complete(18)})]),
+     [("10 (K5)", {"matroid": "graphic", **_D}),
+      ("36 (K9)", {"matroid": "graphic", "graph": _complete(9), **_D}),
+      ("153 (K18)", {"matroid": "graphic", "graph": _complete(18), **_D})]),
     ("flow", "DPBandit-Flow-v0", "grid nodes",
-     [("12 (3x4)", {}), ("48 (6x8)", {"grid": (6, 8)}), ("192 (12x16)", {"grid": (12, 16)}),
-      ("768 (24x32)", {"grid": (24, 32)})]),
+     [("12 (3x4)", {"grid": (3, 4), **_D}), ("48 (6x8)", {"grid": (6, 8), **_D}),
+      ("192 (12x16)", {"grid": (12, 16), **_D}), ("768 (24x32)", {"grid": (24, 32), **_D})]),
     ("flow, linear loss", "DPBandit-Flow-v0", "grid nodes",
-     [("12 (3x4)", {"loss": "linear"}), ("48 (6x8)", {"grid": (6, 8), "loss": "linear"}),
+     [("12 (3x4)", {"grid": (3, 4), "loss": "linear"}), ("48 (6x8)", {"grid": (6, 8), "loss": "linear"}),
       ("192 (12x16)", {"grid": (12, 16), "loss": "linear"}),
       ("768 (24x32)", {"grid": (24, 32), "loss": "linear"})]),
     ("submodular base", "DPBandit-SubmodularBase-v0", "n",
-     [("6", {}), ("24", {"n": 24}), ("96", {"n": 96})]),
+     [("6", {"n": 6, **_D}), ("24", {"n": 24, **_D}), ("96", {"n": 96, **_D})]),
     ("Birkhoff", "DPBandit-Birkhoff-v0", "n^2",
-     [("16 (n=4)", {}), ("64 (n=8)", {"n": 8}), ("256 (n=16)", {"n": 16})]),
+     [("16 (n=4)", {"n": 4, **_D}), ("64 (n=8)", {"n": 8, **_D}),
+      ("256 (n=16)", {"n": 16, **_D})]),
     ("ground set", "DPFullInfo-Submodular-v0", "n",
      [("8", {}), ("32", {"n": 32}), ("128", {"n": 128})]),
 ]
