@@ -241,8 +241,11 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ commands
 def cmd_list(args: argparse.Namespace) -> int:
     resolver = default_resolver()
+    # The registered (benchmark) ids; games that do not separate (registry.UNLISTED_IDS)
+    # are built by id but not listed.
     envs = [{"id": c.id, "decision_set": c.decision_set, "losses": c.losses,
-             "feedback": c.feedback, "paper": c.paper} for c in ENV_CONFIGS.values()]
+             "feedback": c.feedback, "paper": c.paper}
+            for c in ENV_CONFIGS.values() if c.benchmark]
     ags = []
     for name in resolver.names():
         cls = resolver.resolve(name)
