@@ -179,6 +179,44 @@ def _union_size(seed_sets: list[range | tuple[int, ...]]) -> int:
     return top + len({x for s in seed_sets if not isinstance(s, range) for x in s if x >= top})
 
 
+def read_data_file(path: pathlib.Path, what: str) -> Any:
+    """The plain data in a ``.yaml``/``.yml``, ``.toml`` or ``.json`` file (sweep files,
+    assignment files).
+
+    Args:
+        path: The file.
+        what: How errors name it (``"sweep file"``, ``"assignment file"``).
+
+    Raises:
+        ExperimentError: Missing file, unknown format, or a parse error (with the
+            parser's location).
+    """
+    if not path.is_file():
+        raise ExperimentError(f"{what} {str(path)!r} does not exist")
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ExperimentError(f"{what} {str(path)!r}: unknown format {suffix!r}; "
+                              f"valid: {list(FORMATS)}")
+    text = path.read_text()
+    try:
+        # The parsers are imported when used: YAML and (Python 3.10) TOML are optional
+        # extras.
+        if suffix in (".yaml", ".yml"):
+            import yaml
+
+            return yaml.safe_load(text)
+        if suffix == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            return tomllib.loads(text)
+        return json.loads(text)
+    except Exception as exc:  # noqa: BLE001 - every parser has its own error type
+        msg = " ".join(str(exc).split())
+        raise ExperimentError(f"{what} {str(path)!r} is malformed: {msg}") from None
+
+
 def load_sweep(path: str | pathlib.Path, *, resolver: AgentResolver | None = None) -> Sweep:
     """Read and validate a sweep file (``.yaml``, ``.yml``, ``.toml`` or ``.json``).
 
@@ -192,31 +230,7 @@ def load_sweep(path: str | pathlib.Path, *, resolver: AgentResolver | None = Non
             location), or an invalid sweep.
     """
     path = pathlib.Path(path)
-    if not path.is_file():
-        raise ExperimentError(f"sweep file {str(path)!r} does not exist")
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ExperimentError(f"sweep file {str(path)!r}: unknown format {suffix!r}; "
-                              f"valid: {list(FORMATS)}")
-    text = path.read_text()
-    try:
-        # The parsers are imported when used: YAML and (Python 3.10) TOML are optional
-        # extras.
-        if suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        elif suffix == ".toml":
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
-            data = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # noqa: BLE001 - every parser has its own error type
-        msg = " ".join(str(exc).split())
-        raise ExperimentError(f"sweep file {str(path)!r} is malformed: {msg}") from None
+    data = read_data_file(path, "sweep file")
     return parse_sweep(data, name=path.stem, source=str(path), resolver=resolver)
 
 

@@ -32,7 +32,6 @@ variable (``env``) holding it; its value is never stored in the dataclasses' ``r
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import pathlib
 from collections.abc import Mapping
@@ -49,6 +48,7 @@ from dp_online_envs.experiments.sweep import (
     _mapping,
     _text,
     make_games,
+    read_data_file,
 )
 from dp_online_envs.grading.audit_step import AuditSettings
 from dp_online_envs.isolation import IsolationLimits
@@ -78,7 +78,6 @@ GRADING_KEYS = ("regret", "declared", "audit")
 REGRET_KEYS = ("points", "reference", "factor", "zero_at")
 #: The environment variable of the secret when the file names none.
 DEFAULT_SECRET_ENV = "DP_ONLINE_GRADE_SECRET"
-FORMATS = (".yaml", ".yml", ".toml", ".json")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,29 +246,7 @@ def load_assignment(path: str | os.PathLike[str], *,
             assignment (the message names the key, the bad value and what was expected).
     """
     path = pathlib.Path(path)
-    if not path.is_file():
-        raise ExperimentError(f"assignment file {str(path)!r} does not exist")
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ExperimentError(f"assignment file {str(path)!r}: unknown format {suffix!r}; "
-                              f"valid: {list(FORMATS)}")
-    text = path.read_text()
-    try:  # parsers imported when used: YAML (and TOML on Python 3.10) are extras
-        if suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
-        elif suffix == ".toml":
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
-            data = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except Exception as exc:  # noqa: BLE001 - every parser has its own error type
-        msg = " ".join(str(exc).split())
-        raise ExperimentError(f"assignment file {str(path)!r} is malformed: {msg}") from None
+    data = read_data_file(path, "assignment file")
     return parse_assignment(data, name=path.stem, source=str(path), resolver=resolver)
 
 

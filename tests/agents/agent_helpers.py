@@ -1,10 +1,13 @@
 """Helpers shared by the agent tests (imported as a plain module: tests/agents is on
 sys.path under pytest's default import mode)."""
 
+import math
+
 import gymnasium as gym
 
 import dp_online_envs  # noqa: F401  (registers the ids)
 from agents import make, play
+from agents.privacy import gaussian_sigma, noise_strategy
 
 T_SHORT = 200
 DELTA = 1e-6
@@ -34,3 +37,13 @@ def center_regret(env: gym.Env, seed: int) -> float:
     while not done:
         _, _, done, _, info = env.step(domain.center)
     return info["regret"].regret_hi
+
+
+def discrete_gaussian_scale(sens, levels, dim, eps, delta):
+    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
+    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
+    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
+    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
+        copies=levels).scale
+    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
+    return s

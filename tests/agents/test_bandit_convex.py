@@ -18,6 +18,7 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
+from agent_helpers import discrete_gaussian_scale
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
@@ -34,8 +35,7 @@ from agents.bandit.smoothing import (
     estimate_sensitivity,
     fw_projection_step,
 )
-from agents.privacy import gaussian_sigma, make_counter
-from agents.privacy.noise import noise_strategy
+from agents.privacy import make_counter
 from dp_online_envs.adversaries import LossSequence
 from dp_online_envs.audit import audit
 from dp_online_envs.domains import (
@@ -58,16 +58,6 @@ FORMER = {"DPBandit-Matroid-v0": {"n": 8, "rank": 3, "loss": "distance"},
           "DPBandit-Birkhoff-v0": {"n": 4, "loss": "distance"}}
 DELTA = 1e-5
 T_SHORT = 120
-
-
-def _discrete_gaussian_scale(sens, levels, dim, eps, delta):
-    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
-    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
-    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
-    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
-        copies=levels).scale
-    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
-    return s
 
 
 def _problem(env: gym.Env) -> Problem:
@@ -243,7 +233,7 @@ def test_bandit_pftal_noise_is_calibrated_to_2pB_over_beta():
     assert lap.privacy.epsilon == pytest.approx(eps) and lap.privacy.delta == 0.0
     gau = BanditPFTAL(prob, epsilon=eps, delta=DELTA, seed=0)
     assert gau.noise == "gaussian" and gau.sensitivity == pytest.approx(24.0)
-    assert gau.noise_scale == _discrete_gaussian_scale(24.0, 13, 5, eps, DELTA)
+    assert gau.noise_scale == discrete_gaussian_scale(24.0, 13, 5, eps, DELTA)
     assert gau.privacy.delta == DELTA and gau.privacy.epsilon <= eps * (1 + 1e-4)
 
 
@@ -340,7 +330,7 @@ def test_projection_free_noise_uses_per_leaf_sensitivity_and_real_levels():
     assert counter.noise_variance(1) == pytest.approx(2 * lap.noise_scale**2, rel=1e-4)
     gau = PrivateProjectionFree(prob, epsilon=eps, delta=DELTA, noise="gaussian", seed=0)
     assert gau.sensitivity == pytest.approx(40 / gau.zeta)
-    assert gau.noise_scale == _discrete_gaussian_scale(40 / gau.zeta, 7, 2, eps, DELTA)
+    assert gau.noise_scale == discrete_gaussian_scale(40 / gau.zeta, 7, 2, eps, DELTA)
     # Less noise, smaller radius: the radius decreases to the noise-free one as eps grows.
     free = blocked_parameters(T, 2, 20.0, 1.0, 10.0, 10.0, oco_constant=a)
     loose = PrivateProjectionFree(prob, epsilon=1e6, seed=0)

@@ -19,6 +19,7 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
+from agent_helpers import discrete_gaussian_scale
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
@@ -39,8 +40,7 @@ from agents.lovasz import (
     lovasz_pftal_step,
     threshold_round,
 )
-from agents.privacy import discrete_gaussian_sigma, gaussian_sigma, laplace_scale
-from agents.privacy.noise import noise_strategy
+from agents.privacy import discrete_gaussian_sigma, laplace_scale
 from dp_online_envs.audit import audit
 from dp_online_envs.domains import GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
@@ -49,16 +49,6 @@ SUB = "DPBandit-Submodular-v0"
 PRIV, HK = "bandit-submod-pftal", "hazan-kale-submodular-bandit"
 T_SHORT = 200
 DELTA = 1e-6
-
-
-def _discrete_gaussian_scale(sens, levels, dim, eps, delta):
-    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
-    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
-    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
-    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
-        copies=levels).scale
-    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
-    return s
 
 
 def _env(horizon: int = T_SHORT, **kw) -> gym.Env:
@@ -249,7 +239,7 @@ def test_parameter_formulas():
     assert a.noise_scale == pytest.approx(laplace_scale(13 * 80.0, 0.5), rel=1e-4) == pytest.approx(
         2080, rel=1e-4)  # exact discrete Laplace: t g within 2^-15 of b
     g = make(PRIV, p, epsilon=0.5, delta=DELTA)
-    assert g.noise_scale == _discrete_gaussian_scale(80.0, 13, 4, 0.5, DELTA)
+    assert g.noise_scale == discrete_gaussian_scale(80.0, 13, 4, 0.5, DELTA)
     h = make(HK, p)
     assert h.gamma == pytest.approx(0.25) and h.eta == pytest.approx(1 / 2048)
     assert h.estimate_bound == pytest.approx(2 * 5 * 2.0 / 0.25)
@@ -299,7 +289,7 @@ def test_declared_epsilon_real_and_paper_calibration():
     g = make(PRIV, p, epsilon=1.0, delta=DELTA)
     assert g.privacy.epsilon <= 1.0 * (1 + 1e-4) and g.privacy.delta == DELTA
     gp = make(PRIV, p, epsilon=1.0, delta=DELTA, calibration="paper")
-    assert gp.noise_scale == _discrete_gaussian_scale(L, 8, 8, 1.0, DELTA)
+    assert gp.noise_scale == discrete_gaussian_scale(L, 8, 8, 1.0, DELTA)
     assert gp.privacy.epsilon > 3.0 and gp.privacy.delta == DELTA
     # the same integer sigma on the same grid, accounted at the real sensitivity: it is
     # the smallest sigma for the declared epsilon (up to the accountant's rounding)

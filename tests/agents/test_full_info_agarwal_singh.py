@@ -12,15 +12,19 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
+from agent_helpers import DELTA, T_SHORT, discrete_gaussian_scale
+from agent_helpers import center_regret as _center_regret
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.common import paper_log, replacement_sensitivity, theta_norm
 from agents.privacy import gaussian_sigma, laplace_scale
-from agents.privacy.noise import noise_strategy
-from dp_online_envs.audit import audit
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary
+from dp_online_envs.audit import audit
 from dp_online_envs.domains import (
     Arms,
     Birkhoff,
@@ -31,21 +35,6 @@ from dp_online_envs.domains import (
 )
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.wrappers import RegretRecorder
-from agent_helpers import DELTA, T_SHORT
-from agent_helpers import center_regret as _center_regret
-from agent_helpers import make_env as _env
-from agent_helpers import play_agent as _play
-from agent_helpers import problem_of as _problem
-
-
-def _discrete_gaussian_scale(sens, levels, dim, eps, delta):
-    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
-    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
-    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
-    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
-        copies=levels).scale
-    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
-    return s
 
 
 def _linear_env(domain, theta_set: str = "unit", horizon: int = T_SHORT,
@@ -189,7 +178,7 @@ def test_private_ftrl_gaussian_calibration():
     a = make("private-ftrl", _problem(_env("DPFullInfo-Experts-v0", 1000)), epsilon=1.0,
              delta=DELTA)
     assert a.noise == "gaussian" and a.sensitivity == pytest.approx(math.sqrt(10))
-    assert a.noise_scale == _discrete_gaussian_scale(math.sqrt(10), 10, 10, 1.0, DELTA)
+    assert a.noise_scale == discrete_gaussian_scale(math.sqrt(10), 10, 10, 1.0, DELTA)
     assert not a.privacy.idealized
     assert a.privacy.epsilon == pytest.approx(1.0, rel=1e-3)
     assert a.privacy.delta == DELTA
@@ -210,7 +199,7 @@ def test_private_ftpl_theorem_3_5():
     assert a.log_T == 10
     assert a.sigma_regret == pytest.approx(17.99492, rel=1e-5)
     assert a.sigma_paper_privacy == pytest.approx(509.699, rel=1e-5)
-    assert a.sigma_privacy == _discrete_gaussian_scale(math.sqrt(10), 11, 10, 1.0, DELTA)
+    assert a.sigma_privacy == discrete_gaussian_scale(math.sqrt(10), 11, 10, 1.0, DELTA)
     assert a.sigma == max(a.sigma_regret, a.sigma_privacy)
     assert a.target_variance == pytest.approx(10 * a.sigma**2)
     assert a.privacy.epsilon == pytest.approx(1.0, rel=1e-3) and a.privacy.delta == DELTA

@@ -14,6 +14,11 @@ import math
 
 import numpy as np
 import pytest
+from agent_helpers import DELTA, T_SHORT, discrete_gaussian_scale
+from agent_helpers import center_regret as _center_regret
+from agent_helpers import make_env as _env
+from agent_helpers import play_agent as _play
+from agent_helpers import problem_of as _problem
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
@@ -31,15 +36,9 @@ from agents.full_info.submod_pftal import (
     threshold_round,
 )
 from agents.privacy import gaussian_sigma, laplace_scale
-from agents.privacy.noise import noise_strategy
 from dp_online_envs.audit import audit
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
-from agent_helpers import DELTA, T_SHORT
-from agent_helpers import center_regret as _center_regret
-from agent_helpers import make_env as _env
-from agent_helpers import play_agent as _play
-from agent_helpers import problem_of as _problem
 
 SC, CVX, SUB = "DPFullInfo-StronglyConvex-v0", "DPFullInfo-Convex-v0", "DPFullInfo-Submodular-v0"
 
@@ -64,16 +63,6 @@ E2E = [
     ("hazan-kale-submodular", SUB, {}, {}),
     ("hazan-kale-submodular", SUB, {"loss": "facility-location", "adversary": "switching"}, {}),
 ]
-
-
-def _discrete_gaussian_scale(sens, levels, dim, eps, delta):
-    """``sigma g`` of the exact discrete Gaussian of a tree counter; it is within 12% above
-    the analytic continuous sigma for ``sqrt(levels) sens`` (the zCDP accounting and the
-    grid's sqrt(dim) cost, see DiscreteGaussianNoise), checked here as well."""
-    s = noise_strategy("discrete-gaussian", eps, delta, sens).for_dim(dim).calibrate(
-        copies=levels).scale
-    assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
-    return s
 
 
 @pytest.mark.parametrize("name,env_id,env_kw,kw", E2E,
@@ -333,7 +322,7 @@ def test_pftal_declared_privacy_and_noise_scale(kw):
                                               rel=1e-4)
     elif "counter" not in kw:
         assert a.noise == "gaussian" and a.sensitivity == pytest.approx(2 * L)
-        assert a.noise_scale == _discrete_gaussian_scale(2 * L, levels, d, 0.7, DELTA)
+        assert a.noise_scale == discrete_gaussian_scale(2 * L, levels, d, 0.7, DELTA)
     else:
         col = a._counter.column_norm
         assert a.noise_scale == pytest.approx(gaussian_sigma(col * 2 * L, 0.7, DELTA))
@@ -358,7 +347,7 @@ def test_submodular_parameters():
     assert a.privacy.epsilon == pytest.approx(0.5) and a.privacy.delta == 0.0
     g = make("submod-pftal", p, epsilon=0.5, delta=DELTA)
     assert g.sensitivity == 8.0
-    assert g.noise_scale == _discrete_gaussian_scale(8.0, 10, 8, 0.5, DELTA)
+    assert g.noise_scale == discrete_gaussian_scale(8.0, 10, 8, 0.5, DELTA)
     assert g.privacy.epsilon == pytest.approx(0.5, rel=1e-3) and g.privacy.delta == DELTA
     fam = make("submod-pftal", p, epsilon=0.5, gradient_bound="family")
     L = p.lipschitz
