@@ -26,6 +26,7 @@ import pytest
 from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy import optimize, stats
+from scripted_rng import enumerate_bernoulli
 
 from agents.privacy import accountant_epsilon, discrete_gaussian_sigma, make_counter
 from agents.privacy.calibration import (
@@ -44,43 +45,9 @@ from agents.privacy.noise import DiscreteGaussianNoise, noise_strategy
 
 
 # ------------------------------------------------------------------ the samplers
-class _NeedMore(Exception):
-    def __init__(self, high: int) -> None:
-        self.high = high
-
-
-class _Script:
-    """A generator whose ``integers`` returns a fixed script of values, one at a time."""
-
-    def __init__(self, values: list[int]) -> None:
-        self.values, self.calls = values, 0
-
-    def integers(self, low, high, size=None):
-        high = np.ravel(np.asarray(high))
-        assert low == 0 and high.size == 1 and size in (None, 1)
-        if self.calls == len(self.values):
-            raise _NeedMore(int(high[0]))
-        value = self.values[self.calls]
-        self.calls += 1
-        return np.array([value], dtype=np.int64)
-
-
 def _enumerate_big(num: int, den: int, depth: int) -> tuple[Fraction, Fraction]:
     """(P(output 1 within ``depth`` draws), P(undecided)) of ``bernoulli_exp_big``."""
-    p_one, undecided = Fraction(0), Fraction(0)
-    stack = [([], Fraction(1))]
-    while stack:
-        prefix, prob = stack.pop()
-        try:
-            out = bernoulli_exp_big(_Script(prefix), np.array([num]), den)
-        except _NeedMore as more:
-            if len(prefix) == depth:
-                undecided += prob
-            else:
-                stack += [(prefix + [v], prob / more.high) for v in range(more.high)]
-            continue
-        p_one += prob if bool(out[0]) else 0
-    return p_one, undecided
+    return enumerate_bernoulli(lambda rng: bernoulli_exp_big(rng, np.array([num]), den), depth)
 
 
 @pytest.mark.parametrize("num,den", [(3, 2), (5, 2), (7, 3), (2, 1)])
