@@ -22,13 +22,12 @@ def _clipped(loss, rows: np.ndarray) -> np.ndarray:
     return np.array([loss.clip_param(r) for r in rows], dtype=np.float64)
 
 
-class ShuffledRowsAdversary(ReplayAdversary):
-    """Rows of a labelled dataset in a seeded random order: round t replays row
-    ``pi(t)``, where the order is a concatenation of independent uniform permutations
-    of the ``n`` rows (one per pass, ``ceil(T / n)`` passes), truncated to T rounds.
+class _RowsAdversary(ReplayAdversary):
+    """Replays rows of a dataset chosen at each reset by :meth:`_select`, clipped into
+    the loss family's parameter set.
 
     Args:
-        rows: ``(n, param_dim)`` loss parameters, one per example.
+        rows: ``(n, param_dim)`` loss parameters.
     """
 
     name = "data"
@@ -37,16 +36,32 @@ class ShuffledRowsAdversary(ReplayAdversary):
         self.rows = LossSequence(rows)
         self.sequence = self.rows
 
+    def _select(self, np_random, horizon: int) -> np.ndarray:
+        """The rows of one game, in play order."""
+        raise NotImplementedError
+
     def reset(self, np_random, domain, loss, horizon) -> None:
-        n = len(self.rows)
-        order = np.concatenate([np_random.permutation(n)
-                                for _ in range(math.ceil(horizon / n))])[:horizon]
-        self.order = order
-        self.sequence = LossSequence(_clipped(loss, self.rows.thetas[order]))
+        self.sequence = LossSequence(_clipped(loss, self._select(np_random, horizon)))
         super().reset(np_random, domain, loss, horizon)
 
 
-class DateWindowAdversary(ReplayAdversary):
+class ShuffledRowsAdversary(_RowsAdversary):
+    """Rows of a labelled dataset in a seeded random order: round t replays row
+    ``pi(t)``, where the order is a concatenation of independent uniform permutations
+    of the ``n`` rows (one per pass, ``ceil(T / n)`` passes), truncated to T rounds.
+
+    Args:
+        rows: ``(n, param_dim)`` loss parameters, one per example.
+    """
+
+    def _select(self, np_random, horizon: int) -> np.ndarray:
+        n = len(self.rows)
+        self.order = np.concatenate([np_random.permutation(n)
+                                     for _ in range(math.ceil(horizon / n))])[:horizon]
+        return self.rows.thetas[self.order]
+
+
+class DateWindowAdversary(_RowsAdversary):
     """A window of T consecutive rows of a time series, in date order: rounds
     ``1..T`` replay rows ``s, s+1, ..., s+T-1`` with the start ``s`` uniform in
     ``{0, ..., n - T}``.
@@ -58,17 +73,9 @@ class DateWindowAdversary(ReplayAdversary):
         ValueError: At reset, if the horizon exceeds the ``n`` rows.
     """
 
-    name = "data"
-
-    def __init__(self, rows: np.ndarray) -> None:
-        self.rows = LossSequence(rows)
-        self.sequence = self.rows
-
-    def reset(self, np_random, domain, loss, horizon) -> None:
+    def _select(self, np_random, horizon: int) -> np.ndarray:
         n = len(self.rows)
         if horizon > n:
             raise ValueError(f"horizon={horizon} exceeds the {n} rows of the series")
         self.start = int(np_random.integers(0, n - horizon + 1))
-        window = self.rows.thetas[self.start:self.start + horizon]
-        self.sequence = LossSequence(_clipped(loss, window))
-        super().reset(np_random, domain, loss, horizon)
+        return self.rows.thetas[self.start:self.start + horizon]
