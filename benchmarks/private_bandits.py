@@ -105,12 +105,15 @@ def main(argv=None) -> None:
         print("| epsilon | tau | private-batched-htinf | private-exp2 | ratio | "
               "difference (paired) |")
         print("|---|---|---|---|---|---|")
-        wins = []
+        wins, clear = [], []
         for eps in epsilons:
             r = {n: regrets(n, eps, args.T, env_kw, seeds) for n in LEARNERS}
             tau = min(args.T, max(1, math.ceil(1 / eps)))
             ratio = float(np.mean(r[LEARNERS[0]]) / np.mean(r[LEARNERS[1]]))
             wins.append(ratio < 1.0)
+            diff = r[LEARNERS[0]] - r[LEARNERS[1]]
+            if seeds > 1 and abs(float(np.mean(diff))) > 2 * stderr(diff):
+                clear.append(f"{eps:g} ({'htinf' if np.mean(diff) < 0 else 'exp2'})")
             print(f"| {eps:g} | {tau} | {pm(r[LEARNERS[0]])} | {pm(r[LEARNERS[1]])} | "
                   f"{ratio:.3f} | {pm(r[LEARNERS[0]] - r[LEARNERS[1]])} |")
         below = None
@@ -122,6 +125,8 @@ def main(argv=None) -> None:
         won = [f"{e:g}" for e, w in zip(epsilons, wins) if w]
         print(f"private-batched-htinf has the smaller mean regret at epsilon in "
               f"{{{', '.join(won)}}}.")
+        print(f"Paired difference beyond 2 standard errors (the smaller regret in "
+              f"parentheses) at epsilon in {{{', '.join(clear)}}}; elsewhere within noise.")
         if below is None:
             print(f"Crossover: private-batched-htinf does not beat private-exp2 at the "
                   f"smallest epsilon of the grid ({epsilons[0]:g}).\n")
