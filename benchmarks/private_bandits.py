@@ -3,11 +3,14 @@ private-exp2 (Agarwal-Singh ICML 2017, Thm. 4.1) on ``DPBandit-MAB-v0`` (issue 1
 
 Three measurements, each the mean regret (``summary.regret``, against the best fixed
 arm in hindsight) over ``--seeds`` games (game seeds 0, 1, ...; both learners play the
-same loss streams):
+same loss streams), +- its standard error (sample standard deviation / sqrt(seeds)):
 
 1. regret of both learners across epsilons at ``T = --T``, under the env's default
-   (oblivious) adversary and the K-armed lower-bound adversary (``lower-bound``, Auer et
-   al. 2002 Thm. 5.1), with the ratio htinf / exp2;
+   (oblivious) adversary (``--seeds`` games) and the K-armed lower-bound adversary
+   (``lower-bound``, Auer et al. 2002 Thm. 5.1; ``--lb-seeds`` games, more since its
+   regret is small against its seed-to-seed spread), with the ratio of the means
+   htinf / exp2 and the paired difference htinf - exp2 (same game seeds) +- its
+   standard error;
 2. where private-batched-htinf has the smaller mean regret: the epsilons of the grid,
    and the largest epsilon below which it wins at every grid point (if any); trivial
    play (``uniform``: a uniformly random arm) is printed alongside, since where both
@@ -20,7 +23,7 @@ Prints markdown (the block of the ``newer-learners`` section of ``docs/results.m
 its heading and prose are in ``benchmarks/results_template.md``). Usage::
 
     python benchmarks/private_bandits.py                  # the defaults of docs/results.md
-    python benchmarks/private_bandits.py --T 2000 --seeds 2 --eps 0.1,1
+    python benchmarks/private_bandits.py --T 2000 --seeds 2 --lb-seeds 2 --eps 0.1,1
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ LEARNERS = ("private-batched-htinf", "private-exp2")
 ADVERSARIES = {"oblivious (default)": {}, "lower-bound": {"adversary": "lower-bound"}}
 
 
-def mean_regret(name: str, eps: float | None, T: int, env_kw: dict, seeds: int) -> float:
+def regrets(name: str, eps: float | None, T: int, env_kw: dict, seeds: int) -> np.ndarray:
+    """Regret of ``name`` in the games of seeds ``0 .. seeds-1`` (agent seed = game seed)."""
     env = build_env(ENV, horizon=T, **env_kw)
     problem = env.unwrapped.problem
     out = []
@@ -52,7 +56,20 @@ def mean_regret(name: str, eps: float | None, T: int, env_kw: dict, seeds: int) 
     for s in range(seeds):
         agent = make(name, problem, seed=s, **kw)
         out.append(float(play(env, agent, seed=s).regret))
-    return float(np.mean(out))
+    return np.asarray(out)
+
+
+def mean_regret(name: str, eps: float | None, T: int, env_kw: dict, seeds: int) -> float:
+    return float(np.mean(regrets(name, eps, T, env_kw, seeds)))
+
+
+def stderr(x: np.ndarray) -> float:
+    """Standard error of the mean: sample standard deviation / sqrt(n) (0 for n = 1)."""
+    return float(np.std(x, ddof=1) / math.sqrt(x.size)) if x.size > 1 else 0.0
+
+
+def pm(x: np.ndarray) -> str:
+    return f"{np.mean(x):.1f} +- {stderr(x):.1f}"
 
 
 def slope(xs, ys) -> float:
@@ -64,6 +81,8 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--T", type=int, default=32000)
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--lb-seeds", type=int, default=20,
+                    help="games per point under the lower-bound adversary")
     ap.add_argument("--eps", default="0.01,0.03,0.1,0.3,1,3")
     ap.add_argument("--slope-eps", default="0.1,1")
     ap.add_argument("--slope-T", default="1000,4000,16000,64000")
@@ -73,24 +92,30 @@ def main(argv=None) -> None:
     slope_eps = [float(e) for e in args.slope_eps.split(",")]
     start = time.perf_counter()
     print(f"Printed by `python benchmarks/private_bandits.py --T {args.T} --seeds {args.seeds} "
-          f"--eps {args.eps} --slope-eps {args.slope_eps} --slope-T {args.slope_T}`.\n")
+          f"--lb-seeds {args.lb_seeds} --eps {args.eps} --slope-eps {args.slope_eps} "
+          f"--slope-T {args.slope_T}`.\n")
     print(f"### private-batched-htinf vs private-exp2 on `{ENV}` (K = "
           f"{build_env(ENV, horizon=10).unwrapped.problem.dim}), T = {args.T}, "
-          f"mean regret over {args.seeds} seeds\n")
+          f"mean regret +- standard error\n")
     for adv, env_kw in ADVERSARIES.items():
-        print(f"**Adversary: {adv}**\n")
-        trivial = mean_regret("uniform", None, args.T, env_kw, args.seeds)
-        print(f"Trivial play (`uniform`): {trivial:.1f}\n")
-        print("| epsilon | tau | private-batched-htinf | private-exp2 | ratio |")
-        print("|---|---|---|---|---|")
-        wins = []
+        seeds = args.lb_seeds if env_kw.get("adversary") == "lower-bound" else args.seeds
+        print(f"**Adversary: {adv}** ({seeds} seeds)\n")
+        trivial = regrets("uniform", None, args.T, env_kw, seeds)
+        print(f"Trivial play (`uniform`): {pm(trivial)}\n")
+        print("| epsilon | tau | private-batched-htinf | private-exp2 | ratio | "
+              "difference (paired) |")
+        print("|---|---|---|---|---|---|")
+        wins, clear = [], []
         for eps in epsilons:
-            r = {n: mean_regret(n, eps, args.T, env_kw, args.seeds) for n in LEARNERS}
+            r = {n: regrets(n, eps, args.T, env_kw, seeds) for n in LEARNERS}
             tau = min(args.T, max(1, math.ceil(1 / eps)))
-            ratio = r[LEARNERS[0]] / r[LEARNERS[1]]
+            ratio = float(np.mean(r[LEARNERS[0]]) / np.mean(r[LEARNERS[1]]))
             wins.append(ratio < 1.0)
-            print(f"| {eps:g} | {tau} | {r[LEARNERS[0]]:.1f} | {r[LEARNERS[1]]:.1f} | "
-                  f"{ratio:.3f} |")
+            diff = r[LEARNERS[0]] - r[LEARNERS[1]]
+            if seeds > 1 and abs(float(np.mean(diff))) > 2 * stderr(diff):
+                clear.append(f"{eps:g} ({'htinf' if np.mean(diff) < 0 else 'exp2'})")
+            print(f"| {eps:g} | {tau} | {pm(r[LEARNERS[0]])} | {pm(r[LEARNERS[1]])} | "
+                  f"{ratio:.3f} | {pm(r[LEARNERS[0]] - r[LEARNERS[1]])} |")
         below = None
         for eps, win in zip(epsilons, wins):
             if not win:
@@ -100,6 +125,8 @@ def main(argv=None) -> None:
         won = [f"{e:g}" for e, w in zip(epsilons, wins) if w]
         print(f"private-batched-htinf has the smaller mean regret at epsilon in "
               f"{{{', '.join(won)}}}.")
+        print(f"Paired difference beyond 2 standard errors (the smaller regret in "
+              f"parentheses) at epsilon in {{{', '.join(clear)}}}; elsewhere within noise.")
         if below is None:
             print(f"Crossover: private-batched-htinf does not beat private-exp2 at the "
                   f"smallest epsilon of the grid ({epsilons[0]:g}).\n")

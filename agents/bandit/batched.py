@@ -1,6 +1,6 @@
-r"""Asi, Raman, Talwar, "Faster Rates for Private Adversarial Bandits" (ICML 2025):
-the batched Laplace conversion of a non-private bandit learner (their Algorithm 1,
-Theorem 1), instantiated with HTINF as in their Corollary 2.
+r"""Asi, Raman, Talwar, "Faster Rates for Private Adversarial Bandits" (ICML 2025, PMLR
+267; arXiv 2505.21790): the batched Laplace conversion of a non-private bandit learner
+(their Algorithm 1, Theorem 1), instantiated with HTINF as in their Corollary 2.
 
 ``private-batched-htinf`` -- :class:`PrivateBatchedHTINF`. The ``T`` rounds are cut into
 ``ceil(T / tau)`` consecutive batches of ``tau`` rounds (the last one may be shorter).
@@ -10,7 +10,9 @@ average loss of ``I_j`` plus Laplace noise:
 
     l^_j(I_j) = (1/tau) sum_{t in batch j} l_t(I_j) + Z_j,    Z_j ~ Lap(1 / (tau epsilon))
 
-(losses normalized to ``[0, 1]``). Parameters as Corollary 2 sets them:
+(losses normalized to ``[0, 1]``; the last batch may have ``m < tau`` rounds, its
+average then carries ``Lap(1/(m epsilon))`` -- the feedback of the game's last base
+round, on which no decision depends). Parameters as Corollary 2 sets them:
 
 * ``tau = ceil(1 / epsilon)`` -- clamped to ``T`` (``epsilon < 1/T``: one batch, the
   first arm played throughout; the regret bound is vacuous there anyway);
@@ -38,8 +40,11 @@ by the batch length for ``B`` (post-processing). Declared to ``dp_accounting`` a
 ``DiscreteLaplaceDpEvent(1/t, k)``. ``b = t g`` (within ``2^-16`` of
 ``(hi - lo)/epsilon``) is :attr:`noise_scale`; the average carries ``b / tau``.
 
-Derivation, the clamps and what could not be checked against the paper's text:
-``docs/algorithms/private-batched-htinf.md``.
+Checked against: the paper's abstract (rate ``O(sqrt(KT)/sqrt(epsilon))``, "conversion of
+any non-private bandit algorithm") and a third-party summary of its Algorithm 1, Theorem
+1 and Corollary 2 (the values above); the paper's own algorithm box and theorem
+statements were NOT readable from here. Derivation, the clamps and the item-by-item
+list of what was checked against what: ``docs/algorithms/private-batched-htinf.md``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-r"""HTINF (Huang, Dai, Huang, ICML 2022, Algorithm 1): K-armed bandits with heavy-tailed,
-possibly negative losses, non-private.
+r"""HTINF (Huang, Dai, Huang, "Adaptive Best-of-Both-Worlds Algorithm for Heavy-Tailed
+Multi-Armed Bandits", ICML 2022, PMLR 162:9173-9200, Algorithm 1 "Heavy-Tail
+Tsallis-INF"): K-armed bandits with heavy-tailed, possibly negative losses, non-private.
 
 ``htinf`` -- :class:`HTINF`: follow-the-regularized-leader with the ``1/alpha``-Tsallis
 entropy and loss *skipping*. For round ``t = 1, 2, ...``:
@@ -10,11 +11,21 @@ entropy and loss *skipping*. For round ``t = 1, 2, ...``:
     l~_t = (l_t 1{|l_t| <= r_t} / x_{t,I_t}) e_{I_t},   L~_t = L~_{t-1} + l~_t,
 
 with ``Theta_alpha = min{1 - 2^{-(alpha-1)/(2 alpha-1)}, (2 - 2/alpha)^{1/(2-alpha)}}``
-(``1 - 2^{-1/3}`` at ``alpha = 2``). Regret ``O(sigma K^{1-1/alpha} T^{1/alpha})`` against
-any loss sequence whose ``alpha``-th moments are at most ``sigma^alpha`` (their Thm. 4.2;
-``O(sigma sqrt(K T))`` at ``alpha = 2``); losses may be negative and unbounded, which is
-why Asi-Raman-Talwar (ICML 2025, Cor. 2) use it on Laplace-noised losses
+(``1 - 2^{-1/3}`` at ``alpha = 2``). Parameters: ``alpha in (1, 2]`` and ``sigma > 0``
+with ``E|l_{t,i}|^alpha <= sigma^alpha`` for every round and arm (the paper's setting,
+as its abstract states it); nothing else is tuned. Regret (adversarial regime, alpha and
+sigma known): ``O(sigma K^{1-1/alpha} T^{1/alpha})``, the minimax rate (Bubeck et al.
+2013 lower bound), ``O(sigma sqrt(K T))`` at ``alpha = 2``; the order is the abstract's,
+the constant and the theorem's number are NOT checked against the paper's text (not
+readable here). No clamp: losses may be negative and unbounded, which is why
+Asi-Raman-Talwar (ICML 2025, Cor. 2) use it on Laplace-noised losses
 (``private-batched-htinf``, :mod:`agents.bandit.batched`).
+
+The update rule above (regularizer, ``eta_t``, ``r_t``, ``Theta_alpha``) is checked
+against a third-party implementation only, not the paper's Algorithm 1 box; the
+threshold uses ``eta_t`` of the round whose ``x_t`` drew the arm (the one implementation
+seen uses ``eta_{t+1}``). What was and was not checked:
+``docs/algorithms/private-batched-htinf.md``.
 
 The leader has the closed form ``x_i = (eta_t L~_i - mu)^{-alpha/(alpha-1)}`` with the
 normalizer ``mu < eta_t min_i L~_i`` fixed by ``sum_i x_i = 1``; ``mu`` is found by
@@ -23,8 +34,8 @@ so the iterates decrease monotonically to it), then ``x`` is renormalized.
 
 Losses: ``l = (f - lo) / (hi - lo)`` with the declared range (:func:`~agents.common.
 loss_range`; the identity on ``DPBandit-MAB-v0``). Defaults ``alpha = 2``, ``sigma = 1``
-(``E[l^2] <= 1`` for losses in ``[0, 1]``). Derivation and what could and could not be
-checked against the papers: ``docs/algorithms/private-batched-htinf.md``.
+(``E[l^2] <= 1`` for losses in ``[0, 1]``). Derivation:
+``docs/algorithms/private-batched-htinf.md``.
 """
 
 from __future__ import annotations
@@ -99,7 +110,8 @@ class HTINF(Agent):
     description = ("HTINF (Huang-Dai-Huang 2022): 1/alpha-Tsallis FTRL with loss skipping, "
                    "heavy-tailed/negative losses, non-private")
     paper = ("Huang, Dai, Huang, Adaptive Best-of-Both-Worlds Algorithm for Heavy-Tailed "
-             "Multi-Armed Bandits (ICML 2022), Alg. 1 (HTINF), Thm. 4.2")
+             "Multi-Armed Bandits (ICML 2022), Alg. 1 (HTINF); adversarial regret "
+             "O(sigma K^(1-1/alpha) T^(1/alpha)) (abstract)")
     feedback = "bandit"
     private = False
 
@@ -120,7 +132,8 @@ class HTINF(Agent):
 
     @property
     def regret_bound_order(self) -> float:
-        """``sigma K^{1-1/alpha} T^{1/alpha}`` (Thm. 4.2 up to its constant)."""
+        """``(hi - lo) sigma K^{1-1/alpha} T^{1/alpha}``: the adversarial regret's order
+        (the paper's abstract; its constant is not checked), in loss units."""
         a, T = self.alpha, self.problem.horizon
         return self._width * self.sigma * self.k ** (1.0 - 1.0 / a) * T ** (1.0 / a)
 
