@@ -355,8 +355,7 @@ class PrivateLazyMW(Agent):
         prob = self.problem
         if not isinstance(prob.domain, Simplex):  # a wrong game, not a wrong type
             raise ValueError(  # noqa: TRY004
-                f"private-lazy-mw plays experts on the simplex, got "
-                             f"{prob.domain!r}")
+                f"private-lazy-mw plays experts on the simplex, got {prob.domain!r}")
         loss = require_linear(self.name, prob.loss)
         d = prob.domain.dim
         if d < 2:
@@ -375,7 +374,8 @@ class PrivateLazyMW(Agent):
         else:
             b = base.batch if batch is None else check_int("batch", batch, 1, T)
             a = base.eta_units if eta is None else self._units("eta", eta, ETA_BITS)
-            pu = base.p_units if p is None else self._units("p", p, P_BITS, top=1.0)
+            pu = (base.p_units if p is None
+                  else self._units("p", p, P_BITS, top=1.0, zero=True))
             self.params = self._account(T, b, a, pu)
             if not self.params.epsilon <= self.epsilon * (1 + 1e-9):
                 raise ValueError(
@@ -392,13 +392,17 @@ class PrivateLazyMW(Agent):
                        f"(epsilon {self.params.epsilon:.6g} at delta/2)"))
 
     @staticmethod
-    def _units(name: str, value, bits: int, top: float = math.inf) -> int:
+    def _units(name: str, value, bits: int, top: float = math.inf,
+               zero: bool = False) -> int:
+        """``value`` rounded down to a multiple of ``2^-bits``, in those units."""
+        low = "[0" if zero else "(0"
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                math.isfinite(value) and 0 < value <= top):
+                math.isfinite(value) and (value >= 0 if zero else value > 0)
+                and value <= top):
             raise ValueError(f"{name}={value!r} rejected: expected a real number in "
-                             f"(0, {top:g}]")
+                             f"{low}, {top:g}]")
         units = math.floor(value * 2**bits)
-        if units < 1:
+        if units < 1 and not zero:
             raise ValueError(f"{name}={value!r} rejected: below the grid 2^-{bits}")
         return units
 
