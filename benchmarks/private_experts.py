@@ -15,7 +15,8 @@ actions differ from the previous round's), ``--seeds`` games each, and prints:
    guarantee, which is for oblivious adversaries only);
 2. at each epsilon, ``private-lazy-mw`` against the best ``private-ftrl`` counter;
 3. the log-log slope in T of ``private-lazy-mw``'s regret (oblivious) at
-   ``--slope-eps`` over ``--slope-T`` (least squares; ``hedge``'s for reference).
+   ``--slope-eps`` over ``--slope-T`` (least squares; ``hedge``'s for reference), and
+   that of the bound its calibration minimizes.
 
 Usage::
 
@@ -35,7 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
+from agents import make  # noqa: E402
 from agents.privacy import COUNTERS, GAUSSIAN_ONLY  # noqa: E402
+from dp_online_envs import build_env  # noqa: E402
 from dp_online_envs.experiments.game import GameSpec, play_game  # noqa: E402
 from dp_online_envs.experiments.rates import loglog_slope  # noqa: E402
 
@@ -120,6 +123,12 @@ def main(argv=None) -> None:
         ys = [games(agent, e, d, t, args.seeds, {}, {})[0] for t in horizons]
         print(f"| {label} | " + " | ".join(f"{y:.1f}" for y in ys)
               + f" | {loglog_slope(horizons, ys):.3f} |")
+    bounds = []
+    for t in horizons:
+        problem = build_env(ENV, horizon=t).get_wrapper_attr("problem")
+        bounds.append(make(L2P, problem, epsilon=args.slope_eps, delta=args.delta).regret_bound)
+    print(f"| {L2P}: its calibration's bound w (ln d / eta + eta T B / 8) | "
+          + " | ".join(f"{b:.1f}" for b in bounds) + f" | {loglog_slope(horizons, bounds):.3f} |")
     print(f"\n(wall time {time.perf_counter() - start:.0f} s)")
 
 
