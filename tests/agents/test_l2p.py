@@ -274,3 +274,30 @@ def test_audit_refutes_a_copy_with_thirty_times_eta():
     result = _audit(30)
     assert not result.passed, str(result)
     assert result.eps_lb > 1.0
+
+
+def test_switch_probability_uses_the_last_batch_losses_of_x_and_y():
+    """Two experts, losses (0, 1) every round, one batch change: x is redrawn with
+    probability 1 - exp(-eta (L(x) - L(y)) - 2 B eta) given (x_1, y_1) -- e^{-B eta},
+    e^{-2 B eta}, e^{-3 B eta} for L(x) - L(y) = -B, 0, B."""
+    B, eta, runs = 5, 0.1, 1500
+    prob = _problem(horizon=2 * B, n_arms=2)
+    losses = np.tile([0.0, 1.0], (2 * B, 1))
+    drawn = {}
+    for s in range(runs):
+        agent = make(NAME, prob, epsilon=1000.0, delta=DELTA, seed=s, batch=B, eta=eta, p=0.0)
+        x1, y1 = agent._x, agent._y
+        _drive(agent, losses)
+        drawn.setdefault((x1, y1), []).append(agent.x_draws)
+    for (x1, y1), counts in drawn.items():
+        diff = B * ((x1 == 1) - (y1 == 1))  # L(x) - L(y) in loss units
+        q = 1 - math.exp(-eta * diff - 2 * B * eta)
+        n = len(counts)
+        assert abs(np.mean(counts) - q) <= 5 * math.sqrt(q * (1 - q) / n), (x1, y1, q)
+
+
+def test_secure_generator_plays_in_batches():
+    prob = _problem(horizon=60, n_arms=3)
+    agent = make(NAME, prob, epsilon=20.0, delta=DELTA, secure=True, batch=6)
+    played = _drive(agent, np.random.default_rng(0).random((60, 3)))
+    assert all(len(set(played[i:i + 6])) == 1 for i in range(0, 60, 6))
