@@ -193,22 +193,30 @@ def test_switch_count_has_its_exact_law_on_zero_losses(p):
     prob = _problem(horizon=T, n_arms=d)
     zeros = np.zeros((T, d))
     runs = 200
-    xs, ys, sw = [], [], []
+    xs, ys, sw, ysw = [], [], [], []
     for s in range(runs):
         agent = make(NAME, prob, epsilon=50.0, delta=DELTA, seed=s, batch=B, eta=eta, p=p)
         assert agent.p == p
-        played = _drive(agent, zeros)
+        played, refs = [], []
+        for theta in zeros:
+            played.append(int(np.argmax(agent.point(agent.act()))))
+            refs.append(agent._y)  # the hidden reference sample of this batch
+            agent.update(None, theta)
+        played, refs = np.array(played), np.array(refs)
         xs.append(agent.x_draws)
         ys.append(agent.y_draws)
         sw.append(int(np.sum(played[1:] != played[:-1])))
+        ysw.append(int(np.sum(refs[1:] != refs[:-1])))
     m = T // B - 1
     qx = 1 - (1 - p) * math.exp(-2 * B * agent.eta)
     for counts, q in ((xs, qx), (ys, p)):
         sd = math.sqrt(m * q * (1 - q) / runs) if 0 < q < 1 else 1e-9
         assert abs(np.mean(counts) - m * q) <= 5 * sd
     # a redraw lands on another expert with probability (d-1)/d (nu is uniform)
-    q_sw = qx * (d - 1) / d
-    assert abs(np.mean(sw) - m * q_sw) <= 5 * math.sqrt(m * q_sw * (1 - q_sw) / runs)
+    for changes, q in ((sw, qx), (ysw, p)):
+        q_sw = q * (d - 1) / d
+        sd = math.sqrt(m * q_sw * (1 - q_sw) / runs) if q_sw > 0 else 1e-9
+        assert abs(np.mean(changes) - m * q_sw) <= 5 * sd
 
 
 def test_switches_stay_below_the_drawn_bound_on_adversarial_losses():
