@@ -39,12 +39,15 @@ analysis and the parameters are OURS (``docs/algorithms/l2p.md``):
 * Parameters (ours): the ``(eta, B, p)`` on a grid that minimizes the batched-MW bound
   ``w (ln d / eta + eta T B / 8)`` subject to that epsilon ``<= epsilon``, with
   ``eta <= sqrt(8 ln d / (T B))`` (the bound's minimizer; ``B = 1`` gives ``hedge``'s
-  rate). Clamps: ``B <= T``; ``p in {0} u {2^-k}``; if no ``B < T`` is feasible,
-  ``B = T`` (one batch: a uniformly random expert throughout, 0-DP).
+  rate). Grids: ``B`` in ``1..8`` then factors of 1.25; ``p in {0} u {4^-k: k <= 12}``
+  (``p = 0`` wins at the sizes of the benchmark). Clamps: ``B <= T``; if no ``B`` with
+  two or more batches is feasible (or beats ``T``), ``B = T`` (one batch: a uniformly
+  random expert throughout, 0-DP).
 * Rate of our calibration: the constraints ``eta^2 T (p/B + eta) <~ epsilon^2`` and
   ``eta / (p + B eta) <~ epsilon`` give ``O(sqrt(T log d) + T^{2/5} polylog /
   epsilon^{3/5})`` -- within ``(T epsilon)^{1/15}`` of the paper's claimed
-  ``T^{1/3} log d / epsilon^{2/3}``. Utility is for oblivious adversaries only.
+  ``T^{1/3} log d / epsilon^{2/3}`` (``O(sqrt(T log d / epsilon))`` at ``p = 0``).
+  Utility is for oblivious adversaries only.
 
 Exactness. The privacy of L2P IS its sampling (no noise is added), so every draw is
 exact, in integer arithmetic: losses are clipped to the family's box, shifted and scaled
@@ -74,10 +77,10 @@ from agents.common import env_action, require_linear
 from agents.privacy.calibration import PrivacyGuarantee
 from agents.privacy.discrete import OsRandom, bernoulli_exp_big
 from dp_online_envs.domains import Simplex
-from dp_online_envs.validation import check_epsilon, check_gaussian_delta, check_int
+from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
 __all__ = ["ETA_BITS", "LOSS_BITS", "P_BITS", "L2PParameters", "PrivateLazyMW",
-           "composed_delta", "draw_quantile", "l2p_parameters", "switch_epsilon"]
+           "check_l2p_delta", "composed_delta", "draw_quantile", "l2p_parameters", "switch_epsilon"]
 
 #: ``eta`` is a multiple of ``2^-ETA_BITS``.
 ETA_BITS = 20
@@ -123,6 +126,22 @@ class L2PParameters:
     def p(self) -> float:
         """``p`` as a float (exact)."""
         return self.p_units / 2**P_BITS
+
+
+def check_l2p_delta(delta: object) -> float:
+    """``delta`` in ``(0, 1)``: L2P has no pure-DP guarantee (``delta / 2`` bounds the
+    chance of more resamples than the accounting covers).
+
+    Raises:
+        ValueError: Naming the value and what is expected.
+    """
+    d = check_delta(delta)
+    if d == 0.0:
+        raise ValueError("delta=0 rejected: private-lazy-mw is (epsilon, delta)-DP with "
+                         "delta in (0, 1) (delta/2 bounds the chance of more resamples "
+                         "than accounted); pass delta=1e-6 in Python, --delta 1e-6 on the "
+                         "command line")
+    return d
 
 
 def switch_epsilon(eta: float, batch: int, p: float) -> float:
@@ -233,7 +252,7 @@ def l2p_parameters(horizon: int, n_experts: int, epsilon: float,
     T = check_int("horizon", horizon, 1)
     d = check_int("n_experts", n_experts, 2)
     eps = check_epsilon(epsilon)
-    dlt = check_gaussian_delta(delta, hint="private-lazy-mw is (epsilon, delta)-DP")
+    dlt = check_l2p_delta(delta)
     half = dlt / 2.0
     p_grid = [0] + [2 ** (P_BITS - 2 * k) for k in range(P_BITS // 2 + 1)]  # 0, 4^-k
     best = None  # (proxy, batch, p_units, eta_units, draws, eps_sw)
@@ -360,9 +379,7 @@ class PrivateLazyMW(Agent):
         d = prob.domain.dim
         if d < 2:
             raise ValueError(f"private-lazy-mw needs at least 2 experts, got {d}")
-        check_gaussian_delta(self.delta, hint="private-lazy-mw is (epsilon, delta)-DP (the "
-                             "delta bounds the number of resamples): pass delta=1e-6 in "
-                             "Python, --delta 1e-6 on the command line")
+        check_l2p_delta(self.delta)
         low = np.asarray(loss.param_space.low, dtype=np.float64)
         high = np.asarray(loss.param_space.high, dtype=np.float64)
         self.loss_lo = float(np.min(low))

@@ -53,8 +53,10 @@ def _drive(agent, losses):
 # ------------------------------------------------------------------ refusals
 def test_refuses_bad_parameters():
     prob = _problem()
-    with pytest.raises(ValueError, match="delta"):
+    with pytest.raises(ValueError, match=r"delta=0 rejected: private-lazy-mw is"):
         make(NAME, prob, epsilon=1.0)  # delta = 0
+    with pytest.raises(ValueError, match="delta=1.5"):
+        make(NAME, prob, epsilon=1.0, delta=1.5)
     with pytest.raises(ValueError, match="epsilon"):
         make(NAME, prob, delta=DELTA)
     with pytest.raises(ValueError, match="simplex"):
