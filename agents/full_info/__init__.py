@@ -2,3 +2,4 @@
 
 from agents.full_info import ftpl, ftrl, hedge, online_fw  # noqa: F401,E402
 from agents.full_info import pftal, submod_pftal  # noqa: F401,E402
+from agents.full_info import l2p  # noqa: F401,E402

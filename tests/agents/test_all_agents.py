@@ -17,6 +17,7 @@ PLAYS = {
     "private-ftrl": [("DPFullInfo-Experts-v0", {}, PRIV), ("DPFullInfo-Sphere-v0", {}, PRIV),
                      ("DPFullInfo-Cube-v0", {}, GAUSS)],
     "private-ftpl": [("DPFullInfo-Experts-v0", {}, GAUSS), ("DPFullInfo-Matroid-v0", {}, GAUSS)],
+    "private-lazy-mw": [("DPFullInfo-Experts-v0", {}, GAUSS)],
     "ftrl": [("DPFullInfo-Sphere-v0", {}, {}), ("DPFullInfo-Convex-v0", {}, {})],
     "online-fw": [("DPFullInfo-Matroid-v0", {}, {})],
     "pftal": [("DPFullInfo-StronglyConvex-v0", {}, PRIV), ("DPFullInfo-Convex-v0", {}, GAUSS)],

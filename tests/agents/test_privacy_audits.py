@@ -19,6 +19,8 @@ from dp_online_envs.audit import audit
 AUDITED = {
     "private-ftrl": ("DPFullInfo-Experts-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
     "private-ftpl": ("DPFullInfo-Experts-v0", {"n_arms": 3}, {"epsilon": 1.0, "delta": 1e-5}, 2),
+    "private-lazy-mw": ("DPFullInfo-Experts-v0", {"n_arms": 3},
+                        {"epsilon": 1.0, "delta": 1e-5}, 1),
     "pftal": ("DPFullInfo-StronglyConvex-v0", {"dim": 2}, {"epsilon": 1.0}, 2),
     "submod-pftal": ("DPFullInfo-Submodular-v0", {"n": 3}, {"epsilon": 1.0}, 2),
     "private-exp2": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
