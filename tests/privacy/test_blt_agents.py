@@ -17,6 +17,8 @@ GAMES = {
     "private-ftrl": ("DPFullInfo-Sphere-v0", {}),
     "private-ftpl": ("DPFullInfo-Experts-v0", {}),
     "pftal": ("DPFullInfo-StronglyConvex-v0", {}),
+    "private-ftrl-grad": ("DPFullInfo-Convex-v0", {}),
+    "private-ftpl-grad": ("DPFullInfo-Convex-v0", {}),
     "submod-pftal": ("DPFullInfo-Submodular-v0", {}),
     "bandit-pftal": ("DPBandit-Convex-v0", {}),
     "bandit-submod-pftal": ("DPBandit-Submodular-v0", {}),
