@@ -75,7 +75,7 @@ class PrivateFTPL(CounterAgent, Agent):
     requires = ("lipschitz",)
 
     def setup(self, counter: str = "agarwal-singh") -> None:
-        check_gaussian_delta(self.delta, hint="private-ftpl is (epsilon, delta)-DP with "
+        check_gaussian_delta(self.delta, hint=f"{self.name} is (epsilon, delta)-DP with "
                              "Gaussian noise (Agarwal-Singh Thm. 3.5): pass delta=1e-6 in "
                              "Python, --delta 1e-6 on the command line")
         p = self.problem
