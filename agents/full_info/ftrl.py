@@ -325,6 +325,29 @@ class PrivateFTRLGrad(PrivateFTRL):
         super().reset(seed)
         self.clipped_gradients = 0
 
+    def noise_norm(self) -> float:
+        """``sqrt(d max_t Var_t)``: a bound on ``E||Z_t||_2`` (Jensen) for the noise ``Z_t``
+        of every release, ``Var_t`` its exact per-coordinate variance (the counter's
+        ``max_noise_variance``; ``0`` with the noise switched off)."""
+        return math.sqrt(self.problem.dim * self._counter.max_noise_variance())
+
+    def regret_bound(self) -> float:
+        """The expected-regret bound for adaptive gradients with the l2 regularizer,
+        ``D^2 / (2 s) + s T L^2 / 2 + s L T noise_norm()`` with ``s = eta / 2`` the step
+        (``D L sqrt(T) + D sqrt(T) noise_norm()`` at the default ``eta``;
+        ``docs/algorithms/private-ftrl-grad.md``). It holds for any sequence of convex
+        ``L``-Lipschitz losses.
+
+        Raises:
+            ValueError: With the entropic regularizer (no such bound is computed).
+        """
+        if self.regularizer != "l2":
+            raise ValueError(f"regret_bound is computed for the l2 regularizer, got "
+                             f"{self.regularizer!r}")
+        p, s, L = self.problem, self.step, self.gradient_bound
+        return (p.diameter**2 / (2.0 * s) + s * p.horizon * L**2 / 2.0
+                + s * L * p.horizon * self.noise_norm())
+
 
 # ------------------------------------------------------------ non-private FTRL
 @register

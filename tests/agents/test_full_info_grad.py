@@ -166,6 +166,30 @@ def test_ftrl_grad_entropic_rate_uses_the_gradient_width():
     assert a.sensitivity == pytest.approx(2 * L * math.sqrt(10))
 
 
+def test_ftrl_grad_regret_bound_formula():
+    """``D^2/(2s) + s T L^2/2 + s L T sqrt(d Var)``: at the default step
+    ``s = D / (L sqrt T)`` it is ``D L sqrt(T) + D sqrt(T) sqrt(d Var)``; ``Var`` is the
+    per-coordinate variance of a release (``ceil(log2 T)`` draws, Agarwal-Singh counter)."""
+    _, problem = _margin(256)
+    D, L, T, d = problem.diameter, problem.lipschitz, problem.horizon, problem.dim
+    a = make("private-ftrl-grad", problem, seed=0, epsilon=2.0, delta=DELTA)
+    var = math.ceil(math.log2(T)) * a._counter.noise_strategy.variance
+    assert a.noise_norm() == pytest.approx(math.sqrt(d * var))
+    assert a.regret_bound() == pytest.approx(D * L * math.sqrt(T)
+                                             + D * math.sqrt(T) * math.sqrt(d * var))
+    b = make("private-ftrl-grad", problem, seed=0, epsilon=2.0, delta=DELTA, eta=0.01)
+    s = 0.005
+    assert b.regret_bound() == pytest.approx(D**2 / (2 * s) + s * T * L**2 / 2
+                                             + s * L * T * b.noise_norm())
+    a.noise = None
+    a.reset(0)
+    assert a.noise_norm() == 0.0
+    assert a.regret_bound() == pytest.approx(D * L * math.sqrt(T))
+    experts = build_env("DPFullInfo-Experts-v0", horizon=50).get_wrapper_attr("problem")
+    with pytest.raises(ValueError, match="l2 regularizer, got 'entropic'"):
+        make("private-ftrl-grad", experts, seed=0, epsilon=1.0).regret_bound()
+
+
 # ----------------------------------------------- the linear learners, bit for bit
 LINEAR = [("private-ftrl-grad", {"epsilon": 1.0}),
           ("private-ftrl-grad", {"epsilon": 1.0, "delta": DELTA}),

@@ -86,12 +86,6 @@ def _mean_regret(name, loss, seeds, **kw) -> float:
                           for s in seeds]))
 
 
-def _noise_norm(agent) -> float:
-    """``sqrt(E||Z||^2)`` of one release's noise (``ceil(log2 T)`` i.i.d. draws)."""
-    c = agent._counter
-    return math.sqrt(agent.problem.dim * c.draws * c.noise_strategy.variance)
-
-
 def test_ftrl_grad_logistic_regret_below_its_adaptive_bound_and_trivial_play():
     """Logistic: ``E[regret] <= D L sqrt(T) + D sqrt(T) E||Z||`` (the adaptive bound of
     docs/algorithms/private-ftrl-grad.md); at epsilon = 1000 (Gaussian) it is below
@@ -101,15 +95,15 @@ def test_ftrl_grad_logistic_regret_below_its_adaptive_bound_and_trivial_play():
     _, problem = _cls(2048)
     D, L, T = problem.diameter, problem.lipschitz, problem.horizon
     kw = {"epsilon": 1000.0, "delta": DELTA}
-    bound = D * L * math.sqrt(T) + D * math.sqrt(T) * _noise_norm(
-        make("private-ftrl-grad", problem, seed=0, **kw))
+    agent = make("private-ftrl-grad", problem, seed=0, **kw)
+    bound = agent.regret_bound()
+    assert bound == pytest.approx(D * L * math.sqrt(T) + D * math.sqrt(T) * agent.noise_norm())
     assert bound < trivial
     r = _mean_regret("private-ftrl-grad", "logistic", seeds, **kw)
     assert r < bound
     # at epsilon = 1 the bound says nothing (it exceeds T B); the regret is measured only
-    loose = D * math.sqrt(T) * _noise_norm(make("private-ftrl-grad", problem, seed=0,
-                                                epsilon=1.0, delta=DELTA))
-    assert loose > trivial
+    loose = make("private-ftrl-grad", problem, seed=0, epsilon=1.0, delta=DELTA)
+    assert loose.regret_bound() > trivial
 
 
 def test_ftrl_grad_hinge_regret_below_theorem_3_4_and_trivial_play():
@@ -121,8 +115,8 @@ def test_ftrl_grad_hinge_regret_below_theorem_3_4_and_trivial_play():
     _, problem = _cls(2048, "hinge")
     D, L, T = problem.diameter, problem.lipschitz, problem.horizon
     kw = {"epsilon": 4.0, "delta": DELTA}
-    bound = D * L * math.sqrt(T) + 2 * _noise_norm(
-        make("private-ftrl-grad", problem, seed=0, **kw))
+    bound = D * L * math.sqrt(T) + 2 * make("private-ftrl-grad", problem, seed=0,
+                                            **kw).noise_norm()
     assert bound < trivial
     r = _mean_regret("private-ftrl-grad", "hinge", seeds, **kw)
     assert r < bound
