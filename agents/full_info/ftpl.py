@@ -194,7 +194,7 @@ class PrivateFTPLGrad(PrivateFTPL):
     description = ("private FTPL (Agarwal-Singh Alg. 3) on linearized convex losses: linear "
                    "oracle on Gaussian tree-aggregated sums of gradients clipped to L")
     paper = ("Agarwal & Singh, ICML 2017, Alg. 2-3, Thm. 3.5, on the linearized losses "
-             "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Sec. 3.1, 5.5); Smith & Thakurta 2013")
+             "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Ch. 3, 5); Smith & Thakurta 2013")
 
     def setup(self, counter: str = "agarwal-singh") -> None:
         #: ``L``: the clip radius of every gradient (the problem's Lipschitz constant).

@@ -278,6 +278,9 @@ class PrivateFTRLGrad(PrivateFTRL):
         gradient_bound: ``L``, the clip radius of every gradient.
         clipped_gradients: How many gradients the clip shortened (beyond rounding).
 
+    :meth:`regret_bound` evaluates the adaptive bound above (l2 regularizer),
+    :meth:`noise_norm` its ``max_t E||Z_t||_2`` bound.
+
     Raises:
         ValueError: On non-convex losses, subset domains or an invalid option.
     """
@@ -286,7 +289,7 @@ class PrivateFTRLGrad(PrivateFTRL):
     description = ("private FTRL (Agarwal-Singh Alg. 1) on linearized convex losses: "
                    "tree-aggregated noisy sums of gradients clipped to ||g||_2 <= L")
     paper = ("Agarwal & Singh, ICML 2017, Alg. 1-2, Thm. 3.1/3.4, on the linearized losses "
-             "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Sec. 3.1, 5.3); Smith & Thakurta 2013")
+             "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Ch. 3, 5); Smith & Thakurta 2013")
     requires = ("lipschitz",)
     counterpart = "ftrl"
 
