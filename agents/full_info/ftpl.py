@@ -164,8 +164,8 @@ class PrivateFTPLGrad(PrivateFTPL):
     (:func:`agents.common.gradient_sensitivity`):
     ``sigma = max{L sqrt(T / (sqrt(N) R)), sigma_priv}`` per draw.
 
-    Privacy: as :class:`~agents.full_info.ftrl.PrivateFTRLGrad`'s (adaptive composition of the counter's
-    releases; ``x_t`` depends on the past releases and on data-independent noise only;
+    Privacy: as ``private-ftrl-grad``'s (adaptive composition of the counter's releases;
+    ``x_t`` depends on the past releases and on data-independent noise only;
     ``docs/algorithms/private-ftrl-grad.md``): ``(epsilon, delta)``-DP. On linear losses
     with ``theta_set`` ``"l2"`` or ``"linf"`` it plays bit-identically to
     ``private-ftpl`` (same seed).
