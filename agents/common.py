@@ -8,6 +8,8 @@ No algorithm module imports another one; what several of them need lives here:
   :func:`replacement_sensitivity`, :func:`loss_width`, :func:`hedge_eta`,
   :func:`paper_log`;
 * the follow-the-approximate-leader step: :func:`ftal_leader`, :func:`clip_norm`;
+* convex losses fed to a linear learner as their gradients: :func:`require_convex`,
+  :func:`clipped_gradient`, :func:`gradient_sensitivity`;
 * bandit feedback: :data:`NOISE_BLOCK`, :func:`check_bandit_problem`,
   :func:`loss_range`, :func:`check_range`, :func:`scalar_feedback`,
   :func:`clipped_loss`.
@@ -31,14 +33,17 @@ __all__ = [
     "check_bandit_problem",
     "check_range",
     "clip_norm",
+    "clipped_gradient",
     "clipped_loss",
     "env_action",
     "ftal_leader",
+    "gradient_sensitivity",
     "hedge_eta",
     "loss_range",
     "loss_width",
     "paper_log",
     "replacement_sensitivity",
+    "require_convex",
     "require_linear",
     "scalar_feedback",
     "softmin",
@@ -210,6 +215,43 @@ def clip_norm(g: np.ndarray, bound: float, ord: float = 2) -> tuple[np.ndarray, 
     if nrm <= bound:
         return g, False
     return g * (bound / nrm), nrm > bound * (1.0 + 1e-9)
+
+
+# ------------------------------------------- convex losses seen through gradients
+def require_convex(name: str, loss: LossFamily) -> LossFamily:
+    """The loss family if it is convex (its subgradients linearize it from below).
+
+    Raises:
+        ValueError: For a non-convex family.
+    """
+    if not getattr(loss, "convex", False):
+        raise ValueError(f"{name} linearizes the losses at the played point: it needs "
+                         f"convex losses, got {loss!r}")
+    return loss
+
+
+def clipped_gradient(loss: LossFamily, theta: np.ndarray, x: np.ndarray,
+                     bound: float) -> tuple[np.ndarray, bool]:
+    """``g = clip(grad f(theta, x))``: the loss's subgradient at ``x`` scaled onto the l2
+    ball of radius ``bound`` (:func:`clip_norm`), and whether the clip acted. The
+    linear loss ``<g, .>`` fed to an online linear learner in place of ``f(theta, .)``;
+    the clip makes every input lie in ``{||g||_2 <= bound}``, the set the privacy
+    noise is calibrated to (:func:`gradient_sensitivity`), whatever the env sends."""
+    return clip_norm(loss.subgradient(theta, x), bound, 2)
+
+
+def gradient_sensitivity(bound: float, dim: int, p: float) -> float:
+    """``Delta_p = sup ||g - g'||_p`` over ``g, g'`` in the l2 ball of radius ``L = bound``
+    in ``R^dim``: ``2 L sqrt(dim)`` for ``p = 1``, ``2 L`` for ``p = 2`` and ``inf``.
+
+    The sensitivity of a sum of clipped gradients (:func:`clipped_gradient`) when one
+    round's loss is replaced (the same convention as :func:`replacement_sensitivity`
+    and ``pftal``). ``p = 1`` is attained at ``g = -g' = L (1, ..., 1) / sqrt(dim)``,
+    ``p = 2`` and ``inf`` at ``g = -g' = L e_1``.
+    """
+    i = _norm_index(p)
+    bound = float(bound)
+    return (2.0 * bound * math.sqrt(int(dim)), 2.0 * bound, 2.0 * bound)[i]
 
 
 # ------------------------------------------------------------------ bandit feedback

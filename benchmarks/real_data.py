@@ -6,19 +6,28 @@ privacy cost on real examples?
    family's non-private learner and its private learner at epsilon = 1, regret
    averaged over the seeds, and issue 10's criteria (slope >= 0.9, np <= tr/2, p < tr).
 2. For ``DPFullInfo-Classification-v0`` (logistic and hinge losses): ``ftal`` and
-   ``ftrl`` (non-private) against ``pftal`` at several epsilons. ``private-ftrl`` and
-   ``private-ftpl`` are online *linear* optimization learners: the row records that they
-   refuse these losses (their message), rather than silently linearizing them.
+   ``ftrl`` (non-private) against ``pftal`` and the linearized Agarwal-Singh learners
+   ``private-ftrl-grad`` (Laplace, and Gaussian at ``delta = DELTA``) and
+   ``private-ftpl-grad`` (Gaussian) at several epsilons, with ``private-ftrl-grad``'s
+   regret bounds (``docs/algorithms/private-ftrl-grad.md``): the adaptive-gradient bound
+   (any convex losses) and, for hinge losses (oblivious once linearized on the unit
+   ball), Thm. 3.4's one-shot bound ``D L sqrt(T) + 2 E||Z||``. ``private-ftrl`` and
+   ``private-ftpl`` themselves take linear losses only: the row records their refusal.
+3. ``private-ftrl-grad``'s step: the default (the non-private ``eta``) against the
+   noise-balanced ``eta/2 = D / sqrt(T (L^2 + 2 L E||Z||))`` (logistic, Gaussian), and
+   how far ``private-ftpl-grad``'s points are from ``private-ftrl-grad``'s.
 
 Usage::
 
     python benchmarks/real_data.py                # 2 seeds
     python benchmarks/real_data.py --seeds 1 --eps 0.5,2
+    python benchmarks/real_data.py --only epsilon,step   # the classification parts only
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -27,9 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make  # noqa: E402
+from dp_online_envs.loop import run_rounds  # noqa: E402
 from separation import DELTA, LEARNERS, TRIVIAL, mean_regret, slope  # noqa: E402
 
 #: The two registered real-data ids and the unlisted portfolio game (built by
@@ -60,18 +71,52 @@ def separation_rows(seeds: int) -> None:
               flush=True)
 
 
+#: The private learners of part 2: (row label, agent, options besides epsilon).
+CLS_PRIVATE = (("pftal", "pftal", {}),
+               ("ftrl-grad Lap", "private-ftrl-grad", {}),
+               ("ftrl-grad Gauss", "private-ftrl-grad", {"delta": DELTA}),
+               ("ftpl-grad Gauss", "private-ftpl-grad", {"delta": DELTA}))
+
+
+#: Epsilons searched for the first one where a bound falls below trivial play.
+BOUND_GRID = (0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
+
+
+def _ftrl_grad(loss: str, horizon: int, epsilon: float, **kw):
+    problem = dp_online_envs.build_env(CLS, horizon=horizon, loss=loss).get_wrapper_attr(
+        "problem")
+    return make("private-ftrl-grad", problem, seed=0, epsilon=epsilon, **kw)
+
+
 def epsilon_rows(seeds: int, epsilons: list[float]) -> None:
     horizon = dp_online_envs.ENV_CONFIGS[CLS].options()["horizon"]
-    print(f"\n2. {CLS}, T = {horizon}, {seeds} seed(s): regret by learner and epsilon")
+    print(f"\n2. {CLS}, T = {horizon}, {seeds} seed(s): regret by learner and epsilon "
+          f"(Gauss: delta = {DELTA:g})")
+    head = f"    {'':24s}" + "".join(f"{'eps=' + format(e, 'g'):>10s}" for e in epsilons)
     for loss in ("logistic", "hinge"):
         kw = {"loss": loss}
         row = {"center": mean_regret(CLS, "center", horizon, seeds, kw, {}),
                "ftal": mean_regret(CLS, "ftal", horizon, seeds, kw, {}),
                "ftrl": mean_regret(CLS, "ftrl", horizon, seeds, kw, {})}
         print(f"  loss={loss}: " + ", ".join(f"{k} {v:.2f}" for k, v in row.items()))
-        cells = [f"eps={e:g}: {mean_regret(CLS, 'pftal', horizon, seeds, kw, {'epsilon': e}):.2f}"
-                 for e in epsilons]
-        print("    pftal  " + ", ".join(cells), flush=True)
+        print(head)
+        for label, name, extra in CLS_PRIVATE:
+            cells = [mean_regret(CLS, name, horizon, seeds, kw, {**extra, "epsilon": e})
+                     for e in epsilons]
+            print(f"    {label:24s}" + "".join(f"{c:10.2f}" for c in cells), flush=True)
+        bounds = [("bound ftrl-grad Gauss", lambda a: a.regret_bound())]
+        if loss == "hinge":  # oblivious once linearized: Thm. 3.4's one-shot bound
+            bounds.append(("Thm3.4 ftrl-grad Gauss",
+                           lambda a: a.problem.diameter * a.gradient_bound
+                           * math.sqrt(a.problem.horizon) + 2.0 * a.noise_norm()))
+        for label, bound in bounds:
+            cells = [bound(_ftrl_grad(loss, horizon, e, delta=DELTA)) for e in epsilons]
+            print(f"    {label:24s}" + "".join(f"{c:10.0f}" for c in cells))
+            first = next((e for e in BOUND_GRID
+                          if bound(_ftrl_grad(loss, horizon, e, delta=DELTA)) < row["center"]),
+                         None)
+            print(f"      below trivial play ({row['center']:.2f}) from eps = {first} "
+                  f"(first of the grid {', '.join(map(str, BOUND_GRID))})")
     problem = gym.make(CLS, horizon=10).get_wrapper_attr("problem")
     for name, extra in (("private-ftrl", {}), ("private-ftpl", {"delta": DELTA})):
         try:
@@ -81,17 +126,53 @@ def epsilon_rows(seeds: int, epsilons: list[float]) -> None:
             print(f"  {name}: refuses: {exc}")
 
 
+def step_rows(seeds: int, epsilons: list[float]) -> None:
+    horizon = dp_online_envs.ENV_CONFIGS[CLS].options()["horizon"]
+    print(f"\n3. private-ftrl-grad's step on {CLS} (logistic, Gaussian delta = {DELTA:g}), "
+          f"T = {horizon}, {seeds} seed(s): regret (eta)")
+    kw = {"loss": "logistic"}
+    for e in epsilons:
+        a = _ftrl_grad("logistic", horizon, e, delta=DELTA)
+        D, L, T = a.problem.diameter, a.gradient_bound, a.problem.horizon
+        balanced = 2.0 * D / math.sqrt(T * (L * L + 2.0 * L * a.noise_norm()))
+        r_def = mean_regret(CLS, "private-ftrl-grad", horizon, seeds, kw,
+                            {"epsilon": e, "delta": DELTA})
+        r_bal = mean_regret(CLS, "private-ftrl-grad", horizon, seeds, kw,
+                            {"epsilon": e, "delta": DELTA, "eta": balanced})
+        gap = np.abs(_points("private-ftrl-grad", horizon, e) - _points("private-ftpl-grad",
+                                                                          horizon, e)).max()
+        print(f"  eps={e:g}: default {r_def:.2f} (eta {a.eta:.4f}), "
+              f"balanced {r_bal:.2f} (eta {balanced:.4f}); "
+              f"max |x_t(ftrl-grad) - x_t(ftpl-grad)| = {gap:.2g} (seed 0)", flush=True)
+
+
+def _points(name: str, horizon: int, epsilon: float) -> np.ndarray:
+    """The points a learner plays in one logistic game (seed 0, Gaussian)."""
+    env = dp_online_envs.build_env(CLS, horizon=horizon, loss="logistic")
+    problem = env.get_wrapper_attr("problem")
+    agent = make(name, problem, seed=0, epsilon=epsilon, delta=DELTA)
+    agent.reset(0)
+    env.reset(seed=0)
+    points = []
+    run_rounds(env, agent, lambda t, a, fb: points.append(problem.domain.to_point(a)))
+    return np.stack(points)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", type=int, default=2)
-    p.add_argument("--eps", default="0.25,0.5,1,2,4,8", help="pftal's epsilons")
-    p.add_argument("--only", default="separation,epsilon")
+    p.add_argument("--eps", default="0.1,0.5,1,2,10",
+                   help="the private learners' epsilons (classification)")
+    p.add_argument("--step-eps", default="1,10", help="epsilons of part 3")
+    p.add_argument("--only", default="separation,epsilon,step")
     args = p.parse_args(argv)
     only = set(args.only.split(","))
     if "separation" in only:
         separation_rows(args.seeds)
     if "epsilon" in only:
         epsilon_rows(args.seeds, [float(e) for e in args.eps.split(",")])
+    if "step" in only:
+        step_rows(args.seeds, [float(e) for e in args.step_eps.split(",")])
     return 0
 
 

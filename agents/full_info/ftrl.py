@@ -3,6 +3,8 @@
 * ``private-ftrl`` -- :class:`PrivateFTRL`, Agarwal & Singh, "The Price of Differential
   Privacy for Online Learning" (ICML 2017), Algorithm 1 (FTRL template) fed by
   Algorithm 2 (``TreeBasedAgg``), Theorem 3.1 / 3.4 and Corollary 3.2.
+* ``private-ftrl-grad`` -- :class:`PrivateFTRLGrad`, the same learner fed the clipped
+  gradients ``g_t = clip_L(grad f_t(x_t))`` of convex Lipschitz losses (linearization).
 * ``ftrl`` -- :class:`FTRL`, non-private FTRL with the squared-l2 regularizer
   (lazy projected online gradient descent, "dual averaging"), or greedy projected OGD.
 
@@ -22,10 +24,13 @@ import numpy as np
 
 from agents.base import Agent, register
 from agents.common import (
+    clipped_gradient,
     env_action,
+    gradient_sensitivity,
     hedge_eta,
     loss_width,
     replacement_sensitivity,
+    require_convex,
     require_linear,
     softmin,
     split_rng,
@@ -37,7 +42,7 @@ from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.validation import check_real
 
-__all__ = ["FTRL", "PrivateFTRL"]
+__all__ = ["FTRL", "PrivateFTRL", "PrivateFTRLGrad"]
 
 
 
@@ -132,7 +137,7 @@ class PrivateFTRL(CounterAgent, Agent):
     def setup(self, counter: str = "agarwal-singh", regularizer: str | None = None,
               eta: float | None = None) -> None:
         p = self.problem
-        loss = require_linear(self.name, p.loss)
+        self._check_loss()
         dom = p.domain
         _refuse_subsets(self.name, dom)
         if regularizer is None:
@@ -144,7 +149,7 @@ class PrivateFTRL(CounterAgent, Agent):
         self.regularizer = regularizer
         noise = default_noise(self.delta)
         #: l1 (Laplace) or l2 (Gaussian) diameter of the loss set: the counter's sensitivity.
-        self.sensitivity = replacement_sensitivity(loss, 1 if noise == "laplace" else 2)
+        self.sensitivity = self._sensitivity(1 if noise == "laplace" else 2)
         self.privacy = self._use_counter(counter, noise, self.sensitivity).guarantee()
 
         T = p.horizon
@@ -152,7 +157,7 @@ class PrivateFTRL(CounterAgent, Agent):
         self.x1 = start_point(dom)
         if regularizer == "entropic":
             self.D_R = math.log(dom.dim)
-            default_eta = hedge_eta(T, dom.dim, loss_width(loss))
+            default_eta = hedge_eta(T, dom.dim, self._width())
         else:
             # max_X ||x - x_1||^2 <= (max_X ||x|| + ||x_1||)^2 (= ||X||_2^2 if x_1 = 0)
             self.D_R = (float(dom.norm_bound(2)) + float(np.linalg.norm(self.x1))) ** 2
@@ -164,6 +169,25 @@ class PrivateFTRL(CounterAgent, Agent):
         self.eta = default_eta if eta is None else check_real("eta", eta, 0.0)
         #: The step of the l2 leader, ``x = Proj(x_1 - step * L~)``: ``eta / 2``.
         self.step = 0.5 * self.eta
+
+    # -------------------------------------- what the counter sums: the loss vectors
+    def _check_loss(self) -> None:
+        """Refuse a loss family this learner cannot feed to its counter."""
+        require_linear(self.name, self.problem.loss)
+
+    def _sensitivity(self, p: float) -> float:
+        """``Delta_p``: the ``l_p`` diameter of the set of counter inputs (here the
+        loss set, :func:`agents.common.replacement_sensitivity`)."""
+        return replacement_sensitivity(self.problem.loss, p)
+
+    def _width(self) -> float:
+        """Width of the interval every coordinate of a counter input lies in (entropic
+        learning rate): the loss width, :func:`agents.common.loss_width`."""
+        return loss_width(self.problem.loss)
+
+    def _counter_input(self, action, feedback) -> np.ndarray:
+        """The round's counter input: the loss vector ``theta_t`` clipped to ``Theta``."""
+        return self.clip_feedback(feedback)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -192,10 +216,142 @@ class PrivateFTRL(CounterAgent, Agent):
         return env_action(self.problem.domain, self._x, self._play_rng)
 
     def update(self, action, feedback) -> None:
-        theta = self.clip_feedback(feedback)
+        theta = self._counter_input(action, feedback)
         self._noisy = self.release(self._counter.add(theta))
         self.t += 1
         self._x = self._leader(self._noisy)
+
+
+@register
+class PrivateFTRLGrad(PrivateFTRL):
+    r"""Private FTRL on linearized convex losses: :class:`PrivateFTRL` (Agarwal & Singh,
+    ICML 2017, Alg. 1-2) fed ``g_t = clip_L(grad f_t(x_t))`` in place of ``theta_t``.
+
+    Each round the learner plays ``x_t`` (the FTRL point of :class:`PrivateFTRL`),
+    receives the full loss ``f_t`` (its parameter ``theta_t``, clipped to the declared
+    set), computes a subgradient at ``x_t`` and clips it to the l2 ball of radius
+    ``L = problem.lipschitz`` (:func:`agents.common.clipped_gradient`; a no-op for an
+    honest env, since ``||grad f_t|| <= L``), and adds ``g_t`` to the continual counter
+    as the linear loss ``<g_t, x>``. Everything else (counter, regularizer, leader,
+    learning rate) is :class:`PrivateFTRL`'s with ``theta`` replaced by ``g``.
+
+    Regret: by convexity ``f_t(x_t) - f_t(x) <= <g_t, x_t - x>`` (Zinkevich 2003;
+    Hazan, *Introduction to Online Convex Optimization*, 2016, Sec. 3.1), so the regret
+    on ``f_t`` is at most the regret on the linear losses ``<g_t, .>``,
+    ``||g_t||_2 <= L``. These depend on the noise (through ``x_t``), so Thm. 3.4's
+    one-shot-noise argument (oblivious losses) does not apply; the bound that does
+    (``docs/algorithms/private-ftrl-grad.md``) compares ``x_t`` with the noiseless lazy
+    OGD iterate ``y_t`` on the same gradients (the FTRL lemma holds for any sequence)
+    and pays ``<g_t, x_t - y_t> <= L (eta/2) ||Z_t||_2`` (the projection is
+    non-expansive; ``Z_t`` the noise of the release ``L~_{t-1}``). l2 regularizer
+    (every domain but the simplex), ``eta = 2 D / (L sqrt T)``:
+    ``E[regret] <= D L sqrt(T) + D sqrt(T) max_t E||Z_t||_2``, with
+    ``E||Z_t||_2 = O(d L log^1.5 T / eps)`` (Laplace: ``ceil(log2 T)`` draws of scale
+    ``levels 2 L sqrt(d) / eps`` per coordinate) or
+    ``O(sqrt(d) L log T sqrt(log(1/delta)) / eps)`` (Gaussian), i.e. regret
+    ``O(D L sqrt(T) (1 + d log^1.5 T / eps))`` resp.
+    ``O(D L sqrt(T) (1 + sqrt(d log(1/delta)) log T / eps))``: below trivial play only
+    for large ``eps``; measured regret is far below it (``docs/results.md``,
+    real-data section). Entropic
+    regularizer (the simplex): coordinates of ``g_t`` lie in ``[-L, L]``, width ``2L``,
+    ``eta = sqrt(8 ln N / T) / (2L)``, and ``<g_t, x_t - y_t> <= 2 eta L ||Z_t||_inf``.
+    ``eta=`` overrides the rate (the noise-aware
+    ``eta/2 = D / sqrt(T (L^2 + 2 L E||Z||_2))`` balances the bound, but plays worse on
+    the classification data).
+
+    Privacy: neighbouring loss sequences differ in one round ``t*``; ``g_t`` depends on
+    ``f_t`` and on ``x_t``, a function of the releases before round ``t``, so by adaptive
+    composition of the counter's node releases (each input moves by at most
+    ``Delta_p`` in ``l_p`` given the past releases) the releases are as private as the
+    counter on any fixed stream of inputs in the ball, and actions are
+    post-processing. Sensitivity (:func:`agents.common.gradient_sensitivity`): l1
+    ``2 L sqrt(d)`` (Laplace, ``delta = 0``), l2 ``2 L`` (Gaussian, ``delta > 0``), the
+    ``pftal`` convention. On linear losses with ``theta_set`` ``"l2"`` or ``"linf"``
+    these equal :class:`PrivateFTRL`'s loss-set diameters and the clip is a no-op, so
+    the two play bit-identically (same seed); on ``"unit"``/``"l1"`` the loss set is
+    smaller than the ball and ``private-ftrl`` adds less noise. Argument and proof
+    sketch: ``docs/algorithms/private-ftrl-grad.md``.
+
+    Options: those of :class:`PrivateFTRL` (``counter``, ``regularizer``, ``eta``).
+
+    Attributes:
+        gradient_bound: ``L``, the clip radius of every gradient.
+        clipped_gradients: How many gradients the clip shortened (beyond rounding).
+
+    :meth:`regret_bound` evaluates the adaptive bound above (l2 regularizer),
+    :meth:`noise_norm` its ``max_t E||Z_t||_2`` bound.
+
+    Raises:
+        ValueError: On non-convex losses, subset domains or an invalid option.
+    """
+
+    name = "private-ftrl-grad"
+    description = ("private FTRL (Agarwal-Singh Alg. 1) on linearized convex losses: "
+                   "tree-aggregated noisy sums of gradients clipped to ||g||_2 <= L")
+    paper = ("Agarwal & Singh, ICML 2017, Alg. 1-2, Thm. 3.1/3.4, on the linearized losses "
+             "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Ch. 3, 5); Smith & Thakurta 2013")
+    requires = ("lipschitz",)
+    counterpart = "ftrl"
+    #: Exponent of the regret rate in T (``dp_online_envs.experiments.rates``): sqrt(T).
+    regret_rate = 0.5
+
+    @classmethod
+    def counterpart_for(cls, problem, **options) -> str | None:
+        """``"ftrl"`` (lazy projected OGD on the same gradients) with the l2
+        regularizer; ``None`` with the entropic one (exponentiated gradient, which is
+        not registered)."""
+        reg = options.get("regularizer")
+        if reg is None:
+            reg = "entropic" if isinstance(problem.domain, Simplex) else "l2"
+        return "ftrl" if reg == "l2" else None
+
+    def setup(self, counter: str = "agarwal-singh", regularizer: str | None = None,
+              eta: float | None = None) -> None:
+        #: ``L``: the clip radius of every gradient (the problem's Lipschitz constant).
+        self.gradient_bound = float(self.problem.lipschitz)
+        super().setup(counter=counter, regularizer=regularizer, eta=eta)
+
+    def _check_loss(self) -> None:
+        require_convex(self.name, self.problem.loss)
+
+    def _sensitivity(self, p: float) -> float:
+        return gradient_sensitivity(self.gradient_bound, self.problem.dim, p)
+
+    def _width(self) -> float:
+        return 2.0 * self.gradient_bound
+
+    def _counter_input(self, action, feedback) -> np.ndarray:
+        theta = self.clip_feedback(feedback)
+        g, clipped = clipped_gradient(self.problem.loss, theta, self._x, self.gradient_bound)
+        self.clipped_gradients += int(clipped)
+        return g
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.clipped_gradients = 0
+
+    def noise_norm(self) -> float:
+        """``sqrt(d max_t Var_t)``: a bound on ``E||Z_t||_2`` (Jensen) for the noise ``Z_t``
+        of every release, ``Var_t`` its exact per-coordinate variance (the counter's
+        ``max_noise_variance``; ``0`` with the noise switched off)."""
+        return math.sqrt(self.problem.dim * self._counter.max_noise_variance())
+
+    def regret_bound(self) -> float:
+        """The expected-regret bound for adaptive gradients with the l2 regularizer,
+        ``D^2 / (2 s) + s T L^2 / 2 + s L T noise_norm()`` with ``s = eta / 2`` the step
+        (``D L sqrt(T) + D sqrt(T) noise_norm()`` at the default ``eta``;
+        ``docs/algorithms/private-ftrl-grad.md``). It holds for any sequence of convex
+        ``L``-Lipschitz losses.
+
+        Raises:
+            ValueError: With the entropic regularizer (no such bound is computed).
+        """
+        if self.regularizer != "l2":
+            raise ValueError(f"regret_bound is computed for the l2 regularizer, got "
+                             f"{self.regularizer!r}")
+        p, s, L = self.problem, self.step, self.gradient_bound
+        return (p.diameter**2 / (2.0 * s) + s * p.horizon * L**2 / 2.0
+                + s * L * p.horizon * self.noise_norm())
 
 
 # ------------------------------------------------------------ non-private FTRL

@@ -17,6 +17,8 @@ GAMES = {
     "private-ftrl": ("DPFullInfo-Sphere-v0", {}),
     "private-ftpl": ("DPFullInfo-Experts-v0", {}),
     "pftal": ("DPFullInfo-StronglyConvex-v0", {}),
+    "private-ftrl-grad": ("DPFullInfo-Convex-v0", {}),
+    "private-ftpl-grad": ("DPFullInfo-Convex-v0", {}),
     "submod-pftal": ("DPFullInfo-Submodular-v0", {}),
     "bandit-pftal": ("DPBandit-Convex-v0", {}),
     "bandit-submod-pftal": ("DPBandit-Submodular-v0", {}),
@@ -68,7 +70,7 @@ def test_blt_needs_a_delta(name):
                                          r"\(0, 1\) for Gaussian noise.*(delta=1e-6|delta > 0)"
                        ) as err:
         make(name, problem, seed=0, **{**GAUSS, "delta": 0.0})
-    if name != "private-ftpl":  # private-ftpl is Gaussian with every counter
+    if name not in ("private-ftpl", "private-ftpl-grad"):  # Gaussian with every counter
         assert "counter='blt' adds only Gaussian noise" in str(err.value)
 
 
