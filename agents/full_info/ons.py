@@ -82,8 +82,9 @@ def project_in_norm(y: np.ndarray, a: np.ndarray, center: np.ndarray, basis: np.
     generalized projection onto the simplex in hull coordinates.
 
     Returns ``y`` itself when it is feasible; otherwise scipy's SLSQP from ``z0`` (a
-    feasible warm start), pulled back into the feasible set along the segment to the
-    hull's center if rounding left it outside.
+    feasible warm start; also the answer if the solver returns a non-finite point),
+    pulled back along the segment to the hull's center if it lies outside, so the
+    point is feasible up to one rounding (the agent clips and renormalizes it).
     """
     if np.all(center + basis @ y >= 0.0):
         return y.copy()
@@ -99,9 +100,9 @@ def project_in_norm(y: np.ndarray, a: np.ndarray, center: np.ndarray, basis: np.
                    options={"ftol": 1e-15, "maxiter": 200})
     z = res.x if np.all(np.isfinite(res.x)) else z0
     x = center + basis @ z
-    if np.any(x < 0.0):  # shrink toward the center (z = 0) until feasible
-        s = float(np.min(np.where(x < 0.0, center / (center - x), 1.0)))
-        z = z * s
+    neg = x < 0.0
+    if np.any(neg):  # shrink toward the center (z = 0) until feasible (up to rounding)
+        z = z * float(np.min(center[neg] / (center[neg] - x[neg])))
     return z
 
 
@@ -131,7 +132,7 @@ class ONS(Agent):
         p = self.problem
         if not isinstance(p.domain, Simplex):
             raise ValueError(f"{self.name} plays the simplex (portfolio selection), got "
-                             f"{p.domain!r}")
+                             f"{p.domain!r}")  # noqa: TRY004  (a problem it cannot play)
         alpha = float(p.loss.exp_concavity)
         if not alpha > 0:
             raise ValueError(f"{self.name} needs exp-concave losses (a family with "

@@ -50,10 +50,17 @@ Version history (v0):
     (hull dimension 9 -> 1).
 * 2026-11 (issue 15), added on real data (the ``realdata`` extra; default adversary
   ``"data"`` replays the data, the synthetic adversaries stay available):
-  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``; the portfolio game
-  ``DPFullInfo-Portfolio-v0`` is built by :func:`build_env` but not registered (its
-  default does not separate learning from trivial play: on daily returns the uniform
-  portfolio's regret is about 1e-3 a day, ``benchmarks/real_data.py``).
+  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``, and (issue 15, 3a)
+  ``DPFullInfo-Portfolio-v0``: before registration it was built by :func:`build_env`
+  only, over all 20 stocks with relatives clipped to ``[0.5, 2]`` and horizon 2048, a
+  default that did not separate (the uniform portfolio's regret grew like ``T^0.4`` and
+  no learner halved it); registered with ``tickers=('GE', 'MSFT')``, relatives in
+  ``[0.8, 1.2]`` (every relative of the two: nothing clipped), horizon 8312 (the whole
+  range), where the uniform portfolio's regret is linear in T and ``ons`` halves it
+  (:data:`~dp_online_envs.envs.real_data.PORTFOLIO_TICKERS`,
+  ``benchmarks/real_data.py``). The former game:
+  ``tickers=datasets.SP500_TICKERS, loss_kwargs={'r_min': 0.5, 'r_max': 2.0},
+  horizon=2048``.
 """
 
 from __future__ import annotations
