@@ -131,8 +131,8 @@ class ONS(Agent):
     def setup(self) -> None:
         p = self.problem
         if not isinstance(p.domain, Simplex):
-            raise ValueError(f"{self.name} plays the simplex (portfolio selection), got "
-                             f"{p.domain!r}")  # noqa: TRY004  (a problem it cannot play)
+            msg = f"{self.name} plays the simplex (portfolio selection), got {p.domain!r}"
+            raise ValueError(msg)  # noqa: TRY004  (a problem it cannot play)
         alpha = float(p.loss.exp_concavity)
         if not alpha > 0:
             raise ValueError(f"{self.name} needs exp-concave losses (a family with "
