@@ -9,6 +9,12 @@ privacy cost on real examples?
    ``ftrl`` (non-private) against ``pftal`` at several epsilons. ``private-ftrl`` and
    ``private-ftpl`` are online *linear* optimization learners: the row records that they
    refuse these losses (their message), rather than silently linearizing them.
+3. For ``DPFullInfo-Portfolio-v0`` (its own section: its default horizon is the whole
+   data, one window, so only the windows of ``T/4`` vary with the seed, and trivial
+   play's regret there is averaged over ``--windows`` seeds): how its default pair was
+   chosen (every pair of the 20 stocks, the uniform portfolio's regret over the whole
+   range, and ``ons``'s on the candidates), the separation row (``center``, ``ftal``,
+   ``ons``, ``pftal`` at several epsilons), and the former 20-stock game.
 
 Usage::
 
@@ -19,6 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -32,10 +39,10 @@ import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make  # noqa: E402
 from separation import DELTA, LEARNERS, TRIVIAL, mean_regret, slope  # noqa: E402
 
-#: The two registered real-data ids and the unlisted portfolio game (built by
-#: ``build_env``: not registered, its default does not separate).
-IDS = ("DPFullInfo-Classification-v0", "DPBandit-Classes-v0", "DPFullInfo-Portfolio-v0")
+#: The real-data ids of the separation rows (the portfolio has its own section).
+IDS = ("DPFullInfo-Classification-v0", "DPBandit-Classes-v0")
 CLS = "DPFullInfo-Classification-v0"
+PF = "DPFullInfo-Portfolio-v0"
 
 
 def separation_rows(seeds: int) -> None:
@@ -81,17 +88,86 @@ def epsilon_rows(seeds: int, epsilons: list[float]) -> None:
             print(f"  {name}: refuses: {exc}")
 
 
+def _pair_screen(threshold: float = 1.5) -> list[tuple[float, tuple[str, str], tuple]]:
+    """Every pair of the 20 stocks over the whole range: the uniform portfolio's regret
+    against the certified best constant-rebalanced portfolio (upper end of the interval,
+    so a lower estimate of the regret), for the pairs above ``threshold``, with each
+    pair's declared range: the data's extremes rounded out to a multiple of 0.05."""
+    import itertools
+
+    import numpy as np
+
+    from dp_online_envs import datasets
+    from dp_online_envs.losses.portfolio import best_rebalanced_portfolio
+
+    d = datasets.load_sp500()
+    rel = d.relatives()
+    out = []
+    for i, j in itertools.combinations(range(len(d.tickers)), 2):
+        rows = rel[:, [i, j]]
+        _, hi, _ = best_rebalanced_portfolio(rows)
+        trivial = float(-np.log(rows.mean(axis=1)).sum() - hi)
+        if trivial > threshold:
+            rng = (math.floor(rows.min() * 20) / 20, math.ceil(rows.max() * 20) / 20)
+            out.append((trivial, (d.tickers[i], d.tickers[j]), rng))
+    return sorted(out, reverse=True)
+
+
+def portfolio_rows(seeds: int, windows: int, epsilons: list[float]) -> None:
+    horizon = dp_online_envs.ENV_CONFIGS[PF].options()["horizon"]
+    quarter = horizon // 4
+    print(f"\n3. {PF}: T = {horizon} (every trading day, one window), slope from "
+          f"T0 = {quarter} (trivial play averaged over {windows} seeded windows)")
+    print("  a. Pairs whose uniform portfolio trails the best CRP by > 1.5 over the whole "
+          "range (of 190), with ons at the pair's range:")
+    for trivial, pair, (lo, hi) in _pair_screen():
+        kw = {"tickers": pair, "loss_kwargs": {"r_min": lo, "r_max": hi}}
+        r_ons = mean_regret(PF, "ons", horizon, 1, kw, {})
+        r0 = mean_regret(PF, TRIVIAL, quarter, windows, kw, {})
+        print(f"     {'-'.join(pair):9s} range [{lo:.2f}, {hi:.2f}]: trivial {trivial:.3f} "
+              f"(slope {slope(quarter, r0, horizon, trivial):.2f}), ons {r_ons:.3f} "
+              f"= {r_ons / trivial:.2f} x trivial", flush=True)
+    print("  b. The default (GE-MSFT, relatives in [0.8, 1.2]):")
+    tr0 = mean_regret(PF, TRIVIAL, quarter, windows, {}, {})
+    tr = mean_regret(PF, TRIVIAL, horizon, 1, {}, {})
+    r_ons = mean_regret(PF, "ons", horizon, 1, {}, {})
+    r_ftal = mean_regret(PF, "ftal", horizon, 1, {}, {})
+    s = slope(quarter, tr0, horizon, tr)
+    print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {s:.2f}); ons {r_ons:.3f} "
+          f"({r_ons / tr:.2f} x trivial); ftal {r_ftal:.3f} ({r_ftal / tr:.2f} x trivial)")
+    r_p = {e: mean_regret(PF, "pftal", horizon, seeds, {}, {"epsilon": e}) for e in epsilons}
+    print(f"     pftal ({seeds} seeds) " + ", ".join(f"eps={e:g}: {v:.3f}" for e, v in r_p.items()))
+    p_ok = "ok" if r_p.get(1.0, math.inf) < tr else "FAIL"
+    print(f"     criteria: slope:{'ok' if s >= 0.9 else 'FAIL'} "
+          f"np<=tr/2:{'ok' if r_ons <= tr / 2 else 'FAIL'} p<tr (eps=1):{p_ok}", flush=True)
+    print("  c. The former game (all 20 stocks, relatives clipped to [0.5, 2]):")
+    from dp_online_envs import datasets
+    kw = {"tickers": datasets.SP500_TICKERS, "loss_kwargs": {"r_min": 0.5, "r_max": 2.0}}
+    tr0 = mean_regret(PF, TRIVIAL, quarter, windows, kw, {})
+    tr = mean_regret(PF, TRIVIAL, horizon, 1, kw, {})
+    row = {a: mean_regret(PF, a, horizon, 1, kw, {}) for a in ("ons", "ftal")}
+    print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {slope(quarter, tr0, horizon, tr):.2f}); "
+          + "; ".join(f"{a} {v:.3f} ({v / tr:.2f} x trivial)" for a, v in row.items()),
+          flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--eps", default="0.25,0.5,1,2,4,8", help="pftal's epsilons")
-    p.add_argument("--only", default="separation,epsilon")
+    p.add_argument("--windows", type=int, default=16,
+                   help="seeds (windows of T/4) for the portfolio's trivial play at T/4")
+    p.add_argument("--pf-eps", default="0.5,1,2,8", help="pftal's epsilons on the portfolio")
+    p.add_argument("--only", default="separation,epsilon,portfolio")
     args = p.parse_args(argv)
     only = set(args.only.split(","))
     if "separation" in only:
         separation_rows(args.seeds)
     if "epsilon" in only:
         epsilon_rows(args.seeds, [float(e) for e in args.eps.split(",")])
+    if "portfolio" in only:
+        portfolio_rows(max(args.seeds, 4), args.windows,
+                       [float(e) for e in args.pf_eps.split(",")])
     return 0
 
 
