@@ -142,6 +142,21 @@ def test_best_rebalanced_portfolio_against_brute_force_on_two_stocks():
     assert hi - lo <= 1e-6 and abs(x.sum() - 1.0) < 1e-12 and np.all(x >= 0)
 
 
+def test_best_rebalanced_portfolio_against_brute_force_on_three_stocks():
+    """The comparator of the default's kind of game on three stocks (GE, MSFT, UNH):
+    the certified interval holds the minimum over a grid of the simplex, SLSQP's point
+    is no worse than the best grid point, and the grid comes within its resolution."""
+    d = datasets.load_sp500()
+    rows = d.relatives()[:1000, [d.tickers.index(t) for t in ("GE", "MSFT", "UNH")]]
+    lo, hi, x = best_rebalanced_portfolio(rows)
+    n = 100
+    grid = np.array([(i, j, n - i - j) for i in range(n + 1) for j in range(n + 1 - i)]) / n
+    vals = -np.log(rows @ grid.T).sum(axis=0)
+    assert lo <= vals.min() + 1e-9 and hi <= vals.min() + 1e-9
+    assert hi - lo <= 1e-6 and vals.min() - hi < 1e-3
+    assert abs(x.sum() - 1.0) < 1e-12 and np.all(x >= 0)
+
+
 def test_failed_solve_falls_back_to_the_start(monkeypatch):
     from types import SimpleNamespace
 
