@@ -13,8 +13,9 @@ privacy cost on real examples?
    data, one window, so only the windows of ``T/4`` vary with the seed, and trivial
    play's regret there is averaged over ``--windows`` seeds): how its default pair was
    chosen (every pair of the 20 stocks, the uniform portfolio's regret over the whole
-   range, and ``ons``'s on the candidates), the separation row (``center``, ``ftal``,
-   ``ons``, ``pftal`` at several epsilons), and the former 20-stock game.
+   range, and ``ons``'s on the candidates), the separation row (``center``, ``ons``,
+   ``ftal``, ``hedge`` -- on a convex loss it is exponentiated gradient, Helmbold et al.
+   1998 --, ``pftal`` at several epsilons), and the former 20-stock game.
 
 Usage::
 
@@ -130,11 +131,11 @@ def portfolio_rows(seeds: int, windows: int, epsilons: list[float]) -> None:
     print("  b. The default (GE-MSFT, relatives in [0.8, 1.2]):")
     tr0 = mean_regret(PF, TRIVIAL, quarter, windows, {}, {})
     tr = mean_regret(PF, TRIVIAL, horizon, 1, {}, {})
-    r_ons = mean_regret(PF, "ons", horizon, 1, {}, {})
-    r_ftal = mean_regret(PF, "ftal", horizon, 1, {}, {})
+    row = {a: mean_regret(PF, a, horizon, 1, {}, {}) for a in ("ons", "ftal", "hedge")}
+    r_ons = row["ons"]
     s = slope(quarter, tr0, horizon, tr)
-    print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {s:.2f}); ons {r_ons:.3f} "
-          f"({r_ons / tr:.2f} x trivial); ftal {r_ftal:.3f} ({r_ftal / tr:.2f} x trivial)")
+    print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {s:.2f}); "
+          + "; ".join(f"{a} {v:.3f} ({v / tr:.2f} x trivial)" for a, v in row.items()))
     r_p = {e: mean_regret(PF, "pftal", horizon, seeds, {}, {"epsilon": e}) for e in epsilons}
     print(f"     pftal ({seeds} seeds) " + ", ".join(f"eps={e:g}: {v:.3f}" for e, v in r_p.items()))
     p_ok = "ok" if r_p.get(1.0, math.inf) < tr else "FAIL"
@@ -145,7 +146,7 @@ def portfolio_rows(seeds: int, windows: int, epsilons: list[float]) -> None:
     kw = {"tickers": datasets.SP500_TICKERS, "loss_kwargs": {"r_min": 0.5, "r_max": 2.0}}
     tr0 = mean_regret(PF, TRIVIAL, quarter, windows, kw, {})
     tr = mean_regret(PF, TRIVIAL, horizon, 1, kw, {})
-    row = {a: mean_regret(PF, a, horizon, 1, kw, {}) for a in ("ons", "ftal")}
+    row = {a: mean_regret(PF, a, horizon, 1, kw, {}) for a in ("ons", "ftal", "hedge")}
     print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {slope(quarter, tr0, horizon, tr):.2f}); "
           + "; ".join(f"{a} {v:.3f} ({v / tr:.2f} x trivial)" for a, v in row.items()),
           flush=True)
