@@ -159,6 +159,10 @@ def test_play_matches_algorithm_2_by_hand_on_two_assets():
     ref = _reference_two_assets(thetas, 0.8, 1.2)
     np.testing.assert_allclose(np.array(played), ref, rtol=0, atol=1e-12)
     assert agent.projections > 0 and agent.projection_gap < 1e-9
+    # the guard after the projection: every played point is in the simplex exactly
+    # (c + U z alone can be -1e-17 at the boundary)
+    assert min(p.min() for p in played) >= 0.0
+    assert max(abs(p.sum() - 1.0) for p in played) <= 1e-15
 
 
 def test_feedback_is_clipped_before_the_gradient():
