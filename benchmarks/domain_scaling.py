@@ -1,13 +1,18 @@
 """Per-round cost of every registered domain kind at its default size, 4x and 16x.
 
-For each domain kind a registered env uses, the env is built with
-``dp_online_envs.build_env(id, **size_option)`` (its default loss and adversary; the
-oracle polytopes at their pre-issue-10 sizes with distance losses, :data:`_D`) and
+Two tables. **Current defaults** (:data:`CURRENT`): for each domain kind a registered
+env uses, the env built with ``dp_online_envs.build_env(id)`` (the id's defaults: its
+size, loss and adversary) and with its size option at about 4x and 16x. **Former
+defaults** (:data:`FORMER`): the oracle polytopes at their pre-issue-10 default
+instances with distance losses (:data:`_D`; the checkpoint is then the certified convex
+comparator), and the flow grid up to 24x32, where issue 14's targets (:data:`TARGETS`:
+a step <= 100 us, a regret checkpoint <= 50 ms) are checked and printed as CPU and wall
+verdicts. For each size:
 
 * **step**: ``env.step(a)`` with a fixed feasible action ``a`` (a vertex: the oracle's
   answer to the zero cost vector; arm 0; the empty subset), horizon large enough that
   no checkpoint falls inside the timed steps; the median over repeats of the mean
-  time per step;
+  wall and CPU (``time.process_time``) time per step;
 * **checkpoint**: after ``--rounds`` steps, one regret checkpoint, i.e. the
   recorder's comparator ``min_x sum_s f_s(x)`` (``regret_summary(env)``, cold: the
   first call, with no warm start), median over repeats; the domain's one-time
@@ -17,7 +22,9 @@ oracle polytopes at their pre-issue-10 sizes with distance losses, :data:`_D`) a
 * **construction**: ``build_env`` plus that one-time geometry, once (wall).
 
 On a shared machine, multithreaded BLAS calls wait for a free core; run with
-``OPENBLAS_NUM_THREADS=1`` to time the single-threaded work.
+``OPENBLAS_NUM_THREADS=1`` to time the single-threaded work. The load average is
+printed at the start and the end, and the CartPole reference at both (its ratio says
+how much the load inflates the wall times).
 
 Times are reported in microseconds and as a ratio to the default size measured in the
 same process, next to a reference operation measured in the same process
@@ -29,12 +36,14 @@ A checkpoint above ``--budget`` seconds stops the larger sizes of that row (show
 ``skipped``): they would only be slower. The l1 ball is not used by any registered
 env, so it is not here.
 
-    nice python benchmarks/domain_scaling.py [--rounds 50] [--budget 10] [--only flow --only Birkhoff]
+    OPENBLAS_NUM_THREADS=1 nice python benchmarks/domain_scaling.py [--rounds 50] [--budget 10] \\
+        [--only flow --only Birkhoff]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -54,13 +63,15 @@ def _complete(m: int) -> tuple[int, list[tuple[int, int]]]:
     return m, [(i, j) for i in range(m) for j in range(i + 1, m)]
 
 
-#: (label, env id, size meaning, [(size, options), ...] at default, ~4x, ~16x, extras)
-#: The oracle polytopes are measured at their pre-issue-10 instances with distance losses
-#: (the checkpoint is then the certified convex comparator; the ids' current defaults are
-#: smaller polytopes with linear / absolute losses).
+#: (label, env id, size meaning, [(size, options), ...] at default, ~4x, ~16x, extras).
+#: ``CURRENT``: every domain kind of the registered ids at the id's current default
+#: (the first size is ``{}``: the id's defaults, loss and adversary included), 4x and
+#: 16x. ``FORMER``: the oracle polytopes at their pre-issue-10 default instances with
+#: distance losses (the checkpoint is then the certified convex comparator) and the
+#: flow grid up to 24x32, the size of issue 14's targets (:data:`TARGETS`).
 _D = {"loss": "distance"}
 
-ROWS: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
+CURRENT: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
     ("simplex (experts)", "DPFullInfo-Experts-v0", "n_arms",
      [("10", {}), ("40", {"n_arms": 40}), ("160", {"n_arms": 160})]),
     ("arms (MAB)", "DPBandit-MAB-v0", "n_arms",
@@ -72,33 +83,54 @@ ROWS: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
     ("ball, absolute", "DPFullInfo-Convex-v0", "dim",
      [("5", {}), ("20", {"dim": 20}), ("80", {"dim": 80})]),
     ("ball, quadratic", "DPBandit-StronglyConvex-v0", "dim",
-     [("5", {}), ("20", {"dim": 20}), ("80", {"dim": 80})]),
-    ("uniform matroid", "DPBandit-Matroid-v0", "n (rank n/8*3)",
-     [("8", {"n": 8, "rank": 3, **_D}), ("32", {"n": 32, "rank": 12, **_D}),
-      ("128", {"n": 128, "rank": 48, **_D})]),
-    ("partition matroid", "DPBandit-Matroid-v0", "n (2 blocks)",
-     [("8", {"matroid": "partition", "n": 8, "rank": 3, **_D}),
-      ("32", {"matroid": "partition", "n": 32, "rank": 12, **_D}),
-      ("128", {"matroid": "partition", "n": 128, "rank": 48, **_D})]),
-    ("graphic matroid", "DPBandit-Matroid-v0", "edges of K_m",
-     [("10 (K5)", {"matroid": "graphic", **_D}),
-      ("36 (K9)", {"matroid": "graphic", "graph": _complete(9), **_D}),
-      ("153 (K18)", {"matroid": "graphic", "graph": _complete(18), **_D})]),
-    ("flow", "DPBandit-Flow-v0", "grid nodes",
-     [("12 (3x4)", {"grid": (3, 4), **_D}), ("48 (6x8)", {"grid": (6, 8), **_D}),
-      ("192 (12x16)", {"grid": (12, 16), **_D}), ("768 (24x32)", {"grid": (24, 32), **_D})]),
-    ("flow, linear loss", "DPBandit-Flow-v0", "grid nodes",
-     [("12 (3x4)", {"grid": (3, 4), "loss": "linear"}), ("48 (6x8)", {"grid": (6, 8), "loss": "linear"}),
-      ("192 (12x16)", {"grid": (12, 16), "loss": "linear"}),
-      ("768 (24x32)", {"grid": (24, 32), "loss": "linear"})]),
-    ("submodular base", "DPBandit-SubmodularBase-v0", "n",
-     [("6", {"n": 6, **_D}), ("24", {"n": 24, **_D}), ("96", {"n": 96, **_D})]),
-    ("Birkhoff", "DPBandit-Birkhoff-v0", "n^2",
-     [("16 (n=4)", {"n": 4, **_D}), ("64 (n=8)", {"n": 8, **_D}),
-      ("256 (n=16)", {"n": 16, **_D})]),
+     [("2", {}), ("8", {"dim": 8}), ("32", {"dim": 32})]),
+    ("uniform matroid, linear (full info)", "DPFullInfo-Matroid-v0", "n (rank 3n/8)",
+     [("8", {}), ("32", {"n": 32, "rank": 12}), ("128", {"n": 128, "rank": 48})]),
+    ("uniform matroid, linear (bandit)", "DPBandit-Matroid-v0", "n (rank 2n/3)",
+     [("3", {}), ("12", {"n": 12, "rank": 8}), ("48", {"n": 48, "rank": 32})]),
+    ("flow, linear", "DPBandit-Flow-v0", "grid nodes",
+     [("6 (2x3)", {}), ("24 (4x6)", {"grid": (4, 6)}), ("96 (8x12)", {"grid": (8, 12)})]),
+    ("submodular base, linear", "DPBandit-SubmodularBase-v0", "n",
+     [("2", {}), ("8", {"n": 8}), ("32", {"n": 32})]),
+    ("Birkhoff, absolute", "DPBandit-Birkhoff-v0", "n^2",
+     [("4 (n=2)", {}), ("16 (n=4)", {"n": 4}), ("64 (n=8)", {"n": 8})]),
     ("ground set", "DPFullInfo-Submodular-v0", "n",
      [("8", {}), ("32", {"n": 32}), ("128", {"n": 128})]),
 ]
+
+FORMER: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
+    ("former: uniform matroid, distance", "DPBandit-Matroid-v0", "n (rank 3n/8)",
+     [("8", {"n": 8, "rank": 3, **_D}), ("32", {"n": 32, "rank": 12, **_D}),
+      ("128", {"n": 128, "rank": 48, **_D})]),
+    ("former: partition matroid, distance", "DPBandit-Matroid-v0", "n (2 blocks)",
+     [("8", {"matroid": "partition", "n": 8, "rank": 3, **_D}),
+      ("32", {"matroid": "partition", "n": 32, "rank": 12, **_D}),
+      ("128", {"matroid": "partition", "n": 128, "rank": 48, **_D})]),
+    ("former: graphic matroid, distance", "DPBandit-Matroid-v0", "edges of K_m",
+     [("10 (K5)", {"matroid": "graphic", **_D}),
+      ("36 (K9)", {"matroid": "graphic", "graph": _complete(9), **_D}),
+      ("153 (K18)", {"matroid": "graphic", "graph": _complete(18), **_D})]),
+    ("former: flow, distance", "DPBandit-Flow-v0", "grid nodes",
+     [("12 (3x4)", {"grid": (3, 4), **_D}), ("48 (6x8)", {"grid": (6, 8), **_D}),
+      ("192 (12x16)", {"grid": (12, 16), **_D}), ("768 (24x32)", {"grid": (24, 32), **_D})]),
+    ("former: flow, linear", "DPBandit-Flow-v0", "grid nodes",
+     [("12 (3x4)", {"grid": (3, 4), "loss": "linear"}),
+      ("48 (6x8)", {"grid": (6, 8), "loss": "linear"}),
+      ("192 (12x16)", {"grid": (12, 16), "loss": "linear"}),
+      ("768 (24x32)", {"grid": (24, 32), "loss": "linear"})]),
+    ("former: submodular base, distance", "DPBandit-SubmodularBase-v0", "n",
+     [("6", {"n": 6, **_D}), ("24", {"n": 24, **_D}), ("96", {"n": 96, **_D})]),
+    ("former: Birkhoff, distance", "DPBandit-Birkhoff-v0", "n^2",
+     [("16 (n=4)", {"n": 4, **_D}), ("64 (n=8)", {"n": 8, **_D}),
+      ("256 (n=16)", {"n": 16, **_D})]),
+]
+
+ROWS = CURRENT + FORMER
+
+#: Issue 14's flow targets at grid 24x32: (row label, size) -> a step <= 100 us and a
+#: regret checkpoint <= 50 ms.
+TARGETS = {("former: flow, distance", "768 (24x32)"), ("former: flow, linear", "768 (24x32)")}
+STEP_TARGET, CHECKPOINT_TARGET = 100e-6, 50e-3
 
 
 def _action(env: gym.Env):
@@ -111,20 +143,22 @@ def _action(env: gym.Env):
     return domain.linear_minimizer(np.zeros(domain.dim))
 
 
-def time_step(env_id: str, opts: dict, steps: int, repeats: int) -> float:
-    """Median over ``repeats`` of the mean seconds per ``env.step``."""
+def time_step(env_id: str, opts: dict, steps: int, repeats: int) -> tuple[float, float]:
+    """Medians over ``repeats`` of the mean wall and CPU (``time.process_time``)
+    seconds per ``env.step``."""
     env = dp_online_envs.build_env(env_id, horizon=10**7, checkpoints=[10**7], **opts)
     env.reset(seed=0)
     action = _action(env)
     for _ in range(10):  # warm-up: caches, first-call costs
         env.step(action)
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         for _ in range(steps):
             env.step(action)
         times.append((time.perf_counter() - start) / steps)
-    return statistics.median(times)
+        cpu.append((time.process_time() - start_cpu) / steps)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def time_construction(env_id: str, opts: dict) -> float:
@@ -183,6 +217,54 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:,.0f}" if seconds >= 1e-5 else f"{seconds * 1e6:.1f}"
 
 
+def _table(rows: list, args: argparse.Namespace, ref: float) -> list[str]:
+    """Print the table of ``rows``; return the target lines of the :data:`TARGETS`
+    rows measured."""
+    print("| domain | env id | size | step (us) | step CPU (us) | step / default "
+          "| step / CartPole | checkpoint (us) | checkpoint / default | checkpoint CPU (us) "
+          "| construction (us) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    targets = []
+    for label, env_id, meaning, sizes in rows:
+        base_step = base_cp = None
+        over = False
+        for i, (size, opts) in enumerate(sizes):
+            build = time_construction(env_id, opts)
+            step, step_cpu = time_step(env_id, opts, args.steps, args.repeats)
+            cp, cp_cpu = (None, None) if over else time_checkpoint(env_id, opts, args.rounds,
+                                                                   args.repeats)
+            if i == 0:
+                base_step, base_cp = step, cp
+            over = over or (cp is not None and cp > args.budget)
+            cp_cell = "skipped" if cp is None else _us(cp)
+            cpu_cell = "" if cp_cpu is None else _us(cp_cpu)
+            cp_ratio = "" if cp is None or not base_cp else f"{cp / base_cp:.1f}x"
+            name = f"{label} ({meaning})" if i == 0 else ""
+            print(f"| {name} | {env_id if i == 0 else ''} | {size} | {_us(step)} | "
+                  f"{_us(step_cpu)} | {step / base_step:.1f}x | {step / ref:.1f}x | "
+                  f"{cp_cell} | {cp_ratio} | {cpu_cell} | {_us(build)} |", flush=True)
+            if (label, size) in TARGETS and cp is not None:
+                targets.append(
+                    f"- {label} at {size}: step {_us(step_cpu)} us CPU, {_us(step)} us "
+                    f"wall ({step / ref:.1f}x CartPole; target <= {_us(STEP_TARGET)} us): "
+                    f"{_verdict(step_cpu, step, STEP_TARGET)}; checkpoint "
+                    f"{cp_cpu * 1e3:.2f} ms CPU, {cp * 1e3:.2f} ms wall (target <= "
+                    f"{CHECKPOINT_TARGET * 1e3:.0f} ms): "
+                    f"{_verdict(cp_cpu, cp, CHECKPOINT_TARGET)}")
+    return targets
+
+
+def _verdict(cpu: float, wall: float, target: float) -> str:
+    """Whether the CPU and the wall time are within ``target``."""
+    return (f"CPU {'met' if cpu <= target else 'MISSED'}, "
+            f"wall {'met' if wall <= target else 'MISSED'}")
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min) / {five:.2f} (5 min) on {os.cpu_count()} CPUs"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=50, help="rounds before the checkpoint")
@@ -194,32 +276,25 @@ def main() -> None:
                         help="substring of the row labels to run (repeatable)")
     args = parser.parse_args()
     ref = cartpole_step()
-    print(f"reference: CartPole-v1 step (unwrapped) {_us(ref)} us; "
-          f"checkpoint after {args.rounds} rounds\n")
-    print("| domain | env id | size | step (us) | step / default | step / CartPole "
-          "| checkpoint (us) | checkpoint / default | checkpoint CPU (us) | construction (us) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label, env_id, meaning, sizes in ROWS:
-        if args.only and not any(o.lower() in label.lower() for o in args.only):
-            continue
-        base_step = base_cp = None
-        over = False
-        for i, (size, opts) in enumerate(sizes):
-            build = time_construction(env_id, opts)
-            step = time_step(env_id, opts, args.steps, args.repeats)
-            cp, cp_cpu = (None, None) if over else time_checkpoint(env_id, opts, args.rounds,
-                                                                   args.repeats)
-            if i == 0:
-                base_step, base_cp = step, cp
-            over = over or (cp is not None and cp > args.budget)
-            cp_cell = "skipped" if cp is None else _us(cp)
-            cpu_cell = "" if cp_cpu is None else _us(cp_cpu)
-            cp_ratio = "" if cp is None or not base_cp else f"{cp / base_cp:.1f}x"
-            name = f"{label} ({meaning})" if i == 0 else ""
-            print(f"| {name} | {env_id if i == 0 else ''} | {size} | {_us(step)} | "
-                  f"{step / base_step:.1f}x | {step / ref:.1f}x | {cp_cell} | {cp_ratio} | "
-                  f"{cpu_cell} | {_us(build)} |",
-                  flush=True)
+    print(f"reference: CartPole-v1 step (unwrapped) {_us(ref)} us; checkpoint after "
+          f"{args.rounds} rounds; OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; at the start {_load()}\n")
+    targets = []
+    for title, rows in (("Current defaults (the registered ids' defaults), 4x and 16x",
+                         CURRENT),
+                        (("Former defaults (the pre-issue-10 polytope instances, distance "
+                          "losses; flow up to 24x32)"), FORMER)):
+        rows = [r for r in rows
+                if not args.only or any(o.lower() in r[0].lower() for o in args.only)]
+        if rows:
+            print(f"**{title}**\n")
+            targets += _table(rows, args, ref)
+            print()
+    if targets:
+        print("Issue 14's flow targets at grid 24x32:\n")
+        print("\n".join(targets))
+        print()
+    print(f"At the end: {_load()}; CartPole-v1 step {_us(cartpole_step())} us.")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import datetime
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -201,20 +202,56 @@ def git_commit() -> str:
         return "unknown commit"
 
 
+#: The section scripts running now (killed when this process is told to stop).
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+
+
 def run_script(section: Section, quick: bool) -> str:
     """Runs one section's script with this interpreter; returns its stdout.
+
+    The child is registered in ``_LIVE`` while it runs, so that :func:`stop_children`
+    (SIGTERM / SIGHUP) kills it, and killed if this call leaves early.
 
     Raises:
         RuntimeError: When the script exits with a non-zero status (its stderr tail).
     """
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    proc = subprocess.run([sys.executable, *section.command(quick)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.Popen([sys.executable, *section.command(quick)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    try:
+        stdout, stderr = proc.communicate()
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     if proc.returncode != 0:
         raise RuntimeError(f"{section.script} exited with {proc.returncode}:\n"
-                           f"{proc.stderr[-3000:]}")
-    return proc.stdout
+                           f"{stderr[-3000:]}")
+    return stdout
+
+
+def stop_children(signum: int, frame: object = None) -> None:
+    """Signal handler: kill every running section script, then exit ``128 + signum``
+    (a killed generator used to leave its scripts running, writing nothing)."""
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for proc in procs:
+        proc.kill()
+    raise SystemExit(128 + signum)
+
+
+def install_signal_handlers() -> None:
+    """SIGTERM and SIGHUP stop the section scripts with this process (Ctrl-C already
+    reaches them: a terminal signals the whole foreground process group)."""
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop_children)
 
 
 def header(stamp: str) -> str:
@@ -237,6 +274,8 @@ def main(argv: list[str] | None = None,
     ap.add_argument("--render", action="store_true",
                     help="run nothing: rewrite the file from the template and its current blocks")
     args = ap.parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        install_signal_handlers()
     if args.list:
         for s in SECTIONS:
             print(f"{s.name:24s} {shlex.join(['python', *s.command()])}")

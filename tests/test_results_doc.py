@@ -153,3 +153,44 @@ def test_render_runs_nothing_and_keeps_every_block(tmp_path):
     out = tmp_path / "results.md"
     assert mr.main(["--render", "--out", str(out)], runner=lambda s, q: 1 / 0) == 0
     assert mr.parse_outputs(out.read_text()) == mr.parse_outputs(mr.RESULTS.read_text())
+
+
+def test_a_terminated_generator_kills_its_running_script(tmp_path):
+    """SIGTERM to make_results.py stops the section script it is running (it used to be
+    left running as an orphan)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pid_file = tmp_path / "child.pid"
+    driver = tmp_path / "driver.py"
+    driver.write_text(f"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("mr", {str(ROOT / "benchmarks" / "make_results.py")!r})
+mr = importlib.util.module_from_spec(spec); sys.modules["mr"] = mr; spec.loader.exec_module(mr)
+
+class Sleeper(mr.Section):
+    def command(self, quick=False):
+        return ["-c", "import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)"]
+
+mr.install_signal_handlers()
+mr.run_script(Sleeper("sleeper", "sleeper.py"), False)
+""")
+    proc = subprocess.Popen([sys.executable, str(driver)])
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the section script outlived its generator")

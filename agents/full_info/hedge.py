@@ -35,7 +35,8 @@ class Hedge(Agent):
     """
 
     name = "hedge"
-    description = "non-private exponential weights on the simplex, eta = sqrt(8 ln K / T)"
+    description = ("non-private exponential weights on the simplex, "
+                   "eta = sqrt(8 ln K / T) / w (w: loss width)")
     paper = "Freund & Schapire 1997; Cesa-Bianchi & Lugosi, Prediction, Learning, and Games, Thm. 2.2"
     feedback = "full"
     private = False

@@ -137,11 +137,15 @@ def _unit_gaussian_sigma(eps: float, dlt: float) -> float:
     """``sigma_1(eps, delta)``, nudged up until the exact epsilon is within the claim:
     ``get_epsilon_gaussian(sigma, delta) <= epsilon`` (why:
     ``docs/algorithms/privacy-accounting.md``)."""
-    sigma = float(dp_accounting.get_sigma_gaussian(eps, dlt))
-    for _ in range(64):
-        if dp_accounting.get_epsilon_gaussian(sigma, dlt) <= eps:
-            return sigma
-        sigma *= 1.0 + 1e-9
+    # dp-accounting's bisection divides by zero inside log1p at epsilon >~ 3e7 (a numpy
+    # warning, not an error): its answer is still checked below, so the warning is noise.
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        sigma = float(dp_accounting.get_sigma_gaussian(eps, dlt))
+        steps = [1e-9] * 64 + [1e-9 * 2.0**k for k in range(1, 64)]  # then geometric
+        for step in steps:
+            if dp_accounting.get_epsilon_gaussian(sigma, dlt) <= eps:
+                return sigma
+            sigma *= 1.0 + step
     raise ValueError(f"no Gaussian noise found for epsilon={eps!r}, delta={dlt!r}")
 
 

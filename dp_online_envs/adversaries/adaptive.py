@@ -23,6 +23,12 @@ class PunishFavoriteAdversary(Adversary):
     perturbation ``noise * u``, ``u ~ U[-1,1]^d``. On arms with losses in ``[0,1]^K``
     this gives the most-played arm loss 1 and the least played ones loss 0.
 
+    A family whose parameter lives in another space than the points (the submodular
+    families, ``f(theta, S) = <theta, phi(S)>`` with a feature map ``phi``) is punished
+    through its features: ``xbar - c`` is replaced by ``phibar - mean(phibar)``, the
+    mean feature vector of the played sets centred on its own average coordinate, so
+    the coordinates the learner's sets switch on more than average get the top weight.
+
     Args:
         noise: Amplitude of the random perturbation (breaks ties; 0 for none).
     """
@@ -35,8 +41,16 @@ class PunishFavoriteAdversary(Adversary):
 
     def reset(self, np_random, domain, loss, horizon) -> None:
         _require_linear(loss, "punish-favorite")
+        self._features = None
+        if loss.param_dim != domain.dim:
+            if not callable(getattr(loss, "features", None)):
+                raise ValueError(
+                    f"punish-favorite needs a loss whose parameter has the points' "
+                    f"dimension ({domain.dim}) or a feature map `features`; {loss!r} has "
+                    f"param_dim={loss.param_dim} and none")
+            self._features = loss.features
         super().reset(np_random, domain, loss, horizon)
-        self._sum = np.zeros(domain.dim)
+        self._sum = np.zeros(domain.dim if self._features is None else loss.param_dim)
         self._n = 0
         space = loss.param_space
         self._mid = 0.5 * (np.asarray(space.low) + np.asarray(space.high))
@@ -46,14 +60,18 @@ class PunishFavoriteAdversary(Adversary):
         u = self.np_random.uniform(-1.0, 1.0, size=self.loss.param_dim)
         if self._n == 0:
             return self.loss.clip_param(self._mid + self.noise * self._half * u)
-        direction = self._sum / self._n - self.domain.center
+        mean = self._sum / self._n
+        if self._features is None:
+            direction = mean - self.domain.center
+        else:
+            direction = mean - np.mean(mean)
         top = np.max(np.abs(direction))
         direction = direction / top if top > 0 else direction
         theta = self._mid + self._half * direction + self.noise * self._half * u
         return self.loss.clip_param(theta)
 
     def observe(self, point: np.ndarray, theta: np.ndarray) -> None:
-        self._sum += point
+        self._sum += point if self._features is None else self._features(point[None, :])[0]
         self._n += 1
 
 

@@ -71,7 +71,6 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.envs.registration import WrapperSpec
 
 from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
@@ -79,7 +78,7 @@ from dp_online_envs.adversaries import Adversary, make_adversary
 from dp_online_envs.envs import real_data
 from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.validation import check_int, did_you_mean
-from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, TruncationSummary
+from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
 
 #: The options of one ``build_env`` call: every option of the id, defaults filled in.
 Options = dict[str, Any]
@@ -431,13 +430,26 @@ def register_all() -> None:
 
     Each spec has the entry point :data:`ENTRY_POINT` and ``kwargs={"env_id": id}``, so
     specs serialize (``gym.spec(id).to_json()``) and ``gym.make(id, **options)`` calls
-    ``build_env(env_id=id, **options)``. Its one additional wrapper,
-    :class:`~dp_online_envs.wrappers.TruncationSummary`, goes outside any ``TimeLimit``
-    so that a truncated game still reports its regret in ``info``.
+    ``build_env(env_id=id, **options)``. The ids with a seed-vectorized path
+    (:data:`~dp_online_envs.envs.vector_env.VECTOR_ENV_IDS`) also have the vector entry
+    point :data:`~dp_online_envs.envs.vector_env.VECTOR_ENTRY_POINT` (a string too), so
+    ``gym.make_vec(id, num_envs=B)`` builds the batched
+    :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv` (Gymnasium's default
+    mode when a spec has one; ``vectorization_mode="sync"`` builds B scalar envs).
+
+    No spec has ``additional_wrappers`` (Gymnasium refuses the ``vector_entry_point``
+    mode for a spec that has any). A game ends at its ``horizon`` (``terminated``, the
+    regret summary in ``info``); ``gym.make(id, max_episode_steps=k)`` puts a
+    ``TimeLimit`` outside the env, which truncates at round k with ``info`` empty --
+    ``agents.play`` still returns the k rounds' regret (through
+    :func:`~dp_online_envs.wrappers.regret.regret_summary`), and
+    ``TruncationSummary(gym.make(id, max_episode_steps=k))`` puts it in ``info``.
     """
-    truncation = WrapperSpec(TruncationSummary.class_name(),
-                             f"{TruncationSummary.__module__}:{TruncationSummary.__name__}", {})
+    # Imported here: vector_env builds its template games with build_env (this module).
+    from dp_online_envs.envs.vector_env import VECTOR_ENTRY_POINT, VECTOR_ENV_IDS
+
     for env_id in ENV_IDS:
         if env_id not in gym.registry:
+            vector = VECTOR_ENTRY_POINT if env_id in VECTOR_ENV_IDS else None
             gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
-                         additional_wrappers=(truncation,))
+                         vector_entry_point=vector)

@@ -70,8 +70,9 @@ VECTOR_ENV_IDS: tuple[str, ...] = (
     "DPFullInfo-Cube-v0", "DPFullInfo-Matroid-v0",
 )
 
-#: The vector entry point of those ids (``gym.make_vec(..., vectorization_mode=
-#: "vector_entry_point")``; see ``docs/vectorized.md`` for the registration note).
+#: The vector entry point of those ids, registered by
+#: :func:`~dp_online_envs.envs.registry.register_all` (a string, so that
+#: ``gym.spec(id).to_json()`` works): ``gym.make_vec(id, num_envs=B)``.
 VECTOR_ENTRY_POINT = "dp_online_envs.envs.vector_env:make_vector_env"
 
 #: Rounds of losses drawn per adversary call.
@@ -107,14 +108,29 @@ def _refusal(base: Any, options: dict[str, Any]) -> str | None:
 
 def make_vector_env(num_envs: int = 1, env_id: str = "DPBandit-MAB-v0",
                     **options: Any) -> LinearVectorEnv:
-    """The vector entry point: ``LinearVectorEnv(env_id, num_envs, **options)``.
+    """The vector entry point of the ids in :data:`VECTOR_ENV_IDS`:
+    ``LinearVectorEnv(env_id, num_envs, **options)``.
 
-    ``options`` are those of ``gym.make(env_id, ...)``; gymnasium's ``max_episode_steps``
-    is refused (the games last ``horizon`` rounds).
+    ``gym.make_vec(id, num_envs=B, **options)`` calls it (``register_all`` lists it as
+    their ``vector_entry_point``, so it is Gymnasium's default mode for them, and
+    ``vectorization_mode="vector_entry_point"`` asks for it explicitly). ``options``
+    are those of ``gym.make(env_id, ...)``; gymnasium's ``max_episode_steps`` is
+    refused (the games last ``horizon`` rounds).
+
+    Raises:
+        ValueError: ``max_episode_steps``, or a setting the batched games do not offer
+            (an adaptive adversary, a non-linear loss, rendering, ``record_losses``):
+            the message names it and points to ``vectorization_mode="sync"`` (B scalar
+            envs), which plays every setting.
+        TypeError: An option the id does not accept (as ``gym.make``).
     """
     if options.pop("max_episode_steps", None) is not None:
         raise ValueError("max_episode_steps is not offered by the vectorized games: pass "
                          "horizon=T")
+    why = vector_support(env_id, **{k: v for k, v in options.items() if k != "block"})
+    if why is not None:
+        raise ValueError(f"{why}; gym.make_vec({env_id!r}, num_envs={num_envs}, "
+                         "vectorization_mode='sync', ...) plays it as B scalar games")
     return LinearVectorEnv(env_id, num_envs, **options)
 
 

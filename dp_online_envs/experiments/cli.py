@@ -318,13 +318,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         for r in rows:
             interval = "" if r["exact"] else (f"  (certified interval [{r['regret_lo_mean']:.4g}, "
                                              f"{r['regret_hi_mean']:.4g}])")
-            print(f"  {r['horizon']:>7}  {r['privacy']:<22} {r['n']:>5}  {r['regret_mean']:.4g} "
+            # A class that declares no guarantee only had epsilon requested of it.
+            shown = r["privacy"] + (" requested" if str(r["guarantee"]).endswith("(requested)")
+                                    else "")
+            print(f"  {r['horizon']:>7}  {shown:<22} {r['n']:>5}  {r['regret_mean']:.4g} "
                   f"[{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]{interval}")
         for h, r in sorted(trivial.items()):
             print(f"  {h:>7}  {r['agent'] + ' (no learning)':<22} {r['n']:>5}  "
                   f"{r['regret_mean']:.4g} [{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]")
         if report.records and report.records[0].get("privacy_mechanism"):
             print(f"  guarantee: {report.records[0]['privacy_mechanism']}")
+        elif report.records and str(report.records[0].get("privacy")).endswith("(requested)"):
+            print("  guarantee: none declared (the class is marked private but has no "
+                  "`privacy`; epsilon was only requested of it)")
     return _failures(report)
 
 

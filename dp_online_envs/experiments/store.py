@@ -29,8 +29,9 @@ Claims. Before playing a game, a sweep creates ``claims/<game_id>.claim`` with
 ``O_CREAT | O_EXCL`` (exactly one process can create it) holding its pid and host, and
 removes it once the record is written or the game failed. A second sweep on the same
 directory leaves claimed games alone and waits for their records, so no game is played
-twice. A claim whose process is dead (same host, pid gone) is stale: the next sweep
-takes it over. Claiming runs under an ``fcntl`` lock on ``claims/.lock`` (where
+twice. A claim whose process is dead (same host, pid gone, or the pid now belongs to
+a process started at another time than the claimant: the claim records its process's
+start time where ``/proc`` gives it) is stale: the next sweep takes it over. Claiming runs under an ``fcntl`` lock on ``claims/.lock`` (where
 ``fcntl`` exists) so two sweeps cannot both take over the same stale claim. A claim
 made on another host is never considered stale: if that sweep is dead, delete the file.
 """
@@ -171,7 +172,7 @@ class ResultsStore:
                     continue
                 with os.fdopen(fd, "w") as fh:
                     json.dump({"pid": os.getpid(), "host": socket.gethostname(),
-                               "since": time.time()}, fh)
+                               "since": time.time(), "start": _start_time(os.getpid())}, fh)
                 if self.read(game_id) is not None:
                     path.unlink(missing_ok=True)
                     return False
@@ -405,7 +406,26 @@ def _stale(owner: dict[str, Any] | None) -> bool:
     pid, host = owner.get("pid"), owner.get("host")
     if not isinstance(pid, int) or not isinstance(host, str):
         return True
-    return host == socket.gethostname() and not _alive(pid)
+    if host != socket.gethostname():
+        return False
+    if not _alive(pid):
+        return True
+    start = owner.get("start")  # absent in older claims and off Linux
+    return start is not None and _start_time(pid) not in (None, start)
+
+
+def _start_time(pid: int) -> int | None:
+    """The start time of process ``pid`` in clock ticks since boot (field 22 of
+    ``/proc/<pid>/stat``), which tells a reused pid from the claimant; ``None`` where
+    ``/proc`` does not give it."""
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    try:  # the command name (field 2) may hold spaces and parentheses: split after it
+        return int(stat[stat.rindex(")") + 2:].split()[19])
+    except (ValueError, IndexError):
+        return None
 
 
 def _pid_of(name: str) -> int | None:

@@ -39,8 +39,9 @@ _UNPROTECTED = ("env.unwrapped and the .env chain are not protected in-process (
 
 class FeedbackGuard(gym.Wrapper):
     """The outermost wrapper of every registered env's own chain (``gym.make`` adds its
-    wrappers, and :class:`~dp_online_envs.wrappers.TruncationSummary`, outside it): only
-    permitted feedback leaves it.
+    wrappers outside it, and a caller may add
+    :class:`~dp_online_envs.wrappers.TruncationSummary` outside those): only permitted
+    feedback leaves it.
 
     * The observation is the round's feedback and nothing else: ``theta_t`` under full
       information, the single number ``f_t(x_t)`` (a length-1 Box) under bandit

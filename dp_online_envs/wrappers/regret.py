@@ -12,7 +12,8 @@ from dp_online_envs.envs.online_env import PlayTotals, RoundRecord
 from dp_online_envs.hindsight import Comparator
 
 #: The ``info`` key of the :class:`RegretSummary` at the end of a game (the recorder puts
-#: it there at termination, :class:`TruncationSummary` at a truncation, and the
+#: it there at termination, :class:`TruncationSummary` at a ``TimeLimit`` truncation
+#: when the caller puts it outside the ``TimeLimit``, and the
 #: :class:`~dp_online_envs.wrappers.FeedbackGuard` lets only it through).
 REGRET_INFO_KEY = "regret"
 
@@ -218,18 +219,28 @@ def regret_summary(env: gym.Env) -> RegretSummary:
 class TruncationSummary(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Puts the regret summary in ``info`` when a ``TimeLimit`` truncates the game.
 
-    ``gym.make(id, max_episode_steps=k)`` adds a ``TimeLimit`` outside the
-    :class:`~dp_online_envs.wrappers.FeedbackGuard`, which therefore cannot know that
-    round k is the last. Every registered id lists this wrapper in its spec's
-    ``additional_wrappers``, so ``gym.make`` puts it outside the ``TimeLimit``: on the
-    truncating step it adds ``info["regret"]``, the :class:`RegretSummary` of the
-    rounds played (from the :class:`RegretRecorder` below). Before that step, and on
-    a step that terminates (the guard already reports the summary), it changes
-    nothing; ``info`` stays empty during the game.
+    A game ends at its ``horizon`` (``gym.make(id, horizon=k)``): ``terminated``, and
+    the :class:`~dp_online_envs.wrappers.FeedbackGuard` reports the summary in
+    ``info["regret"]``; that is the recommended way to play k rounds. A ``TimeLimit``
+    (``gym.make(id, max_episode_steps=k)``) sits outside the guard, which therefore
+    cannot know that round k is the last: the truncating step's ``info`` is empty
+    (``agents.play`` still returns the k rounds' regret, through
+    :func:`regret_summary`). Put this wrapper outside the ``TimeLimit`` to have the
+    summary in ``info`` there::
+
+        env = TruncationSummary(gym.make(id, max_episode_steps=k))
+
+    On the truncating step it adds ``info["regret"]``, the :class:`RegretSummary` of the
+    rounds played (from the :class:`RegretRecorder` below). Before that step, and on a
+    step that terminates (the guard already reports the summary), it changes nothing;
+    ``info`` stays empty during the game. The specs do not list it as an
+    ``additional_wrappers`` entry (Gymnasium refuses ``gym.make_vec``'s
+    ``vector_entry_point`` mode for a spec that has any), and the registered envs
+    themselves never truncate, so inside their entry point it would never fire.
 
     Args:
-        env: A registered env as built by its entry point, possibly wrapped by
-            ``gym.make`` (``TimeLimit``, ``OrderEnforcing``, ``PassiveEnvChecker``).
+        env: A registered env, wrapped by ``gym.make`` (``TimeLimit``,
+            ``OrderEnforcing``, ``PassiveEnvChecker``) or by the caller.
     """
 
     def __init__(self, env: gym.Env) -> None:

@@ -215,3 +215,34 @@ def test_same_seed_replays_the_game_bit_for_bit(env_id, adversary):
     assert np.array_equal(obs, again[1]) and np.array_equal(rewards, again[2])
     other = _seeded_game(env_id, adversary, seed=22, global_seed=1)[0]
     assert np.array_equal(thetas, other) != RANDOM[adversary]
+
+
+@pytest.mark.parametrize("family", ["graph-cut", "concave-modular"])
+def test_punish_favorite_on_a_submodular_family_punishes_the_played_set(family):
+    """Through the feature map, the set played every round gets the largest loss of
+    all 2^n sets for the graph cut (linear features of the set) and one of the top
+    15% for the concave-of-modular family (sqrt features; brute force)."""
+    import itertools
+
+    base = gym.make("DPFullInfo-Submodular-v0", loss=family, n=6).unwrapped
+    domain, loss = base.domain, base.loss
+    adv = PunishFavoriteAdversary(noise=0.0)
+    adv.reset(np.random.default_rng(0), domain, loss, 10)
+    played = np.array([1, 1, 0, 1, 0, 0], dtype=float)
+    for t in range(1, 5):
+        adv.observe(played, adv.next_loss(t))
+    theta = adv.next_loss(5)
+    masks = np.array(list(itertools.product([0, 1], repeat=6)), dtype=bool)
+    values = loss.set_values(theta, masks)
+    mine = loss.set_value(theta, played.astype(bool))
+    if family == "graph-cut":
+        assert mine == pytest.approx(values.max())
+    assert np.mean(values > mine + 1e-12) <= 0.15
+    assert mine > np.median(values) + 0.1 * (values.max() - np.median(values))
+
+
+def test_punish_favorite_refuses_a_family_without_features():
+    odd = LinearLoss(4, "unit")
+    odd.param_dim = 3  # a linear family whose parameter is not a point, without features
+    with pytest.raises(ValueError, match="param_dim=3"):
+        PunishFavoriteAdversary().reset(np.random.default_rng(0), Arms(4), odd, 10)

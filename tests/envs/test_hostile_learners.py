@@ -42,13 +42,6 @@ SECRETS = ("adversary", "played_losses", "cumulative_loss", "domain", "loss", "e
            "record_losses", "invalid_action", "checkpoints", "mean_param", "totals")
 
 
-#: punish-favorite accepts the submodular families at reset but fails at round 2 (its
-#: parameter has another length than the points: 12 vs 8); a bug of its own, not the
-#: guard's.
-BROKEN_COMBINATIONS = {("DPFullInfo-Submodular-v0", "punish-favorite"),
-                       ("DPBandit-Submodular-v0", "punish-favorite")}
-
-
 def test_there_are_ten_bandit_ids():
     assert len(BANDIT_IDS) == 10
 
@@ -211,8 +204,6 @@ def test_drawing_from_np_random_steers_nothing_for_any_adversary(env_id):
     """Same seed, same losses bit for bit, whatever the learner draws from np_random."""
     played = 0
     for adversary in sorted(ADVERSARIES):
-        if (env_id, adversary) in BROKEN_COMBINATIONS:
-            continue
         try:
             envs = [gym.make(env_id, horizon=12, record_losses=True, adversary=adversary)
                     for _ in range(2)]

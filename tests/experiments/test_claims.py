@@ -97,11 +97,11 @@ def test_two_concurrent_sweeps_play_every_game_exactly_once(tmp_path):
     assert list((results / "claims").glob("*.claim")) == []  # every claim released
 
 
-def _write_claim(store, game_id, pid, host=None):
+def _write_claim(store, game_id, pid, host=None, **extra):
     store.claims_dir.mkdir(parents=True, exist_ok=True)
     path = store.claims_dir / f"{game_id}.claim"
     path.write_text(json.dumps({"pid": pid, "host": host or socket.gethostname(),
-                                "since": time.time()}))
+                                "since": time.time(), **extra}))
     return path
 
 
@@ -200,3 +200,28 @@ def test_a_game_released_without_a_record_is_played_by_the_waiting_sweep(
     thread.join(60)
     assert (result["report"].played, result["report"].reused) == (3, 0)
     assert not claim.exists() and store.finished() == {s.game_id for s in specs}
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/stat"),
+                    reason="process start times come from /proc (Linux)")
+def test_a_claim_whose_pid_was_reused_is_stale(tmp_path, specs):
+    """The claimant died and its pid now belongs to another process (simulated: a live
+    process with another start time than the claim records): the claim is stale."""
+    from dp_online_envs.experiments.store import _start_time
+
+    store = ResultsStore(tmp_path)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        start = _start_time(sleeper.pid)
+        assert isinstance(start, int)
+        _write_claim(store, specs[0].game_id, sleeper.pid, start=start)
+        _write_claim(store, specs[1].game_id, sleeper.pid, start=start - 1)
+        assert store.claimant(specs[0].game_id)["pid"] == sleeper.pid  # the claimant itself
+        assert store.claimant(specs[1].game_id) is None  # a reused pid
+        assert store.claim(specs[1].game_id) and not store.claim(specs[0].game_id)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert store.claim(specs[2].game_id)
+    assert json.loads((store.claims_dir / f"{specs[2].game_id}.claim").read_text())["start"] \
+        == _start_time(os.getpid())

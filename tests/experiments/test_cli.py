@@ -128,3 +128,24 @@ def test_list_shows_the_reference_agents():
     data = json.loads(dp_online("list", "--json").stdout)
     names = {a["name"]: a for a in data["agents"]}
     assert names["center"]["privacy"] == names["uniform"]["privacy"] == "non-private"
+
+
+def test_run_says_when_privacy_was_only_requested(tmp_path):
+    """A class marked private that declares no ``privacy`` shows the requested epsilon
+    as requested, not as a guarantee."""
+    (tmp_path / "undeclared.py").write_text(
+        "from agents.bandit.exp3 import EXP3\n\n\nclass Undeclared(EXP3):\n    private = True\n")
+    import os
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")]), *sys.path])}
+    out = subprocess.run(CLI + ["run", "DPBandit-MAB-v0", "undeclared:Undeclared", "--epsilon",
+                                "1", "--horizon", "50", "--seeds", "1"],
+                         check=False, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env=env)
+    assert out.returncode == 0, out.stderr
+    assert "eps=1 requested" in out.stdout
+    assert "guarantee: none declared" in out.stdout
+    declared = dp_online("run", "DPBandit-MAB-v0", "private-exp2", "--epsilon", "1",
+                         "--horizon", "50", "--seeds", "1")
+    assert "requested" not in declared.stdout and "guarantee: " in declared.stdout

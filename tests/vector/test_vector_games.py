@@ -67,6 +67,13 @@ def batched_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=N
                   block=16):
     venv = LinearVectorEnv(env_id, len(ENV_SEEDS), horizon=horizon, block=block,
                            **(env_opts or {}))
+    return play_vector_env(venv, name, eps, delta, agent_opts)
+
+
+def play_vector_env(venv, name, eps, delta, agent_opts=None):
+    """Play the ``len(ENV_SEEDS)`` games of ``venv`` (reset with ``ENV_SEEDS``) with the
+    batched ``name`` (reset with ``AGENT_SEEDS``): ``(actions, feedback, summaries,
+    clipped-feedback counts)``, one row per game."""
     learner = make_batched(name, venv.problem, epsilon=eps, delta=delta,
                            **(agent_opts or {}))
     learner.reset_batch(AGENT_SEEDS)
@@ -84,8 +91,12 @@ def batched_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=N
             learner.clipped_feedback)
 
 
-def assert_same_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=None):
-    A, F, S, C = batched_games(env_id, name, horizon, eps, delta, env_opts, agent_opts)
+def assert_same_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=None,
+                      venv=None):
+    """Every game of ``venv`` (default: a ``LinearVectorEnv`` of these options) is the
+    scalar game of its seeds: actions, feedback, clip counts and summary."""
+    A, F, S, C = (batched_games(env_id, name, horizon, eps, delta, env_opts, agent_opts)
+                  if venv is None else play_vector_env(venv, name, eps, delta, agent_opts))
     for b in range(len(ENV_SEEDS)):
         a, f, s, c = scalar_game(env_id, name, horizon, ENV_SEEDS[b], AGENT_SEEDS[b], eps,
                                  delta, env_opts, agent_opts)
