@@ -16,6 +16,13 @@ privacy cost on real examples?
 3. ``private-ftrl-grad``'s step: the default (the non-private ``eta``) against the
    noise-balanced ``eta/2 = D / sqrt(T (L^2 + 2 L E||Z||))`` (logistic, Gaussian), and
    how far ``private-ftpl-grad``'s points are from ``private-ftrl-grad``'s.
+4. For ``DPFullInfo-Portfolio-v0`` (its own section: its default horizon is the whole
+   data, one window, so only the windows of ``T/4`` vary with the seed, and trivial
+   play's regret there is averaged over ``--windows`` seeds): how its default pair was
+   chosen (every pair of the 20 stocks, the uniform portfolio's regret over the whole
+   range, and ``ons``'s on the candidates), the separation row (``center``, ``ons``,
+   ``ftal``, ``hedge`` -- on a convex loss it is exponentiated gradient, Helmbold et al.
+   1998 --, ``pftal`` at several epsilons), and the former 20-stock game.
 
 Usage::
 
@@ -43,10 +50,10 @@ from agents import make  # noqa: E402
 from dp_online_envs.loop import run_rounds  # noqa: E402
 from separation import DELTA, LEARNERS, TRIVIAL, mean_regret, slope  # noqa: E402
 
-#: The two registered real-data ids and the unlisted portfolio game (built by
-#: ``build_env``: not registered, its default does not separate).
-IDS = ("DPFullInfo-Classification-v0", "DPBandit-Classes-v0", "DPFullInfo-Portfolio-v0")
+#: The real-data ids of the separation rows (the portfolio has its own section).
+IDS = ("DPFullInfo-Classification-v0", "DPBandit-Classes-v0")
 CLS = "DPFullInfo-Classification-v0"
+PF = "DPFullInfo-Portfolio-v0"
 
 
 def separation_rows(seeds: int) -> None:
@@ -158,13 +165,79 @@ def _points(name: str, horizon: int, epsilon: float) -> np.ndarray:
     return np.stack(points)
 
 
+def _pair_screen(threshold: float = 1.5) -> list[tuple[float, tuple[str, str], tuple]]:
+    """Every pair of the 20 stocks over the whole range: the uniform portfolio's regret
+    against the certified best constant-rebalanced portfolio (upper end of the interval,
+    so a lower estimate of the regret), for the pairs above ``threshold``, with each
+    pair's declared range: the data's extremes rounded out to a multiple of 0.05."""
+    import itertools
+
+    import numpy as np
+
+    from dp_online_envs import datasets
+    from dp_online_envs.losses.portfolio import best_rebalanced_portfolio
+
+    d = datasets.load_sp500()
+    rel = d.relatives()
+    out = []
+    for i, j in itertools.combinations(range(len(d.tickers)), 2):
+        rows = rel[:, [i, j]]
+        _, hi, _ = best_rebalanced_portfolio(rows)
+        trivial = float(-np.log(rows.mean(axis=1)).sum() - hi)
+        if trivial > threshold:
+            rng = (math.floor(rows.min() * 20) / 20, math.ceil(rows.max() * 20) / 20)
+            out.append((trivial, (d.tickers[i], d.tickers[j]), rng))
+    return sorted(out, reverse=True)
+
+
+def portfolio_rows(seeds: int, windows: int, epsilons: list[float]) -> None:
+    horizon = dp_online_envs.ENV_CONFIGS[PF].options()["horizon"]
+    quarter = horizon // 4
+    print(f"\n4. {PF}: T = {horizon} (every trading day, one window), slope from "
+          f"T0 = {quarter} (trivial play averaged over {windows} seeded windows)")
+    print("  a. Pairs whose uniform portfolio trails the best CRP by > 1.5 over the whole "
+          "range (of 190), with ons at the pair's range:")
+    for trivial, pair, (lo, hi) in _pair_screen():
+        kw = {"tickers": pair, "loss_kwargs": {"r_min": lo, "r_max": hi}}
+        r_ons = mean_regret(PF, "ons", horizon, 1, kw, {})
+        r0 = mean_regret(PF, TRIVIAL, quarter, windows, kw, {})
+        print(f"     {'-'.join(pair):9s} range [{lo:.2f}, {hi:.2f}]: trivial {trivial:.3f} "
+              f"(slope {slope(quarter, r0, horizon, trivial):.2f}), ons {r_ons:.3f} "
+              f"= {r_ons / trivial:.2f} x trivial", flush=True)
+    print("  b. The default (GE-MSFT, relatives in [0.8, 1.2]):")
+    tr0 = mean_regret(PF, TRIVIAL, quarter, windows, {}, {})
+    tr = mean_regret(PF, TRIVIAL, horizon, 1, {}, {})
+    row = {a: mean_regret(PF, a, horizon, 1, {}, {}) for a in ("ons", "ftal", "hedge")}
+    r_ons = row["ons"]
+    s = slope(quarter, tr0, horizon, tr)
+    print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {s:.2f}); "
+          + "; ".join(f"{a} {v:.3f} ({v / tr:.2f} x trivial)" for a, v in row.items()))
+    r_p = {e: mean_regret(PF, "pftal", horizon, seeds, {}, {"epsilon": e}) for e in epsilons}
+    print(f"     pftal ({seeds} seeds) " + ", ".join(f"eps={e:g}: {v:.3f}" for e, v in r_p.items()))
+    p_ok = "ok" if r_p.get(1.0, math.inf) < tr else "FAIL"
+    print(f"     criteria: slope:{'ok' if s >= 0.9 else 'FAIL'} "
+          f"np<=tr/2:{'ok' if r_ons <= tr / 2 else 'FAIL'} p<tr (eps=1):{p_ok}", flush=True)
+    print("  c. The former game (all 20 stocks, relatives clipped to [0.5, 2]):")
+    from dp_online_envs import datasets
+    kw = {"tickers": datasets.SP500_TICKERS, "loss_kwargs": {"r_min": 0.5, "r_max": 2.0}}
+    tr0 = mean_regret(PF, TRIVIAL, quarter, windows, kw, {})
+    tr = mean_regret(PF, TRIVIAL, horizon, 1, kw, {})
+    row = {a: mean_regret(PF, a, horizon, 1, kw, {}) for a in ("ons", "ftal", "hedge")}
+    print(f"     trivial {tr:.3f} (T0: {tr0:.3f}, slope {slope(quarter, tr0, horizon, tr):.2f}); "
+          + "; ".join(f"{a} {v:.3f} ({v / tr:.2f} x trivial)" for a, v in row.items()),
+          flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--eps", default="0.1,0.5,1,2,10",
                    help="the private learners' epsilons (classification)")
     p.add_argument("--step-eps", default="1,10", help="epsilons of part 3")
-    p.add_argument("--only", default="separation,epsilon,step")
+    p.add_argument("--windows", type=int, default=16,
+                   help="seeds (windows of T/4) for the portfolio's trivial play at T/4")
+    p.add_argument("--pf-eps", default="0.5,1,2,8", help="pftal's epsilons on the portfolio")
+    p.add_argument("--only", default="separation,epsilon,step,portfolio")
     args = p.parse_args(argv)
     only = set(args.only.split(","))
     if "separation" in only:
@@ -173,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         epsilon_rows(args.seeds, [float(e) for e in args.eps.split(",")])
     if "step" in only:
         step_rows(args.seeds, [float(e) for e in args.step_eps.split(",")])
+    if "portfolio" in only:
+        portfolio_rows(max(args.seeds, 4), args.windows,
+                       [float(e) for e in args.pf_eps.split(",")])
     return 0
 
 

@@ -78,7 +78,7 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
     # real data (issue 15; benchmarks/real_data.py runs them at their default horizons)
     "DPFullInfo-Classification-v0": ("ftal", {}, "pftal", {}),
     "DPBandit-Classes-v0": ("exp3", {}, "private-exp2", {}),
-    "DPFullInfo-Portfolio-v0": ("ftal", {}, "pftal", {}),
+    "DPFullInfo-Portfolio-v0": ("ons", {}, "pftal", {}),
 }
 
 

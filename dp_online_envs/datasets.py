@@ -44,6 +44,9 @@ LABELLED = {"breast-cancer": "load_breast_cancer", "wine": "load_wine", "digits"
 
 #: skfolio's file of daily prices, inside its installed distribution.
 SP500_FILE = "skfolio/datasets/data/sp500_dataset.csv.gz"
+#: Its columns (checked when the file is read), known without the extra installed.
+SP500_TICKERS = ("AAPL", "AMD", "BAC", "BBY", "CVX", "GE", "HD", "JNJ", "JPM", "KO", "LLY",
+                 "MRK", "MSFT", "PEP", "PFE", "PG", "RRC", "UNH", "WMT", "XOM")
 
 
 def _missing(package: str) -> ImportError:
@@ -133,8 +136,8 @@ def load_sp500() -> PriceData:
 
     Raises:
         ImportError: If skfolio is not installed (the message names the extra).
-        ValueError: If the file is not what this loader expects (dates out of order,
-            missing or non-positive prices).
+        ValueError: If the file is not what this loader expects (other columns than
+            :data:`SP500_TICKERS`, dates out of order, missing or non-positive prices).
     """
     try:
         dist = importlib.metadata.distribution("skfolio")
@@ -148,6 +151,8 @@ def load_sp500() -> PriceData:
     prices = np.array([[float(v) for v in r[1:]] for r in body], dtype=np.float64)
     if list(dates) != sorted(set(dates)):
         raise ValueError(f"{SP500_FILE}: dates are not strictly increasing")
+    if tuple(header[1:]) != SP500_TICKERS:
+        raise ValueError(f"{SP500_FILE}: columns {header[1:]}, expected {list(SP500_TICKERS)}")
     if prices.shape != (len(dates), len(header) - 1) or not np.all(prices > 0):
         raise ValueError(f"{SP500_FILE}: expected positive prices in every cell")
     return PriceData(dates, tuple(header[1:]), _readonly(prices))

@@ -11,8 +11,9 @@ as loss parameters:
 * classes (bandit, K arms = the K classes): the loss of arm k is the misclassification
   ``1[k != y_i]``, i.e. ``theta_i = 1 - e_{y_i}`` in ``[0, 1]^K``, in a seeded random
   order;
-* portfolio (full information, simplex of the stocks): ``theta_t`` the day's price
-  relatives, a window of consecutive days in date order
+* portfolio (full information, simplex of the stocks ``tickers``, default
+  :data:`PORTFOLIO_TICKERS`): ``theta_t`` the day's price relatives, a window of
+  consecutive days in date order
   (:class:`~dp_online_envs.adversaries.data.DateWindowAdversary`).
 """
 
@@ -65,11 +66,42 @@ def class_data(opts: Options) -> ShuffledRowsAdversary:
     return ShuffledRowsAdversary(class_rows(opts["dataset"]))
 
 
+#: The stocks of the portfolio id's default game, chosen in hindsight: of the data's 190
+#: pairs, those whose uniform portfolio trails the best constant-rebalanced one by more
+#: than 1.5 log-wealth over the whole range are GE-MSFT, GE-UNH, GE-HD and BAC-UNH;
+#: GE-MSFT is the one where Online Newton Step (``ons``) gains the most on it (MSFT's
+#: log growth over 1990-2022 is 6.41, GE's 1.49), so not learning costs regret linear in
+#: T and learning pays. ``benchmarks/real_data.py`` reports the measurement.
+PORTFOLIO_TICKERS = ("GE", "MSFT")
+#: The declared price-relative range of the default game: it contains every daily
+#: relative of GE and MSFT in the data (0.844 to 1.197), so nothing of theirs is clipped.
+PORTFOLIO_RANGE = (0.8, 1.2)
+
+
+def portfolio_columns(tickers: Any) -> list[int]:
+    """The data's columns of ``tickers``, in the order given.
+
+    Raises:
+        ValueError: Unless ``tickers`` is a non-empty sequence of distinct tickers of
+            skfolio's S&P 500 data (the message lists them).
+    """
+    valid = datasets.SP500_TICKERS
+    names = [tickers] if isinstance(tickers, str) else list(tickers)
+    bad = [t for t in names if t not in valid]
+    if not names or bad or len(set(names)) != len(names):
+        raise ValueError(f"tickers={tickers!r}, expected distinct tickers of the data, "
+                         f"one or more of {list(valid)}")
+    return [valid.index(t) for t in names]
+
+
 def portfolio_simplex(opts: Options) -> dom.Domain:
-    """The simplex over the 20 stocks of skfolio's S&P 500 data."""
-    return dom.Simplex(len(datasets.load_sp500().tickers))
+    """The simplex over the stocks ``opts["tickers"]`` (built without the data, so the
+    synthetic adversaries play it without the extra installed)."""
+    return dom.Simplex(len(portfolio_columns(opts["tickers"])))
 
 
 def portfolio_data(opts: Options) -> DateWindowAdversary:
-    """The daily price relatives, a window of consecutive days in date order."""
-    return DateWindowAdversary(datasets.load_sp500().relatives())
+    """The daily price relatives of ``opts["tickers"]``, a window of consecutive days in
+    date order."""
+    cols = portfolio_columns(opts["tickers"])
+    return DateWindowAdversary(datasets.load_sp500().relatives()[:, cols])

@@ -50,10 +50,17 @@ Version history (v0):
     (hull dimension 9 -> 1).
 * 2026-11 (issue 15), added on real data (the ``realdata`` extra; default adversary
   ``"data"`` replays the data, the synthetic adversaries stay available):
-  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``; the portfolio game
-  ``DPFullInfo-Portfolio-v0`` is built by :func:`build_env` but not registered (its
-  default does not separate learning from trivial play: on daily returns the uniform
-  portfolio's regret is about 1e-3 a day, ``benchmarks/real_data.py``).
+  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``, and (issue 15, 3a)
+  ``DPFullInfo-Portfolio-v0``: before registration it was built by :func:`build_env`
+  only, over all 20 stocks with relatives clipped to ``[0.5, 2]`` and horizon 2048, a
+  default that did not separate (the uniform portfolio's regret grew like ``T^0.26`` and
+  ``ons`` got 0.92 of it); registered with ``tickers=('GE', 'MSFT')``, relatives in
+  ``[0.8, 1.2]`` (every relative of the two: nothing clipped), horizon 8312 (the whole
+  range), where the uniform portfolio's regret is linear in T and ``ons`` halves it
+  (:data:`~dp_online_envs.envs.real_data.PORTFOLIO_TICKERS`,
+  ``benchmarks/real_data.py``). The former game:
+  ``tickers=datasets.SP500_TICKERS, loss_kwargs={'r_min': 0.5, 'r_max': 2.0},
+  horizon=2048``.
 """
 
 from __future__ import annotations
@@ -358,15 +365,14 @@ CONFIGS: list[EnvConfig] = [
               data=real_data.class_data,
               defaults={"dataset": "breast-cancer", "adversary": "data", "loss": "linear",
                         "horizon": 4096}),
-    EnvConfig(id="DPFullInfo-Portfolio-v0", decision_set="simplex (20 stocks)",
-              losses="-log <r_t, x>, r_t daily price relatives in [0.5, 2]", feedback="full",
-              paper="Cover 1991 (real data)", domain=real_data.portfolio_simplex,
-              loss_names=("log-wealth",), data=real_data.portfolio_data,
-              defaults={"adversary": "data", "loss": "log-wealth", "horizon": 2048},
-              # Not a benchmark: on daily returns the uniform portfolio trails the best
-              # constant-rebalanced one by about 1e-3 log-wealth a day, and ftal does no
-              # better (benchmarks/real_data.py).
-              benchmark=False),
+    EnvConfig(id="DPFullInfo-Portfolio-v0", decision_set="simplex (stocks GE, MSFT)",
+              losses="-log <r_t, x>, r_t daily price relatives in [0.8, 1.2]",
+              feedback="full", paper="Cover 1991; Hazan-Agarwal-Kale 2007 (real data)",
+              domain=real_data.portfolio_simplex, loss_names=("log-wealth",),
+              loss_defaults=dict(zip(("r_min", "r_max"), real_data.PORTFOLIO_RANGE)),
+              data=real_data.portfolio_data,
+              defaults={"tickers": real_data.PORTFOLIO_TICKERS, "adversary": "data",
+                        "loss": "log-wealth", "horizon": 8312}),
 ]
 
 ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}

@@ -26,6 +26,8 @@ class LossFamily(ABC):
             comparator streams the cumulative parameter in O(param_dim) memory.
         convex: True when ``f(theta, .)`` is convex on the domain.
         strong_convexity: Modulus H of strong convexity (0 if not strongly convex).
+        exp_concavity: ``alpha`` such that ``exp(-alpha f(theta, .))`` is concave on the
+            domain (0 if none is declared); what Online Newton Step needs.
         name: Short name used in tables.
     """
 
@@ -33,6 +35,7 @@ class LossFamily(ABC):
     linear_in_theta: bool = False
     convex: bool = True
     strong_convexity: float = 0.0
+    exp_concavity: float = 0.0
     name: str = "loss"
     #: True when the admissible parameter set is exactly the box ``param_space``
     #: (then coordinatewise two-point draws with any mean in the box are admissible).

@@ -37,6 +37,11 @@ class LogWealthLoss(LossFamily):
       cheapest asset); an upper bound as the Lipschitz constant within the simplex's
       affine hull.
     * ``B = max(-log r_min, log r_max)``: ``<r, x>`` lies in ``[r_min, r_max]``; exact.
+    * Hull Lipschitz ``G = (r_max - r_min) sqrt(floor(K/2) ceil(K/2) / K) / r_min``: the
+      Lipschitz constant within the simplex's affine hull, i.e. the largest norm of the
+      gradient's projection ``(r - mean(r) 1) / <r, x>`` onto ``{v : sum v = 0}``
+      (:meth:`hull_lipschitz`; attained at the vertex of an asset at ``r_min`` when
+      ``floor(K/2)`` relatives are at ``r_max`` and the rest at ``r_min``).
     * Convex and 1-exp-concave (``exp(-f) = <r, x>`` is linear), not strongly convex.
 
     Args:
@@ -52,6 +57,7 @@ class LogWealthLoss(LossFamily):
     linear_in_theta = False
     convex = True
     strong_convexity = 0.0
+    exp_concavity = 1.0
     name = "log-wealth"
 
     def __init__(self, dim: int, r_min: float = 0.5, r_max: float = 2.0) -> None:
@@ -99,6 +105,17 @@ class LogWealthLoss(LossFamily):
         """``sqrt(r_min^2 + (K - 1) r_max^2) / r_min``."""
         self.check_domain(domain)
         return math.sqrt(self.r_min ** 2 + (self.dim - 1) * self.r_max ** 2) / self.r_min
+
+    def hull_lipschitz(self, domain: Domain) -> float:
+        """``(r_max - r_min) sqrt(floor(K/2) ceil(K/2) / K) / r_min``: the largest
+        ``||(r - mean(r) 1)|| / <r, x>`` over the parameter box and the simplex (the
+        class docstring). For a fixed smallest relative ``m``, ``<r, x> >= m`` and the
+        numerator is largest with every relative at ``m`` or ``r_max``; ``j`` of them at
+        ``r_max`` give ``(r_max - m) sqrt(j (K - j) / K)``, largest at ``j = floor(K/2)``,
+        and the ratio decreases in ``m``, so ``m = r_min``."""
+        self.check_domain(domain)
+        k = self.dim
+        return (self.r_max - self.r_min) * math.sqrt((k // 2) * (k - k // 2) / k) / self.r_min
 
     def bound(self, domain: Domain) -> float:
         """``max(-log r_min, log r_max)``."""

@@ -25,6 +25,8 @@ PLAYS = {
     "online-fw": [("DPFullInfo-Matroid-v0", {}, {})],
     "pftal": [("DPFullInfo-StronglyConvex-v0", {}, PRIV), ("DPFullInfo-Convex-v0", {}, GAUSS)],
     "ftal": [("DPFullInfo-StronglyConvex-v0", {}, {})],
+    # the oblivious adversary: the portfolio simplex is built without the realdata extra
+    "ons": [("DPFullInfo-Portfolio-v0", {"adversary": "oblivious"}, {})],
     "submod-pftal": [("DPFullInfo-Submodular-v0", {}, PRIV)],
     "hazan-kale-submodular": [("DPFullInfo-Submodular-v0", {}, {})],
     "exp2": [("DPBandit-MAB-v0", {}, {})],
