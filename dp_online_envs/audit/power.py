@@ -97,7 +97,9 @@ def _batched_maker(res: Any, cls: type, env_id: str, env_kwargs: Mapping[str, An
     batched = getattr(res, "batched", None)
     if batched is None or env_id not in VECTOR_ENV_IDS:
         return None
-    kwargs = {k: v for k, v in env_kwargs.items() if k != "horizon"}
+    # the audit replays its own sequences: the env's adversary options do not matter
+    kwargs = {k: v for k, v in env_kwargs.items()
+              if k not in ("horizon", "adversary", "adversary_kwargs")}
     if vector_support(env_id, horizon=settings.horizon, **kwargs) is not None:
         return None
     problem, _ = audit_problem(env_id, env_kwargs, settings.horizon)
@@ -122,8 +124,9 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
     For each ``c`` in ``factors`` the reference is built in-process, once, as
     ``cls(problem, epsilon=epsilon * c, delta=delta, **options)`` (a ``c``-fold smaller
     noise scale for a Laplace learner), played as a
-    :class:`~dp_online_envs.audit.sessions.ResettingSession` (``reset(seed)`` per run)
-    and audited against the claim ``(epsilon, delta)`` with the same ``settings``.
+    :class:`~dp_online_envs.audit.sessions.ResettingSession` (``reset(seed)`` per run),
+    or as its batched form (``vectorize``; the same games, B runs at a time), and
+    audited against the claim ``(epsilon, delta)`` with the same ``settings``.
 
     Args:
         reference: A registered agent name (or ``"module:Class"``).
@@ -139,6 +142,7 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
 
     Raises:
         ValueError: An invalid factor or claim; an unknown reference (``ExperimentError``).
+        TypeError: ``vectorize`` is not a bool.
     """
     from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
 
