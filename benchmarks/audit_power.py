@@ -22,7 +22,7 @@ CPU time is this process's plus its finished children's (the isolated learners):
 what "minutes on two cores" is about when the machine is shared.
 
     python benchmarks/audit_power.py [--horizon 64] [--runs 3000] [--pilot-runs 400]
-        [--scale 10] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
+        [--scale 3,10] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def isolated_audits(settings: AuditSettings) -> None:
                           ("private-exp2 at eps=1", _private_exp2)):
         f, wall, cpu = _timed(lambda factory=factory: audit_actions(
             isolated(factory), ENV, {}, CLAIM, settings))
-        print(f"  {name} [isolated]: {wall:.1f} s wall, {cpu:.1f} s CPU, "
+        print(f"  {name} [isolated]: {wall:.1f} s wall, {cpu:.1f} s CPU "
+              f"({games(settings) / cpu:.0f} games/s), "
               f"eps_lb = {f.eps_lb:.3f}, refuted = {f.refuted}\n    {f}", flush=True)
 
 
@@ -130,7 +131,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=AuditSettings.runs)
     parser.add_argument("--pilot-runs", type=int, default=AuditSettings.pilot_runs)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--scale", default="10",
+    parser.add_argument("--scale", default="3,10",
                         help="comma-separated multiples of runs and pilot runs for the "
                              "batched ladder")
     parser.add_argument("--factors", default="1,2,5,10,30,100")
