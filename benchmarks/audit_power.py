@@ -111,6 +111,31 @@ def speed(settings: AuditSettings) -> None:
               f"{cpu_b:.2f} s CPU ({n / cpu_b:.0f} games/s): ratio {cpu_s / cpu_b:.1f}x; "
               f"same finding: {scalar == batched} (eps_lb = {batched.eps_lb:.3f}, "
               f"counts {batched.counts})", flush=True)
+        if name == "private-exp2":
+            sampler_share(settings, cpu_b / n)
+
+
+def sampler_share(settings: AuditSettings, cpu_per_game: float) -> None:
+    """Where the batched private-exp2 time goes: the exact discrete-Laplace block each
+    run draws from its own generator (``horizon`` values, as the scalar game)."""
+    import numpy as np
+
+    learner = agents.make("private-exp2", _problem(settings), epsilon=1.0)
+    ns, rng, n = learner.noise_strategy, np.random.default_rng(0), 400
+    start = time.process_time()
+    for _ in range(n):
+        ns.draw_int(rng, settings.horizon)
+    per = (time.process_time() - start) / n
+    print(f"  where the batched private-exp2 time goes: its exact sampler draws one "
+          f"{settings.horizon}-value block per run in {1e6 * per:.0f} us "
+          f"({100 * per / cpu_per_game:.0f}% of the {1e6 * cpu_per_game:.0f} us per game)",
+          flush=True)
+
+
+def _problem(settings: AuditSettings):
+    from dp_online_envs.audit.actions import audit_problem
+
+    return audit_problem(ENV, {}, settings.horizon)[0]
 
 
 def ladder(settings: AuditSettings, factors: tuple[float, ...], label: str,
