@@ -1,8 +1,9 @@
 """A black-box privacy audit of a learner seen only through its actions.
 
 :func:`audit_actions` plays a *session* (:mod:`~dp_online_envs.audit.sessions`: an
-isolated process, or an in-process adapter) on pairs of loss sequences that differ in
-one round and tests the learner's claimed ``(epsilon, delta)`` on the actions alone.
+isolated process, or an in-process adapter; or a batched session, B runs at a time,
+:mod:`~dp_online_envs.audit.batched`) on pairs of loss sequences that differ in one
+round and tests the learner's claimed ``(epsilon, delta)`` on the actions alone.
 
 1. **Candidates.** For every ``tau`` in ``settings.taus`` and both directions, a pair
    ``S`` = the same parameter ``theta`` in every round, ``S'`` = ``S`` with

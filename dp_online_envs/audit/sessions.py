@@ -45,7 +45,12 @@ class Session(Protocol):
 @runtime_checkable
 class BatchedSession(Protocol):
     """B runs of a learner at once (the ``BatchedLearner`` of
-    :func:`~dp_online_envs.loop.run_batched_rounds`, restartable with seeds)."""
+    :func:`~dp_online_envs.loop.run_batched_rounds`, restartable with seeds).
+
+    The audit's bound assumes what it assumes of a session: each game's randomness
+    comes from its own seed alone (games sharing a generator would not be independent
+    runs). The batched learners of ``agents.batched`` keep one generator set per game.
+    """
 
     def reset_batch(self, seeds: Sequence[int]) -> None:
         """Start ``len(seeds)`` games; game ``b`` is the learner reset with ``seeds[b]``."""
