@@ -10,7 +10,7 @@ No algorithm module imports another one; what several of them need lives here:
 * the follow-the-approximate-leader step: :func:`ftal_leader`, :func:`clip_norm`;
 * convex losses fed to a linear learner as their gradients: :func:`require_convex`,
   :func:`clipped_gradient`, :func:`gradient_sensitivity`;
-* bandit feedback: :data:`NOISE_BLOCK`, :func:`check_bandit_problem`,
+* bandit feedback: :data:`NOISE_BLOCK`, :func:`noise_block`, :func:`check_bandit_problem`,
   :func:`loss_range`, :func:`check_range`, :func:`scalar_feedback`,
   :func:`clipped_loss`.
 """
@@ -41,6 +41,7 @@ __all__ = [
     "hedge_eta",
     "loss_range",
     "loss_width",
+    "noise_block",
     "paper_log",
     "replacement_sensitivity",
     "require_convex",
@@ -52,8 +53,24 @@ __all__ = [
     "theta_norm",
 ]
 
-#: Noise (and uniform) draws of the bandit learners are generated in blocks of this many.
+#: Noise (and uniform) draws of the bandit learners are generated in blocks of at most
+#: this many (:func:`noise_block`).
 NOISE_BLOCK = 4096
+
+
+def noise_block(rounds_left: int) -> int:
+    """How many per-round draws a bandit learner generates at once: ``min(NOISE_BLOCK,
+    rounds_left)`` (at least 1), with ``rounds_left = T - t`` counting the current round.
+
+    A block never holds more draws than the game can use: a ``T = 64`` game draws 64
+    values, not 4096 (the exact samplers' cost grows with the block, and an audit plays
+    thousands of short games). The draws are data-independent, so the block size changes
+    which values a seed yields but not their law: every drawn value is still a fresh
+    i.i.d. draw from the calibrated distribution, and the privacy guarantee is unchanged.
+    The scalar learners and their batched forms (:mod:`agents.batched`) size their blocks
+    with this function alike, so that they stay bit-identical per seed.
+    """
+    return max(1, min(NOISE_BLOCK, int(rounds_left)))
 
 
 # ------------------------------------------------------------------ playing a point

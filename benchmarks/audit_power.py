@@ -1,31 +1,47 @@
-"""Time and power of the black-box action audit at its default settings.
+"""Time and power of the black-box action audit, scalar and batched.
 
-Three measurements on ``DPBandit-MAB-v0`` (K = 10), every learner isolated in its own
-process (:class:`~dp_online_envs.isolation.IsolatedLearner`), as a grader runs it:
+On ``DPBandit-MAB-v0`` (K = 10), all in this one process (so the timings are ratios
+measured under the same load):
 
-* plain EXP3 declaring ``(1, 0)``-DP (no noise at all): must be refuted;
-* ``private-exp2`` at epsilon = 1: must not be refuted;
-* the power ladder (:func:`~dp_online_envs.audit.audit_power`): ``private-exp2`` built
-  at ``epsilon * c`` while declaring epsilon = 1, ``c`` in 1, 2, 5, 10, 30, 100
-  (in-process: the reference is a registered agent).
+1. The grader's path, every learner isolated in its own process
+   (:class:`~dp_online_envs.isolation.IsolatedLearner`), at the default settings:
+   plain EXP3 declaring ``(1, 0)``-DP (no noise at all) must be refuted;
+   ``private-exp2`` at epsilon = 1 must not be.
+2. Trials per second of the audit played one run at a time (an in-process
+   :class:`~dp_online_envs.audit.ResettingSession`) and B runs at a time (the batched
+   learner of ``agents.batched`` through :mod:`dp_online_envs.audit.batched`), for
+   the cheat and for ``private-exp2``, on the same seeds: the findings must be equal
+   (the batched path gives the scalar statistics bit for bit), the ratio is the speedup.
+3. The power ladder (:func:`~dp_online_envs.audit.audit_power`): ``private-exp2``
+   built at ``epsilon * c`` while declaring epsilon = 1, ``c`` in 1, 2, 5, 10, 30,
+   100: one run at a time at the default 3000 runs, batched at the same runs (the same
+   findings) and batched at ``--scale`` times the runs and pilot runs (more trials for
+   the CPU time), with the eps lower bounds and verdicts.
 
-Prints wall time (noisy on a shared machine), CPU time (this process plus the isolated
-learner's, which is what "minutes on two cores" is about when the machine is shared)
-and each finding.
+CPU time is this process's plus its finished children's (the isolated learners):
+what "minutes on two cores" is about when the machine is shared.
 
-    python benchmarks/audit_power.py [--horizon 64] [--runs 2000] [--pilot-runs 200]
-        [--seeds 1] [--factors 1,2,5,10,30,100]
+    python benchmarks/audit_power.py [--horizon 64] [--runs 3000] [--pilot-runs 400]
+        [--scale 3,10] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import resource
 import time
 
+import agents
 from agents.bandit.exp3 import EXP3
+from agents.batched import make_batched
 from agents.privacy import PrivacyGuarantee
-from dp_online_envs.audit import AuditSettings, audit_actions, audit_power
+from dp_online_envs.audit import (
+    AuditSettings,
+    ResettingSession,
+    audit_actions,
+    audit_power,
+)
 from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
 
 ENV, CLAIM = "DPBandit-MAB-v0", (1.0, 0.0)
@@ -42,8 +58,6 @@ class EXP3ClaimsPrivacy(EXP3):
 
 
 def _private_exp2(problem):
-    import agents
-
     return agents.make("private-exp2", problem, epsilon=1.0)
 
 
@@ -59,35 +73,115 @@ def cpu_seconds() -> float:
     return time.process_time() + kids.ru_utime + kids.ru_stime
 
 
+def games(settings: AuditSettings) -> int:
+    """Games one audit plays: pilot runs on both sides of 2 pairs per tau, test runs
+    on both sides of the kept pair."""
+    return 2 * 2 * len(settings.taus) * settings.pilot_runs + 2 * settings.runs
+
+
+def _timed(fn):
+    start, cpu = time.perf_counter(), cpu_seconds()
+    out = fn()
+    return out, time.perf_counter() - start, cpu_seconds() - cpu
+
+
+def isolated_audits(settings: AuditSettings) -> None:
+    print("1. grader's path (isolated learners, one run at a time)", flush=True)
+    for name, factory in (("exp3 declaring (1, 0)", EXP3ClaimsPrivacy),
+                          ("private-exp2 at eps=1", _private_exp2)):
+        f, wall, cpu = _timed(lambda factory=factory: audit_actions(
+            isolated(factory), ENV, {}, CLAIM, settings))
+        print(f"  {name} [isolated]: {wall:.1f} s wall, {cpu:.1f} s CPU "
+              f"({games(settings) / cpu:.0f} games/s), "
+              f"eps_lb = {f.eps_lb:.3f}, refuted = {f.refuted}\n    {f}", flush=True)
+
+
+def speed(settings: AuditSettings) -> None:
+    n = games(settings)
+    print(f"2. trials per second, one run at a time vs batched ({n} games per audit)",
+          flush=True)
+    cases = (("exp3 declaring (1, 0)", "exp3", lambda p: EXP3ClaimsPrivacy(p), {}),
+             ("private-exp2 at eps=1", "private-exp2", _private_exp2, {"epsilon": 1.0}))
+    for label, name, build, kw in cases:
+        scalar, _, cpu_s = _timed(lambda build=build: audit_actions(
+            lambda p, s: ResettingSession(build(p)), ENV, {}, CLAIM, settings))
+        batched, _, cpu_b = _timed(lambda name=name, kw=kw: audit_actions(
+            lambda p, s: make_batched(name, p, **kw), ENV, {}, CLAIM, settings))
+        print(f"  {label}: scalar {cpu_s:.2f} s CPU ({n / cpu_s:.0f} games/s), batched "
+              f"{cpu_b:.2f} s CPU ({n / cpu_b:.0f} games/s): ratio {cpu_s / cpu_b:.1f}x; "
+              f"same finding: {scalar == batched} (eps_lb = {batched.eps_lb:.3f}, "
+              f"counts {batched.counts})", flush=True)
+        if name == "private-exp2":
+            sampler_share(settings, cpu_b / n)
+
+
+def sampler_share(settings: AuditSettings, cpu_per_game: float) -> None:
+    """Where the batched private-exp2 time goes: the exact discrete-Laplace block each
+    run draws from its own generator (``horizon`` values, as the scalar game)."""
+    import numpy as np
+
+    learner = agents.make("private-exp2", _problem(settings), epsilon=1.0)
+    ns, rng, n = learner.noise_strategy, np.random.default_rng(0), 400
+    start = time.process_time()
+    for _ in range(n):
+        ns.draw_int(rng, settings.horizon)
+    per = (time.process_time() - start) / n
+    print(f"  where the batched private-exp2 time goes: its exact sampler draws one "
+          f"{settings.horizon}-value block per run in {1e6 * per:.0f} us "
+          f"({100 * per / cpu_per_game:.0f}% of the {1e6 * cpu_per_game:.0f} us per game)",
+          flush=True)
+
+
+def _problem(settings: AuditSettings):
+    from dp_online_envs.audit.actions import audit_problem
+
+    return audit_problem(ENV, {}, settings.horizon)[0]
+
+
+def ladder(settings: AuditSettings, factors: tuple[float, ...], label: str,
+           vectorize: bool) -> tuple[object, float]:
+    power, wall, cpu = _timed(lambda: audit_power("private-exp2", ENV, {}, CLAIM, settings,
+                                                  factors=factors, vectorize=vectorize))
+    lbs = ", ".join(f"{c:g}x: {lb:.3f}{' R' if r else ''}"
+                    for c, lb, r in zip(power.factors, power.eps_lbs, power.refuted))
+    print(f"  {label} (runs {settings.runs}, pilot runs {settings.pilot_runs}, "
+          f"{len(factors) * games(settings)} games): {wall:.1f} s wall, {cpu:.1f} s CPU; "
+          f"{power}\n    eps_lb per noise cut (R: refuted): {lbs}", flush=True)
+    return power, cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--horizon", type=int, default=AuditSettings.horizon)
     parser.add_argument("--runs", type=int, default=AuditSettings.runs)
     parser.add_argument("--pilot-runs", type=int, default=AuditSettings.pilot_runs)
-    parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scale", default="3,10",
+                        help="comma-separated multiples of runs and pilot runs for the "
+                             "batched ladder")
     parser.add_argument("--factors", default="1,2,5,10,30,100")
+    parser.add_argument("--skip-isolated", action="store_true")
     parser.add_argument("--skip-ladder", action="store_true")
     args = parser.parse_args()
-    for seed in range(args.seeds):
-        settings = AuditSettings(horizon=args.horizon, runs=args.runs,
-                                 pilot_runs=args.pilot_runs, seed=seed)
-        print(f"settings: {settings.to_dict()}", flush=True)
-        for name, factory in (("exp3 declaring (1, 0)", EXP3ClaimsPrivacy),
-                              ("private-exp2 at eps=1", _private_exp2)):
-            start, cpu = time.perf_counter(), cpu_seconds()
-            f = audit_actions(isolated(factory), ENV, {}, CLAIM, settings)
-            print(f"  {name} [isolated]: {time.perf_counter() - start:.1f} s wall, "
-                  f"{cpu_seconds() - cpu:.1f} s CPU, "
-                  f"eps_lb = {f.eps_lb:.3f}, refuted = {f.refuted}\n    {f}", flush=True)
-        if args.skip_ladder:
-            continue
-        factors = tuple(float(c) for c in args.factors.split(","))
-        start, cpu = time.perf_counter(), cpu_seconds()
-        power = audit_power("private-exp2", ENV, {}, CLAIM, settings, factors=factors)
-        lbs = ", ".join(f"{c:g}x: {lb:.3f}" for c, lb in zip(power.factors, power.eps_lbs))
-        print(f"  power ladder [in-process]: {time.perf_counter() - start:.1f} s wall, "
-              f"{cpu_seconds() - cpu:.1f} s CPU; {power}\n"
-              f"    eps_lb per noise cut: {lbs}", flush=True)
+    settings = AuditSettings(horizon=args.horizon, runs=args.runs,
+                             pilot_runs=args.pilot_runs, seed=args.seed)
+    print(f"settings: {settings.to_dict()}", flush=True)
+    if not args.skip_isolated:
+        isolated_audits(settings)
+    speed(settings)
+    if args.skip_ladder:
+        return
+    factors = tuple(float(c) for c in args.factors.split(","))
+    print("3. power ladder: private-exp2 built at eps*c, declaring eps = 1", flush=True)
+    slow, cpu_slow = ladder(settings, factors, "one run at a time", vectorize=False)
+    fast, cpu_fast = ladder(settings, factors, "batched", vectorize=True)
+    print(f"  same findings: {slow == fast}; ratio {cpu_slow / cpu_fast:.1f}x", flush=True)
+    for scale in (int(s) for s in args.scale.split(",")):
+        big = dataclasses.replace(settings, runs=settings.runs * scale,
+                                  pilot_runs=settings.pilot_runs * scale)
+        _, cpu = ladder(big, factors, f"batched, {scale}x the runs", vectorize=True)
+        print(f"    CPU time {cpu / cpu_slow:.2f}x that of the one-run-at-a-time ladder at "
+              f"{settings.runs} runs", flush=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ The engine shared by ``exp2`` on arms (:class:`~agents.bandit.exp2.EXP2Arms`) an
 ``q_t(i) ∝ exp(-eta sum_{s<t} l~_s(i))``, the estimate ``l~_t = (l_t / p_t(I_t))
 e_{I_t}`` of the normalized loss ``l_t = (f_t - lo) / width``. Only the played arm's
 log-weight changes, so a round is O(K) scalar work: log-weights in a Python list, one
-uniform draw (drawn in blocks of :data:`~agents.common.NOISE_BLOCK`), a running sum
+uniform draw (drawn in blocks of :func:`~agents.common.noise_block`), a running sum
 and a bisection. For ``K <= 64`` the weights are a Python list too (no NumPy call per
 round: ``benchmarks/exp2_speed.py`` measures this path), above that a NumPy array
 (``cumsum`` + ``searchsorted``). Weights are renormalized whenever a log-weight leaves
@@ -21,7 +21,7 @@ from itertools import accumulate
 import numpy as np
 
 from agents.base import Agent
-from agents.common import NOISE_BLOCK, clipped_loss
+from agents.common import clipped_loss, noise_block
 
 __all__ = ["ArmsExpWeights"]
 
@@ -103,7 +103,10 @@ class ArmsExpWeights(Agent):
     def act(self):
         i = self._next_uniform
         if i >= len(self._uniforms):
-            self._uniforms = self.rng.random(NOISE_BLOCK).tolist()
+            # at most the rounds left (the same numbers as one larger block: each uniform
+            # is one 64-bit word of the generator, which serves nothing else)
+            self._uniforms = self.rng.random(noise_block(self.problem.horizon - self.t)
+                                             ).tolist()
             i = 0
         u = self._uniforms[i]
         self._next_uniform = i + 1

@@ -14,7 +14,10 @@ with ``g`` the largest power of two ``<= (hi - lo) 2^-16``, the integer sensitiv
 ``Z_t`` is an integer from the exact sampler of Canonne, Kamath, Steinke (NeurIPS 2020)
 and the product is exact in float64, so the released value has exactly the accounted
 distribution (a continuous Laplace added in float64 would not: Mironov, CCS 2012). The
-noise is data-independent and drawn in blocks of :data:`~agents.common.NOISE_BLOCK`.
+noise is data-independent and drawn in blocks of :func:`~agents.common.noise_block`
+(``min(NOISE_BLOCK, rounds left)`` values: a short game draws only what it uses; the
+block size changes which values a seed yields, not their law, so the privacy is the
+same).
 Its scale in data units, ``b = t g = (hi - lo)/epsilon (1 + O(2^-16))``, is
 :attr:`noise_scale`.
 
@@ -58,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, agent_class, register
-from agents.common import NOISE_BLOCK, check_bandit_problem, check_range, clipped_loss
+from agents.common import check_bandit_problem, check_range, clipped_loss, noise_block
 from agents.common import loss_range, scalar_feedback  # noqa: F401  (public, re-exported)
 from agents.privacy.noise import DiscreteLaplaceNoise
 
@@ -177,7 +180,8 @@ class PrivateBanditReduction(Agent):
             return
         i = self._ni
         if i >= len(self._noise):
-            self._noise = self.noise_strategy.draw_int(self.rng, NOISE_BLOCK).tolist()
+            n = noise_block(self.problem.horizon - self.t)
+            self._noise = self.noise_strategy.draw_int(self.rng, n).tolist()
             i = 0
         self._ni = i + 1
         # exact: f / g is a power-of-two scaling, round() is half-even to a Python int,

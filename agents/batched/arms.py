@@ -3,8 +3,8 @@
 :class:`BatchedArms` plays B games of :class:`~agents.bandit.arms.ArmsExpWeights`
 (the engine of ``exp3`` and ``exp2`` on arms) in one numpy pass per round, with the
 scalar engine's arithmetic in the same order: the uniforms are drawn in blocks of
-:data:`~agents.common.NOISE_BLOCK` from each game's generator (as the scalar agent
-does; the last block only for the rounds left, the same numbers), the arm is the
+:func:`~agents.common.noise_block` from each game's generator (as the scalar agent
+does), the arm is the
 bisection of the sequential cumulative weights (arm-major weights, the K rows added
 one after the other, as ``itertools.accumulate``), the weight sum is the last of them
 (Python's ``sum`` of the list, left to right; for ``K > 64`` numpy's pairwise sum of
@@ -14,8 +14,9 @@ game's, bit for bit. The rare renormalization (a log-weight leaving ``exp(+-300)
 runs per game with the scalar code's operations.
 
 :class:`BatchedPrivateEXP2` adds the private reduction (Algorithm 4 of Agarwal-Singh):
-each game's exact discrete Laplace integers drawn ``NOISE_BLOCK`` at a time from its
-reduction generator, ``fed = (rint(f / g) + Z) g`` (exact, as the scalar
+each game's exact discrete Laplace integers drawn :func:`~agents.common.noise_block`
+(``min(NOISE_BLOCK, rounds left)``) at a time from its reduction generator, as the
+scalar reduction draws them, ``fed = (rint(f / g) + Z) g`` (exact, as the scalar
 ``round(f / g)``), fed unclipped to the batched engine.
 """
 
@@ -29,7 +30,7 @@ import numpy as np
 from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
 from agents.base import Agent
 from agents.batched.base import BatchedAgent, clip_bandit_rows, exp_list
-from agents.common import NOISE_BLOCK
+from agents.common import noise_block
 
 __all__ = ["BatchedArms", "BatchedPrivateEXP2"]
 
@@ -57,10 +58,8 @@ class _ArmsState:
 
     def _uniforms(self) -> np.ndarray:
         if self.ui >= self.u.shape[1]:
-            # The scalar engine draws NOISE_BLOCK uniforms at a time and uses them in
-            # order; its generator serves nothing else, so drawing only the rounds left
-            # gives the same numbers.
-            n = max(1, min(NOISE_BLOCK, self.e.problem.horizon - self.rounds))
+            # the scalar engine's block (the rounds left, at most NOISE_BLOCK)
+            n = noise_block(self.e.problem.horizon - self.rounds)
             self.u = np.empty((len(self.rngs), n))
             for r, row in zip(self.rngs, self.u):
                 r.random(out=row)
@@ -182,8 +181,8 @@ class BatchedPrivateEXP2(BatchedAgent):
             return
         if self._ni >= self._noise.shape[0]:
             ns = proto.noise_strategy
-            self._noise = np.stack([ns.draw_int(r, NOISE_BLOCK) for r in self._noise_rngs],
-                                   axis=1)
+            n = noise_block(self.problem.horizon - self.t)  # the scalar reduction's block
+            self._noise = np.stack([ns.draw_int(r, n) for r in self._noise_rngs], axis=1)
             self._ni = 0
         z = self._noise[self._ni]
         self._ni += 1

@@ -7,7 +7,9 @@ agents are passed in as factories or sessions, or named and resolved through
 
 * :func:`audit_actions` -- a black box seen only through its actions: a search over
   neighbouring pairs, a statistic built for actions, a pilot and a separate test
-  (:mod:`.actions`); :func:`audit_power` -- what that audit can detect (:mod:`.power`).
+  (:mod:`.actions`; what is counted: :mod:`.scores`; the runs B at a time through a
+  batched learner: :mod:`.batched`); :func:`audit_power` -- what that audit can
+  detect (:mod:`.power`).
 * :func:`audit` -- one neighbouring pair and an agent factory, on the actions or on the
   values released through ``release()`` (:mod:`.pair`).
 * Steps and statistics: :mod:`.sequences` (record, neighbours, replay),
@@ -30,6 +32,8 @@ from dp_online_envs.audit.sequences import (
 )
 from dp_online_envs.audit.sessions import (
     AgentSession,
+    BatchedSession,
+    BatchedSessionFactory,
     ResettingSession,
     Session,
     SessionFactory,
@@ -54,6 +58,8 @@ __all__ = [
     "AuditPower",
     "AuditResult",
     "AuditSettings",
+    "BatchedSession",
+    "BatchedSessionFactory",
     "Claim",
     "Event",
     "EventTest",

@@ -1,8 +1,9 @@
 """A black-box privacy audit of a learner seen only through its actions.
 
 :func:`audit_actions` plays a *session* (:mod:`~dp_online_envs.audit.sessions`: an
-isolated process, or an in-process adapter) on pairs of loss sequences that differ in
-one round and tests the learner's claimed ``(epsilon, delta)`` on the actions alone.
+isolated process, or an in-process adapter; or a batched session, B runs at a time,
+:mod:`~dp_online_envs.audit.batched`) on pairs of loss sequences that differ in one
+round and tests the learner's claimed ``(epsilon, delta)`` on the actions alone.
 
 1. **Candidates.** For every ``tau`` in ``settings.taus`` and both directions, a pair
    ``S`` = the same parameter ``theta`` in every round, ``S'`` = ``S`` with
@@ -49,13 +50,21 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.audit.batched import batched_scores, check_vector_env
+from dp_online_envs.audit.scores import Statistic, points_of, run_scores, statistics_for
 from dp_online_envs.audit.sequences import (
     NeighbourPair,
     is_admissible,
     neighbour_param,
     replay_env,
 )
-from dp_online_envs.audit.sessions import Session, SessionFactory
+from dp_online_envs.audit.sessions import (
+    BatchedSession,
+    BatchedSessionFactory,
+    Session,
+    SessionFactory,
+    run_seeds,
+)
 from dp_online_envs.audit.statistics import (
     Event,
     EventTest,
@@ -64,7 +73,6 @@ from dp_online_envs.audit.statistics import (
     eps_lower_bound,
     threshold_events,
 )
-from dp_online_envs.domains.base import Domain
 from dp_online_envs.loop import run_rounds
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int
@@ -179,54 +187,6 @@ DEFAULT_SETTINGS = AuditSettings()
 
 
 # --------------------------------------------------------------------------
-# statistics of the actions
-# --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Statistic:
-    """A scalar of one run's plays in rounds ``tau + 1 .. tau + window``.
-
-    Attributes:
-        kind: ``"replays"`` -- ``sum <x_t, x_tau>``, on arms the plays of the arm played
-            in round ``tau``; ``"exposure"`` -- ``sum f(theta'_tau, x_t) - f(theta_tau,
-            x_t)``, how the later plays meet the changed loss.
-        window: How many rounds after ``tau`` count (a learner's reaction to one loss
-            may fade: a short window keeps the rounds that carry it).
-    """
-
-    kind: str
-    window: int
-
-    def describe(self, discrete: bool, horizon: int, tau: int) -> str:
-        """One line: what is counted."""
-        last = min(tau + self.window, horizon)
-        rounds = f"rounds tau+1..{last}" if last < horizon else "rounds tau+1..T"
-        if self.kind == "exposure":
-            return f"sum over {rounds} of f(theta'_tau, x_t) - f(theta_tau, x_t)"
-        if discrete:
-            return f"plays of the arm played in round tau, in {rounds}"
-        return f"sum over {rounds} of <x_t, x_tau>"
-
-
-def statistics_for(pair: NeighbourPair) -> tuple[Statistic, ...]:
-    """Both kinds, windows ``1, 2, 4, ...`` and the whole rest of the game."""
-    rest = len(pair) - pair.tau
-    windows = sorted({*(2 ** i for i in range(rest.bit_length()) if 2 ** i < rest), rest})
-    return tuple(Statistic(kind, w) for kind in ("replays", "exposure") for w in windows)
-
-
-def _scores(points: np.ndarray, pair: NeighbourPair, loss: Any,
-            stats: tuple[Statistic, ...]) -> list[float]:
-    """Every statistic of one run (``points``: the ``T`` played points, one a row)."""
-    tau = pair.tau
-    after = points[tau:]
-    per_round = {"replays": np.cumsum(after @ points[tau - 1])}
-    if any(st.kind == "exposure" for st in stats):
-        per_round["exposure"] = np.cumsum(loss.values(pair.neighbour_theta, after)
-                                          - loss.values(pair.theta, after))
-    return [float(per_round[st.kind][st.window - 1]) for st in stats]
-
-
-# --------------------------------------------------------------------------
 # candidates and runs
 # --------------------------------------------------------------------------
 def _fmt(theta: np.ndarray) -> str:
@@ -263,12 +223,6 @@ def candidates(problem: Problem, taus: tuple[int, ...]) -> tuple[NeighbourPair, 
     return tuple(out)
 
 
-def _points_of(actions: list[Any], domain: Domain, space: gym.Space) -> np.ndarray:
-    if isinstance(space, gym.spaces.Discrete):
-        return np.eye(domain.dim)[np.asarray(actions, dtype=np.int64) - int(space.start)]
-    return np.stack([domain.to_point(a) for a in actions])
-
-
 class _ActionLog:
     """The ``on_round`` hook that keeps the actions of one run."""
 
@@ -289,14 +243,13 @@ def _play(session: Session, problem: Problem, space: gym.Space, pair: NeighbourP
     for seq, ss in ((pair.sequence, seeds[0]), (pair.neighbour, seeds[1])):
         env = replay_env(problem, seq)
         scores = np.empty((runs, len(stats)))
-        run_seeds = (ss.generate_state(runs, np.uint64) >> np.uint64(1)).tolist()
-        for i, seed in enumerate(run_seeds):
+        for i, seed in enumerate(run_seeds(ss, runs)):
             log = _ActionLog()
             session.reset(int(seed))
             env.reset(seed=0)  # the replay is deterministic
             run_rounds(env, session, log)
-            points = _points_of(log.actions, problem.domain, space)
-            scores[i] = _scores(points, pair, problem.loss, stats)
+            points = points_of(log.actions, problem.domain, space)
+            scores[i] = run_scores(points, pair, problem.loss, stats)
         out.append(scores)
     return out[0], out[1]
 
@@ -364,16 +317,21 @@ def check_claim(claim: object) -> tuple[float, float]:
 # --------------------------------------------------------------------------
 # the audit
 # --------------------------------------------------------------------------
-def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping[str, Any],
+def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: str,
+                  env_kwargs: Mapping[str, Any],
                   claim: tuple[float, float],
                   settings: AuditSettings = DEFAULT_SETTINGS) -> AuditFinding:
     """Test a black box's claim ``(epsilon, delta)`` on its actions (module docstring).
 
     Args:
-        make_session: ``make_session(problem, action_space) -> Session``, called once,
-            with the audit's problem (``env_id`` at ``settings.horizon``). The audit
-            owns the session: it calls its ``close()`` (if it has one) when done, on
-            success and on error alike.
+        make_session: ``make_session(problem, action_space) -> Session`` (one run at a
+            time), or ``-> BatchedSession`` (the runs B at a time in a vector env,
+            :mod:`~dp_online_envs.audit.batched`: the same finding for a batched
+            learner whose games are the scalar learner's, in a fraction of the time;
+            ids with a vectorized path only), called once, with the audit's problem
+            (``env_id`` at ``settings.horizon``). The audit owns the session: it
+            calls its ``close()`` (if it has one) when done, on success and on error
+            alike.
         env_id: A registered env id (only its domain and loss family are used: the
             audit replays its own sequences).
         env_kwargs: Options of the env (a ``horizon`` among them is replaced by
@@ -386,7 +344,7 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
 
     Raises:
         ValueError: An invalid claim, setting or env option.
-        TypeError: ``make_session`` did not return a session.
+        TypeError: ``make_session`` did not return a session or a batched session.
         Exception: Whatever the session raises (e.g.
             :class:`~dp_online_envs.isolation.AgentFailure`) propagates.
     """
@@ -400,15 +358,27 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
 
     session = make_session(problem, space)
     try:
-        if not isinstance(session, Session):
+        if isinstance(session, BatchedSession):
+            check_vector_env(env_id, env_kwargs, pairs[0])
+
+            def play(pair: NeighbourPair, stats: tuple[Statistic, ...],
+                     seeds: tuple[np.random.SeedSequence, ...], runs: int) -> Any:
+                return batched_scores(session, env_id, env_kwargs, problem, space, pair,
+                                      stats, seeds, runs)
+        elif isinstance(session, Session):
+            def play(pair: NeighbourPair, stats: tuple[Statistic, ...],
+                     seeds: tuple[np.random.SeedSequence, ...], runs: int) -> Any:
+                return _play(session, problem, space, pair, stats, seeds, runs)
+        else:
             raise TypeError(f"make_session must return a session (reset(seed), act(), "
-                            f"update(action, feedback)), got {type(session).__name__}")
+                            f"update(action, feedback)) or a batched session "
+                            f"(reset_batch(seeds), act_batch(), update_batch(actions, "
+                            f"feedback)), got {type(session).__name__}")
         # pilot: the pair, statistic and events whose predicted test bound is largest
         best: tuple[float, int, NeighbourPair, Statistic, tuple[Event, ...]] | None = None
         for c, (pair, ss) in enumerate(zip(pairs, pilot_seeds)):
             stats = statistics_for(pair)
-            p0, p1 = _play(session, problem, space, pair, stats, tuple(ss.spawn(2)),
-                           settings.pilot_runs)
+            p0, p1 = play(pair, stats, tuple(ss.spawn(2)), settings.pilot_runs)
             for j, stat in enumerate(stats):
                 events, predicted = pilot_events(p0[:, j], p1[:, j], delta=delta,
                                                  confidence=settings.confidence,
@@ -418,8 +388,7 @@ def audit_actions(make_session: SessionFactory, env_id: str, env_kwargs: Mapping
         assert best is not None
         _, _, pair, stat, events = best
         # the test: fresh seeds, the kept pair, statistic and events
-        s0, s1 = _play(session, problem, space, pair, (stat,), tuple(test_root.spawn(2)),
-                       settings.runs)
+        s0, s1 = play(pair, (stat,), tuple(test_root.spawn(2)), settings.runs)
     finally:
         close = getattr(session, "close", None)
         if callable(close):

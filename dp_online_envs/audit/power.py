@@ -7,6 +7,12 @@ learner (a registered name, resolved through
 ``c``-fold cut of its noise -- while it keeps declaring ``epsilon``, for each factor
 ``c``, and reports which claims the audit refutes. ``smallest_refuted = 10`` reads:
 "at these settings the audit catches a learner that adds 10 times too little noise".
+
+With ``vectorize=True`` (the default) a reference with a batched form (the resolver's
+``batched`` method: ``agents.batched.make_batched``) on an id with a vectorized path
+plays its runs B at a time (:mod:`~dp_online_envs.audit.batched`): the same findings,
+bit for bit, in a fraction of the time (``benchmarks/audit_power.py`` measures it);
+any other reference plays one run at a time.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dp_online_envs.audit.actions import (
     AuditFinding,
     AuditSettings,
     audit_actions,
+    audit_problem,
     check_claim,
 )
 from dp_online_envs.audit.sessions import ResettingSession
@@ -80,17 +87,46 @@ def _reference(cls: type, problem: Problem, epsilon: float, delta: float,
     return cls(problem, epsilon=epsilon, delta=delta, seed=seed, **dict(options))
 
 
+def _batched_maker(res: Any, cls: type, env_id: str, env_kwargs: Mapping[str, Any],
+                   settings: AuditSettings, claim: tuple[float, float],
+                   options: Mapping[str, Any]) -> Any:
+    """``make(problem, epsilon) -> batched learner`` if the reference has a batched form
+    on ``env_id``'s vectorized path, else ``None``."""
+    from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, vector_support
+
+    batched = getattr(res, "batched", None)
+    if batched is None or env_id not in VECTOR_ENV_IDS:
+        return None
+    # the audit replays its own sequences: the env's adversary options do not matter
+    kwargs = {k: v for k, v in env_kwargs.items()
+              if k not in ("horizon", "adversary", "adversary_kwargs")}
+    if vector_support(env_id, horizon=settings.horizon, **kwargs) is not None:
+        return None
+    problem, _ = audit_problem(env_id, env_kwargs, settings.horizon)
+    try:
+        batched(cls, problem, epsilon=claim[0], delta=claim[1], **dict(options))
+    except (ValueError, TypeError):
+        return None  # no batched form of this configuration: one run at a time
+
+    def make(problem: Problem, epsilon: float) -> Any:
+        return batched(cls, problem, epsilon=epsilon, delta=claim[1], **dict(options))
+
+    return make
+
+
 def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
                 claim: tuple[float, float], settings: AuditSettings = DEFAULT_SETTINGS,
                 factors: Sequence[float] = DEFAULT_FACTORS, *,
-                options: Mapping[str, Any] | None = None, resolver: Any = None) -> AuditPower:
+                options: Mapping[str, Any] | None = None, resolver: Any = None,
+                vectorize: bool = True) -> AuditPower:
     """Run :func:`~dp_online_envs.audit.audit_actions` on noise cuts of a reference.
 
     For each ``c`` in ``factors`` the reference is built in-process, once, as
     ``cls(problem, epsilon=epsilon * c, delta=delta, **options)`` (a ``c``-fold smaller
     noise scale for a Laplace learner), played as a
-    :class:`~dp_online_envs.audit.sessions.ResettingSession` (``reset(seed)`` per run)
-    and audited against the claim ``(epsilon, delta)`` with the same ``settings``.
+    :class:`~dp_online_envs.audit.sessions.ResettingSession` (``reset(seed)`` per run),
+    or as its batched form (``vectorize``; the same games, B runs at a time), and
+    audited against the claim ``(epsilon, delta)`` with the same ``settings``.
 
     Args:
         reference: A registered agent name (or ``"module:Class"``).
@@ -98,24 +134,34 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
         factors: Noise cuts ``c >= 1`` (sorted, duplicates dropped).
         options: Keyword options of the reference.
         resolver: Where names are looked up (default: the agents registry).
+        vectorize: Play the runs B at a time when the reference has a batched form
+            (same findings; ``False``: one run at a time, as before).
 
     Returns:
         The :class:`AuditPower`.
 
     Raises:
         ValueError: An invalid factor or claim; an unknown reference (``ExperimentError``).
+        TypeError: ``vectorize`` is not a bool.
     """
-    from dp_online_envs.experiments.resolver import resolve_agent
+    from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
 
     epsilon, delta = check_claim(claim)
     if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or not factors:
         raise ValueError(f"factors={factors!r}, expected a non-empty sequence of reals >= 1")
     cuts = tuple(sorted({check_real("factor", f, 1.0) for f in factors}))
+    if not isinstance(vectorize, bool):
+        raise TypeError(f"vectorize must be a bool, got {vectorize!r}")
     cls = resolve_agent(reference, resolver)
     opts = dict(options or {})
+    res = default_resolver() if resolver is None else resolver
+    batched = (_batched_maker(res, cls, env_id, env_kwargs, settings, (epsilon, delta), opts)
+               if vectorize else None)
     findings: list[AuditFinding] = []
     for c in cuts:
-        def make_session(problem: Problem, space: Any, c: float = c) -> ResettingSession:
+        def make_session(problem: Problem, space: Any, c: float = c) -> Any:
+            if batched is not None:
+                return batched(problem, epsilon * c)
             return ResettingSession(_reference(cls, problem, epsilon * c, delta, opts, 0))
 
         findings.append(audit_actions(make_session, env_id, env_kwargs, (epsilon, delta),

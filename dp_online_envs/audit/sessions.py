@@ -6,11 +6,17 @@ one; :class:`AgentSession` makes one of an in-process agent factory (a fresh age
 every game), :class:`ResettingSession` of one in-process agent whose ``reset(seed)``
 starts a game afresh (as an isolated process does; cheaper when building is slow). The auditor never
 needs the agent object: it sees the actions and nothing else.
+
+A :class:`BatchedSession` plays B runs at once (``reset_batch(seeds)``, ``act_batch()``,
+``update_batch(actions, feedback)``: the batched learners of ``agents.batched`` are
+ones); run ``b`` must be the game a session reset with ``seeds[b]`` plays, so the
+audit's statistics are the same on either (:mod:`~dp_online_envs.audit.batched`).
+:func:`run_seeds` gives the seeds of the runs, for both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
@@ -18,7 +24,8 @@ import numpy as np
 
 from dp_online_envs.problem import Problem
 
-__all__ = ["AgentSession", "ResettingSession", "Session", "SessionFactory"]
+__all__ = ["AgentSession", "BatchedSession", "BatchedSessionFactory", "ResettingSession",
+           "Session", "SessionFactory", "run_seeds"]
 
 
 @runtime_checkable
@@ -35,8 +42,35 @@ class Session(Protocol):
         """The round's permitted feedback."""
 
 
+@runtime_checkable
+class BatchedSession(Protocol):
+    """B runs of a learner at once (the ``BatchedLearner`` of
+    :func:`~dp_online_envs.loop.run_batched_rounds`, restartable with seeds).
+
+    The audit's bound assumes what it assumes of a session: each game's randomness
+    comes from its own seed alone (games sharing a generator would not be independent
+    runs). The batched learners of ``agents.batched`` keep one generator set per game.
+    """
+
+    def reset_batch(self, seeds: Sequence[int]) -> None:
+        """Start ``len(seeds)`` games; game ``b`` is the learner reset with ``seeds[b]``."""
+
+    def act_batch(self) -> np.ndarray:
+        """The actions of the next round, one row per game."""
+
+    def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
+        """The round's permitted feedback of every game."""
+
+
 #: ``make_session(problem, action_space) -> Session``, called once per audit.
 SessionFactory = Callable[[Problem, gym.Space], Session]
+#: ``make_session(problem, action_space) -> BatchedSession``, called once per audit.
+BatchedSessionFactory = Callable[[Problem, gym.Space], BatchedSession]
+
+
+def run_seeds(seeds: np.random.SeedSequence, runs: int) -> list[int]:
+    """The ``runs`` seeds (63-bit integers) a session is reset with, from ``seeds``."""
+    return (seeds.generate_state(runs, np.uint64) >> np.uint64(1)).tolist()
 
 
 class AgentSession:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from agents.bandit.exp3 import EXP3
 from agents.base import Agent
 from agents.privacy import PrivacyGuarantee
@@ -46,4 +48,33 @@ class RandomizedResponseArm(Agent):
             bit = round(float(self.clip_feedback(feedback)[0]))
             keep = self.rng.random() < 1.0 / (1.0 + math.exp(-self.rr_epsilon))
             self.arm = bit if keep else 1 - bit
+        self.t += 1
+
+
+class BatchedRandomizedResponse:
+    """B games of :class:`RandomizedResponseArm` at once (a batched session): game ``b``
+    draws from the generator the scalar agent reset with ``seeds[b]`` has, so its play
+    is the scalar game's."""
+
+    def __init__(self, problem, rr_epsilon: float = 1.0) -> None:
+        self.prototype = RandomizedResponseArm(problem, seed=0, rr_epsilon=rr_epsilon)
+        self.keep_p = 1.0 / (1.0 + math.exp(-float(rr_epsilon)))
+
+    def reset_batch(self, seeds) -> None:
+        self.rngs = []
+        for s in seeds:
+            self.prototype.reset(s)
+            self.rngs.append(self.prototype.rng)
+        self.arms = np.zeros(len(seeds), dtype=np.int64)
+        self.t = 0
+
+    def act_batch(self) -> np.ndarray:
+        return self.arms.copy()
+
+    def update_batch(self, actions, feedback) -> None:
+        if self.t == 0:
+            b = self.prototype.problem.bound  # the scalar clip_feedback, then round()
+            bits = np.rint(np.clip(np.asarray(feedback)[:, 0], -b, b)).astype(np.int64)
+            keep = np.array([r.random() < self.keep_p for r in self.rngs])
+            self.arms = np.where(keep, bits, 1 - bits)
         self.t += 1

@@ -1,0 +1,59 @@
+"""Generator calls and their cost in one exact discrete-Laplace block of a short game.
+
+What bounds the batched audit of ``private-exp2`` (``docs/algorithms/privacy-auditor.md``,
+"Where the batched time goes"): each run draws one ``T``-value block from its own
+generator. This counts the generator calls one block makes (a wrapper around the
+generator that counts ``integers`` calls and passes them on) and times one
+``Generator.integers`` call of a typical size and one whole block.
+
+    python benchmarks/exact_sampler_calls.py [--horizon 64] [--blocks 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import agents
+from dp_online_envs.audit.actions import audit_problem
+
+
+class CountingGenerator:
+    """Passes ``integers`` on to a generator and counts the calls."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng, self.calls = rng, 0
+
+    def integers(self, *args, **kwargs):
+        self.calls += 1
+        return self.rng.integers(*args, **kwargs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--horizon", type=int, default=64)
+    parser.add_argument("--blocks", type=int, default=400)
+    args = parser.parse_args()
+    problem = audit_problem("DPBandit-MAB-v0", {}, args.horizon)[0]
+    ns = agents.make("private-exp2", problem, epsilon=1.0).noise_strategy
+    counter = CountingGenerator(np.random.default_rng(0))
+    for _ in range(args.blocks):
+        ns.draw_int(counter, args.horizon)
+    rng = np.random.default_rng(1)
+    start = time.process_time()
+    for _ in range(args.blocks):
+        ns.draw_int(rng, args.horizon)
+    block = (time.process_time() - start) / args.blocks
+    start = time.process_time()
+    for _ in range(20 * args.blocks):
+        rng.integers(0, ns.t, size=50)
+    call = (time.process_time() - start) / (20 * args.blocks)
+    print(f"{ns}: a {args.horizon}-value block makes {counter.calls / args.blocks:.1f} "
+          f"generator calls on average and takes {1e6 * block:.0f} us; one "
+          f"integers(0, t, size=50) call takes {1e6 * call:.1f} us")
+
+
+if __name__ == "__main__":
+    main()
