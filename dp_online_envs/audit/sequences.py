@@ -89,9 +89,12 @@ def neighbour_param(loss, theta: np.ndarray, rng: np.random.Generator | None = N
 
     For a box parameter set (``loss.param_is_box``) it is the opposite corner: each
     coordinate goes to the end of its interval farther from ``theta``. Otherwise the
-    farthest of a few admissible candidates: that corner clipped, ``clip_param`` of the
-    reflection of ``theta`` through the box centre pushed far out (on a ball this is the
-    antipodal boundary point), and 64 ``sample_param`` draws.
+    farthest of a few admissible candidates: the family's ``opposite_param`` (margin
+    losses: the flipped label), that corner clipped, ``clip_param`` of the reflection of
+    ``theta`` through the box centre pushed far out (on a ball this is the antipodal
+    boundary point), and 64 ``sample_param`` draws. "Farthest" is measured between the
+    families' ``canonical_param`` forms, so a parameter that gives the same loss (a
+    margin loss's ``(-a, -y)``) is at distance 0, never the neighbour.
     """
     theta = np.asarray(theta, dtype=np.float64)
     space = loss.param_space
@@ -109,7 +112,13 @@ def neighbour_param(loss, theta: np.ndarray, rng: np.random.Generator | None = N
     if norm > 0:
         candidates.append(loss.clip_param(centre - scale * away / norm))
     candidates += [loss.clip_param(loss.sample_param(rng)) for _ in range(64)]
-    dists = [float(np.linalg.norm(c - theta)) for c in candidates]
+    opposite = loss.opposite_param(theta)
+    if opposite is not None:
+        candidates.insert(0, loss.clip_param(opposite))
+    # Distances between the losses, not the raw parameters: on a margin loss (a, y) and
+    # (-a, -y) are one function, and the Euclidean-farthest candidate would be it.
+    ref = loss.canonical_param(theta)
+    dists = [float(np.linalg.norm(loss.canonical_param(c) - ref)) for c in candidates]
     return np.asarray(candidates[int(np.argmax(dists))], dtype=np.float64)
 
 

@@ -78,6 +78,18 @@ class LossFamily(ABC):
     def clip_param(self, theta: np.ndarray) -> np.ndarray:
         """Map ``theta`` to the nearest admissible parameter (adversaries stay in the set)."""
 
+    def canonical_param(self, theta: np.ndarray) -> np.ndarray:
+        """One representative of the parameters that give the same loss as ``theta``:
+        two parameters with equal canonical forms are the same function. Identity here;
+        families with symmetries override it (margin losses: ``(a, y) ~ (-a, -y)``).
+        The auditor measures how far a neighbouring parameter is in these forms."""
+        return np.asarray(theta, dtype=np.float64)
+
+    def opposite_param(self, theta: np.ndarray) -> np.ndarray | None:
+        """An admissible parameter whose loss is far from ``theta``'s, where the family
+        knows one (margin losses: the flipped label); ``None`` otherwise."""
+        return None
+
     @abstractmethod
     def lipschitz(self, domain: Domain) -> float:
         """L: Lipschitz constant of ``f(theta, .)`` over the domain, w.r.t. ``||.||_2``,

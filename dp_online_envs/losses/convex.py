@@ -226,6 +226,17 @@ class _LabelledLinearLoss(LossFamily):
         out[-1] = 1.0 if t[-1] >= 0 else -1.0
         return out
 
+    def canonical_param(self, theta: np.ndarray) -> np.ndarray:
+        """``(y a, 1)``: ``(a, y)`` and ``(-a, -y)`` give the same loss ``phi(y <a, x>)``."""
+        t = np.asarray(theta, dtype=np.float64)
+        return np.append(t[-1] * t[:-1], 1.0)
+
+    def opposite_param(self, theta: np.ndarray) -> np.ndarray:
+        """The same example with the other label, ``(a, -y)``: margins change sign."""
+        t = self.clip_param(theta)
+        t[-1] = -t[-1]
+        return t
+
     def lipschitz(self, domain: Domain) -> float:
         """``1``: ``|phi'| <= 1`` and ``||a||_2 <= 1``."""
         self.check_domain(domain)

@@ -192,6 +192,23 @@ def test_neighbour_param_is_far_and_admissible():
     assert np.allclose(nb, -theta / np.linalg.norm(theta))
 
 
+@pytest.mark.parametrize("family", ["logistic", "hinge"])
+def test_neighbour_of_a_margin_loss_is_another_loss(family):
+    """(a, y) and (-a, -y) are the same margin loss: the default neighbour must be a
+    different function (the flipped label), not the Euclidean-farthest parameter, which
+    is that same loss and made every default audit of a margin loss powerless."""
+    from dp_online_envs.losses import HingeLoss, LogisticLoss
+
+    loss = {"logistic": LogisticLoss, "hinge": HingeLoss}[family](3)
+    theta = np.array([0.6, 0.0, -0.8, 1.0])
+    nb = neighbour_param(loss, theta)
+    np.testing.assert_array_equal(nb, [0.6, 0.0, -0.8, -1.0])
+    xs = np.random.default_rng(0).uniform(-0.5, 0.5, size=(50, 3))  # points of the ball
+    assert np.max(np.abs(loss.values(nb, xs) - loss.values(theta, xs))) > 0.1
+    same = loss.clip_param(-theta)  # the Euclidean-farthest parameter: the same loss
+    np.testing.assert_allclose(loss.values(same, xs), loss.values(theta, xs))
+
+
 def test_replay_env_is_guarded_and_deterministic():
     seq = worst_sequence(3)
     env = replay_env(PROBLEM, seq)
