@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 
 from agents.base import Agent, agent_class, register
-from agents.common import NOISE_BLOCK, check_bandit_problem, check_range, clipped_loss
+from agents.common import check_bandit_problem, check_range, clipped_loss, noise_block
 from agents.privacy.noise import DiscreteLaplaceNoise
 from dp_online_envs.validation import check_epsilon, check_int
 
@@ -176,7 +176,9 @@ class PrivateBatchedHTINF(Agent):
         else:
             i = self._ni
             if i >= len(self._noise):
-                self._noise = self.noise_strategy.draw_int(self.rng, NOISE_BLOCK).tolist()
+                # one draw per batch: this one and the batches still to come
+                left = 1 + -(-(self.problem.horizon - self.t) // self.batch)
+                self._noise = self.noise_strategy.draw_int(self.rng, noise_block(left)).tolist()
                 i = 0
             self._ni = i + 1
             total = self.release((self._int_sum + self._noise[i]) * g)

@@ -117,7 +117,8 @@ def test_one_arm_per_batch_and_one_release_per_batch(eps):
 
 def test_released_sum_is_the_grid_sum_plus_integer_noise():
     """The release is (sum of grid-rounded losses + Z) g; the noise is exactly the
-    strategy's integers drawn from the agent's generator after the base's seed."""
+    strategy's integers drawn from the agent's generator after the base's seed, in one
+    block of exactly the game's number of batches (``noise_block``)."""
     T = 12
     env = _mab(T=T)
     agent = make("private-batched-htinf", env.unwrapped.problem, epsilon=0.25, seed=0)
@@ -133,7 +134,7 @@ def test_released_sum_is_the_grid_sum_plus_integer_noise():
         agent.update(a, obs)
     rng = np.random.default_rng(7)
     rng.integers(2**63)  # the base's seed
-    z = agent.noise_strategy.draw_int(rng, 4096)
+    z = agent.noise_strategy.draw_int(rng, 3)  # one block: the game's 3 batches, no more
     g = agent.noise_strategy.grid
     for j, (_, v) in enumerate(agent.releases):
         n = sum(round(f / g) for f in losses[4 * j:4 * j + 4])
