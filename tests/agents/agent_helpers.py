@@ -4,6 +4,7 @@ sys.path under pytest's default import mode)."""
 import math
 
 import gymnasium as gym
+import numpy as np
 
 import dp_online_envs  # noqa: F401  (registers the ids)
 from agents import make, play
@@ -47,3 +48,18 @@ def discrete_gaussian_scale(sens, levels, dim, eps, delta):
         copies=levels).scale
     assert 1.0 < s / gaussian_sigma(math.sqrt(levels) * sens, eps, delta) < 1.12
     return s
+
+
+def played_points(agent, env: gym.Env, seed: int, reset_seed: int | None = None) -> np.ndarray:
+    """The points an agent plays in one game: env reset with ``seed``, the agent with
+    ``reset_seed`` (default: ``seed``)."""
+    agent.reset(seed if reset_seed is None else reset_seed)
+    env.reset(seed=seed)
+    problem = env.get_wrapper_attr("problem")
+    out, done = [], False
+    while not done:
+        a = agent.act()
+        out.append(problem.domain.to_point(a))
+        obs, _, done, _, _ = env.step(a)
+        agent.update(a, obs)
+    return np.stack(out)

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from agent_helpers import DELTA
+from agent_helpers import DELTA, played_points
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import counter_agent, make
@@ -52,16 +52,6 @@ def _margin(horizon: int = 64, loss: str = "logistic", dim: int = 8):
     return env, env.get_wrapper_attr("problem")
 
 
-def _points(agent, env, seed: int) -> np.ndarray:
-    agent.reset(seed)
-    env.reset(seed=seed)
-    problem, out, done = env.get_wrapper_attr("problem"), [], False
-    while not done:
-        a = agent.act()
-        out.append(problem.domain.to_point(a))
-        obs, _, done, _, _ = env.step(a)
-        agent.update(a, obs)
-    return np.stack(out)
 
 
 def _fd_gradient(loss, theta, x, h=1e-6) -> np.ndarray:
@@ -209,8 +199,8 @@ def test_on_linear_losses_it_is_the_linear_learner(name, kw):
     base = make(BASE[name], problem, seed=0, **kw)
     assert grad.sensitivity == base.sensitivity and grad.noise_scale == base.noise_scale
     for seed in (3, 4):
-        assert np.array_equal(_points(grad, env, seed), _points(base, env, seed))
-    assert not np.array_equal(_points(grad, env, 3), _points(grad, env, 4))
+        assert np.array_equal(played_points(grad, env, seed), played_points(base, env, seed))
+    assert not np.array_equal(played_points(grad, env, 3), played_points(grad, env, 4))
 
 
 @pytest.mark.parametrize("name", sorted(GRAD))
@@ -230,8 +220,8 @@ def test_on_hinge_losses_it_is_the_linear_learner_on_minus_y_a(name):
                                                ReplayAdversary(lin_rows), feedback="full",
                                                horizon=len(rows)))
     kw = GRAD[name]
-    grad_pts = _points(make(name, problem, seed=0, **kw), env, 2)
-    lin_pts = _points(make(BASE[name], lin_env.get_wrapper_attr("problem"), seed=0, **kw),
+    grad_pts = played_points(make(name, problem, seed=0, **kw), env, 2)
+    lin_pts = played_points(make(BASE[name], lin_env.get_wrapper_attr("problem"), seed=0, **kw),
                       lin_env, 2)
     assert np.array_equal(grad_pts, lin_pts)
 
@@ -266,18 +256,18 @@ def test_ftrl_grad_without_noise_is_ftrl():
     assert make("private-ftrl-grad", problem, epsilon=1.0).counterpart_for(problem) == "ftrl"
     quiet = make("private-ftrl-grad", problem, epsilon=1e6, seed=0)
     quiet.noise = None
-    base = _points(make("ftrl", problem, seed=0), env, 3)
-    assert np.array_equal(_points(quiet, env, 3), base)
+    base = played_points(make("ftrl", problem, seed=0), env, 3)
+    assert np.array_equal(played_points(quiet, env, 3), base)
     noisy = make("private-ftrl-grad", problem, epsilon=1.0, seed=0)
-    assert not np.array_equal(_points(noisy, env, 3), base)
+    assert not np.array_equal(played_points(noisy, env, 3), base)
 
 
 @pytest.mark.parametrize("name", sorted(GRAD))
 def test_same_seed_same_play(name):
     env, problem = _margin(64)
-    a = _points(make(name, problem, seed=0, **GRAD[name]), env, 5)
-    b = _points(make(name, problem, seed=0, **GRAD[name]), env, 5)
-    c = _points(make(name, problem, seed=0, **GRAD[name]), env, 6)
+    a = played_points(make(name, problem, seed=0, **GRAD[name]), env, 5)
+    b = played_points(make(name, problem, seed=0, **GRAD[name]), env, 5)
+    c = played_points(make(name, problem, seed=0, **GRAD[name]), env, 6)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 

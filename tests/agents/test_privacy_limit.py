@@ -20,23 +20,12 @@ from agents import agent_class, list_agents, make
 from agents.privacy import calibration
 from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
+from agent_helpers import played_points
 from test_all_agents import PLAYS
 
 T = 64
 
 
-def _points(agent, env, seed: int, reset_seed: int) -> np.ndarray:
-    """The points played in one game (env reset with ``seed``, agent with ``reset_seed``)."""
-    agent.reset(reset_seed)
-    env.reset(seed=seed)
-    problem = env.unwrapped.problem
-    out, done = [], False
-    while not done:
-        a = agent.act()
-        out.append(problem.domain.to_point(a))
-        obs, _, done, _, _ = env.step(a)
-        agent.update(a, obs)
-    return np.stack(out)
 
 
 def _counter_agent_noise_off(name: str, problem, **kw):
@@ -65,11 +54,11 @@ def test_counter_learner_without_noise_is_its_counterpart(name, env_id, env_kw, 
     problem = env.unwrapped.problem
     other = agent_class(name).counterpart_for(problem, **kw)
     assert other is not None and not agent_class(other).private
-    priv = _points(_counter_agent_noise_off(name, problem, **kw), env, seed=3, reset_seed=5)
-    base = _points(make(other, problem, seed=0), env, seed=3, reset_seed=5)
+    priv = played_points(_counter_agent_noise_off(name, problem, **kw), env, seed=3, reset_seed=5)
+    base = played_points(make(other, problem, seed=0), env, seed=3, reset_seed=5)
     assert np.array_equal(priv, base)
     # and the switch matters: with its noise the private learner plays differently
-    noisy = _points(make(name, problem, epsilon=1.0, seed=0, **kw), env, seed=3, reset_seed=5)
+    noisy = played_points(make(name, problem, epsilon=1.0, seed=0, **kw), env, seed=3, reset_seed=5)
     assert not np.array_equal(noisy, base)
 
 
@@ -94,10 +83,10 @@ def test_reduction_without_noise_is_its_base(name, env_id, kw, other_kw, monkeyp
                         lambda self: NoNoise())
     agent = make(name, problem, epsilon=1.0, seed=0, **kw)
     assert agent.noise_scale == 0.0
-    priv = _points(agent, env, seed=3, reset_seed=5)
+    priv = played_points(agent, env, seed=3, reset_seed=5)
     # the reduction seeds its base with the first draw of its own generator
     base_seed = int(np.random.default_rng(5).integers(2**63))
-    base = _points(make(other, problem, seed=0, **other_kw), env, seed=3, reset_seed=base_seed)
+    base = played_points(make(other, problem, seed=0, **other_kw), env, seed=3, reset_seed=base_seed)
     assert np.array_equal(priv, base)
 
 
@@ -145,7 +134,7 @@ def test_huge_epsilon_builds_and_plays(name, env_id, env_kw, kw, eps):
     assert agent.privacy is not None
     assert agent.privacy.epsilon <= eps * (1 + 1e-9)
     assert agent.privacy.delta in (kw.get("delta", 0.0), 0.0)  # 0: a pure claim
-    points = _points(agent, env, seed=2, reset_seed=2)
+    points = played_points(agent, env, seed=2, reset_seed=2)
     assert np.all(np.isfinite(points)) and len(points) == 32
 
 
