@@ -27,7 +27,7 @@ CPU time is this process's plus its finished children's (the isolated learners):
 what "minutes on two cores" is about when the machine is shared.
 
     python benchmarks/audit_power.py [--horizon 64] [--runs 3000] [--pilot-runs 400]
-        [--scale 3,10] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
+        [--scale 3,10,20] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=AuditSettings.runs)
     parser.add_argument("--pilot-runs", type=int, default=AuditSettings.pilot_runs)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--scale", default="3,10",
+    parser.add_argument("--scale", default="3,10,20",
                         help="comma-separated multiples of runs and pilot runs for the "
                              "batched ladder")
     parser.add_argument("--factors", default="1,2,5,10,30,100")
