@@ -297,6 +297,19 @@ class Registry:
         from agents.batched import make_batched
         return make_batched(agent, problem, epsilon=epsilon, delta=delta, **options)
 
+    def audit_batched(self, agent: str | type[Agent], problem: Problem, *,
+                      epsilon: float | None = None, delta: float = 0.0,
+                      **options: Any) -> Any:
+        """The batched form the privacy audit plays
+        (:func:`agents.batched.make_audit_batched`: independent runs from one generator
+        where a learner has such a form, else :meth:`batched`'s).
+
+        Raises:
+            ValueError: The learner or its configuration has no batched form.
+        """
+        from agents.batched import make_audit_batched
+        return make_audit_batched(agent, problem, epsilon=epsilon, delta=delta, **options)
+
     def __reduce__(self) -> str:
         return "registry"
 

@@ -8,21 +8,26 @@ measured under the same load):
    plain EXP3 declaring ``(1, 0)``-DP (no noise at all) must be refuted;
    ``private-exp2`` at epsilon = 1 must not be.
 2. Trials per second of the audit played one run at a time (an in-process
-   :class:`~dp_online_envs.audit.ResettingSession`) and B runs at a time (the batched
-   learner of ``agents.batched`` through :mod:`dp_online_envs.audit.batched`), for
-   the cheat and for ``private-exp2``, on the same seeds: the findings must be equal
-   (the batched path gives the scalar statistics bit for bit), the ratio is the speedup.
+   :class:`~dp_online_envs.audit.ResettingSession`), B runs at a time with the
+   per-seed batched learner of ``agents.batched`` (run ``b`` the scalar game of its
+   seed: the findings must equal the scalar ones) and, for ``private-exp2``, B runs at
+   a time with its audit form (:class:`~agents.batched.arms.SharedStreamPrivateEXP2`:
+   independent runs whose uniforms and exact noise come from one generator, one
+   ``draw_int(rng, B * T)`` call per chunk; other, equally valid runs, so its own
+   finding), for the cheat and for ``private-exp2``: the ratios are the speedups.
+   Then where the time of a shared-stream run goes.
 3. The power ladder (:func:`~dp_online_envs.audit.audit_power`): ``private-exp2``
    built at ``epsilon * c`` while declaring epsilon = 1, ``c`` in 1, 2, 5, 10, 30,
-   100: one run at a time at the default 3000 runs, batched at the same runs (the same
-   findings) and batched at ``--scale`` times the runs and pilot runs (more trials for
-   the CPU time), with the eps lower bounds and verdicts.
+   100: one run at a time at the default 3000 runs, with the per-seed batched form at
+   the same runs (the same findings), with the audit form (what ``audit_power``
+   plays) at the same runs and at ``--scale`` times the runs and pilot runs (more
+   trials for the CPU time), with the eps lower bounds and verdicts.
 
 CPU time is this process's plus its finished children's (the isolated learners):
 what "minutes on two cores" is about when the machine is shared.
 
     python benchmarks/audit_power.py [--horizon 64] [--runs 3000] [--pilot-runs 400]
-        [--scale 3,10] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
+        [--scale 3,10,20] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import time
 
 import agents
 from agents.bandit.exp3 import EXP3
-from agents.batched import make_batched
+from agents.batched import make_audit_batched, make_batched
 from agents.privacy import PrivacyGuarantee
 from dp_online_envs.audit import (
     AuditSettings,
@@ -96,6 +101,22 @@ def isolated_audits(settings: AuditSettings) -> None:
               f"eps_lb = {f.eps_lb:.3f}, refuted = {f.refuted}\n    {f}", flush=True)
 
 
+class PerSeedResolver:
+    """The agents registry without ``audit_batched``: ``audit_power`` then plays the
+    per-seed batched form (run ``b`` the scalar game of its seed)."""
+
+    base = agents.Agent
+
+    def resolve(self, name):
+        return agents.registry.resolve(name)
+
+    def names(self):
+        return agents.registry.names()
+
+    def batched(self, *args, **kwargs):
+        return agents.registry.batched(*args, **kwargs)
+
+
 def speed(settings: AuditSettings) -> None:
     n = games(settings)
     print(f"2. trials per second, one run at a time vs batched ({n} games per audit)",
@@ -107,28 +128,55 @@ def speed(settings: AuditSettings) -> None:
             lambda p, s: ResettingSession(build(p)), ENV, {}, CLAIM, settings))
         batched, _, cpu_b = _timed(lambda name=name, kw=kw: audit_actions(
             lambda p, s: make_batched(name, p, **kw), ENV, {}, CLAIM, settings))
-        print(f"  {label}: scalar {cpu_s:.2f} s CPU ({n / cpu_s:.0f} games/s), batched "
-              f"{cpu_b:.2f} s CPU ({n / cpu_b:.0f} games/s): ratio {cpu_s / cpu_b:.1f}x; "
-              f"same finding: {scalar == batched} (eps_lb = {batched.eps_lb:.3f}, "
-              f"counts {batched.counts})", flush=True)
+        print(f"  {label}: scalar {cpu_s:.2f} s CPU ({n / cpu_s:.0f} games/s); per-seed "
+              f"batched {cpu_b:.2f} s CPU ({n / cpu_b:.0f} games/s): ratio "
+              f"{cpu_s / cpu_b:.1f}x, same finding: {scalar == batched} (eps_lb = "
+              f"{batched.eps_lb:.3f}, counts {batched.counts})", flush=True)
         if name == "private-exp2":
-            sampler_share(settings, cpu_b / n)
+            shared, _, cpu_h = _timed(lambda name=name, kw=kw: audit_actions(
+                lambda p, s: make_audit_batched(name, p, **kw), ENV, {}, CLAIM, settings))
+            print(f"    shared-stream batched {cpu_h:.2f} s CPU ({n / cpu_h:.0f} games/s): "
+                  f"ratio {cpu_s / cpu_h:.1f}x the scalar, {cpu_b / cpu_h:.1f}x the "
+                  f"per-seed batched; its own finding (other runs): eps_lb = "
+                  f"{shared.eps_lb:.3f}, counts {shared.counts}, refuted = "
+                  f"{shared.refuted}", flush=True)
+            time_shares(settings, cpu_b / n, cpu_h / n)
 
 
-def sampler_share(settings: AuditSettings, cpu_per_game: float) -> None:
-    """Where the batched private-exp2 time goes: the exact discrete-Laplace block each
-    run draws from its own generator (``horizon`` values, as the scalar game)."""
+def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> None:
+    """Where a batched private-exp2 run's time goes: its exact noise (per-seed: one
+    ``T``-value block from each run's generator; shared stream: one ``B * T``-value
+    draw for a chunk of B runs) and, on the shared path, the vector env's reset (the
+    per-game adversary copies and seed sequences of ``LinearVectorEnv.reset``)."""
     import numpy as np
 
-    learner = agents.make("private-exp2", _problem(settings), epsilon=1.0)
-    ns, rng, n = learner.noise_strategy, np.random.default_rng(0), 400
+    from dp_online_envs.audit.batched import _vector_env
+
+    problem = _problem(settings)
+    ns = agents.make("private-exp2", problem, epsilon=1.0).noise_strategy
+    rng, n, T, B = np.random.default_rng(0), 200, settings.horizon, settings.runs
     start = time.process_time()
     for _ in range(n):
-        ns.draw_int(rng, settings.horizon)
-    per = (time.process_time() - start) / n
-    print(f"  where the batched private-exp2 time goes: its exact sampler draws one "
-          f"{settings.horizon}-value block per run in {1e6 * per:.0f} us "
-          f"({100 * per / cpu_per_game:.0f}% of the {1e6 * cpu_per_game:.0f} us per game)",
+        ns.draw_int(rng, T)
+    block = (time.process_time() - start) / n
+    start = time.process_time()
+    for _ in range(5):
+        ns.draw_int(rng, B * T)
+    draw = (time.process_time() - start) / 5 / B
+    from dp_online_envs.audit.actions import candidates
+
+    venv = _vector_env(ENV, {}, candidates(problem, (1,))[0].sequence, B)
+    start = time.process_time()
+    for _ in range(3):
+        venv.reset(seed=0)
+    reset = (time.process_time() - start) / 3 / B
+    venv.close()
+    print(f"  where a batched private-exp2 run's time goes: per-seed, its exact noise "
+          f"(one {T}-value block from its own generator) {1e6 * block:.0f} us of the "
+          f"{1e6 * per_seed:.0f} us per game ({100 * block / per_seed:.0f}%); shared "
+          f"stream, its share of one {B}x{T}-value draw {1e6 * draw:.1f} us and of the "
+          f"vector env's reset {1e6 * reset:.1f} us of the {1e6 * shared:.0f} us per "
+          f"game ({100 * draw / shared:.0f}% and {100 * reset / shared:.0f}%)",
           flush=True)
 
 
@@ -139,9 +187,10 @@ def _problem(settings: AuditSettings):
 
 
 def ladder(settings: AuditSettings, factors: tuple[float, ...], label: str,
-           vectorize: bool) -> tuple[object, float]:
+           vectorize: bool, resolver=None) -> tuple[object, float]:
     power, wall, cpu = _timed(lambda: audit_power("private-exp2", ENV, {}, CLAIM, settings,
-                                                  factors=factors, vectorize=vectorize))
+                                                  factors=factors, vectorize=vectorize,
+                                                  resolver=resolver))
     lbs = ", ".join(f"{c:g}x: {lb:.3f}{' R' if r else ''}"
                     for c, lb, r in zip(power.factors, power.eps_lbs, power.refuted))
     print(f"  {label} (runs {settings.runs}, pilot runs {settings.pilot_runs}, "
@@ -156,7 +205,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=AuditSettings.runs)
     parser.add_argument("--pilot-runs", type=int, default=AuditSettings.pilot_runs)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--scale", default="3,10",
+    parser.add_argument("--scale", default="3,10,20",
                         help="comma-separated multiples of runs and pilot runs for the "
                              "batched ladder")
     parser.add_argument("--factors", default="1,2,5,10,30,100")
@@ -174,12 +223,19 @@ def main() -> None:
     factors = tuple(float(c) for c in args.factors.split(","))
     print("3. power ladder: private-exp2 built at eps*c, declaring eps = 1", flush=True)
     slow, cpu_slow = ladder(settings, factors, "one run at a time", vectorize=False)
-    fast, cpu_fast = ladder(settings, factors, "batched", vectorize=True)
-    print(f"  same findings: {slow == fast}; ratio {cpu_slow / cpu_fast:.1f}x", flush=True)
+    per_seed, cpu_per_seed = ladder(settings, factors, "per-seed batched", vectorize=True,
+                                    resolver=PerSeedResolver())
+    print(f"  same findings: {slow == per_seed}; ratio {cpu_slow / cpu_per_seed:.1f}x",
+          flush=True)
+    _, cpu_shared = ladder(settings, factors, "shared-stream batched (audit_power's "
+                           "default)", vectorize=True)
+    print(f"    ratio {cpu_slow / cpu_shared:.1f}x the one-run-at-a-time ladder",
+          flush=True)
     for scale in (int(s) for s in args.scale.split(",")):
         big = dataclasses.replace(settings, runs=settings.runs * scale,
                                   pilot_runs=settings.pilot_runs * scale)
-        _, cpu = ladder(big, factors, f"batched, {scale}x the runs", vectorize=True)
+        _, cpu = ladder(big, factors, f"shared-stream batched, {scale}x the runs",
+                        vectorize=True)
         print(f"    CPU time {cpu / cpu_slow:.2f}x that of the one-run-at-a-time ladder at "
               f"{settings.runs} runs", flush=True)
 

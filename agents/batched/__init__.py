@@ -18,6 +18,12 @@ learner            batched class                                          plays
 ``private-ftrl``   :class:`~agents.batched.ftrl.BatchedPrivateFTRL`      points
 ``private-ftpl``   :class:`~agents.batched.ftpl.BatchedPrivateFTPL`      points
 =================  ====================================================  ==============
+
+``make_audit_batched`` builds what the privacy audit plays (``audit_power``'s batched
+references, through the registry's ``audit_batched``): where :data:`AUDIT_BATCHED` has
+a class, B independent runs drawn from one generator (``private-exp2``:
+:class:`~agents.batched.arms.SharedStreamPrivateEXP2`, not the scalar game of each
+seed), else the per-seed batched form of ``make_batched``.
 """
 
 from __future__ import annotations
@@ -25,14 +31,15 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, agent_class
-from agents.batched.arms import BatchedArms, BatchedPrivateEXP2
+from agents.batched.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
 from agents.batched.base import BatchedAgent
 from agents.batched.ftpl import BatchedPrivateFTPL
 from agents.batched.ftrl import BatchedFTRL, BatchedPrivateFTRL
 from agents.batched.hedge import BatchedHedge
 from dp_online_envs.problem import Problem
 
-__all__ = ["BATCHED", "BatchedAgent", "batched_refusal", "make_batched"]
+__all__ = ["AUDIT_BATCHED", "BATCHED", "BatchedAgent", "batched_refusal",
+           "make_audit_batched", "make_batched"]
 
 #: The batched class of each learner name.
 BATCHED: dict[str, type[BatchedAgent]] = {
@@ -40,6 +47,12 @@ BATCHED: dict[str, type[BatchedAgent]] = {
     for cls in (BatchedArms, BatchedPrivateEXP2, BatchedHedge, BatchedFTRL,
                 BatchedPrivateFTRL, BatchedPrivateFTPL)
     for name in cls.names
+}
+
+#: The audit's form of a learner where it differs from :data:`BATCHED`'s: independent
+#: runs from one generator (faster; a run is not the scalar game of its seed).
+AUDIT_BATCHED: dict[str, type[BatchedAgent]] = {
+    name: cls for cls in (SharedStreamPrivateEXP2,) for name in cls.names
 }
 
 
@@ -84,3 +97,20 @@ def make_batched(name: str | type[Agent], problem: Problem, *,
     if why is not None:
         raise ValueError(why)
     return cls(proto)
+
+
+def make_audit_batched(name: str | type[Agent], problem: Problem, *,
+                       epsilon: float | None = None, delta: float = 0.0,
+                       **options: Any) -> BatchedAgent:
+    """The batched form the privacy audit plays: :data:`AUDIT_BATCHED`'s class for
+    ``name`` (B independent runs from one generator; reset with ``reset_batch(seeds)``)
+    if it has one, else :func:`make_batched`'s.
+
+    Raises:
+        ValueError: As :func:`make_batched`.
+    """
+    batched = make_batched(name, problem, epsilon=epsilon, delta=delta, **options)
+    cls = AUDIT_BATCHED.get(batched.name)
+    if cls is None or not issubclass(cls, type(batched)):
+        return batched
+    return cls(batched.prototype)

@@ -18,11 +18,23 @@ each game's exact discrete Laplace integers drawn :func:`~agents.common.noise_bl
 (``min(NOISE_BLOCK, rounds left)``) at a time from its reduction generator, as the
 scalar reduction draws them, ``fed = (rint(f / g) + Z) g`` (exact, as the scalar
 ``round(f / g)``), fed unclipped to the batched engine.
+
+:class:`SharedStreamPrivateEXP2` is the same learner for the privacy audit, which needs
+B *independent* runs with noise of exactly the calibrated law, not the scalar game of
+each seed: ONE generator (seeded from the B run seeds) draws, per block of
+:func:`~agents.common.noise_block` rounds, all B runs' uniforms in one
+``random((B, n))`` call and all B runs' exact noise in one
+``draw_int(rng, B * n)`` call (row ``b`` is run ``b``'s). Run ``b``'s randomness is
+then its own positions of one i.i.d. stream (no value is used by two runs), the noise
+is i.i.d. with the sampler's exact law, and the arithmetic per run is
+:class:`BatchedPrivateEXP2`'s; what differs is which values a seed yields (a run is
+not the scalar game of its seed). Derivation: ``docs/algorithms/privacy-auditor.md``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,8 +43,9 @@ from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
 from agents.base import Agent
 from agents.batched.base import BatchedAgent, clip_bandit_rows, exp_list
 from agents.common import noise_block
+from dp_online_envs.validation import check_int
 
-__all__ = ["BatchedArms", "BatchedPrivateEXP2"]
+__all__ = ["BatchedArms", "BatchedPrivateEXP2", "SharedStreamPrivateEXP2"]
 
 
 class _ArmsState:
@@ -119,6 +132,25 @@ class _ArmsState:
             self.w[:, b] = np.exp(np.asarray(lw) - shift)
 
 
+class _SharedArmsState(_ArmsState):
+    """:class:`_ArmsState` whose uniforms come from one generator for all B games:
+    ``rng.random((B, n))`` per block, row ``b`` game ``b``'s."""
+
+    def __init__(self, engine: ArmsExpWeights, rng: np.random.Generator,
+                 num_envs: int) -> None:
+        super().__init__(engine, [rng] * num_envs)
+        self.rng = rng
+
+    def _uniforms(self) -> np.ndarray:
+        if self.ui >= self.u.shape[1]:
+            n = noise_block(self.e.problem.horizon - self.rounds)
+            self.u = self.rng.random((len(self.cols), n))
+            self.ui = 0
+        u = self.u[:, self.ui]
+        self.ui += 1
+        return u
+
+
 class BatchedArms(BatchedAgent):
     """B games of ``exp3`` or ``exp2`` on arms (module docstring)."""
 
@@ -180,9 +212,8 @@ class BatchedPrivateEXP2(BatchedAgent):
             self.t += 1
             return
         if self._ni >= self._noise.shape[0]:
-            ns = proto.noise_strategy
-            n = noise_block(self.problem.horizon - self.t)  # the scalar reduction's block
-            self._noise = np.stack([ns.draw_int(r, n) for r in self._noise_rngs], axis=1)
+            # the scalar reduction's block
+            self._noise = self._draw_noise(noise_block(self.problem.horizon - self.t))
             self._ni = 0
         z = self._noise[self._ni]
         self._ni += 1
@@ -190,3 +221,63 @@ class BatchedPrivateEXP2(BatchedAgent):
         # integer sum (< 2^53) times g is exact in float64
         self._state.observe(actions, (np.rint(f / g) + z) * g)
         self.t += 1
+
+    def _draw_noise(self, n: int) -> np.ndarray:
+        """The next ``n`` rounds' exact noise of every game, ``(n, B)`` int64: each
+        game's block from its own reduction generator, as the scalar reduction."""
+        ns = self.prototype.noise_strategy
+        return np.stack([ns.draw_int(r, n) for r in self._noise_rngs], axis=1)
+
+
+class SharedStreamPrivateEXP2(BatchedPrivateEXP2):
+    """B independent runs of ``private-exp2`` from ONE generator: the audit's form.
+
+    :meth:`reset_batch` seeds one ``numpy.random.Generator`` with
+    ``SeedSequence(seeds)`` (all B run seeds as its entropy: the same seeds give the
+    same runs, other seeds another stream); every ``n = noise_block(T - t)`` rounds it
+    draws the B runs' uniforms, ``random((B, n))``, and their exact discrete Laplace
+    noise, ``noise_strategy.draw_int(rng, B * n)`` reshaped to ``(B, n)`` (row ``b``
+    is run ``b``'s next ``n`` values). The sampler returns i.i.d. draws of the exact
+    law (:mod:`agents.privacy.discrete`), so the rows are independent and each has
+    the law of one scalar game's noise: every run is a game of the calibrated
+    ``epsilon``-DP mechanism, independent of the others (each value position is used
+    by one run only). Per round the arithmetic is :class:`BatchedPrivateEXP2`'s.
+
+    Not the scalar game of a seed (the contract of :class:`BatchedPrivateEXP2`): run
+    ``b`` depends on all of ``seeds`` and on ``B`` (the chunking). It is what
+    :func:`~dp_online_envs.audit.audit_power` plays (through
+    :func:`agents.batched.make_audit_batched`); ``run(..., vectorize=True)`` and the
+    sweeps keep :class:`BatchedPrivateEXP2`.
+
+    Cost: two generator calls per block for the uniforms and the sampler's ~30 for
+    the noise of all B runs (instead of ~30 per run): ``benchmarks/audit_power.py``.
+    """
+
+    names = ("private-exp2",)
+
+    def reset_batch(self, seeds: Sequence[int]) -> None:
+        """Start ``len(seeds)`` independent runs from one generator seeded with all of
+        ``seeds``.
+
+        Raises:
+            ValueError: ``seeds`` is empty or holds a value that is not an integer
+                ``>= 0``.
+        """
+        if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence) or not seeds:
+            raise ValueError(f"seeds={seeds!r}, expected a non-empty sequence of "
+                             f"integers >= 0")
+        entropy = [check_int("seed", s, 0) for s in seeds]
+        self.num_envs = len(entropy)
+        self.rows = np.arange(self.num_envs)
+        self.clipped_feedback = np.zeros(self.num_envs, dtype=np.int64)
+        self.t = 0
+        self.rng = np.random.default_rng(np.random.SeedSequence(entropy))
+        self._state = _SharedArmsState(self.prototype.base, self.rng, self.num_envs)
+        self._noise = np.empty((0, self.num_envs), dtype=np.int64)
+        self._ni = 0
+
+    def _draw_noise(self, n: int) -> np.ndarray:
+        """The next ``n`` rounds' exact noise of every run, ``(n, B)``: one
+        ``draw_int(rng, B * n)`` call, row ``b`` of its ``(B, n)`` reshape run ``b``'s."""
+        ns = self.prototype.noise_strategy
+        return ns.draw_int(self.rng, self.num_envs * n).reshape(self.num_envs, n).T

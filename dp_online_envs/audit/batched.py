@@ -12,7 +12,11 @@ its session with, in the same order). A batched session whose game ``b`` plays a
 scalar learner reset with ``seeds[b]`` (the contract of ``agents.batched``) therefore
 gives the scalar path's scores, bit for bit, and so the same events, counts and
 bound (:func:`~dp_online_envs.audit.scores.arm_scores` on arms; the per-run
-:func:`~dp_online_envs.audit.scores.run_scores` on points).
+:func:`~dp_online_envs.audit.scores.run_scores` on points). A batched session that
+draws all B runs from one stream seeded with the chunk's seeds (the audit's form of
+``private-exp2``, which :func:`~dp_online_envs.audit.audit_power` plays) gives other,
+equally valid runs: independent games, the same for the same audit seed (and
+chunking), not the scalar path's.
 
 Only the ids with a vectorized path (linear losses,
 :data:`~dp_online_envs.envs.vector_env.VECTOR_ENV_IDS`) are played this way.

@@ -8,11 +8,17 @@ learner (a registered name, resolved through
 ``c``, and reports which claims the audit refutes. ``smallest_refuted = 10`` reads:
 "at these settings the audit catches a learner that adds 10 times too little noise".
 
-With ``vectorize=True`` (the default) a reference with a batched form (the resolver's
-``batched`` method: ``agents.batched.make_batched``) on an id with a vectorized path
-plays its runs B at a time (:mod:`~dp_online_envs.audit.batched`): the same findings,
-bit for bit, in a fraction of the time (``benchmarks/audit_power.py`` measures it);
-any other reference plays one run at a time.
+With ``vectorize=True`` (the default) a reference with a batched form on an id with a
+vectorized path plays its runs B at a time (:mod:`~dp_online_envs.audit.batched`). The
+form is the resolver's ``audit_batched`` (``agents.batched.make_audit_batched``) when
+it has one, else its ``batched`` (``agents.batched.make_batched``). For
+``private-exp2`` that is B independent runs drawn from one generator (seeded from the
+run seeds, so from ``settings.seed``): each run a game of the calibrated mechanism,
+but not the scalar game of its seed, so the findings are those of other, equally
+valid runs, not the one-run-at-a-time findings bit for bit; a reference whose audit
+form is its per-seed batched form (e.g. ``exp3``) gives the one-run-at-a-time findings
+bit for bit. ``benchmarks/audit_power.py`` measures the time of each path. Any other
+reference plays one run at a time.
 """
 
 from __future__ import annotations
@@ -94,7 +100,9 @@ def _batched_maker(res: Any, cls: type, env_id: str, env_kwargs: Mapping[str, An
     on ``env_id``'s vectorized path, else ``None``."""
     from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, vector_support
 
-    batched = getattr(res, "batched", None)
+    # the audit's form (independent runs, possibly one generator for all) if the
+    # resolver offers one, else the per-seed batched form
+    batched = getattr(res, "audit_batched", None) or getattr(res, "batched", None)
     if batched is None or env_id not in VECTOR_ENV_IDS:
         return None
     # the audit replays its own sequences: the env's adversary options do not matter
@@ -125,8 +133,9 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
     ``cls(problem, epsilon=epsilon * c, delta=delta, **options)`` (a ``c``-fold smaller
     noise scale for a Laplace learner), played as a
     :class:`~dp_online_envs.audit.sessions.ResettingSession` (``reset(seed)`` per run),
-    or as its batched form (``vectorize``; the same games, B runs at a time), and
-    audited against the claim ``(epsilon, delta)`` with the same ``settings``.
+    or as its batched form (``vectorize``; B runs at a time: the audit form of the
+    module docstring), and audited against the claim ``(epsilon, delta)`` with the same
+    ``settings``.
 
     Args:
         reference: A registered agent name (or ``"module:Class"``).
@@ -135,7 +144,8 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
         options: Keyword options of the reference.
         resolver: Where names are looked up (default: the agents registry).
         vectorize: Play the runs B at a time when the reference has a batched form
-            (same findings; ``False``: one run at a time, as before).
+            (independent runs of the same learner, module docstring; ``False``: one
+            run at a time, as before).
 
     Returns:
         The :class:`AuditPower`.

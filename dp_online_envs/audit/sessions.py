@@ -9,9 +9,11 @@ needs the agent object: it sees the actions and nothing else.
 
 A :class:`BatchedSession` plays B runs at once (``reset_batch(seeds)``, ``act_batch()``,
 ``update_batch(actions, feedback)``: the batched learners of ``agents.batched`` are
-ones); run ``b`` must be the game a session reset with ``seeds[b]`` plays, so the
-audit's statistics are the same on either (:mod:`~dp_online_envs.audit.batched`).
-:func:`run_seeds` gives the seeds of the runs, for both.
+ones); either run ``b`` is the game a session reset with ``seeds[b]`` plays, so the
+audit's statistics are the same on either (:mod:`~dp_online_envs.audit.batched`), or
+(the audit's form of a learner, e.g. ``agents.batched.SharedStreamPrivateEXP2``) the
+runs are independent games of the learner drawn from one stream seeded with all the
+seeds. :func:`run_seeds` gives the seeds of the runs, for both.
 """
 
 from __future__ import annotations
@@ -47,13 +49,21 @@ class BatchedSession(Protocol):
     """B runs of a learner at once (the ``BatchedLearner`` of
     :func:`~dp_online_envs.loop.run_batched_rounds`, restartable with seeds).
 
-    The audit's bound assumes what it assumes of a session: each game's randomness
-    comes from its own seed alone (games sharing a generator would not be independent
-    runs). The batched learners of ``agents.batched`` keep one generator set per game.
+    The audit's bound assumes what it assumes of a session: the runs are independent
+    games of the learner, and the same seeds give the same runs. Either each game's
+    randomness comes from its own seed alone (the batched learners of
+    ``agents.batched``: one generator set per game, game ``b`` the scalar game of
+    ``seeds[b]``), or one generator seeded with all the seeds gives every game its own
+    positions of one i.i.d. stream (never a value used by two games; ``agents.batched.
+    SharedStreamPrivateEXP2``: each run a game of the calibrated mechanism, not the
+    scalar game of its seed). Two games reading the same draws would not be
+    independent runs.
     """
 
     def reset_batch(self, seeds: Sequence[int]) -> None:
-        """Start ``len(seeds)`` games; game ``b`` is the learner reset with ``seeds[b]``."""
+        """Start ``len(seeds)`` independent games (class docstring): game ``b`` the
+        learner reset with ``seeds[b]``, or run ``b`` of one stream seeded with
+        ``seeds``."""
 
     def act_batch(self) -> np.ndarray:
         """The actions of the next round, one row per game."""

@@ -78,3 +78,23 @@ class BatchedRandomizedResponse:
             keep = np.array([r.random() < self.keep_p for r in self.rngs])
             self.arms = np.where(keep, bits, 1 - bits)
         self.t += 1
+
+
+class SharedStreamRandomizedResponse(BatchedRandomizedResponse):
+    """B independent games of :class:`RandomizedResponseArm` from ONE generator seeded
+    with all the run seeds (as :class:`agents.batched.arms.SharedStreamPrivateEXP2`
+    draws its noise): game ``b`` keeps its bit with the ``b``-th of one ``random(B)``
+    draw. Not the scalar game of ``seeds[b]``; the same law, independent runs."""
+
+    def reset_batch(self, seeds) -> None:
+        self.rng = np.random.default_rng(np.random.SeedSequence([int(s) for s in seeds]))
+        self.arms = np.zeros(len(seeds), dtype=np.int64)
+        self.t = 0
+
+    def update_batch(self, actions, feedback) -> None:
+        if self.t == 0:
+            b = self.prototype.problem.bound
+            bits = np.rint(np.clip(np.asarray(feedback)[:, 0], -b, b)).astype(np.int64)
+            keep = self.rng.random(bits.size) < self.keep_p
+            self.arms = np.where(keep, bits, 1 - bits)
+        self.t += 1

@@ -81,12 +81,8 @@ def test_batched_audit_gives_the_scalar_finding(name, kw):
     assert batched.counts == scalar.counts
 
 
-def test_audit_power_vectorized_equals_one_run_at_a_time():
-    settings = AuditSettings(horizon=16, runs=120, pilot_runs=30, taus=(1,), seed=2)
-    fast = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30))
-    slow = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30),
-                       vectorize=False)
-    assert fast == slow
+# audit_power's batched references (private-exp2's shared-stream form, and the
+# per-seed form giving the one-run-at-a-time findings): test_shared_stream_audit.py
 
 
 # ------------------------------------------------------- one generator per run
