@@ -25,11 +25,19 @@ def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
 
 
 def project_l2_ball(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
-    """Euclidean projection onto ``{u : ||u||_2 <= radius}``."""
+    """Euclidean projection onto ``{u : ||u||_2 <= radius}``.
+
+    The result's computed norm is at most ``radius`` (the rescaled vector can round to a
+    norm one ulp above it; it is then moved toward 0 by one ulp per coordinate until it
+    is not), so projecting twice gives the same bits as projecting once.
+    """
     nrm = float(np.linalg.norm(v))
     if nrm <= radius:
         return v.copy()
-    return v * (radius / nrm)
+    out = v * (radius / nrm)
+    while float(np.linalg.norm(out)) > radius:
+        out = np.nextafter(out, 0.0)
+    return out
 
 
 def project_simplex_capped(v: np.ndarray, total: float = 1.0) -> np.ndarray:
