@@ -42,7 +42,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, register
-from agents.common import clip_norm, env_action, ftal_leader, split_rng, start_point
+from agents.common import clipped_gradient, env_action, ftal_leader, split_rng, start_point
 from agents.counter_agent import CounterAgent
 from agents.privacy.noise import default_noise
 from dp_online_envs.validation import check_real
@@ -156,8 +156,7 @@ class _ApproximateLeader(CounterAgent, Agent):
 
     def update(self, action, feedback) -> None:
         theta = self.clip_feedback(feedback)
-        g = self.problem.loss.subgradient(theta, self._w)
-        g, clipped = clip_norm(g, self.gradient_bound, 2)
+        g, clipped = clipped_gradient(self.problem.loss, theta, self._w, self.gradient_bound)
         self.clipped_gradients += int(clipped)
         self._w_sum += self._w
         if self.private:
