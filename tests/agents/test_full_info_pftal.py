@@ -22,8 +22,8 @@ from agent_helpers import problem_of as _problem
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
+from agents.common import clip_norm
 from agents.full_info.pftal import (
-    clip_norm,
     ftal_leader,
     ftal_regularization,
     pftal_regularization,
