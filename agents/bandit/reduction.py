@@ -62,10 +62,9 @@ import numpy as np
 
 from agents.base import Agent, agent_class, register
 from agents.common import check_bandit_problem, check_range, clipped_loss, noise_block
-from agents.common import loss_range, scalar_feedback  # noqa: F401  (public, re-exported)
 from agents.privacy.noise import DiscreteLaplaceNoise
 
-__all__ = ["PrivateBanditReduction", "loss_range", "scalar_feedback"]
+__all__ = ["PrivateBanditReduction"]
 
 def _finite_only(feedback) -> np.ndarray:
     """Replacement ``clip_feedback`` of a wrapped base: noisy values pass unclipped."""

@@ -25,7 +25,8 @@ from agents.bandit.exp2 import (
     theorem_4_1_parameters,
 )
 from agents.bandit.exp3 import EXP3, exp3_eta
-from agents.bandit.reduction import PrivateBanditReduction, loss_range
+from agents.bandit.reduction import PrivateBanditReduction
+from agents.common import loss_range
 from agents.privacy.noise import DiscreteLaplaceNoise
 from agents.bandit.scrible import SCRiBLe, barrier_for, theorem_4_5_eta
 from dp_online_envs.audit import audit
