@@ -86,7 +86,7 @@ class PrivateBanditReduction(Agent):
             with ``feedback = "bandit"`` and ``private = False``.
         base_options: Keyword options of the base's ``setup``. ``noise_scale`` is
             filled in with the Laplace scale when the base accepts it.
-        loss_range: ``(lo, hi)`` overriding :func:`loss_range` (the clip enforces it).
+        loss_range: ``(lo, hi)`` overriding :func:`~agents.common.loss_range` (the clip enforces it).
 
     Attributes:
         base: The wrapped learner (it only ever sees noisy losses).
