@@ -52,10 +52,18 @@ def project_simplex_capped(v: np.ndarray, total: float = 1.0) -> np.ndarray:
 
 
 def project_l1_ball(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
-    """Euclidean projection onto ``{u : ||u||_1 <= radius}`` (Duchi et al., 2008)."""
+    """Euclidean projection onto ``{u : ||u||_1 <= radius}`` (Duchi et al., 2008).
+
+    As for :func:`project_l2_ball`, a result whose computed norm rounds above ``radius``
+    is moved toward 0 one ulp per coordinate until it is not, so that projecting twice
+    gives the same bits as projecting once.
+    """
     if float(np.abs(v).sum()) <= radius:
         return v.copy()
-    return np.sign(v) * project_simplex_capped(np.abs(v), radius)
+    out = np.sign(v) * project_simplex_capped(np.abs(v), radius)
+    while float(np.abs(out).sum()) > radius:
+        out = np.nextafter(out, 0.0)
+    return out
 
 
 def sample_l2_ball(rng: np.random.Generator, dim: int, radius: float = 1.0) -> np.ndarray:
