@@ -21,7 +21,7 @@ from .checks import (
 )
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(arrays(np.float64, st.integers(1, 8), elements=st.floats(-50, 50)))
 def test_simplex_projection_is_exact(x):
     k = x.size

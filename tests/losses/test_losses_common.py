@@ -124,7 +124,7 @@ def test_sample_param_in_param_space_and_fixed_by_clip(fam):
 
 
 @pytest.mark.parametrize("fam", ALL_FAMILIES, ids=FAMILY_IDS)
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
 @given(data=st.data())
 def test_clip_param_lands_in_set_and_is_idempotent(fam, data):
     theta = data.draw(
