@@ -14,8 +14,16 @@ except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks i
     ) from exc
 
 from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
-from agents.base import Agent, agent_class, list_agents, make, register, registry
+from agents.base import (
+    Agent,
+    agent_class,
+    list_agents,
+    make,
+    per_seed_registry,
+    register,
+    registry,
+)
 from agents.loop import play, play_batch
 
-__all__ = ["Agent", "agent_class", "list_agents", "make", "play", "play_batch", "register",
-           "registry"]
+__all__ = ["Agent", "agent_class", "list_agents", "make", "per_seed_registry", "play",
+           "play_batch", "register", "registry"]

@@ -317,5 +317,21 @@ class Registry:
         return "agents.registry"
 
 
+class PerSeedRegistry(Registry):
+    """:class:`Registry` without the audit's shared-stream batched forms: a privacy audit
+    through this resolver plays every learner's per-seed batched form (run ``b`` is the
+    scalar game of its seed), to compare the two forms."""
+
+    audit_batched = None  # audit_power then falls back to :meth:`Registry.batched`
+
+    def __reduce__(self) -> str:
+        return "per_seed_registry"
+
+    def __repr__(self) -> str:
+        return "agents.per_seed_registry"
+
+
 #: The agent registry as an experiments resolver.
 registry = Registry()
+#: The same without the audit's shared-stream forms (:class:`PerSeedRegistry`).
+per_seed_registry = PerSeedRegistry()

@@ -101,20 +101,6 @@ def isolated_audits(settings: AuditSettings) -> None:
               f"eps_lb = {f.eps_lb:.3f}, refuted = {f.refuted}\n    {f}", flush=True)
 
 
-class PerSeedResolver:
-    """The agents registry without ``audit_batched``: ``audit_power`` then plays the
-    per-seed batched form (run ``b`` the scalar game of its seed)."""
-
-    base = agents.Agent
-
-    def resolve(self, name):
-        return agents.registry.resolve(name)
-
-    def names(self):
-        return agents.registry.names()
-
-    def batched(self, *args, **kwargs):
-        return agents.registry.batched(*args, **kwargs)
 
 
 def speed(settings: AuditSettings) -> None:
@@ -224,7 +210,7 @@ def main() -> None:
     print("3. power ladder: private-exp2 built at eps*c, declaring eps = 1", flush=True)
     slow, cpu_slow = ladder(settings, factors, "one run at a time", vectorize=False)
     per_seed, cpu_per_seed = ladder(settings, factors, "per-seed batched", vectorize=True,
-                                    resolver=PerSeedResolver())
+                                    resolver=agents.per_seed_registry)
     print(f"  same findings: {slow == per_seed}; ratio {cpu_slow / cpu_per_seed:.1f}x",
           flush=True)
     _, cpu_shared = ladder(settings, factors, "shared-stream batched (audit_power's "

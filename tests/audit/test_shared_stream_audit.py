@@ -172,20 +172,6 @@ def test_make_audit_batched_picks_the_shared_stream_form_only_for_private_exp2()
         make_audit_batched("scrible", problem, epsilon=1.0)
 
 
-class _PerSeedOnly:
-    """The registry without ``audit_batched``: audit_power then plays the per-seed
-    batched form."""
-
-    base = agents.Agent
-
-    def resolve(self, name):
-        return agents.registry.resolve(name)
-
-    def names(self):
-        return agents.registry.names()
-
-    def batched(self, *args, **kwargs):
-        return agents.registry.batched(*args, **kwargs)
 
 
 def test_audit_power_plays_the_shared_stream_form():
@@ -200,7 +186,7 @@ def test_audit_power_plays_the_shared_stream_form():
     slow = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30),
                        vectorize=False)
     per_seed = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30),
-                           resolver=_PerSeedOnly())
+                           resolver=agents.per_seed_registry)
     assert per_seed == slow
     assert power != slow  # other (equally valid) runs
 
@@ -247,3 +233,12 @@ def test_same_audit_seed_same_findings():
                         AuditSettings(horizon=16, runs=300, pilot_runs=50, taus=(1, 2),
                                       seed=5), factors=(1, 10))
     assert other.eps_lbs != a.eps_lbs
+
+
+def test_per_seed_registry_pickles_by_reference_and_has_no_audit_form():
+    import pickle
+
+    assert agents.per_seed_registry.audit_batched is None
+    assert pickle.loads(pickle.dumps(agents.per_seed_registry)) is agents.per_seed_registry
+    assert pickle.loads(pickle.dumps(agents.registry)) is agents.registry
+    assert agents.per_seed_registry.resolve("private-exp2") is agents.agent_class("private-exp2")
