@@ -73,6 +73,37 @@ def noise_block(rounds_left: int) -> int:
     return max(1, min(NOISE_BLOCK, int(rounds_left)))
 
 
+class NoiseQueue:
+    """A noise strategy's exact integers, handed out one at a time and drawn from the
+    learner's generator in blocks of :func:`noise_block` (the draws still to come).
+
+    Args:
+        strategy: A calibrated exact strategy (``draw_int(rng, n)``).
+    """
+
+    def __init__(self, strategy) -> None:
+        self.strategy = strategy
+        self._block: list[int] = []
+        self._i = 0
+
+    def next(self, rng: np.random.Generator, left: int) -> int:
+        """The next integer; when the block is used up, a new one of
+        ``noise_block(left)`` values is drawn, ``left`` counting this draw."""
+        if self._i >= len(self._block):
+            self._block = self.strategy.draw_int(rng, noise_block(left)).tolist()
+            self._i = 0
+        z = self._block[self._i]
+        self._i += 1
+        return z
+
+
+def exact_laplace_label(strategy, scale: float) -> str:
+    """``"exact discrete Laplace (t=..., grid g=2^k, b=t*g=...)"``: how a calibrated
+    :class:`~agents.privacy.noise.DiscreteLaplaceNoise` is named in a guarantee."""
+    return (f"exact discrete Laplace (t={strategy.t}, "
+            f"grid g=2^{math.frexp(strategy.grid)[1] - 1}, b=t*g={scale:.6g})")
+
+
 # ------------------------------------------------------------------ playing a point
 def env_action(domain: Domain, x: np.ndarray, rng: np.random.Generator):
     """The env action for the point ``x`` of the domain.

@@ -52,7 +52,13 @@ from __future__ import annotations
 import math
 
 from agents.base import Agent, agent_class, register
-from agents.common import check_bandit_problem, check_range, clipped_loss, noise_block
+from agents.common import (
+    NoiseQueue,
+    check_bandit_problem,
+    check_range,
+    clipped_loss,
+    exact_laplace_label,
+)
 from agents.privacy.noise import DiscreteLaplaceNoise
 from dp_online_envs.validation import check_epsilon, check_int
 
@@ -128,8 +134,8 @@ class PrivateBatchedHTINF(Agent):
             return
         self.privacy = ns.guarantee(
             ns.dp_event(),
-            mechanism=(f"exact discrete Laplace (t={ns.t}, grid g=2^{math.frexp(ns.grid)[1] - 1},"
-                       f" b=t*g={self.noise_scale:.6g}) on each batch sum of {self.batch} "
+            mechanism=(f"{exact_laplace_label(ns, self.noise_scale)} on each batch sum of "
+                       f"{self.batch} "
                        f"clipped losses in [{self.loss_lo:g}, {self.loss_hi:g}] rounded to the "
                        "grid (each round's loss in one batch), then htinf on the averages"))
 
@@ -144,8 +150,7 @@ class PrivateBatchedHTINF(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.base.reset(int(self.rng.integers(2**63)))
-        self._noise: list[int] = []
-        self._ni = 0
+        self._noise = NoiseQueue(self.noise_strategy)
         self._arm = None
         self._in_batch = 0       # rounds played in the current batch
         self._int_sum = 0        # their grid-rounded losses (integers), noise on
@@ -174,14 +179,9 @@ class PrivateBatchedHTINF(Agent):
         if g is None:  # NoNoise: exact sums, not private
             total = self.release(self._float_sum)
         else:
-            i = self._ni
-            if i >= len(self._noise):
-                # one draw per batch: this one and the batches still to come
-                left = 1 + -(-(self.problem.horizon - self.t) // self.batch)
-                self._noise = self.noise_strategy.draw_int(self.rng, noise_block(left)).tolist()
-                i = 0
-            self._ni = i + 1
-            total = self.release((self._int_sum + self._noise[i]) * g)
+            # one draw per batch: this one and the batches still to come
+            left = 1 + -(-(self.problem.horizon - self.t) // self.batch)
+            total = self.release((self._int_sum + self._noise.next(self.rng, left)) * g)
         self.base.observe_loss(self._arm, total / m if m > 1 else total)
         self._in_batch, self._int_sum, self._float_sum = 0, 0, 0.0
 

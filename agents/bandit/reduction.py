@@ -55,13 +55,18 @@ as sensitivity) and why the noisy values must stay unclipped:
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, agent_class, register
-from agents.common import check_bandit_problem, check_range, clipped_loss, noise_block
+from agents.common import (
+    NoiseQueue,
+    check_bandit_problem,
+    check_range,
+    clipped_loss,
+    exact_laplace_label,
+)
 from agents.privacy.noise import DiscreteLaplaceNoise
 
 __all__ = ["PrivateBanditReduction"]
@@ -149,8 +154,7 @@ class PrivateBanditReduction(Agent):
             return
         self.privacy = ns.guarantee(
             ns.dp_event(),
-            mechanism=(f"exact discrete Laplace (t={ns.t}, grid g=2^{math.frexp(ns.grid)[1] - 1}, "
-                       f"b=t*g={self.noise_scale:.6g}) on each clipped loss in "
+            mechanism=(f"{exact_laplace_label(ns, self.noise_scale)} on each clipped loss in "
                        f"[{self.loss_lo:g}, {self.loss_hi:g}] rounded to the grid (each "
                        f"round's loss released once), then {cls.name}"))
 
@@ -165,8 +169,7 @@ class PrivateBanditReduction(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.base.reset(int(self.rng.integers(2**63)))
-        self._noise: list[float] = []
-        self._ni = 0
+        self._noise = NoiseQueue(self.noise_strategy)
 
     def act(self):
         return self.base.act()
@@ -177,15 +180,10 @@ class PrivateBanditReduction(Agent):
         if g is None:  # NoNoise: exact losses, not private
             self._feed(action, self.release(f))
             return
-        i = self._ni
-        if i >= len(self._noise):
-            n = noise_block(self.problem.horizon - self.t)
-            self._noise = self.noise_strategy.draw_int(self.rng, n).tolist()
-            i = 0
-        self._ni = i + 1
+        z = self._noise.next(self.rng, self.problem.horizon - self.t)
         # exact: f / g is a power-of-two scaling, round() is half-even to a Python int,
         # and the integer sum (< 2^53 in magnitude) times g is exact in float64
-        self._feed(action, self.release((round(f / g) + self._noise[i]) * g))
+        self._feed(action, self.release((round(f / g) + z) * g))
 
     def _feed(self, action, noisy: float) -> None:
         if self._observe is not None:

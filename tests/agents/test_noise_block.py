@@ -32,14 +32,14 @@ def test_scalar_and_batched_blocks_follow_the_rounds_left():
     batched.reset_batch([3])
     sizes, batched_sizes = [], []
     for _ in range(horizon):
-        before = id(scalar._noise)
+        before = id(scalar._noise._block)  # the reduction's NoiseQueue
         scalar.update(scalar.act(), np.zeros(1))
-        if id(scalar._noise) != before:
-            sizes.append(len(scalar._noise))
+        if id(scalar._noise._block) != before:
+            sizes.append(len(scalar._noise._block))
         arms = batched.act_batch()
         before = id(batched._noise)
         batched.update_batch(arms, np.zeros((1, 1)))
         if id(batched._noise) != before:
             batched_sizes.append(batched._noise.shape[0])
-            assert batched._noise[:, 0].tolist() == scalar._noise  # the same values
+            assert batched._noise[:, 0].tolist() == scalar._noise._block  # the same values
     assert sizes == batched_sizes == [NOISE_BLOCK, 5]
