@@ -120,7 +120,7 @@ def test_each_run_draws_its_own_noise():
         scalar = agents.make("private-exp2", problem, epsilon=1.0, seed=seed)
         scalar.reset(seed)
         scalar.update(scalar.act(), np.ones(1))
-        assert scalar._noise == noise[:, b].tolist()
+        assert scalar._noise._block == noise[:, b].tolist()  # its NoiseQueue
 
 
 # ------------------------------------------------------------------ validity
