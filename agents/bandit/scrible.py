@@ -66,12 +66,61 @@ __all__ = [
     "PrivateSCRiBLe",
     "SCRiBLe",
     "barrier_for",
+    "canonical_eigh",
     "theorem_4_5_eta",
 ]
 
+#: Consecutive eigenvalues closer than this times the largest magnitude form one cluster,
+#: whose eigenvectors :func:`canonical_eigh` replaces by a basis fixed by the cluster's
+#: span: a few times the eigensolver's own accuracy (``O(eps ||H||)``), so a repeated
+#: eigenvalue is one cluster and distinct ones are not, even when ``H`` is ill-conditioned.
+EIGEN_CLUSTER_RTOL = 64 * float(np.finfo(np.float64).eps)
 #: Largest dimension for which the l1 ball's 2^n facets are enumerated.
 MAX_L1_DIM = 12
 _SHRINK = (1.0, 1.0 - 1e-12, 1.0 - 1e-9, 1.0 - 1e-6, 0.999, 0.99, 0.9, 0.5)
+
+
+def canonical_eigh(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (ascending) and an orthonormal eigenbasis (columns) of the symmetric
+    ``h``, the basis fixed by ``h`` alone, not by the LAPACK kernel that computed it.
+
+    ``np.linalg.eigh`` returns each eigenvector up to its sign and, for a repeated
+    eigenvalue, any orthonormal basis of its eigenspace; both depend on the BLAS and
+    LAPACK kernels the CPU selects, so a learner that plays an eigenvector would play
+    another game on another machine with the same seed. (The ball barrier's Hessian
+    ``a I + b y y^T`` has an ``(n-1)``-fold eigenvalue at every ``y``.) Here the
+    eigenvalues are grouped into clusters (consecutive ones closer than
+    :data:`EIGEN_CLUSTER_RTOL` times the largest magnitude), and each cluster's basis is
+    rebuilt by Gram-Schmidt from the projections of ``e_1, e_2, ...`` onto its span,
+    keeping a projection when its residual exceeds ``1 / (2 sqrt(n))`` (a span of
+    dimension k always yields k such vectors: a unit vector of the span orthogonal to
+    the kept ones would have norm at most ``sqrt(n)`` times that threshold). The basis
+    depends on ``h`` continuously for a given cluster structure, so two machines agree
+    up to rounding.
+
+    Returns:
+        ``(lam, vecs)``: ``lam[i]`` is the eigenvalue of column ``vecs[:, i]``.
+    """
+    lam, vecs = np.linalg.eigh(h)
+    n = lam.size
+    gap = EIGEN_CLUSTER_RTOL * max(float(np.abs(lam).max()), np.finfo(float).tiny)
+    cuts = [0, *(np.flatnonzero(np.diff(lam) > gap) + 1).tolist(), n]
+    keep = 0.5 / math.sqrt(n)
+    out = np.empty_like(vecs)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        span = vecs[:, lo:hi]
+        basis: list[np.ndarray] = []
+        for j in range(n):
+            r = span @ span[j]           # the projection of e_j onto the span
+            for q in basis:
+                r = r - (q @ r) * q
+            norm = float(np.sqrt(r @ r))
+            if norm > keep:
+                basis.append(r / norm)
+                if len(basis) == hi - lo:
+                    break
+        out[:, lo:hi] = np.stack(basis, axis=1)
+    return lam, out
 
 
 # --------------------------------------------------------------------- barriers
@@ -286,9 +335,10 @@ class SCRiBLe(Agent):
 
     # ---------------------------------------------------------------- helpers
     def dikin(self, y: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Eigenvalues ``lam`` and eigenvectors (columns) of ``nabla^2 R(y)``."""
+        """Eigenvalues ``lam`` and eigenvectors (columns) of ``nabla^2 R(y)``, the basis
+        :func:`canonical_eigh`'s (the same on every machine up to rounding)."""
         h = self.barrier.hess(self.y if y is None else y)
-        lam, vecs = np.linalg.eigh(0.5 * (h + h.T))
+        lam, vecs = canonical_eigh(0.5 * (h + h.T))
         return np.maximum(lam, np.finfo(float).tiny), vecs
 
     def _feasible(self, x: np.ndarray) -> bool:

@@ -24,6 +24,7 @@ import numpy as np
 
 from agents.base import Agent
 from dp_online_envs.domains import Ball, Box, Simplex
+from dp_online_envs.domains.ball import l2_norms, project_l2_rows
 from dp_online_envs.losses import LinearLoss
 
 __all__ = ["BatchedAgent", "clip_bandit_rows", "clip_full_rows", "lmo_rows",
@@ -119,21 +120,8 @@ def clip_full_rows(agent: BatchedAgent, feedback: np.ndarray) -> np.ndarray:
                          f"got {fb.shape}")
     if not np.all(np.isfinite(fb)):
         raise ValueError(f"feedback must be finite, got {fb!r}")
-    if isinstance(loss, LinearLoss) and loss.param_is_box:
-        space = loss.param_space
-        clipped = np.clip(fb, space.low, space.high)
-    elif isinstance(loss, LinearLoss) and loss.theta_set == "l2":
-        # project_l2_ball on the rows: its norm is np.linalg.norm's (row_norms)
-        norms = row_norms(fb)
-        clipped = fb.copy()
-        far = norms > 1.0
-        clipped[far] = fb[far] * (1.0 / norms[far])[:, None]
-    elif isinstance(loss, LinearLoss) and loss.theta_set == "l1":
-        # project_l1_ball returns a copy of a row inside the ball (its own test, the
-        # same row sum), projects the others
-        clipped = fb.copy()
-        for b in np.flatnonzero(np.abs(fb).sum(axis=1) > 1.0):
-            clipped[b] = loss.clip_param(fb[b])
+    if isinstance(loss, LinearLoss):
+        clipped = loss.clip_params(fb)   # the scalar clip_param is this on one row
     else:
         clipped = np.stack([loss.clip_param(row) for row in fb])
     agent.clipped_feedback += np.any(clipped != fb, axis=1)
@@ -148,26 +136,16 @@ def softmin_rows(eta: float, cum: np.ndarray) -> np.ndarray:
     return p / p.sum(axis=1, keepdims=True)
 
 
-def row_norms(v: np.ndarray) -> np.ndarray:
-    """``np.linalg.norm`` of every row: ``sqrt(x.dot(x))`` is what it computes for a
-    1-D array, and ``np.vecdot`` runs the same dot kernel per row."""
-    v = np.ascontiguousarray(v)
-    return np.sqrt(np.vecdot(v, v))
-
-
 def project_rows(domain: Any, v: np.ndarray) -> np.ndarray:
-    """``domain.project`` of every row: one ``clip`` on boxes, the l2 ball's scaling
-    on rows of norm ``> R`` (with the scalar norm, see :func:`row_norms`), else row by
-    row (the domain's own projection), so the result is the scalar one bit for bit."""
+    """``domain.project`` of every row: one ``clip`` on boxes, the ball's own row-wise
+    projection (:func:`~dp_online_envs.domains.ball.project_l2_rows`, which the scalar
+    :meth:`~dp_online_envs.domains.Ball.project` runs on one row), else row by row (the
+    domain's own projection), so the result is the scalar one bit for bit."""
     kind = type(domain).project
     if kind is Box.project:
         return np.clip(v, domain.low, domain.high)
     if kind is Ball.project:
-        norms = row_norms(v)
-        out = np.array(v, dtype=np.float64)
-        far = norms > domain.radius
-        out[far] = v[far] * (domain.radius / norms[far])[:, None]
-        return out
+        return project_l2_rows(v, domain.radius)
     return np.stack([domain.project(row) for row in v])
 
 
@@ -181,7 +159,7 @@ def lmo_rows(domain: Any, c: np.ndarray) -> np.ndarray:
     if type(domain).linear_minimizer is Box.linear_minimizer:
         return np.where(c < 0, domain.high, domain.low)
     if type(domain).linear_minimizer is Ball.linear_minimizer:
-        norms = row_norms(c)
+        norms = l2_norms(c)
         x = (-domain.radius / np.where(norms == 0.0, 1.0, norms))[:, None] * c
         x[norms == 0.0] = np.eye(1, c.shape[1])[0] * domain.radius
         return x

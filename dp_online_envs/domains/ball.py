@@ -19,6 +19,44 @@ from dp_online_envs.domains.simplex import project_simplex
 from dp_online_envs.validation import check_int, check_real
 
 
+def l2_norms(rows: np.ndarray) -> np.ndarray:
+    """The Euclidean norm of every row of a ``(B, n)`` array.
+
+    ``sqrt`` of NumPy's dot kernel per row (``np.vecdot``), which is what
+    ``np.linalg.norm`` computes for one vector; every l2 norm that decides a point or
+    a clip in the suite (scalar and batched) is this one, so both round alike.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.float64)
+    return np.sqrt(np.vecdot(rows, rows))
+
+
+def project_l2_rows(rows: np.ndarray, radius: float = 1.0) -> np.ndarray:
+    """Euclidean projection of every row of a ``(B, n)`` array onto ``{u : ||u||_2 <= R}``.
+
+    A row of norm at most ``R`` is kept; a row outside is scaled by ``R / ||row||``, and
+    if the scaled row's computed norm still rounds above ``R`` it is moved toward 0 by
+    one ulp per coordinate until it is not. The result is inside the ball by its own
+    computed norm, and projecting twice gives the same bits as projecting once. The
+    scalar projections (:meth:`Ball.project`,
+    :func:`~dp_online_envs.losses._utils.project_l2_ball`) are this function on one row,
+    so a batched game clips and projects exactly as the scalar one.
+
+    Returns:
+        A new array (the input is not modified).
+    """
+    v = np.asarray(rows, dtype=np.float64)
+    out = v.copy()
+    norms = l2_norms(v)
+    far = np.flatnonzero(norms > radius)
+    if far.size:
+        out[far] = v[far] * (radius / norms[far])[:, None]
+        over = far[l2_norms(out[far]) > radius]
+        while over.size:
+            out[over] = np.nextafter(out[over], 0.0)
+            over = over[l2_norms(out[over]) > radius]
+    return out
+
+
 class _CenteredBody(Domain):
     """A full-dimensional body symmetric about 0 with ``||x||_inf <= radius``."""
 
@@ -48,7 +86,7 @@ class Ball(_CenteredBody):
     """The Euclidean ball ``{x in R^dim : ||x||_2 <= R}``.
 
     * Linear oracle: ``-R c / ||c||`` (``R e_1`` when ``c = 0``).
-    * Projection: exact, ``x min(1, R / ||x||)``.
+    * Projection: exact, ``x min(1, R / ||x||)`` (:func:`project_l2_rows` on one row).
     * Diameter ``2R``; inner ball: itself; ``sup ||x||_1 = R sqrt(dim)``,
       ``sup ||x||_2 = sup ||x||_inf = R``.
     * No vertices in the polytope sense (every boundary point is extreme):
@@ -66,7 +104,7 @@ class Ball(_CenteredBody):
 
     def linear_minimizer(self, c: np.ndarray) -> np.ndarray:
         c = check_vector(c, self.dim, "c")
-        norm = float(np.linalg.norm(c))
+        norm = float(l2_norms(c[None, :])[0])
         if norm == 0.0:
             x = np.zeros(self.dim)
             x[0] = self.radius
@@ -80,8 +118,7 @@ class Ball(_CenteredBody):
 
     def project(self, x: np.ndarray) -> np.ndarray:
         x = check_vector(x, self.dim)
-        norm = float(np.linalg.norm(x))
-        return x if norm <= self.radius else x * (self.radius / norm)
+        return project_l2_rows(x[None, :], self.radius)[0]
 
     def inner_ball(self) -> tuple[np.ndarray, float]:
         return np.zeros(self.dim), self.radius

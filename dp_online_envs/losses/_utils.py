@@ -7,6 +7,8 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.domains.ball import project_l2_rows
+
 
 def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
     """Validate a parameter vector: float64, shape ``(param_dim,)``, all finite.
@@ -25,19 +27,9 @@ def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
 
 
 def project_l2_ball(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
-    """Euclidean projection onto ``{u : ||u||_2 <= radius}``.
-
-    The result's computed norm is at most ``radius`` (the rescaled vector can round to a
-    norm one ulp above it; it is then moved toward 0 by one ulp per coordinate until it
-    is not), so projecting twice gives the same bits as projecting once.
-    """
-    nrm = float(np.linalg.norm(v))
-    if nrm <= radius:
-        return v.copy()
-    out = v * (radius / nrm)
-    while float(np.linalg.norm(out)) > radius:
-        out = np.nextafter(out, 0.0)
-    return out
+    """Euclidean projection onto ``{u : ||u||_2 <= radius}``: :func:`project_l2_rows` on
+    one row (bit-idempotent; the batched clip is the same function on many rows)."""
+    return project_l2_rows(np.asarray(v, dtype=np.float64)[None, :], radius)[0]
 
 
 def project_simplex_capped(v: np.ndarray, total: float = 1.0) -> np.ndarray:

@@ -7,11 +7,11 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.domains.ball import project_l2_rows
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import (
     as_param,
     project_l1_ball,
-    project_l2_ball,
     sample_l1_ball,
     sample_l2_ball,
 )
@@ -115,19 +115,33 @@ class LinearLoss(LossFamily):
         return sample_l1_ball(rng, self.dim)
 
     def clip_param(self, theta: np.ndarray) -> np.ndarray:
-        """Euclidean projection of ``theta`` onto ``Theta``.
+        """Euclidean projection of ``theta`` onto ``Theta`` (:meth:`clip_params` on one row).
 
         Raises:
             ValueError: If ``theta`` has the wrong shape or non-finite entries.
         """
         t = as_param(theta, self.param_dim, self.name)
-        if self.theta_set == "linf":
-            return np.clip(t, -1.0, 1.0)
-        if self.theta_set == "unit":
-            return np.clip(t, 0.0, 1.0)
+        return self.clip_params(t[None, :])[0]
+
+    def clip_params(self, thetas: np.ndarray) -> np.ndarray:
+        """Euclidean projection of every row of a ``(B, dim)`` array onto ``Theta``.
+
+        The one implementation of the clip: :meth:`clip_param` is this on one row and a
+        batched learner calls it on its B games' feedback, so both give the same bits.
+        Boxes clip coordinates; the l2 ball scales rows outside it
+        (:func:`~dp_online_envs.domains.ball.project_l2_rows`, bit-idempotent); the l1
+        ball projects each row outside it (:func:`project_l1_ball`). Rows are not
+        validated here (the callers do).
+        """
+        t = np.asarray(thetas, dtype=np.float64)
+        if self.param_is_box:
+            return np.clip(t, self._space.low, self._space.high)
         if self.theta_set == "l2":
-            return project_l2_ball(t)
-        return project_l1_ball(t)
+            return project_l2_rows(t)
+        out = t.copy()
+        for b in np.flatnonzero(np.abs(t).sum(axis=1) > 1.0):
+            out[b] = project_l1_ball(t[b])
+        return out
 
     # ------------------------------------------------------------------- bounds
     def lipschitz(self, domain: Domain) -> float:

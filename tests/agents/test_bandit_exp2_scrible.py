@@ -28,7 +28,8 @@ from agents.bandit.exp3 import EXP3, exp3_eta
 from agents.bandit.reduction import PrivateBanditReduction
 from agents.common import loss_range
 from agents.privacy.noise import DiscreteLaplaceNoise
-from agents.bandit.scrible import SCRiBLe, barrier_for, theorem_4_5_eta
+from agents.bandit import scrible as scrible_module
+from agents.bandit.scrible import SCRiBLe, barrier_for, canonical_eigh, theorem_4_5_eta
 from dp_online_envs.audit import audit
 from dp_online_envs.adversaries import LossSequence
 
@@ -296,6 +297,63 @@ def test_exp3_pseudo_regret_on_the_stochastic_instance():
 
 
 # ----------------------------------------------------------------- SCRiBLe
+def _another_eigensolver(monkeypatch, seed: int = 0) -> None:
+    """Replace ``np.linalg.eigh`` by one that returns another valid eigenbasis: every
+    vector's sign flipped at random and each repeated eigenvalue's basis rotated by a
+    random orthogonal matrix, as another LAPACK kernel may."""
+    real = np.linalg.eigh
+    rng = np.random.default_rng(seed)
+
+    def other(h):
+        lam, vecs = real(h)
+        out = vecs * rng.choice([-1.0, 1.0], size=lam.size)
+        gap = 64 * np.finfo(float).eps * np.abs(lam).max()
+        cuts = [0, *(np.flatnonzero(np.diff(lam) > gap) + 1).tolist(), lam.size]
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            q, _ = np.linalg.qr(rng.normal(size=(hi - lo, hi - lo)))
+            out[:, lo:hi] = out[:, lo:hi] @ q
+        return lam, out
+
+    monkeypatch.setattr(scrible_module.np.linalg, "eigh", other)
+
+
+def test_canonical_eigh_does_not_depend_on_the_eigensolvers_basis(monkeypatch):
+    rng = np.random.default_rng(3)
+    q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    y = 0.9 * q[:, 0]
+    matrices = [q @ np.diag([1.0, 1.0, 1.0, 3.0, 5.0, 5.0]) @ q.T,
+                barrier_for(dp_online_envs.domains.Ball(6)).hess(y),   # (n-1)-fold
+                np.diag([4.0, 1.0, 1e12, 2.5, 2.2, 7.0])]               # ill-conditioned
+    reference = [canonical_eigh(h) for h in matrices]
+    for seed in range(5):
+        _another_eigensolver(monkeypatch, seed)
+        for h, (lam, vecs) in zip(matrices, reference):
+            lam2, vecs2 = canonical_eigh(h)
+            assert np.array_equal(lam2, lam)
+            assert np.allclose(vecs2, vecs, rtol=0.0, atol=1e-12)
+            assert np.allclose(vecs.T @ vecs, np.eye(6), atol=1e-12)
+            scale = np.abs(lam).max()
+            assert np.allclose(h @ vecs, vecs * lam, rtol=0.0, atol=1e-12 * scale)
+        monkeypatch.undo()
+
+
+def test_scrible_plays_the_same_game_whatever_eigenbasis_the_solver_returns(monkeypatch):
+    from dp_online_envs.loop import run_rounds
+
+    def points():
+        env = _env("DPBandit-Linear-v0", horizon=60)
+        agent = make("scrible", _problem(env), seed=5)
+        agent.reset(5)
+        env.reset(seed=5)
+        played = []
+        run_rounds(env, agent, lambda t, action, obs: played.append(np.array(action)))
+        return np.stack(played)
+
+    reference = points()
+    _another_eigensolver(monkeypatch)
+    assert np.allclose(points(), reference, rtol=0.0, atol=1e-9)
+
+
 @pytest.mark.parametrize("domain", ["ball", "cube"])
 def test_dikin_ellipsoid_inside_the_domain(domain):
     env = _env("DPBandit-Linear-v0", horizon=500, domain=domain)

@@ -159,6 +159,34 @@ def test_full_information_clip_counts_match():
     assert learner.clipped_feedback.tolist() == counts == [1, 0, 1]
 
 
+@pytest.mark.parametrize(("name", "eps", "delta"), [("ftrl", None, 0.0),
+                                                     ("private-ftrl", 1.0, 0.0),
+                                                     ("private-ftpl", 1.0, 1e-6)])
+def test_full_information_games_with_clipped_l2_losses_side_by_side(name, eps, delta):
+    """Loss vectors of norm 0.3 to 2.5 (half outside the l2 ball, some scaled to norm 1
+    where rounding puts the scaled row an ulp outside): the batched learner's B games
+    and B scalar learners fed the same rows play the same points, bit for bit, with the
+    same clip counts."""
+    problem = build_env("DPFullInfo-Sphere-v0", horizon=80).get_wrapper_attr("problem")
+    rng = np.random.default_rng(9)
+    rows = rng.normal(size=(80, len(AGENT_SEEDS), problem.dim))
+    rows /= np.linalg.norm(rows, axis=2, keepdims=True)
+    rows[::3] *= rng.uniform(0.3, 2.5, size=rows[::3].shape[:2])[..., None]
+    learner = make_batched(name, problem, epsilon=eps, delta=delta)
+    learner.reset_batch(AGENT_SEEDS)
+    scalars = [agents.make(name, problem, epsilon=eps, delta=delta, seed=s) for s in AGENT_SEEDS]
+    for agent, seed in zip(scalars, AGENT_SEEDS):
+        agent.reset(seed)
+    for feedback in rows:
+        actions = learner.act_batch()
+        for agent, action, row in zip(scalars, actions, feedback):
+            assert np.array_equal(agent.act(), action)
+            agent.update(action, row)
+        learner.update_batch(actions, feedback)
+    assert learner.clipped_feedback.tolist() == [a.clipped_feedback for a in scalars]
+    assert np.all(learner.clipped_feedback > 5)
+
+
 def test_same_seeds_same_games_and_seeds_matter():
     first = batched_games("DPBandit-MAB-v0", "private-exp2", 60, 1.0, 0.0)
     again = batched_games("DPBandit-MAB-v0", "private-exp2", 60, 1.0, 0.0)
