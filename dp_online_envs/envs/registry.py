@@ -430,26 +430,21 @@ def register_all() -> None:
 
     Each spec has the entry point :data:`ENTRY_POINT` and ``kwargs={"env_id": id}``, so
     specs serialize (``gym.spec(id).to_json()``) and ``gym.make(id, **options)`` calls
-    ``build_env(env_id=id, **options)``. The ids with a seed-vectorized path
-    (:data:`~dp_online_envs.envs.vector_env.VECTOR_ENV_IDS`) also have the vector entry
-    point :data:`~dp_online_envs.envs.vector_env.VECTOR_ENTRY_POINT` (a string too), so
-    ``gym.make_vec(id, num_envs=B)`` builds the batched
-    :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv` (Gymnasium's default
-    mode when a spec has one; ``vectorization_mode="sync"`` builds B scalar envs).
+    ``build_env(env_id=id, **options)``. No spec has a vector entry point: Gymnasium
+    1.4 makes a registered one ``gym.make_vec``'s default mode, and
+    ``gym.make_vec(id, num_envs=B)`` is to be the same ``SyncVectorEnv`` of B scalar
+    games for every id. The seed-batched games are the opt-in
+    :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, whose own spec carries
+    :data:`~dp_online_envs.envs.vector_env.VECTOR_ENTRY_POINT` (so
+    ``gym.make_vec(venv.spec)`` remakes it).
 
-    No spec has ``additional_wrappers`` (Gymnasium refuses the ``vector_entry_point``
-    mode for a spec that has any). A game ends at its ``horizon`` (``terminated``, the
+    No spec has ``additional_wrappers``. A game ends at its ``horizon`` (``terminated``, the
     regret summary in ``info``); ``gym.make(id, max_episode_steps=k)`` puts a
     ``TimeLimit`` outside the env, which truncates at round k with ``info`` empty --
     ``agents.play`` still returns the k rounds' regret (through
     :func:`~dp_online_envs.wrappers.regret.regret_summary`), and
     ``TruncationSummary(gym.make(id, max_episode_steps=k))`` puts it in ``info``.
     """
-    # Imported here: vector_env builds its template games with build_env (this module).
-    from dp_online_envs.envs.vector_env import VECTOR_ENTRY_POINT, VECTOR_ENV_IDS
-
     for env_id in ENV_IDS:
         if env_id not in gym.registry:
-            vector = VECTOR_ENTRY_POINT if env_id in VECTOR_ENV_IDS else None
-            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
-                         vector_entry_point=vector)
+            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id})

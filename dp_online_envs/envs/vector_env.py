@@ -1,14 +1,19 @@
 """Seed-vectorized games: B games of one linear-loss id played in one numpy pass.
 
-:class:`LinearVectorEnv` is a Gymnasium ``VectorEnv`` holding ``B = num_envs`` games
-of the same configuration that differ only in their seeds. Every sub-game is the
-scalar game of :func:`~dp_online_envs.envs.registry.build_env` with the same options
-and its own seed, round for round:
+:class:`LinearVectorEnv` is what a learner holds: a Gymnasium ``VectorEnv`` of
+``B = num_envs`` games of the same configuration that differ only in their seeds,
+behind the batched form of the :class:`~dp_online_envs.wrappers.FeedbackGuard`.
+The games and their regret ledger are :class:`LinearVectorGames` (the experimenter's
+env, ``venv.unwrapped``). Every sub-game is the scalar game of
+:func:`~dp_online_envs.envs.registry.build_env` with the same options and its own seed,
+round for round:
 
 * Seeding: ``reset(seed=[s_1, ..., s_B])`` seeds game ``b`` as ``env.reset(seed=s_b)``
   seeds the scalar env (the adversary's generator ``PCG64(SeedSequence(s_b))``, its
-  ``reset`` on that generator). An integer seed ``s`` means ``[s, s + 1, ...]``
-  (Gymnasium's convention).
+  ``reset`` on that generator, the learner's ``np_random`` spawned from the same
+  sequence). An integer seed ``s`` means ``[s, s + 1, ...]`` (Gymnasium's convention);
+  a ``None`` seed (or entry) keeps that game's generators running, as the scalar env's
+  ``reset()`` does, and gives fresh entropy to a game that has none yet.
 * Losses: every ``block`` rounds each game's adversary draws the next block of
   parameters with :meth:`~dp_online_envs.adversaries.Adversary.next_losses`, which
   makes the same generator calls as round-by-round play; for the box-parameter
@@ -20,7 +25,14 @@ and its own seed, round for round:
   parameter box) under full information, ``[f_t(x_t)]`` under bandit feedback
   (``feedback="bandit"`` downgrades a full-information id, as in the scalar env);
   ``info`` is empty until the last round, where ``info["regret"]`` holds one
-  :class:`~dp_online_envs.wrappers.RegretSummary` per game.
+  :class:`~dp_online_envs.wrappers.RegretSummary` per game (and ``info["_regret"]``
+  Gymnasium's mask).
+* Episodes: all games end together after round T. What follows is Gymnasium's
+  ``autoreset_mode`` (``metadata["autoreset_mode"]``), ``NEXT_STEP`` by default as in
+  ``SyncVectorEnv``: the next ``step`` resets every game (its generators running on)
+  and returns zero observations, zero rewards and no ``info``; ``SAME_STEP`` resets in
+  the last step (the last observations and ``info`` in ``info["final_obs"]`` and
+  ``info["final_info"]``); ``DISABLED`` refuses to step until ``reset``.
 * Regret: the ledger of :class:`~dp_online_envs.wrappers.RegretRecorder`, batched:
   the cumulative parameter ``(B, P)``, the learner's loss, the comparator at the same
   checkpoints (per game, the same ``linear_minimizer`` and product as
@@ -34,9 +46,15 @@ the rows, which runs numpy's float64 dot kernel per row -- the kernel of the sca
 ``np.dot`` in :class:`~dp_online_envs.losses.LinearLoss` -- so it is bit-identical too;
 the feedback (``theta_t``) never depends on that arithmetic.
 
+``gym.make_vec(id, num_envs=B)`` is Gymnasium's ``SyncVectorEnv`` of B scalar games for
+every id (no id registers a vector entry point, since Gymnasium 1.4 would make it the
+default mode); the batched games are the opt-in ``LinearVectorEnv(id, B, ...)`` (or
+:func:`make_vector_env`), and ``gym.make_vec(venv.spec)`` remakes one.
+
 What is not offered (``ValueError`` naming it): adaptive adversaries (their losses
-depend on the play), non-linear losses, rendering and ``record_losses``. The batched
-learners and the loop are :mod:`agents.batched` and
+depend on the play), non-linear losses, rendering and ``record_losses``, and a
+``reset_mask`` that resets some games but not all (the games run in lockstep). The
+batched learners and the loop are :mod:`agents.batched` and
 :func:`dp_online_envs.loop.run_batched_rounds`; ``docs/vectorized.md`` describes the
 interface.
 """
@@ -44,8 +62,9 @@ interface.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import gymnasium as gym
 import numpy as np
@@ -59,10 +78,11 @@ from dp_online_envs.hindsight import Comparator
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.validation import check_int
 from dp_online_envs.wrappers import RegretSummary
+from dp_online_envs.wrappers.feedback import public_spec
 from dp_online_envs.wrappers.regret import REGRET_INFO_KEY, find_recorder
 
-__all__ = ["VECTOR_ENTRY_POINT", "VECTOR_ENV_IDS", "LinearVectorEnv", "make_vector_env",
-           "vector_support"]
+__all__ = ["VECTOR_ENTRY_POINT", "VECTOR_ENV_IDS", "VECTOR_LEARNER_ATTRIBUTES",
+           "LinearVectorEnv", "LinearVectorGames", "make_vector_env", "vector_support"]
 
 #: The ids with a seed-vectorized path (their linear-loss configurations).
 VECTOR_ENV_IDS: tuple[str, ...] = (
@@ -70,13 +90,31 @@ VECTOR_ENV_IDS: tuple[str, ...] = (
     "DPFullInfo-Cube-v0", "DPFullInfo-Matroid-v0",
 )
 
-#: The vector entry point of those ids, registered by
-#: :func:`~dp_online_envs.envs.registry.register_all` (a string, so that
-#: ``gym.spec(id).to_json()`` works): ``gym.make_vec(id, num_envs=B)``.
+#: The vector entry point in the spec of every batched env (a string, so that
+#: ``venv.spec.to_json()`` works): ``gym.make_vec(venv.spec)`` remakes ``venv``. The
+#: registered ids do not list it (see the module docstring).
 VECTOR_ENTRY_POINT = "dp_online_envs.envs.vector_env:make_vector_env"
 
 #: Rounds of losses drawn per adversary call.
 LOSS_BLOCK = 256
+
+#: The names ``get_attr`` and ``call`` answer through the batched guard, one value per
+#: game, as ``SyncVectorEnv.get_attr`` answers them through B scalar guards: the public
+#: ``Problem``, the single spaces, the game's metadata and render mode, the public
+#: spec of one game, the learner's own generator of each game, ``np_random_seed``
+#: (``-1``, not handed out) and ``summary`` (each game's regret summary, once the games
+#: are over).
+VECTOR_LEARNER_ATTRIBUTES: frozenset[str] = frozenset({
+    "problem", "action_space", "observation_space", "metadata", "render_mode", "spec",
+    "np_random", "np_random_seed", "summary",
+})
+
+#: The vectorizer's own keys in a vector env's spec (``gym.make_vec`` adds them).
+_VECTOR_SPEC_KEYS = ("num_envs", "vectorization_mode", "vector_kwargs", "wrappers",
+                     "block", "autoreset_mode")
+
+_UNPROTECTED = ("venv.unwrapped and venv.env are not protected in-process (README, "
+                "'What the learner sees'); run untrusted learners in their own process")
 
 
 def _scalar_env(env_id: str, options: dict[str, Any]) -> gym.Env:
@@ -108,29 +146,28 @@ def _refusal(base: Any, options: dict[str, Any]) -> str | None:
 
 def make_vector_env(num_envs: int = 1, env_id: str = "DPBandit-MAB-v0",
                     **options: Any) -> LinearVectorEnv:
-    """The vector entry point of the ids in :data:`VECTOR_ENV_IDS`:
-    ``LinearVectorEnv(env_id, num_envs, **options)``.
+    """``LinearVectorEnv(env_id, num_envs, **options)``: the vector entry point in every
+    batched env's spec, so that ``gym.make_vec(venv.spec)`` remakes ``venv``.
 
-    ``gym.make_vec(id, num_envs=B, **options)`` calls it (``register_all`` lists it as
-    their ``vector_entry_point``, so it is Gymnasium's default mode for them, and
-    ``vectorization_mode="vector_entry_point"`` asks for it explicitly). ``options``
-    are those of ``gym.make(env_id, ...)``; gymnasium's ``max_episode_steps`` is
-    refused (the games last ``horizon`` rounds).
+    ``options`` are those of ``gym.make(env_id, ...)`` plus ``block`` and
+    ``autoreset_mode``; gymnasium's ``max_episode_steps`` is refused (the games last
+    ``horizon`` rounds).
 
     Raises:
         ValueError: ``max_episode_steps``, or a setting the batched games do not offer
             (an adaptive adversary, a non-linear loss, rendering, ``record_losses``):
-            the message names it and points to ``vectorization_mode="sync"`` (B scalar
-            envs), which plays every setting.
+            the message names it and points to ``gym.make_vec(id, num_envs=B)`` (B
+            scalar envs), which plays every setting.
         TypeError: An option the id does not accept (as ``gym.make``).
     """
     if options.pop("max_episode_steps", None) is not None:
         raise ValueError("max_episode_steps is not offered by the vectorized games: pass "
                          "horizon=T")
-    why = vector_support(env_id, **{k: v for k, v in options.items() if k != "block"})
+    scalar = {k: v for k, v in options.items() if k not in ("block", "autoreset_mode")}
+    why = vector_support(env_id, **scalar)
     if why is not None:
-        raise ValueError(f"{why}; gym.make_vec({env_id!r}, num_envs={num_envs}, "
-                         "vectorization_mode='sync', ...) plays it as B scalar games")
+        raise ValueError(f"{why}; gym.make_vec({env_id!r}, num_envs={num_envs}, ...) "
+                         "plays it as B scalar games")
     return LinearVectorEnv(env_id, num_envs, **options)
 
 
@@ -141,8 +178,69 @@ def _row_dots(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.vecdot(np.ascontiguousarray(a), np.ascontiguousarray(x))
 
 
-class LinearVectorEnv(gym.vector.VectorEnv):
-    """``num_envs`` seeds of one linear-loss game, stepped together (module docstring).
+def seed_list(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
+    """One seed per game, Gymnasium's convention: ``None`` for every game, an integer
+    ``s`` as ``[s, s + 1, ...]``, or a sequence of ``num_envs`` integers or ``None``.
+
+    Raises:
+        ValueError: A sequence of another length, or a seed that is not a non-negative
+            integer (or ``None``).
+    """
+    if seed is None:
+        return [None] * num_envs
+    if not isinstance(seed, Sequence) and not isinstance(seed, np.ndarray):
+        first = check_int("seed", seed, 0)
+        return [first + i for i in range(num_envs)]
+    seeds = [None if s is None else check_int("seed", s, 0) for s in seed]
+    if len(seeds) != num_envs:
+        raise ValueError(f"got {len(seeds)} seeds for num_envs={num_envs}")
+    return seeds
+
+
+def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
+    try:
+        return value if isinstance(value, AutoresetMode) else AutoresetMode(value)
+    except ValueError:
+        raise ValueError(f"autoreset_mode={value!r}, expected one of "
+                         f"{[m.value for m in AutoresetMode]}") from None
+
+
+def _reset_mask(options: dict[str, Any] | None, num_envs: int) -> None:
+    """Check ``reset``'s options: none, or ``reset_mask`` alone, selecting every game.
+
+    Raises:
+        TypeError, ValueError: As ``SyncVectorEnv`` for a mask that is not a boolean
+            array of shape ``(num_envs,)`` with a True value; ``ValueError`` for a mask
+            that selects some games but not all, and for any other option.
+    """
+    if not options:
+        return
+    rest = sorted(k for k in options if k != "reset_mask")
+    if rest:
+        raise ValueError(f"reset takes no options but reset_mask, got {rest}: a game is "
+                         "configured when the env is made")
+    mask = options["reset_mask"]
+    if not isinstance(mask, np.ndarray):
+        raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(mask)}")
+    if mask.shape != (num_envs,):
+        raise ValueError(f"`options['reset_mask']` must have shape `({num_envs},)`, got "
+                         f"{mask.shape}")
+    if mask.dtype != np.bool_:
+        raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got "
+                        f"{mask.dtype}")
+    if not mask.all():
+        raise ValueError(
+            f"reset_mask={mask.tolist()} resets some games but not all: the batched games "
+            "run in lockstep (one round counter), so a reset restarts every game; pass an "
+            "all-True mask, or play B scalar games with gym.make_vec(id, num_envs=B)")
+
+
+class LinearVectorGames(gym.vector.VectorEnv):
+    """``num_envs`` seeds of one linear-loss game and their regret ledger, stepped
+    together (module docstring): the experimenter's env, ``venv.unwrapped`` of a
+    :class:`LinearVectorEnv`. Its attributes (the adversaries, the cumulative loss
+    parameters, the drawn block of coming losses) are not for learners; they hold the
+    guard.
 
     ## Action Space
 
@@ -154,34 +252,40 @@ class LinearVectorEnv(gym.vector.VectorEnv):
     ## Observation Space
 
     ``(B, 1)`` losses under bandit feedback, ``(B, P)`` parameters under full
-    information.
+    information (float64).
 
     ## Episode End
 
-    All games end together after round T (``terminated`` all True); the env must then
-    be reset (no autoreset).
+    All games end together after round T (``terminated`` all True, ``truncated`` never);
+    then ``autoreset_mode`` applies (module docstring).
 
     Args:
         env_id: One of :data:`VECTOR_ENV_IDS`.
         num_envs: ``B >= 1``.
         block: Rounds of losses drawn per adversary call (default :data:`LOSS_BLOCK`).
+        autoreset_mode: Gymnasium's :class:`~gymnasium.vector.AutoresetMode` (or its
+            value), default ``NEXT_STEP``.
         **options: The id's options (as ``gym.make``).
 
     Raises:
         ValueError: An id without vectorized path, an adaptive adversary, a non-linear
-            loss, rendering or ``record_losses`` (the message says which).
+            loss, rendering, ``record_losses`` or an unknown ``autoreset_mode`` (the
+            message says which).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.DISABLED,
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP,
                                           "render_modes": []}
 
     def __init__(self, env_id: str, num_envs: int, *, block: int = LOSS_BLOCK,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  **options: Any) -> None:
         if env_id not in VECTOR_ENV_IDS:
             raise ValueError(f"env_id={env_id!r} has no vectorized path; expected one of "
                              f"{list(VECTOR_ENV_IDS)}")
         self.num_envs = check_int("num_envs", num_envs, 1)
         self.block = check_int("block", block, 1)
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {"autoreset_mode": self.autoreset_mode, "render_modes": []}
         template = _scalar_env(env_id, options)
         base = template.unwrapped
         why = _refusal(base, options)
@@ -189,6 +293,7 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             raise ValueError(why)
         self.env_id = env_id
         self.problem = template.get_wrapper_attr("problem")
+        self.game_metadata = dict(template.metadata)
         self.domain, self.loss, self.horizon = base.domain, base.loss, base.horizon
         self.invalid_action = base.invalid_action
         self._adversary = base.adversary
@@ -210,29 +315,56 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
                                                               self.num_envs)
         self.render_mode = None
+        self.spec = self._own_spec(options)
         self._rows = np.arange(self.num_envs)
+        self._generators: list[np.random.Generator | None] = [None] * self.num_envs
+        self._seeds: list[int | None] = [None] * self.num_envs
         self._needs_reset = True
+        self._autoreset = False
         self._summaries: list[RegretSummary] | None = None
         template.close()
 
+    def _own_spec(self, options: dict[str, Any]) -> gym.envs.registration.EnvSpec | None:
+        """The spec ``gym.make_vec`` remakes these games from: the id's, with the vector
+        entry point and the options (``gym.make_vec`` replaces it by its own, which
+        says the same)."""
+        if self.env_id not in gym.registry:
+            return None
+        kwargs = {**gym.spec(self.env_id).kwargs, **options, "num_envs": self.num_envs,
+                  "vectorization_mode": "vector_entry_point"}
+        if self.block != LOSS_BLOCK:
+            kwargs["block"] = self.block
+        if self.autoreset_mode is not AutoresetMode.NEXT_STEP:
+            kwargs["autoreset_mode"] = self.autoreset_mode.value
+        return dataclasses.replace(gym.spec(self.env_id), kwargs=kwargs,
+                                   vector_entry_point=VECTOR_ENTRY_POINT)
+
     # ---------------------------------------------------------------- Gym API
-    def reset(self, *, seed: int | Sequence[int] | None = None,
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start B new games; game ``b`` is seeded with ``seed[b]`` (see the module
-        docstring; ``None``: fresh entropy for each).
+        docstring; ``None``: its generators run on, or fresh entropy for a first game).
 
         Raises:
-            ValueError: A seed list of the wrong length, or non-empty ``options``.
+            ValueError: A seed list of the wrong length, a bad seed, an option other
+                than ``reset_mask``, or a mask that does not select every game.
+            TypeError: A ``reset_mask`` that is not a boolean numpy array.
         """
-        if options:
-            raise ValueError(f"reset takes no options, got {sorted(options)}")
-        seeds = self._seed_list(seed)
+        _reset_mask(options, self.num_envs)
+        self._start(seed_list(seed, self.num_envs))
+        return np.zeros(self.observation_space.shape, dtype=np.float64), {}
+
+    def _start(self, seeds: list[int | None]) -> None:
+        """Round 0 of every game: each adversary (a fresh copy of the configured one)
+        reset on its generator, new for a game with a seed, running on otherwise."""
         self._advs = []
-        for s in seeds:
-            root = np.random.SeedSequence(s)
+        for b, s in enumerate(seeds):
+            if s is not None or self._generators[b] is None:
+                root = np.random.SeedSequence(s)
+                self._generators[b] = np.random.Generator(np.random.PCG64(root))
+                self._seeds[b] = int(root.entropy) if s is None else s
             adv = copy.copy(self._adversary)  # configured, not yet reset: nothing shared is mutated
-            adv.reset(np.random.Generator(np.random.PCG64(root)), self.domain, self.loss,
-                      self.horizon)
+            adv.reset(self._generators[b], self.domain, self.loss, self.horizon)
             self._advs.append(adv)
         B, P = self.num_envs, self.loss.param_dim
         self.t = 0
@@ -248,19 +380,14 @@ class LinearVectorEnv(gym.vector.VectorEnv):
         self._curve_t: list[int] = []
         self._curve: list[np.ndarray] = []
         self._needs_reset = False
+        self._autoreset = False
         self._summaries = None
-        obs = np.zeros(self.observation_space.shape, dtype=np.float64)
-        return obs, {}
 
-    def _seed_list(self, seed: int | Sequence[int] | None) -> list[int | None]:
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, (int, np.integer)):
-            return [int(seed) + i for i in range(self.num_envs)]
-        seeds = [int(s) for s in seed]
-        if len(seeds) != self.num_envs:
-            raise ValueError(f"got {len(seeds)} seeds for num_envs={self.num_envs}")
-        return seeds
+    @property
+    def np_random_seed(self) -> tuple[int | None, ...]:
+        """Every game's reset seed (its drawn entropy when it had none; ``None`` before
+        the first reset): the experimenter's record, not the learner's."""
+        return tuple(self._seeds)
 
     def _next_thetas(self) -> np.ndarray:
         """Round ``t + 1``'s parameters ``(B, P)`` from the block (an ``(n, B, P)``
@@ -278,13 +405,20 @@ class LinearVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
-        """Play one round of every game.
+        """Play one round of every game (after the last round with ``NEXT_STEP``
+        autoreset: start new games, ignoring ``actions``).
 
         Raises:
-            RuntimeError: Before ``reset`` or after the last round.
+            RuntimeError: Before ``reset``, or after the last round with autoreset
+                ``DISABLED``.
             ValueError: Actions of the wrong shape, out of range or not finite.
             InvalidActionError: A point outside the domain with ``invalid_action="raise"``.
         """
+        if self._autoreset:
+            self._start([None] * self.num_envs)
+            B = self.num_envs
+            return (np.zeros(self.observation_space.shape, dtype=np.float64), np.zeros(B),
+                    np.zeros(B, dtype=bool), np.zeros(B, dtype=bool), {})
         if self._needs_reset:
             raise RuntimeError("the games are over or have not started: call reset() first")
         points = self._points(actions)
@@ -314,12 +448,29 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             obs = np.clip(theta, self._obs_low, self._obs_high)
         info: dict[str, Any] = {}
         if terminated:
-            self._needs_reset = True
-            self._summaries = self._make_summaries()
-            info = {REGRET_INFO_KEY: np.array(self._summaries, dtype=object),
-                    "_" + REGRET_INFO_KEY: np.ones(self.num_envs, dtype=bool)}
+            obs, info = self._end(obs)
         done = np.full(self.num_envs, terminated)
         return obs, -loss, done, np.zeros(self.num_envs, dtype=bool), info
+
+    def _end(self, obs: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """The last round's observations and ``info`` under the autoreset mode."""
+        self._summaries = self._make_summaries()
+        every = np.ones(self.num_envs, dtype=bool)
+        info = {REGRET_INFO_KEY: np.array(self._summaries, dtype=object),
+                "_" + REGRET_INFO_KEY: every}
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            self._autoreset = True
+        elif self.autoreset_mode is AutoresetMode.DISABLED:
+            self._needs_reset = True
+        else:  # SAME_STEP: SyncVectorEnv's layout, the new games' observations
+            final_obs = np.empty(self.num_envs, dtype=object)
+            for b in range(self.num_envs):
+                final_obs[b] = obs[b]
+            info = {"final_obs": final_obs, "_final_obs": every.copy(),
+                    "final_info": info, "_final_info": every.copy()}
+            self._start([None] * self.num_envs)
+            obs = np.zeros(self.observation_space.shape, dtype=np.float64)
+        return obs, info
 
     def _points(self, actions: Any) -> np.ndarray:
         """The arms (int array ``(B,)``) or the points ``(B, dim)`` played, projected
@@ -411,3 +562,178 @@ class LinearVectorEnv(gym.vector.VectorEnv):
             raise RuntimeError("the games have not ended: the summaries arrive in "
                                "info['regret'] at the last round")
         return list(self._summaries)
+
+
+class LinearVectorEnv(gym.vector.VectorWrapper):
+    """What a learner holds when it plays seed-batched games: :class:`LinearVectorGames`
+    behind the batched :class:`~dp_online_envs.wrappers.FeedbackGuard`.
+
+    Built from the id and options (``LinearVectorEnv(id, B, horizon=T, ...)``, as
+    :class:`LinearVectorGames`); its public names give the batch's permitted feedback,
+    the public :class:`~dp_online_envs.problem.Problem`, the spaces and the learner's
+    own generators, and nothing of the games' state, door by door as the scalar guard:
+
+    * ``reset``/``step``: the games' (module docstring); ``info`` is empty until the
+      last round, then carries only the regret summaries (``info["regret"]``, or under
+      ``SAME_STEP`` autoreset ``info["final_info"]["regret"]``). ``reset`` accepts
+      ``options={"reset_mask": mask}`` with an all-True mask and no other option.
+    * ``problem``, ``num_envs``, the four spaces, ``metadata`` (with
+      ``"autoreset_mode"``), ``render_mode`` (``None``), ``closed``, ``close``.
+    * ``summaries()``: each game's regret summary once the games are over
+      (``RuntimeError`` while they run: it reveals the losses of points not played).
+    * ``np_random``: a tuple of the learner's own generators, game ``b``'s spawned from
+      its reset seed as the scalar guard's (``SeedSequence(s_b).spawn(2)[1]``), so it is
+      the generator ``env.np_random`` of the scalar game with that seed; it cannot be
+      replaced. ``np_random_seed`` is ``(-1,) * B`` (Gymnasium's "seed not known"): the
+      reset seeds are not handed out.
+    * ``spec``: the public spec (the adversary options given read
+      ``adversary="<withheld by FeedbackGuard>", adversary_kwargs=None``).
+    * ``get_attr(name)`` and ``call(name)`` answer, one value per game, only the names
+      in :data:`VECTOR_LEARNER_ATTRIBUTES` (``AttributeError`` for any other);
+      ``set_attr`` is refused (``AttributeError``): a game is configured when made.
+    * ``render()`` has no picture (no render mode): a tuple of ``None``, one per game,
+      with a warning, as ``SyncVectorEnv`` of scalar guards without a render mode.
+    * Any other name raises ``AttributeError``; ``copy.copy``, ``copy.deepcopy`` and
+      ``pickle`` refuse (``TypeError``): a copy would hold the adversaries.
+
+    What it cannot do: in-process Python cannot stop a learner that walks
+    ``venv.unwrapped`` or ``venv.env`` (the :class:`LinearVectorGames`), ``vars(venv)``,
+    stack frames or ``gc.get_objects()``. Process isolation is the boundary for
+    untrusted learners.
+
+    Args:
+        env_id: One of :data:`VECTOR_ENV_IDS`.
+        num_envs: ``B >= 1``.
+        **options: As :class:`LinearVectorGames` (``block``, ``autoreset_mode`` and the
+            id's options).
+    """
+
+    def __init__(self, env_id: str, num_envs: int, **options: Any) -> None:
+        super().__init__(LinearVectorGames(env_id, num_envs, **options))
+        self.problem = self.env.problem
+        # Per game: the learner's generator, or the seed it is spawned from when first
+        # read (None: fresh entropy). Spawning B generators at every reset would cost.
+        self._learner_rngs: list[np.random.Generator | int | None] = [None] * num_envs
+
+    # ---------------------------------------------------------------- Gym API
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start B new games (:meth:`LinearVectorGames.reset`); a seeded game's learner
+        generator restarts from its seed, as the scalar guard's."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        for b, s in enumerate(seed_list(seed, self.num_envs)):
+            if s is not None:
+                self._learner_rngs[b] = s
+        return obs, info
+
+    def render(self) -> tuple[None, ...]:
+        """No picture: the batched games have no render mode (``gym.make_vec(id,
+        num_envs=B, render_mode=...)`` renders B scalar games)."""
+        gym.logger.warn("render() called without a render_mode: the batched games do not "
+                        "render; gym.make_vec(id, num_envs=B, render_mode=...) does")
+        return (None,) * self.num_envs
+
+    # ------------------------------------------------------- the learner's doors
+    def summaries(self) -> list[RegretSummary]:
+        """The regret summary of every game of the last episode, once it is over.
+
+        Raises:
+            RuntimeError: While the games run (the summaries reveal the losses of points
+                not played) or before the first game.
+        """
+        return self.env.summaries()
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """One value per game for a name in :data:`VECTOR_LEARNER_ATTRIBUTES`, as
+        ``SyncVectorEnv.get_attr`` answers it through B scalar guards (``summary``:
+        the summaries, called).
+
+        Raises:
+            AttributeError: For every other name.
+            RuntimeError: ``summary`` while the games run.
+        """
+        return self.call(name)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """``get_attr(name)``; only ``summary`` is callable, and takes no arguments.
+
+        Raises:
+            AttributeError: A name not in :data:`VECTOR_LEARNER_ATTRIBUTES`.
+            TypeError: Arguments given to ``summary``.
+            RuntimeError: ``summary`` while the games run.
+        """
+        if name not in VECTOR_LEARNER_ATTRIBUTES:
+            raise AttributeError(
+                f"LinearVectorEnv withholds {name!r} from the learner: get_attr and call "
+                f"answer only {sorted(VECTOR_LEARNER_ATTRIBUTES)} ({_UNPROTECTED})")
+        if name == "summary":
+            if args or kwargs:
+                raise TypeError("summary takes no arguments")
+            return tuple(self.summaries())
+        one = {"problem": self.problem, "action_space": self.single_action_space,
+               "observation_space": self.single_observation_space,
+               "metadata": self.env.game_metadata, "render_mode": None,
+               "np_random_seed": -1}
+        if name == "np_random":
+            return self.np_random
+        if name == "spec":
+            return tuple(self._game_spec() for _ in range(self.num_envs))
+        return tuple(copy.copy(one[name]) for _ in range(self.num_envs))
+
+    def set_attr(self, name: str, values: Any) -> NoReturn:
+        """Refused: a game is configured when the env is made.
+
+        Raises:
+            AttributeError: Always.
+        """
+        raise AttributeError(
+            f"LinearVectorEnv refuses set_attr({name!r}, ...): a game is configured when "
+            f"the env is made; make a new env instead (LinearVectorEnv(id, B, {name}=...))")
+
+    def _game_spec(self) -> gym.envs.registration.EnvSpec | None:
+        """The public spec of one game: the batch's, without the vectorizer's keys."""
+        spec = self.spec
+        if spec is None:
+            return None
+        kwargs = {k: v for k, v in spec.kwargs.items() if k not in _VECTOR_SPEC_KEYS}
+        return dataclasses.replace(spec, kwargs=kwargs, vector_entry_point=None)
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator, ...]:
+        """The learner's own generators, one per game (class docstring)."""
+        for b, source in enumerate(self._learner_rngs):
+            if not isinstance(source, np.random.Generator):
+                child = np.random.SeedSequence(source).spawn(2)[1]
+                self._learner_rngs[b] = np.random.Generator(np.random.PCG64(child))
+        return tuple(self._learner_rngs)
+
+    @np_random.setter
+    def np_random(self, value: Any) -> NoReturn:
+        raise AttributeError(
+            "LinearVectorEnv refuses to set np_random: the games' generators are not the "
+            "learner's to replace (np_random is the learner's own generators)")
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:
+        """``-1`` for every game (Gymnasium's "seed not known"): the reset seeds are not
+        handed out."""
+        return (-1,) * self.num_envs
+
+    @property
+    def spec(self) -> gym.envs.registration.EnvSpec | None:
+        """The public spec: the games' spec with the adversary options withheld."""
+        return public_spec(self.env.spec)
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise AttributeError(
+            f"LinearVectorEnv has no attribute {name!r}; the learner sees the observations, "
+            "rewards, problem, spaces, np_random, spec, summaries() and get_attr("
+            f"{sorted(VECTOR_LEARNER_ATTRIBUTES)}) ({_UNPROTECTED})")
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        raise TypeError(
+            "a LinearVectorEnv cannot be copied or pickled: the copy would hold the "
+            "adversaries (stepping it foresees the losses); make a new one from its id")
+
+    def __deepcopy__(self, memo: dict) -> NoReturn:
+        self.__reduce_ex__(4)

@@ -33,6 +33,21 @@ WITHHELD_SPEC_KWARGS: tuple[str, ...] = ("adversary", "adversary_kwargs")
 #: What the withheld adversary reads as in the guard's ``spec``.
 WITHHELD = "<withheld by FeedbackGuard>"
 
+
+
+def public_spec(spec: gym.envs.registration.EnvSpec | None
+                ) -> gym.envs.registration.EnvSpec | None:
+    """A deep copy of ``spec`` with the adversary options withheld: when any of
+    :data:`WITHHELD_SPEC_KWARGS` was given, they read ``adversary=WITHHELD,
+    adversary_kwargs=None``; ``None`` stays ``None``."""
+    if spec is None:
+        return None
+    kwargs = {k: v for k, v in spec.kwargs.items() if k not in WITHHELD_SPEC_KWARGS}
+    if any(k in spec.kwargs for k in WITHHELD_SPEC_KWARGS):
+        kwargs.update(adversary=WITHHELD, adversary_kwargs=None)
+    return copy.deepcopy(dataclasses.replace(spec, kwargs=kwargs))
+
+
 _UNPROTECTED = ("env.unwrapped and the .env chain are not protected in-process (README, "
                 "'What the learner sees'); run untrusted learners in their own process")
 
@@ -237,15 +252,9 @@ class FeedbackGuard(gym.Wrapper):
     @property
     def spec(self) -> gym.envs.registration.EnvSpec | None:
         """The public spec: the env's spec with the adversary options withheld."""
-        inner = self.env.spec
-        if inner is None:
-            return None
-        kwargs = {k: v for k, v in inner.kwargs.items() if k not in WITHHELD_SPEC_KWARGS}
-        if any(k in inner.kwargs for k in WITHHELD_SPEC_KWARGS):
-            kwargs.update(adversary=WITHHELD, adversary_kwargs=None)
         # The guard is part of every registered env (built by its entry point), not an
         # additional wrapper for gym.make to re-apply: it does not list itself.
-        return copy.deepcopy(dataclasses.replace(inner, kwargs=kwargs))
+        return public_spec(self.env.spec)
 
     def __getattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"FeedbackGuard has no attribute {name!r}; the learner sees "

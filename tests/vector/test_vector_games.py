@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode
 
 import agents
 from agents.batched import BATCHED, batched_refusal, make_batched
@@ -221,7 +222,10 @@ def test_points_outside_the_domain_are_projected_and_counted_like_the_scalar_env
 
 
 def test_bad_actions_and_order_are_refused():
-    venv = LinearVectorEnv("DPBandit-MAB-v0", 2, horizon=2, n_arms=3)
+    """With autoreset disabled, a step after the last round is refused (the default,
+    ``NEXT_STEP``, resets there: ``tests/vector/test_gymnasium_conventions.py``)."""
+    venv = LinearVectorEnv("DPBandit-MAB-v0", 2, horizon=2, n_arms=3,
+                           autoreset_mode=AutoresetMode.DISABLED)
     with pytest.raises(RuntimeError, match="reset"):
         venv.step(np.zeros(2, dtype=int))
     venv.reset(seed=0)
