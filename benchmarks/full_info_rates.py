@@ -78,15 +78,15 @@ LEARNERS = [
     ("private-ftrl eps=10", "private-ftrl", "DPFullInfo-Experts-v0", {}, {"epsilon": 10.0}, 0.5),
     ("private-ftpl eps=1", "private-ftpl", "DPFullInfo-Experts-v0", {},
      {"epsilon": 1.0, "delta": DELTA}, 0.5),
-    ("ftrl", "ftrl", "DPFullInfo-Sphere-v0", {"adversary": "stochastic"}, {}, 0.5),
-    ("private-ftrl eps=1", "private-ftrl", "DPFullInfo-Sphere-v0", {"adversary": "stochastic"},
+    ("ftrl", "ftrl", "DPFullInfo-Sphere-v1", {"adversary": "stochastic"}, {}, 0.5),
+    ("private-ftrl eps=1", "private-ftrl", "DPFullInfo-Sphere-v1", {"adversary": "stochastic"},
      {"epsilon": 1.0}, 0.5),
-    ("ftrl", "ftrl", "DPFullInfo-Cube-v0", {"adversary": "stochastic"}, {}, 0.5),
-    ("private-ftrl eps=1", "private-ftrl", "DPFullInfo-Cube-v0", {"adversary": "stochastic"},
+    ("ftrl", "ftrl", "DPFullInfo-Cube-v1", {"adversary": "stochastic"}, {}, 0.5),
+    ("private-ftrl eps=1", "private-ftrl", "DPFullInfo-Cube-v1", {"adversary": "stochastic"},
      {"epsilon": 1.0}, 0.5),
-    ("private-ftpl eps=1", "private-ftpl", "DPFullInfo-Matroid-v0", {"adversary": "stochastic"},
+    ("private-ftpl eps=1", "private-ftpl", "DPFullInfo-Matroid-v1", {"adversary": "stochastic"},
      {"epsilon": 1.0, "delta": DELTA}, 0.5),
-    ("online-fw", "online-fw", "DPFullInfo-Matroid-v0", {"adversary": "stochastic"}, {}, 0.75),
+    ("online-fw", "online-fw", "DPFullInfo-Matroid-v1", {"adversary": "stochastic"}, {}, 0.75),
 ]
 
 

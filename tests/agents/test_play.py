@@ -28,8 +28,8 @@ def test_another_number_of_arms_is_refused_naming_both():
 
 
 def test_another_feedback_kind_is_refused():
-    env = gym.make("DPFullInfo-Convex-v0", horizon=20)
-    bandit_view = _problem("DPFullInfo-Convex-v0", horizon=20, feedback="bandit")
+    env = gym.make("DPFullInfo-Convex-v1", horizon=20)
+    bandit_view = _problem("DPFullInfo-Convex-v1", horizon=20, feedback="bandit")
     agent = agents.make("fkm", bandit_view, seed=0)
     with pytest.raises(ValueError, match="feedback: 'bandit' vs 'full'"):
         agents.play(env, agent, seed=0)
@@ -43,8 +43,8 @@ def test_another_horizon_is_refused():
 
 
 def test_another_domain_of_the_same_dimension_is_refused():
-    env = gym.make("DPBandit-Matroid-v0", horizon=20, rank=3)
-    agent = agents.make("private-projection-free", _problem("DPBandit-Matroid-v0", horizon=20),
+    env = gym.make("DPBandit-Matroid-v1", horizon=20, rank=3)
+    agent = agents.make("private-projection-free", _problem("DPBandit-Matroid-v1", horizon=20),
                         epsilon=1.0, seed=0)
     with pytest.raises(ValueError,
                        match=r"UniformMatroid\(n=3, k=2\).*vs UniformMatroid\(n=3, k=3\)"):

@@ -25,8 +25,8 @@ FAST = IsolationLimits(timeout=20.0)
 @pytest.mark.parametrize("env_id, agent, epsilon, delta, kwargs", [
     ("DPBandit-MAB-v0", "private-exp2", 1.0, None, {}),          # Discrete actions
     ("DPFullInfo-Experts-v0", "private-ftrl", 2.0, 1e-5, {"counter": "factorization"}),
-    ("DPBandit-Matroid-v0", "garber-kretzu", None, None, {}),    # Box actions
-    ("DPBandit-Submodular-v0", "bandit-submod-pftal", 1.0, None, {}),  # MultiBinary
+    ("DPBandit-Matroid-v1", "garber-kretzu", None, None, {}),    # Box actions
+    ("DPBandit-Submodular-v1", "bandit-submod-pftal", 1.0, None, {}),  # MultiBinary
 ])
 def test_isolated_game_is_bit_identical_to_in_process_play(env_id, agent, epsilon, delta, kwargs):
     spec = GameSpec(env_id, agent, epsilon, delta, 60, 0, agent_kwargs=kwargs)
