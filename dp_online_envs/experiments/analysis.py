@@ -10,6 +10,7 @@ regret_hi]`` and the summary keeps the mean ends too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dp_online_envs.experiments.game import agent_label
+from dp_online_envs.experiments.game import agent_label, env_options
 from dp_online_envs.experiments.resolver import default_resolver
 
 
@@ -48,8 +49,26 @@ def privacy_label(epsilon: float | None, delta: float | None) -> str:
 
 
 def env_label(record: dict[str, Any]) -> str:
-    """The env id, with its options when it has any."""
-    return agent_label(record["env_id"], record.get("env_kwargs") or {})
+    """The env id, with the options of the game it played that differ from the id's
+    defaults (``DPBandit-Matroid-v1(loss=distance, n=8, rank=3)``), so two games are
+    never shown as one: the record's resolved ``env_options`` against the id's defaults
+    resolved now; for a record without them, or of an id this version does not know,
+    the options the user wrote (``env_kwargs``)."""
+    options = record.get("env_options")
+    defaults = _default_options(record["env_id"]) if isinstance(options, dict) else None
+    if defaults is None:
+        return agent_label(record["env_id"], record.get("env_kwargs") or {})
+    return agent_label(record["env_id"], {k: v for k, v in options.items()
+                                          if k not in defaults or defaults[k] != v})
+
+
+@functools.cache
+def _default_options(env_id: str) -> dict[str, Any] | None:
+    """The resolved options of ``env_id`` at its defaults; ``None`` for an unknown id."""
+    try:
+        return env_options(env_id, {})
+    except ValueError:
+        return None
 
 
 @dataclasses.dataclass(frozen=True, order=True)
