@@ -70,3 +70,39 @@ def test_other_bounds_are_allowed_the_agent_clips_to_its_own():
     tighter = dataclasses.replace(env.get_wrapper_attr("problem"), bound=0.5, lipschitz=0.5)
     agent = agents.make("hedge", tighter)
     assert agents.play(env, agent, seed=0).rounds == 20
+
+
+@pytest.mark.parametrize("env_id,agent", [("DPBandit-Matroid-v1", "center"),
+                                          ("DPBandit-MAB-v0", "exp3"),
+                                          ("DPFullInfo-Experts-v0", "hedge")])
+def test_play_with_seed_s_is_the_hand_loop_after_reset_seed_s(env_id, agent):
+    """One seed, one game: ``play(env, agent, seed=s)`` faces the losses that
+    ``env.reset(seed=s)`` gives a hand-written loop (the README's), round for round, and
+    with the agent seeded as ``play`` seeds it the whole game is the same, bit for bit."""
+    from dp_online_envs.loop import game_seeds
+
+    seed, horizon = 11, 60
+
+    def hand_loop(learner, agent_seed):
+        env = gym.make(env_id, horizon=horizon, record_losses=True)
+        learner.reset(agent_seed)
+        obs, info = env.reset(seed=seed)
+        terminated = False
+        while not terminated:
+            action = learner.act()
+            obs, _, terminated, _, info = env.step(action)
+            learner.update(action, obs)
+        return info["regret"], env.unwrapped.played_losses().thetas
+
+    env = gym.make(env_id, horizon=horizon, record_losses=True)
+    problem = env.get_wrapper_attr("problem")
+    played = agents.play(env, agents.make(agent, problem), seed=seed)
+    losses = env.unwrapped.played_losses().thetas
+    by_hand, hand_losses = hand_loop(agents.make(agent, problem), game_seeds(seed)[1])
+    assert losses.tobytes() == hand_losses.tobytes()
+    assert played.as_dict() == by_hand.as_dict()
+    # the losses are the reset seed's whatever the learner does: trivial play sees them too
+    _, center_losses = hand_loop(agents.make("uniform" if agent == "exp3" else "center",
+                                             problem), 0)
+    assert center_losses.tobytes() == losses.tobytes()
+    assert game_seeds(seed)[0] == seed

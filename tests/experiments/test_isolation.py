@@ -116,7 +116,8 @@ def test_in_process_play_hands_the_agent_a_seed_other_than_the_envs():
     from dp_online_envs.loop import game_seeds
 
     env_seed, agent_seed = game_seeds(0)
-    assert env_seed != agent_seed and game_seeds(0) == (env_seed, agent_seed)
+    assert env_seed == 0 and agent_seed != 0 and game_seeds(0) == (env_seed, agent_seed)
+    assert len({game_seeds(s)[1] for s in range(100)} | set(range(100))) == 200
     assert game_seeds(None) == (None, None)
 
 
