@@ -71,6 +71,26 @@ RUNNER_OPTIONS = ("horizon", "feedback")
 VOLATILE_FIELDS = ("wall_time", "finished_at", "host", "vectorized")
 
 
+#: How a guarantee that holds for the idealized real-valued mechanism only (the float
+#: outputs of the ``factorization`` and ``blt`` counters) is labelled wherever a
+#: guarantee or a comparison of learners is shown: the record's ``privacy``, the
+#: analysis' privacy labels, the report, the run summary, the plots.
+IDEALIZED = "idealized"
+#: What marks such a guarantee in its text (``str(PrivacyGuarantee)`` with
+#: ``idealized=True``; the only form an isolated learner's claim crosses in).
+IDEALIZED_MARK = "[IDEALIZED"
+#: What the label means, in one sentence (the report's tooltip and notes).
+IDEALIZED_NOTE = ("idealized: the (epsilon, delta) guarantee holds for the real-valued "
+                  "mechanism, not for its float64 computation (the factorization and blt "
+                  "counters' real-valued Gaussian noise)")
+
+
+def is_idealized(record: dict[str, Any]) -> bool:
+    """Whether a record's declared guarantee holds for the idealized real-valued
+    mechanism only (its ``privacy_mechanism`` carries :data:`IDEALIZED_MARK`)."""
+    return IDEALIZED_MARK in str(record.get("privacy_mechanism") or "")
+
+
 def canonical_json(obj: Any) -> str:
     """JSON with sorted keys and no whitespace: the text that is hashed."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=jsonable,
@@ -406,8 +426,8 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
     if claim is not None:
         p_eps, p_delta, mechanism = claim
         privacy = f"({p_eps:g}, {p_delta:g})-DP"
-        if "[IDEALIZED" in mechanism:  # PrivacyGuarantee.idealized: real-valued noise
-            privacy += " idealized"
+        if IDEALIZED_MARK in mechanism:
+            privacy += f" {IDEALIZED}"
     elif cls.private:
         privacy = f"({spec.epsilon:g}, {spec.delta or 0.0:g})-DP (requested)"
         p_eps, p_delta, mechanism = spec.epsilon, spec.delta or 0.0, ""
