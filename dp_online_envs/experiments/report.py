@@ -239,8 +239,9 @@ def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) ->
                    f"{_e(v)}</td></tr>"
                    for k, v in items)
     seeding = ("Each game is seeded from its settings: the agent from "
-               "<code>np.random.SeedSequence</code> of a SHA-256 of (env id and options, agent "
-               "and options, epsilon, delta, horizon, seed index); the env from the hash of "
+               "<code>np.random.SeedSequence</code> of a SHA-256 of (env id, version and "
+               "resolved options, agent and options, epsilon, delta, horizon, seed index); "
+               "the env from the hash of "
                "its own settings and the seed index, so every agent and epsilon with the same "
                "seed index faces the same loss sequence (paired comparisons). Results do not "
                "depend on the backend that ran them.")
