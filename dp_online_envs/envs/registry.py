@@ -122,10 +122,12 @@ class EnvConfig:
         data: For ids built on real data (:mod:`dp_online_envs.datasets`): builds the
             adversary that replays the data, chosen by ``adversary="data"``.
         benchmark: ``False`` for a game whose default does not separate learning from
-            trivial play: it is not registered with Gymnasium and not in
-            :data:`ENV_IDS` (the benchmark list the README table, the separation table
-            and the registry tests cover); :func:`build_env` and sweep files still
-            build it by its id (see :data:`UNLISTED_IDS`).
+            trivial play: it is not in :data:`ENV_IDS` (the benchmark list the README
+            table, the separation table and the registry tests cover) and, unless it is
+            a former version (:data:`FORMER_CONFIGS`, registered so that ``gym.make``
+            of an old id plays the old game), not registered with Gymnasium;
+            :func:`build_env` and sweep files still build it by its id (see
+            :data:`UNLISTED_IDS`).
     """
 
     id: str
@@ -361,7 +363,7 @@ def _former(env_id: str, version: int, defaults: dict[str, Any], **fields: Any) 
             words, ``loss_defaults``).
     """
     current = _CURRENT[env_id]
-    return replace(current, id=f"{current.name}-v{version}",
+    return replace(current, id=f"{current.name}-v{version}", benchmark=False,
                    defaults={**current.defaults, **defaults}, **fields)
 
 

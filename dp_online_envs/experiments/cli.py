@@ -44,7 +44,7 @@ from importlib import metadata
 from typing import Any
 
 import dp_online_envs  # registers the env ids
-from dp_online_envs.envs.registry import ENV_CONFIGS, env_config
+from dp_online_envs.envs.registry import ENV_CONFIGS, ENV_IDS, FORMER_IDS, env_config
 from dp_online_envs.experiments import analysis
 from dp_online_envs.experiments.backends import BACKENDS, default_workers
 from dp_online_envs.experiments.errors import ExperimentError
@@ -242,11 +242,12 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ commands
 def cmd_list(args: argparse.Namespace) -> int:
     resolver = default_resolver()
-    # The registered (benchmark) ids; games that do not separate (registry.UNLISTED_IDS)
-    # are built by id but not listed.
+    # The benchmark ids (ENV_IDS); games that do not separate (registry.UNLISTED_IDS)
+    # are built by id but not listed, and former versions (registry.FORMER_IDS) are
+    # named on one line.
     envs = [{"id": c.id, "decision_set": c.decision_set, "losses": c.losses,
              "feedback": c.feedback, "paper": c.paper}
-            for c in ENV_CONFIGS.values() if c.benchmark]
+            for c in ENV_CONFIGS.values() if c.id in ENV_IDS]
     ags = []
     for name in resolver.names():
         cls = resolver.resolve(name)
@@ -254,7 +255,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                     "privacy": "private" if cls.private else "non-private",
                     "paper": cls.paper, "description": cls.description})
     if args.json:
-        print(json.dumps({"envs": envs, "agents": ags}, indent=2))
+        print(json.dumps({"envs": envs, "former_envs": list(FORMER_IDS), "agents": ags},
+                         indent=2))
         return 0
     print(f"Environments ({len(envs)}):")
     w = max(len(e["id"]) for e in envs)
@@ -263,6 +265,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"  {'id':<{w}}  {'decision set':<{wd}}  {'losses':<{wl}}  feedback")
     for e in envs:
         print(f"  {e['id']:<{w}}  {e['decision_set']:<{wd}}  {e['losses']:<{wl}}  {e['feedback']}")
+    print(f"Former versions (the game they played before, not benchmarks): "
+          f"{', '.join(FORMER_IDS)}")
     print(f"\nAgents ({len(ags)}):")
     w = max(len(a["name"]) for a in ags)
     print(f"  {'name':<{w}}  feedback  privacy      paper")
