@@ -147,7 +147,14 @@ def test_render(env_id, mode):
 
 
 
-def _trivial_regret(env_id, horizon, seeds=(0, 1)):
+#: Seeds of the trivial-play estimate. Eight, not two: on ``DPBandit-Birkhoff-v1`` the
+#: center's regret is below 0.05 per round on about a third of the seeds (7 of seeds 0-19,
+#: at T = 256 and at 1024), so a mean over two seeds does not estimate the rate (seeds 0
+#: and 1 give 9.75 at T = 1024, seeds 0-7 give 0.31 per round, seeds 0-19 0.33).
+TRIVIAL_SEEDS = tuple(range(8))
+
+
+def _trivial_regret(env_id, horizon, seeds=TRIVIAL_SEEDS):
     """Mean regret of the ``center`` reference agent (no learning) at the id's defaults."""
     from agents import make, play
 
