@@ -75,9 +75,11 @@ def check_agent_fits(agent: Agent, env_problem: Problem) -> None:
 def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     """Play one complete game and return the regret summary.
 
-    ``seed`` is the game's seed: the env and the agent are reset with two independent
-    seeds drawn from it (:func:`dp_online_envs.loop.game_seeds`), so the agent does not
-    hold the seed of the env's loss stream. The rounds are played by the one game loop,
+    ``seed`` is the game's seed: the env is reset with ``seed`` itself, so
+    ``play(env, agent, seed=s)`` is the game a hand-written loop gets from
+    ``env.reset(seed=s)``, and the agent with an independent seed derived from it
+    (:func:`dp_online_envs.loop.game_seeds`), so the agent does not hold the seed of the
+    env's loss stream. The rounds are played by the one game loop,
     :func:`dp_online_envs.loop.run_rounds`. A game cut short by a ``TimeLimit`` returns
     the regret of the rounds played.
 

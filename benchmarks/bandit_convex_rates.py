@@ -3,8 +3,8 @@
 Plays the registered envs end to end for several horizons T and seeds and reports
 
 1. **Slopes**: the least-squares slope of ``log(mean regret)`` against ``log T`` for
-   ``bandit-pftal`` and ``fkm`` (l2 ball: ``DPBandit-Convex-v0``,
-   ``DPBandit-StronglyConvex-v0``) and ``private-projection-free`` and ``garber-kretzu``
+   ``bandit-pftal`` and ``fkm`` (l2 ball: ``DPBandit-Convex-v1``,
+   ``DPBandit-StronglyConvex-v1``) and ``private-projection-free`` and ``garber-kretzu``
    (the four polytope envs), next to the exponent the theory promises:
    Smith-Thakurta Table 2 / Thm. 6 / Thm. 17 (``T^{3/4}``; ``T^{2/3}`` for strongly
    convex losses and an oblivious adversary), FKM Thm. 3.3 (``T^{3/4}``), Ene-Nguyen-
@@ -12,7 +12,7 @@ Plays the registered envs end to end for several horizons T and seeds and report
    the smoothing radius was clamped (``zeta`` / ``beta`` > r/2) at the smallest and the
    largest T: while it is, the learner plays a half-size copy of the domain and its
    regret grows linearly, whatever the theorem's exponent.
-2. **Theory regime**: the same learners on a 2-dimensional l2 ball (``DPBandit-Convex-v0``
+2. **Theory regime**: the same learners on a 2-dimensional l2 ball (``DPBandit-Convex-v1``
    with ``dim=2``, distance losses), where ``D sqrt(n) / T^{1/4} <= r/2`` from T = 1024
    on, so Ene-Nguyen-Vladu's radius is used unclamped.
 3. **Price of privacy**: mean regret of each private learner at ``epsilon = 1`` over its
@@ -26,8 +26,8 @@ Plays the registered envs end to end for several horizons T and seeds and report
    horizons, the row gives the T from which it is not (the crossing into the
    ``T^{3/4}`` regime). ``--polytopes`` runs this section alone.
 
-The l2-ball part (``--only ball``) plays ``DPBandit-Convex-v0`` and
-``DPBandit-StronglyConvex-v0`` at their current defaults (dimension 2, planted losses:
+The l2-ball part (``--only ball``) plays ``DPBandit-Convex-v1`` and
+``DPBandit-StronglyConvex-v1`` at their current defaults (dimension 2, planted losses:
 trivial play, the ``center`` rows, is linear) for ``T = T_max / 100 .. T_max``
 (``--T-max``, default ``1e5``), at eps = 1 and 10, and gives the horizon from which
 Smith-Thakurta's leading term ``p T^a chi`` is below trivial play's regret.
@@ -69,34 +69,34 @@ DELTA = 1e-5
 #: stay reproducible (the current defaults are separating instances).
 #: The l2-ball ids (``BALL_IDS``) are played at their current (separating) defaults.
 PRE_2026_11 = {
-    "DPBandit-Matroid-v0": {"n": 8, "rank": 3, "loss": "distance", "adversary": "oblivious"},
-    "DPBandit-Flow-v0": {"grid": (3, 4), "loss": "distance", "adversary": "oblivious"},
-    "DPBandit-SubmodularBase-v0": {"n": 6, "loss": "distance", "adversary": "oblivious"},
-    "DPBandit-Birkhoff-v0": {"n": 4, "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-Matroid-v1": {"n": 8, "rank": 3, "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-Flow-v1": {"grid": (3, 4), "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-SubmodularBase-v1": {"n": 6, "loss": "distance", "adversary": "oblivious"},
+    "DPBandit-Birkhoff-v1": {"n": 4, "loss": "distance", "adversary": "oblivious"},
 }
-POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0",
-             "DPBandit-Birkhoff-v0"]
+POLYTOPES = ["DPBandit-Matroid-v1", "DPBandit-Flow-v1", "DPBandit-SubmodularBase-v1",
+             "DPBandit-Birkhoff-v1"]
 #: The theory regime's 2-d ball (the oblivious adversary its numbers were measured with).
-BALL2 = ("DPBandit-Convex-v0", (("dim", 2), ("loss", "distance"), ("adversary", "oblivious")))
+BALL2 = ("DPBandit-Convex-v1", (("dim", 2), ("loss", "distance"), ("adversary", "oblivious")))
 
-BALL_IDS = ["DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0"]
+BALL_IDS = ["DPBandit-Convex-v1", "DPBandit-StronglyConvex-v1"]
 
 #: (label, agent, env id, env options, agent options, promised exponent, source)
 BALL_LEARNERS = [
-    ("trivial (center)", "center", "DPBandit-Convex-v0", (), (), 1.0, "linear"),
-    ("bandit-pftal eps=1", "bandit-pftal", "DPBandit-Convex-v0", (), (("epsilon", 1.0),),
+    ("trivial (center)", "center", "DPBandit-Convex-v1", (), (), 1.0, "linear"),
+    ("bandit-pftal eps=1", "bandit-pftal", "DPBandit-Convex-v1", (), (("epsilon", 1.0),),
      0.75, "ST13 Thm 17"),
-    ("bandit-pftal eps=10", "bandit-pftal", "DPBandit-Convex-v0", (), (("epsilon", 10.0),),
+    ("bandit-pftal eps=10", "bandit-pftal", "DPBandit-Convex-v1", (), (("epsilon", 10.0),),
      0.75, "ST13 Thm 17"),
-    ("fkm", "fkm", "DPBandit-Convex-v0", (), (), 0.75, "FKM05 Thm 3.3"),
-    ("trivial (center)", "center", "DPBandit-StronglyConvex-v0", (), (), 1.0, "linear"),
-    ("bandit-pftal eps=1 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
+    ("fkm", "fkm", "DPBandit-Convex-v1", (), (), 0.75, "FKM05 Thm 3.3"),
+    ("trivial (center)", "center", "DPBandit-StronglyConvex-v1", (), (), 1.0, "linear"),
+    ("bandit-pftal eps=1 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v1", (),
      (("epsilon", 1.0),), 0.75, "ST13 Thm 6.2"),
-    ("bandit-pftal eps=10 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
+    ("bandit-pftal eps=10 adaptive", "bandit-pftal", "DPBandit-StronglyConvex-v1", (),
      (("epsilon", 10.0),), 0.75, "ST13 Thm 6.2"),
-    ("bandit-pftal eps=1 oblivious", "bandit-pftal", "DPBandit-StronglyConvex-v0", (),
+    ("bandit-pftal eps=1 oblivious", "bandit-pftal", "DPBandit-StronglyConvex-v1", (),
      (("epsilon", 1.0), ("adversary", "oblivious")), 2 / 3, "ST13 Thm 6.1"),
-    ("fkm", "fkm", "DPBandit-StronglyConvex-v0", (), (), 0.75, "FKM05 Thm 3.3"),
+    ("fkm", "fkm", "DPBandit-StronglyConvex-v1", (), (), 0.75, "FKM05 Thm 3.3"),
 ]
 LEARNERS = []
 for _env in POLYTOPES:

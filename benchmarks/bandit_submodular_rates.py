@@ -1,4 +1,4 @@
-"""Regret rates of the bandit submodular minimizers on ``DPBandit-Submodular-v0``.
+"""Regret rates of the bandit submodular minimizers on ``DPBandit-Submodular-v1``.
 
 Learners: ``hazan-kale-submodular-bandit`` (non-private, Hazan-Kale 2012: regret
 ``O(n M T^{2/3})`` -> exponent 2/3) and ``bandit-submod-pftal`` (Cardoso-Cummings 2019,
@@ -7,7 +7,7 @@ and 10 with the noise calibrated to the real sensitivity of the one-point estima
 and at eps = 1 with the paper's calibration (the paper's noise; the agent then declares
 the epsilon that noise really achieves, printed).
 
-A second instance is the id's own default (``DPBandit-Submodular-v0`` as registered:
+A second instance is the id's own default (``DPBandit-Submodular-v1`` as registered:
 trivial play is linear there, the ``center`` row). The table gives, per learner, the
 horizon from which Cardoso-Cummings' leading term ``M n^{3/2} T^{3/4} / eps`` (constants
 and logs dropped: a lower estimate of their bound) is below trivial play's regret,
@@ -69,7 +69,7 @@ from dp_online_envs.experiments.rates import (
     loglog_slope,
 )
 
-ENV_ID = "DPBandit-Submodular-v0"
+ENV_ID = "DPBandit-Submodular-v1"
 MEAN = [0.1, 0.1, 0.1, 0.9, 0.9, 0.1, 0.1]
 ENV_KW = {"n": 4, "adversary": "stochastic", "adversary_kwargs": {"mean": MEAN}}
 #: (instance label, env options, learner labels played on it)

@@ -11,15 +11,15 @@ three largest T). Each fitted slope is printed next to
 
 Learners (all with their default, theorem-derived parameters unless stated):
 
-* ``pftal`` on ``DPFullInfo-StronglyConvex-v0`` -- Smith-Thakurta Thm. 4,
+* ``pftal`` on ``DPFullInfo-StronglyConvex-v1`` -- Smith-Thakurta Thm. 4,
   ``O(p (L + H||C||)^2 log^2.5 T / (eps H))``: polylog (exponent 0). Proof bound:
   ``2 K ln T + 4 p K ln^2.5 T / eps``, ``K = (L + H||C||)^2 / H`` (Lemma 8, Fact 9,
   Claim 10).
 * ``ftal`` on the same env -- ``2 K ln T`` (Fact 9 + Claim 10): exponent 0.
-* ``pftal`` / ``ftal`` on ``DPFullInfo-Convex-v0`` (distance loss) -- App. C eq. (17)
+* ``pftal`` / ``ftal`` on ``DPFullInfo-Convex-v1`` (distance loss) -- App. C eq. (17)
   with the agent's ``lam``: ``4 p K ln^2.5 T / eps + 2 K ln T + lam T ||C||^2 / 2``
   (``K = (L + lam ||C||)^2 / lam``); Thm. 11: ``O~(sqrt(T))`` (exponent 0.5).
-* ``submod-pftal`` on ``DPFullInfo-Submodular-v0`` -- Cardoso-Cummings Thm. 7,
+* ``submod-pftal`` on ``DPFullInfo-Submodular-v1`` -- Cardoso-Cummings Thm. 7,
   ``O~(n^1.5 M sqrt(T) / eps)``; proof bound (Lemmas 7, 9, 11 with the correct bias
   ``T H D^2 / 2``): ``8 n (4M + 2HD)^2 ln^2.5 T / (H eps) + 2 (4M + 2HD)^2 ln T / H
   + T H D^2 / 2``, ``D = sqrt(n)``.
@@ -29,7 +29,7 @@ The environments use the ``stochastic`` adversary (i.i.d. losses around a random
 mean, so a learner that does not learn pays linear regret). The regret is the
 midpoint of the recorder's bracket (exact for the quadratic and submodular losses).
 
-The ``id defaults`` cases play ``DPFullInfo-Convex-v0`` at its registered defaults
+The ``id defaults`` cases play ``DPFullInfo-Convex-v1`` at its registered defaults
 (planted absolute-value losses, dimension 5: trivial play is linear there).
 
 Usage::
@@ -119,7 +119,7 @@ class Case:
     agent_kw: dict = field(default_factory=dict)
 
 
-SC, CVX, SUB = "DPFullInfo-StronglyConvex-v0", "DPFullInfo-Convex-v0", "DPFullInfo-Submodular-v0"
+SC, CVX, SUB = "DPFullInfo-StronglyConvex-v1", "DPFullInfo-Convex-v1", "DPFullInfo-Submodular-v1"
 STOCH = {"adversary": "stochastic"}
 CASES = [
     Case("pftal  strongly convex eps=1", "pftal", SC, _bound_ftal, 0.0,

@@ -51,8 +51,9 @@ def learners(eps: float, delta: float):
     """(label, agent, epsilon, delta, options) of the private learners at ``eps``."""
     out = [(f"{L2P} (L2P)", L2P, eps, delta, {})]
     for c in COUNTERS:
-        d = delta if c in GAUSSIAN_ONLY else None  # factorization, blt
-        out.append((f"private-ftrl counter={c}" + (" (Gaussian)" if d else ""),
+        # factorization, blt: real-valued Gaussian, their guarantee is idealized
+        d = delta if c in GAUSSIAN_ONLY else None
+        out.append((f"private-ftrl counter={c}" + (" (Gaussian, idealized)" if d else ""),
                     "private-ftrl", eps, d, {"counter": c}))
     out.append(("private-ftpl (Gaussian)", "private-ftpl", eps, delta, {}))
     return out

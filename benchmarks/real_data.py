@@ -16,7 +16,7 @@ privacy cost on real examples?
 3. ``private-ftrl-grad``'s step: the default (the non-private ``eta``) against the
    noise-balanced ``eta/2 = D / sqrt(T (L^2 + 2 L E||Z||))`` (logistic, Gaussian), and
    how far ``private-ftpl-grad``'s points are from ``private-ftrl-grad``'s.
-4. For ``DPFullInfo-Portfolio-v0`` (its own section: its default horizon is the whole
+4. For ``DPFullInfo-Portfolio-v1`` (its own section: its default horizon is the whole
    data, one window, so only the windows of ``T/4`` vary with the seed, and trivial
    play's regret there is averaged over ``--windows`` seeds): how its default pair was
    chosen (every pair of the 20 stocks, the uniform portfolio's regret over the whole
@@ -53,7 +53,7 @@ from separation import DELTA, LEARNERS, TRIVIAL, mean_regret, slope  # noqa: E40
 #: The real-data ids of the separation rows (the portfolio has its own section).
 IDS = ("DPFullInfo-Classification-v0", "DPBandit-Classes-v0")
 CLS = "DPFullInfo-Classification-v0"
-PF = "DPFullInfo-Portfolio-v0"
+PF = "DPFullInfo-Portfolio-v1"
 
 
 def separation_rows(seeds: int) -> None:

@@ -39,16 +39,16 @@ from agents import make, play  # noqa: E402
 #: (env id, loss, agent, horizon factor): full-information FTAL on the l2 ball (the
 #: issue's setting), then oracle-only polytopes (bandit defaults use the distance loss).
 CASES = [
-    ("DPFullInfo-Convex-v0", "distance", "ftal", 1.0),
-    ("DPFullInfo-Convex-v0", "absolute", "ftal", 1.0),
-    ("DPFullInfo-Convex-v0", "hinge", "ftal", 1.0),
-    ("DPFullInfo-Convex-v0", "logistic", "ftal", 1.0),
-    ("DPFullInfo-Matroid-v0", "distance", "online-fw", 0.25),
-    ("DPFullInfo-Matroid-v0", "absolute", "online-fw", 0.25),
-    ("DPFullInfo-Matroid-v0", "hinge", "online-fw", 0.25),
-    ("DPFullInfo-Matroid-v0", "logistic", "online-fw", 0.25),
-    ("DPBandit-Flow-v0", "distance", "garber-kretzu", 0.25),
-    ("DPBandit-Birkhoff-v0", "distance", "garber-kretzu", 0.25),
+    ("DPFullInfo-Convex-v1", "distance", "ftal", 1.0),
+    ("DPFullInfo-Convex-v1", "absolute", "ftal", 1.0),
+    ("DPFullInfo-Convex-v1", "hinge", "ftal", 1.0),
+    ("DPFullInfo-Convex-v1", "logistic", "ftal", 1.0),
+    ("DPFullInfo-Matroid-v1", "distance", "online-fw", 0.25),
+    ("DPFullInfo-Matroid-v1", "absolute", "online-fw", 0.25),
+    ("DPFullInfo-Matroid-v1", "hinge", "online-fw", 0.25),
+    ("DPFullInfo-Matroid-v1", "logistic", "online-fw", 0.25),
+    ("DPBandit-Flow-v1", "distance", "garber-kretzu", 0.25),
+    ("DPBandit-Birkhoff-v1", "distance", "garber-kretzu", 0.25),
 ]
 
 

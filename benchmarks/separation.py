@@ -19,7 +19,7 @@ Usage::
 
     python benchmarks/separation.py                      # every id, T = 2^14, 2 seeds
     python benchmarks/separation.py --ids Matroid --T 4096 --T0 1024 --seeds 1
-    python benchmarks/separation.py --ids DPBandit-Matroid-v0 \
+    python benchmarks/separation.py --ids DPBandit-Matroid-v1 \
         --env-kw '{"loss": "linear"}' --only trivial,private
 
 ``--env-kw`` (a JSON object) is passed to every selected id, so try alternatives with
@@ -55,30 +55,30 @@ from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
 DELTA = 1e-6
 TRIVIAL = "center"
 #: Ids whose data bound the horizon (a window of consecutive trading days).
-MAX_HORIZON = {"DPFullInfo-Portfolio-v0": 8312}
+MAX_HORIZON = {"DPFullInfo-Portfolio-v1": 8312}
 
 #: id -> (non-private learner, its options, private learner, its options without epsilon)
 LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
     "DPFullInfo-Experts-v0": ("hedge", {}, "private-ftrl", {}),
     "DPBandit-MAB-v0": ("exp3", {}, "private-exp2", {}),
-    "DPFullInfo-Sphere-v0": ("ftrl", {}, "private-ftrl", {}),
-    "DPFullInfo-Cube-v0": ("ftrl", {}, "private-ftrl", {}),
-    "DPBandit-Linear-v0": ("scrible", {}, "private-scrible", {}),
-    "DPFullInfo-Convex-v0": ("ftal", {}, "pftal", {}),
-    "DPFullInfo-StronglyConvex-v0": ("ftal", {}, "pftal", {}),
-    "DPBandit-Convex-v0": ("fkm", {}, "bandit-pftal", {}),
-    "DPBandit-StronglyConvex-v0": ("fkm", {}, "bandit-pftal", {}),
-    "DPBandit-Matroid-v0": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-Flow-v0": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-SubmodularBase-v0": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-Birkhoff-v0": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPFullInfo-Matroid-v0": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
-    "DPFullInfo-Submodular-v0": ("hazan-kale-submodular", {}, "submod-pftal", {}),
-    "DPBandit-Submodular-v0": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
+    "DPFullInfo-Sphere-v1": ("ftrl", {}, "private-ftrl", {}),
+    "DPFullInfo-Cube-v1": ("ftrl", {}, "private-ftrl", {}),
+    "DPBandit-Linear-v1": ("scrible", {}, "private-scrible", {}),
+    "DPFullInfo-Convex-v1": ("ftal", {}, "pftal", {}),
+    "DPFullInfo-StronglyConvex-v1": ("ftal", {}, "pftal", {}),
+    "DPBandit-Convex-v1": ("fkm", {}, "bandit-pftal", {}),
+    "DPBandit-StronglyConvex-v1": ("fkm", {}, "bandit-pftal", {}),
+    "DPBandit-Matroid-v1": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPBandit-Flow-v1": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPBandit-SubmodularBase-v1": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPBandit-Birkhoff-v1": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPFullInfo-Matroid-v1": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
+    "DPFullInfo-Submodular-v1": ("hazan-kale-submodular", {}, "submod-pftal", {}),
+    "DPBandit-Submodular-v1": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
     # real data (issue 15; benchmarks/real_data.py runs them at their default horizons)
     "DPFullInfo-Classification-v0": ("ftal", {}, "pftal", {}),
     "DPBandit-Classes-v0": ("exp3", {}, "private-exp2", {}),
-    "DPFullInfo-Portfolio-v0": ("ons", {}, "pftal", {}),
+    "DPFullInfo-Portfolio-v1": ("ons", {}, "pftal", {}),
 }
 
 

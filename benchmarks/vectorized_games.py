@@ -101,10 +101,10 @@ def lean_exp3(seeds: int, horizon: int, k: int) -> None:
 
 FULL_INFO = [("DPFullInfo-Experts-v0", "hedge", None, 0.0),
              ("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0),
-             ("DPFullInfo-Sphere-v0", "ftrl", None, 0.0),
-             ("DPFullInfo-Sphere-v0", "private-ftpl", 1.0, 1e-6),
-             ("DPFullInfo-Cube-v0", "private-ftrl", 1.0, 1e-6),
-             ("DPFullInfo-Matroid-v0", "private-ftpl", 1.0, 1e-6)]
+             ("DPFullInfo-Sphere-v1", "ftrl", None, 0.0),
+             ("DPFullInfo-Sphere-v1", "private-ftpl", 1.0, 1e-6),
+             ("DPFullInfo-Cube-v1", "private-ftrl", 1.0, 1e-6),
+             ("DPFullInfo-Matroid-v1", "private-ftpl", 1.0, 1e-6)]
 
 
 def full_info(seeds: int, horizon: int) -> None:

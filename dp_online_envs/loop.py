@@ -67,18 +67,20 @@ def run_rounds(env: gym.Env, learner: Learner, on_round: RoundHook | None = None
 
 
 def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
-    """``(env_seed, agent_seed)``: two independent seeds drawn from one game seed.
+    """``(env_seed, agent_seed)`` of the game seeded ``seed``: ``(seed, agent seed)``.
 
-    The learner is seeded with the second, so it does not hold the env's seed
-    (``SeedSequence(seed).spawn(2)``: without the master seed, the env's cannot be
-    computed from the agent's). ``None`` gives ``(None, None)`` (fresh entropy each).
-    A small master seed can be guessed by brute force; against an untrusted learner use
-    a secret one (e.g. ``secrets.randbits(128)``).
+    The env is reset with ``seed`` itself, so ``env.reset(seed=s)`` in a hand-written
+    loop and ``agents.play(env, agent, seed=s)`` face the same losses. The learner gets
+    an independent seed derived from it, ``SeedSequence(seed).spawn(2)[1]`` (through
+    :func:`seed_of`; the same agent seed as before the env kept ``seed``): it does not
+    hold the env's seed, and the env's cannot be computed from it. ``None`` gives
+    ``(None, None)`` (fresh entropy each). A small seed can be guessed by brute force;
+    against an untrusted learner use a secret one (e.g. ``secrets.randbits(128)``).
     """
     if seed is None:
         return None, None
-    env_ss, agent_ss = np.random.SeedSequence(seed).spawn(2)
-    return seed_of(env_ss), seed_of(agent_ss)
+    agent_ss = np.random.SeedSequence(seed).spawn(2)[1]
+    return seed, seed_of(agent_ss)
 
 
 def seed_of(seq: np.random.SeedSequence) -> int:

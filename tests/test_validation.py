@@ -270,8 +270,8 @@ ENTRY_POINTS = [
     # env constructor options
     ("gym.make horizon", lambda v: gym.make("DPBandit-MAB-v0", horizon=v), "horizon", "int", 0),
     ("gym.make n_arms", lambda v: gym.make("DPBandit-MAB-v0", n_arms=v), "n_arms", "int", 0),
-    ("gym.make dim", lambda v: gym.make("DPFullInfo-Sphere-v0", dim=v), "dim", "int", 0),
-    ("gym.make rank", lambda v: gym.make("DPBandit-Matroid-v0", rank=v), "rank", "int", -1),
+    ("gym.make dim", lambda v: gym.make("DPFullInfo-Sphere-v1", dim=v), "dim", "int", 0),
+    ("gym.make rank", lambda v: gym.make("DPBandit-Matroid-v1", rank=v), "rank", "int", -1),
     ("OnlineLearningEnv horizon",
      lambda v: OnlineLearningEnv(domains.Arms(3), losses.LinearLoss(3), horizon=v),
      "horizon", "int", 0),

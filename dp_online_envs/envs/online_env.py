@@ -145,11 +145,71 @@ class OnlineLearningEnv(gym.Env):
 
     ## Version History
 
-    * v0: initial release.
-    * v0 (2026-11): the registered ids' defaults changed to separating instances, where
-      trivial play has linear regret (issue 10; was ``adversary='oblivious'``, zero-mean
-      or centered losses, for every id but Experts and MAB). The per-id changes are
-      listed in :mod:`dp_online_envs.envs.registry`.
+    The registered ids are configurations of this class
+    (:mod:`dp_online_envs.envs.registry`), each with its own history below. Any change to
+    what an id plays bumps its version; the former version stays registered and builds
+    the former game (``gym.make`` warns that it is out of date), and a game's identity in
+    the experiments hashes the id, its version and its resolved options, so results of
+    two versions never mix. Version 1 of every id that has one came with today's
+    separating defaults, where trivial play (the domain's center, a uniform arm or
+    subset) has regret linear in T; version 0 had zero-mean or centered losses, which
+    measure exploration cost rather than learning.
+
+    * ``DPFullInfo-Experts``, ``DPBandit-MAB``, ``DPFullInfo-Classification``,
+      ``DPBandit-Classes``:
+
+      - v0: initial release (unchanged since).
+    * ``DPFullInfo-Sphere``, ``DPFullInfo-Cube``, ``DPBandit-Linear``,
+      ``DPFullInfo-Matroid``, ``DPFullInfo-Submodular``, ``DPBandit-Submodular``:
+
+      - v1: ``adversary='stochastic'``.
+      - v0: initial release, ``adversary='oblivious'``.
+    * ``DPFullInfo-Convex``, ``DPFullInfo-StronglyConvex``:
+
+      - v1: ``adversary='planted'`` (the loss parameters' mean pulled to a random
+        vertex of their box, so the best action is far from the center).
+      - v0: initial release, ``adversary='oblivious'``.
+    * ``DPBandit-Convex``, ``DPBandit-StronglyConvex``:
+
+      - v1: ``dim=2, adversary='planted'`` (in dimension 2 the smoothing radii of
+        ``fkm`` and ``bandit-pftal`` stay below the clamp of
+        :mod:`agents.bandit.smoothing` from T = 2^12 on).
+      - v0: initial release, ``dim=5, adversary='oblivious'``.
+    * ``DPBandit-Matroid``:
+
+      - v1: ``n=3, rank=2, loss='linear', adversary='planted'`` (hull dimension 3, so
+        that the scale-aware smoothing radius of ``garber-kretzu`` shrinks the domain by
+        ``alpha ~ 0.15-0.35`` at T = 2^14 instead of the clamp's 1/2).
+      - v0: initial release, ``n=8, rank=3, loss='distance', adversary='oblivious'``.
+        (Between the two, for a day, the id played ``adversary='planted'`` with
+        v0's sizes under the v0 name: ``gym.make("DPBandit-Matroid-v1", n=8, rank=3,
+        loss="distance")`` is that game.)
+    * ``DPBandit-Flow``:
+
+      - v1: ``grid=(2, 3), loss='linear', adversary='planted'`` (hull dimension 2).
+      - v0: initial release, ``grid=(3, 4), loss='distance', adversary='oblivious'``
+        (between the two: ``adversary='planted'`` with v0's grid and loss).
+    * ``DPBandit-SubmodularBase``:
+
+      - v1: ``n=2, loss='linear', adversary='planted'`` (hull dimension 1).
+      - v0: initial release, ``n=6, loss='distance', adversary='oblivious'``
+        (between the two: ``adversary='planted'`` with v0's ``n`` and loss).
+    * ``DPBandit-Birkhoff``:
+
+      - v1: ``n=2, loss='absolute', adversary='planted'`` (hull dimension 1).
+      - v0: initial release, ``n=4, loss='distance', adversary='oblivious'``
+        (between the two: ``adversary='planted'`` with v0's ``n`` and loss).
+    * ``DPFullInfo-Portfolio``:
+
+      - v1: the stocks GE and MSFT, ``tickers=('GE', 'MSFT')``, relatives in
+        ``[0.8, 1.2]`` (every relative of the two: nothing clipped), ``horizon=8312``
+        (the whole range), where the uniform portfolio's regret is linear in T and
+        ``ons`` halves it; registered.
+      - v0: all 20 stocks, ``tickers=datasets.SP500_TICKERS``, relatives clipped to
+        ``loss_kwargs={'r_min': 0.5, 'r_max': 2.0}``, ``horizon=2048``: built by
+        ``build_env`` only, since it did not separate (the uniform portfolio's regret
+        grew like ``T^0.26`` and ``ons`` got 0.92 of it); registered now as a former
+        version.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 10}

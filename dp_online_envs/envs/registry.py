@@ -15,63 +15,24 @@ Every default instance is one where not learning is costly: the ``center`` refer
 agent (the domain's center; a uniformly random arm or subset) has regret linear in T
 (``benchmarks/separation.py`` measures it against each family's learners).
 
-Version history (v0):
-
-* 2026-11 (issue 10), defaults changed to separating instances; the former ones stay
-  available through the options shown:
-
-  - ``DPFullInfo-Sphere-v0``, ``DPFullInfo-Cube-v0``, ``DPBandit-Linear-v0``,
-    ``DPFullInfo-Matroid-v0``, ``DPFullInfo-Submodular-v0``,
-    ``DPBandit-Submodular-v0``: ``adversary='oblivious'`` -> ``'stochastic'``;
-  - ``DPFullInfo-Convex-v0``, ``DPFullInfo-StronglyConvex-v0``,
-    ``DPBandit-Matroid-v0``, ``DPBandit-Flow-v0``, ``DPBandit-SubmodularBase-v0``,
-    ``DPBandit-Birkhoff-v0``: ``adversary='oblivious'`` -> ``'planted'``;
-  - ``DPBandit-Convex-v0``, ``DPBandit-StronglyConvex-v0``: ``dim=5,
-    adversary='oblivious'`` -> ``dim=2, adversary='planted'`` (in dimension 2 the
-    smoothing radii of ``fkm`` and ``bandit-pftal`` stay below the clamp of
-    :mod:`agents.bandit.smoothing` from T = 2^12 on);
-  - ``DPFullInfo-Experts-v0``, ``DPBandit-MAB-v0``: unchanged.
-
-* 2026-11 (issue 10, part 1 for the Ene-Nguyen-Vladu polytopes), smaller hulls and
-  linear / absolute losses, so that the scale-aware smoothing radius of
-  ``garber-kretzu`` (:mod:`agents.bandit.smoothing`) shrinks the domain by
-  ``alpha ~ 0.15-0.35`` at T = 2^14 (on the former instances it was clamped to
-  ``r/2``, ``alpha = 1/2``; ``private-projection-free`` at epsilon = 1 still is on the
-  matroid and flow ids, and beats trivial play there all the same); the former
-  defaults stay available through the options shown:
-
-  - ``DPBandit-Matroid-v0``: ``n=8, rank=3, loss='distance'`` -> ``n=3, rank=2,
-    loss='linear'`` (hull dimension 8 -> 3);
-  - ``DPBandit-Flow-v0``: ``grid=(3, 4), loss='distance'`` -> ``grid=(2, 3),
-    loss='linear'`` (hull dimension 6 -> 2);
-  - ``DPBandit-SubmodularBase-v0``: ``n=6, loss='distance'`` -> ``n=2, loss='linear'``
-    (hull dimension 5 -> 1);
-  - ``DPBandit-Birkhoff-v0``: ``n=4, loss='distance'`` -> ``n=2, loss='absolute'``
-    (hull dimension 9 -> 1).
-* 2026-11 (issue 15), added on real data (the ``realdata`` extra; default adversary
-  ``"data"`` replays the data, the synthetic adversaries stay available):
-  ``DPFullInfo-Classification-v0``, ``DPBandit-Classes-v0``, and (issue 15, 3a)
-  ``DPFullInfo-Portfolio-v0``: before registration it was built by :func:`build_env`
-  only, over all 20 stocks with relatives clipped to ``[0.5, 2]`` and horizon 2048, a
-  default that did not separate (the uniform portfolio's regret grew like ``T^0.26`` and
-  ``ons`` got 0.92 of it); registered with ``tickers=('GE', 'MSFT')``, relatives in
-  ``[0.8, 1.2]`` (every relative of the two: nothing clipped), horizon 8312 (the whole
-  range), where the uniform portfolio's regret is linear in T and ``ons`` halves it
-  (:data:`~dp_online_envs.envs.real_data.PORTFOLIO_TICKERS`,
-  ``benchmarks/real_data.py``). The former game:
-  ``tickers=datasets.SP500_TICKERS, loss_kwargs={'r_min': 0.5, 'r_max': 2.0},
-  horizon=2048``.
+Versions: any change to what an id plays bumps its ``-vN``; the former version stays
+registered and builds the former game (its rows are :data:`FORMER_CONFIGS`, listed in
+:data:`FORMER_IDS`, outside the benchmark list :data:`ENV_IDS`). Each id's version history
+is in the ``Version History`` section of
+:class:`~dp_online_envs.envs.online_env.OnlineLearningEnv`; ``CHANGELOG.md`` lists the
+changes by release.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 
+from dp_online_envs import datasets
 from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
 from dp_online_envs.adversaries import Adversary, make_adversary
@@ -161,10 +122,12 @@ class EnvConfig:
         data: For ids built on real data (:mod:`dp_online_envs.datasets`): builds the
             adversary that replays the data, chosen by ``adversary="data"``.
         benchmark: ``False`` for a game whose default does not separate learning from
-            trivial play (issue 10's criterion): it is not registered with Gymnasium
-            and not in :data:`ENV_IDS` (the benchmark list the README table, the
-            separation table and the registry tests cover); :func:`build_env` and
-            sweep files still build it by its id (see :data:`UNLISTED_IDS`).
+            trivial play: it is not in :data:`ENV_IDS` (the benchmark list the README
+            table, the separation table and the registry tests cover) and, unless it is
+            a former version (:data:`FORMER_CONFIGS`, registered so that ``gym.make``
+            of an old id plays the old game), not registered with Gymnasium;
+            :func:`build_env` and sweep files still build it by its id (see
+            :data:`UNLISTED_IDS`).
     """
 
     id: str
@@ -178,6 +141,16 @@ class EnvConfig:
     defaults: dict[str, Any] = field(default_factory=dict)
     data: Callable[[Options], Adversary] | None = None
     benchmark: bool = True
+
+    @property
+    def name(self) -> str:
+        """The id without its version (``DPBandit-Matroid`` of ``DPBandit-Matroid-v1``)."""
+        return gym.envs.registration.parse_env_id(self.id)[1]
+
+    @property
+    def version(self) -> int:
+        """The id's version N (``-vN``): bumped whenever what the id plays changes."""
+        return int(gym.envs.registration.parse_env_id(self.id)[2])
 
     def options(self) -> Options:
         """Every accepted option with its default."""
@@ -315,43 +288,43 @@ CONFIGS: list[EnvConfig] = [
                theta_set="unit", own_defaults={"n_arms": 10}),
     _linear_id(id="DPBandit-MAB-v0", decision_set="K arms", feedback="bandit", domain=_arms,
                theta_set="unit", own_defaults={"n_arms": 10}),
-    _linear_id(id="DPFullInfo-Sphere-v0", decision_set="l2 ball", feedback="full",
+    _linear_id(id="DPFullInfo-Sphere-v1", decision_set="l2 ball", feedback="full",
                domain=_ball, theta_set="l2", own_defaults={"dim": 10}),
-    _linear_id(id="DPFullInfo-Cube-v0", decision_set="cube [-1,1]^N", feedback="full",
+    _linear_id(id="DPFullInfo-Cube-v1", decision_set="cube [-1,1]^N", feedback="full",
                domain=_cube, theta_set="l1", own_defaults={"dim": 10}),
-    _linear_id(id="DPBandit-Linear-v0", decision_set="l2 ball (or cube)", feedback="bandit",
+    _linear_id(id="DPBandit-Linear-v1", decision_set="l2 ball (or cube)", feedback="bandit",
                paper="Agarwal-Singh 2017 (SCRiBLe)", domain=_ball_or_cube,
                theta_set="l2", own_defaults={"dim": 5, "domain": "ball"}),
-    _smith_thakurta_ball(id="DPFullInfo-Convex-v0", losses="Lipschitz convex",
+    _smith_thakurta_ball(id="DPFullInfo-Convex-v1", losses="Lipschitz convex",
                          feedback="full",
                          defaults={"dim": 5, "adversary": "planted", "loss": "absolute"}),
-    _smith_thakurta_ball(id="DPFullInfo-StronglyConvex-v0",
+    _smith_thakurta_ball(id="DPFullInfo-StronglyConvex-v1",
                          losses="H-strongly convex quadratic", feedback="full",
                          defaults={"dim": 5, "adversary": "planted", "loss": "quadratic"}),
-    _smith_thakurta_ball(id="DPBandit-Convex-v0", losses="Lipschitz convex", feedback="bandit",
+    _smith_thakurta_ball(id="DPBandit-Convex-v1", losses="Lipschitz convex", feedback="bandit",
                          defaults={"dim": 2, "adversary": "planted", "loss": "absolute"}),
-    _smith_thakurta_ball(id="DPBandit-StronglyConvex-v0",
+    _smith_thakurta_ball(id="DPBandit-StronglyConvex-v1",
                          losses="H-strongly convex quadratic", feedback="bandit",
                          defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
-    _ene_nguyen_vladu(id="DPBandit-Matroid-v0", decision_set="matroid polytope",
+    _ene_nguyen_vladu(id="DPBandit-Matroid-v1", decision_set="matroid polytope",
                       domain=_matroid, defaults={**_MATROID, "n": 3, "rank": 2,
                                                  "adversary": "planted", "loss": "linear"}),
-    _ene_nguyen_vladu(id="DPBandit-Flow-v0", decision_set="s-t path polytope (DAG)",
+    _ene_nguyen_vladu(id="DPBandit-Flow-v1", decision_set="s-t path polytope (DAG)",
                       domain=_flow, defaults={"grid": (2, 3), "graph": None,
                                               "adversary": "planted", "loss": "linear"}),
-    _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v0", decision_set="submodular base polytope",
+    _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v1", decision_set="submodular base polytope",
                       domain=_base_polytope,
                       defaults={"n": 2, "adversary": "planted", "loss": "linear"}),
-    _ene_nguyen_vladu(id="DPBandit-Birkhoff-v0", decision_set="Birkhoff polytope",
+    _ene_nguyen_vladu(id="DPBandit-Birkhoff-v1", decision_set="Birkhoff polytope",
                       domain=_birkhoff,
                       defaults={"n": 2, "adversary": "planted", "loss": "absolute"}),
-    EnvConfig(id="DPFullInfo-Matroid-v0", decision_set="matroid polytope",
+    EnvConfig(id="DPFullInfo-Matroid-v1", decision_set="matroid polytope",
               losses="linear / convex", feedback="full",
               paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
               domain=_matroid, loss_names=CONVEX_LOSSES,
               defaults={**_MATROID, **_STOCHASTIC_LINEAR}),
-    _cardoso_cummings(id="DPFullInfo-Submodular-v0", feedback="full"),
-    _cardoso_cummings(id="DPBandit-Submodular-v0", feedback="bandit"),
+    _cardoso_cummings(id="DPFullInfo-Submodular-v1", feedback="full"),
+    _cardoso_cummings(id="DPBandit-Submodular-v1", feedback="bandit"),
     # Built on real data (issue 15; the ``realdata`` extra ships it; see envs/real_data.py).
     EnvConfig(id="DPFullInfo-Classification-v0", decision_set="l2 ball (30 features)",
               losses="logistic / hinge on breast-cancer examples", feedback="full",
@@ -365,7 +338,7 @@ CONFIGS: list[EnvConfig] = [
               data=real_data.class_data,
               defaults={"dataset": "breast-cancer", "adversary": "data", "loss": "linear",
                         "horizon": 4096}),
-    EnvConfig(id="DPFullInfo-Portfolio-v0", decision_set="simplex (stocks GE, MSFT)",
+    EnvConfig(id="DPFullInfo-Portfolio-v1", decision_set="simplex (stocks GE, MSFT)",
               losses="-log <r_t, x>, r_t daily price relatives in [0.8, 1.2]",
               feedback="full", paper="Cover 1991; Hazan-Agarwal-Kale 2007 (real data)",
               domain=real_data.portfolio_simplex, loss_names=("log-wealth",),
@@ -375,9 +348,56 @@ CONFIGS: list[EnvConfig] = [
                         "loss": "log-wealth", "horizon": 8312}),
 ]
 
-ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in CONFIGS}
-#: The registered (benchmark) ids: every one separates learning from trivial play.
+_CURRENT = {c.id: c for c in CONFIGS}
+
+
+def _former(env_id: str, version: int, defaults: dict[str, Any], **fields: Any) -> EnvConfig:
+    """Version ``version`` of the game of ``env_id``: its row with the former defaults.
+
+    Args:
+        env_id: The current id of the game.
+        version: The former version N (the id ``<name>-vN``).
+        defaults: The options whose defaults were different then (the others are the
+            current row's).
+        **fields: Other :class:`EnvConfig` fields that were different then (the README
+            words, ``loss_defaults``).
+    """
+    current = _CURRENT[env_id]
+    return replace(current, id=f"{current.name}-v{version}", benchmark=False,
+                   defaults={**current.defaults, **defaults}, **fields)
+
+
+_OBLIVIOUS = {"adversary": "oblivious"}
+#: The former versions of the ids whose defaults changed: ``gym.make`` and
+#: :func:`build_env` build the former game from its id (the version history of each id
+#: is in :class:`~dp_online_envs.envs.online_env.OnlineLearningEnv`'s docstring).
+FORMER_CONFIGS: list[EnvConfig] = [
+    *(_former(f"{name}-v1", 0, _OBLIVIOUS) for name in (
+        "DPFullInfo-Sphere", "DPFullInfo-Cube", "DPBandit-Linear", "DPFullInfo-Matroid",
+        "DPFullInfo-Submodular", "DPBandit-Submodular", "DPFullInfo-Convex",
+        "DPFullInfo-StronglyConvex")),
+    _former("DPBandit-Convex-v1", 0, {"dim": 5, **_OBLIVIOUS}),
+    _former("DPBandit-StronglyConvex-v1", 0, {"dim": 5, **_OBLIVIOUS}),
+    _former("DPBandit-Matroid-v1", 0, {"n": 8, "rank": 3, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-Flow-v1", 0, {"grid": (3, 4), "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-SubmodularBase-v1", 0, {"n": 6, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-Birkhoff-v1", 0, {"n": 4, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPFullInfo-Portfolio-v1", 0,
+            {"tickers": datasets.SP500_TICKERS, "horizon": 2048},
+            decision_set="simplex (20 stocks)",
+            losses="-log <r_t, x>, r_t daily price relatives clipped to [0.5, 2]",
+            loss_defaults={"r_min": 0.5, "r_max": 2.0}),
+]
+
+#: Every id :func:`build_env` builds, current and former.
+ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in [*CONFIGS, *FORMER_CONFIGS]}
+#: The registered benchmark ids, each the newest version of its game: every one
+#: separates learning from trivial play.
 ENV_IDS: tuple[str, ...] = tuple(c.id for c in CONFIGS if c.benchmark)
+#: The former versions (:data:`FORMER_CONFIGS`): registered, so that ``gym.make`` of a
+#: former id plays the former game (Gymnasium warns that it is out of date), but no
+#: benchmark.
+FORMER_IDS: tuple[str, ...] = tuple(c.id for c in FORMER_CONFIGS)
 #: Games :func:`build_env` builds that are not registered benchmarks
 #: (``EnvConfig.benchmark`` is ``False``).
 UNLISTED_IDS: tuple[str, ...] = tuple(c.id for c in CONFIGS if not c.benchmark)
@@ -396,11 +416,17 @@ def env_config(env_id: str) -> EnvConfig:
     return ENV_CONFIGS[env_id]
 
 
-def build_env(env_id: str, **kwargs: Any) -> gym.Env:
-    """Build the wrapped env of a registered id: ``FeedbackGuard(RegretRecorder(env))``.
+def resolved_options(env_id: str, **kwargs: Any) -> Options:
+    """Every option of one game: the id's defaults updated by ``kwargs``.
+
+    ``loss_kwargs`` is resolved too: the id's ``loss_defaults`` updated by the caller's.
+    What :func:`build_env` builds is a function of the id and this mapping alone, so it
+    is what a game's identity hashes (with the id's version;
+    :meth:`dp_online_envs.experiments.GameSpec.identity`).
 
     Raises:
-        ValueError: On an unknown id (see :func:`env_config`).
+        ValueError: On an unknown id (see :func:`env_config`) or a count option that is
+            not an integer >= 1.
         TypeError: On an option the id does not accept (the message lists the valid ones).
     """
     config = env_config(env_id)
@@ -411,6 +437,19 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     opts = {**valid, **kwargs}
     for name in _COUNT_OPTIONS.intersection(kwargs):  # under the name the caller gave
         check_int(name, opts[name], 1)
+    opts["loss_kwargs"] = {**config.loss_defaults, **(opts["loss_kwargs"] or {})}
+    return opts
+
+
+def build_env(env_id: str, **kwargs: Any) -> gym.Env:
+    """Build the wrapped env of a registered id: ``FeedbackGuard(RegretRecorder(env))``.
+
+    Raises:
+        ValueError: On an unknown id (see :func:`env_config`).
+        TypeError: On an option the id does not accept (the message lists the valid ones).
+    """
+    config = env_config(env_id)
+    opts = resolved_options(env_id, **kwargs)
     domain, loss = config.build_parts(opts)
     adversary = config.adversary(opts)
     env = OnlineLearningEnv(
@@ -426,7 +465,8 @@ ENTRY_POINT = "dp_online_envs.envs.registry:build_env"
 
 
 def register_all() -> None:
-    """Register every id with Gymnasium (idempotent).
+    """Register every benchmark id (:data:`ENV_IDS`) and every former version
+    (:data:`FORMER_IDS`) with Gymnasium (idempotent).
 
     Each spec has the entry point :data:`ENTRY_POINT` and ``kwargs={"env_id": id}``, so
     specs serialize (``gym.spec(id).to_json()``) and ``gym.make(id, **options)`` calls
@@ -445,6 +485,6 @@ def register_all() -> None:
     :func:`~dp_online_envs.wrappers.regret.regret_summary`), and
     ``TruncationSummary(gym.make(id, max_episode_steps=k))`` puts it in ``info``.
     """
-    for env_id in ENV_IDS:
+    for env_id in (*ENV_IDS, *FORMER_IDS):
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id})

@@ -10,6 +10,7 @@ regret_hi]`` and the summary keeps the mean ends too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dp_online_envs.experiments.game import agent_label
+from dp_online_envs.experiments.game import IDEALIZED, agent_label, env_options, is_idealized
 from dp_online_envs.experiments.resolver import default_resolver
 
 
@@ -40,16 +41,37 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float,
     return m, m - half, m + half
 
 
-def privacy_label(epsilon: float | None, delta: float | None) -> str:
-    """``"non-private"``, ``"eps=1"`` or ``"eps=1, delta=1e-05"``."""
+def privacy_label(epsilon: float | None, delta: float | None, idealized: bool = False) -> str:
+    """``"non-private"``, ``"eps=1"``, ``"eps=1, delta=1e-05"``, or with ``idealized``
+    (a guarantee of the idealized real-valued mechanism only, :func:`~.game.is_idealized`)
+    ``"eps=1, delta=1e-05, idealized"``."""
     if epsilon is None:
         return "non-private"
-    return f"eps={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+    return (f"eps={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+            + (f", {IDEALIZED}" if idealized else ""))
 
 
 def env_label(record: dict[str, Any]) -> str:
-    """The env id, with its options when it has any."""
-    return agent_label(record["env_id"], record.get("env_kwargs") or {})
+    """The env id, with the options of the game it played that differ from the id's
+    defaults (``DPBandit-Matroid-v1(loss=distance, n=8, rank=3)``), so two games are
+    never shown as one: the record's resolved ``env_options`` against the id's defaults
+    resolved now; for a record without them, or of an id this version does not know,
+    the options the user wrote (``env_kwargs``)."""
+    options = record.get("env_options")
+    defaults = _default_options(record["env_id"]) if isinstance(options, dict) else None
+    if defaults is None:
+        return agent_label(record["env_id"], record.get("env_kwargs") or {})
+    return agent_label(record["env_id"], {k: v for k, v in options.items()
+                                          if k not in defaults or defaults[k] != v})
+
+
+@functools.cache
+def _default_options(env_id: str) -> dict[str, Any] | None:
+    """The resolved options of ``env_id`` at its defaults; ``None`` for an unknown id."""
+    try:
+        return env_options(env_id, {})
+    except ValueError:
+        return None
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -63,11 +85,12 @@ class Setting:
     eps_key: tuple[float, float]
     epsilon: float | None = dataclasses.field(compare=False)
     delta: float | None = dataclasses.field(compare=False)
+    idealized: bool = dataclasses.field(default=False, compare=False)
 
     @property
     def privacy(self) -> str:
-        """How the privacy level is shown."""
-        return privacy_label(self.epsilon, self.delta)
+        """How the privacy level is shown (labelled when the guarantee is idealized)."""
+        return privacy_label(self.epsilon, self.delta, self.idealized)
 
 
 def setting_of(record: dict[str, Any]) -> Setting:
@@ -76,7 +99,7 @@ def setting_of(record: dict[str, Any]) -> Setting:
     return Setting(env=env_label(record), horizon=int(record["horizon"]),
                    agent=record["agent"], label=record.get("agent_label") or record["agent"],
                    eps_key=(math.inf if eps is None else float(eps), float(record.get("delta") or 0)),
-                   epsilon=eps, delta=record.get("delta"))
+                   epsilon=eps, delta=record.get("delta"), idealized=is_idealized(record))
 
 
 def group(records: Iterable[dict[str, Any]]) -> dict[Setting, list[dict[str, Any]]]:
@@ -106,7 +129,10 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
       mean regret in the same env and horizon.
 
     Either is ``None`` when that agent did not run (or has zero mean regret); the
-    reference agents never count as the baseline. ``reference`` marks the rows of the
+    reference agents never count as the baseline. ``idealized`` marks the rows whose
+    declared guarantee holds for the idealized real-valued mechanism only (the float
+    outputs of the ``factorization`` and ``blt`` counters); their ``privacy`` label says
+    so (``"eps=1, delta=1e-06, idealized"``). ``reference`` marks the rows of the
     reference agents (:data:`REFERENCE_AGENTS`), ``trivial`` is the lowest mean regret of
     a reference agent in the same env and horizon (what not learning costs; ``None`` if
     none was run) and ``vs_trivial`` the row's mean regret over it (below 1: better than
@@ -121,6 +147,7 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "private": bool(rs[0].get("private")), "epsilon": s.epsilon, "delta": s.delta,
             "counterpart": _counterpart(rs[0]),
             "privacy": s.privacy, "guarantee": rs[0].get("privacy", ""),
+            "idealized": any(is_idealized(r) for r in rs),
             "n": len(rs), "regret_mean": m, "regret_ci_lo": lo, "regret_ci_hi": hi,
             "exact": all(r.get("exact", True) for r in rs),
             "regret_lo_mean": float(np.mean([r["regret_lo"] for r in rs])),

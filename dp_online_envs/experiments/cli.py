@@ -44,10 +44,11 @@ from importlib import metadata
 from typing import Any
 
 import dp_online_envs  # registers the env ids
-from dp_online_envs.envs.registry import ENV_CONFIGS, env_config
+from dp_online_envs.envs.registry import ENV_CONFIGS, ENV_IDS, FORMER_IDS, env_config
 from dp_online_envs.experiments import analysis
 from dp_online_envs.experiments.backends import BACKENDS, default_workers
 from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.experiments.game import IDEALIZED_NOTE
 from dp_online_envs.experiments.plots import plot_results
 from dp_online_envs.experiments.report import write_report
 from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
@@ -241,11 +242,12 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ commands
 def cmd_list(args: argparse.Namespace) -> int:
     resolver = default_resolver()
-    # The registered (benchmark) ids; games that do not separate (registry.UNLISTED_IDS)
-    # are built by id but not listed.
+    # The benchmark ids (ENV_IDS); games that do not separate (registry.UNLISTED_IDS)
+    # are built by id but not listed, and former versions (registry.FORMER_IDS) are
+    # named on one line.
     envs = [{"id": c.id, "decision_set": c.decision_set, "losses": c.losses,
              "feedback": c.feedback, "paper": c.paper}
-            for c in ENV_CONFIGS.values() if c.benchmark]
+            for c in ENV_CONFIGS.values() if c.id in ENV_IDS]
     ags = []
     for name in resolver.names():
         cls = resolver.resolve(name)
@@ -253,7 +255,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                     "privacy": "private" if cls.private else "non-private",
                     "paper": cls.paper, "description": cls.description})
     if args.json:
-        print(json.dumps({"envs": envs, "agents": ags}, indent=2))
+        print(json.dumps({"envs": envs, "former_envs": list(FORMER_IDS), "agents": ags},
+                         indent=2))
         return 0
     print(f"Environments ({len(envs)}):")
     w = max(len(e["id"]) for e in envs)
@@ -262,6 +265,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"  {'id':<{w}}  {'decision set':<{wd}}  {'losses':<{wl}}  feedback")
     for e in envs:
         print(f"  {e['id']:<{w}}  {e['decision_set']:<{wd}}  {e['losses']:<{wl}}  {e['feedback']}")
+    print(f"Former versions (the game they played before, not benchmarks): "
+          f"{', '.join(FORMER_IDS)}")
     print(f"\nAgents ({len(ags)}):")
     w = max(len(a["name"]) for a in ags)
     print(f"  {'name':<{w}}  feedback  privacy      paper")
@@ -312,7 +317,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         rows = analysis.summary(report.records)
         print(f"{args.agent} on {args.env} ({report.played} games played, {report.reused} "
               f"reused, {report.seconds:.1f} s)")
-        print(f"  {'T':>7}  {'privacy':<22} {'seeds':>5}  final regret: mean [95% CI]")
+        print(f"  {'T':>7}  {'privacy':<32} {'seeds':>5}  final regret: mean [95% CI]")
         trivial = {r["horizon"]: r for r in rows if r["reference"] and r["agent"] != args.agent}
         rows = [r for r in rows if r["agent"] == args.agent]
         for r in rows:
@@ -321,13 +326,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             # A class that declares no guarantee only had epsilon requested of it.
             shown = r["privacy"] + (" requested" if str(r["guarantee"]).endswith("(requested)")
                                     else "")
-            print(f"  {r['horizon']:>7}  {shown:<22} {r['n']:>5}  {r['regret_mean']:.4g} "
+            print(f"  {r['horizon']:>7}  {shown:<32} {r['n']:>5}  {r['regret_mean']:.4g} "
                   f"[{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]{interval}")
         for h, r in sorted(trivial.items()):
-            print(f"  {h:>7}  {r['agent'] + ' (no learning)':<22} {r['n']:>5}  "
+            print(f"  {h:>7}  {r['agent'] + ' (no learning)':<32} {r['n']:>5}  "
                   f"{r['regret_mean']:.4g} [{r['regret_ci_lo']:.4g}, {r['regret_ci_hi']:.4g}]")
         if report.records and report.records[0].get("privacy_mechanism"):
             print(f"  guarantee: {report.records[0]['privacy_mechanism']}")
+            if any(r["idealized"] for r in rows):
+                print(f"  {IDEALIZED_NOTE}")
         elif report.records and str(report.records[0].get("privacy")).endswith("(requested)"):
             print("  guarantee: none declared (the class is marked private but has no "
                   "`privacy`; epsilon was only requested of it)")

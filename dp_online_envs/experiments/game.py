@@ -1,18 +1,26 @@
 """One game: its settings (:class:`GameSpec`), its seeds, and playing it to a record.
 
-A game is fully described by its settings: env id and options, agent and options,
-epsilon, delta, horizon and seed index. Its seeds are derived from a stable hash of
-those settings, so the same game gives the same record on any machine, in any
-process, under any backend.
+A game is fully described by its settings: env id and version, the env's resolved
+options, agent and options, epsilon, delta, horizon and seed index. Its seeds are
+derived from a stable hash of those settings, so the same game gives the same record on
+any machine, in any process, under any backend.
 
-Seeding:
+The env's part is what is played, not what was written: its options are resolved (the
+id's defaults updated by the user's, :func:`~dp_online_envs.envs.registry.resolved_options`)
+and its version (``-vN``) is hashed with them, so a game whose defaults change gets
+another id, and a results directory never serves a record of the former game for the
+new one (the store also refuses a record whose settings differ from the game asked for:
+:func:`settings_mismatch`).
+
+Seeding (scheme :data:`SEED_SCHEME`):
     * ``game_id`` is a SHA-256 of the canonical JSON of the settings (tags excluded:
       relabelling a game does not rerun it).
     * The agent is seeded from ``np.random.SeedSequence(entropy=<the game hash>)``.
-    * The env is seeded from the hash of its own part of the settings (env id, env
-      options, horizon, seed index) only, so every agent and every epsilon with the same
-      seed index faces the same loss sequence (common random numbers: the differences
-      between learners and privacy levels are measured on paired games).
+    * The env is seeded from the hash of its own part of the settings (env id and
+      version, resolved env options, horizon, seed index) only, so every agent and every
+      epsilon with the same seed index faces the same loss sequence (common random
+      numbers: the differences between learners and privacy levels are measured on
+      paired games).
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from dp_online_envs import __version__
-from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
+from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config, resolved_options
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.resolver import (
     AgentResolver,
@@ -43,13 +51,44 @@ from dp_online_envs.loop import run_rounds, seed_of
 from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
-SEED_SCHEME = "dp-online/seed-v1"
+#: ``seed-v2``: the env's part is its id, version and resolved options (``seed-v1``
+#: hashed only the options the user wrote).
+SEED_SCHEME = "dp-online/seed-v2"
 #: Version of the record layout written by :func:`play_game` (see :mod:`.store`: records
-#: with another or no version are quarantined and their games replayed).
-SCHEMA_VERSION = 1
+#: with another or no version are quarantined and their games replayed). Version 2 adds
+#: ``seed_scheme``, ``env_version`` and ``env_options`` (:data:`IDENTITY_FIELDS`).
+SCHEMA_VERSION = 2
+#: The settings a record carries exactly as its game's :meth:`GameSpec.identity` has
+#: them: a record is served for a game only if every one agrees
+#: (:func:`settings_mismatch`).
+IDENTITY_FIELDS = ("seed_scheme", "env_id", "env_version", "env_options", "agent",
+                   "agent_kwargs", "epsilon", "delta", "horizon", "seed_index")
+#: Options of an env that the runner sets itself (the horizon is a setting of its own,
+#: the feedback follows from the agent): left out of ``env_options``.
+RUNNER_OPTIONS = ("horizon", "feedback")
 #: Record fields that differ between two runs of the same game (timing, host, and
 #: whether it was played in a seed-vectorized batch: the outcome is the same either way).
 VOLATILE_FIELDS = ("wall_time", "finished_at", "host", "vectorized")
+
+
+#: How a guarantee that holds for the idealized real-valued mechanism only (the float
+#: outputs of the ``factorization`` and ``blt`` counters) is labelled wherever a
+#: guarantee or a comparison of learners is shown: the record's ``privacy``, the
+#: analysis' privacy labels, the report, the run summary, the plots.
+IDEALIZED = "idealized"
+#: What marks such a guarantee in its text (``str(PrivacyGuarantee)`` with
+#: ``idealized=True``; the only form an isolated learner's claim crosses in).
+IDEALIZED_MARK = "[IDEALIZED"
+#: What the label means, in one sentence (the report's tooltip and notes).
+IDEALIZED_NOTE = ("idealized: the (epsilon, delta) guarantee holds for the real-valued "
+                  "mechanism, not for its float64 computation (the factorization and blt "
+                  "counters' real-valued Gaussian noise)")
+
+
+def is_idealized(record: dict[str, Any]) -> bool:
+    """Whether a record's declared guarantee holds for the idealized real-valued
+    mechanism only (its ``privacy_mechanism`` carries :data:`IDEALIZED_MARK`)."""
+    return IDEALIZED_MARK in str(record.get("privacy_mechanism") or "")
 
 
 def canonical_json(obj: Any) -> str:
@@ -117,6 +156,19 @@ def feedback_option(env_id: str, agent_cls: type,
     return "bandit" if (agent_cls.feedback == "bandit" and native == "full") else None
 
 
+def env_options(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Every option of a game's env as plain JSON: the id's defaults updated by
+    ``env_kwargs`` (:func:`~dp_online_envs.envs.registry.resolved_options`), without the
+    options the runner sets (:data:`RUNNER_OPTIONS`).
+
+    Raises:
+        ValueError: An unknown env id.
+        TypeError, ValueError: An option the env refuses (as ``build_env``).
+    """
+    opts = resolved_options(env_id, **env_kwargs)
+    return plain({k: v for k, v in opts.items() if k not in RUNNER_OPTIONS})
+
+
 def agent_label(agent: str, agent_kwargs: dict[str, Any]) -> str:
     """``name`` or ``name(key=value, ...)``: how a configured agent is shown."""
     if not agent_kwargs:
@@ -169,16 +221,23 @@ class GameSpec:
     def identity(self) -> dict[str, Any]:
         """The settings that define the game (and its seeds).
 
+        The env's part is what is played: the id, its version and its resolved options
+        (:meth:`env_options`), not only the options written in :attr:`env_kwargs`.
         With a :attr:`seed_secret`, the identity holds a digest of it (so secret-seeded
         games get their own ids) while the seeds are derived from the secret itself.
+
+        Raises:
+            ExperimentError: An unknown env id.
+            TypeError, ValueError: An option the env refuses (as ``build_env``).
         """
         secret = {} if self.seed_secret is None else {
             "seed_secret_sha256": hashlib.sha256(self.seed_secret.encode()).hexdigest()[:16]}
         return {
             **secret,
-            "scheme": SEED_SCHEME,
+            "seed_scheme": SEED_SCHEME,
             "env_id": self.env_id,
-            "env_kwargs": plain(self.env_kwargs),
+            "env_version": self._config().version,
+            "env_options": self.env_options(),
             "agent": self.agent,
             "agent_kwargs": plain(self.agent_kwargs),
             "epsilon": None if self.epsilon is None else float(self.epsilon),
@@ -186,6 +245,24 @@ class GameSpec:
             "horizon": int(self.horizon),
             "seed_index": int(self.seed_index),
         }
+
+    def _config(self) -> Any:
+        try:
+            return env_config(self.env_id)
+        except ValueError as exc:
+            raise ExperimentError(str(exc)) from None
+
+    def env_options(self) -> dict[str, Any]:
+        """Every option of the game's env, as plain JSON: the id's defaults updated by
+        :attr:`env_kwargs` (:func:`~dp_online_envs.envs.registry.resolved_options`),
+        without the options the runner sets (:data:`RUNNER_OPTIONS`).
+
+        Raises:
+            ExperimentError: An unknown env id.
+            TypeError, ValueError: An option the env refuses (as ``build_env``).
+        """
+        self._config()
+        return env_options(self.env_id, self.env_kwargs)
 
     @property
     def game_id(self) -> str:
@@ -206,8 +283,8 @@ class GameSpec:
         play isolated with a secret (see :mod:`dp_online_envs.isolation`).
         """
         ident = self.identity()
-        env_part = {k: ident[k] for k in ("scheme", "env_id", "env_kwargs", "horizon",
-                                          "seed_index")}
+        env_part = {k: ident[k] for k in ("seed_scheme", "env_id", "env_version",
+                                          "env_options", "horizon", "seed_index")}
         return _seed_from(stable_hash(self._keyed(env_part)))
 
     def _keyed(self, part: dict[str, Any]) -> dict[str, Any]:
@@ -349,21 +426,25 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
     if claim is not None:
         p_eps, p_delta, mechanism = claim
         privacy = f"({p_eps:g}, {p_delta:g})-DP"
-        if "[IDEALIZED" in mechanism:  # PrivacyGuarantee.idealized: real-valued noise
-            privacy += " idealized"
+        if IDEALIZED_MARK in mechanism:
+            privacy += f" {IDEALIZED}"
     elif cls.private:
         privacy = f"({spec.epsilon:g}, {spec.delta or 0.0:g})-DP (requested)"
         p_eps, p_delta, mechanism = spec.epsilon, spec.delta or 0.0, ""
     else:
         privacy, p_eps, p_delta, mechanism = "non-private", None, None, ""
+    identity = spec.identity()
     record: dict[str, Any] = {
         "game_id": spec.game_id,
         "sweep": spec.sweep,
         "tags": plain(spec.tags),
+        "seed_scheme": identity["seed_scheme"],
         "env_id": spec.env_id,
+        "env_version": identity["env_version"],
         "env_feedback": ENV_CONFIGS[spec.env_id].feedback,
         "feedback": problem.feedback,
         "env_kwargs": plain(spec.env_kwargs),
+        "env_options": identity["env_options"],
         "agent": spec.agent,
         "agent_label": spec.label,
         "agent_kwargs": plain(spec.agent_kwargs),
@@ -447,6 +528,33 @@ def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
     info = run_rounds(env, learner, counter)
     summary = info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
     return summary, counter.switches
+
+
+def settings_mismatch(record: dict[str, Any], spec: GameSpec) -> str | None:
+    """Why ``record`` is not the record of the game ``spec``; ``None`` if it is.
+
+    Compares every field of :data:`IDENTITY_FIELDS` (the resolved settings of the game
+    that was played) with ``spec``'s identity: a record of another game (another
+    version, or other defaults under the same id) is never served for this one.
+
+    Returns:
+        ``"resolved settings differ from the game asked for: ..."`` naming each field
+        that differs (for ``env_options``, each option) with the record's value and the
+        game's, or ``None``.
+    """
+    identity = spec.identity()
+    diffs = []
+    for key in IDENTITY_FIELDS:
+        mine, theirs = record.get(key), identity[key]
+        if key == "env_options" and isinstance(mine, dict):
+            diffs += [f"env_options[{k!r}] {mine.get(k, '<absent>')!r} in the record, "
+                      f"{theirs.get(k, '<absent>')!r} in the game"
+                      for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+        elif mine != theirs:
+            diffs.append(f"{key} {mine!r} in the record, {theirs!r} in the game")
+    if not diffs:
+        return None
+    return "resolved settings differ from the game asked for: " + "; ".join(diffs)
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:

@@ -139,8 +139,8 @@ def regret_curves(records: list[dict[str, Any]]) -> list[Figure]:
                 c = curves[s]
                 color = colors.get(s, "black")
                 n = len(at_t[s])
-                shown = (analysis.privacy_label(s.epsilon, None) if one_delta is not None
-                         else s.privacy)
+                shown = (analysis.privacy_label(s.epsilon, None, s.idealized)
+                         if one_delta is not None else s.privacy)
                 ax.plot(c["t"], _positive(c["mean"], floor), color=color, lw=1.6,
                         label=f"{shown} (n={n})")
                 ax.fill_between(c["t"], _positive(c["lo"], floor), _positive(c["hi"], floor),
@@ -200,7 +200,8 @@ def price_of_privacy(records: list[dict[str, Any]]) -> Figure | None:
             y = np.array([r["regret_mean"] for r in pts])
             lo = np.array([r["regret_ci_lo"] for r in pts])
             hi = np.array([r["regret_ci_hi"] for r in pts])
-            name = label + (f", delta={delta:g}" if delta and one_delta is None else "")
+            name = label + (f", delta={delta:g}" if delta and one_delta is None else "") + (
+                f", {analysis.IDEALIZED}" if any(r["idealized"] for r in pts) else "")
             ax.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", ms=4, capsize=3,
                         color=color, lw=1.5, label=name)
         for i, r in enumerate(x for x in here if x["epsilon"] is None):

@@ -58,9 +58,9 @@ RATES: dict[str, float] = {
 
 #: Exponents that depend on the env as well: strongly convex losses are easier.
 ENV_RATES: dict[tuple[str, str], float] = {
-    ("ftal", "DPFullInfo-StronglyConvex-v0"): 0.0,  # log T (Hazan-Agarwal-Kale 2007)
-    ("pftal", "DPFullInfo-StronglyConvex-v0"): 0.0,  # polylog T / eps (Smith-Thakurta Thm. 3)
-    ("bandit-pftal", "DPBandit-StronglyConvex-v0"): 2.0 / 3.0,  # oblivious, Thm. 6
+    ("ftal", "DPFullInfo-StronglyConvex-v1"): 0.0,  # log T (Hazan-Agarwal-Kale 2007)
+    ("pftal", "DPFullInfo-StronglyConvex-v1"): 0.0,  # polylog T / eps (Smith-Thakurta Thm. 3)
+    ("bandit-pftal", "DPBandit-StronglyConvex-v1"): 2.0 / 3.0,  # oblivious, Thm. 6
 }
 
 

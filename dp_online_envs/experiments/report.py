@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dp_online_envs.experiments import analysis, plots
+from dp_online_envs.experiments.game import IDEALIZED, IDEALIZED_NOTE
 from dp_online_envs.experiments.rates import rate
 from dp_online_envs.experiments.store import ResultsStore, load_records
 
@@ -121,6 +122,8 @@ def _headline(rows: list[dict[str, Any]]) -> str:
                 else "No non-private agent ran here: no ratio.")
         if one_delta and eps and eps[0][1]:
             note += f" The private agents here have delta = {eps[0][1]:g}."
+        if any(r.get("idealized") for r in here):
+            note += f" <b>{_e(IDEALIZED_NOTE)}</b>."
         parts.append(
             f"<h3>{_e(env)}, T={horizon}</h3><table><tr><th class=l>agent</th>{head}"
             f"<th>non-private</th></tr>{''.join(body)}</table><p class=note>Mean final "
@@ -130,10 +133,14 @@ def _headline(rows: list[dict[str, Any]]) -> str:
 
 def _cell(r: dict[str, Any]) -> str:
     """Mean regret; for a private row its two prices of privacy: the ratio to the same
-    algorithm without noise (its counterpart) and to the best non-private agent."""
+    algorithm without noise (its counterpart) and to the best non-private agent, and the
+    idealized label where its guarantee holds for the real-valued mechanism only."""
     txt = _num(r["regret_mean"])
     if r["epsilon"] is None:
         return txt
+    if r.get("idealized"):
+        txt += (f" <span class='ci bad' title='{_e(IDEALIZED_NOTE)}'>{_e(IDEALIZED)}"
+                "</span>")
     for key, who, what in (("vs_counterpart", r.get("counterpart"), "same algorithm without "
                             "noise"), ("vs_baseline", "best", "best non-private agent")):
         ratio = r.get(key)
@@ -232,8 +239,9 @@ def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) ->
                    f"{_e(v)}</td></tr>"
                    for k, v in items)
     seeding = ("Each game is seeded from its settings: the agent from "
-               "<code>np.random.SeedSequence</code> of a SHA-256 of (env id and options, agent "
-               "and options, epsilon, delta, horizon, seed index); the env from the hash of "
+               "<code>np.random.SeedSequence</code> of a SHA-256 of (env id, version and "
+               "resolved options, agent and options, epsilon, delta, horizon, seed index); "
+               "the env from the hash of "
                "its own settings and the seed index, so every agent and epsilon with the same "
                "seed index faces the same loss sequence (paired comparisons). Results do not "
                "depend on the backend that ran them.")

@@ -192,8 +192,9 @@ def run_games(
 ) -> RunReport:
     """Play the games that have no record yet; write each new record as it finishes.
 
-    With a results directory, damaged files in it are quarantined (and their games
-    played again), and each game is claimed before it is played: games claimed by
+    With a results directory, damaged files in it, and records whose resolved settings
+    differ from the game asked for, are quarantined (and their games played again), and
+    each game is claimed before it is played: games claimed by
     another live sweep on the same directory are not played here, their records are
     waited for (see :mod:`.store`), so every game is played once.
 
@@ -229,7 +230,11 @@ def run_games(
     done: dict[str, dict[str, Any]] = {}
     if store is not None:
         store.prepare()
-        done = {r["game_id"]: r for r in store.load()}
+        records = {r["game_id"]: r for r in store.load()}
+        for spec in specs:  # a record of another game under this id is set aside
+            record = store.usable_for(spec, records.get(spec.game_id))
+            if record is not None:
+                done[spec.game_id] = record
     wanted = {s.game_id for s in specs}
     reused = len(wanted & set(done))
     todo = _unique([s for s in specs if s.game_id not in done])
@@ -306,7 +311,7 @@ def _wait_for_others(store: ResultsStore, theirs: list[GameSpec],
     while waiting:
         still = []
         for spec in waiting:
-            record = store.read(spec.game_id)
+            record = store.usable_for(spec, store.read(spec.game_id))
             if record is not None:
                 done[spec.game_id] = record
                 bar.update(1)

@@ -25,6 +25,14 @@ moved to ``quarantine/`` with one :class:`DamagedResultWarning` naming it and th
 reason, and its game counts as not played (a sweep plays it again). Nothing stops on
 such a file: neither a resume nor a report.
 
+Another game's record. A record is served for a game only if the settings it was
+played with -- the seed scheme, env id and version, the env's resolved options, the
+agent and its options, epsilon, delta, horizon and seed index
+(:data:`~.game.IDENTITY_FIELDS`) -- are the game's (:meth:`ResultsStore.usable_for`);
+otherwise it is quarantined the same way, the warning naming each setting that differs,
+and the game is played again. (The game id hashes these settings, so this happens only
+when a record was written by code that resolved them differently.)
+
 Claims. Before playing a game, a sweep creates ``claims/<game_id>.claim`` with
 ``O_CREAT | O_EXCL`` (exactly one process can create it) holding its pid and host, and
 removes it once the record is written or the game failed. A second sweep on the same
@@ -53,11 +61,12 @@ from dp_online_envs.experiments.errors import ExperimentError
 # SCHEMA_VERSION, the version of the record layout written into every record as
 # ``schema_version``, is defined with the record in .game; records with another (or no)
 # version are quarantined here and their games replayed.
-from dp_online_envs.experiments.game import SCHEMA_VERSION, jsonable
+from dp_online_envs.experiments.game import SCHEMA_VERSION, GameSpec, jsonable, settings_mismatch
 
 #: Keys every record of :data:`SCHEMA_VERSION` has (written by ``play_game``).
 REQUIRED_KEYS = (
-    "game_id", "sweep", "tags", "env_id", "env_feedback", "feedback", "env_kwargs", "agent",
+    "game_id", "sweep", "tags", "seed_scheme", "env_id", "env_version", "env_feedback",
+    "feedback", "env_kwargs", "env_options", "agent",
     "agent_label", "agent_kwargs", "agent_feedback", "private", "paper", "epsilon", "delta",
     "privacy", "privacy_epsilon", "privacy_delta", "privacy_mechanism", "horizon",
     "seed_index", "env_seed", "agent_seed", "rounds", "regret", "regret_lo", "regret_hi",
@@ -78,7 +87,7 @@ _CLAIM_SUFFIX = ".claim"
 _NUMBER_KEYS = ("regret", "regret_lo", "regret_hi", "learner_loss", "comparator_lo",
                 "comparator_hi")
 _INT_KEYS = ("horizon", "seed_index", "rounds")
-_MAPPING_KEYS = ("tags", "env_kwargs", "agent_kwargs")
+_MAPPING_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs")
 _CURVE_KEYS = ("checkpoints", "regret_curve_lo", "regret_curve_hi")
 
 
@@ -236,6 +245,23 @@ class ResultsStore:
     def read(self, game_id: str) -> dict[str, Any] | None:
         """A game's record, or ``None`` when it has no usable one."""
         return _check(self.path(game_id))[0]
+
+    def usable_for(self, spec: GameSpec, record: dict[str, Any] | None
+                   ) -> dict[str, Any] | None:
+        """``record`` if it is the record of the game ``spec``, else ``None``.
+
+        A record whose resolved settings differ from the game's
+        (:func:`~.game.settings_mismatch`) is moved to ``quarantine/`` with a
+        :class:`DamagedResultWarning` naming each setting that differs, so the game is
+        played again.
+        """
+        if record is None:
+            return None
+        reason = settings_mismatch(record, spec)
+        if reason is None:
+            return record
+        self._quarantine(self.path(spec.game_id), reason)
+        return None
 
     def load(self) -> list[dict[str, Any]]:
         """Every usable record, sorted by game id; damaged files are quarantined.

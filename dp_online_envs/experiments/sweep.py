@@ -52,6 +52,7 @@ from dp_online_envs.experiments.game import (
     GameSpec,
     agent_label,
     canonical_json,
+    env_options,
     feedback_option,
     jsonable,
     plain,
@@ -100,11 +101,13 @@ class SweepPart:
     sweep: str | None
     agent_cls: type | None = dataclasses.field(default=None, compare=False, repr=False)
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, str, str, str]:
-        """The env and agent settings as comparable text."""
-        return (self.env_id, canonical_json(plain(self.env_kwargs)), self.agent,
-                canonical_json(plain(self.agent_kwargs)))
+        """The env and agent settings as comparable text (the env's options resolved,
+        :func:`~.game.env_options`: two entries that write the same game differently
+        are one)."""
+        return (self.env_id, canonical_json(env_options(self.env_id, self.env_kwargs)),
+                self.agent, canonical_json(plain(self.agent_kwargs)))
 
     def specs(self) -> Iterator[GameSpec]:
         """The games, horizon-major, then privacy, then seed."""
@@ -161,13 +164,16 @@ class Sweep:
         return sum(_union_size(sets) for sets in seeds_at.values())
 
     def includes(self, record: dict[str, Any]) -> bool:
-        """Whether a record (or any mapping with its settings) is a game of this sweep."""
+        """Whether a record (or any mapping with its settings: ``env_options``, or the
+        ``env_kwargs`` they resolve from) is a game of this sweep."""
         try:
-            key = (record["env_id"], canonical_json(plain(record["env_kwargs"])),
+            options = (record["env_options"] if "env_options" in record
+                       else env_options(record["env_id"], record["env_kwargs"]))
+            key = (record["env_id"], canonical_json(plain(options)),
                    record["agent"], canonical_json(plain(record["agent_kwargs"])))
             privacy = (record["epsilon"], record["delta"])
             horizon, seed = record["horizon"], record["seed_index"]
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):
             return False
         return any(part.key == key and horizon in part.horizons and privacy in part.privacy
                    and seed in part.seeds for part in self.parts)

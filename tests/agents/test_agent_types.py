@@ -21,7 +21,7 @@ def _problem(env_id: str, **kw):
 
 def test_exp2_dispatches_on_the_domain():
     arms = make("exp2", _problem("DPBandit-MAB-v0"))
-    verts = make("exp2", _problem("DPBandit-Linear-v0", domain="cube", dim=3))
+    verts = make("exp2", _problem("DPBandit-Linear-v1", domain="cube", dim=3))
     assert type(arms) is EXP2Arms and type(verts) is EXP2Vertices
     assert isinstance(arms, EXP2) and isinstance(verts, EXP2) and arms.name == "exp2"
     assert arms.n_actions == 10 and verts.n_actions == 8
@@ -30,7 +30,7 @@ def test_exp2_dispatches_on_the_domain():
 
 
 def test_private_exp2_wraps_the_implementation_of_its_domain():
-    agent = make("private-exp2", _problem("DPBandit-Linear-v0", domain="cube", dim=3),
+    agent = make("private-exp2", _problem("DPBandit-Linear-v1", domain="cube", dim=3),
                  epsilon=1.0)
     assert isinstance(agent, PrivateEXP2) and type(agent.base) is EXP2Vertices
 
@@ -44,7 +44,7 @@ def test_exp2_copies_keep_their_type():
 
 def test_exp2_refuses_a_domain_without_enumerable_vertices():
     with pytest.raises(ValueError, match="enumerable vertices|linear losses"):
-        make("exp2", _problem("DPBandit-Linear-v0", domain="ball"))
+        make("exp2", _problem("DPBandit-Linear-v1", domain="ball"))
 
 
 def test_counter_spec_is_frozen_and_built_once():
@@ -60,7 +60,7 @@ def test_counter_spec_is_frozen_and_built_once():
 
 
 def test_spec_overrides_reach_the_counter():
-    agent = make("private-projection-free", _problem("DPBandit-Matroid-v0"), epsilon=1.0)
+    agent = make("private-projection-free", _problem("DPBandit-Matroid-v1"), epsilon=1.0)
     spec = agent.counter_spec
     assert spec.horizon == agent.rounds and spec.dim == agent.geometry.rank
     counter = agent._make_counter(np.random.default_rng(0))

@@ -48,14 +48,14 @@ from dp_online_envs.domains import (
 from dp_online_envs.losses import AbsoluteLinearLoss, LinearLoss
 from dp_online_envs.problem import Problem
 
-CONVEX, SCONVEX = "DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0"
-POLYTOPES = ["DPBandit-Matroid-v0", "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0",
-             "DPBandit-Birkhoff-v0"]
+CONVEX, SCONVEX = "DPBandit-Convex-v1", "DPBandit-StronglyConvex-v1"
+POLYTOPES = ["DPBandit-Matroid-v1", "DPBandit-Flow-v1", "DPBandit-SubmodularBase-v1",
+             "DPBandit-Birkhoff-v1"]
 #: The polytope ids' instances before their 2026-11 defaults (larger hulls, distance losses).
-FORMER = {"DPBandit-Matroid-v0": {"n": 8, "rank": 3, "loss": "distance"},
-          "DPBandit-Flow-v0": {"grid": (3, 4), "loss": "distance"},
-          "DPBandit-SubmodularBase-v0": {"n": 6, "loss": "distance"},
-          "DPBandit-Birkhoff-v0": {"n": 4, "loss": "distance"}}
+FORMER = {"DPBandit-Matroid-v1": {"n": 8, "rank": 3, "loss": "distance"},
+          "DPBandit-Flow-v1": {"grid": (3, 4), "loss": "distance"},
+          "DPBandit-SubmodularBase-v1": {"n": 6, "loss": "distance"},
+          "DPBandit-Birkhoff-v1": {"n": 4, "loss": "distance"}}
 DELTA = 1e-5
 T_SHORT = 120
 
@@ -106,12 +106,12 @@ def test_plays_inside_the_domain_end_to_end(name, env_id, kw):
 
 
 def test_projection_free_learners_use_one_oracle_call_per_round():
-    agent, _, _ = _checked_play("private-projection-free", "DPBandit-Birkhoff-v0",
+    agent, _, _ = _checked_play("private-projection-free", "DPBandit-Birkhoff-v1",
                                 horizon=150, epsilon=1.0, env_kw={"n": 3})
     assert agent.lmo_calls == 150  # T_batch calls per batch, batch 12 x 12 + 6
     # Garber-Kretzu's approximate projection calls the oracle only when the shadow
     # iterate leaves the sqrt(3 epsilon) ball (no call at all at T = 150).
-    gk, _, _ = _checked_play("garber-kretzu", "DPBandit-Birkhoff-v0", horizon=1000,
+    gk, _, _ = _checked_play("garber-kretzu", "DPBandit-Birkhoff-v1", horizon=1000,
                              env_kw={"n": 3})
     assert 0 < gk.lmo_calls <= gk.max_fw_iterations * gk.rounds
 
@@ -359,7 +359,7 @@ def test_projection_free_release_noise_has_the_calibrated_std(kw):
 
 
 def test_garber_kretzu_parameters_minimize_its_own_bound():
-    prob = _problem(gym.make("DPBandit-Matroid-v0", horizon=400))
+    prob = _problem(gym.make("DPBandit-Matroid-v1", horizon=400))
     gk = GarberKretzu(prob, seed=0)
     geo = gk.geometry
     expected = blocked_parameters(400, geo.rank, prob.diameter, prob.lipschitz, prob.bound,
@@ -377,10 +377,10 @@ def test_default_polytope_instances_are_the_documented_ones():
     """The 2026-11 defaults (registry docstring, README): their hull dimension, and a
     scale-aware radius of garber-kretzu unclamped at T = 2^12 and 2^14, alpha <= 0.35
     at 2^14; the former instances are clamped at 2^14."""
-    expect = {"DPBandit-Matroid-v0": (UniformMatroid, LinearLoss, 3),
-              "DPBandit-Flow-v0": (FlowPolytope, LinearLoss, 2),
-              "DPBandit-SubmodularBase-v0": (SubmodularBasePolytope, LinearLoss, 1),
-              "DPBandit-Birkhoff-v0": (Birkhoff, AbsoluteLinearLoss, 1)}
+    expect = {"DPBandit-Matroid-v1": (UniformMatroid, LinearLoss, 3),
+              "DPBandit-Flow-v1": (FlowPolytope, LinearLoss, 2),
+              "DPBandit-SubmodularBase-v1": (SubmodularBasePolytope, LinearLoss, 1),
+              "DPBandit-Birkhoff-v1": (Birkhoff, AbsoluteLinearLoss, 1)}
     for env_id, (dom_type, loss_type, rank) in expect.items():
         env = gym.make(env_id)
         prob = _problem(env)
@@ -391,11 +391,11 @@ def test_default_polytope_instances_are_the_documented_ones():
             gk = GarberKretzu(_problem(gym.make(env_id, horizon=T)), seed=0)
             assert not gk.params.zeta_clamped, (env_id, T, gk.params)
         assert gk.alpha <= 0.35, (env_id, gk.params)  # at T = 2^14
-    matroid = _problem(gym.make("DPBandit-Matroid-v0")).domain
+    matroid = _problem(gym.make("DPBandit-Matroid-v1")).domain
     assert (matroid.n, matroid.k) == (3, 2)
-    assert _problem(gym.make("DPBandit-Flow-v0")).domain.dim == 7  # 2 x 3 grid: 7 edges
-    assert _problem(gym.make("DPBandit-Birkhoff-v0")).domain.dim == 4  # 2 x 2 matrices
-    assert _problem(gym.make("DPBandit-SubmodularBase-v0")).domain.dim == 2
+    assert _problem(gym.make("DPBandit-Flow-v1")).domain.dim == 7  # 2 x 3 grid: 7 edges
+    assert _problem(gym.make("DPBandit-Birkhoff-v1")).domain.dim == 4  # 2 x 2 matrices
+    assert _problem(gym.make("DPBandit-SubmodularBase-v1")).domain.dim == 2
     for env_id, kw in FORMER.items():  # the former instances stay available
         gk = GarberKretzu(_problem(gym.make(env_id, horizon=2**14, **kw)), seed=0)
         assert gk.params.zeta_clamped
@@ -405,8 +405,8 @@ def test_default_polytope_instances_are_the_documented_ones():
 @pytest.mark.parametrize("name,env_id,kw", [
     ("bandit-pftal", CONVEX, {"epsilon": 1.0}),
     ("fkm", SCONVEX, {}),
-    ("private-projection-free", "DPBandit-Flow-v0", {"epsilon": 1.0}),
-    ("garber-kretzu", "DPBandit-SubmodularBase-v0", {}),
+    ("private-projection-free", "DPBandit-Flow-v1", {"epsilon": 1.0}),
+    ("garber-kretzu", "DPBandit-SubmodularBase-v1", {}),
 ])
 def test_same_seed_same_actions(name, env_id, kw):
     _, _, a = _checked_play(name, env_id, horizon=60, seed=5, **kw)
@@ -417,7 +417,7 @@ def test_same_seed_same_actions(name, env_id, kw):
 
 
 @pytest.mark.parametrize("name,env_id", [("bandit-pftal", CONVEX),
-                                         ("private-projection-free", "DPBandit-Matroid-v0")])
+                                         ("private-projection-free", "DPBandit-Matroid-v1")])
 def test_private_agents_refuse_without_epsilon(name, env_id):
     prob = _problem(gym.make(env_id, horizon=20))
     with pytest.raises(ValueError, match="epsilon"):
@@ -426,17 +426,17 @@ def test_private_agents_refuse_without_epsilon(name, env_id):
         make(name, prob, epsilon=1.0, noise="gaussian")
 
 
-@pytest.mark.parametrize("name,env_id", [("fkm", CONVEX), ("garber-kretzu", "DPBandit-Flow-v0")])
+@pytest.mark.parametrize("name,env_id", [("fkm", CONVEX), ("garber-kretzu", "DPBandit-Flow-v1")])
 def test_non_private_agents_refuse_epsilon(name, env_id):
     with pytest.raises(ValueError, match="not private"):
         make(name, _problem(gym.make(env_id, horizon=20)), epsilon=1.0)
 
 
 def test_every_counter_output_is_released():
-    prob = _problem(gym.make("DPBandit-Birkhoff-v0", horizon=40))
+    prob = _problem(gym.make("DPBandit-Birkhoff-v1", horizon=40))
     agent = make("private-projection-free", prob, epsilon=1.0, seed=0)
     agent.record_releases = True
-    play(gym.make("DPBandit-Birkhoff-v0", horizon=40), agent, seed=0)
+    play(gym.make("DPBandit-Birkhoff-v1", horizon=40), agent, seed=0)
     assert len(agent.releases) == agent.rounds and agent._counter.released == agent.rounds
     pf = make("bandit-pftal", _problem(gym.make(CONVEX, horizon=30)), epsilon=1.0, seed=0)
     pf.record_releases = True

@@ -59,11 +59,11 @@ E2E = [
     ("private-exp2", "DPBandit-MAB-v0", {"n_arms": 100}, {}),   # NumPy sampling path
     ("private-bandit", "DPBandit-MAB-v0", {}, {"base": "exp3"}),
     ("private-bandit", "DPBandit-MAB-v0", {}, {"base": EXP3, "base_options": {"gamma": 0.1}}),
-    ("exp2", "DPBandit-Linear-v0", {"domain": "cube", "dim": 3}, {}),  # 8 vertices
-    ("scrible", "DPBandit-Linear-v0", {"domain": "ball"}, {}),
-    ("scrible", "DPBandit-Linear-v0", {"domain": "cube"}, {}),
-    ("private-scrible", "DPBandit-Linear-v0", {"domain": "ball"}, {}),
-    ("private-scrible", "DPBandit-Linear-v0", {"domain": "cube"}, {}),
+    ("exp2", "DPBandit-Linear-v1", {"domain": "cube", "dim": 3}, {}),  # 8 vertices
+    ("scrible", "DPBandit-Linear-v1", {"domain": "ball"}, {}),
+    ("scrible", "DPBandit-Linear-v1", {"domain": "cube"}, {}),
+    ("private-scrible", "DPBandit-Linear-v1", {"domain": "ball"}, {}),
+    ("private-scrible", "DPBandit-Linear-v1", {"domain": "cube"}, {}),
 ]
 
 
@@ -200,7 +200,7 @@ def test_theorem_4_5_step_size_by_hand():
     assert theorem_4_5_eta(2000, 5, 10.0, m, m, 2 * m / 100) == pytest.approx(
         (0.012268370714603155, 0.004773704065107462), rel=1e-12)
 
-    ball = _env("DPBandit-Linear-v0", horizon=2000)
+    ball = _env("DPBandit-Linear-v1", horizon=2000)
     scr = make("scrible", _problem(ball))
     assert scr.nu == 1.0 and scr.eta == pytest.approx(0.008718315467762153)
     assert not scr.eta_clamped
@@ -210,7 +210,7 @@ def test_theorem_4_5_step_size_by_hand():
         assert agent.noise_scale == pytest.approx(2.0 / eps, rel=1e-4)   # range [-1, 1]
         # eta depends on b = t g, within 2^-15 of 2/eps (the exact discrete mechanism)
         assert agent.eta == pytest.approx(want, rel=1e-4) and agent.base.eta_clamped == clamped
-    cube = make("private-scrible", _problem(_env("DPBandit-Linear-v0", horizon=2000,
+    cube = make("private-scrible", _problem(_env("DPBandit-Linear-v1", horizon=2000,
                                                    domain="cube")), epsilon=100.0)
     assert cube.base.nu == 10.0 and cube.noise_scale == pytest.approx(2 * m / 100, rel=1e-4)
     assert cube.eta == pytest.approx(0.004773704065107462, rel=1e-4)
@@ -218,15 +218,15 @@ def test_theorem_4_5_step_size_by_hand():
 
 def test_declared_loss_ranges():
     assert loss_range(_problem(_env("DPBandit-MAB-v0"))) == (0.0, 1.0)
-    assert loss_range(_problem(_env("DPBandit-Linear-v0"))) == (-1.0, 1.0)
-    lo, hi = loss_range(_problem(_env("DPBandit-Linear-v0", domain="cube")))
+    assert loss_range(_problem(_env("DPBandit-Linear-v1"))) == (-1.0, 1.0)
+    lo, hi = loss_range(_problem(_env("DPBandit-Linear-v1", domain="cube")))
     assert (lo, hi) == pytest.approx((-math.sqrt(5), math.sqrt(5)))
 
 
 # ---------------------------------------------------------------- the noise
 @pytest.mark.parametrize("name, env_id, env_kw, width", [
     ("private-exp2", "DPBandit-MAB-v0", {}, 1.0),
-    ("private-scrible", "DPBandit-Linear-v0", {}, 2.0),
+    ("private-scrible", "DPBandit-Linear-v1", {}, 2.0),
 ])
 def test_laplace_noise_has_the_analytic_variance(name, env_id, env_kw, width):
     eps, rounds = 0.5, 20_000
@@ -341,7 +341,7 @@ def test_scrible_plays_the_same_game_whatever_eigenbasis_the_solver_returns(monk
     from dp_online_envs.loop import run_rounds
 
     def points():
-        env = _env("DPBandit-Linear-v0", horizon=60)
+        env = _env("DPBandit-Linear-v1", horizon=60)
         agent = make("scrible", _problem(env), seed=5)
         agent.reset(5)
         env.reset(seed=5)
@@ -356,7 +356,7 @@ def test_scrible_plays_the_same_game_whatever_eigenbasis_the_solver_returns(monk
 
 @pytest.mark.parametrize("domain", ["ball", "cube"])
 def test_dikin_ellipsoid_inside_the_domain(domain):
-    env = _env("DPBandit-Linear-v0", horizon=500, domain=domain)
+    env = _env("DPBandit-Linear-v1", horizon=500, domain=domain)
     prob = _problem(env)
     agent = make("scrible", prob, seed=2)
     rng = np.random.default_rng(0)
@@ -392,7 +392,7 @@ def test_dikin_ellipsoid_inside_the_domain(domain):
 
 def test_scrible_estimate_is_unbiased():
     """E[theta^] = theta: average the one-point estimate at a fixed y."""
-    env = _env("DPBandit-Linear-v0", horizon=10, domain="cube")
+    env = _env("DPBandit-Linear-v1", horizon=10, domain="cube")
     agent = make("scrible", _problem(env), seed=4)
     theta = np.array([0.3, -0.5, 0.1, 0.6, -0.2])
     agent.y = np.array([0.2, -0.4, 0.5, 0.0, 0.7])
@@ -408,8 +408,8 @@ def test_scrible_estimate_is_unbiased():
     ("private-exp2", "DPBandit-MAB-v0", {}),
     ("exp3", "DPBandit-MAB-v0", {}),
     ("exp2", "DPBandit-MAB-v0", {}),
-    ("private-scrible", "DPBandit-Linear-v0", {"domain": "cube"}),
-    ("scrible", "DPBandit-Linear-v0", {}),
+    ("private-scrible", "DPBandit-Linear-v1", {"domain": "cube"}),
+    ("scrible", "DPBandit-Linear-v1", {}),
 ])
 def test_same_seed_same_actions(name, env_id, env_kw):
     def actions(seed):
@@ -459,7 +459,7 @@ def test_auditor_passes_private_exp2_and_catches_tenfold_miscalibration():
 
 
 def test_auditor_passes_private_scrible():
-    env = _env("DPBandit-Linear-v0", horizon=16)
+    env = _env("DPBandit-Linear-v1", horizon=16)
     prob = _problem(env)
     result = audit(lambda s: make("private-scrible", prob, epsilon=EPS, seed=s), env,
                    tau=8, runs=600, view="releases", seed=0)

@@ -1,7 +1,7 @@
 """Bandit online submodular minimization: Cardoso-Cummings BanditSubmodPFTAL and the
 non-private Hazan-Kale bandit algorithm (``agents/bandit/bandit_submod.py``).
 
-Checked: both play ``DPBandit-Submodular-v0`` end to end with 0/1 actions and no
+Checked: both play ``DPBandit-Submodular-v1`` end to end with 0/1 actions and no
 projection; the one-point estimator of CC Alg. 2 is unbiased for the Lovász subgradient
 (Lemma 4) and never exceeds the derived bound ``G = 2 (n+1) M / gamma`` (attained within
 a factor 2); the parameter formulas of CC Thm. 9 and Hazan-Kale (hand-computed values,
@@ -45,7 +45,7 @@ from dp_online_envs.audit import audit
 from dp_online_envs.domains import GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 
-SUB = "DPBandit-Submodular-v0"
+SUB = "DPBandit-Submodular-v1"
 PRIV, HK = "bandit-submod-pftal", "hazan-kale-submodular-bandit"
 T_SHORT = 200
 DELTA = 1e-6
@@ -395,7 +395,7 @@ def test_same_seed_same_actions(name, kw):
 
 def test_invalid_configurations_are_refused():
     sub = _problem(_env())
-    cvx = _problem(gym.make("DPBandit-Convex-v0", horizon=50))
+    cvx = _problem(gym.make("DPBandit-Convex-v1", horizon=50))
     with pytest.raises(ValueError, match="submodular"):
         make(PRIV, cvx, epsilon=1.0)
     with pytest.raises(ValueError, match="submodular"):

@@ -49,17 +49,17 @@ GAUSS = {"epsilon": 1.0, "delta": 1e-5}
 CUBE = {"domain": "cube", "dim": 3}   # 8 vertices: EXP2's general finite-set path
 #: Paths the registered cases do not reach.
 EXTRA = [
-    ("exp2", "DPBandit-Linear-v0", CUBE, {}),
-    ("private-exp2", "DPBandit-Linear-v0", CUBE, PRIV),
-    ("private-bandit", "DPBandit-Linear-v0", CUBE, {**PRIV, "base": "exp2"}),
+    ("exp2", "DPBandit-Linear-v1", CUBE, {}),
+    ("private-exp2", "DPBandit-Linear-v1", CUBE, PRIV),
+    ("private-bandit", "DPBandit-Linear-v1", CUBE, {**PRIV, "base": "exp2"}),
     ("exp2", "DPBandit-MAB-v0", {"n_arms": 100}, {}),
     ("exp3", "DPBandit-MAB-v0", {"n_arms": 100}, {}),
     ("private-exp2", "DPBandit-MAB-v0", {"n_arms": 100}, PRIV),
     ("private-ftrl", "DPFullInfo-Experts-v0", {}, {**PRIV, "counter": "tree"}),
     ("private-ftrl", "DPFullInfo-Experts-v0", {}, {**PRIV, "counter": "honaker"}),
     ("private-ftrl", "DPFullInfo-Experts-v0", {}, {**GAUSS, "counter": "honaker"}),
-    ("private-ftrl", "DPFullInfo-Sphere-v0", {}, {**GAUSS, "counter": "factorization"}),
-    ("private-ftrl", "DPFullInfo-Sphere-v0", {}, {**GAUSS, "counter": "tree"}),
+    ("private-ftrl", "DPFullInfo-Sphere-v1", {}, {**GAUSS, "counter": "factorization"}),
+    ("private-ftrl", "DPFullInfo-Sphere-v1", {}, {**GAUSS, "counter": "tree"}),
     ("private-ftpl", "DPFullInfo-Experts-v0", {}, {**GAUSS, "counter": "honaker"}),
 ]
 CASES = AGENT_CASES + EXTRA

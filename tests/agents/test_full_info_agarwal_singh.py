@@ -48,26 +48,26 @@ def _linear_env(domain, theta_set: str = "unit", horizon: int = T_SHORT,
 # ------------------------------------------------------------ end to end, feasible
 E2E = [
     ("hedge", "DPFullInfo-Experts-v0", {}),
-    ("ftrl", "DPFullInfo-Sphere-v0", {}),
-    ("ftrl", "DPFullInfo-Cube-v0", {}),
-    ("ftrl", "DPFullInfo-Matroid-v0", {}),
-    ("ftrl", "DPFullInfo-Convex-v0", {"lazy": False}),
+    ("ftrl", "DPFullInfo-Sphere-v1", {}),
+    ("ftrl", "DPFullInfo-Cube-v1", {}),
+    ("ftrl", "DPFullInfo-Matroid-v1", {}),
+    ("ftrl", "DPFullInfo-Convex-v1", {"lazy": False}),
     ("private-ftrl", "DPFullInfo-Experts-v0", {"epsilon": 1.0}),
-    ("private-ftrl", "DPFullInfo-Sphere-v0", {"epsilon": 1.0}),
-    ("private-ftrl", "DPFullInfo-Cube-v0", {"epsilon": 1.0}),
+    ("private-ftrl", "DPFullInfo-Sphere-v1", {"epsilon": 1.0}),
+    ("private-ftrl", "DPFullInfo-Cube-v1", {"epsilon": 1.0}),
     ("private-ftrl", "DPFullInfo-Experts-v0", {"epsilon": 1.0, "delta": DELTA}),
-    ("private-ftrl", "DPFullInfo-Sphere-v0", {"epsilon": 1.0, "delta": DELTA,
+    ("private-ftrl", "DPFullInfo-Sphere-v1", {"epsilon": 1.0, "delta": DELTA,
                                               "counter": "factorization"}),
-    ("private-ftrl", "DPFullInfo-Cube-v0", {"epsilon": 1.0, "counter": "honaker"}),
+    ("private-ftrl", "DPFullInfo-Cube-v1", {"epsilon": 1.0, "counter": "honaker"}),
     ("private-ftpl", "DPFullInfo-Experts-v0", {"epsilon": 1.0, "delta": DELTA}),
-    ("private-ftpl", "DPFullInfo-Sphere-v0", {"epsilon": 1.0, "delta": DELTA}),
-    ("private-ftpl", "DPFullInfo-Cube-v0", {"epsilon": 1.0, "delta": DELTA}),
-    ("private-ftpl", "DPFullInfo-Matroid-v0", {"epsilon": 1.0, "delta": DELTA}),
-    ("private-ftpl", "DPFullInfo-Matroid-v0", {"epsilon": 1.0, "delta": DELTA,
+    ("private-ftpl", "DPFullInfo-Sphere-v1", {"epsilon": 1.0, "delta": DELTA}),
+    ("private-ftpl", "DPFullInfo-Cube-v1", {"epsilon": 1.0, "delta": DELTA}),
+    ("private-ftpl", "DPFullInfo-Matroid-v1", {"epsilon": 1.0, "delta": DELTA}),
+    ("private-ftpl", "DPFullInfo-Matroid-v1", {"epsilon": 1.0, "delta": DELTA,
                                                "counter": "tree"}),
-    ("online-fw", "DPFullInfo-Matroid-v0", {}),
-    ("online-fw", "DPFullInfo-Convex-v0", {}),
-    ("online-fw", "DPFullInfo-StronglyConvex-v0", {}),
+    ("online-fw", "DPFullInfo-Matroid-v1", {}),
+    ("online-fw", "DPFullInfo-Convex-v1", {}),
+    ("online-fw", "DPFullInfo-StronglyConvex-v1", {}),
 ]
 
 
@@ -159,14 +159,14 @@ def test_private_ftrl_experts_corollary_3_2():
 def test_private_ftrl_sphere_and_cube_corollary_3_2():
     # Sphere N=10, T=1024: 11 levels, l1 sensitivity 2 sqrt(10); R=||x||^2, D_R = 1;
     # eta = 2 D / (L sqrt T) = 2 * 2 / 32 = 0.125, the step eta/2 is ftrl's eta.
-    s = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v0", 1024)), epsilon=1.0)
+    s = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v1", 1024)), epsilon=1.0)
     assert s.regularizer == "l2" and s.levels == 11
     assert s.noise_scale == pytest.approx(11 * 2 * math.sqrt(10), rel=1e-4)
     assert s.eta == pytest.approx(0.125)
     assert s.step == make("ftrl", s.problem).eta
     # Cube N=10, T=1024: l1 sensitivity 2, lambda = 22 / eps; D_R = N = 10,
     # eta = 2 D / (L sqrt T) = 2 * 2 sqrt(10) / 32 = 0.3952847.
-    c = make("private-ftrl", _problem(_env("DPFullInfo-Cube-v0", 1024)), epsilon=2.0)
+    c = make("private-ftrl", _problem(_env("DPFullInfo-Cube-v1", 1024)), epsilon=2.0)
     assert c.noise_scale == pytest.approx(11.0, rel=1e-4)
     assert c.D_R == pytest.approx(10.0)
     assert c.eta == pytest.approx(0.39528470752)
@@ -182,7 +182,7 @@ def test_private_ftrl_gaussian_calibration():
     assert not a.privacy.idealized
     assert a.privacy.epsilon == pytest.approx(1.0, rel=1e-3)
     assert a.privacy.delta == DELTA
-    sphere = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v0", 1000)), epsilon=1.0,
+    sphere = make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v1", 1000)), epsilon=1.0,
                   delta=DELTA, counter="factorization")
     assert sphere.levels is None and sphere.sensitivity == 2.0
     col = sphere._counter.column_norm  # sqrt(sum_{j<T} f_j^2) of the square-root factor
@@ -216,9 +216,9 @@ def test_non_private_learning_rates():
     h = make("hedge", _problem(_env("DPFullInfo-Experts-v0", T)))
     assert h.eta == pytest.approx(math.sqrt(8 * math.log(10) / T))
     assert h.regret_bound == pytest.approx(math.sqrt(T * math.log(10) / 2))
-    f = make("ftrl", _problem(_env("DPFullInfo-Sphere-v0", T)))
+    f = make("ftrl", _problem(_env("DPFullInfo-Sphere-v1", T)))
     assert f.eta == pytest.approx(2.0 / (1.0 * math.sqrt(T)))  # D = 2, L = 1
-    p = _problem(_env("DPFullInfo-Matroid-v0", T))
+    p = _problem(_env("DPFullInfo-Matroid-v1", T))
     fw = make("online-fw", p)
     assert fw.eta == pytest.approx(p.diameter / (2 * p.lipschitz * T**0.75))
     assert [fw.step_size(t) for t in (1, 4, 16)] == [1.0, 1.0, 0.5]
@@ -255,7 +255,7 @@ def test_private_ftrl_at_large_epsilon_matches_the_non_private():
     priv = [_play("private-ftrl", env, seed=s, epsilon=eps) for s in seeds]
     hedge = [_play("hedge", env, seed=s)[1].regret_hi for s in seeds]  # its default eta
     assert np.mean([r.regret_hi for _, r in priv]) == pytest.approx(np.mean(hedge), rel=0.05)
-    env = _env("DPFullInfo-Sphere-v0", T, adversary="stochastic")
+    env = _env("DPFullInfo-Sphere-v1", T, adversary="stochastic")
     priv = [_play("private-ftrl", env, seed=s, epsilon=eps) for s in seeds]
     # x = Proj(x_1 - (eta/2) L~) is lazy FTRL from x_1 = 0 with ftrl's step eta/2.
     ftrl = [_play("ftrl", env, seed=s)[1].regret_hi for s in seeds]
@@ -274,7 +274,7 @@ def test_privacy_costs_regret_at_small_epsilon():
 
 def test_online_fw_learns_on_the_matroid():
     T = 3000
-    env = _env("DPFullInfo-Matroid-v0", T, adversary="stochastic")
+    env = _env("DPFullInfo-Matroid-v1", T, adversary="stochastic")
     agent, summary = _play("online-fw", env, seed=0)
     assert summary.regret_hi <= agent.regret_bound
     center = np.mean([_center_regret(env, s) for s in range(1)])
@@ -287,7 +287,7 @@ def test_online_fw_learns_on_the_matroid():
                                      ("private-ftrl", {"epsilon": 0.7, "delta": DELTA}),
                                      ("private-ftpl", {"epsilon": 0.7, "delta": DELTA})])
 def test_declared_privacy_is_the_requested_one(name, kw):
-    a = make(name, _problem(_env("DPFullInfo-Cube-v0", 300)), **kw)
+    a = make(name, _problem(_env("DPFullInfo-Cube-v1", 300)), **kw)
     assert a.privacy.epsilon == pytest.approx(kw["epsilon"], rel=1e-3)
     assert a.privacy.epsilon <= kw["epsilon"] * (1 + 1e-4) + 1e-6
     assert a.privacy.delta == kw.get("delta", 0.0)
@@ -319,15 +319,15 @@ def test_invalid_configurations_are_refused():
         make("private-ftrl", experts, epsilon=1.0, counter="nope")
     with pytest.raises(ValueError, match="not private"):
         make("hedge", experts, epsilon=1.0)
-    convex = _problem(_env("DPFullInfo-Convex-v0"))
+    convex = _problem(_env("DPFullInfo-Convex-v1"))
     for name, kw in [("private-ftrl", {"epsilon": 1.0}),
                      ("private-ftpl", {"epsilon": 1.0, "delta": DELTA})]:
         with pytest.raises(ValueError, match="linear"):
             make(name, convex, **kw)
     with pytest.raises(ValueError, match="simplex"):
-        make("hedge", _problem(_env("DPFullInfo-Sphere-v0")))
+        make("hedge", _problem(_env("DPFullInfo-Sphere-v1")))
     with pytest.raises(ValueError, match="entropic"):
-        make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v0")), epsilon=1.0,
+        make("private-ftrl", _problem(_env("DPFullInfo-Sphere-v1")), epsilon=1.0,
              regularizer="entropic")
 
 
@@ -342,7 +342,7 @@ def test_full_info_agents_refuse_bandit_problems(name, kw):
 
 
 def test_feedback_is_clipped_to_the_loss_set():
-    p = _problem(_env("DPFullInfo-Sphere-v0", 10))
+    p = _problem(_env("DPFullInfo-Sphere-v1", 10))
     a = make("private-ftrl", p, epsilon=1.0, seed=0)
     a.record_releases = True
     a.update(a.act(), np.full(10, 5.0))  # ||theta||_2 >> 1: projected onto the ball

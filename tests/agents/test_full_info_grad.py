@@ -190,9 +190,9 @@ LINEAR = [("private-ftrl-grad", {"epsilon": 1.0}),
 
 @pytest.mark.parametrize("name,kw", LINEAR)
 def test_on_linear_losses_it_is_the_linear_learner(name, kw):
-    """``DPFullInfo-Sphere-v0`` (theta_set "l2"): the gradient is theta, the
+    """``DPFullInfo-Sphere-v1`` (theta_set "l2"): the gradient is theta, the
     sensitivities coincide, the clip is a no-op."""
-    env_id, env_kw = "DPFullInfo-Sphere-v0", {}
+    env_id, env_kw = "DPFullInfo-Sphere-v1", {}
     env = build_env(env_id, horizon=64, **env_kw)
     problem = env.get_wrapper_attr("problem")
     grad = make(name, problem, seed=0, **kw)
@@ -234,7 +234,7 @@ def test_refuses_what_it_cannot_play(name):
     if name == "private-ftpl-grad":
         with pytest.raises(ValueError, match="delta"):
             make(name, _margin()[1], epsilon=1.0)
-    bandit = build_env("DPBandit-Convex-v0", horizon=10).get_wrapper_attr("problem")
+    bandit = build_env("DPBandit-Convex-v1", horizon=10).get_wrapper_attr("problem")
     with pytest.raises(ValueError, match="full-information"):
         make(name, bandit, **kw)
 

@@ -40,7 +40,7 @@ from dp_online_envs.audit import audit
 from dp_online_envs.domains import Ball, GroundSet
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 
-SC, CVX, SUB = "DPFullInfo-StronglyConvex-v0", "DPFullInfo-Convex-v0", "DPFullInfo-Submodular-v0"
+SC, CVX, SUB = "DPFullInfo-StronglyConvex-v1", "DPFullInfo-Convex-v1", "DPFullInfo-Submodular-v1"
 
 
 

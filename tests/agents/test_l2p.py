@@ -60,7 +60,7 @@ def test_refuses_bad_parameters():
     with pytest.raises(ValueError, match="epsilon"):
         make(NAME, prob, delta=DELTA)
     with pytest.raises(ValueError, match="simplex"):
-        make(NAME, _problem(env="DPFullInfo-Sphere-v0"), epsilon=1.0, delta=DELTA)
+        make(NAME, _problem(env="DPFullInfo-Sphere-v1"), epsilon=1.0, delta=DELTA)
     with pytest.raises(ValueError, match="batch=0"):
         make(NAME, prob, epsilon=1.0, delta=DELTA, batch=0)
     with pytest.raises(ValueError, match=r"p=1.5 rejected"):

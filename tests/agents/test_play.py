@@ -28,8 +28,8 @@ def test_another_number_of_arms_is_refused_naming_both():
 
 
 def test_another_feedback_kind_is_refused():
-    env = gym.make("DPFullInfo-Convex-v0", horizon=20)
-    bandit_view = _problem("DPFullInfo-Convex-v0", horizon=20, feedback="bandit")
+    env = gym.make("DPFullInfo-Convex-v1", horizon=20)
+    bandit_view = _problem("DPFullInfo-Convex-v1", horizon=20, feedback="bandit")
     agent = agents.make("fkm", bandit_view, seed=0)
     with pytest.raises(ValueError, match="feedback: 'bandit' vs 'full'"):
         agents.play(env, agent, seed=0)
@@ -43,8 +43,8 @@ def test_another_horizon_is_refused():
 
 
 def test_another_domain_of_the_same_dimension_is_refused():
-    env = gym.make("DPBandit-Matroid-v0", horizon=20, rank=3)
-    agent = agents.make("private-projection-free", _problem("DPBandit-Matroid-v0", horizon=20),
+    env = gym.make("DPBandit-Matroid-v1", horizon=20, rank=3)
+    agent = agents.make("private-projection-free", _problem("DPBandit-Matroid-v1", horizon=20),
                         epsilon=1.0, seed=0)
     with pytest.raises(ValueError,
                        match=r"UniformMatroid\(n=3, k=2\).*vs UniformMatroid\(n=3, k=3\)"):
@@ -70,3 +70,39 @@ def test_other_bounds_are_allowed_the_agent_clips_to_its_own():
     tighter = dataclasses.replace(env.get_wrapper_attr("problem"), bound=0.5, lipschitz=0.5)
     agent = agents.make("hedge", tighter)
     assert agents.play(env, agent, seed=0).rounds == 20
+
+
+@pytest.mark.parametrize("env_id,agent", [("DPBandit-Matroid-v1", "center"),
+                                          ("DPBandit-MAB-v0", "exp3"),
+                                          ("DPFullInfo-Experts-v0", "hedge")])
+def test_play_with_seed_s_is_the_hand_loop_after_reset_seed_s(env_id, agent):
+    """One seed, one game: ``play(env, agent, seed=s)`` faces the losses that
+    ``env.reset(seed=s)`` gives a hand-written loop (the README's), round for round, and
+    with the agent seeded as ``play`` seeds it the whole game is the same, bit for bit."""
+    from dp_online_envs.loop import game_seeds
+
+    seed, horizon = 11, 60
+
+    def hand_loop(learner, agent_seed):
+        env = gym.make(env_id, horizon=horizon, record_losses=True)
+        learner.reset(agent_seed)
+        obs, info = env.reset(seed=seed)
+        terminated = False
+        while not terminated:
+            action = learner.act()
+            obs, _, terminated, _, info = env.step(action)
+            learner.update(action, obs)
+        return info["regret"], env.unwrapped.played_losses().thetas
+
+    env = gym.make(env_id, horizon=horizon, record_losses=True)
+    problem = env.get_wrapper_attr("problem")
+    played = agents.play(env, agents.make(agent, problem), seed=seed)
+    losses = env.unwrapped.played_losses().thetas
+    by_hand, hand_losses = hand_loop(agents.make(agent, problem), game_seeds(seed)[1])
+    assert losses.tobytes() == hand_losses.tobytes()
+    assert played.as_dict() == by_hand.as_dict()
+    # the losses are the reset seed's whatever the learner does: trivial play sees them too
+    _, center_losses = hand_loop(agents.make("uniform" if agent == "exp3" else "center",
+                                             problem), 0)
+    assert center_losses.tobytes() == losses.tobytes()
+    assert game_seeds(seed)[0] == seed

@@ -39,11 +39,11 @@ def _counter_agent_noise_off(name: str, problem, **kw):
 COUNTER_PAIRS = [
     ("private-ftrl", "DPFullInfo-Experts-v0", {}, {}),
     ("private-ftrl", "DPFullInfo-Experts-v0", {"adversary": "punish-favorite"}, {}),
-    ("private-ftrl", "DPFullInfo-Sphere-v0", {}, {}),
-    ("private-ftrl", "DPFullInfo-Cube-v0", {}, {}),
+    ("private-ftrl", "DPFullInfo-Sphere-v1", {}, {}),
+    ("private-ftrl", "DPFullInfo-Cube-v1", {}, {}),
     ("private-ftrl", "DPFullInfo-Experts-v0", {}, {"counter": "tree"}),
-    ("pftal", "DPFullInfo-StronglyConvex-v0", {}, {}),
-    ("pftal", "DPFullInfo-Convex-v0", {}, {}),
+    ("pftal", "DPFullInfo-StronglyConvex-v1", {}, {}),
+    ("pftal", "DPFullInfo-Convex-v1", {}, {}),
 ]
 
 
@@ -65,7 +65,7 @@ def test_counter_learner_without_noise_is_its_counterpart(name, env_id, env_kw, 
 # (private, env id, private options, counterpart options)
 REDUCTION_PAIRS = [
     ("private-exp2", "DPBandit-MAB-v0", {}, {}),
-    ("private-scrible", "DPBandit-Linear-v0", {}, {}),
+    ("private-scrible", "DPBandit-Linear-v1", {}, {}),
     ("private-bandit", "DPBandit-MAB-v0", {"base": "exp3"}, {}),
 ]
 
@@ -99,7 +99,7 @@ def test_counterparts_are_declared_in_one_place():
     assert declared["pftal"] == "ftal"
     for other in filter(None, declared.values()):
         assert not agent_class(other).private
-    sphere = build_env("DPFullInfo-Sphere-v0", horizon=T).unwrapped.problem
+    sphere = build_env("DPFullInfo-Sphere-v1", horizon=T).unwrapped.problem
     assert agent_class("private-ftrl").counterpart_for(sphere) == "ftrl"
     mab = build_env("DPBandit-MAB-v0", horizon=T).unwrapped.problem
     assert agent_class("private-bandit").counterpart_for(mab, base="exp3") == "exp3"
@@ -112,7 +112,7 @@ def test_non_private_limit_parameters_are_the_counterparts():
     mab = build_env("DPBandit-MAB-v0", horizon=1000).unwrapped.problem
     p, e = make("private-exp2", mab, epsilon=1e6), make("exp2", mab)
     assert p.eta == pytest.approx(e.eta, rel=1e-9) and p.gamma == pytest.approx(e.gamma, rel=1e-9)
-    convex = build_env("DPFullInfo-Convex-v0", horizon=1000).unwrapped.problem
+    convex = build_env("DPFullInfo-Convex-v1", horizon=1000).unwrapped.problem
     assert (make("pftal", convex, epsilon=1e6).regularization
             == make("ftal", convex).regularization)
 

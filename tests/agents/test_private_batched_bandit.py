@@ -274,6 +274,6 @@ def test_bad_htinf_parameters_and_problems():
     full = build_env("DPFullInfo-Experts-v0", horizon=10).unwrapped.problem
     with pytest.raises(ValueError, match="bandit"):
         make("private-batched-htinf", full, epsilon=1.0)
-    linear = build_env("DPBandit-Linear-v0", horizon=10).unwrapped.problem
+    linear = build_env("DPBandit-Linear-v1", horizon=10).unwrapped.problem
     with pytest.raises(ValueError, match="arms"):
         make("htinf", linear)

@@ -25,9 +25,9 @@ def _actions(name, env_id, seed, rounds=ROUNDS, **env_kw):
     return out, env.get_wrapper_attr("problem").domain
 
 
-@pytest.mark.parametrize("env_id", ["DPFullInfo-Experts-v0", "DPFullInfo-Sphere-v0",
-                                    "DPFullInfo-Cube-v0", "DPBandit-Matroid-v0",
-                                    "DPBandit-Flow-v0", "DPBandit-Birkhoff-v0"])
+@pytest.mark.parametrize("env_id", ["DPFullInfo-Experts-v0", "DPFullInfo-Sphere-v1",
+                                    "DPFullInfo-Cube-v1", "DPBandit-Matroid-v1",
+                                    "DPBandit-Flow-v1", "DPBandit-Birkhoff-v1"])
 def test_center_plays_exactly_the_center_on_box_actions(env_id):
     actions, domain = _actions("center", env_id, seed=3, rounds=50)
     for a in actions:
@@ -38,7 +38,7 @@ def test_center_on_arms_and_subsets_has_the_center_as_mean():
     arms, domain = _actions("center", "DPBandit-MAB-v0", seed=0)
     counts = np.bincount(arms, minlength=domain.dim)
     assert stats.chisquare(counts).pvalue > 1e-4
-    subsets, domain = _actions("center", "DPBandit-Submodular-v0", seed=0)
+    subsets, domain = _actions("center", "DPBandit-Submodular-v1", seed=0)
     mean = np.mean(subsets, axis=0)
     # each coordinate is Bernoulli(1/2): 5 standard deviations
     assert np.all(np.abs(mean - domain.center) < 5 * 0.5 / np.sqrt(ROUNDS))
@@ -52,14 +52,14 @@ def test_uniform_arm_frequencies_pass_a_chi_square_test():
 
 
 def test_uniform_subsets_are_uniform_over_all_subsets():
-    subsets, domain = _actions("uniform", "DPBandit-Submodular-v0", seed=2, n=4)
+    subsets, domain = _actions("uniform", "DPBandit-Submodular-v1", seed=2, n=4)
     codes = [int("".join(map(str, s)), 2) for s in subsets]
     counts = np.bincount(codes, minlength=16)
     assert stats.chisquare(counts).pvalue > 1e-4
 
 
 def test_uniform_vertices_are_uniform_over_the_vertex_list():
-    actions, domain = _actions("uniform", "DPBandit-Birkhoff-v0", seed=4, n=3)
+    actions, domain = _actions("uniform", "DPBandit-Birkhoff-v1", seed=4, n=3)
     vertices = domain.vertices()
     assert len(vertices) == 6  # the 3 x 3 permutation matrices
     idx = [int(np.flatnonzero(np.all(np.isclose(vertices, a), axis=1))[0]) for a in actions]
@@ -67,7 +67,7 @@ def test_uniform_vertices_are_uniform_over_the_vertex_list():
 
 
 def test_uniform_on_a_ball_is_uniform_on_the_sphere():
-    actions, domain = _actions("uniform", "DPFullInfo-Sphere-v0", seed=5, dim=3)
+    actions, domain = _actions("uniform", "DPFullInfo-Sphere-v1", seed=5, dim=3)
     x = np.asarray(actions)
     radius = domain.inner_ball()[1]
     assert np.allclose(np.linalg.norm(x, axis=1), radius)

@@ -248,7 +248,7 @@ def test_generic_fallback_on_continuous_actions():
         def update(self, action, feedback):
             self.t += 1
 
-    f = audit_actions(_in_process(Still), "DPBandit-Linear-v0", {"dim": 2}, CLAIM,
+    f = audit_actions(_in_process(Still), "DPBandit-Linear-v1", {"dim": 2}, CLAIM,
                       AuditSettings(horizon=8, runs=200, pilot_runs=20))
     assert not f.refuted and f.eps_lb <= 0.5
     assert "x_t" in f.statistic and f.tau in (1, 2)

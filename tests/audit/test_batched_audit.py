@@ -158,7 +158,7 @@ def test_false_refutations_on_the_batched_path_are_rare():
 # ------------------------------------------------------------------ refusals
 def test_a_batched_session_needs_a_vectorized_env():
     with pytest.raises(ValueError, match="vectorized path"):
-        audit_actions(lambda p, s: BatchedRandomizedResponse(p), "DPBandit-Linear-v0", {},
+        audit_actions(lambda p, s: BatchedRandomizedResponse(p), "DPBandit-Linear-v1", {},
                       CLAIM, SMALL)
 
 

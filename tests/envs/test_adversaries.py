@@ -224,7 +224,7 @@ def test_punish_favorite_on_a_submodular_family_punishes_the_played_set(family):
     15% for the concave-of-modular family (sqrt features; brute force)."""
     import itertools
 
-    base = gym.make("DPFullInfo-Submodular-v0", loss=family, n=6).unwrapped
+    base = gym.make("DPFullInfo-Submodular-v1", loss=family, n=6).unwrapped
     domain, loss = base.domain, base.loss
     adv = PunishFavoriteAdversary(noise=0.0)
     adv.reset(np.random.default_rng(0), domain, loss, 10)

@@ -164,7 +164,7 @@ def _chance_matches(a: np.ndarray, b: np.ndarray) -> float:
     """How many equal rounds two independent games with these draws' frequencies share
     on average: ``sum_r n_a(r) n_b(r) / T`` over distinct parameters ``r``. About 0 for
     continuous draws; most rounds for a planted default with few likely parameters
-    (e.g. ``DPBandit-Convex-v0``: two-point draws near one vertex in dimension 2)."""
+    (e.g. ``DPBandit-Convex-v1``: two-point draws near one vertex in dimension 2)."""
     counts: dict[bytes, list[int]] = {}
     for i, rows in enumerate((a, b)):
         for row in rows:
@@ -331,7 +331,7 @@ def _twins_linear(rng: np.random.Generator, dim: int = 5):
 
 
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
-@pytest.mark.parametrize("env_id", ["DPBandit-MAB-v0", "DPBandit-Linear-v0"])
+@pytest.mark.parametrize("env_id", ["DPBandit-MAB-v0", "DPBandit-Linear-v1"])
 def test_render_shows_only_the_learners_own_history(env_id, mode):
     rng = np.random.default_rng(3)
     a, b, actions = _twins_mab(rng) if "MAB" in env_id else _twins_linear(rng)

@@ -22,7 +22,7 @@ from dp_online_envs.hindsight import Comparator
 from dp_online_envs.losses import LogWealthLoss
 from dp_online_envs.losses.portfolio import best_rebalanced_portfolio
 
-PF = "DPFullInfo-Portfolio-v0"
+PF = "DPFullInfo-Portfolio-v1"
 
 
 def test_loaded_prices_match_known_facts():

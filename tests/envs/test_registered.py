@@ -30,11 +30,11 @@ def _play(env, seed, rng_seed=0):
 
 def test_every_table_id_is_registered():
     expected = {
-        "DPFullInfo-Experts-v0", "DPBandit-MAB-v0", "DPFullInfo-Sphere-v0", "DPFullInfo-Cube-v0",
-        "DPBandit-Linear-v0", "DPFullInfo-Convex-v0", "DPFullInfo-StronglyConvex-v0",
-        "DPBandit-Convex-v0", "DPBandit-StronglyConvex-v0", "DPBandit-Matroid-v0",
-        "DPBandit-Flow-v0", "DPBandit-SubmodularBase-v0", "DPBandit-Birkhoff-v0",
-        "DPFullInfo-Matroid-v0", "DPFullInfo-Submodular-v0", "DPBandit-Submodular-v0",
+        "DPFullInfo-Experts-v0", "DPBandit-MAB-v0", "DPFullInfo-Sphere-v1", "DPFullInfo-Cube-v1",
+        "DPBandit-Linear-v1", "DPFullInfo-Convex-v1", "DPFullInfo-StronglyConvex-v1",
+        "DPBandit-Convex-v1", "DPBandit-StronglyConvex-v1", "DPBandit-Matroid-v1",
+        "DPBandit-Flow-v1", "DPBandit-SubmodularBase-v1", "DPBandit-Birkhoff-v1",
+        "DPFullInfo-Matroid-v1", "DPFullInfo-Submodular-v1", "DPBandit-Submodular-v1",
     }
     assert expected <= set(ENV_IDS)
     assert all(i in gym.registry for i in ENV_IDS)
@@ -122,16 +122,16 @@ def test_downgrade_yes_upgrade_never():
 
 def test_unknown_option_lists_valid_ones():
     with pytest.raises(TypeError, match="valid:.*horizon"):
-        gym.make("DPBandit-Matroid-v0", horizn=10)
+        gym.make("DPBandit-Matroid-v1", horizn=10)
 
 
 def test_make_without_import_via_module_prefix():
-    env = gym.make("dp_online_envs:DPBandit-Matroid-v0", horizon=3)
+    env = gym.make("dp_online_envs:DPBandit-Matroid-v1", horizon=3)
     assert env.get_wrapper_attr("problem").domain.name.startswith("matroid")
 
 
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
-@pytest.mark.parametrize("env_id", ["DPBandit-MAB-v0", "DPFullInfo-Sphere-v0"])
+@pytest.mark.parametrize("env_id", ["DPBandit-MAB-v0", "DPFullInfo-Sphere-v1"])
 def test_render(env_id, mode):
     kwargs = {"dim": 2} if "Sphere" in env_id else {}
     env = gym.make(env_id, horizon=30, render_mode=mode, **kwargs)
@@ -147,7 +147,14 @@ def test_render(env_id, mode):
 
 
 
-def _trivial_regret(env_id, horizon, seeds=(0, 1)):
+#: Seeds of the trivial-play estimate. Eight, not two: on ``DPBandit-Birkhoff-v1`` the
+#: center's regret is below 0.05 per round on about a third of the seeds (7 of seeds 0-19,
+#: at T = 256 and at 1024), so a mean over two seeds does not estimate the rate (seeds 0
+#: and 1 give 9.75 at T = 1024, seeds 0-7 give 0.31 per round, seeds 0-19 0.33).
+TRIVIAL_SEEDS = tuple(range(8))
+
+
+def _trivial_regret(env_id, horizon, seeds=TRIVIAL_SEEDS):
     """Mean regret of the ``center`` reference agent (no learning) at the id's defaults."""
     from agents import make, play
 
@@ -166,7 +173,7 @@ def test_the_portfolio_game_is_a_registered_benchmark():
     from dp_online_envs.envs.registry import UNLISTED_IDS
 
     assert UNLISTED_IDS == ()
-    assert "DPFullInfo-Portfolio-v0" in ENV_IDS and "DPFullInfo-Portfolio-v0" in gym.registry
+    assert "DPFullInfo-Portfolio-v1" in ENV_IDS and "DPFullInfo-Portfolio-v1" in gym.registry
 
 
 #: Ids whose per-round scale is the data's: the portfolio's daily log returns make the
@@ -174,7 +181,7 @@ def test_the_portfolio_game_is_a_registered_benchmark():
 #: 0.05 a round, and its slope needs the long windows only the whole range gives; its
 #: separation (slope over windows of T/4, ons <= trivial/2) is pinned in
 #: tests/envs/test_real_data_portfolio.py instead.
-_DATA_SCALED = ("DPFullInfo-Portfolio-v0",)
+_DATA_SCALED = ("DPFullInfo-Portfolio-v1",)
 
 
 @pytest.mark.parametrize("env_id", [e for e in ENV_IDS if e not in _DATA_SCALED])
@@ -203,7 +210,7 @@ def test_graph_cut_defaults_to_the_complete_graph_and_takes_one_of_ones_own():
     assert len(graph_cut_loss(5).edges) == 10
     own = graph_cut_loss(4, graph=(4, [(0, 1), (2, 3)]), scale=2.0)
     assert own.edges.tolist() == [[0, 1], [2, 3]] and own.scale == 2.0
-    env = gym.make("DPFullInfo-Submodular-v0", n=4, loss="graph-cut",
+    env = gym.make("DPFullInfo-Submodular-v1", n=4, loss="graph-cut",
                    loss_kwargs={"graph": (4, [(0, 1), (2, 3)])})
     assert env.unwrapped.loss.edges.tolist() == [[0, 1], [2, 3]]
 

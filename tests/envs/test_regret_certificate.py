@@ -161,7 +161,7 @@ def test_registered_convex_env_regret_interval_within_two_percent(family):
     interval is within 2% of its midpoint at the end and at every checkpoint where the
     regret is not tiny (the old solver left about 100%)."""
     horizon = 2048
-    env = gym.make("DPFullInfo-Convex-v0", horizon=horizon, loss=family)
+    env = gym.make("DPFullInfo-Convex-v1", horizon=horizon, loss=family)
     problem = env.get_wrapper_attr("problem")
     s = _play_ogd(env, problem.domain, problem.loss, horizon)
     assert s.regret_lo <= s.regret_hi

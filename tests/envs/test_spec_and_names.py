@@ -84,4 +84,4 @@ def test_a_hand_made_game_spec_with_an_unknown_env_id_gets_a_suggestion():
 
 def test_an_unknown_linear_bandit_domain_is_named_with_the_choices():
     with pytest.raises(ValueError, match=r"domain='sphere', expected 'ball' or 'cube'"):
-        build_env("DPBandit-Linear-v0", domain="sphere")
+        build_env("DPBandit-Linear-v1", domain="sphere")

@@ -44,7 +44,7 @@ def test_logits_to_a_point_of_the_simplex():
 
 def test_adapters_refuse_other_decision_sets():
     with pytest.raises(TypeError, match="simplex"):
-        adapt(gym.make("DPFullInfo-Sphere-v0"))
+        adapt(gym.make("DPFullInfo-Sphere-v1"))
     with pytest.raises(ValueError, match="mode"):
         LogitsToArm(gym.make("DPBandit-MAB-v0"), mode="greedy")
 

@@ -28,6 +28,10 @@ def test_list_shows_envs_and_agents():
     assert "non-private" in out.stdout and "simplex (K experts)" in out.stdout
     data = json.loads(dp_online("list", "--json").stdout)
     assert {e["id"] for e in data["envs"]} == set(ENV_IDS)
+    # the former versions are named, apart from the benchmarks
+    assert "DPBandit-Matroid-v0" in data["former_envs"]
+    assert not set(data["former_envs"]) & set(ENV_IDS)
+    assert "Former versions" in out.stdout and "DPBandit-Matroid-v0" in out.stdout
     hedge = next(a for a in data["agents"] if a["name"] == "hedge")
     assert (hedge["feedback"], hedge["privacy"]) == ("full", "non-private")
 

@@ -25,8 +25,8 @@ FAST = IsolationLimits(timeout=20.0)
 @pytest.mark.parametrize("env_id, agent, epsilon, delta, kwargs", [
     ("DPBandit-MAB-v0", "private-exp2", 1.0, None, {}),          # Discrete actions
     ("DPFullInfo-Experts-v0", "private-ftrl", 2.0, 1e-5, {"counter": "factorization"}),
-    ("DPBandit-Matroid-v0", "garber-kretzu", None, None, {}),    # Box actions
-    ("DPBandit-Submodular-v0", "bandit-submod-pftal", 1.0, None, {}),  # MultiBinary
+    ("DPBandit-Matroid-v1", "garber-kretzu", None, None, {}),    # Box actions
+    ("DPBandit-Submodular-v1", "bandit-submod-pftal", 1.0, None, {}),  # MultiBinary
 ])
 def test_isolated_game_is_bit_identical_to_in_process_play(env_id, agent, epsilon, delta, kwargs):
     spec = GameSpec(env_id, agent, epsilon, delta, 60, 0, agent_kwargs=kwargs)
@@ -119,7 +119,8 @@ def test_in_process_play_hands_the_agent_a_seed_other_than_the_envs():
     from dp_online_envs.loop import game_seeds
 
     env_seed, agent_seed = game_seeds(0)
-    assert env_seed != agent_seed and game_seeds(0) == (env_seed, agent_seed)
+    assert env_seed == 0 and agent_seed != 0 and game_seeds(0) == (env_seed, agent_seed)
+    assert len({game_seeds(s)[1] for s in range(100)} | set(range(100))) == 200
     assert game_seeds(None) == (None, None)
 
 

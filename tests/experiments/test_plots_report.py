@@ -47,7 +47,7 @@ def test_summary_groups_by_setting_with_the_price_of_privacy(records):
 
 def test_rates_table():
     assert rate("hedge") == 0.5 and rate("online-fw") == 0.75
-    assert rate("pftal", "DPFullInfo-StronglyConvex-v0") == 0.0
+    assert rate("pftal", "DPFullInfo-StronglyConvex-v1") == 0.0
     assert rate("an-agent-nobody-wrote") == DEFAULT_RATE == 0.5
 
 

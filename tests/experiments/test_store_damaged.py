@@ -74,7 +74,7 @@ DAMAGE = {
     "no schema version": (lambda r: json.dumps(_without(r, "schema_version")).encode(),
                           "no schema_version (written before records carried one"),
     "unknown schema version": (lambda r: json.dumps({**r, "schema_version": 99}).encode(),
-                               "unknown schema_version 99 (this version reads 1)"),
+                               f"unknown schema_version 99 (this version reads {SCHEMA_VERSION})"),
     "another game's record": (lambda r: json.dumps({**r, "game_id": "0" * 24}).encode(),
                               "game_id '000000000000000000000000' does not match the file"),
     "regret is text": (lambda r: json.dumps({**r, "regret": "low"}).encode(),

@@ -57,7 +57,14 @@ def test_seeds_come_from_the_settings():
     # common random numbers: same env settings and seed index -> same loss sequence
     assert a.env_seed == other_eps.env_seed == hedge.env_seed != other_seed.env_seed
     # the hash is pinned: changing it silently would orphan every results directory
-    assert a.game_id == "2b7a4c5302a0de8afc692a63"
+    # (seed scheme dp-online/seed-v2: the env's version and resolved options are hashed)
+    assert a.game_id == "1d5e98c08970a4fdaefe2626"
+    # the game is what is played: writing a default out is the same game
+    written = GameSpec("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0, 300, 0,
+                       env_kwargs={"n_arms": 10, "adversary": "stochastic"})
+    assert (written.game_id, written.env_seed) == (a.game_id, a.env_seed)
+    assert GameSpec("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0, 300, 0,
+                    env_kwargs={"n_arms": 9}).game_id != a.game_id
 
 
 def test_yaml_and_toml_files_describe_the_same_sweep(tmp_path):
@@ -86,7 +93,7 @@ def test_yaml_and_toml_files_describe_the_same_sweep(tmp_path):
     ({"envs": [{"id": "DPFullInfo-Experts-v0", "kwargs": {"horizon": 3}}]}, "'horizon'",
      "horizons"),
     ({"envs": ["DPBandit-MAB-v0"]}, "'hedge' needs full-information feedback", "upgraded"),
-    ({"envs": ["DPFullInfo-Sphere-v0"]}, "'hedge' cannot play DPFullInfo-Sphere-v0", "simplex"),
+    ({"envs": ["DPFullInfo-Sphere-v1"]}, "'hedge' cannot play DPFullInfo-Sphere-v1", "simplex"),
     ({"agents": [{"name": "private-ftrl", "kwargs": {"counter": "abacus"}}]}, "'abacus'",
      "honaker"),
 ])

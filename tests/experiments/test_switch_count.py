@@ -33,7 +33,7 @@ def _replayed_actions(record):
 @pytest.mark.parametrize("env_id,agent,eps", [
     ("DPBandit-MAB-v0", "exp3", None),                 # arm indices
     ("DPBandit-MAB-v0", "private-batched-htinf", 0.2),  # one arm per batch of 5
-    ("DPFullInfo-Sphere-v0", "ftrl", None),            # points: every round moves
+    ("DPFullInfo-Sphere-v1", "ftrl", None),            # points: every round moves
 ])
 def test_switches_is_the_exact_count(env_id, agent, eps):
     record = play_game(GameSpec(env_id, agent, eps, None, 60, 0))

@@ -46,14 +46,17 @@ def test_one_row_per_game_with_flattened_settings(results):
     table = load_results(results)
     assert len(table) == len(records) == 15
     flat = [k for k in records[0] if k not in CURVE_KEYS + ("tags", "env_kwargs",
-                                                             "agent_kwargs")]
-    assert set(table.columns) == set(flat) | {"tags.suite", "env_kwargs.n_arms",
-                                               "agent_kwargs.counter"}
+                                                             "env_options", "agent_kwargs")]
+    options = {f"env_options.{k}" for k in records[0]["env_options"]}
+    assert "env_options.n_arms" in options and "env_options.adversary" in options
+    assert set(table.columns) == set(flat) | options | {"tags.suite", "env_kwargs.n_arms",
+                                                         "agent_kwargs.counter"}
     for row, record in zip(table.to_dict("records"), records):
         for key in flat:
             assert _same(record[key], row[key]), (key, record[key], row[key])
         assert row["tags.suite"] == record["tags"]["suite"] == "tests"
-        assert row["env_kwargs.n_arms"] == 4
+        assert row["env_kwargs.n_arms"] == row["env_options.n_arms"] == 4
+        assert row["env_options.adversary"] == "stochastic"  # the default, resolved
         assert _same(record["agent_kwargs"].get("counter"), row["agent_kwargs.counter"])
     assert list(table["game_id"]) == [r["game_id"] for r in records]
     assert table["regret"].dtype == "float64" and table["horizon"].dtype == "int64"

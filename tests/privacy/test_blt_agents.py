@@ -14,15 +14,15 @@ from dp_online_envs.loop import run_rounds
 GAUSS = {"epsilon": 1.0, "delta": 1e-5, "counter": "blt"}
 #: private counter learner -> (env id, extra agent options)
 GAMES = {
-    "private-ftrl": ("DPFullInfo-Sphere-v0", {}),
+    "private-ftrl": ("DPFullInfo-Sphere-v1", {}),
     "private-ftpl": ("DPFullInfo-Experts-v0", {}),
-    "pftal": ("DPFullInfo-StronglyConvex-v0", {}),
-    "private-ftrl-grad": ("DPFullInfo-Convex-v0", {}),
-    "private-ftpl-grad": ("DPFullInfo-Convex-v0", {}),
-    "submod-pftal": ("DPFullInfo-Submodular-v0", {}),
-    "bandit-pftal": ("DPBandit-Convex-v0", {}),
-    "bandit-submod-pftal": ("DPBandit-Submodular-v0", {}),
-    "private-projection-free": ("DPBandit-Matroid-v0", {"noise": "gaussian"}),
+    "pftal": ("DPFullInfo-StronglyConvex-v1", {}),
+    "private-ftrl-grad": ("DPFullInfo-Convex-v1", {}),
+    "private-ftpl-grad": ("DPFullInfo-Convex-v1", {}),
+    "submod-pftal": ("DPFullInfo-Submodular-v1", {}),
+    "bandit-pftal": ("DPBandit-Convex-v1", {}),
+    "bandit-submod-pftal": ("DPBandit-Submodular-v1", {}),
+    "private-projection-free": ("DPBandit-Matroid-v1", {"noise": "gaussian"}),
 }
 T = 40
 

@@ -142,7 +142,7 @@ def test_a_partial_reset_mask_is_refused_by_the_lockstep_games():
 
 # ------------------------------------------------------------------------------ seeds
 def test_seeds_follow_gymnasiums_convention_and_the_scalar_games():
-    batched, sync = _pair("DPFullInfo-Sphere-v0")
+    batched, sync = _pair("DPFullInfo-Sphere-v1")
     runs = []
     for seed in (5, [5, 6, 7], [5, None, 7]):
         runs.append(_play_both((batched,), 3, seed=seed)[0])
@@ -208,7 +208,7 @@ def test_record_episode_statistics_counts_the_same_episodes():
 
 
 def test_normalize_observation_sees_the_same_observations():
-    envs = [NormalizeObservation(e) for e in _pair("DPFullInfo-Cube-v0")]
+    envs = [NormalizeObservation(e) for e in _pair("DPFullInfo-Cube-v1")]
     runs = _play_both(envs, T + 2)
     _assert_same_runs(runs)
     assert np.array_equal(envs[0].obs_rms.mean, envs[1].obs_rms.mean)

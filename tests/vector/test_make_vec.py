@@ -71,7 +71,7 @@ def test_settings_the_batched_env_refuses_name_themselves_and_the_default_mode()
     with pytest.raises(ValueError, match=r"adaptive.*gym.make_vec\('DPBandit-MAB-v0'"):
         make_vector_env(num_envs=2, env_id="DPBandit-MAB-v0", adversary="punish-favorite")
     with pytest.raises(ValueError, match=r"linear losses.*B scalar games"):
-        make_vector_env(num_envs=2, env_id="DPFullInfo-Matroid-v0", loss="distance")
+        make_vector_env(num_envs=2, env_id="DPFullInfo-Matroid-v1", loss="distance")
     with pytest.raises(ValueError, match="max_episode_steps"):
         make_vector_env(num_envs=2, env_id="DPBandit-MAB-v0", max_episode_steps=3)
     with pytest.raises(TypeError, match="unknown option"):

@@ -35,15 +35,15 @@ PAIRS = [
     ("DPFullInfo-Experts-v0", "ftrl", None, 0.0),
     ("DPFullInfo-Experts-v0", "private-ftrl", 1.0, 0.0),
     ("DPFullInfo-Experts-v0", "private-ftpl", 1.0, 1e-6),
-    ("DPFullInfo-Sphere-v0", "ftrl", None, 0.0),
-    ("DPFullInfo-Sphere-v0", "private-ftrl", 1.0, 1e-6),
-    ("DPFullInfo-Sphere-v0", "private-ftpl", 1.0, 1e-6),
-    ("DPFullInfo-Cube-v0", "ftrl", None, 0.0),
-    ("DPFullInfo-Cube-v0", "private-ftrl", 1.0, 0.0),
-    ("DPFullInfo-Cube-v0", "private-ftpl", 1.0, 1e-6),
-    ("DPFullInfo-Matroid-v0", "ftrl", None, 0.0),
-    ("DPFullInfo-Matroid-v0", "private-ftrl", 1.0, 0.0),
-    ("DPFullInfo-Matroid-v0", "private-ftpl", 1.0, 1e-6),
+    ("DPFullInfo-Sphere-v1", "ftrl", None, 0.0),
+    ("DPFullInfo-Sphere-v1", "private-ftrl", 1.0, 1e-6),
+    ("DPFullInfo-Sphere-v1", "private-ftpl", 1.0, 1e-6),
+    ("DPFullInfo-Cube-v1", "ftrl", None, 0.0),
+    ("DPFullInfo-Cube-v1", "private-ftrl", 1.0, 0.0),
+    ("DPFullInfo-Cube-v1", "private-ftpl", 1.0, 1e-6),
+    ("DPFullInfo-Matroid-v1", "ftrl", None, 0.0),
+    ("DPFullInfo-Matroid-v1", "private-ftrl", 1.0, 0.0),
+    ("DPFullInfo-Matroid-v1", "private-ftpl", 1.0, 1e-6),
 ]
 
 
@@ -145,7 +145,7 @@ def test_clipped_feedback_is_counted_like_the_scalar_agent():
 def test_full_information_clip_counts_match():
     """Parameters outside the l2 ball: the batched rows count a clip exactly where the
     scalar agent's ``clip_feedback`` does."""
-    venv = LinearVectorEnv("DPFullInfo-Sphere-v0", 3, horizon=10)
+    venv = LinearVectorEnv("DPFullInfo-Sphere-v1", 3, horizon=10)
     learner = make_batched("ftrl", venv.problem)
     learner.reset_batch([1, 2, 3])
     fb = np.array([[3.0] + [0.0] * 9, [0.1] * 10, [0.0] * 9 + [-2.0]])
@@ -168,7 +168,7 @@ def test_full_information_games_with_clipped_l2_losses_side_by_side(name, eps, d
     where rounding puts the scaled row an ulp outside): the batched learner's B games
     and B scalar learners fed the same rows play the same points, bit for bit, with the
     same clip counts."""
-    problem = build_env("DPFullInfo-Sphere-v0", horizon=80).get_wrapper_attr("problem")
+    problem = build_env("DPFullInfo-Sphere-v1", horizon=80).get_wrapper_attr("problem")
     rng = np.random.default_rng(9)
     rows = rng.normal(size=(80, len(AGENT_SEEDS), problem.dim))
     rows /= np.linalg.norm(rows, axis=2, keepdims=True)
@@ -205,9 +205,9 @@ def test_integer_seed_means_consecutive_seeds():
 
 def test_points_outside_the_domain_are_projected_and_counted_like_the_scalar_env():
     x = np.full(10, 0.5)  # norm 1.58: outside the unit ball
-    venv = LinearVectorEnv("DPFullInfo-Sphere-v0", 2, horizon=3)
+    venv = LinearVectorEnv("DPFullInfo-Sphere-v1", 2, horizon=3)
     venv.reset(seed=[5, 6])
-    env = build_env("DPFullInfo-Sphere-v0", horizon=3)
+    env = build_env("DPFullInfo-Sphere-v1", horizon=3)
     for _ in range(3):
         *_, info = venv.step(np.stack([x, np.zeros(10)]))
     env.reset(seed=5)
@@ -215,7 +215,7 @@ def test_points_outside_the_domain_are_projected_and_counted_like_the_scalar_env
         *_, last = env.step(x)
     assert last["regret"].as_dict() == info["regret"][0].as_dict()
     assert info["regret"][0].projected_actions == 3 and info["regret"][1].projected_actions == 0
-    strict = LinearVectorEnv("DPFullInfo-Sphere-v0", 2, horizon=3, invalid_action="raise")
+    strict = LinearVectorEnv("DPFullInfo-Sphere-v1", 2, horizon=3, invalid_action="raise")
     strict.reset(seed=0)
     with pytest.raises(InvalidActionError):
         strict.step(np.stack([x, x]))
@@ -243,13 +243,13 @@ def test_bad_actions_and_order_are_refused():
 
 def test_unsupported_settings_are_named():
     with pytest.raises(ValueError, match="no vectorized path"):
-        LinearVectorEnv("DPBandit-Flow-v0", 2)
+        LinearVectorEnv("DPBandit-Flow-v1", 2)
     with pytest.raises(ValueError, match="adaptive"):
         LinearVectorEnv("DPBandit-MAB-v0", 2, adversary="punish-favorite")
     with pytest.raises(ValueError, match="linear losses"):
-        LinearVectorEnv("DPFullInfo-Matroid-v0", 2, loss="distance")
+        LinearVectorEnv("DPFullInfo-Matroid-v1", 2, loss="distance")
     assert vector_support("DPBandit-MAB-v0") is None
-    assert "no vectorized path" in vector_support("DPBandit-Linear-v0")
+    assert "no vectorized path" in vector_support("DPBandit-Linear-v1")
     problem = LinearVectorEnv("DPBandit-MAB-v0", 1).problem
     assert "no batched form" in batched_refusal("scrible", problem)
     with pytest.raises(ValueError, match="no batched form"):
@@ -304,9 +304,9 @@ def test_play_batch_equals_play_seed_by_seed():
 
 
 @pytest.mark.parametrize(("env_id", "name", "eps", "delta"), [
-    ("DPFullInfo-Sphere-v0", "private-ftrl", 1.0, 1e-6),    # Gaussian tree noise
+    ("DPFullInfo-Sphere-v1", "private-ftrl", 1.0, 1e-6),    # Gaussian tree noise
     ("DPFullInfo-Experts-v0", "private-ftpl", 50.0, 1e-6),   # extra FTPL noise (> 0)
-    ("DPFullInfo-Cube-v0", "private-ftpl", 50.0, 1e-6),
+    ("DPFullInfo-Cube-v1", "private-ftpl", 50.0, 1e-6),
 ])
 def test_float_noise_blocks_refilled_mid_game(env_id, name, eps, delta, monkeypatch):
     """Small float blocks: the Gaussian tree noise and the extra FTPL noise are drawn
@@ -327,7 +327,7 @@ def test_extra_ftpl_noise_is_used_at_a_large_epsilon():
 
 @pytest.mark.parametrize("counter", ["tree", "honaker", "factorization"])
 def test_other_counters_row_by_row(counter):
-    assert_same_games("DPFullInfo-Sphere-v0", "private-ftrl", 60, 1.0, 1e-6,
+    assert_same_games("DPFullInfo-Sphere-v1", "private-ftrl", 60, 1.0, 1e-6,
                       agent_opts={"counter": counter})
 
 

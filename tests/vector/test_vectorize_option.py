@@ -20,7 +20,7 @@ def _stable(records):
 
 @pytest.mark.parametrize(("env_id", "agent", "eps", "delta"), [
     ("DPBandit-MAB-v0", "private-exp2", 1.0, 0.0),
-    ("DPFullInfo-Cube-v0", "private-ftpl", 1.0, 1e-6),
+    ("DPFullInfo-Cube-v1", "private-ftpl", 1.0, 1e-6),
 ])
 def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monkeypatch):
     scalar = runner.run(env_id, agent, epsilon=eps, delta=delta, horizon=60, seeds=3,
@@ -45,7 +45,7 @@ def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
                         seeds=2, backend="serial", vectorize=True)
     assert _stable(vector) == _stable(scalar)
     assert not any(r["vectorized"] for r in vector)
-    flow = GameSpec("DPBandit-Flow-v0", "ftrl", None, None, 10, 0)
+    flow = GameSpec("DPBandit-Flow-v1", "ftrl", None, None, 10, 0)
     assert "no vectorized path" in batched_module.batch_refusal(flow)
 
 

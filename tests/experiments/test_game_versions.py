@@ -1,0 +1,154 @@
+"""A game's identity is the game it plays: the env's version and resolved options.
+
+The case this guards against: a results directory written while ``DPBandit-Matroid``
+had its former defaults (uniform matroid n=8, rank 3, distance loss) and resumed after
+they changed (n=3, rank 2, linear loss) under the same id used to serve the old record
+for the new game, silently, because the game id hashed only the options the user wrote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+
+import pytest
+
+from dp_online_envs.envs import registry
+from dp_online_envs.experiments import (
+    DamagedResultWarning,
+    ResultsStore,
+    run,
+    run_games,
+    stable_view,
+)
+from dp_online_envs.experiments.analysis import summary
+from dp_online_envs.experiments.game import GameSpec, settings_mismatch
+from dp_online_envs.experiments.sweep import make_games
+
+ID = "DPBandit-Matroid-v1"
+#: The defaults ``DPBandit-Matroid`` had before (planted adversary already).
+BEFORE = {"n": 8, "rank": 3, "loss": "distance"}
+
+
+def _specs():
+    return make_games(ID, "center", epsilon=None, delta=None, horizon=200, seeds=1)
+
+
+def _center(results=None):
+    return run(ID, "center", horizon=200, seeds=1, results=results, backend="serial")[0]
+
+
+def test_a_record_of_the_former_defaults_is_not_served_for_the_new_game(tmp_path,
+                                                                        monkeypatch):
+    current = registry.ENV_CONFIGS[ID]
+    before = dataclasses.replace(current, defaults={**current.defaults, **BEFORE})
+    with monkeypatch.context() as m:  # the id as it was before its defaults changed
+        m.setitem(registry.ENV_CONFIGS, ID, before)
+        old = _center(tmp_path)
+    assert old["env_options"]["n"] == 8 and old["env_options"]["loss"] == "distance"
+
+    specs = _specs()
+    report = run_games(specs, results=tmp_path, backend="serial")
+    assert (report.played, report.reused) == (1, 0)  # not the old record
+    new = report.records[0]
+    assert stable_view(new) == stable_view(_center())  # the game as played today
+    assert new["game_id"] != old["game_id"] and new["regret"] != old["regret"]
+    assert (new["env_options"]["n"], new["env_options"]["rank"],
+            new["env_options"]["loss"]) == (3, 2, "linear")
+    # both records stay in the directory, and the analysis shows two games, not one
+    records = ResultsStore(tmp_path).load()
+    assert sorted(r["game_id"] for r in records) == sorted([old["game_id"], new["game_id"]])
+    assert sorted(row["env"] for row in summary(records)) == [
+        ID, f"{ID}(loss=distance, n=8, rank=3)"]
+
+
+def test_the_store_refuses_a_record_whose_resolved_settings_differ(tmp_path):
+    record = _center(tmp_path)
+    path = ResultsStore(tmp_path).path(record["game_id"])
+    forged = {**record, "env_options": {**record["env_options"], **BEFORE}, "regret": -1.0}
+    path.write_text(json.dumps(forged))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again = run_games(_specs(), results=tmp_path,
+                          backend="serial")
+    damaged = [str(w.message) for w in caught if issubclass(w.category, DamagedResultWarning)]
+    assert len(damaged) == 1 and str(path) in damaged[0]
+    assert ("resolved settings differ from the game asked for: env_options['loss'] "
+            "'distance' in the record, 'linear' in the game") in damaged[0]
+    assert "env_options['n'] 8 in the record, 3 in the game" in damaged[0]
+    assert (again.played, again.reused) == (1, 0)
+    assert json.loads((tmp_path / "quarantine" / path.name).read_text()) == forged
+    assert stable_view(again.records[0]) == stable_view(record)
+
+
+@pytest.mark.parametrize("field,value", [("env_version", 0), ("seed_scheme", "dp-online/seed-v1"),
+                                         ("horizon", 201), ("agent", "uniform")])
+def test_every_identity_field_of_a_record_is_checked(field, value):
+    spec = _specs()[0]
+    record = {**spec.identity(), field: value}
+    assert settings_mismatch({**spec.identity()}, spec) is None
+    assert settings_mismatch(record, spec) == (
+        f"resolved settings differ from the game asked for: {field} {value!r} in the "
+        f"record, {spec.identity()[field]!r} in the game")
+
+
+def test_the_identity_hashes_the_version_and_the_resolved_options():
+    v1 = GameSpec(ID, "center", None, None, 200, 0)
+    v0 = GameSpec("DPBandit-Matroid-v0", "center", None, None, 200, 0)
+    v1_as_v0 = GameSpec(ID, "center", None, None, 200, 0, env_kwargs={
+        **BEFORE, "adversary": "oblivious"})
+    written = GameSpec(ID, "center", None, None, 200, 0,
+                       env_kwargs={"n": 3, "rank": 2, "loss": "linear"})
+    assert (v1.identity()["env_version"], v0.identity()["env_version"]) == (1, 0)
+    assert v1_as_v0.identity()["env_options"] == v0.identity()["env_options"]
+    # same options, other version: another game (the id is part of it too)
+    assert len({v1.game_id, v0.game_id, v1_as_v0.game_id}) == 3
+    assert written.game_id == v1.game_id and written.env_seed == v1.env_seed
+    assert v1.identity()["env_options"]["loss_kwargs"] == {}
+
+
+@pytest.mark.parametrize("former", registry.FORMER_IDS)
+def test_a_former_version_builds_its_former_defaults(former):
+    """``-v0`` is the id's first game again: its row is today's with the former options."""
+    import dp_online_envs.envs.online_env as online_env
+
+    config = registry.ENV_CONFIGS[former]
+    current = registry.ENV_CONFIGS[f"{config.name}-v1"]
+    assert former not in registry.ENV_IDS and current.id in registry.ENV_IDS
+    changed = {k: v for k, v in config.defaults.items() if current.defaults.get(k) != v}
+    assert changed.get("adversary", "oblivious") == "oblivious" or config.name.endswith(
+        "Portfolio")
+    # the id's version history names the former value of every option that changed
+    history = online_env.OnlineLearningEnv.__doc__.split("## Version History", 1)[1]
+    block = next(b for b in history.split("\n    * ")[1:] if f"``{config.name}``" in b)
+    v0 = block.split("- v0:", 1)[1]
+    for key, value in changed.items():
+        text = f"{key}={value!r}"
+        assert (text if len(text) < 60 else f"{key}=") in v0, (former, text)
+    for key, value in config.loss_defaults.items():
+        if current.loss_defaults.get(key) != value:
+            assert f"{key!r}: {value!r}" in v0, (former, key)
+
+
+def test_every_id_has_one_version_history_listing_its_versions():
+    import dp_online_envs.envs.online_env as online_env
+
+    history = online_env.OnlineLearningEnv.__doc__.split("## Version History", 1)[1]
+    blocks = history.split("\n    * ")[1:]
+    for config in registry.ENV_CONFIGS.values():
+        mine = [b for b in blocks if f"``{config.name}``" in b]
+        assert len(mine) == 1, config.name
+        assert f"- v{config.version}:" in mine[0], config.id
+
+
+def test_former_ids_make_the_former_game_through_gymnasium():
+    import gymnasium as gym
+
+    with pytest.warns(DeprecationWarning, match="DPBandit-Matroid-v0 is out of date"):
+        env = gym.make("DPBandit-Matroid-v0")
+    base = env.unwrapped
+    assert repr(base.domain) == "UniformMatroid(n=8, k=3)"
+    assert type(base.loss).__name__ == "DistanceLoss" and base.adversary.name == "oblivious"
+    now = gym.make(ID).unwrapped
+    assert repr(now.domain) == "UniformMatroid(n=3, k=2)" and now.adversary.name == "planted"
