@@ -36,6 +36,10 @@ PLAYS = {
     "htinf": [("DPBandit-MAB-v0", {}, {})],
     "ucb1": [("DPBandit-MAB-v0", {}, {})],
     "kl-ucb": [("DPBandit-MAB-v0", {}, {})],
+    "adap-ucb": [("DPBandit-MAB-v0", {}, PRIV), ("DPBandit-MAB-v0", {}, {"epsilon": 0.2})],
+    # at eps = 1 the optimistic shift clips every index to 1 for the first 50 rounds (the
+    # arms are played in order whatever the noise): eps = 3 lets the seed show
+    "adap-klucb": [("DPBandit-MAB-v0", {}, {"epsilon": 3.0})],
     "thompson": [("DPBandit-MAB-v0", {}, {}), ("DPBandit-MAB-v0", {}, {"posterior": "gaussian"})],
     "private-batched-htinf": [("DPBandit-MAB-v0", {}, PRIV),
                               ("DPBandit-MAB-v0", {}, {"epsilon": 0.2})],
