@@ -25,11 +25,8 @@ from __future__ import annotations
 
 import math
 
-import gymnasium as gym
-
 from agents.base import Agent
-from agents.common import check_bandit_problem, check_range, clipped_loss
-from dp_online_envs.domains import Simplex
+from agents.common import check_arms_problem, check_range, clipped_loss
 
 __all__ = ["StochasticArms", "best_arm", "kl_bernoulli", "kl_ucb_index"]
 
@@ -120,12 +117,7 @@ class StochasticArms(Agent):
 
     def _setup_arms(self, loss_range) -> None:
         p = self.problem
-        check_bandit_problem(self.name, p)
-        if not (isinstance(p.domain, Simplex)
-                and isinstance(p.domain.action_space, gym.spaces.Discrete)):
-            raise ValueError(  # noqa: TRY004  (a problem the learner cannot play)
-                f"{self.name} plays K arms (a Discrete(K) action space), got {p.domain!r}")
-        self.k = p.domain.dim
+        self.k = check_arms_problem(self.name, p)
         self.loss_lo, self.loss_hi = check_range(p, loss_range)
         self.width = self.loss_hi - self.loss_lo
 
