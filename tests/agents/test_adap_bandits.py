@@ -14,18 +14,17 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from agent_helpers import tenth_noise_audits
 from agents import make
 from agents.bandit import adap
 from agents.bandit.stochastic import kl_bernoulli
 from agents.common import noise_block
 from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
 from dp_online_envs import build_env
-from dp_online_envs.audit import audit
 
 NAMES = ("adap-ucb", "adap-klucb")
 
@@ -157,30 +156,13 @@ def test_alpha_must_exceed_three():
 # -------------------------------------------------------------- the audit
 @pytest.mark.parametrize("name", NAMES)
 def test_tenth_of_the_noise_is_refuted_and_the_honest_learner_is_not(name, monkeypatch):
-    """Every arm's loss flips 1 -> 0 in round 1 (arm 0's initial pull), so the first
-    release moves by the full sensitivity."""
-    env = build_env("DPBandit-MAB-v0", horizon=4, n_arms=3)
-    problem = env.get_wrapper_attr("problem")
-    ones = np.ones((4, 3))
-
-    def run():
-        def factory(seed):
-            agent = make(name, problem, epsilon=1.0, seed=seed)
-            agent.privacy = replace(agent.privacy, epsilon=1.0)  # the claim stays 1
-            return agent
-        return factory, audit(factory, env, tau=1, runs=1000, seed=1, sequence=ones,
-                              neighbour_theta=np.zeros(3))
-
-    real = adap.DiscreteLaplaceNoise
-    monkeypatch.setattr(adap, "DiscreteLaplaceNoise",
-                        lambda epsilon, sensitivity, **kw: real(10.0 * epsilon, sensitivity,
-                                                                **kw))
-    factory, weak = run()
-    assert factory(0).noise_scale == pytest.approx(0.1, rel=1e-3)
+    """Every arm's loss flips 1 -> 0 in round 1 (arm 0's initial pull, released alone), so
+    the first release moves by the full sensitivity."""
+    weak_agent, weak, honest_agent, honest = tenth_noise_audits(
+        monkeypatch, adap, name, n_arms=3, horizon=4, epsilon=1.0, seed=1)
+    assert weak_agent.noise_scale == pytest.approx(0.1, rel=1e-3)
     assert not weak.passed, str(weak)
-    monkeypatch.undo()
-    factory, honest = run()
-    assert factory(0).noise_scale == pytest.approx(1.0, rel=1e-3)
+    assert honest_agent.noise_scale == pytest.approx(1.0, rel=1e-3)
     assert honest.passed, str(honest)
 
 
