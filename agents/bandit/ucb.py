@@ -25,9 +25,10 @@ Bound (Thm. 1 for rewards in ``[0, 1]``): for every ``eps > 0`` and suboptimal `
 ``E[N_a(n)] <= (1 + eps) ln n / d(mu_a, mu*) + C_1 ln ln n + C_2(eps) / n^beta(eps)``,
 so ``limsup E[Reg_n] / ln n <= sum_a Delta_a / d(mu_a, mu*)`` (the Lai-Robbins constant
 for Bernoulli arms). The term ``c ln ln t`` is taken as 0 while ``ln t <= 1``. The
-index is :func:`~agents.bandit.stochastic.kl_ucb_index`. Notes: the theorems assume
-i.i.d. rewards per arm; the suite's ``switching`` and adversarial instances break
-that, and these learners' regret there is linear in T.
+index is :func:`~agents.bandit.stochastic.kl_ucb_index`. Both theorems assume i.i.d.
+rewards per arm: no bound holds under the suite's ``switching`` or adaptive adversaries
+(what happens there is measured in the ``private-stochastic`` section of
+``docs/results.md``).
 """
 
 from __future__ import annotations
