@@ -11,7 +11,7 @@ No algorithm module imports another one; what several of them need lives here:
 * convex losses fed to a linear learner as their gradients: :func:`require_convex`,
   :func:`clipped_gradient`, :func:`gradient_sensitivity`;
 * bandit feedback: :data:`NOISE_BLOCK`, :func:`noise_block`, :func:`check_bandit_problem`,
-  :func:`loss_range`, :func:`check_range`, :func:`scalar_feedback`,
+  :func:`check_arms_problem`, :func:`loss_range`, :func:`check_range`, :func:`scalar_feedback`,
   :func:`clipped_loss`.
 """
 
@@ -30,6 +30,7 @@ from dp_online_envs.problem import Problem
 
 __all__ = [
     "NOISE_BLOCK",
+    "check_arms_problem",
     "check_bandit_problem",
     "check_range",
     "clip_norm",
@@ -308,6 +309,21 @@ def check_bandit_problem(name: str, problem: Problem) -> None:
     if problem.feedback != "bandit":
         raise ValueError(f"{name} is a bandit learner: it needs bandit feedback [f_t(x_t)]; "
                          f"make the env with feedback='bandit'")
+
+
+def check_arms_problem(name: str, problem: Problem) -> int:
+    """The number of arms K of a K-armed bandit problem (bandit feedback on the simplex
+    with a ``Discrete(K)`` action space).
+
+    Raises:
+        ValueError: For full-information feedback or another decision set.
+    """
+    check_bandit_problem(name, problem)
+    if not (isinstance(problem.domain, Simplex)
+            and isinstance(problem.domain.action_space, gym.spaces.Discrete)):
+        raise ValueError(f"{name} plays K arms (a Discrete(K) action space), "
+                         f"got {problem.domain!r}")
+    return problem.domain.dim
 
 
 def loss_range(problem: Problem) -> tuple[float, float]:

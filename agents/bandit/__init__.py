@@ -5,3 +5,4 @@ from agents.bandit import bandit_pftal, fkm, garber_kretzu, projection_free  # n
 from agents.bandit import exp2, exp3, reduction, scrible  # noqa: F401,E402
 from agents.bandit import bandit_submod  # noqa: F401,E402
 from agents.bandit import batched, htinf  # noqa: F401,E402
+from agents.bandit import adap, thompson, ucb  # noqa: F401,E402

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import math
 
-import gymnasium as gym
-
 from agents.bandit.arms import ArmsExpWeights
 from agents.base import register
-from agents.common import check_bandit_problem, check_range
-from dp_online_envs.domains import Simplex
+from agents.common import check_arms_problem, check_range
 from dp_online_envs.validation import check_int, check_real
 
 __all__ = ["EXP3", "exp3_eta"]
@@ -52,14 +49,10 @@ class EXP3(ArmsExpWeights):
     def setup(self, eta: float | None = None, gamma: float = 0.0,
               loss_range: tuple[float, float] | None = None) -> None:
         p = self.problem
-        check_bandit_problem(self.name, p)
-        if not (isinstance(p.domain, Simplex)
-                and isinstance(p.domain.action_space, gym.spaces.Discrete)):
-            raise ValueError(f"exp3 plays K arms (a Discrete(K) action space), got {p.domain!r}")
+        k = check_arms_problem(self.name, p)
         g = check_real("gamma", gamma, 0.0, 1.0)
         self._lo, self._hi = check_range(p, loss_range)
         self._width = self._hi - self._lo
-        k = p.domain.dim
         self.eta = exp3_eta(p.horizon, k) if eta is None else check_real("eta", eta, 0.0)
         self.gamma = g
         self._init_arms(k)

@@ -40,12 +40,10 @@ loss_range`; the identity on ``DPBandit-MAB-v0``). Defaults ``alpha = 2``, ``sig
 
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, register
-from agents.common import check_bandit_problem, check_range, clipped_loss
-from dp_online_envs.domains import Simplex
+from agents.common import check_arms_problem, check_range, clipped_loss
 from dp_online_envs.validation import check_real
 
 __all__ = ["HTINF", "skip_constant", "tsallis_leader"]
@@ -118,17 +116,12 @@ class HTINF(Agent):
     def setup(self, alpha: float = 2.0, sigma: float = 1.0,
               loss_range: tuple[float, float] | None = None) -> None:
         p = self.problem
-        check_bandit_problem(self.name, p)
-        if not (isinstance(p.domain, Simplex)
-                and isinstance(p.domain.action_space, gym.spaces.Discrete)):
-            raise ValueError(  # noqa: TRY004  (a problem the learner cannot play)
-                f"htinf plays K arms (a Discrete(K) action space), got {p.domain!r}")
+        self.k = check_arms_problem(self.name, p)
         self.alpha = check_real("alpha", alpha, 1.0, 2.0, low_inclusive=False)
         self.sigma = check_real("sigma", sigma, 0.0, low_inclusive=False)
         self.theta = skip_constant(self.alpha)
         self._lo, self._hi = check_range(p, loss_range)
         self._width = self._hi - self._lo
-        self.k = p.domain.dim
 
     @property
     def regret_bound_order(self) -> float:

@@ -63,3 +63,41 @@ def played_points(agent, env: gym.Env, seed: int, reset_seed: int | None = None)
         obs, _, done, _, _ = env.step(a)
         agent.update(a, obs)
     return np.stack(out)
+
+
+def tenth_noise_audits(monkeypatch, module, name: str, n_arms: int, horizon: int,
+                       epsilon: float, seed: int):
+    """The pair audit of a K-armed learner whose noise is a ``module.DiscreteLaplaceNoise``
+    built as ``DiscreteLaplaceNoise(epsilon, sensitivity, ...)``: first with the noise of
+    ``10 epsilon`` (a tenth of it) while the claim stays ``epsilon``, then honest, on the
+    same neighbouring pair (every arm's loss flips 1 -> 0 in round 1, so a release of
+    round 1's loss moves by the full sensitivity whatever arm is played; 1000 runs).
+
+    Returns:
+        ``(weak_agent, weak_result, honest_agent, honest_result)``, the agents built with
+        seed 0 (the monkeypatch is undone before the honest audit).
+    """
+    from dataclasses import replace
+
+    from dp_online_envs import build_env
+    from dp_online_envs.audit import audit
+
+    env = build_env("DPBandit-MAB-v0", horizon=horizon, n_arms=n_arms)
+    problem = env.get_wrapper_attr("problem")
+
+    def run():
+        def factory(s):
+            agent = make(name, problem, epsilon=epsilon, seed=s)
+            agent.privacy = replace(agent.privacy, epsilon=epsilon)  # the claim stays
+            return agent
+        return factory(0), audit(factory, env, tau=1, runs=1000, seed=seed,
+                                 sequence=np.ones((horizon, n_arms)),
+                                 neighbour_theta=np.zeros(n_arms))
+
+    real = module.DiscreteLaplaceNoise
+    monkeypatch.setattr(module, "DiscreteLaplaceNoise",
+                        lambda epsilon, sensitivity, **kw: real(10.0 * epsilon, sensitivity,
+                                                                **kw))
+    weak = run()
+    monkeypatch.undo()
+    return (*weak, *run())

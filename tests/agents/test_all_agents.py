@@ -34,6 +34,13 @@ PLAYS = {
     "private-exp2": [("DPBandit-MAB-v0", {}, PRIV)],
     "private-bandit": [("DPBandit-MAB-v0", {}, {**PRIV, "base": "exp3"})],
     "htinf": [("DPBandit-MAB-v0", {}, {})],
+    "ucb1": [("DPBandit-MAB-v0", {}, {})],
+    "kl-ucb": [("DPBandit-MAB-v0", {}, {})],
+    "adap-ucb": [("DPBandit-MAB-v0", {}, PRIV), ("DPBandit-MAB-v0", {}, {"epsilon": 0.2})],
+    # at eps = 1 the optimistic shift clips every index to 1 for the first 50 rounds (the
+    # arms are played in order whatever the noise): eps = 3 lets the seed show
+    "adap-klucb": [("DPBandit-MAB-v0", {}, {"epsilon": 3.0})],
+    "thompson": [("DPBandit-MAB-v0", {}, {}), ("DPBandit-MAB-v0", {}, {"posterior": "gaussian"})],
     "private-batched-htinf": [("DPBandit-MAB-v0", {}, PRIV),
                               ("DPBandit-MAB-v0", {}, {"epsilon": 0.2})],
     "scrible": [("DPBandit-Linear-v1", {}, {}), ("DPBandit-Linear-v1", {"domain": "cube"}, {})],

@@ -18,12 +18,12 @@ What is pinned (docs/algorithms/private-batched-htinf.md, "What was checked"):
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from agent_helpers import tenth_noise_audits
 from agents import make
 from agents.bandit import batched
 from agents.bandit.batched import THEOREM_SIGMA
@@ -154,27 +154,10 @@ def test_tenth_of_the_noise_with_two_round_batches_is_refuted(monkeypatch):
     it where it has power (every arm's loss flips 1 -> 0 in round 1, so the first
     batch's release moves by the full sensitivity whatever arm is drawn); the correctly
     noised agent passes the same audit."""
-    env = build_env("DPBandit-MAB-v0", horizon=4, n_arms=3)
-    problem = env.get_wrapper_attr("problem")
-    ones = np.ones((4, 3))
-
-    def run():
-        def factory(seed):
-            agent = make("private-batched-htinf", problem, epsilon=0.5, seed=seed)
-            agent.privacy = replace(agent.privacy, epsilon=0.5)  # the claim stays 0.5
-            return agent
-        assert factory(0).batch == 2
-        return factory, audit(factory, env, tau=1, runs=1000, seed=2, sequence=ones,
-                              neighbour_theta=np.zeros(3))
-
-    real = batched.DiscreteLaplaceNoise
-    monkeypatch.setattr(batched, "DiscreteLaplaceNoise",
-                        lambda epsilon, sensitivity, **kw: real(10.0 * epsilon, sensitivity,
-                                                                **kw))
-    factory, weak = run()
-    assert factory(0).noise_scale == pytest.approx(0.2, rel=1e-3)
+    weak_agent, weak, honest_agent, honest = tenth_noise_audits(
+        monkeypatch, batched, "private-batched-htinf", n_arms=3, horizon=4, epsilon=0.5, seed=2)
+    assert weak_agent.batch == honest_agent.batch == 2
+    assert weak_agent.noise_scale == pytest.approx(0.2, rel=1e-3)
     assert not weak.passed, str(weak)
-    monkeypatch.undo()
-    factory, honest = run()
-    assert factory(0).noise_scale == pytest.approx(2.0, rel=1e-3)
+    assert honest_agent.noise_scale == pytest.approx(2.0, rel=1e-3)
     assert honest.passed, str(honest)

@@ -30,6 +30,8 @@ AUDITED = {
     "private-bandit": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0, "base": "exp3"}, 2),
     "private-scrible": ("DPBandit-Linear-v1", {"dim": 2}, {"epsilon": 1.0}, 2),
     "private-batched-htinf": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
+    "adap-ucb": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
+    "adap-klucb": ("DPBandit-MAB-v0", {"n_arms": 3}, {"epsilon": 1.0}, 2),
     "bandit-pftal": ("DPBandit-Convex-v1", {"dim": 2}, {"epsilon": 1.0}, 2),
     "bandit-submod-pftal": ("DPBandit-Submodular-v1", {"n": 3}, {"epsilon": 1.0}, 2),
     "private-projection-free": ("DPBandit-Matroid-v1", {"n": 4, "rank": 2},

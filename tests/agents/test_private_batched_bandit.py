@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from agent_helpers import tenth_noise_audits
 from agents import make
 from agents.bandit import batched
 from agents.bandit.batched import THEOREM_SIGMA, batch_size
@@ -205,33 +206,14 @@ def test_audit_with_two_round_batches():
 
 
 def test_under_noised_batches_are_caught(monkeypatch):
-    """Noise for epsilon * 10 while claiming epsilon: the auditor refutes the claim."""
-    real = batched.DiscreteLaplaceNoise
-
-    def weak(epsilon, sensitivity, **kw):
-        return real(10.0 * epsilon, sensitivity, **kw)
-
-    monkeypatch.setattr(batched, "DiscreteLaplaceNoise", weak)
-    env = _mab(T=4, n_arms=3)
-    problem = env.get_wrapper_attr("problem")
-
-    def factory(seed):
-        agent = make("private-batched-htinf", problem, epsilon=1.0, seed=seed)
-        from dataclasses import replace
-        agent.privacy = replace(agent.privacy, epsilon=1.0)
-        return agent
-
-    assert factory(0).noise_scale == pytest.approx(0.1, rel=1e-3)
-    # every arm's loss flips 1 -> 0 in round 1, so the released value moves by the full
-    # sensitivity whatever arm is drawn
-    ones = np.ones((4, 3))
-    result = audit(factory, env, tau=1, runs=1000, seed=1, sequence=ones,
-                   neighbour_theta=np.zeros(3))
-    assert not result.passed, str(result)
-    monkeypatch.undo()  # and the correctly noised agent passes the same audit
-    result = audit(lambda s: make("private-batched-htinf", problem, epsilon=1.0, seed=s),
-                   env, tau=1, runs=1000, seed=1, sequence=ones, neighbour_theta=np.zeros(3))
-    assert result.passed, str(result)
+    """Noise for epsilon * 10 while claiming epsilon: the auditor refutes the claim; the
+    correctly noised agent passes the same audit (every arm's loss flips 1 -> 0 in round
+    1, so the released value moves by the full sensitivity whatever arm is drawn)."""
+    weak_agent, weak, honest_agent, honest = tenth_noise_audits(
+        monkeypatch, batched, "private-batched-htinf", n_arms=3, horizon=4, epsilon=1.0, seed=1)
+    assert weak_agent.noise_scale == pytest.approx(0.1, rel=1e-3)
+    assert not weak.passed, str(weak)
+    assert honest.passed, str(honest)
 
 
 # --------------------------------------------------------------------- regret
