@@ -14,8 +14,8 @@ IsolatedLearner` starts its agent process through :meth:`Sandbox.command` when i
   agent's process ends, every process it started is killed by the kernel), killed when
   the grader's process dies (``--die-with-parent``), ``RLIMIT_NPROC``,
   ``RLIMIT_NOFILE`` and ``RLIMIT_FSIZE`` set before any submission code runs;
-* **network**: none (a network namespace of its own: no interface but a down
-  loopback); no System V IPC or hostname of the host;
+* **network**: none (a network namespace of its own: only its own loopback, where the
+  host's listening sockets do not exist); no System V IPC or hostname of the host;
 * **identity**: user ``nobody`` (65534) without capabilities. Started by root, the
   sandbox keeps the host's user namespace and the agent's process switches to uid
   65534 itself before it reads its setup (a root-mapped uid would be exempt from
