@@ -13,9 +13,9 @@ and a list of submission files it
    submissions' plain processes inherit);
 2. plays the references on every env x horizon x hidden seed (in process, or isolated
    with ``isolate_references``), through the experiment runner;
-3. for each submission: finds its learner class in a spawned process
-   (:func:`~.submission.probe_submission`), plays it isolated (own process, the
-   assignment's limits) on the same games, reads the budget it declares from its
+3. for each submission: finds its learner class in a sandboxed process
+   (:func:`~.submission.probe_submission`), plays it isolated (own sandboxed process,
+   the assignment's limits, :func:`submission_limits`) on the same games, reads the budget it declares from its
    end-of-game summary, and runs the black-box action audit on it (isolated too) with
    that claim;
 4. scores it (:func:`score`) and keeps the reasons of every lost point.
