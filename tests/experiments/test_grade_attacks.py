@@ -10,6 +10,7 @@ outside the sandbox changes. The same submissions graded with ``--unsafe-no-sand
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import pathlib
@@ -299,6 +300,9 @@ def test_every_attack_fails_in_the_sandbox_and_nothing_outside_changes(tmp_path,
     done = _grade(tmp_path, files, paths)
     assert done.returncode == 0, done.stderr
     assert f"graded in: {Sandbox().describe()}" in done.stdout
+    mode = Sandbox(files=(str(files[0]),)).describe()
+    assert json.loads((paths["out"] / "tamper" / "grade.json").read_text())["sandbox"] == mode
+    assert f"Graded in: {html.escape(mode)}" in (paths["out"] / "grades.html").read_text()
     reasons = _reasons(paths["out"])
     limits = Sandbox()
     assert "stolen: []" in reasons["steal_secret"]
@@ -347,6 +351,8 @@ def test_without_the_sandbox_grading_is_refused_unless_unsafe_and_then_the_attac
         done = _grade(tmp_path, files, paths, "--unsafe-no-sandbox", path_env=hidden)
         assert done.returncode == 0, done.stderr
         assert "graded in: no sandbox (--unsafe-no-sandbox)" in done.stdout
+        assert json.loads((paths["out"] / "tamper" / "grade.json").read_text())[
+            "sandbox"].startswith("no sandbox (--unsafe-no-sandbox)")
         reasons = _reasons(paths["out"])
         stolen = reasons["steal_secret"]
         assert "ancestor" in stolen and str(paths["assignment"]) in stolen
