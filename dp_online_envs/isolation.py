@@ -298,7 +298,8 @@ def parse_summary(data: bytes) -> dict[str, Any]:
     if not isinstance(privacy, list) or len(privacy) != 3:
         raise bad(f"privacy={privacy!r:.200}, expected null or [epsilon, delta, text]")
     eps, delta, text = privacy
-    if type(eps) not in (int, float) or math.isnan(eps) or eps < 0:
+    if type(eps) not in (int, float) or (type(eps) is int and eps > 2**1023) or (
+            math.isnan(eps) or eps < 0):  # an int beyond float64 (inf is sent as a float)
         raise bad(f"epsilon={eps!r:.100}, expected a number >= 0")
     if type(delta) not in (int, float) or not 0 <= delta <= 1:
         raise bad(f"delta={delta!r:.100}, expected a number in [0, 1]")

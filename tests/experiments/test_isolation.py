@@ -213,6 +213,7 @@ def test_an_action_frame_of_the_wrong_size_is_refused():
     (b'{"clipped_feedback": 0, "privacy": [1, 0]}', "expected null or [epsilon, delta, text]"),
     (b'{"clipped_feedback": 0, "privacy": [NaN, 0, "x"]}', "epsilon=nan, expected"),
     (b'{"clipped_feedback": 0, "privacy": ["1", 0, "x"]}', "epsilon='1', expected"),
+    (b'{"clipped_feedback": 0, "privacy": [1' + b"0" * 400 + b', 0, "x"]}', "epsilon=1000"),
     (b'{"clipped_feedback": 0, "privacy": [1, 2, "x"]}', "delta=2, expected a number in"),
     (b'{"clipped_feedback": 0, "privacy": [1, 0, 7]}', "mechanism text of type int"),
     (b'{"clipped_feedback": 0, "privacy": [1, 0, "' + b"x" * 1001 + b'"]}',
