@@ -57,6 +57,7 @@ from dp_online_envs.experiments.store import DamagedResultWarning, ResultsStore,
 from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
 from dp_online_envs.grading import find_submissions, grade, load_assignment
+from dp_online_envs.grading.grader import sandbox_mode
 from dp_online_envs.isolation import IsolationLimits
 from dp_online_envs.validation import check_int, check_real
 
@@ -189,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=_option(check_int, "workers", 1), metavar="N",
                    help="games played in parallel (default 1: serially)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="grade in plain processes when the bubblewrap sandbox cannot start "
+                        "(submissions can then read the grader's files and processes)")
     return p
 
 
@@ -443,17 +447,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
     assignment = load_assignment(args.assignment, resolver=resolver)
     files = find_submissions(args.submissions)
     secret = assignment.secret.value()  # fails before anything is played
+    sandbox_mode(args.unsafe_no_sandbox)  # so does a sandbox that cannot start
     out = pathlib.Path(args.out or pathlib.Path("grades") / assignment.name)
     workers = args.workers or 1
     with interrupt_once():
         result = grade(assignment, files, out_dir=out, secret=secret,
                        backend="serial" if workers == 1 else "local", workers=workers,
-                       quiet=args.quiet, resolver=resolver)
+                       quiet=args.quiet, resolver=resolver,
+                       unsafe_no_sandbox=args.unsafe_no_sandbox)
     width = max(len(g.submission) for g in result.grades)
     for g in result.grades:
         lost = [f"{p.name}: {p.reason}" for p in g.parts if p.earned < p.points]
         print(f"{g.submission:<{width}}  {g.score:6.3g} / {g.total:g}"
               + (f"   ({lost[0]}{' ...' if len(lost) > 1 else ''})" if lost else ""))
+    print(f"graded in: {result.sandbox}")
     print(f"class table: {out / 'grades.csv'} and {out / 'grades.html'}; one page per "
           f"submission in {out}/<name>/report.html")
     return 0

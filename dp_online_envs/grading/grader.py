@@ -4,13 +4,18 @@
 and a list of submission files it
 
 1. derives the games' seeds from the instructor's secret (the runner's
-   ``seed_secret``; the secret's environment variable is removed from the environment
-   the submissions' processes inherit);
+   ``seed_secret``); the secret reaches no submission process: each runs in a
+   bubblewrap sandbox (:mod:`dp_online_envs.sandbox`: its own file and the libraries
+   only, a scratch directory, no network, no view of the grader's processes, a clean
+   environment) and receives its seeds only as isolation frames. Where the sandbox
+   cannot start, :func:`grade` refuses unless ``unsafe_no_sandbox`` is set (then the
+   secret's environment variable is only removed from the environment the
+   submissions' plain processes inherit);
 2. plays the references on every env x horizon x hidden seed (in process, or isolated
    with ``isolate_references``), through the experiment runner;
-3. for each submission: finds its learner class in a spawned process
-   (:func:`~.submission.probe_submission`), plays it isolated (own process, the
-   assignment's limits) on the same games, reads the budget it declares from its
+3. for each submission: finds its learner class in a sandboxed process
+   (:func:`~.submission.probe_submission`), plays it isolated (own sandboxed process,
+   the assignment's limits, :func:`submission_limits`) on the same games, reads the budget it declares from its
    end-of-game summary, and runs the black-box action audit on it (isolated too) with
    that claim;
 4. scores it (:func:`score`) and keeps the reasons of every lost point.
@@ -57,14 +62,18 @@ from dp_online_envs.grading.submission import (
     SubmissionLoader,
     probe_submission,
 )
-from dp_online_envs.isolation import AgentFailure, IsolatedLearner
+from dp_online_envs.isolation import AgentFailure, IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import seed_of
+from dp_online_envs.sandbox import Sandbox, sandbox_unavailable
 
 #: Record fields left out of a grade: the volatile ones, and the seeds (derived from the
 #: secret: whoever holds them can replay the hidden games).
 HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
 #: Relative slack when comparing a declared budget with the required one.
 BUDGET_RTOL = 1e-9
+#: The grading mode's text when submissions ran without a sandbox.
+UNSAFE_MODE = ("no sandbox (--unsafe-no-sandbox): submissions ran as plain processes of "
+               "the grader's user, able to read its files and processes")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,6 +136,7 @@ class Grade:
         power: The audit's power (shared by every submission) as a dict.
         power_text: Its one-line summary.
         records: The submission's game records (seeds and volatile fields removed).
+        sandbox: How the submission's processes were confined (one line).
     """
 
     submission: str
@@ -140,6 +150,7 @@ class Grade:
     power: dict[str, Any] | None
     power_text: str
     records: list[dict[str, Any]]
+    sandbox: str
 
     @property
     def score(self) -> float:
@@ -168,6 +179,7 @@ class ClassGrades:
         grades: One per submission, in the order given.
         references: The references' records (seeds and volatile fields removed).
         power: The audit's power as a dict, and its text.
+        sandbox: How the submissions' processes were confined (one line).
         out_dir: Where the reports were written (``None``: not written).
     """
 
@@ -176,6 +188,7 @@ class ClassGrades:
     references: list[dict[str, Any]]
     power: dict[str, Any] | None
     power_text: str
+    sandbox: str = UNSAFE_MODE
     out_dir: pathlib.Path | None = None
 
 
@@ -198,7 +211,9 @@ def hidden_variable(name: str | None) -> Iterator[None]:
 
     Processes started in the block (the submissions') inherit an environment without
     it. It does not hide the variable from a process that reads the grader's initial
-    environment through ``/proc/<pid>/environ``: run untrusted code as another user.
+    environment through ``/proc/<pid>/environ``: that is why graded submissions run in
+    the sandbox, which sees no process of the grader and starts with an environment of
+    its own (this only matters with ``--unsafe-no-sandbox``).
     """
     saved = os.environ.pop(name, None) if name else None
     try:
@@ -212,7 +227,8 @@ def hidden_variable(name: str | None) -> Iterator[None]:
 def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]], *,
           out_dir: str | os.PathLike[str] | None = None, secret: str | None = None,
           backend: str = "serial", workers: int | None = None, quiet: bool = True,
-          resolver: AgentResolver | None = None) -> ClassGrades:
+          resolver: AgentResolver | None = None,
+          unsafe_no_sandbox: bool = False) -> ClassGrades:
     """Grade submission files on an assignment (see the module docstring).
 
     Args:
@@ -224,15 +240,19 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
         workers: Local worker processes.
         quiet: No progress bar.
         resolver: Resolves the references (``None``: the ``agents`` registry).
+        unsafe_no_sandbox: Grade in plain processes when the sandbox cannot start
+            (the reports say so); ``False``: refuse instead.
 
     Returns:
         The grades, in the order of ``submissions``.
 
     Raises:
-        ExperimentError: The secret is missing.
+        ExperimentError: The secret is missing, or the sandbox cannot start and
+            ``unsafe_no_sandbox`` is not set (one line naming why).
         RuntimeError: A reference failed (the assignment, not a submission, is wrong).
     """
     secret = assignment.secret.value() if secret is None else secret
+    sandboxed = sandbox_mode(unsafe_no_sandbox)
     keyed = seed_secret(assignment, secret)
     settings = dataclasses.replace(assignment.audit.settings,
                                    seed=audit_seed(assignment, secret))
@@ -242,14 +262,38 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
         references = _reference_records(assignment, run, resolver)
         power, power_text = _power(assignment, settings, out_dir, resolver)
         grades = [_grade_one(assignment, pathlib.Path(p), run, references, settings, power,
-                             power_text) for p in submissions]
+                             power_text, sandboxed) for p in submissions]
     result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
-                         power_text)
+                         power_text, Sandbox().describe() if sandboxed else UNSAFE_MODE)
     if out_dir is not None:
         from dp_online_envs.grading.report import write_reports
 
         result.out_dir = write_reports(result, out_dir)
     return result
+
+
+def sandbox_mode(unsafe_no_sandbox: bool) -> bool:
+    """Whether submissions are graded sandboxed: ``True`` when the sandbox starts here;
+    ``False`` when it cannot and ``unsafe_no_sandbox`` is set.
+
+    Raises:
+        ExperimentError: The sandbox cannot start and ``unsafe_no_sandbox`` is not set.
+    """
+    why = sandbox_unavailable()
+    if why is None:
+        return True
+    if not unsafe_no_sandbox:
+        raise ExperimentError(f"grading refused: the submissions' sandbox cannot start "
+                              f"({why}); --unsafe-no-sandbox grades without one")
+    return False
+
+
+def submission_limits(assignment: Assignment, path: pathlib.Path,
+                      sandboxed: bool) -> IsolationLimits:
+    """The assignment's limits for one submission: sandboxed with its own file only."""
+    if not sandboxed:
+        return assignment.limits
+    return dataclasses.replace(assignment.limits, sandbox=Sandbox(files=(str(path),)))
 
 
 def _reference_records(assignment: Assignment, run: Any,
@@ -303,12 +347,14 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
 
 def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
                references: list[dict[str, Any]], settings: Any,
-               power: dict[str, Any] | None, power_text: str) -> Grade:
+               power: dict[str, Any] | None, power_text: str, sandboxed: bool) -> Grade:
     """Probe, play, audit and score one submission; every failure becomes a reason."""
+    limits = submission_limits(assignment, path, sandboxed)
     blank = functools.partial(Grade, submission=path.stem, path=str(path), power=power,
-                              power_text=power_text)
+                              power_text=power_text,
+                              sandbox=limits.sandbox.describe() if sandboxed else UNSAFE_MODE)
     try:
-        info = probe_submission(path, assignment.limits)
+        info = probe_submission(path, limits)
     except SubmissionError as exc:
         sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
         return blank(sha256=sha, learner=None, settings=[], declared=None, audit=None,
@@ -326,10 +372,11 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
                       {"role": "submission", "submission": path.stem}, assignment.name, loader)
              for env in assignment.envs for horizon in assignment.horizons
              for seed in range(assignment.seeds)]
-    report = run(specs, isolate=assignment.limits, desc=path.stem)
+    report = run(specs, isolate=limits, desc=path.stem)
     failures = [(spec, failure_reason(error)) for spec, error in report.failures]
     declared, declared_note = declared_budget(report.records)
-    finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings)
+    finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
+                                   limits)
     results = _settings(assignment, report.records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
     return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
@@ -339,11 +386,10 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
 
 def _audit(assignment: Assignment, loader: SubmissionLoader,
            declared: tuple[float, float, str] | None, declared_note: str,
-           settings: Any) -> tuple[Any, str]:
+           settings: Any, limits: IsolationLimits) -> tuple[Any, str]:
     """``(finding, "")``, or ``(None, why the audit did not run to its end)``."""
     if declared is None:
         return None, f"not audited: {declared_note}"
-    limits = assignment.limits
     factory = functools.partial(loader, epsilon=assignment.epsilon, delta=assignment.delta,
                                 seed=settings.seed)
     sessions: list[IsolatedLearner] = []
@@ -517,5 +563,6 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
-__all__ = ["ClassGrades", "Grade", "Part", "SettingResult", "audit_seed", "declared_budget",
-           "failure_reason", "grade", "hidden_variable", "score", "seed_secret"]
+__all__ = ["UNSAFE_MODE", "ClassGrades", "Grade", "Part", "SettingResult", "audit_seed",
+           "declared_budget", "failure_reason", "grade", "hidden_variable", "sandbox_mode",
+           "score", "seed_secret", "submission_limits"]

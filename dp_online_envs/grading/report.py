@@ -116,6 +116,7 @@ def render_class(grades: ClassGrades) -> str:
     return (f"{_head('Grades: ' + a.name)}<h1>Grades: {_e(a.title or a.name)}</h1>"
             f"<p class=meta>{len(grades.grades)} submission(s) &middot; assignment "
             f"{_e(a.name)} &middot; generated {_e(now)}</p>"
+            f"<p class=note>Graded in: {_e(grades.sandbox)}</p>"
             f"{_assignment_table(a)}"
             "<h2>Scores</h2><table><tr><th class=l>submission</th><th class=l>learner</th>"
             "<th>score</th><th>regret</th><th>declared budget</th><th>audit</th>"
@@ -240,7 +241,8 @@ def render_page(g: Grade, grades: ClassGrades) -> str:
                for s in g.settings if s.projected]
     if g.audit is None and "failed under audit" in g.parts[2].reason:
         failed.append(g.parts[2].reason)
-    limits = (f"<p class=note>Limits of each submission process: {_e(_limits(a))}.</p>" +
+    limits = (f"<p class=note>Limits of each submission process: {_e(_limits(a))}. "
+              f"Graded in: {_e(g.sandbox)}.</p>" +
               ("<p>No game hit a limit or failed.</p>" if not failed else
                "<ul>" + "".join(f"<li>{_e(f)}</li>" for f in failed) + "</ul>"))
     return (f"{_head(g.submission + ': ' + a.name)}<h1>{_e(g.submission)}</h1>"

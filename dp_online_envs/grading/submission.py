@@ -1,8 +1,9 @@
 """Submissions: a ``.py`` file defining exactly one learner (an ``agents.Agent`` subclass).
 
 A submission's code never runs in the grader's process. :func:`probe_submission`
-imports the file in a spawned process (under the assignment's limits) and reports the
-learner class it defines; :class:`SubmissionLoader` is the picklable stand-in for that
+imports the file in an isolated process (under the assignment's limits and sandbox) and
+reports the learner class it defines, as a small JSON object whose fields the grader
+checks (nothing that process sends is unpickled); :class:`SubmissionLoader` is the picklable stand-in for that
 class that the runner ships to the isolated agent's process, where it imports the file
 again and builds the learner. The grader's process only ever holds the file's path.
 """
@@ -13,16 +14,16 @@ import dataclasses
 import hashlib
 import importlib.util
 import inspect
-import multiprocessing as mp
+import json
 import pathlib
 import sys
-import traceback
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
 from dp_online_envs.experiments.resolver import AgentResolver, default_resolver
-from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.isolation import AgentFailure, IsolatedProcess, IsolationLimits
 from dp_online_envs.problem import Problem
+from dp_online_envs.sandbox import SandboxUnavailable
 
 
 class SubmissionError(RuntimeError):
@@ -107,58 +108,90 @@ def learner_class(path: str, resolver: AgentResolver | None = None) -> type:
     return found[0]
 
 
+#: The probe's reply: ``b"p"`` + JSON of these fields (strings at most
+#: :data:`MAX_PROBE_TEXT` characters; ``feedback`` one of ``"full"``, ``"bandit"``).
+PROBE_FIELDS = {"class_name": str, "name": str, "feedback": str, "private": bool,
+                "paper": str}
+#: Longest string field of a probe reply, in characters.
+MAX_PROBE_TEXT = 500
+
+
 def _probe(conn: Any, path: str) -> None:
-    """The probe's process: import the file, send the class's attributes or the error."""
+    """The probe's process: import the file, send the class's attributes as JSON (an
+    error frame if the import fails)."""
+    cls = learner_class(path)  # an exception becomes the error frame (its last line)
+    conn.send_bytes(b"p" + json.dumps({
+        "class_name": cls.__name__, "name": str(cls.name), "feedback": str(cls.feedback),
+        "private": bool(cls.private), "paper": str(cls.paper)}).encode())
+
+
+def _probed(name: str, reply: bytes) -> dict[str, Any]:
+    """The probe's fields from its reply, checked (``SubmissionError`` naming the fault)."""
+    def bad(why: str) -> SubmissionError:
+        return SubmissionError(f"{name}: malformed reply from the process importing the "
+                               f"submission: {why}")
+
+    if reply[:1] != b"p":
+        raise bad(f"{reply[:16]!r}, expected a frame starting with b'p'")
     try:
-        cls = learner_class(path)
-        conn.send(("ok", {"class_name": cls.__name__, "name": str(cls.name),
-                          "feedback": str(cls.feedback), "private": bool(cls.private),
-                          "paper": str(cls.paper)}))
-    except SubmissionError as exc:
-        conn.send(("error", exc.reason, ""))
-    except BaseException as exc:  # noqa: BLE001 - reported to the grader
-        conn.send(("error", f"importing the submission raised {type(exc).__name__}: {exc}",
-                   traceback.format_exc()))
+        obj = json.loads(reply[1:].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise bad(f"not JSON ({exc})") from None
+    if not isinstance(obj, dict) or sorted(obj) != sorted(PROBE_FIELDS):
+        raise bad(f"expected an object with keys {sorted(PROBE_FIELDS)}")
+    for key, kind in PROBE_FIELDS.items():
+        if type(obj[key]) is not kind:
+            raise bad(f"{key}={obj[key]!r:.100}, expected a {kind.__name__}")
+        if kind is str and len(obj[key]) > MAX_PROBE_TEXT:
+            raise bad(f"{key} of {len(obj[key])} characters, expected at most "
+                      f"{MAX_PROBE_TEXT}")
+    if obj["feedback"] not in ("full", "bandit"):
+        raise bad(f"feedback={obj['feedback']!r}, expected 'full' or 'bandit'")
+    return obj
 
 
 def probe_submission(path: str | pathlib.Path, limits: IsolationLimits) -> SubmissionInfo:
-    """Find the learner class of a submission file, importing it in a spawned process.
+    """Find the learner class of a submission file, importing it in an isolated process.
 
     Args:
         path: The ``.py`` file.
-        limits: Its ``startup_timeout`` bounds the import.
+        limits: Its ``startup_timeout`` bounds the import; its ``sandbox`` (if any)
+            confines the process.
 
     Raises:
         SubmissionError: Not a ``.py`` file, an import that fails or hangs, no learner
-            class or several.
+            class or several, a malformed reply.
     """
     path = pathlib.Path(path).resolve()
     if path.suffix != ".py" or not path.is_file():
         raise SubmissionError(f"{path.name}: a submission is a .py file")
-    ctx = mp.get_context("spawn")
-    mine, theirs = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_probe, args=(theirs, str(path)), daemon=True,
-                          name="dp-online-probe")
-    process.start()
-    theirs.close()
     try:
-        if not mine.poll(limits.startup_timeout):
-            raise SubmissionError(f"{path.name}: importing the submission took more than "
-                                  f"{limits.startup_timeout:g} s")
-        try:
-            reply = mine.recv()
-        except EOFError:
-            raise SubmissionError(f"{path.name}: the process importing the submission died "
-                                  f"(exit code {process.exitcode})") from None
+        process = IsolatedProcess(_probe, (str(path),), limits)
+    except SandboxUnavailable as exc:
+        raise SubmissionError(f"{path.name}: the sandbox could not start: {exc}") from None
+    try:
+        reply = process.receive(limits.startup_timeout, "importing the submission",
+                                1 + 4 * MAX_PROBE_TEXT)
+    except AgentFailure as exc:
+        raise SubmissionError(_probe_reason(path.name, exc.reason), exc.detail) from None
     finally:
-        if process.is_alive():
-            process.kill()
-        process.join()
-        mine.close()
-    if reply[0] != "ok":
-        raise SubmissionError(reply[1], reply[2])
+        process.kill()
     return SubmissionInfo(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                          **reply[1])
+                          **_probed(path.name, reply))
+
+
+def _probe_reason(name: str, reason: str) -> str:
+    """The report's reason for a probe that failed (``reason``: the process's failure)."""
+    prefix = "agent raised during importing the submission: "
+    if reason.startswith(prefix):
+        error = reason[len(prefix):]
+        if error.startswith(("SubmissionError: ", "dp_online_envs.grading.submission."
+                                                  "SubmissionError: ")):
+            return error.split("SubmissionError: ", 1)[1]
+        return f"importing the submission raised {error}"
+    if reason.startswith("agent timed out"):
+        return f"{name}: importing the submission took more than {reason.rsplit(' ', 2)[-2]} s"
+    return f"{name}: the process importing the submission failed: {reason}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -88,6 +88,65 @@ class Exits(_UniformArm):
         return super().act()
 
 
+def channel():
+    """The isolated process's end of its channel to the parent (what an attacker finds)."""
+    from multiprocessing.connection import Connection
+
+    return next(o for o in gc.get_objects() if isinstance(o, Connection) and not o.closed)
+
+
+class Payload:
+    """Unpickling it creates the directory ``path``: code run by whoever unpickles it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        import os
+
+        return os.mkdir, (self.path,)
+
+
+class SendsPickle(_UniformArm):
+    """Answers the end of its game with a pickle whose loading would create ``marker``."""
+
+    def setup(self, marker: str = "") -> None:
+        self.marker = marker
+
+    def update(self, action, feedback) -> None:
+        super().update(action, feedback)
+        if self.t == self.problem.horizon:  # the last update: the parent awaits the summary
+            import os
+            import pickle
+
+            channel().send_bytes(pickle.dumps(Payload(self.marker)))
+            os._exit(0)
+
+
+class SendsBadSummary(_UniformArm):
+    """Answers the end of its game with a summary frame of the wrong shape."""
+
+    def update(self, action, feedback) -> None:
+        super().update(action, feedback)
+        if self.t == self.problem.horizon:
+            import os
+
+            channel().send_bytes(b's{"clipped_feedback": "lots", "privacy": [1, 0, "x"]}')
+            os._exit(0)
+
+
+class SendsShortAction(_UniformArm):
+    """Answers round 2 with an action frame of 3 bytes."""
+
+    def act(self):
+        if self.t == 1:
+            import os
+
+            channel().send_bytes(b"a\x00\x01")
+            os._exit(0)
+        return super().act()
+
+
 #: Names of the objects that must never exist in an isolated agent's process.
 SECRET_TYPES = ("OnlineLearningEnv", "FeedbackGuard", "RegretRecorder", "Adversary",
                 "StochasticAdversary", "LossSequence")
@@ -153,5 +212,5 @@ class Snoop(_UniformArm):
                 self.found["twins"].append(str(index))
 
 
-__all__ = ["BurnsCpu", "EatsMemory", "Exits", "FloatArm", "Hangs", "RaisesInAct", "Snoop",
-           "agents"]
+__all__ = ["BurnsCpu", "EatsMemory", "Exits", "FloatArm", "Hangs", "Payload", "RaisesInAct",
+           "SendsBadSummary", "SendsPickle", "SendsShortAction", "Snoop", "agents", "channel"]

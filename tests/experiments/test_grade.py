@@ -181,3 +181,33 @@ def test_the_default_secret_variable_is_documented_in_the_course_assignment():
     assert course.epsilon == 1.0 and course.delta == 0.0
     assert [r.label for r in course.references] == ["private-exp2", "exp3"]
     assert course.references[0].epsilon == 1.0  # a private reference plays the budget
+
+
+def test_the_honest_sample_noises_each_loss_with_the_exact_discrete_laplace_sampler():
+    """Its noisy loss is (round(l / g) + Z) * g with Z the exact sampler's next integer
+    from the learner's own generator: replayed here, bit for bit."""
+    import gymnasium as gym
+    import numpy as np
+
+    from agents.common import NoiseQueue
+    from dp_online_envs.grading.submission import learner_class
+
+    cls = learner_class(str(HONEST))
+    problem = gym.make("DPBandit-MAB-v0", horizon=300).get_wrapper_attr("problem")
+    learner = cls(problem, epsilon=1.0, delta=0.0, seed=11)
+    learner.reset(11)
+    assert not learner.privacy.idealized
+    assert (learner.privacy.epsilon, learner.privacy.delta) == (1.0, 0.0)
+    losses = np.random.default_rng(0).random(300)
+    for t, loss in enumerate(losses):
+        arm = learner.act()
+        replay = np.random.Generator(np.random.PCG64())
+        replay.bit_generator.state = learner.rng.bit_generator.state
+        queue = NoiseQueue(learner.noise)
+        queue._block, queue._i = list(learner.draws._block), learner.draws._i
+        g = learner.noise.grid
+        expected = learner.totals[arm] + (round(loss / g) + queue.next(replay, 300 - t)) * g \
+            / learner.p[arm]
+        learner.update(arm, np.array([loss]))
+        assert learner.totals[arm] == expected
+        assert learner.rng.bit_generator.state == replay.bit_generator.state

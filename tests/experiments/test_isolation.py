@@ -148,11 +148,94 @@ def test_actions_cross_the_boundary_exactly():
         _encode_action(x, 3, "box")
 
 
-def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process():
-    import multiprocessing as mp
+def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process(monkeypatch):
+    from dp_online_envs import isolation
 
+    started = []
+    monkeypatch.setattr(isolation.IsolatedProcess, "__init__", _recording(started))
     spec = GameSpec("DPBandit-MAB-v0", "exp3", None, None, 20, 0,
                     agent_kwargs={"bogus": 1}, isolation=FAST)
     with pytest.raises(AgentFailure, match="agent raised during starting the agent: TypeError"):
         play_game(spec)
-    assert not [p for p in mp.active_children() if p.name == "dp-online-agent"]
+    assert len(started) == 1 and not started[0].alive()
+
+
+def _recording(started):
+    from dp_online_envs import isolation
+
+    init = isolation.IsolatedProcess.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        started.append(self)
+
+    return record
+
+
+# ------------------------------------------------- nothing the agent sends is unpickled
+def test_a_pickle_sent_by_the_agent_is_refused_and_never_loaded(tmp_path):
+    marker = tmp_path / "the-payload-ran"
+    spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:SendsPickle", None, None, 20, 0,
+                    agent_kwargs={"marker": str(marker)}, isolation=FAST)
+    with pytest.raises(AgentFailure) as caught:
+        play_game(spec)
+    assert caught.value.reason.startswith("malformed reply b'\\x80\\x04")
+    assert "to finish: expected a summary frame starting with b's'" in caught.value.reason
+    assert not marker.exists()
+    # the same bytes, loaded as the protocol once did, run the payload: the test has teeth
+    import pickle
+
+    from experiments.isolated_agents import Payload
+
+    pickle.loads(pickle.dumps(Payload(str(marker))))
+    assert marker.is_dir()
+
+
+def test_a_malformed_summary_is_refused_with_the_reason():
+    spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:SendsBadSummary", None, None, 20, 0,
+                    isolation=FAST)
+    with pytest.raises(AgentFailure, match=r"^malformed summary from the agent's process: "
+                                           r"clipped_feedback='lots', expected an integer "
+                                           r">= 0$"):
+        play_game(spec)
+
+
+def test_an_action_frame_of_the_wrong_size_is_refused():
+    spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:SendsShortAction", None, None, 20, 0,
+                    isolation=FAST)
+    with pytest.raises(AgentFailure, match=r"^malformed reply b'a\\x00\\x01' to act: "
+                                           r"expected 9 bytes starting with b'a', got 3$"):
+        play_game(spec)
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"\x80\x04K\x01.", "not JSON"),
+    (b"[1, 2]", "expected an object with keys ['clipped_feedback', 'privacy'], got list"),
+    (b'{"clipped_feedback": 0}', "got ['clipped_feedback']"),
+    (b'{"clipped_feedback": true, "privacy": null}', "clipped_feedback=True, expected"),
+    (b'{"clipped_feedback": -1, "privacy": null}', "clipped_feedback=-1, expected"),
+    (b'{"clipped_feedback": 0, "privacy": [1, 0]}', "expected null or [epsilon, delta, text]"),
+    (b'{"clipped_feedback": 0, "privacy": [NaN, 0, "x"]}', "epsilon=nan, expected"),
+    (b'{"clipped_feedback": 0, "privacy": ["1", 0, "x"]}', "epsilon='1', expected"),
+    (b'{"clipped_feedback": 0, "privacy": [1' + b"0" * 400 + b', 0, "x"]}', "epsilon=1000"),
+    (b'{"clipped_feedback": 0, "privacy": [1, 2, "x"]}', "delta=2, expected a number in"),
+    (b'{"clipped_feedback": 0, "privacy": [1, 0, 7]}', "mechanism text of type int"),
+    (b'{"clipped_feedback": 0, "privacy": [1, 0, "' + b"x" * 1001 + b'"]}',
+     "of type str and 1001 characters, expected a string of at most 1000"),
+    (b" " * 4097, "4097 bytes, expected at most 4096"),
+])
+def test_parse_summary_names_what_is_wrong(data, why):
+    from dp_online_envs.isolation import parse_summary
+
+    with pytest.raises(AgentFailure, match="^malformed summary from the agent's process: ") as e:
+        parse_summary(data)
+    assert why in e.value.reason
+
+
+def test_parse_summary_accepts_the_two_shapes_a_learner_sends():
+    from dp_online_envs.isolation import parse_summary
+
+    assert parse_summary(b'{"clipped_feedback": 3, "privacy": null}') == {
+        "clipped_feedback": 3, "privacy": None}
+    assert parse_summary(b'{"privacy": [1, 0.5, "Laplace"], "clipped_feedback": 0}') == {
+        "clipped_feedback": 0, "privacy": (1.0, 0.5, "Laplace")}
