@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import json
 
 import gymnasium as gym
@@ -152,3 +153,39 @@ def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process():
     with pytest.raises(AgentFailure, match="agent raised during starting the agent: TypeError"):
         play_game(spec)
     assert not [p for p in mp.active_children() if p.name == "dp-online-agent"]
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_a_spinning_agent_is_stopped_at_its_call_timeout_not_later():
+    """Measured in CPU time, not wall-clock: an agent that spins in ``act`` burns CPU
+    until it is killed, so its process's CPU time (minus a well-behaved agent's, which
+    pays the same start-up) bounds how long the parent waited past the limit. A wait of
+    several times the limit would show as several seconds of CPU."""
+    limit = 1.0
+    env = gym.make("DPBandit-MAB-v0", horizon=20)
+    problem = env.get_wrapper_attr("problem")
+
+    def run(cls: str) -> tuple[float, str]:
+        factory = functools.partial(getattr(importlib.import_module(MOD), cls), seed=0)
+        before = _children_cpu()
+        reason = ""
+        with IsolatedLearner(factory, problem, env.action_space,
+                             IsolationLimits(timeout=limit)) as proxy:
+            proxy.reset(0)
+            try:
+                for _ in range(3):
+                    proxy.update(proxy.act(), np.zeros(1))
+            except AgentFailure as exc:
+                reason = exc.reason
+        return _children_cpu() - before, reason
+
+    calm, calm_reason = run("_UniformArm")
+    spun, reason = run("BurnsCpu")
+    assert calm_reason == "" and reason == f"agent timed out: no answer to act within {limit:g} s"
+    assert spun - calm < 3 * limit, (spun, calm)
