@@ -57,11 +57,11 @@ from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
 from dp_online_envs.grading import find_submissions, grade, load_assignment
 from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 #: The location prefix of a sweep error about the settings of ``dp-online run``.
 _CLI_LOCATION = re.compile(r"^command line: ((envs|agents)\[0\]|horizons|seeds|delta|epsilons): "
                            r"|^command line: ")
@@ -469,18 +469,24 @@ _python_show_warning = warnings.showwarning
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dp-online`` console script; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    warnings.showwarning = _show_warning
+    """Entry point of the ``dp-online`` console script; returns the exit status.
 
+    Ctrl-C anywhere (also while the arguments are read) ends the command with one line
+    and :data:`EXIT_INTERRUPTED`; later Ctrl-Cs are ignored while the process exits.
+    """
+    restore_default_interrupt()  # the imports are done: Ctrl-C is KeyboardInterrupt again
     try:
-        return COMMANDS[args.command](args)
-    except ExperimentError as exc:
-        print(f"dp-online {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        with interrupt_once():
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            warnings.showwarning = _show_warning
+            try:
+                return COMMANDS[args.command](args)
+            except ExperimentError as exc:
+                print(f"dp-online {args.command}: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print(f"{_after_ctrl_c()}interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
