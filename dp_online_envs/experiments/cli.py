@@ -52,7 +52,12 @@ from dp_online_envs.experiments.plots import plot_results
 from dp_online_envs.experiments.report import write_report
 from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
 from dp_online_envs.experiments.runner import run_games, run_sweep
-from dp_online_envs.experiments.store import DamagedResultWarning, ResultsStore, load_records
+from dp_online_envs.experiments.store import (
+    DamagedResultWarning,
+    ResultsStore,
+    load_records,
+    storage_error,
+)
 from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
 from dp_online_envs.grading import find_submissions, grade, load_assignment
@@ -484,6 +489,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return COMMANDS[args.command](args)
             except ExperimentError as exc:
                 print(f"dp-online {args.command}: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+            except OSError as exc:  # a write no command turned into an error of its own
+                error = storage_error(exc, exc.filename or "the output")
+                if error is None:
+                    raise
+                print(f"dp-online {args.command}: error: {error}", file=sys.stderr)
                 return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{_after_ctrl_c()}interrupted", file=sys.stderr)

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.store import load_records
+from dp_online_envs.experiments.store import load_records, storage_error
 
 #: Record keys holding settings as a mapping; flattened into ``<key>.<option>`` columns.
 NESTED_KEYS = ("tags", "env_kwargs", "agent_kwargs")
@@ -161,5 +161,6 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
             else:
                 table.to_csv(path, index=False)
         except OSError as exc:
-            raise ExperimentError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+            raise (storage_error(exc, path) or ExperimentError(
+                f"cannot write {str(path)!r}: {exc.strerror or exc}")) from None
     return out, curves
