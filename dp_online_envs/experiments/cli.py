@@ -61,7 +61,7 @@ from dp_online_envs.experiments.store import (
 from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
 from dp_online_envs.grading import find_submissions, grade, load_assignment
-from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
 
@@ -202,9 +202,11 @@ def _isolation_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--timeout", type=_option(check_real, "timeout", 0.0, low_inclusive=False),
                    metavar="S", default=10.0,
                    help="with --isolate: seconds an agent may take per call (default 10)")
-    s.add_argument("--memory-mb", type=_option(check_int, "memory_mb", 1), metavar="MB",
+    s.add_argument("--memory-mb", type=_option(check_int, "memory_mb", 1, MAX_LIMIT >> 20),
+                   metavar="MB",
                    help="with --isolate: address-space limit of the agent's process")
-    s.add_argument("--cpu-seconds", type=_option(check_int, "cpu_seconds", 1), metavar="S",
+    s.add_argument("--cpu-seconds", type=_option(check_int, "cpu_seconds", 1, MAX_LIMIT),
+                   metavar="S",
                    help="with --isolate: CPU-time limit of the agent's process")
     s.add_argument("--seed-secret-env", metavar="VAR",
                    help="mix the secret in environment variable VAR into every game's seeds")

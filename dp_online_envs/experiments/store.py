@@ -89,6 +89,7 @@ STORAGE_ADVICE = {
     errno.EPERM: _NOT_WRITABLE,
     errno.ENOTDIR: "a part of the path is a regular file: choose another path",
     errno.EISDIR: "that path is a directory: give a file name",
+    errno.EEXIST: "a file is in the way of a directory of that path: choose another path",
 }
 
 
@@ -340,7 +341,8 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
     Damaged files are quarantined with a warning (see :meth:`ResultsStore.load`).
 
     Raises:
-        ExperimentError: A path that is not a directory, or a directory without results.
+        ExperimentError: A path that is not a directory, a directory without results, or
+            a given record that :func:`check_record` refuses (its index and why).
     """
     if isinstance(source, (str, os.PathLike)):
         root = pathlib.Path(source)
@@ -352,7 +354,13 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
             raise ExperimentError(f"results directory {str(root)!r} holds no finished game "
                                   "(expected games/*.json written by 'dp-online sweep')")
         return records
-    return list(source)
+    records = list(source)
+    for i, record in enumerate(records):
+        reason = check_record(record)
+        if reason is not None:
+            raise ExperimentError(f"records[{i}] is not a game record: {reason} (expected "
+                                  "records as 'dp-online sweep' writes them)")
+    return records
 
 
 def check_record(data: Any, game_id: str | None = None) -> str | None:

@@ -151,6 +151,9 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
             except ImportError:
                 raise ExperimentError("Parquet files need pyarrow: pip install "
                                       "'dp-online-envs[experiments]' (or write .csv)") from None
+    if out.resolve() == curves.resolve():
+        raise ExperimentError(f"the games table and the curves table would both be written to "
+                              f"{str(out)!r}: give --curves another file")
     records = load_records(results)
     games_table, curves_table = load_results(records), load_curves(records)
     for table, path in ((games_table, out), (curves_table, curves)):

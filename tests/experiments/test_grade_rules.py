@@ -70,7 +70,7 @@ def with_(path: str, value) -> dict:
     (with_("secret", {"salt": "short"}), "salt rejected: expected a string of at least 8"),
     (with_("secret", {"env": ""}), "assignment: secret: env='' rejected"),
     (with_("limits.timeout", -1), "assignment: limits: timeout: timeout=-1 rejected"),
-    (with_("limits.memory_mb", 1.5), "memory_mb=1.5 rejected: expected an integer >= 64"),
+    (with_("limits.memory_mb", 1.5), "memory_mb=1.5 rejected: expected an integer in [64, 4398046511104]"),
     (with_("limits.wall", 3), "assignment: limits: unknown key 'wall'"),
     (with_("audit.env", "DPFullInfo-Experts-v0"), "is not one of the assignment's envs"),
     (with_("audit.reference", "exp33"),
