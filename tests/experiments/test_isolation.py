@@ -189,3 +189,31 @@ def test_a_spinning_agent_is_stopped_at_its_call_timeout_not_later():
     spun, reason = run("BurnsCpu")
     assert calm_reason == "" and reason == f"agent timed out: no answer to act within {limit:g} s"
     assert spun - calm < 3 * limit, (spun, calm)
+
+
+def _proxy(cls: str, limits: IsolationLimits = FAST) -> IsolatedLearner:
+    env = gym.make("DPBandit-MAB-v0", horizon=20)
+    factory = functools.partial(getattr(importlib.import_module(MOD), cls), seed=0)
+    return IsolatedLearner(factory, env.get_wrapper_attr("problem"), env.action_space, limits)
+
+
+def test_feedback_left_over_from_a_game_never_reaches_the_next_one():
+    """A game abandoned after an ``update`` (no ``finish``: an audit stopping early, an
+    error) must not hand its last feedback to the learner of the next game."""
+    with _proxy("CountsUpdates") as proxy:
+        proxy.reset(0)
+        for _ in range(3):
+            proxy.update(proxy.act(), np.zeros(1))
+        assert proxy.act() == 3  # three feedbacks reached it
+        proxy.update(3, np.ones(1))  # pending, never delivered
+        proxy.reset(1)
+        assert proxy.act() == 0  # a fresh game: no feedback yet
+
+
+def test_the_limits_are_the_address_space_and_cpu_time_of_the_agent_process():
+    limits = IsolationLimits(timeout=20.0, memory_bytes=3 * 2**30, cpu_seconds=50)
+    with _proxy("ShowsLimits", limits) as proxy:
+        proxy.reset(0)
+        with pytest.raises(AgentFailure) as caught:
+            proxy.act()
+    assert f"RLIMIT_AS={(3 * 2**30, 3 * 2**30)} RLIMIT_CPU=(50, 51)" in caught.value.reason
