@@ -69,10 +69,11 @@ def _wait_for_no_members(pgid: int, seconds: float = 5.0) -> list[int]:
     return live_members(pgid)
 
 
-def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,
-               backend: str = "local") -> tuple[Path, str]:
-    """Run the sweep, SIGINT it after its first game; its results dir and stderr."""
-    proc, results = _start(tmp_path, backend)
+def _sigint_and_wait(proc: subprocess.Popen, *, group: bool, twice: bool,
+                     gap: float) -> tuple[str, list[int]]:
+    """SIGINT the sweep (its group, or its main process alone), again after ``gap``
+    seconds if ``twice``; its stderr and the processes of its group still alive after
+    it exited (the group is killed in any case)."""
 
     def sigint() -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -84,17 +85,24 @@ def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,
     try:
         sigint()
         if twice:
-            time.sleep(0.1)
+            time.sleep(gap)
             sigint()
         try:
             _, err = proc.communicate(timeout=EXIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             pytest.fail(f"the sweep did not exit within {EXIT_TIMEOUT} s of SIGINT")
-        left = _wait_for_no_members(proc.pid)
+        return err, _wait_for_no_members(proc.pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,
+               backend: str = "local") -> tuple[Path, str]:
+    """Run the sweep, SIGINT it after its first game; its results dir and stderr."""
+    proc, results = _start(tmp_path, backend)
+    err, left = _sigint_and_wait(proc, group=group, twice=twice, gap=0.1)
     assert left == [], "worker processes outlived the interrupted sweep"
     assert proc.returncode == 130, err
     # Dask's own workers may log a heartbeat error (with its traceback) when the local
@@ -183,26 +191,15 @@ def test_sigint_to_the_main_process_at_any_moment_prints_no_traceback(tmp_path, 
     sweep.write_text(SWEEP)
     proc = subprocess.Popen(_sweep_cmd(sweep, results), start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not MOMENTS[moment](proc, results):
-            assert proc.poll() is None, f"the sweep ended before {moment}: {proc.communicate()}"
-            assert time.monotonic() < deadline, f"the sweep never reached {moment}"
-            time.sleep(0.001)
-        os.kill(proc.pid, signal.SIGINT)
-        if twice:
-            time.sleep(0.05)
+    deadline = time.monotonic() + 60
+    while not MOMENTS[moment](proc, results):
+        if proc.poll() is not None or time.monotonic() > deadline:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(proc.pid, signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=EXIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the sweep did not exit within {EXIT_TIMEOUT} s of SIGINT")
-        left = _wait_for_no_members(proc.pid)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+                os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail(f"the sweep never reached {moment} (exit {proc.poll()}): "
+                        f"{proc.communicate()[1]}")
+        time.sleep(0.001)
+    err, left = _sigint_and_wait(proc, group=False, twice=twice, gap=0.05)
     assert "Traceback" not in err and "Error" not in err, err
     assert proc.returncode == 130, err
     assert left == [], "processes outlived the interrupted sweep"
