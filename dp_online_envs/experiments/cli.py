@@ -444,6 +444,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     files = find_submissions(args.submissions)
     secret = assignment.secret.value()  # fails before anything is played
     out = pathlib.Path(args.out or pathlib.Path("grades") / assignment.name)
+    problem = ResultsStore(out).problem()  # before grading, which takes minutes
+    if problem:
+        raise ExperimentError(f"output directory {str(out)!r} is not usable: {problem} "
+                              "(expected a writable directory)")
     workers = args.workers or 1
     with interrupt_once():
         result = grade(assignment, files, out_dir=out, secret=secret,

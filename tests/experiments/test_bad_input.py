@@ -123,6 +123,22 @@ def test_a_sweep_under_a_regular_file_is_one_line(tmp_path, capsys):
                     f"'{plain}' is not a directory (expected a writable directory)")
 
 
+def test_grading_into_a_path_under_a_regular_file_is_refused_before_playing(
+        tmp_path, capsys, monkeypatch):
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    assignment = tmp_path / "a.json"
+    assignment.write_text(json.dumps(ASSIGNMENT))
+    submission = tmp_path / "sub.py"
+    submission.write_text("")
+    monkeypatch.setenv("SOME_VAR", "a secret of some length")
+    monkeypatch.setattr(cli, "grade", lambda *a, **k: pytest.fail("graded anyway"))
+    line = _one_line_error(capsys, ["grade", str(assignment), str(submission), "-o",
+                                    str(plain / "g")])
+    assert line == (f"dp-online grade: error: output directory '{plain / 'g'}' is not usable: "
+                    f"'{plain}' is not a directory (expected a writable directory)")
+
+
 def test_records_missing_keys_are_named_not_a_key_error(results):
     from dp_online_envs.experiments.store import load_records
 
