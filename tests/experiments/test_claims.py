@@ -280,3 +280,22 @@ def test_a_game_finished_by_another_process_after_the_list_was_read_is_not_repla
     assert sorted(g for _, g in plays) == sorted(s.game_id for s in specs)  # once each
     assert {int(pid) for pid, _ in plays} == {procs["early"].pid}
     assert not list(ResultsStore(root).claims_dir.glob("*.claim"))
+
+
+def test_release_removes_this_process_claim_only(tmp_path, specs):
+    """Without the owner check a sweep would free games other sweeps are playing; without
+    the removal its own claims would outlive their games (and it would wait on itself)."""
+    store = ResultsStore(tmp_path)
+    mine, theirs = specs[0].game_id, specs[1].game_id
+    assert store.claim(mine)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        other = _write_claim(store, theirs, sleeper.pid)
+        store.release(mine)
+        store.release(theirs)
+        assert not (store.claims_dir / f"{mine}.claim").exists()
+        assert other.exists() and store.claimant(theirs)["pid"] == sleeper.pid
+        assert store.claim(mine)  # free again
+    finally:
+        sleeper.kill()
+        sleeper.wait()
