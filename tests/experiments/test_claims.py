@@ -299,3 +299,23 @@ def test_release_removes_this_process_claim_only(tmp_path, specs):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_claim_of_a_process_this_user_may_not_signal_is_respected(tmp_path, specs,
+                                                                     monkeypatch):
+    """``kill(pid, 0)`` answers EPERM for a live process of another user (a results
+    directory shared by several users): that claim is live, not stale."""
+    store = ResultsStore(tmp_path)
+    pid = _dead_pid() + 10**6  # no such process here: only the patched kill answers
+    real_kill = os.kill
+
+    def kill(target, sig):
+        if target == pid and sig == 0:
+            raise PermissionError(1, "Operation not permitted")
+        return real_kill(target, sig)
+
+    monkeypatch.setattr(store_module.os, "kill", kill)
+    monkeypatch.setattr(store_module, "_start_time", lambda p: None)
+    _write_claim(store, specs[0].game_id, pid)
+    assert store.claimant(specs[0].game_id)["pid"] == pid
+    assert not store.claim(specs[0].game_id)
