@@ -128,7 +128,7 @@ def test_limits_are_validated():
     with pytest.raises(ValueError, match=r"^startup_timeout=True rejected: .*, got a bool$"):
         IsolationLimits(startup_timeout=True)
     with pytest.raises(ValueError, match=r"^memory_bytes=1\.5 rejected: expected an integer "
-                                         r">= 1, got a float$"):
+                                         r"in \[1, 4611686018427387904\], got a float$"):
         IsolationLimits(memory_bytes=1.5)
     assert IsolationLimits(memory_bytes=None, cpu_seconds=np.int64(2)).cpu_seconds == 2
     with pytest.raises(TypeError, match="supports Discrete, MultiBinary and Box"):
