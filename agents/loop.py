@@ -114,9 +114,16 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[Reg
     bit for bit. The rounds are played by :func:`dp_online_envs.loop.run_batched_rounds`.
 
     Raises:
+        TypeError: ``venv`` is not a vector env, or ``learner`` not a batched learner.
         ValueError: ``len(seeds) != venv.num_envs``, or the learner was built for
             another problem than the env's (see :func:`check_agent_fits`).
     """
+    if not isinstance(getattr(venv, "num_envs", None), int):
+        raise TypeError(f"venv must be a seed-vectorized env (gym.make_vec(id, num_envs=B)), "
+                        f"got {type(venv).__name__}: play one env with agents.play")
+    if not callable(getattr(learner, "reset_batch", None)):
+        raise TypeError(f"learner must be a batched learner (agents.batched.make_batched), "
+                        f"got {type(learner).__name__}: play a scalar agent with agents.play")
     seeds = list(seeds)
     if len(seeds) != venv.num_envs:
         raise ValueError(f"got {len(seeds)} seeds for {venv.num_envs} games")

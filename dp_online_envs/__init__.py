@@ -4,10 +4,14 @@ Importing the package registers every environment id (see :data:`ENV_IDS`);
 ``gym.make("dp_online_envs:DPBandit-Matroid-v1")`` imports it on demand.
 """
 
-from dp_online_envs.envs import ENV_CONFIGS, ENV_IDS, OnlineLearningEnv, build_env, register_all
-from dp_online_envs.errors import InvalidActionError
-from dp_online_envs.problem import Problem
-from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, RegretSummary
+from dp_online_envs.startup import quiet_interrupt_while_starting
+
+quiet_interrupt_while_starting()  # first: the imports below take the command line a while
+
+from dp_online_envs.envs import ENV_CONFIGS, ENV_IDS, OnlineLearningEnv, build_env, register_all  # noqa: E402
+from dp_online_envs.errors import InvalidActionError  # noqa: E402
+from dp_online_envs.problem import Problem  # noqa: E402
+from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, RegretSummary  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -88,6 +88,10 @@ class AgentFailure(RuntimeError):
         self.detail = detail
 
 
+#: The largest ``memory_bytes`` or ``cpu_seconds`` accepted (``setrlimit`` overflows above).
+MAX_LIMIT = 2**62
+
+
 @dataclasses.dataclass(frozen=True)
 class IsolationLimits:
     """Limits on an isolated agent.
@@ -112,8 +116,8 @@ class IsolationLimits:
         for name in ("timeout", "startup_timeout"):
             check_real(name, getattr(self, name), 0.0, low_inclusive=False)
         for name in ("memory_bytes", "cpu_seconds"):
-            if getattr(self, name) is not None:
-                check_int(name, getattr(self, name), 1)
+            if getattr(self, name) is not None:  # below 2^62: setrlimit takes a C integer
+                check_int(name, getattr(self, name), 1, MAX_LIMIT)
         if self.sandbox is not None and not isinstance(self.sandbox, Sandbox):
             raise TypeError(f"sandbox={self.sandbox!r} rejected: expected a Sandbox or None")
 

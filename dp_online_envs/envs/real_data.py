@@ -15,6 +15,13 @@ as loss parameters:
   :data:`PORTFOLIO_TICKERS`): ``theta_t`` the day's price relatives, a window of
   consecutive days in date order
   (:class:`~dp_online_envs.adversaries.data.DateWindowAdversary`).
+
+Horizons longer than the data: the two labelled ids cycle through it on purpose, one
+fresh seeded permutation of all the rows per pass (``ceil(T / n)`` passes; their default
+horizons already take several passes over the 569 examples), so any horizon plays; its
+cost grows linearly with ``T`` (about 15 microseconds per round to draw the order at
+reset). The portfolio id replays real consecutive days and cannot repeat them: a horizon
+longer than the series is refused when the env is built, naming both numbers.
 """
 
 from __future__ import annotations
@@ -104,4 +111,9 @@ def portfolio_data(opts: Options) -> DateWindowAdversary:
     """The daily price relatives of ``opts["tickers"]``, a window of consecutive days in
     date order."""
     cols = portfolio_columns(opts["tickers"])
-    return DateWindowAdversary(datasets.load_sp500().relatives()[:, cols])
+    relatives = datasets.load_sp500().relatives()[:, cols]
+    horizon = opts.get("horizon")
+    if isinstance(horizon, int) and horizon > len(relatives):
+        raise ValueError(f"horizon={horizon} rejected: the price series has {len(relatives)} "
+                         f"days; expected a horizon <= {len(relatives)}")
+    return DateWindowAdversary(relatives)

@@ -184,7 +184,8 @@ def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
     futures: dict[Future[tuple[str, Any]], GameSpec] = {}
     seen: set[Future[tuple[str, Any]]] = set()
     try:
-        futures = {ex.submit(play_safely, spec): spec for spec in specs}
+        with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
+            futures = {ex.submit(play_safely, spec): spec for spec in specs}
         for fut in as_completed(futures):
             seen.add(fut)
             yield _outcome(futures[fut], fut)
@@ -261,6 +262,32 @@ def _sigint_ignored() -> Iterator[None]:
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C that arrives inside the block and raise it (``KeyboardInterrupt``)
+    when the block ends (main thread only; elsewhere the block runs as is).
+
+    ``ProcessPoolExecutor.submit`` starts the worker processes. Interrupted inside
+    ``Process.start()`` after the fork server made the child and before it reported the
+    child's pid, the executor never records that worker: the clean-up cannot stop it, and
+    it prints a ``FileNotFoundError`` traceback when it unpickles the executor's queues
+    after this process removed their semaphores. Deferred, the interrupt arrives once every
+    started worker is known. A handler that ignores SIGINT stays in force: then nothing
+    is raised.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_IGN)
+    if caught and previous not in (signal.SIG_IGN, None):
+        raise KeyboardInterrupt
 
 
 # --------------------------------------------------------------------- dask

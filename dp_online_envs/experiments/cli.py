@@ -53,17 +53,22 @@ from dp_online_envs.experiments.plots import plot_results
 from dp_online_envs.experiments.report import write_report
 from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
 from dp_online_envs.experiments.runner import run_games, run_sweep
-from dp_online_envs.experiments.store import DamagedResultWarning, ResultsStore, load_records
+from dp_online_envs.experiments.store import (
+    DamagedResultWarning,
+    ResultsStore,
+    load_records,
+    storage_error,
+)
 from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.experiments.table import export_results
 from dp_online_envs.grading import find_submissions, grade, load_assignment
 from dp_online_envs.grading.grader import sandbox_mode
-from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.isolation import MAX_LIMIT, IsolationLimits
+from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 #: The location prefix of a sweep error about the settings of ``dp-online run``.
 _CLI_LOCATION = re.compile(r"^command line: ((envs|agents)\[0\]|horizons|seeds|delta|epsilons): "
                            r"|^command line: ")
@@ -202,9 +207,11 @@ def _isolation_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--timeout", type=_option(check_real, "timeout", 0.0, low_inclusive=False),
                    metavar="S", default=10.0,
                    help="with --isolate: seconds an agent may take per call (default 10)")
-    s.add_argument("--memory-mb", type=_option(check_int, "memory_mb", 1), metavar="MB",
+    s.add_argument("--memory-mb", type=_option(check_int, "memory_mb", 1, MAX_LIMIT >> 20),
+                   metavar="MB",
                    help="with --isolate: address-space limit of the agent's process")
-    s.add_argument("--cpu-seconds", type=_option(check_int, "cpu_seconds", 1), metavar="S",
+    s.add_argument("--cpu-seconds", type=_option(check_int, "cpu_seconds", 1, MAX_LIMIT),
+                   metavar="S",
                    help="with --isolate: CPU-time limit of the agent's process")
     s.add_argument("--seed-secret-env", metavar="VAR",
                    help="mix the secret in environment variable VAR into every game's seeds")
@@ -449,6 +456,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     secret = assignment.secret.value()  # fails before anything is played
     sandbox_mode(args.unsafe_no_sandbox)  # so does a sandbox that cannot start
     out = pathlib.Path(args.out or pathlib.Path("grades") / assignment.name)
+    problem = ResultsStore(out).problem()  # before grading, which takes minutes
+    if problem:
+        raise ExperimentError(f"output directory {str(out)!r} is not usable: {problem} "
+                              "(expected a writable directory)")
     workers = args.workers or 1
     with interrupt_once():
         result = grade(assignment, files, out_dir=out, secret=secret,
@@ -483,18 +494,30 @@ _python_show_warning = warnings.showwarning
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``dp-online`` console script; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    warnings.showwarning = _show_warning
+    """Entry point of the ``dp-online`` console script; returns the exit status.
 
+    Ctrl-C anywhere (also while the arguments are read) ends the command with one line
+    and :data:`EXIT_INTERRUPTED`; later Ctrl-Cs are ignored while the process exits.
+    """
+    restore_default_interrupt()  # the imports are done: Ctrl-C is KeyboardInterrupt again
     try:
-        return COMMANDS[args.command](args)
-    except ExperimentError as exc:
-        print(f"dp-online {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        with interrupt_once():
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            warnings.showwarning = _show_warning
+            try:
+                return COMMANDS[args.command](args)
+            except ExperimentError as exc:
+                print(f"dp-online {args.command}: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+            except OSError as exc:  # a write no command turned into an error of its own
+                error = storage_error(exc, exc.filename or "the output")
+                if error is None:
+                    raise
+                print(f"dp-online {args.command}: error: {error}", file=sys.stderr)
+                return EXIT_USAGE
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print(f"{_after_ctrl_c()}interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

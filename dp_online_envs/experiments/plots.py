@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -25,6 +26,7 @@ import numpy as np
 
 from dp_online_envs.experiments import analysis
 from dp_online_envs.experiments.rates import rate
+from dp_online_envs.experiments.store import writing
 
 FORMATS = ("png", "svg")
 
@@ -282,12 +284,21 @@ def save_figure(fig: Figure, out_dir: str | os.PathLike[str],
                 formats: Iterable[str] = FORMATS) -> list[pathlib.Path]:
     """Write a figure as ``<out_dir>/<name>.<fmt>`` for each format."""
     out = pathlib.Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
         path = out / f"{fig.name}.{fmt}"
-        fig.figure.savefig(path, format=fmt, dpi=130 if fmt == "png" else None,
-                           bbox_inches="tight", metadata={"Date": None} if fmt == "svg" else None)
+        tmp = out / f".{fig.name}.{os.getpid()}.{fmt}.tmp"
+        try:
+            with writing(path):
+                fig.figure.savefig(tmp, format=fmt, dpi=130 if fmt == "png" else None,
+                                   bbox_inches="tight",
+                                   metadata={"Date": None} if fmt == "svg" else None)
+                os.replace(tmp, path)  # all or nothing: no half-written figure
+        finally:
+            with contextlib.suppress(OSError):  # a read-only directory refuses even this
+                tmp.unlink(missing_ok=True)
         paths.append(path)
     return paths
 

@@ -29,7 +29,7 @@ from typing import Any
 from dp_online_envs.experiments import analysis, plots
 from dp_online_envs.experiments.game import IDEALIZED, IDEALIZED_NOTE
 from dp_online_envs.experiments.rates import rate
-from dp_online_envs.experiments.store import ResultsStore, load_records
+from dp_online_envs.experiments.store import ResultsStore, atomic_write, load_records, writing
 
 #: Distributions whose versions the report lists (those installed).
 PACKAGES = ("dp-online-envs", "gymnasium", "numpy", "scipy", "matplotlib", "dp-accounting",
@@ -335,6 +335,7 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         source = str(results)
     text = render_report(records, title=title, manifest=manifest, source=source or "")
     out = pathlib.Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    with writing(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, text)
     return out

@@ -47,6 +47,7 @@ made on another host is never considered stale: if that sweep is dead, delete th
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import pathlib
@@ -83,6 +84,44 @@ OPTIONAL_KEYS = ("counterpart", "vectorized", "switches")
 CLAIM_POLL_SECONDS = 0.5
 
 _TMP_SUFFIX = ".tmp"
+
+_NO_SPACE = ("free space on that file system (or choose another directory) and run the "
+             "command again: finished work is kept")
+_NOT_WRITABLE = "choose a directory this user can write to (or fix its permissions)"
+#: What to do about a write that failed, by ``errno``.
+STORAGE_ADVICE = {
+    errno.ENOSPC: _NO_SPACE,
+    errno.EDQUOT: _NO_SPACE,
+    errno.EFBIG: _NO_SPACE,
+    errno.EROFS: "the file system is read-only: choose a directory on a writable one",
+    errno.EACCES: _NOT_WRITABLE,
+    errno.EPERM: _NOT_WRITABLE,
+    errno.ENOTDIR: "a part of the path is a regular file: choose another path",
+    errno.EISDIR: "that path is a directory: give a file name",
+    errno.EEXIST: "a file is in the way of a directory of that path: choose another path",
+}
+
+
+def storage_error(exc: OSError, path: str | os.PathLike[str]) -> ExperimentError | None:
+    """One line for a failed write of ``path``: what failed and what to do; ``None`` when
+    ``exc`` is no storage problem (a bug, to be raised as it is)."""
+    advice = STORAGE_ADVICE.get(exc.errno)
+    if advice is None:
+        return None
+    return ExperimentError(f"cannot write {str(path)!r}: {exc.strerror or exc}; {advice}")
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Turn a storage failure (full disk, read-only, not writable) inside the block into
+    an :class:`ExperimentError` naming ``path`` (:func:`storage_error`)."""
+    try:
+        yield
+    except OSError as exc:
+        error = storage_error(exc, path)
+        if error is None:
+            raise
+        raise error from None
 _CLAIM_SUFFIX = ".claim"
 _NUMBER_KEYS = ("regret", "regret_lo", "regret_hi", "learner_loss", "comparator_lo",
                 "comparator_hi")
@@ -132,9 +171,10 @@ class ResultsStore:
             os.close(fd)
             os.unlink(probe)
         except OSError as exc:
+            advice = STORAGE_ADVICE.get(exc.errno, "expected a writable directory")
             raise ExperimentError(
                 f"results directory {str(self.root)!r} is not usable: "
-                f"{exc.strerror or exc} (expected a writable directory)") from None
+                f"{exc.strerror or exc}; {advice}") from None
         for tmp in self.games_dir.glob(f".*{_TMP_SUFFIX}"):
             pid = _pid_of(tmp.name)
             if pid is None or not _alive(pid):
@@ -150,16 +190,18 @@ class ResultsStore:
 
     def write(self, record: dict[str, Any]) -> pathlib.Path:
         """Write one record atomically (temp file in the same directory, then replace)."""
-        self.games_dir.mkdir(parents=True, exist_ok=True)
         final = self.path(record["game_id"])
-        _atomic_write(final, json.dumps(record, indent=1, default=jsonable))
+        with writing(final):
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write(final, json.dumps(record, indent=1, default=jsonable))
         return final
 
     def write_manifest(self, settings: dict[str, Any]) -> None:
         """Keep the sweep's settings (as given) in ``sweep.json``."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.root / "sweep.json", json.dumps(settings, indent=2, sort_keys=False,
-                                                           default=str))
+        with writing(self.root / "sweep.json"):
+            self.root.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.root / "sweep.json", json.dumps(settings, indent=2,
+                                                              sort_keys=False, default=str))
 
     # ------------------------------------------------------------------ claims
     def claim(self, game_id: str) -> bool:
@@ -168,24 +210,30 @@ class ResultsStore:
         Also ``False`` when the game already has a usable record (written by a sweep
         that released its claim meanwhile). A stale claim is taken over.
         """
-        self.claims_dir.mkdir(parents=True, exist_ok=True)
         path = self.claims_dir / f"{game_id}{_CLAIM_SUFFIX}"
-        with self._claims_lock():
-            for _ in range(2):
-                try:
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-                except FileExistsError:
-                    if not _stale(_read_claim(path)):
+        with writing(path):
+            self.claims_dir.mkdir(parents=True, exist_ok=True)
+            with self._claims_lock():
+                for _ in range(2):
+                    try:
+                        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                    except FileExistsError:
+                        if not _stale(_read_claim(path)):
+                            return False
+                        path.unlink(missing_ok=True)
+                        continue
+                    try:
+                        with os.fdopen(fd, "w") as fh:
+                            json.dump({"pid": os.getpid(), "host": socket.gethostname(),
+                                       "since": time.time(), "start": _start_time(os.getpid())},
+                                      fh)
+                    except BaseException:  # no half-written claim is left behind
+                        path.unlink(missing_ok=True)
+                        raise
+                    if self.read(game_id) is not None:
+                        path.unlink(missing_ok=True)
                         return False
-                    path.unlink(missing_ok=True)
-                    continue
-                with os.fdopen(fd, "w") as fh:
-                    json.dump({"pid": os.getpid(), "host": socket.gethostname(),
-                               "since": time.time(), "start": _start_time(os.getpid())}, fh)
-                if self.read(game_id) is not None:
-                    path.unlink(missing_ok=True)
-                    return False
-                return True
+                    return True
         return False
 
     def release(self, game_id: str) -> None:
@@ -194,7 +242,8 @@ class ResultsStore:
         owner = _read_claim(path)
         if owner is not None and owner.get("pid") == os.getpid() \
                 and owner.get("host") == socket.gethostname():
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # read-only now: stale once this process ends
+                path.unlink(missing_ok=True)
 
     def claimant(self, game_id: str) -> dict[str, Any] | None:
         """``{"pid", "host", "since"}`` of the live process playing a game, else ``None``."""
@@ -318,7 +367,8 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
     Damaged files are quarantined with a warning (see :meth:`ResultsStore.load`).
 
     Raises:
-        ExperimentError: A path that is not a directory, or a directory without results.
+        ExperimentError: A path that is not a directory, a directory without results, or
+            a given record that :func:`check_record` refuses (its index and why).
     """
     if isinstance(source, (str, os.PathLike)):
         root = pathlib.Path(source)
@@ -330,7 +380,13 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
             raise ExperimentError(f"results directory {str(root)!r} holds no finished game "
                                   "(expected games/*.json written by 'dp-online sweep')")
         return records
-    return list(source)
+    records = list(source)
+    for i, record in enumerate(records):
+        reason = check_record(record)
+        if reason is not None:
+            raise ExperimentError(f"records[{i}] is not a game record: {reason} (expected "
+                                  "records as 'dp-online sweep' writes them)")
+    return records
 
 
 def check_record(data: Any, game_id: str | None = None) -> str | None:
@@ -398,7 +454,9 @@ def _create_unique(directory: pathlib.Path, stem: str, suffix: str) -> tuple[int
             continue
 
 
-def _atomic_write(final: pathlib.Path, text: str) -> None:
+def atomic_write(final: pathlib.Path, text: str) -> None:
+    """Write ``text`` to ``final`` all or nothing: a temporary file in the same directory,
+    flushed and fsynced, then moved over ``final`` (removed if anything fails)."""
     fd, tmp = _create_unique(final.parent, final.stem, _TMP_SUFFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -8,7 +8,7 @@ bsuite's ``sweep.py`` settings::
     tags: {study: price-of-privacy}
     epsilons: [0.5, 1, 2, 4]
     delta: 0.0                  # or a list; used by private agents only
-    horizons: [1000, 4000]
+    horizons: [1000, 4000]      # a list key also takes one value: 1000 is [1000]
     seeds: 5                    # seed indices 0..4, or an explicit list
     results: results/price_of_privacy
     experiments:                # optional: a union of blocks that override the keys above
@@ -203,7 +203,14 @@ def read_data_file(path: pathlib.Path, what: str) -> Any:
     if suffix not in FORMATS:
         raise ExperimentError(f"{what} {str(path)!r}: unknown format {suffix!r}; "
                               f"valid: {list(FORMATS)}")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ExperimentError(f"{what} {str(path)!r} cannot be read: {exc.strerror or exc} "
+                              "(expected a file this user can read)") from None
+    except UnicodeDecodeError as exc:
+        raise ExperimentError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start}): "
+                              "expected YAML, TOML or JSON") from None
     try:
         # The parsers are imported when used: YAML and (Python 3.10) TOML are optional
         # extras.
@@ -258,7 +265,7 @@ def parse_sweep(data: Any, *, name: str | None = None, source: str = "sweep",
         raise ExperimentError(f"{source}: a sweep must be a mapping of keys {list(SWEEP_KEYS)}, "
                               f"got {type(data).__name__}")
     _check_keys(data, SWEEP_KEYS, source)
-    sweep_name = _text(data.get("name", name or "sweep"), f"{source}: name")
+    sweep_name = _dir_name(data.get("name", name or "sweep"), f"{source}: name")
     description = _text(data.get("description", ""), f"{source}: description")
     results = data.get("results")
     if results is not None:
@@ -463,6 +470,16 @@ def _text(value: Any, where: str) -> str:
     if not isinstance(value, str):
         raise ExperimentError(f"{where}: expected a string, got {value!r}")
     return value
+
+
+def _dir_name(value: Any, where: str) -> str:
+    """A name that also names a directory (``results/<name>``, ``grades/<name>``): a
+    non-empty string without a path separator or NUL, not ``.`` or ``..``."""
+    name = _text(value, where)
+    if not name.strip() or name in (".", "..") or any(c in name for c in "/\\\0"):
+        raise ExperimentError(f"{where}: name={name!r} rejected: expected a name without "
+                              "'/', '\\' or NUL, not empty, '.' or '..' (it names a directory)")
+    return name
 
 
 def _mapping(value: Any, where: str) -> dict[str, Any]:

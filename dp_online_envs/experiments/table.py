@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.store import load_records
+from dp_online_envs.experiments.store import load_records, storage_error
 
 #: Record keys holding settings as a mapping; flattened into ``<key>.<option>`` columns.
 NESTED_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs")
@@ -151,6 +151,9 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
             except ImportError:
                 raise ExperimentError("Parquet files need pyarrow: pip install "
                                       "'dp-online-envs[experiments]' (or write .csv)") from None
+    if out.resolve() == curves.resolve():
+        raise ExperimentError(f"the games table and the curves table would both be written to "
+                              f"{str(out)!r}: give --curves another file")
     records = load_records(results)
     games_table, curves_table = load_results(records), load_curves(records)
     for table, path in ((games_table, out), (curves_table, curves)):
@@ -161,5 +164,6 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
             else:
                 table.to_csv(path, index=False)
         except OSError as exc:
-            raise ExperimentError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+            raise (storage_error(exc, path) or ExperimentError(
+                f"cannot write {str(path)!r}: {exc.strerror or exc}")) from None
     return out, curves

@@ -7,7 +7,7 @@ what was expected; a "did you mean" for misspelt keys and names)::
     name: dp-bandit
     title: Write an epsilon-DP learner for a 10-armed bandit
     envs: [DPBandit-MAB-v0]            # ids or {id, kwargs}, as in a sweep
-    horizons: [2000]
+    horizons: [2000]                   # one value may be given as is: 2000
     seeds: 5                           # hidden seeds per env and horizon
     secret: {env: DP_ONLINE_GRADE_SECRET}   # or {salt: "..."}: keys the hidden seeds
     privacy: {epsilon: 1, delta: 0}    # the budget a submission must declare
@@ -43,6 +43,7 @@ from dp_online_envs.experiments.resolver import AgentResolver, resolve_agent
 from dp_online_envs.experiments.sweep import (
     _checked,
     _env_entry,
+    _dir_name,
     _horizons,
     _list,
     _mapping,
@@ -51,7 +52,7 @@ from dp_online_envs.experiments.sweep import (
     read_data_file,
 )
 from dp_online_envs.grading.audit_step import AuditSettings
-from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.validation import (
     check_delta,
     check_epsilon,
@@ -298,7 +299,7 @@ def parse_assignment(data: Any, *, name: str | None = None, source: str = "assig
         raise ExperimentError(f"{source}: isolate_references={isolate!r} rejected: expected "
                               "true or false")
     return Assignment(
-        name=_text(data.get("name", name or "assignment"), f"{source}: name"),
+        name=_dir_name(data.get("name", name or "assignment"), f"{source}: name"),
         title=title, description=_text(data.get("description", ""), f"{source}: description"),
         envs=envs, horizons=horizons, seeds=seeds,
         secret=_secret(data.get("secret"), f"{source}: secret"),
@@ -392,9 +393,10 @@ def _limits(value: Any, where: str) -> IsolationLimits:
     return IsolationLimits(
         **real,
         memory_bytes=None if mb is None else _checked(
-            lambda v: check_int("memory_mb", v, 64), mb, f"{where}: memory_mb") * 2**20,
+            lambda v: check_int("memory_mb", v, 64, MAX_LIMIT >> 20), mb,
+            f"{where}: memory_mb") * 2**20,
         cpu_seconds=None if cpu is None else _checked(
-            lambda v: check_int("cpu_seconds", v, 1), cpu, f"{where}: cpu_seconds"))
+            lambda v: check_int("cpu_seconds", v, 1, MAX_LIMIT), cpu, f"{where}: cpu_seconds"))
 
 
 def _label(value: Any, where: str, references: tuple[Reference, ...], default: str) -> str:

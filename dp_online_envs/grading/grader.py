@@ -261,8 +261,8 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
     with hidden_variable(assignment.secret.env):
         references = _reference_records(assignment, run, resolver)
         power, power_text = _power(assignment, settings, out_dir, resolver)
-        grades = [_grade_one(assignment, pathlib.Path(p), run, references, settings, power,
-                             power_text, sandboxed) for p in submissions]
+        grades = [_grade_safely(assignment, pathlib.Path(p), run, references, settings, power,
+                                power_text, sandboxed) for p in submissions]
     result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
                          power_text, Sandbox().describe() if sandboxed else UNSAFE_MODE)
     if out_dir is not None:
@@ -343,6 +343,24 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
         cache.write_text(json.dumps({"key": key, "power": found[0], "text": found[1]},
                                     indent=1))
     return found
+
+
+def _grade_safely(assignment: Assignment, path: pathlib.Path, run: Any,
+                  references: list[dict[str, Any]], settings: Any,
+                  power: dict[str, Any] | None, power_text: str, sandboxed: bool) -> Grade:
+    """:func:`_grade_one`, with any error it did not foresee turned into this submission's
+    zero grade and one-line reason: one bad submission never stops the class's grading
+    (Ctrl-C still does)."""
+    try:
+        return _grade_one(assignment, path, run, references, settings, power, power_text,
+                          sandboxed)
+    except Exception as exc:  # noqa: BLE001 - reported in the grade, not raised
+        sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        reason = f"grading failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]
+        return Grade(submission=path.stem, path=str(path), power=power, power_text=power_text,
+                     sandbox=Sandbox().describe() if sandboxed else UNSAFE_MODE,
+                     sha256=sha, learner=None, settings=[], declared=None, audit=None,
+                     records=[], parts=_all_zero(assignment, reason))
 
 
 def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
@@ -429,6 +447,11 @@ def declared_budget(records: list[dict[str, Any]]
               for r in records]
     if any(eps is None for eps, _, _ in claims):
         return None, "the learner declared no privacy budget (its privacy attribute is None)"
+    for eps, delta, _ in claims:
+        if not (isinstance(eps, (int, float)) and isinstance(delta, (int, float))
+                and eps >= 0 and 0 <= delta <= 1):  # also refuses NaN
+            return None, (f"the learner declared an invalid budget (epsilon={eps!r}, "
+                          f"delta={delta!r}); expected epsilon >= 0 and delta in [0, 1]")
     eps = max(c[0] for c in claims)
     delta = max(c[1] for c in claims)
     text = next(c[2] for c in claims if c[0] == eps)

@@ -259,3 +259,23 @@ def test_bad_htinf_parameters_and_problems():
     linear = build_env("DPBandit-Linear-v1", horizon=10).unwrapped.problem
     with pytest.raises(ValueError, match="arms"):
         make("htinf", linear)
+
+
+def test_out_of_range_feedback_is_clipped_before_the_batch_sum():
+    """Feedback outside the declared range ``[0, 1]`` (a hostile env, or a wrapper that
+    rescales) must be clipped before it enters a batch sum: otherwise one round moves the
+    sum by more than the sensitivity the noise is calibrated to. Fed ``5`` and ``-3``,
+    the agent releases exactly what it releases when fed ``1`` and ``0``."""
+    problem = _mab(T=12).unwrapped.problem
+    wild = [5.0, -3.0, 0.25, 1e6, -0.5, 0.75, 2.0, 0.5, -1e3, 1.0, 0.0, 7.0]
+    runs = []
+    for feed in (wild, [min(max(f, 0.0), 1.0) for f in wild]):
+        agent = make("private-batched-htinf", problem, epsilon=0.3, seed=0)
+        agent.record_releases = True
+        agent.reset(5)
+        for f in feed:
+            agent.update(agent.act(), np.array([f]))
+        runs.append((list(agent.releases), agent.clipped_feedback))
+    (released_wild, clips_wild), (released_clean, clips_clean) = runs
+    assert released_wild == released_clean and len(released_wild) == 3  # tau = 4
+    assert clips_wild == 7 and clips_clean == 0

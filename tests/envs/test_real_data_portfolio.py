@@ -93,8 +93,9 @@ def test_window_is_in_date_order_clipped_and_seeded():
     np.testing.assert_array_equal(replayed, np.clip(rows[start:start + 300], 0.5, 2.0))
     env.reset(seed=5)
     assert env.unwrapped.adversary.start != start
-    with pytest.raises(ValueError, match="horizon=9000 exceeds the 8312 rows"):
-        dp_online_envs.build_env(PF, horizon=9000).reset(seed=0)
+    with pytest.raises(ValueError, match=r"^horizon=9000 rejected: the price series has 8312 "
+                                         r"days; expected a horizon <= 8312$"):
+        dp_online_envs.build_env(PF, horizon=9000)  # refused when built, not at reset
 
 
 def test_default_game_is_ge_and_msft_over_the_whole_range_unclipped():

@@ -147,6 +147,24 @@ class SendsShortAction(_UniformArm):
         return super().act()
 
 
+class CountsUpdates(_UniformArm):
+    """Plays arm ``min(updates so far in this game, K - 1)``: the arm tells how many
+    feedbacks reached it since its last reset."""
+
+    def act(self):
+        return min(self.t, self.problem.domain.dim - 1)
+
+
+class ShowsLimits(_UniformArm):
+    """Raises in its first ``act`` with its process's address-space and CPU limits."""
+
+    def act(self):
+        import resource
+
+        raise RuntimeError(f"RLIMIT_AS={resource.getrlimit(resource.RLIMIT_AS)} "
+                           f"RLIMIT_CPU={resource.getrlimit(resource.RLIMIT_CPU)}")
+
+
 #: Names of the objects that must never exist in an isolated agent's process.
 SECRET_TYPES = ("OnlineLearningEnv", "FeedbackGuard", "RegretRecorder", "Adversary",
                 "StochasticAdversary", "LossSequence")

@@ -225,3 +225,97 @@ def test_a_claim_whose_pid_was_reused_is_stale(tmp_path, specs):
     assert store.claim(specs[2].game_id)
     assert json.loads((store.claims_dir / f"{specs[2].game_id}.claim").read_text())["start"] \
         == _start_time(os.getpid())
+
+
+#: A sweep's worker in miniature: read which games are unfinished, wait for a gate, then
+#: claim, "play" (log and write the record) and release each. Two of these are the race
+#: ``claim`` must settle: the second read its list before the first wrote any record.
+WORKER = textwrap.dedent('''
+    import json, os, sys, time
+    from dp_online_envs.experiments import ResultsStore
+
+    root, records, gate, log, ready = sys.argv[1:6]
+    store = ResultsStore(root)
+    records = json.loads(open(records).read())
+    todo = [r for r in records if r["game_id"] not in store.finished()]
+    open(ready, "w").close()
+    while not os.path.exists(gate):
+        time.sleep(0.01)
+    for record in todo:
+        if store.claim(record["game_id"]):
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            os.write(fd, (str(os.getpid()) + " " + record["game_id"] + "\\n").encode())
+            os.close(fd)
+            store.write(record)
+            store.release(record["game_id"])
+''')
+
+
+def test_a_game_finished_by_another_process_after_the_list_was_read_is_not_replayed(
+        tmp_path, specs):
+    """Two real processes: the late one read its to-do list (every game) before the
+    early one played anything; when it gets to claim, each game has a record and no
+    claim, so ``claim`` must look for the record (not only for a live claim)."""
+    records = tmp_path / "records.json"
+    records.write_text(json.dumps(run_games(specs, backend="serial").records))
+    root, log = tmp_path / "results", tmp_path / "plays.log"
+    ResultsStore(root).prepare()
+    procs = {}
+    for name in ("early", "late"):
+        args = [str(root), str(records), str(tmp_path / f"gate-{name}"), str(log),
+                str(tmp_path / f"ready-{name}")]
+        procs[name] = subprocess.Popen([sys.executable, "-c", WORKER, *args])
+    try:
+        for name, proc in procs.items():
+            _wait_until((tmp_path / f"ready-{name}").exists, f"{name} ready", proc)
+        (tmp_path / "gate-early").touch()
+        assert procs["early"].wait(60) == 0
+        (tmp_path / "gate-late").touch()
+        assert procs["late"].wait(60) == 0
+    finally:
+        for proc in procs.values():
+            proc.kill()
+            proc.wait()
+    plays = [line.split() for line in log.read_text().splitlines()]
+    assert sorted(g for _, g in plays) == sorted(s.game_id for s in specs)  # once each
+    assert {int(pid) for pid, _ in plays} == {procs["early"].pid}
+    assert not list(ResultsStore(root).claims_dir.glob("*.claim"))
+
+
+def test_release_removes_this_process_claim_only(tmp_path, specs):
+    """Without the owner check a sweep would free games other sweeps are playing; without
+    the removal its own claims would outlive their games (and it would wait on itself)."""
+    store = ResultsStore(tmp_path)
+    mine, theirs = specs[0].game_id, specs[1].game_id
+    assert store.claim(mine)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        other = _write_claim(store, theirs, sleeper.pid)
+        store.release(mine)
+        store.release(theirs)
+        assert not (store.claims_dir / f"{mine}.claim").exists()
+        assert other.exists() and store.claimant(theirs)["pid"] == sleeper.pid
+        assert store.claim(mine)  # free again
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_claim_of_a_process_this_user_may_not_signal_is_respected(tmp_path, specs,
+                                                                     monkeypatch):
+    """``kill(pid, 0)`` answers EPERM for a live process of another user (a results
+    directory shared by several users): that claim is live, not stale."""
+    store = ResultsStore(tmp_path)
+    pid = _dead_pid() + 10**6  # no such process here: only the patched kill answers
+    real_kill = os.kill
+
+    def kill(target, sig):
+        if target == pid and sig == 0:
+            raise PermissionError(1, "Operation not permitted")
+        return real_kill(target, sig)
+
+    monkeypatch.setattr(store_module.os, "kill", kill)
+    monkeypatch.setattr(store_module, "_start_time", lambda p: None)
+    _write_claim(store, specs[0].game_id, pid)
+    assert store.claimant(specs[0].game_id)["pid"] == pid
+    assert not store.claim(specs[0].game_id)

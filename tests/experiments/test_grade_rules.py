@@ -70,7 +70,7 @@ def with_(path: str, value) -> dict:
     (with_("secret", {"salt": "short"}), "salt rejected: expected a string of at least 8"),
     (with_("secret", {"env": ""}), "assignment: secret: env='' rejected"),
     (with_("limits.timeout", -1), "assignment: limits: timeout: timeout=-1 rejected"),
-    (with_("limits.memory_mb", 1.5), "memory_mb=1.5 rejected: expected an integer >= 64"),
+    (with_("limits.memory_mb", 1.5), "memory_mb=1.5 rejected: expected an integer in [64, 4398046511104]"),
     (with_("limits.wall", 3), "assignment: limits: unknown key 'wall'"),
     (with_("audit.env", "DPFullInfo-Experts-v0"), "is not one of the assignment's envs"),
     (with_("audit.reference", "exp33"),
@@ -253,3 +253,75 @@ def test_the_audit_seed_is_keyed_by_the_secret_and_the_assignment():
     assert audit_seed(a, "s") == audit_seed(a, "s")
     assert len({audit_seed(a, "s"), audit_seed(a, "t"), audit_seed(b, "s")}) == 3
     assert len({seed_secret(a, "s"), seed_secret(a, "t"), seed_secret(b, "s")}) == 3
+
+
+def test_the_regret_rule_falls_from_full_at_the_factor_to_zero_at_zero_at():
+    """Off the midpoint, so that interpolating the wrong way shows: full at 150, zero at
+    300; 180 is a fifth of the way down, so 0.8 of the points; 270 earns 0.2."""
+    rule = RegretRule(points=50, reference="r", factor=1.5, zero_at=3.0)
+    assert rule.fraction(180.0, 100.0) == pytest.approx(0.8)
+    assert rule.fraction(270.0, 100.0) == pytest.approx(0.2)
+    assert rule.fraction(151.0, 100.0) > rule.fraction(299.0, 100.0)
+
+
+def test_the_declared_budget_takes_the_largest_epsilon_and_the_largest_delta():
+    def rec(eps, delta):
+        return {"privacy_epsilon": eps, "privacy_delta": delta, "privacy_mechanism": f"m{eps}"}
+
+    (eps, delta, text), note = declared_budget([rec(1.0, 1e-5), rec(1.0, 1e-7)])
+    assert (eps, delta) == (1.0, 1e-5) and "2 different budgets" in note
+    (eps, delta, text), _ = declared_budget([rec(2.0, 1e-9), rec(0.5, 1e-6), rec(1.0, 0.0)])
+    assert (eps, delta, text) == (2.0, 1e-6, "m2.0")  # each at its weakest
+
+
+def test_the_regret_points_are_shared_by_every_env_and_horizon():
+    """One env x three horizons: each setting is worth a third of the points, and a
+    submission matching the reference everywhere earns the points once, not more."""
+    a = parse_assignment({**copy.deepcopy(BASE), "horizons": [40, 80, 120],
+                          "grading": {"regret": {"points": 60, "factor": 1.5}}})
+
+    def rec(env, horizon, regret, seed, agent="sub"):
+        return {**_record(regret, seed, agent=agent), "env_id": env, "horizon": horizon}
+
+    settings = [(e.id, h) for e in a.envs for h in a.horizons]
+    mine = [rec(e, h, 10.0, s) for e, h in settings for s in (0, 1)]
+    refs = [rec(e, h, 10.0, s, agent=n) for e, h in settings for s in (0, 1)
+            for n in ("private-exp2", "exp3")]
+    results = _settings(a, mine, [], refs)
+    assert [(r.horizon, r.points) for r in results] == [(40, 20.0), (80, 20.0), (120, 20.0)]
+    assert sum(r.earned for r in results) == 60.0
+    # one setting past the zero line: that third is lost, the rest kept
+    mine[0]["regret"] = mine[1]["regret"] = 1e9
+    assert sum(r.earned for r in _settings(a, mine, [], refs)) == 40.0
+
+
+def test_the_cached_audit_power_is_keyed_by_the_claimed_budget(tmp_path, monkeypatch):
+    """The power of the audit depends on the budget it tries to refute: an assignment
+    re-graded with another epsilon (or delta) in the same output directory must measure
+    it again, not read back the other budget's."""
+    from dp_online_envs.grading import audit_step, grade
+
+    claims = []
+
+    class Power:
+        def to_dict(self):
+            return {"claim": list(claims[-1])}
+
+        def __str__(self):
+            return f"power at {claims[-1]}"
+
+    def fake(reference, env_id, env_kwargs, claim, settings, **kwargs):
+        claims.append(tuple(claim))
+        return Power()
+
+    monkeypatch.setattr(audit_step, "audit_power", fake)
+    first = grade(parse_assignment(with_("privacy.epsilon", 1.0)), [], secret="s",
+                  out_dir=tmp_path)
+    second = grade(parse_assignment(with_("privacy.epsilon", 2.0)), [], secret="s",
+                   out_dir=tmp_path)
+    third = grade(parse_assignment({**with_("privacy.epsilon", 2.0),
+                                    "privacy": {"epsilon": 2.0, "delta": 1e-6}}), [],
+                  secret="s", out_dir=tmp_path)
+    assert claims == [(1.0, 0.0), (2.0, 0.0), (2.0, 1e-6)]
+    assert (first.power, second.power, third.power) == (
+        {"claim": [1.0, 0.0]}, {"claim": [2.0, 0.0]}, {"claim": [2.0, 1e-6]})

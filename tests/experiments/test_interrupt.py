@@ -69,10 +69,11 @@ def _wait_for_no_members(pgid: int, seconds: float = 5.0) -> list[int]:
     return live_members(pgid)
 
 
-def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,
-               backend: str = "local") -> tuple[Path, str]:
-    """Run the sweep, SIGINT it after its first game; its results dir and stderr."""
-    proc, results = _start(tmp_path, backend)
+def _sigint_and_wait(proc: subprocess.Popen, *, group: bool, twice: bool,
+                     gap: float) -> tuple[str, list[int]]:
+    """SIGINT the sweep (its group, or its main process alone), again after ``gap``
+    seconds if ``twice``; its stderr and the processes of its group still alive after
+    it exited (the group is killed in any case)."""
 
     def sigint() -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -84,17 +85,24 @@ def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,
     try:
         sigint()
         if twice:
-            time.sleep(0.1)
+            time.sleep(gap)
             sigint()
         try:
             _, err = proc.communicate(timeout=EXIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             pytest.fail(f"the sweep did not exit within {EXIT_TIMEOUT} s of SIGINT")
-        left = _wait_for_no_members(proc.pid)
+        return err, _wait_for_no_members(proc.pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def _interrupt(tmp_path: Path, *, group: bool, twice: bool = False,
+               backend: str = "local") -> tuple[Path, str]:
+    """Run the sweep, SIGINT it after its first game; its results dir and stderr."""
+    proc, results = _start(tmp_path, backend)
+    err, left = _sigint_and_wait(proc, group=group, twice=twice, gap=0.1)
     assert left == [], "worker processes outlived the interrupted sweep"
     assert proc.returncode == 130, err
     # Dask's own workers may log a heartbeat error (with its traceback) when the local
@@ -146,3 +154,56 @@ def test_workers_of_a_killed_sweep_exit_while_it_is_an_unreaped_zombie(tmp_path)
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
     assert left == [], "worker processes outlived the killed sweep"
+
+
+def _loaded(pid: int, library: str) -> bool:
+    """Whether process ``pid`` has mapped a file whose path contains ``library``."""
+    try:
+        return library in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+#: When the SIGINT is sent: a condition on (process, results directory), checked every
+#: few milliseconds from the start.
+MOMENTS = {
+    # importing numpy: the command line has not parsed its arguments yet
+    "importing": lambda proc, results: _loaded(proc.pid, "numpy"),
+    # the results directory exists, no worker yet
+    "before workers": lambda proc, results: (results / "games").is_dir(),
+    # the fork server or a worker exists, no game finished
+    "workers starting": lambda proc, results: len(live_members(proc.pid)) >= 2,
+    # a game finished, others are being played
+    "mid-game": lambda proc, results: bool(_finished(results)),
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("moment, twice", [("importing", False), ("importing", True),
+                                           ("before workers", True), ("workers starting", False),
+                                           ("workers starting", True), ("mid-game", True)])
+def test_sigint_to_the_main_process_at_any_moment_prints_no_traceback(tmp_path, moment, twice):
+    """SIGINT (once, or twice 50 ms apart) to the main process alone, output to pipes, at
+    each stage of a sweep's life: exit 130 with one ``interrupted`` line, no traceback
+    (not even from a worker the fork server was starting), no process left, and every
+    record written is complete."""
+    sweep, results = tmp_path / "interrupt.yaml", tmp_path / "results"
+    sweep.write_text(SWEEP)
+    proc = subprocess.Popen(_sweep_cmd(sweep, results), start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not MOMENTS[moment](proc, results):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail(f"the sweep never reached {moment} (exit {proc.poll()}): "
+                        f"{proc.communicate()[1]}")
+        time.sleep(0.001)
+    err, left = _sigint_and_wait(proc, group=False, twice=twice, gap=0.05)
+    assert "Traceback" not in err and "Error" not in err, err
+    assert proc.returncode == 130, err
+    assert left == [], "processes outlived the interrupted sweep"
+    [line] = err.strip().splitlines()
+    assert line.startswith("interrupted"), line
+    for path in _finished(results):
+        assert json.loads(path.read_text())["game_id"] == path.stem

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import json
 
 import gymnasium as gym
@@ -131,7 +132,7 @@ def test_limits_are_validated():
     with pytest.raises(ValueError, match=r"^startup_timeout=True rejected: .*, got a bool$"):
         IsolationLimits(startup_timeout=True)
     with pytest.raises(ValueError, match=r"^memory_bytes=1\.5 rejected: expected an integer "
-                                         r">= 1, got a float$"):
+                                         r"in \[1, 4611686018427387904\], got a float$"):
         IsolationLimits(memory_bytes=1.5)
     assert IsolationLimits(memory_bytes=None, cpu_seconds=np.int64(2)).cpu_seconds == 2
     with pytest.raises(TypeError, match="supports Discrete, MultiBinary and Box"):
@@ -239,3 +240,67 @@ def test_parse_summary_accepts_the_two_shapes_a_learner_sends():
         "clipped_feedback": 3, "privacy": None}
     assert parse_summary(b'{"privacy": [1, 0.5, "Laplace"], "clipped_feedback": 0}') == {
         "clipped_feedback": 0, "privacy": (1.0, 0.5, "Laplace")}
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_a_spinning_agent_is_stopped_at_its_call_timeout_not_later():
+    """Measured in CPU time, not wall-clock: an agent that spins in ``act`` burns CPU
+    until it is killed, so its process's CPU time (minus a well-behaved agent's, which
+    pays the same start-up) bounds how long the parent waited past the limit. A wait of
+    several times the limit would show as several seconds of CPU."""
+    limit = 1.0
+    env = gym.make("DPBandit-MAB-v0", horizon=20)
+    problem = env.get_wrapper_attr("problem")
+
+    def run(cls: str) -> tuple[float, str]:
+        factory = functools.partial(getattr(importlib.import_module(MOD), cls), seed=0)
+        before = _children_cpu()
+        reason = ""
+        with IsolatedLearner(factory, problem, env.action_space,
+                             IsolationLimits(timeout=limit)) as proxy:
+            proxy.reset(0)
+            try:
+                for _ in range(3):
+                    proxy.update(proxy.act(), np.zeros(1))
+            except AgentFailure as exc:
+                reason = exc.reason
+        return _children_cpu() - before, reason
+
+    calm, calm_reason = run("_UniformArm")
+    spun, reason = run("BurnsCpu")
+    assert calm_reason == "" and reason == f"agent timed out: no answer to act within {limit:g} s"
+    assert spun - calm < 3 * limit, (spun, calm)
+
+
+def _proxy(cls: str, limits: IsolationLimits = FAST) -> IsolatedLearner:
+    env = gym.make("DPBandit-MAB-v0", horizon=20)
+    factory = functools.partial(getattr(importlib.import_module(MOD), cls), seed=0)
+    return IsolatedLearner(factory, env.get_wrapper_attr("problem"), env.action_space, limits)
+
+
+def test_feedback_left_over_from_a_game_never_reaches_the_next_one():
+    """A game abandoned after an ``update`` (no ``finish``: an audit stopping early, an
+    error) must not hand its last feedback to the learner of the next game."""
+    with _proxy("CountsUpdates") as proxy:
+        proxy.reset(0)
+        for _ in range(3):
+            proxy.update(proxy.act(), np.zeros(1))
+        assert proxy.act() == 3  # three feedbacks reached it
+        proxy.update(3, np.ones(1))  # pending, never delivered
+        proxy.reset(1)
+        assert proxy.act() == 0  # a fresh game: no feedback yet
+
+
+def test_the_limits_are_the_address_space_and_cpu_time_of_the_agent_process():
+    limits = IsolationLimits(timeout=20.0, memory_bytes=3 * 2**30, cpu_seconds=50)
+    with _proxy("ShowsLimits", limits) as proxy:
+        proxy.reset(0)
+        with pytest.raises(AgentFailure) as caught:
+            proxy.act()
+    assert f"RLIMIT_AS={(3 * 2**30, 3 * 2**30)} RLIMIT_CPU=(50, 51)" in caught.value.reason

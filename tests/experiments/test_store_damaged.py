@@ -166,8 +166,8 @@ def test_a_directory_that_refuses_files_is_an_experiment_error(tmp_path, monkeyp
         raise PermissionError(13, "Permission denied", str(directory))
 
     monkeypatch.setattr(store_module, "_create_unique", refuse)
-    with pytest.raises(ExperimentError, match=f"'{tmp_path}' is not usable: Permission denied "
-                                              r"\(expected a writable directory\)"):
+    with pytest.raises(ExperimentError, match=f"'{tmp_path}' is not usable: Permission denied; "
+                                              "choose a directory this user can write to"):
         ResultsStore(tmp_path).prepare()
 
 

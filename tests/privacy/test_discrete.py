@@ -170,3 +170,65 @@ def test_secure_strategy_draws_from_the_os():
     assert not np.array_equal(x, y)  # the seeded generator is ignored
     with pytest.raises(ValueError, match="secure"):
         noise_strategy("laplace", 1.0, None, 1.0, secure=True)
+
+
+def _assert_minimal_safe_scale(ns, epsilon: float) -> None:
+    """``t`` is the SMALLEST integer with ``copies k1 / t <= epsilon`` (exact fractions):
+    rounded up (the safe way: never less noise than the budget needs), and by no more
+    than one step."""
+    total = Fraction(ns.copies * ns.grid_sensitivity)
+    assert total / ns.t <= Fraction(epsilon), f"t={ns.t} under-noises: {total / ns.t} > {epsilon}"
+    assert total / (ns.t - 1) > Fraction(epsilon), f"t={ns.t} is not the smallest safe scale"
+    assert ns.variance == discrete_laplace_variance(ns.t) * ns.grid**2
+
+
+#: Budgets where ``copies k1 / epsilon`` is NOT an integer (rounding down would differ).
+_ODD_BUDGETS = [0.3, 0.7, 1.3, 2.9, 0.1 + 0.2]
+
+
+@pytest.mark.parametrize("epsilon", _ODD_BUDGETS)
+@pytest.mark.parametrize("copies, dim, secure", [(1, 1, False), (3, 4, False), (5, 2, True)])
+def test_every_calibrated_discrete_laplace_scale_is_rounded_up(epsilon, copies, dim, secure):
+    ns = DiscreteLaplaceNoise(epsilon, 1.0, dim=dim, secure=secure).calibrate(copies=copies)
+    assert Fraction(copies * ns.grid_sensitivity) / Fraction(epsilon) != ns.t  # not exact
+    _assert_minimal_safe_scale(ns, epsilon)
+
+
+@pytest.mark.parametrize("epsilon", _ODD_BUDGETS)
+def test_learners_and_counters_get_the_safe_scale(epsilon):
+    """The same check on the strategies the private bandit learners and the counters
+    build for themselves."""
+    from agents import make
+    from dp_online_envs import build_env
+
+    problem = build_env("DPBandit-MAB-v0", horizon=50).unwrapped.problem
+    for name in ("private-bandit", "private-batched-htinf"):
+        _assert_minimal_safe_scale(make(name, problem, epsilon=epsilon).noise_strategy, epsilon)
+    for name in ("tree", "agarwal-singh", "honaker"):
+        c = make_counter(name, 16, 3, noise="discrete-laplace", epsilon=epsilon,
+                         sensitivity=1.0, rng=np.random.default_rng(0))
+        _assert_minimal_safe_scale(c.noise_strategy, epsilon)
+
+
+@pytest.mark.parametrize("source", ["numpy", "os"])
+@pytest.mark.parametrize("t", [1, 2])
+def test_each_sampler_has_the_analytic_variance_at_small_scales(source, t):
+    """At ``t = 1, 2`` one step of the scale changes the variance fourfold (1.84 vs
+    7.83), so a sampler or a calibration off by one is caught by the variance alone."""
+    rng = OsRandom() if source == "os" else np.random.default_rng(10 + t)
+    y = discrete_laplace(rng, t, 100_000)
+    assert y.var() == pytest.approx(discrete_laplace_variance(t), rel=0.05)
+    assert discrete_laplace_variance(2) > 4 * discrete_laplace_variance(1)
+
+
+@pytest.mark.parametrize("high", [2**34 + 1, 2**40 + 2**39 + 7, 2**62 + 3])
+def test_the_os_generator_is_uniform_above_2_to_the_33(high):
+    """The mask must cover every bit below ``high - 1``'s top bit: for ``high = 2^34 + 1``
+    a mask smeared only 31 bits down leaves the low bits always zero; the high bits
+    (the value's position in ``[0, high)``) must be uniform too."""
+    u = OsRandom().integers(0, high, size=40_000)
+    assert u.min() >= 0 and u.max() < high
+    low = np.bincount(u & 255, minlength=256)  # the lowest 8 bits: 256 equal cells
+    assert stats.chisquare(low).pvalue > 1e-6
+    cells = (u.astype(np.float64) / high * 64).astype(int)  # 64 equal slices of [0, high)
+    assert stats.chisquare(np.bincount(cells, minlength=64)).pvalue > 1e-6

@@ -88,3 +88,18 @@ def test_specs_round_trip_through_json(env_id):
     again = EnvSpec.from_json(spec.to_json())
     assert again == spec and again.additional_wrappers == ()
     assert again.vector_entry_point is None
+
+
+def test_an_integer_seed_seeds_game_b_with_seed_plus_b():
+    """Gymnasium's convention for ``reset(seed=s)`` of a vector env: sub-env ``b`` gets
+    ``s + b`` (distinct games, not B copies of one), as the list form spells out."""
+    venv = LinearVectorEnv("DPBandit-MAB-v0", num_envs=3, horizon=50)
+    arms = np.zeros(3, dtype=np.int64)
+
+    def losses(seed):
+        venv.reset(seed=seed)
+        return np.stack([venv.step(arms)[1] for _ in range(50)])
+
+    by_int, by_list = losses(7), losses([7, 8, 9])
+    np.testing.assert_array_equal(by_int, by_list)
+    assert not np.array_equal(by_int[:, 0], by_int[:, 1])
