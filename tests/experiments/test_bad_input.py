@@ -231,7 +231,7 @@ def test_a_real_data_horizon_longer_than_its_data():
     labelled data is cycled on purpose, one fresh permutation per pass."""
     with pytest.raises(ValueError, match=r"^horizon=1000000 rejected: the price series has "
                                          r"(\d+) days; expected a horizon <= \1$"):
-        gym.make("DPFullInfo-Portfolio-v0", horizon=10**6)
+        gym.make("DPFullInfo-Portfolio-v1", horizon=10**6)
     env = gym.make("DPBandit-Classes-v0", horizon=1500)
     env.reset(seed=0)
     order = env.unwrapped.adversary.order
