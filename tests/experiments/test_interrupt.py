@@ -40,6 +40,13 @@ def _sweep_cmd(sweep: Path, results: Path, backend: str = "local") -> list[str]:
             "--results", str(results), "--workers", "2", "--quiet", "--backend", backend]
 
 
+def _as_from_a_shell() -> None:
+    """The sweep starts with SIGINT's default disposition, as a shell starts a command:
+    a test process may hold SIGINT ignored (an earlier test's interrupted command in the
+    same worker), and an ignored disposition is inherited across ``exec``."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _finished(results: Path) -> list[Path]:
     games = results / "games"
     return sorted(games.glob("*.json")) if games.is_dir() else []
@@ -50,7 +57,8 @@ def _start(tmp_path: Path, backend: str = "local") -> tuple[subprocess.Popen, Pa
     sweep, results = tmp_path / "interrupt.yaml", tmp_path / "results"
     sweep.write_text(SWEEP)
     proc = subprocess.Popen(_sweep_cmd(sweep, results, backend), start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            preexec_fn=_as_from_a_shell, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not _finished(results):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -190,7 +198,8 @@ def test_sigint_to_the_main_process_at_any_moment_prints_no_traceback(tmp_path, 
     sweep, results = tmp_path / "interrupt.yaml", tmp_path / "results"
     sweep.write_text(SWEEP)
     proc = subprocess.Popen(_sweep_cmd(sweep, results), start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            preexec_fn=_as_from_a_shell, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not MOMENTS[moment](proc, results):
         if proc.poll() is not None or time.monotonic() > deadline:
