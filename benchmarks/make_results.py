@@ -5,7 +5,7 @@ prose, section by section) and the stdout of one benchmark script per section (t
 numbers). Each section of the template is delimited by ``<!-- section: NAME -->`` and
 ``<!-- /section: NAME -->`` and holds one ``{{output}}`` placeholder; :data:`SECTIONS`
 says which script fills it, with which arguments. The generated block is stamped with
-the command, the date and the commit it was produced by, between
+the command, the date and the release it was produced with, between
 ``<!-- output: NAME -->`` and ``<!-- /output: NAME -->``; a section that is not rerun
 keeps the block it has in the current file, so ``--only`` regenerates part of it.
 
@@ -194,16 +194,13 @@ def versions() -> str:
     return ", ".join(parts)
 
 
-def git_commit() -> str:
-    """The short commit of the working tree (``+dirty`` if it has changes)."""
+def release() -> str:
+    """The release the numbers were produced with (``dp-online-envs X.Y.Z``): a stamp a
+    reader can look up, unlike a working tree's commit."""
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=ROOT, check=True, capture_output=True, text=True).stdout
-        return sha + ("+dirty" if dirty.strip() else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown commit"
+        return f"dp-online-envs {metadata.version('dp-online-envs')}"
+    except metadata.PackageNotFoundError:
+        return "dp-online-envs (not installed)"
 
 
 #: The section scripts running now (killed when this process is told to stop).
@@ -294,7 +291,7 @@ def main(argv: list[str] | None = None,
     out = Path(args.out) if args.out else (
         Path(tempfile.gettempdir()) / "results.quick.md" if args.quick else RESULTS)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    commit = git_commit()
+    stamped = release()
     lock = threading.Lock()
     failed: list[str] = []
 
@@ -307,7 +304,7 @@ def main(argv: list[str] | None = None,
             if out.exists():
                 blocks.update(parse_outputs(out.read_text()))
             blocks[name] = block
-            text = render(TEMPLATE.read_text(), blocks, header(f"{now} (commit {commit})"))
+            text = render(TEMPLATE.read_text(), blocks, header(now))
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text)
 
@@ -320,7 +317,7 @@ def main(argv: list[str] | None = None,
             print(f"FAILED {section.name}: {exc}", file=sys.stderr, flush=True)
             failed.append(section.name)
             return
-        stamp = f"{now}, commit {commit}" + (", quick run" if args.quick else "")
+        stamp = f"{now}, {stamped}" + (", quick run" if args.quick else "")
         write(section.name, output_block(section, stdout, stamp, args.quick))
         print(f"wrote {section.name} to {out}", file=sys.stderr, flush=True)
 
@@ -330,7 +327,7 @@ def main(argv: list[str] | None = None,
         list(pool.map(one, chosen))
     if not chosen:
         write_all = render(TEMPLATE.read_text(), parse_outputs(RESULTS.read_text()),
-                           header(f"{now} (commit {commit})"))
+                           header(now))
         out.write_text(write_all)
     print(f"{out}: {len(chosen) - len(failed)} section(s) regenerated"
           + (f", FAILED: {failed} (their previous blocks kept)" if failed else ""),
