@@ -98,11 +98,24 @@ class NoiseQueue:
         return z
 
 
-def exact_laplace_label(strategy, scale: float) -> str:
-    """``"exact discrete Laplace (t=..., grid g=2^k, b=t*g=...)"``: how a calibrated
-    :class:`~agents.privacy.noise.DiscreteLaplaceNoise` is named in a guarantee."""
-    return (f"exact discrete Laplace (t={strategy.t}, "
-            f"grid g=2^{math.frexp(strategy.grid)[1] - 1}, b=t*g={scale:.6g})")
+def exact_laplace_guarantee(strategy, released: str, exact: str):
+    """The guarantee of a learner that releases scalars through ``strategy``.
+
+    With a calibrated :class:`~agents.privacy.noise.DiscreteLaplaceNoise`, the mechanism
+    reads ``"exact discrete Laplace (t=..., grid g=2^k, b=t*g=...) <released>"``; with
+    :class:`~agents.privacy.noise.NoNoise` (the tests' non-private limit) it is
+    ``exact``.
+
+    Args:
+        strategy: The calibrated noise strategy.
+        released: What each noise draw is added to, and what the learner does next.
+        exact: The mechanism's text when the strategy adds no noise.
+    """
+    if not strategy.private:
+        return strategy.guarantee(strategy.dp_event(), mechanism=exact)
+    label = (f"exact discrete Laplace (t={strategy.t}, "
+             f"grid g=2^{math.frexp(strategy.grid)[1] - 1}, b=t*g={strategy.scale:.6g})")
+    return strategy.guarantee(strategy.dp_event(), mechanism=f"{label} {released}")
 
 
 # ------------------------------------------------------------------ playing a point

@@ -58,7 +58,7 @@ import math
 
 from agents.bandit.stochastic import StochasticArms, best_arm, kl_ucb_index
 from agents.base import register
-from agents.common import NoiseQueue, exact_laplace_label
+from agents.common import NoiseQueue, exact_laplace_guarantee
 from agents.privacy.noise import DiscreteLaplaceNoise
 from dp_online_envs.validation import check_real
 
@@ -87,15 +87,12 @@ class _AdaP(StochasticArms):
         self.noise_strategy = self._noise_strategy()
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
-        ns = self.noise_strategy
-        if not ns.private:  # the non-private limit (tests)
-            self.privacy = ns.guarantee(ns.dp_event(), mechanism="exact episode sums")
-            return
-        self.privacy = ns.guarantee(
-            ns.dp_event(),
-            mechanism=(f"{exact_laplace_label(ns, self.noise_scale)} on each episode sum of "
-                       f"clipped losses in [{self.loss_lo:g}, {self.loss_hi:g}] rounded to the "
-                       f"grid (each round's loss in one episode), then the {self.name} index"))
+        self.privacy = exact_laplace_guarantee(
+            self.noise_strategy,
+            f"on each episode sum of clipped losses in [{self.loss_lo:g}, {self.loss_hi:g}] "
+            f"rounded to the grid (each round's loss in one episode), then the {self.name} "
+            "index",
+            exact="exact episode sums")
 
     def _noise_strategy(self):
         """The calibrated exact discrete Laplace strategy of one episode sum of

@@ -57,7 +57,7 @@ from agents.common import (
     check_bandit_problem,
     check_range,
     clipped_loss,
-    exact_laplace_label,
+    exact_laplace_guarantee,
 )
 from agents.privacy.noise import DiscreteLaplaceNoise
 from dp_online_envs.validation import check_epsilon, check_int
@@ -128,16 +128,12 @@ class PrivateBatchedHTINF(Agent):
         self.sigma = s
         self.base = agent_class("htinf")(p, seed=None, alpha=2.0, sigma=s,
                                          loss_range=(self.loss_lo, self.loss_hi))
-        ns = self.noise_strategy
-        if not ns.private:  # the non-private limit (tests)
-            self.privacy = ns.guarantee(ns.dp_event(), mechanism="exact batch sums, then htinf")
-            return
-        self.privacy = ns.guarantee(
-            ns.dp_event(),
-            mechanism=(f"{exact_laplace_label(ns, self.noise_scale)} on each batch sum of "
-                       f"{self.batch} "
-                       f"clipped losses in [{self.loss_lo:g}, {self.loss_hi:g}] rounded to the "
-                       "grid (each round's loss in one batch), then htinf on the averages"))
+        self.privacy = exact_laplace_guarantee(
+            self.noise_strategy,
+            f"on each batch sum of {self.batch} clipped losses in [{self.loss_lo:g}, "
+            f"{self.loss_hi:g}] rounded to the grid (each round's loss in one batch), then "
+            "htinf on the averages",
+            exact="exact batch sums, then htinf")
 
     def _noise_strategy(self):
         """The calibrated exact discrete Laplace strategy of one batch sum of sensitivity

@@ -65,7 +65,7 @@ from agents.common import (
     check_bandit_problem,
     check_range,
     clipped_loss,
-    exact_laplace_label,
+    exact_laplace_guarantee,
 )
 from agents.privacy.noise import DiscreteLaplaceNoise
 
@@ -148,15 +148,11 @@ class PrivateBanditReduction(Agent):
         self._observe = getattr(self.base, "observe_loss", None)
         if self._observe is None:
             self.base.clip_feedback = _finite_only  # noisy values must reach it unclipped
-        ns = self.noise_strategy
-        if not ns.private:  # the non-private limit (tests)
-            self.privacy = ns.guarantee(ns.dp_event(), mechanism=f"exact losses, then {cls.name}")
-            return
-        self.privacy = ns.guarantee(
-            ns.dp_event(),
-            mechanism=(f"{exact_laplace_label(ns, self.noise_scale)} on each clipped loss in "
-                       f"[{self.loss_lo:g}, {self.loss_hi:g}] rounded to the grid (each "
-                       f"round's loss released once), then {cls.name}"))
+        self.privacy = exact_laplace_guarantee(
+            self.noise_strategy,
+            f"on each clipped loss in [{self.loss_lo:g}, {self.loss_hi:g}] rounded to the grid "
+            f"(each round's loss released once), then {cls.name}",
+            exact=f"exact losses, then {cls.name}")
 
     def _noise_strategy(self):
         """The calibrated exact discrete Laplace strategy of one scalar of sensitivity
