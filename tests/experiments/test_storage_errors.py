@@ -47,8 +47,8 @@ def _leftovers(root) -> list[str]:
 
 def test_a_full_disk_mid_sweep_stops_with_one_line_and_the_resume_completes_it(
         small_sweep, tmp_path, monkeypatch, capsys):
-    reference = {r["game_id"]: stable_view(r) for r in
-                 run_sweep(small_sweep, backend="serial", quiet=True).records}
+    reference = {r["game_id"]: stable_view(r) for r in run_sweep(
+        small_sweep, results=tmp_path / "reference", backend="serial", quiet=True).records}
     root = tmp_path / "results"
     sweep_file = tmp_path / "small.json"
     sweep_file.write_text(json.dumps(small_sweep))
