@@ -17,7 +17,7 @@ Plays the registered envs end to end for several horizons T and seeds and report
    on, so Ene-Nguyen-Vladu's radius is used unclamped.
 3. **Price of privacy**: mean regret of each private learner at ``epsilon = 1`` over its
    non-private counterpart (bandit-pftal / fkm, private-projection-free / garber-kretzu).
-4. **Oracle polytopes at their current defaults, T up to 10^5** (issue 10, part 5):
+4. **Oracle polytopes at their current defaults, T up to 10^5**:
    trivial play (``center``), ``garber-kretzu`` and ``private-projection-free``
    (``epsilon = 1``, Laplace) on the four Ene-Nguyen-Vladu ids at their defaults (where
    trivial play is linear), the least-squares log-log slope over the horizons, and
@@ -65,7 +65,7 @@ from agents import make, play  # noqa: E402
 from dp_online_envs.experiments.rates import below_from, geometric_horizons  # noqa: E402
 
 DELTA = 1e-5
-#: The ids' defaults before issue 10 (2026-11), pinned so the numbers in docs/results.md
+#: The ids' defaults before 2026-11, pinned so the numbers in docs/results.md
 #: stay reproducible (the current defaults are separating instances).
 #: The l2-ball ids (``BALL_IDS``) are played at their current (separating) defaults.
 PRE_2026_11 = {

@@ -5,7 +5,7 @@ env uses, the env built with ``dp_online_envs.build_env(id)`` (the id's defaults
 size, loss and adversary) and with its size option at about 4x and 16x. **Former
 defaults** (:data:`FORMER`): the oracle polytopes at their pre-issue-10 default
 instances with distance losses (:data:`_D`; the checkpoint is then the certified convex
-comparator), and the flow grid up to 24x32, where issue 14's targets (:data:`TARGETS`:
+comparator), and the flow grid up to 24x32, where the flow targets (:data:`TARGETS`:
 a step <= 100 us, a regret checkpoint <= 50 ms) are checked and printed as CPU and wall
 verdicts. For each size:
 
@@ -68,7 +68,7 @@ def _complete(m: int) -> tuple[int, list[tuple[int, int]]]:
 #: (the first size is ``{}``: the id's defaults, loss and adversary included), 4x and
 #: 16x. ``FORMER``: the oracle polytopes at their pre-issue-10 default instances with
 #: distance losses (the checkpoint is then the certified convex comparator) and the
-#: flow grid up to 24x32, the size of issue 14's targets (:data:`TARGETS`).
+#: flow grid up to 24x32, the size of the flow targets (:data:`TARGETS`).
 _D = {"loss": "distance"}
 
 CURRENT: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
@@ -127,7 +127,7 @@ FORMER: list[tuple[str, str, str, list[tuple[str, dict]]]] = [
 
 ROWS = CURRENT + FORMER
 
-#: Issue 14's flow targets at grid 24x32: (row label, size) -> a step <= 100 us and a
+#: The flow targets at grid 24x32: (row label, size) -> a step <= 100 us and a
 #: regret checkpoint <= 50 ms.
 TARGETS = {("former: flow, distance", "768 (24x32)"), ("former: flow, linear", "768 (24x32)")}
 STEP_TARGET, CHECKPOINT_TARGET = 100e-6, 50e-3
@@ -291,7 +291,7 @@ def main() -> None:
             targets += _table(rows, args, ref)
             print()
     if targets:
-        print("Issue 14's flow targets at grid 24x32:\n")
+        print("The flow targets at grid 24x32:\n")
         print("\n".join(targets))
         print()
     print(f"At the end: {_load()}; CartPole-v1 step {_us(cartpole_step())} us.")

@@ -28,7 +28,7 @@ come with it), and measures the policy in a subprocess of that venv's Python. Th
 is deleted afterwards (``--venv DIR`` reuses / keeps one). SMPyBandits is NOT a
 dependency of this project.
 
-Exact noise (issue 13)
+Exact noise
 ----------------------
 Since the discrete mechanism landed, private-exp2 releases ``g (round(f/g) + Z)`` with
 ``Z`` from the exact discrete Laplace sampler (``agents/privacy/discrete.py``: about

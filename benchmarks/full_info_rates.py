@@ -2,7 +2,7 @@
 
 Four reports, all measured by playing the registered envs end to end:
 
-0. **Rates at T up to ``--T-max``** (issue 10, part 5; default ``1e5``): on
+0. **Rates at T up to ``--T-max``**: on
    ``DPFullInfo-Experts-v0`` and ``DPBandit-MAB-v0`` at their defaults (trivial play
    is linear there: the ``center`` rows) the log-log slope of ``hedge`` and
    ``private-ftrl`` (eps = 1, 10, 100), ``exp2`` and ``private-exp2`` (eps = 1, 10; the

@@ -10,7 +10,7 @@ interleaved repeat by repeat (the machine is shared; the ratio is what is report
 
 * ``float``: the pre-issue-13 mechanism, numpy's ``rng.normal`` added in float64 (the
   counter built with ``noise="gaussian"``; its guarantee is idealized);
-* ``exact``: the default since issue 13, ``noise="discrete-gaussian"`` -- inputs on a
+* ``exact``: the default, ``noise="discrete-gaussian"`` -- inputs on a
   power-of-two grid, int64 sums, integer noise from the CKS discrete Gaussian sampler
   drawn ``EXACT_NOISE_BLOCK`` vectors per call.
 

@@ -1,4 +1,4 @@
-"""Private -> non-private as epsilon grows: regret ratios and build times (issue 10).
+"""Private -> non-private as epsilon grows: regret ratios and build times.
 
 Two measurements:
 

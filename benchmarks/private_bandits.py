@@ -1,5 +1,5 @@
 """private-batched-htinf (Asi-Raman-Talwar ICML 2025, Alg. 1 + Cor. 2) against
-private-exp2 (Agarwal-Singh ICML 2017, Thm. 4.1) on ``DPBandit-MAB-v0`` (issue 15).
+private-exp2 (Agarwal-Singh ICML 2017, Thm. 4.1) on ``DPBandit-MAB-v0``.
 
 Three measurements, each the mean regret (``summary.regret``, against the best fixed
 arm in hindsight) over ``--seeds`` games (game seeds 0, 1, ...; both learners play the

@@ -1,5 +1,5 @@
 """Regret and switch counts of the private experts learners on ``DPFullInfo-Experts-v0``
-under an oblivious and an adaptive adversary (issue 15, part 2).
+under an oblivious and an adaptive adversary.
 
 Plays each learner through :func:`dp_online_envs.experiments.game.play_game` (so the
 numbers are those of the game records, ``regret`` and ``switches``: how many rounds'

@@ -1,10 +1,10 @@
-"""The real-data envs (issue 15, part 3): do their defaults separate, and what does
+"""The real-data envs: do their defaults separate, and what does
 privacy cost on real examples?
 
 1. For each real-data id at its default horizon T (and T0 = T/4 for the slope), the
    separation row of ``benchmarks/separation.py``: trivial play (``center``), the
    family's non-private learner and its private learner at epsilon = 1, regret
-   averaged over the seeds, and issue 10's criteria (slope >= 0.9, np <= tr/2, p < tr).
+   averaged over the seeds, and the separation criteria (slope >= 0.9, np <= tr/2, p < tr).
 2. For ``DPFullInfo-Classification-v0`` (logistic and hinge losses): ``ftal`` and
    ``ftrl`` (non-private) against ``pftal`` and the linearized Agarwal-Singh learners
    ``private-ftrl-grad`` (Laplace, and Gaussian at ``delta = DELTA``) and

@@ -1,4 +1,4 @@
-"""Width of the certified regret interval and the game time it costs (issue 10, part 4).
+"""Width of the certified regret interval and the game time it costs.
 
 For the convex families without an exact comparator (distance, absolute, hinge,
 logistic), the :class:`~dp_online_envs.wrappers.RegretRecorder` brackets the regret in

@@ -1,4 +1,4 @@
-"""Do the registered ids' defaults separate learning from not learning? (issue 10)
+"""Do the registered ids' defaults separate learning from not learning?
 
 For every registered id, at its defaults, this plays
 
@@ -9,7 +9,7 @@ For every registered id, at its defaults, this plays
 * the family's private learner at ``epsilon`` (default 1) at ``T``;
 
 averaging the regret (``summary.regret``, against the best fixed action in hindsight)
-over the seeds, and checks the three criteria of issue 10:
+over the seeds, and checks the three separation criteria:
 
 1. ``slope``: trivial play's regret is linear, slope ``>= 0.9``;
 2. ``np<=tr/2``: the non-private learner has at most half of trivial play's regret;
@@ -75,7 +75,7 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
     "DPFullInfo-Matroid-v1": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
     "DPFullInfo-Submodular-v1": ("hazan-kale-submodular", {}, "submod-pftal", {}),
     "DPBandit-Submodular-v1": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
-    # real data (issue 15; benchmarks/real_data.py runs them at their default horizons)
+    # real data (benchmarks/real_data.py runs them at their default horizons)
     "DPFullInfo-Classification-v0": ("ftal", {}, "pftal", {}),
     "DPBandit-Classes-v0": ("exp3", {}, "private-exp2", {}),
     "DPFullInfo-Portfolio-v1": ("ons", {}, "pftal", {}),

@@ -325,7 +325,7 @@ CONFIGS: list[EnvConfig] = [
               defaults={**_MATROID, **_STOCHASTIC_LINEAR}),
     _cardoso_cummings(id="DPFullInfo-Submodular-v1", feedback="full"),
     _cardoso_cummings(id="DPBandit-Submodular-v1", feedback="bandit"),
-    # Built on real data (issue 15; the ``realdata`` extra ships it; see envs/real_data.py).
+    # Built on real data (the ``realdata`` extra ships it; see envs/real_data.py).
     EnvConfig(id="DPFullInfo-Classification-v0", decision_set="l2 ball (30 features)",
               losses="logistic / hinge on breast-cancer examples", feedback="full",
               paper="Smith-Thakurta 2013 (real data)", domain=real_data.classification_ball,

@@ -1,5 +1,5 @@
 """EXP2's two implementations are chosen once from the domain; CounterAgent's counter
-comes from one frozen spec (issue 11)."""
+comes from one frozen spec."""
 
 from __future__ import annotations
 

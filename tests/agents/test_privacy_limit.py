@@ -1,4 +1,4 @@
-"""Private -> non-private as epsilon grows (issue 10, part 3).
+"""Private -> non-private as epsilon grows.
 
 * With its noise switched off, a private learner IS its non-private counterpart
   (:attr:`agents.base.Agent.counterpart`): same actions, bit for bit, on the same seed.

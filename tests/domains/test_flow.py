@@ -150,7 +150,7 @@ def test_name_and_vertex_cap():
 
 
 # --------------------------------------------------------------------------------------
-# Sparse structure (issue 14): the CSR membership test, the level-by-level oracle and
+# Sparse structure: the CSR membership test, the level-by-level oracle and
 # the projection against independent references.
 # --------------------------------------------------------------------------------------
 
@@ -351,7 +351,7 @@ def test_projection_is_feasible_and_obtuse(shape):
 
 
 # --------------------------------------------------------------------------------------
-# Sparse geometry (issue 14, part 3): the hull basis from fundamental cycles and the
+# Sparse geometry: the hull basis from fundamental cycles and the
 # Chebyshev center by a sparse LP, against the former dense constructions.
 # --------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Hostile learners against the in-process FeedbackGuard (issue 9).
+"""Hostile learners against the in-process FeedbackGuard.
 
 Each test plays a learner that tries one trick to see more than its feedback, holding
 only what ``gym.make`` returns and never touching ``env.unwrapped``, the ``.env`` chain

@@ -1,4 +1,4 @@
-"""The ids built on scikit-learn's bundled labelled data (issue 15, part 3 (b), (c))."""
+"""The ids built on scikit-learn's bundled labelled data, (c))."""
 
 import hashlib
 import importlib

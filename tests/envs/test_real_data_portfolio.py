@@ -1,4 +1,4 @@
-"""Online portfolio selection on skfolio's S&P 500 daily prices (issue 15, part 3 (a))."""
+"""Online portfolio selection on skfolio's S&P 500 daily prices)."""
 
 import hashlib
 import importlib.metadata
@@ -197,7 +197,7 @@ def test_same_seed_same_game():
 
 
 def test_default_separates_learning_from_trivial_play():
-    """Issue 10's criterion on the default (the whole range, one window: no seed moves
+    """The separation criterion on the default (the whole range, one window: no seed moves
     it): the uniform portfolio trails the best constant-rebalanced one by 1.97
     log-wealth, Online Newton Step by less than half of that; on windows of a quarter of
     the range, the uniform portfolio's regret is about a quarter (linear growth)."""

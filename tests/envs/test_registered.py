@@ -167,7 +167,7 @@ def _trivial_regret(env_id, horizon, seeds=TRIVIAL_SEEDS):
 
 
 def test_the_portfolio_game_is_a_registered_benchmark():
-    """Issue 15 (3a): with its GE-MSFT default over the whole range the portfolio game
+    """With its GE-MSFT default over the whole range the portfolio game
     separates (tests/envs/test_real_data_portfolio.py), so it is registered and no game
     is left unlisted."""
     from dp_online_envs.envs.registry import UNLISTED_IDS
@@ -186,7 +186,7 @@ _DATA_SCALED = ("DPFullInfo-Portfolio-v1",)
 
 @pytest.mark.parametrize("env_id", [e for e in ENV_IDS if e not in _DATA_SCALED])
 def test_default_instance_makes_not_learning_cost_linear_regret(env_id):
-    """Issue 10: at every id's defaults, trivial play's regret grows linearly (slope
+    """At every id's defaults, trivial play's regret grows linearly (slope
     >= 0.9 between T = 256 and 1024) at a rate of at least 0.05 per round."""
     small, large = _trivial_regret(env_id, 256), _trivial_regret(env_id, 1024)
     assert large >= 0.05 * 1024

@@ -1,5 +1,5 @@
 """The ``switches`` field of a game record: how often the played action changes,
-checked against an exact count of a replay of the same game (issue 15)."""
+checked against an exact count of a replay of the same game."""
 
 from __future__ import annotations
 

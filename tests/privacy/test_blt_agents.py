@@ -1,4 +1,4 @@
-"""``counter="blt"`` in every private learner built on a continual counter (issue 14)."""
+"""``counter="blt"`` in every private learner built on a continual counter."""
 
 from __future__ import annotations
 
