@@ -109,7 +109,7 @@ SECTIONS: tuple[Section, ...] = (
             ("--T", "10000", "--seeds", "20", "--eps", "0.1,0.3,1,3"),
             ("--T", "500", "--seeds", "3", "--eps", "1")),
     Section("private-experts", "private_experts.py",
-            ("--T", "2000", "--seeds", "3", "--eps", "0.1,0.3,1", "--delta", "1e-06",
+            ("--T", "2000", "--seeds", "16", "--eps", "0.1,0.3,1", "--delta", "1e-06",
              "--slope-eps", "0.1", "--slope-T", "1000,4000,16000"),
             ("--T", "300", "--seeds", "1", "--slope-T", "250,500")),
     Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),

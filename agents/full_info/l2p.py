@@ -343,7 +343,12 @@ def _ints(values) -> np.ndarray:
 
 @register
 class PrivateLazyMW(Agent):
-    r"""``private-lazy-mw``: L2P (Asi-Koren-Liu-Talwar NeurIPS 2024, Alg. 1) on MW.
+    r"""``private-lazy-mw``: an L2P-style learner -- Algorithm 1 of Asi-Koren-Liu-Talwar
+    (NeurIPS 2024) on MW, with this project's privacy proof, parameters and rate.
+
+    Not the paper's calibrated learner: its parameters minimize this project's bound,
+    whose privacy term grows as ``T^{2/5} polylog / epsilon^{3/5}``, not the paper's
+    ``T^{1/3} log d / epsilon^{2/3}`` (``docs/algorithms/l2p.md``).
 
     Plays one expert (a simplex vertex) per batch; see the module docstring for the
     algorithm, what follows the paper and what is ours.
@@ -361,8 +366,9 @@ class PrivateLazyMW(Agent):
     """
 
     name = "private-lazy-mw"
-    description = ("Asi-Koren-Liu-Talwar L2P (Alg. 1) on MW: one expert per batch, lazy "
-                   "correlated switching + fake switches; (eps, delta)-DP, oblivious adv.")
+    description = ("L2P-style lazy MW (Alg. 1 of Asi-Koren-Liu-Talwar) with our own "
+                   "parameters: one expert per batch; (eps, delta)-DP, privacy term "
+                   "T^{2/5}/eps^{3/5} (not the paper's T^{1/3}); oblivious adversaries")
     paper = ("Asi, Koren, Liu, Talwar, Private Online Learning via Lazy Algorithms "
              "(NeurIPS 2024), Alg. 1 (L2P) with MW; privacy proof and parameters ours "
              "(docs/algorithms/l2p.md)")
