@@ -41,6 +41,42 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float,
     return m, m - half, m + half
 
 
+def ratio_ci(a: Iterable[float], b: Iterable[float],
+             level: float = 0.95) -> tuple[float, float | None, float | None]:
+    """``(ratio, lo, hi)``: ``mean(a) / mean(b)`` for paired samples (``a[i]`` and
+    ``b[i]`` from the same seed) with Fieller's confidence interval.
+
+    The interval is the set of ``rho`` that the paired t-test of ``a - rho b`` at
+    ``level`` does not reject: ``(m_a - rho m_b)^2 <= q (s_aa - 2 rho s_ab + rho^2 s_bb)``
+    with ``q = t^2 / n`` (sample covariances ``s``), a quadratic in ``rho``. It is
+    bounded only when ``mean(b)`` is itself significantly non-zero; otherwise ``lo`` and
+    ``hi`` are ``None`` (unbounded), as they are with fewer than two pairs.
+
+    Raises:
+        ValueError: Samples of different lengths, or an empty one.
+    """
+    x, y = (np.asarray(list(v), dtype=np.float64) for v in (a, b))
+    if x.shape != y.shape or x.size == 0:
+        raise ValueError(f"ratio_ci needs two paired samples of one length, got {x.size} "
+                         f"and {y.size} values")
+    ma, mb = float(x.mean()), float(y.mean())
+    ratio = ma / mb if mb != 0 else math.nan
+    if x.size < 2:
+        return ratio, None, None
+    from scipy import stats
+
+    q = float(stats.t.ppf(0.5 + level / 2, x.size - 1)) ** 2 / x.size
+    cov = np.cov(x, y, ddof=1)
+    a2 = mb * mb - q * cov[1, 1]
+    a1 = ma * mb - q * cov[0, 1]
+    a0 = ma * ma - q * cov[0, 0]
+    disc = a1 * a1 - a2 * a0
+    if a2 <= 0 or disc < 0:
+        return ratio, None, None
+    root = math.sqrt(disc)
+    return ratio, (a1 - root) / a2, (a1 + root) / a2
+
+
 def privacy_label(epsilon: float | None, delta: float | None, idealized: bool = False) -> str:
     """``"non-private"``, ``"eps=1"``, ``"eps=1, delta=1e-05"``, or with ``idealized``
     (a guarantee of the idealized real-valued mechanism only, :func:`~.game.is_idealized`)
@@ -128,6 +164,10 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     * ``baseline`` / ``vs_baseline``: the ratio to the non-private agent with the lowest
       mean regret in the same env and horizon.
 
+    Each ratio ``vs_X`` comes with ``vs_X_lo`` / ``vs_X_hi``, its 95% interval on the
+    seeds both rows played (paired by seed index; :func:`ratio_ci`; ``None`` where
+    unbounded), and so does ``vs_trivial``.
+
     Either is ``None`` when that agent did not run (or has zero mean regret); the
     reference agents never count as the baseline. ``idealized`` marks the rows whose
     declared guarantee holds for the idealized real-valued mechanism only (the float
@@ -139,6 +179,7 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     not learning).
     """
     rows = []
+    regrets: dict[int, dict[int, float]] = {}  # id(row) -> seed index -> regret
     for s, rs in group(records).items():
         m, lo, hi = mean_ci(r["regret"] for r in rs)
         pseudo = [r["pseudo_regret"] for r in rs if r.get("pseudo_regret") is not None]
@@ -161,15 +202,17 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "wall_time_mean": float(np.mean([r.get("wall_time", math.nan) for r in rs])),
             "reference": s.agent in REFERENCE_AGENTS,
         })
-    trivial: dict[tuple[str, int], float] = {}
+        regrets[id(rows[-1])] = {r["seed_index"]: r["regret"] for r in rs}
+    trivial: dict[tuple[str, int], dict[str, Any]] = {}
     for row in rows:
         key = (row["env"], row["horizon"])
-        if row["reference"]:
-            trivial[key] = min(trivial.get(key, math.inf), row["regret_mean"])
+        if row["reference"] and (key not in trivial
+                                 or row["regret_mean"] < trivial[key]["regret_mean"]):
+            trivial[key] = row
     for row in rows:
         t = trivial.get((row["env"], row["horizon"]))
-        row["trivial"] = t
-        row["vs_trivial"] = row["regret_mean"] / t if t is not None and t > 0 else None
+        row["trivial"] = None if t is None else t["regret_mean"]
+        _set_ratio(row, "vs_trivial", t, regrets)
     best: dict[tuple[str, int], dict[str, Any]] = {}
     for row in rows:
         if row["private"] or row["reference"]:
@@ -183,17 +226,27 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         base = best.get((row["env"], row["horizon"]))
         row["baseline"] = base["agent_label"] if base is not None else None
-        row["vs_baseline"] = _ratio(row, base)
+        _set_ratio(row, "vs_baseline", base, regrets)
         twin = (plain.get((row["env"], row["horizon"], row["counterpart"]))
                 if row["private"] and row["counterpart"] else None)
-        row["vs_counterpart"] = _ratio(row, twin)
+        _set_ratio(row, "vs_counterpart", twin, regrets)
     return rows
 
 
-def _ratio(row: dict[str, Any], other: dict[str, Any] | None) -> float | None:
+def _set_ratio(row: dict[str, Any], key: str, other: dict[str, Any] | None,
+               regrets: dict[int, dict[int, float]]) -> None:
+    """``row[key]``: the ratio of the rows' mean regrets (``None`` without the other row
+    or when its mean is not positive), and ``row[key + "_lo" / "_hi"]``: its paired 95%
+    interval on the seed indices both rows played (:func:`ratio_ci`)."""
+    row[key] = row[f"{key}_lo"] = row[f"{key}_hi"] = None
     if other is None or not other["regret_mean"] > 0:
-        return None
-    return row["regret_mean"] / other["regret_mean"]
+        return
+    row[key] = row["regret_mean"] / other["regret_mean"]
+    mine, theirs = regrets[id(row)], regrets[id(other)]
+    both = sorted(set(mine) & set(theirs))
+    if both:
+        _, row[f"{key}_lo"], row[f"{key}_hi"] = ratio_ci([mine[i] for i in both],
+                                                         [theirs[i] for i in both])
 
 
 def _counterpart(record: dict[str, Any]) -> str | None:

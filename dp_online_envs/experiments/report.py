@@ -146,9 +146,17 @@ def _cell(r: dict[str, Any]) -> str:
         ratio = r.get(key)
         if ratio is not None:
             cls = "bad" if ratio > 1.5 else "good" if ratio < 1.1 else ""
-            txt += (f" <span class='ci {cls}' title='{_e(what)}'>&times;{ratio:.3g} "
+            txt += (f" <span class='ci {cls}' title='{_e(what)}'>{_times(r, key)} "
                     f"vs {_e(who)}</span>")
     return txt
+
+
+def _times(r: dict[str, Any], key: str) -> str:
+    """``×1.23 [1.1, 1.4]``: the ratio ``r[key]`` with its paired 95% interval
+    (``[unbounded]`` when the other row's regret is not significantly positive)."""
+    lo, hi = r.get(f"{key}_lo"), r.get(f"{key}_hi")
+    span = "[unbounded]" if lo is None or hi is None else f"[{lo:.3g}, {hi:.3g}]"
+    return f"&times;{r[key]:.3g} {span}"
 
 
 def _summary_table(rows: list[dict[str, Any]]) -> str:
@@ -176,13 +184,13 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
                          f"<td>[{_num(r['regret_lo_mean'])}, {_num(r['regret_hi_mean'])}]</td>")
         if pseudo:
             cells.append(f"<td>{_num(r['pseudo_regret_mean'])}</td>")
-        twin = (f"&times;{r['vs_counterpart']:.3g} <span class=ci>{_e(r['counterpart'])}</span>"
+        twin = (f"{_times(r, 'vs_counterpart')} <span class=ci>{_e(r['counterpart'])}</span>"
                 if r.get("vs_counterpart") is not None else "&ndash;")
-        ratio = f"&times;{r['vs_baseline']:.3g}" if r["vs_baseline"] is not None else "&ndash;"
+        ratio = _times(r, "vs_baseline") if r["vs_baseline"] is not None else "&ndash;"
         cells += [f"<td>{twin}</td>", f"<td>{ratio}</td>"]
         if trivial:  # the reference agents' row is the trivial play itself
             cells.append("<td>no learning</td>" if r["reference"] else
-                         f"<td>&times;{r['vs_trivial']:.3g}</td>" if r["vs_trivial"] is not None
+                         f"<td>{_times(r, 'vs_trivial')}</td>" if r["vs_trivial"] is not None
                          else "<td>&ndash;</td>")
         cells += [f"<td>{r['clipped_feedback']} / {r['projected_actions']}</td>",
                   f"<td>{_num(r['wall_time_mean'], 3)}</td>"]
@@ -296,7 +304,9 @@ compute &middot; generated {_e(now)}{(' from ' + _e(source)) if source else ''}<
 hindsight), mean over seeds, at each env's largest horizon. The price of privacy is shown
 two ways: &times; &hellip; vs <i>name</i> is the ratio to the same algorithm without noise
 (the non-private learner the private one becomes as epsilon grows), &times; &hellip; vs best
-the ratio to the best non-private agent in the same env and horizon.</p>
+the ratio to the best non-private agent in the same env and horizon. Each ratio is of
+mean regrets, with its 95% interval (Fieller's, on the seeds both played: games of one
+seed index are paired); a ratio whose interval contains 1 does not tell the two apart.</p>
 {_headline(rows)}
 <h2 id=figures>Figures</h2>
 {''.join(figs) or '<p>No figure: the results hold no curve.</p>'}
