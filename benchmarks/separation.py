@@ -8,16 +8,23 @@ For every registered id, at its defaults, this plays
 * the family's non-private reference learner at ``T``;
 * the family's private learner at ``epsilon`` (default 1) at ``T``;
 
-averaging the regret (``summary.regret``, against the best fixed action in hindsight)
-over the seeds, and checks the three separation criteria:
+on game seeds ``0 .. --seeds - 1`` for every learner (paired: the same games), with the
+regret ``summary.regret`` against the best fixed action in hindsight, and checks the
+three separation criteria, each on a Student-t 95% interval over the seeds:
 
-1. ``slope``: trivial play's regret is linear, slope ``>= 0.9``;
-2. ``np<=tr/2``: the non-private learner has at most half of trivial play's regret;
-3. ``p<tr``: the private learner has less regret than trivial play.
+1. ``slope``: trivial play's regret is linear: the mean over seeds of its per-seed
+   log-log slope between ``T0`` and ``T`` has its interval above 0.9;
+2. ``np<=tr/2``: the non-private learner has at most half of trivial play's regret: the
+   interval of the paired difference ``np - tr/2`` lies below 0;
+3. ``p<tr``: the private learner has less regret than trivial play: the interval of the
+   paired difference ``p - tr`` lies below 0.
+
+A criterion is ``ok`` where its interval supports it, ``FAIL`` where the interval
+supports the opposite, and ``~`` (not shown either way) where it contains the threshold.
 
 Usage::
 
-    python benchmarks/separation.py                      # every id, T = 2^14, 2 seeds
+    python benchmarks/separation.py                      # every id, T = 2^14, 8 seeds
     python benchmarks/separation.py --ids Matroid --T 4096 --T0 1024 --seeds 1
     python benchmarks/separation.py --ids DPBandit-Matroid-v1 \
         --env-kw '{"loss": "linear"}' --only trivial,private
@@ -47,10 +54,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
 from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
+from dp_online_envs.experiments.analysis import mean_ci  # noqa: E402
 
 DELTA = 1e-6
 TRIVIAL = "center"
@@ -82,10 +91,10 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
 }
 
 
-def mean_regret(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
-                agent_kw: dict) -> float:
-    """Mean over seeds ``0..seeds-1`` of the regret of one agent at one horizon."""
-    total = 0.0
+def regrets(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
+            agent_kw: dict) -> np.ndarray:
+    """The regret of one agent at one horizon in the games of seeds ``0..seeds-1``."""
+    out = []
     for seed in range(seeds):
         # build_env: the same game as gym.make, and it also builds the unlisted games
         # (registry.UNLISTED_IDS) that benchmarks/real_data.py reports.
@@ -94,9 +103,20 @@ def mean_regret(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
         s = play(env, a, seed=seed)
         if s.projected_actions:
             raise RuntimeError(f"{agent} played {s.projected_actions} infeasible actions")
-        total += s.regret
+        out.append(s.regret)
         env.close()
-    return total / seeds
+    return np.array(out)
+
+
+def verdict(values: np.ndarray, below: bool, threshold: float = 0.0) -> tuple[str, str]:
+    """``("ok" | "FAIL" | "~", "mean [lo, hi]")``: whether the Student-t 95% interval of
+    the mean of ``values`` lies below (``below``) or above ``threshold``, the opposite,
+    or contains it."""
+    m, lo, hi = mean_ci(values)
+    if values.size < 2 or not np.all(np.isfinite(values)):
+        return "~", f"{m:.3g}"
+    good, bad = (hi < threshold, lo > threshold) if below else (lo > threshold, hi < threshold)
+    return ("ok" if good else "FAIL" if bad else "~"), f"{m:.3g} [{lo:.3g}, {hi:.3g}]"
 
 
 def clamp_note(env_id: str, agent: str, horizon: int, eps: float, env_kw: dict, agent_kw: dict,
@@ -126,11 +146,11 @@ def clamp_note(env_id: str, agent: str, horizon: int, eps: float, env_kw: dict, 
             f"eps >= {eps_bound:.2g} at this T, or T >= {t_bound:.2g} at eps = {eps:g}")
 
 
-def slope(t0: int, r0: float, t1: int, r1: float) -> float:
-    """``log(r1/r0) / log(t1/t0)`` (nan unless both regrets are positive)."""
-    if r0 <= 0 or r1 <= 0:
-        return math.nan
-    return math.log(r1 / r0) / math.log(t1 / t0)
+def slope(t0: int, r0: np.ndarray, t1: int, r1: np.ndarray) -> np.ndarray:
+    """Per seed, ``log(r1/r0) / log(t1/t0)`` (nan unless both regrets are positive)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(r1 / r0) / math.log(t1 / t0)
+    return np.where((r0 > 0) & (r1 > 0), out, math.nan)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ids", default="", help="comma-separated substrings of ids (default: all)")
     p.add_argument("--T", type=int, default=2 ** 14, help="horizon of the comparison")
     p.add_argument("--T0", type=int, default=2 ** 12, help="smaller horizon for the slope")
-    p.add_argument("--seeds", type=int, default=2)
+    p.add_argument("--seeds", type=int, default=8)
     p.add_argument("--eps", type=float, default=1.0, help="the private learner's epsilon")
     p.add_argument("--env-kw", default="{}", help="JSON options passed to every selected id")
     p.add_argument("--only", default="trivial,nonprivate,private",
@@ -158,51 +178,51 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in ids:
         npa, np_kw, pa, p_kw = LEARNERS[env_id]
         t_start = time.perf_counter()
-        nan = math.nan
+        nan = np.full(args.seeds, math.nan)
         tr = tr0 = r_np = r_p = nan
         max_t = MAX_HORIZON.get(env_id)
         if max_t is not None and args.T > max_t:
             print(f"{env_id:30s} skipped: T = {args.T} exceeds its data's {max_t} rounds")
             continue
         if "trivial" in only:
-            tr0 = mean_regret(env_id, TRIVIAL, args.T0, args.seeds, env_kw, {})
-            tr = mean_regret(env_id, TRIVIAL, args.T, args.seeds, env_kw, {})
+            tr0 = regrets(env_id, TRIVIAL, args.T0, args.seeds, env_kw, {})
+            tr = regrets(env_id, TRIVIAL, args.T, args.seeds, env_kw, {})
         if "nonprivate" in only:
-            r_np = mean_regret(env_id, npa, args.T, args.seeds, env_kw, np_kw)
+            r_np = regrets(env_id, npa, args.T, args.seeds, env_kw, np_kw)
         if "private" in only:
-            r_p = mean_regret(env_id, pa, args.T, args.seeds, env_kw,
-                              {**p_kw, "epsilon": args.eps})
-        s = slope(args.T0, tr0, args.T, tr)
-        checks = {"slope": s >= 0.9, "np<=tr/2": r_np <= 0.5 * tr, "p<tr": r_p < tr}
-        mark = " ".join(f"{k}:{'ok' if v else 'FAIL'}" for k, v in checks.items())
-        failures += sum(not v for v in checks.values())
-        print(f"{env_id:30s} {tr:9.1f} {s:6.2f} {npa:>24s} {r_np:9.1f} "
-              f"{pa:>28s} {r_p:9.1f}  {mark}  ({time.perf_counter() - t_start:.0f}s)",
-              flush=True)
+            r_p = regrets(env_id, pa, args.T, args.seeds, env_kw, {**p_kw, "epsilon": args.eps})
+        checks = {"slope": verdict(slope(args.T0, tr0, args.T, tr), below=False, threshold=0.9),
+                  "np<=tr/2": verdict(r_np - 0.5 * tr, below=True),
+                  "p<tr": verdict(r_p - tr, below=True)}
+        mark = " ".join(f"{k}:{v}" for k, (v, _) in checks.items())
+        failures += sum(v != "ok" for v, _ in checks.values())
+        print(f"{env_id:30s} {tr.mean():9.1f} {checks['slope'][1].split()[0]:>6s} "
+              f"{npa:>24s} {r_np.mean():9.1f} {pa:>28s} {r_p.mean():9.1f}  {mark}  "
+              f"({time.perf_counter() - t_start:.0f}s)", flush=True)
         note = clamp_note(env_id, pa, args.T, args.eps, env_kw,
-                          {**p_kw, "epsilon": args.eps}, tr)
-        if note is not None and not all(checks.values()):
+                          {**p_kw, "epsilon": args.eps}, float(tr.mean()))
+        if note is not None and any(v != "ok" for v, _ in checks.values()):
             print(note)
-        rows.append(markdown_row(env_id, tr, s, npa, r_np, pa, p_kw, r_p, checks))
-    print(f"{failures} criterion failure(s)")
+        rows.append(markdown_row(env_id, tr, npa, r_np, pa, p_kw, r_p, checks))
+    print(f"{failures} criterion not supported by its interval (FAIL or ~)")
     print(f"\n{markdown_table(rows, args.eps)}")
     return 0
 
 
-def markdown_row(env_id: str, trivial: float, s: float, npa: str, r_np: float, pa: str,
-                 p_kw: dict, r_p: float, checks: dict[str, bool]) -> str:
-    """One row of the markdown table (``docs/results.md``)."""
+def markdown_row(env_id: str, trivial: np.ndarray, npa: str, r_np: np.ndarray, pa: str,
+                 p_kw: dict, r_p: np.ndarray, checks: dict[str, tuple[str, str]]) -> str:
+    """One row of the markdown table (``docs/results.md``): mean regrets, and each
+    criterion's verdict with the mean and 95% interval it rests on."""
     delta = f" (δ = {p_kw['delta']:g})" if "delta" in p_kw else ""
-    failed = [k for k, ok in checks.items() if not ok]
-    verdict = "all" if not failed else "fails " + ", ".join(failed)
-    return (f"| {env_id} | {trivial:.0f} ({s:.2f}) | {npa} {r_np:.0f} | {pa}{delta} {r_p:.0f} "
-            f"| {verdict} |")
+    cells = "; ".join(f"{k} {v} ({ci})" for k, (v, ci) in checks.items())
+    return (f"| {env_id} | {trivial.mean():.0f} | {npa} {r_np.mean():.0f} | "
+            f"{pa}{delta} {r_p.mean():.0f} | {cells} |")
 
 
 def markdown_table(rows: list[str], eps: float) -> str:
     """The markdown table of the measured ids."""
-    head = (f"| id | trivial (slope) | non-private | private (ε = {eps:g}) | criteria |\n"
-            "|---|---:|---:|---:|---|")
+    head = (f"| id | trivial | non-private | private (ε = {eps:g}) | criteria: verdict "
+            "(mean [95% interval]: slope; np - tr/2; p - tr) |\n|---|---:|---:|---:|---|")
     return "\n".join([head, *rows])
 
 
