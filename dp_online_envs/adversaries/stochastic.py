@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from gymnasium.spaces import Box
 
 from dp_online_envs.adversaries.base import Adversary
 from dp_online_envs.validation import check_int, check_real
@@ -329,9 +330,9 @@ class PlantedVertexAdversary(StochasticAdversary):
     in a uniformly random order. Then, on a parameter box ``[-w, w]`` (``w > 0``
     coordinatewise, the ``"linf"`` set of :class:`~dp_online_envs.losses.LinearLoss`):
 
-    * **0/1 polytopes** (the domain's action box lies in ``[0, 1]^d`` and its vertex
-      ``x* = domain.linear_minimizer(c)`` is a 0/1 point -- matroid, flow and Birkhoff
-      polytopes): ``mu = gap w (1 - 2 x*)``. For every ``y`` in ``[0, 1]^d``,
+    * **0/1 polytopes** (the domain's action box lies in ``[0, 1]^d``, or its actions
+      are arms or subsets, and its vertex ``x* = domain.linear_minimizer(c)`` is a 0/1
+      point -- matroid, flow and Birkhoff polytopes, simplices): ``mu = gap w (1 - 2 x*)``. For every ``y`` in ``[0, 1]^d``,
       ``<mu, y - x*> = gap sum_i w_i |y_i - x*_i|``, so ``x*`` is the unique best point
       of the domain, every other vertex ``v`` (a 0/1 point) loses at least
       ``gap min_i w_i`` a round to it (``gap`` times ``|v xor x*|`` when ``w = 1``), and
@@ -382,9 +383,9 @@ class PlantedVertexAdversary(StochasticAdversary):
         c = self.np_random.permutation(np.linspace(-1.0, 1.0, d)) if d > 1 else -np.ones(1)
         #: The planted vertex: the unique minimizer of the mean loss over the domain.
         self.planted = np.asarray(self.domain.linear_minimizer(c), dtype=np.float64)
-        box = self.domain.action_space
-        zero_one = (bool(np.all(np.asarray(box.low) >= 0.0) and np.all(np.asarray(box.high) <= 1.0))
-                    and bool(np.all((self.planted == 0.0) | (self.planted == 1.0))))
-        if zero_one:
+        space = self.domain.action_space
+        in_unit_box = (not isinstance(space, Box)  # arms and subsets: 0/1 points
+                       or bool(np.all(space.low >= 0.0) and np.all(space.high <= 1.0)))
+        if in_unit_box and bool(np.all((self.planted == 0.0) | (self.planted == 1.0))):
             return self.gap * w * (1.0 - 2.0 * self.planted)
         return self.gap * w * c
