@@ -23,7 +23,8 @@ What was tuned, and on what: ``shrink`` and ``step`` (``K`` kept at
 rank 4; planted-vertex gap 0.5 and 0.9) at T = 2^14 and 2^16, over the partial grid
 ``shrink in {1/2, 1/4, 1/8, 1/16}`` x ``step in {1, 4, 8, 16, 32, 128}``: the least
 ratio of regret to trivial play's was at ``shrink = 1/4, step = 4`` (0.52 at T = 2^16,
-gap 0.9, against 0.78 for the theorem's ``garber-kretzu`` clamped at 1/2 with step 1).
+gap 0.9; the theorem's ``garber-kretzu``, clamped at 1/2 with step 1, had 0.80 at
+T = 2^16 with gap 0.5).
 Smaller radii lose: the one-point estimates' variance ``(n B / zeta)^2`` outgrows the
 shrink they save. ``benchmarks/polytope_separation.py`` reports on seeds 1..8,
 disjoint from the tuning seed.

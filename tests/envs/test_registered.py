@@ -32,9 +32,9 @@ def test_every_table_id_is_registered():
     expected = {
         "DPFullInfo-Experts-v0", "DPBandit-MAB-v0", "DPFullInfo-Sphere-v1", "DPFullInfo-Cube-v1",
         "DPBandit-Linear-v1", "DPFullInfo-Convex-v1", "DPFullInfo-StronglyConvex-v1",
-        "DPBandit-Convex-v1", "DPBandit-StronglyConvex-v1", "DPBandit-Matroid-v1",
-        "DPBandit-Flow-v1", "DPBandit-SubmodularBase-v1", "DPBandit-Birkhoff-v1",
-        "DPFullInfo-Matroid-v1", "DPFullInfo-Submodular-v1", "DPBandit-Submodular-v1",
+        "DPBandit-Convex-v1", "DPBandit-StronglyConvex-v1", "DPBandit-Matroid-v2",
+        "DPBandit-Flow-v2", "DPBandit-SubmodularBase-v2", "DPBandit-Birkhoff-v2",
+        "DPFullInfo-Matroid-v2", "DPFullInfo-Submodular-v1", "DPBandit-Submodular-v1",
     }
     assert expected <= set(ENV_IDS)
     assert all(i in gym.registry for i in ENV_IDS)
