@@ -49,6 +49,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -91,11 +92,12 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
 }
 
 
-def regrets(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
+def regrets(env_id: str, agent: str, horizon: int, seeds: int | Sequence[int], env_kw: dict,
             agent_kw: dict) -> np.ndarray:
-    """The regret of one agent at one horizon in the games of seeds ``0..seeds-1``."""
+    """The regret of one agent at one horizon in the games of seeds ``0..seeds-1`` (or of
+    the given seeds)."""
     out = []
-    for seed in range(seeds):
+    for seed in (range(seeds) if isinstance(seeds, int) else seeds):
         # build_env: the same game as gym.make, and it also builds the unlisted games
         # (registry.UNLISTED_IDS) that benchmarks/real_data.py reports.
         env = build_env(env_id, horizon=horizon, **env_kw)

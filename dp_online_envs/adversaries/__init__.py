@@ -14,6 +14,7 @@ from dp_online_envs.adversaries.stochastic import (
     DriftingAdversary,
     LowerBoundAdversary,
     PlantedAdversary,
+    PlantedVertexAdversary,
     StochasticAdversary,
     SwitchingAdversary,
 )
@@ -24,6 +25,7 @@ ADVERSARIES: dict[str, type[Adversary]] = {
         ObliviousAdversary,
         StochasticAdversary,
         PlantedAdversary,
+        PlantedVertexAdversary,
         SwitchingAdversary,
         DriftingAdversary,
         LowerBoundAdversary,
@@ -57,6 +59,7 @@ __all__ = [
     "LowerBoundAdversary",
     "ObliviousAdversary",
     "PlantedAdversary",
+    "PlantedVertexAdversary",
     "PunishFavoriteAdversary",
     "ReplayAdversary",
     "StochasticAdversary",

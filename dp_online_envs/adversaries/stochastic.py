@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from gymnasium.spaces import Box
 
 from dp_online_envs.adversaries.base import Adversary
 from dp_online_envs.validation import check_int, check_real
@@ -319,3 +320,72 @@ class LowerBoundAdversary(StochasticAdversary):
         best = int(self.np_random.integers(k))
         mu[best] -= self.instance_gap * self._width[best]
         return mu
+
+
+class PlantedVertexAdversary(StochasticAdversary):
+    """i.i.d. linear losses whose mean has one planted vertex of the domain as its
+    unique minimizer, with a stated margin.
+
+    At reset a random direction ``c`` is drawn: the coordinates ``linspace(-1, 1, d)``
+    in a uniformly random order. Then, on a parameter box ``[-w, w]`` (``w > 0``
+    coordinatewise, the ``"linf"`` set of :class:`~dp_online_envs.losses.LinearLoss`):
+
+    * **0/1 polytopes** (the domain's action box lies in ``[0, 1]^d``, or its actions
+      are arms or subsets, and its vertex ``x* = domain.linear_minimizer(c)`` is a 0/1
+      point -- matroid, flow and Birkhoff polytopes, simplices): ``mu = gap w (1 - 2 x*)``. For every ``y`` in ``[0, 1]^d``,
+      ``<mu, y - x*> = gap sum_i w_i |y_i - x*_i|``, so ``x*`` is the unique best point
+      of the domain, every other vertex ``v`` (a 0/1 point) loses at least
+      ``gap min_i w_i`` a round to it (``gap`` times ``|v xor x*|`` when ``w = 1``), and
+      trivial play at the center ``c_D`` loses ``gap sum_i w_i |c_{D,i} - x*_i|``.
+    * **other domains**: ``mu = gap w c``. On a submodular base polytope (Edmonds'
+      greedy), whose vertices are the greedy vertices of the orders of the ground set,
+      the coordinates of ``mu`` are distinct with gaps ``2 gap w / (d - 1)`` between
+      consecutive ones (for ``w = 1``), so the best vertex is unique: the greedy vertex
+      of ``mu``'s increasing order, and since the second-best vertex of a linear program
+      is adjacent to the best, the margin is the least cost of swapping two consecutive
+      elements of that order, ``(2 gap / (d - 1)) min_k (f(S_{k-1} + a_k) - f(S_{k-1})
+      - f(S_{k+1}) + f(S_{k-1} + a_{k+1}))`` -- for ``f(S) = g(|S|)``,
+      ``(2 gap / (d - 1)) min_k (2 g(k) - g(k-1) - g(k+1))``.
+
+    The draws are those of :class:`StochasticAdversary` on a box: coordinatewise
+    two-point draws ``theta_{t,i} in {-w_i, w_i}`` with mean ``mu_i`` exactly
+    (:attr:`mean_param` is ``mu``).
+
+    Args:
+        gap: ``gap`` in (0, 1] (the mean's size relative to the box; default 0.9, so
+            that each coordinate of a 0/1 draw keeps a variance of 0.19). With ``gap = 1``
+            the 0/1 draws are deterministic.
+
+    Raises:
+        ValueError: On ``gap`` out of range, or (at reset) a loss family whose
+            parameter set is not a box ``[-w, w]`` with ``w > 0``.
+    """
+
+    name = "planted-vertex"
+
+    def __init__(self, gap: float = 0.9):
+        super().__init__(None, gap=0.0)
+        self.gap = check_real("gap", gap, 0.0, 1.0, low_inclusive=False)
+
+    def reset(self, np_random, domain, loss, horizon) -> None:
+        space = loss.param_space
+        low, high = (np.asarray(space.low, dtype=np.float64),
+                     np.asarray(space.high, dtype=np.float64))
+        if not (loss.param_is_box and np.array_equal(low, -high) and np.all(high > 0)):
+            raise ValueError(f"planted-vertex needs loss parameters in a box [-w, w] with "
+                             f"w > 0 (a linear loss with theta_set='linf'), got {loss!r} "
+                             f"with parameters in [{low.min()}, {high.max()}]")
+        super().reset(np_random, domain, loss, horizon)
+
+    def _random_mean(self) -> np.ndarray:
+        d = self._low.size
+        w = 0.5 * self._width
+        c = self.np_random.permutation(np.linspace(-1.0, 1.0, d)) if d > 1 else -np.ones(1)
+        #: The planted vertex: the unique minimizer of the mean loss over the domain.
+        self.planted = np.asarray(self.domain.linear_minimizer(c), dtype=np.float64)
+        space = self.domain.action_space
+        in_unit_box = (not isinstance(space, Box)  # arms and subsets: 0/1 points
+                       or bool(np.all(space.low >= 0.0) and np.all(space.high <= 1.0)))
+        if in_unit_box and bool(np.all((self.planted == 0.0) | (self.planted == 1.0))):
+            return self.gap * w * (1.0 - 2.0 * self.planted)
+        return self.gap * w * c

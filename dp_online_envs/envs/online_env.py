@@ -160,7 +160,7 @@ class OnlineLearningEnv(gym.Env):
 
       - v0: initial release (unchanged since).
     * ``DPFullInfo-Sphere``, ``DPFullInfo-Cube``, ``DPBandit-Linear``,
-      ``DPFullInfo-Matroid``, ``DPFullInfo-Submodular``, ``DPBandit-Submodular``:
+      ``DPFullInfo-Submodular``, ``DPBandit-Submodular``:
 
       - v1: ``adversary='stochastic'``.
       - v0: initial release, ``adversary='oblivious'``.
@@ -175,8 +175,19 @@ class OnlineLearningEnv(gym.Env):
         ``fkm`` and ``bandit-pftal`` stay below the clamp of
         :mod:`agents.bandit.smoothing` from T = 2^12 on).
       - v0: initial release, ``dim=5, adversary='oblivious'``.
+    * ``DPFullInfo-Matroid``:
+
+      - v2: ``n=10, rank=4, adversary='planted-vertex'`` (hull dimension 10; a planted
+        basis is the unique best vertex with margin 0.9 a round, and trivial play loses
+        4.15 a round).
+      - v1: ``n=8, rank=3, adversary='stochastic'``.
+      - v0: initial release, ``n=8, rank=3, adversary='oblivious'``.
     * ``DPBandit-Matroid``:
 
+      - v2: ``n=10, rank=4, adversary='planted-vertex'`` (hull dimension 10, 386
+        vertices; the planted basis is the unique best vertex with margin 0.9 a round;
+        trivial play loses 4.15 a round). ``matroid='partition'`` and
+        ``matroid='graphic'`` select the other matroids.
       - v1: ``n=3, rank=2, loss='linear', adversary='planted'`` (hull dimension 3, so
         that the scale-aware smoothing radius of ``garber-kretzu`` shrinks the domain by
         ``alpha ~ 0.15-0.35`` at T = 2^14 instead of the clamp's 1/2).
@@ -186,16 +197,22 @@ class OnlineLearningEnv(gym.Env):
         loss="distance")`` is that game.)
     * ``DPBandit-Flow``:
 
+      - v2: ``grid=(3, 4), adversary='planted-vertex'`` (10 paths, hull dimension 6;
+        margin 3.6, trivial play at least 5.3 a round).
       - v1: ``grid=(2, 3), loss='linear', adversary='planted'`` (hull dimension 2).
       - v0: initial release, ``grid=(3, 4), loss='distance', adversary='oblivious'``
         (between the two: ``adversary='planted'`` with v0's grid and loss).
     * ``DPBandit-SubmodularBase``:
 
+      - v2: ``n=7, adversary='planted-vertex'`` (hull dimension 6, 5040 vertices; margin
+        0.0051, trivial play 0.87 a round).
       - v1: ``n=2, loss='linear', adversary='planted'`` (hull dimension 1).
       - v0: initial release, ``n=6, loss='distance', adversary='oblivious'``
         (between the two: ``adversary='planted'`` with v0's ``n`` and loss).
     * ``DPBandit-Birkhoff``:
 
+      - v2: ``n=4, loss='linear', adversary='planted-vertex'`` (hull dimension 9, 24
+        vertices; margin 3.6, trivial play 5.4 a round).
       - v1: ``n=2, loss='absolute', adversary='planted'`` (hull dimension 1).
       - v0: initial release, ``n=4, loss='distance', adversary='oblivious'``
         (between the two: ``adversary='planted'`` with v0's ``n`` and loss).

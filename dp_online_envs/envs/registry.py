@@ -247,8 +247,11 @@ def _ground_set(opts: Options) -> dom.Domain:
     return dom.GroundSet(opts["n"])
 
 
-_MATROID = {"matroid": "uniform", "n": 8, "rank": 3, "blocks": 2, "graph": None}
+_MATROID = {"matroid": "uniform", "n": 10, "rank": 4, "blocks": 2, "graph": None}
 _STOCHASTIC_LINEAR = {"adversary": "stochastic", "loss": "linear"}
+#: The polytope ids' losses: linear, their mean planting a vertex as the unique best
+#: point with a margin (:class:`~dp_online_envs.adversaries.PlantedVertexAdversary`).
+_PLANTED_VERTEX_LINEAR = {"adversary": "planted-vertex", "loss": "linear"}
 
 #: The README's words for the linear losses whose parameters lie in a theta set.
 _THETA_SET_LOSSES = {"unit": "linear, [0,1]^K", "l2": "linear, ||theta||_2 <= 1",
@@ -306,23 +309,20 @@ CONFIGS: list[EnvConfig] = [
     _smith_thakurta_ball(id="DPBandit-StronglyConvex-v1",
                          losses="H-strongly convex quadratic", feedback="bandit",
                          defaults={"dim": 2, "adversary": "planted", "loss": "quadratic"}),
-    _ene_nguyen_vladu(id="DPBandit-Matroid-v1", decision_set="matroid polytope",
-                      domain=_matroid, defaults={**_MATROID, "n": 3, "rank": 2,
-                                                 "adversary": "planted", "loss": "linear"}),
-    _ene_nguyen_vladu(id="DPBandit-Flow-v1", decision_set="s-t path polytope (DAG)",
-                      domain=_flow, defaults={"grid": (2, 3), "graph": None,
-                                              "adversary": "planted", "loss": "linear"}),
-    _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v1", decision_set="submodular base polytope",
-                      domain=_base_polytope,
-                      defaults={"n": 2, "adversary": "planted", "loss": "linear"}),
-    _ene_nguyen_vladu(id="DPBandit-Birkhoff-v1", decision_set="Birkhoff polytope",
-                      domain=_birkhoff,
-                      defaults={"n": 2, "adversary": "planted", "loss": "absolute"}),
-    EnvConfig(id="DPFullInfo-Matroid-v1", decision_set="matroid polytope",
+    _ene_nguyen_vladu(id="DPBandit-Matroid-v2", decision_set="matroid polytope",
+                      domain=_matroid, defaults={**_MATROID, **_PLANTED_VERTEX_LINEAR}),
+    _ene_nguyen_vladu(id="DPBandit-Flow-v2", decision_set="s-t path polytope (DAG)",
+                      domain=_flow, defaults={"grid": (3, 4), "graph": None,
+                                              **_PLANTED_VERTEX_LINEAR}),
+    _ene_nguyen_vladu(id="DPBandit-SubmodularBase-v2", decision_set="submodular base polytope",
+                      domain=_base_polytope, defaults={"n": 7, **_PLANTED_VERTEX_LINEAR}),
+    _ene_nguyen_vladu(id="DPBandit-Birkhoff-v2", decision_set="Birkhoff polytope",
+                      domain=_birkhoff, defaults={"n": 4, **_PLANTED_VERTEX_LINEAR}),
+    EnvConfig(id="DPFullInfo-Matroid-v2", decision_set="matroid polytope",
               losses="linear / convex", feedback="full",
               paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
               domain=_matroid, loss_names=CONVEX_LOSSES,
-              defaults={**_MATROID, **_STOCHASTIC_LINEAR}),
+              defaults={**_MATROID, **_PLANTED_VERTEX_LINEAR}),
     _cardoso_cummings(id="DPFullInfo-Submodular-v1", feedback="full"),
     _cardoso_cummings(id="DPBandit-Submodular-v1", feedback="bandit"),
     # Built on real data (the ``realdata`` extra ships it; see envs/real_data.py).
@@ -373,15 +373,21 @@ _OBLIVIOUS = {"adversary": "oblivious"}
 #: is in :class:`~dp_online_envs.envs.online_env.OnlineLearningEnv`'s docstring).
 FORMER_CONFIGS: list[EnvConfig] = [
     *(_former(f"{name}-v1", 0, _OBLIVIOUS) for name in (
-        "DPFullInfo-Sphere", "DPFullInfo-Cube", "DPBandit-Linear", "DPFullInfo-Matroid",
+        "DPFullInfo-Sphere", "DPFullInfo-Cube", "DPBandit-Linear",
         "DPFullInfo-Submodular", "DPBandit-Submodular", "DPFullInfo-Convex",
         "DPFullInfo-StronglyConvex")),
     _former("DPBandit-Convex-v1", 0, {"dim": 5, **_OBLIVIOUS}),
     _former("DPBandit-StronglyConvex-v1", 0, {"dim": 5, **_OBLIVIOUS}),
-    _former("DPBandit-Matroid-v1", 0, {"n": 8, "rank": 3, "loss": "distance", **_OBLIVIOUS}),
-    _former("DPBandit-Flow-v1", 0, {"grid": (3, 4), "loss": "distance", **_OBLIVIOUS}),
-    _former("DPBandit-SubmodularBase-v1", 0, {"n": 6, "loss": "distance", **_OBLIVIOUS}),
-    _former("DPBandit-Birkhoff-v1", 0, {"n": 4, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-Matroid-v2", 1, {"n": 3, "rank": 2, "adversary": "planted"}),
+    _former("DPBandit-Matroid-v2", 0, {"n": 8, "rank": 3, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-Flow-v2", 1, {"grid": (2, 3), "adversary": "planted"}),
+    _former("DPBandit-Flow-v2", 0, {"grid": (3, 4), "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-SubmodularBase-v2", 1, {"n": 2, "adversary": "planted"}),
+    _former("DPBandit-SubmodularBase-v2", 0, {"n": 6, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPBandit-Birkhoff-v2", 1, {"n": 2, "loss": "absolute", "adversary": "planted"}),
+    _former("DPBandit-Birkhoff-v2", 0, {"n": 4, "loss": "distance", **_OBLIVIOUS}),
+    _former("DPFullInfo-Matroid-v2", 1, {"n": 8, "rank": 3, "adversary": "stochastic"}),
+    _former("DPFullInfo-Matroid-v2", 0, {"n": 8, "rank": 3, **_OBLIVIOUS}),
     _former("DPFullInfo-Portfolio-v1", 0,
             {"tickers": datasets.SP500_TICKERS, "horizon": 2048},
             decision_set="simplex (20 stocks)",

@@ -52,6 +52,9 @@ PLAYS = {
                                                       "DPBandit-Birkhoff-v1")
                                 for kw in (PRIV, {**GAUSS, "noise": "gaussian"})],
     "garber-kretzu": [("DPBandit-Matroid-v1", {}, {}), ("DPBandit-Birkhoff-v1", {}, {})],
+    "garber-kretzu-tuned": [("DPBandit-Matroid-v2", {}, {}), ("DPBandit-Birkhoff-v2", {}, {})],
+    "private-projection-free-tuned": [(e, {}, PRIV) for e in ("DPBandit-Flow-v2",
+                                                              "DPBandit-SubmodularBase-v2")],
     "bandit-submod-pftal": [("DPBandit-Submodular-v1", {}, PRIV)],
     "hazan-kale-submodular-bandit": [("DPBandit-Submodular-v1", {}, {})],
     "center": [(e, {}, {}) for e in ("DPFullInfo-Experts-v0", "DPBandit-MAB-v0",

@@ -36,6 +36,8 @@ AUDITED = {
     "bandit-submod-pftal": ("DPBandit-Submodular-v1", {"n": 3}, {"epsilon": 1.0}, 2),
     "private-projection-free": ("DPBandit-Matroid-v1", {"n": 4, "rank": 2},
                                 {"epsilon": 1.0}, 2),
+    "private-projection-free-tuned": ("DPBandit-Matroid-v2", {"n": 4, "rank": 2},
+                                      {"epsilon": 1.0}, 2),
 }
 HORIZON, RUNS = 8, 400
 

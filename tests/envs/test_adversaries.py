@@ -162,8 +162,8 @@ def test_make_adversary_lists_valid_names():
 
 # --------------------------------------------------------------- seeded replay
 #: Every registered adversary, and whether its losses depend on the seed.
-RANDOM = {"oblivious": True, "stochastic": True, "planted": True, "switching": True,
-          "drifting": True, "lower-bound": True, "punish-favorite": True, "alternating": False}
+RANDOM = {"oblivious": True, "stochastic": True, "planted": True, "planted-vertex": True,
+          "switching": True, "drifting": True, "lower-bound": True, "punish-favorite": True, "alternating": False}
 REPLAY_ENVS = ["DPFullInfo-Experts-v0", "DPBandit-MAB-v0"]
 
 
@@ -175,7 +175,9 @@ def _seeded_game(env_id, adversary, seed, global_seed, horizon=40):
     global numpy generator is seeded to ``global_seed`` first (and restored after): an
     adversary that draws from it instead of the env's seed gives a different game.
     """
-    env = gym.make(env_id, horizon=horizon, adversary=adversary, record_losses=True)
+    # planted-vertex needs parameters in a box [-w, w]
+    kw = {"loss_kwargs": {"theta_set": "linf"}} if adversary == "planted-vertex" else {}
+    env = gym.make(env_id, horizon=horizon, adversary=adversary, record_losses=True, **kw)
     state = np.random.get_state()
     np.random.seed(global_seed)
     try:
@@ -246,3 +248,79 @@ def test_punish_favorite_refuses_a_family_without_features():
     odd.param_dim = 3  # a linear family whose parameter is not a point, without features
     with pytest.raises(ValueError, match="param_dim=3"):
         PunishFavoriteAdversary().reset(np.random.default_rng(0), Arms(4), odd, 10)
+
+
+# ------------------------------------------------------------ planted vertex
+def _planted_vertex(domain, seed, gap=0.9):
+    adv = make_adversary("planted-vertex", gap=gap)
+    adv.reset(np.random.default_rng(seed), domain, LinearLoss(domain.dim), 100)
+    return adv
+
+
+def _zero_one_polytopes():
+    from dp_online_envs import domains as dom
+
+    return [dom.UniformMatroid(10, 4), dom.Birkhoff(4), dom.FlowPolytope.grid(3, 4),
+            dom.GraphicMatroid(5, [(i, j) for i in range(5) for j in range(i + 1, 5)]),
+            dom.PartitionMatroid([[0, 2, 4, 6], [1, 3, 5, 7]], [2, 1])]
+
+
+@pytest.mark.parametrize("domain", _zero_one_polytopes(), ids=repr)
+def test_planted_vertex_on_a_zero_one_polytope_is_best_by_gap_times_the_hamming_distance(domain):
+    """Brute force over every vertex: ``<mu, v - x*> = gap |v xor x*|``, so the planted
+    vertex is the unique best with margin ``gap``; the mean is exact."""
+    for seed in range(5):
+        adv = _planted_vertex(domain, seed)
+        verts = domain.vertices()
+        x = adv.planted
+        assert np.any(np.all(verts == x, axis=1))  # a vertex
+        mu = adv.mean_param
+        np.testing.assert_array_equal(mu, 0.9 * (1.0 - 2.0 * x))
+        excess = verts @ mu - x @ mu
+        np.testing.assert_allclose(excess, 0.9 * np.abs(verts - x).sum(axis=1), atol=1e-12)
+        assert np.sort(excess)[1] >= 0.9 - 1e-12
+        center = domain.center
+        assert center @ mu - x @ mu == pytest.approx(0.9 * np.abs(center - x).sum())
+
+
+def test_planted_vertex_on_the_base_polytope_has_the_stated_margin():
+    """Base polytope of ``sqrt(|S|)``: brute force over its 5040 vertices, the greedy
+    vertex of ``mu`` is the unique best and the margin is
+    ``(2 gap / (n - 1)) min_k (2 g(k) - g(k-1) - g(k+1))``."""
+    from dp_online_envs.domains import SubmodularBasePolytope
+
+    n, gap = 7, 0.9
+    domain = SubmodularBasePolytope.concave_cardinality(n)
+    g = np.sqrt(np.arange(n + 1))
+    stated = 2 * gap / (n - 1) * np.min(2 * g[1:-1] - g[:-2] - g[2:])
+    for seed in range(3):
+        adv = _planted_vertex(domain, seed, gap)
+        mu = adv.mean_param
+        np.testing.assert_allclose(np.sort(mu), gap * np.linspace(-1, 1, n), atol=1e-15)
+        values = domain.vertices() @ mu
+        order = np.argsort(values)
+        np.testing.assert_allclose(domain.vertices()[order[0]], adv.planted, atol=1e-12)
+        assert values[order[1]] - values[order[0]] == pytest.approx(stated, rel=1e-9)
+
+
+def test_planted_vertex_draws_are_two_point_with_the_exact_mean():
+    from dp_online_envs.domains import UniformMatroid
+
+    adv = _planted_vertex(UniformMatroid(10, 4), 3)
+    draws = np.array([adv.next_loss(t) for t in range(1, 4001)])
+    assert set(np.unique(draws)) == {-1.0, 1.0}
+    se = draws.std(axis=0) / np.sqrt(len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - adv.mean_param) < 5 * se)
+
+
+@pytest.mark.parametrize("theta_set", ["unit", "l2", "l1"])
+def test_planted_vertex_refuses_parameters_outside_a_symmetric_box(theta_set):
+    with pytest.raises(ValueError, match="planted-vertex needs loss parameters in a box"):
+        make_adversary("planted-vertex").reset(np.random.default_rng(0), Ball(3),
+                                               LinearLoss(3, theta_set), 10)
+
+
+@pytest.mark.parametrize("gap", [0.0, -0.5, 1.5])
+def test_planted_vertex_gap_out_of_range_is_refused(gap):
+    with pytest.raises(ValueError, match="gap"):
+        make_adversary("planted-vertex", gap=gap)

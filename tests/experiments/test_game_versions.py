@@ -110,19 +110,21 @@ def test_the_identity_hashes_the_version_and_the_resolved_options():
 
 @pytest.mark.parametrize("former", registry.FORMER_IDS)
 def test_a_former_version_builds_its_former_defaults(former):
-    """``-v0`` is the id's first game again: its row is today's with the former options."""
+    """A former version is the id's former game again: its row is today's with the
+    former options (``-v0``: the first game, with an oblivious adversary)."""
     import dp_online_envs.envs.online_env as online_env
 
     config = registry.ENV_CONFIGS[former]
-    current = registry.ENV_CONFIGS[f"{config.name}-v1"]
+    current = next(c for c in registry.CONFIGS if c.name == config.name)
     assert former not in registry.ENV_IDS and current.id in registry.ENV_IDS
+    assert config.version < current.version
     changed = {k: v for k, v in config.defaults.items() if current.defaults.get(k) != v}
-    assert changed.get("adversary", "oblivious") == "oblivious" or config.name.endswith(
-        "Portfolio")
+    assert (config.version > 0 or changed.get("adversary", "oblivious") == "oblivious"
+            or config.name.endswith("Portfolio"))
     # the id's version history names the former value of every option that changed
     history = online_env.OnlineLearningEnv.__doc__.split("## Version History", 1)[1]
     block = next(b for b in history.split("\n    * ")[1:] if f"``{config.name}``" in b)
-    v0 = block.split("- v0:", 1)[1]
+    v0 = block.split(f"- v{config.version}:", 1)[1].split("\n      - v", 1)[0]
     for key, value in changed.items():
         text = f"{key}={value!r}"
         assert (text if len(text) < 60 else f"{key}=") in v0, (former, text)

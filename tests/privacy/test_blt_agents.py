@@ -23,6 +23,7 @@ GAMES = {
     "bandit-pftal": ("DPBandit-Convex-v1", {}),
     "bandit-submod-pftal": ("DPBandit-Submodular-v1", {}),
     "private-projection-free": ("DPBandit-Matroid-v1", {"noise": "gaussian"}),
+    "private-projection-free-tuned": ("DPBandit-Matroid-v2", {"noise": "gaussian"}),
 }
 T = 40
 
