@@ -22,8 +22,8 @@ worker processes are stopped, and every finished game stays in the results direc
 so the same command resumes.
 
 This module is the composition root of the experiments: it hands the agent registry
-(:func:`~dp_online_envs.experiments.resolver.default_resolver`) to every command that
-resolves agent names; the rest of :mod:`dp_online_envs.experiments` takes it as an
+(:func:`~dp_online_envs.lab.experiments.resolver.default_resolver`) to every command that
+resolves agent names; the rest of :mod:`dp_online_envs.lab.experiments` takes it as an
 argument.
 """
 
@@ -45,25 +45,25 @@ from typing import Any
 
 import dp_online_envs  # registers the env ids
 from dp_online_envs.envs.registry import ENV_CONFIGS, ENV_IDS, FORMER_IDS, env_config
-from dp_online_envs.experiments import analysis
-from dp_online_envs.experiments.backends import BACKENDS, default_workers
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import IDEALIZED_NOTE
-from dp_online_envs.experiments.plots import plot_results
-from dp_online_envs.experiments.report import write_report
-from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
-from dp_online_envs.experiments.runner import run_games, run_sweep
-from dp_online_envs.experiments.store import (
+from dp_online_envs.lab.experiments import analysis
+from dp_online_envs.lab.experiments.backends import BACKENDS, default_workers
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import IDEALIZED_NOTE
+from dp_online_envs.lab.experiments.plots import plot_results
+from dp_online_envs.lab.experiments.report import write_report
+from dp_online_envs.lab.experiments.resolver import default_resolver, resolve_agent
+from dp_online_envs.lab.experiments.runner import run_games, run_sweep
+from dp_online_envs.lab.experiments.store import (
     DamagedResultWarning,
     ResultsStore,
     load_records,
     storage_error,
 )
-from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
-from dp_online_envs.experiments.table import export_results
-from dp_online_envs.grading import find_submissions, grade, load_assignment
-from dp_online_envs.grading.grader import sandbox_mode
-from dp_online_envs.isolation import MAX_LIMIT, IsolationLimits
+from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
+from dp_online_envs.lab.experiments.table import export_results
+from dp_online_envs.lab.grading import find_submissions, grade, load_assignment
+from dp_online_envs.lab.grading.grader import sandbox_mode
+from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
 

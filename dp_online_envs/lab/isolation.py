@@ -7,9 +7,9 @@ and, each round, the round's permitted feedback; it sends back an action and not
 else ever crosses. The env, the adversary, the recorder and their generators never
 exist in the agent's process, so no Python trick there (``env.unwrapped``, frame
 walking, ``gc.get_objects()``, copying a generator) can reach them. With a
-:class:`~dp_online_envs.sandbox.Sandbox` in the limits (what ``dp-online grade`` uses),
+:class:`~dp_online_envs.lab.sandbox.Sandbox` in the limits (what ``dp-online grade`` uses),
 the process runs in a bubblewrap sandbox: no network, no file but its own, no view of
-the parent's processes (see :mod:`dp_online_envs.sandbox`).
+the parent's processes (see :mod:`dp_online_envs.lab.sandbox`).
 
 Protocol (a socket pair, length-prefixed frames, synchronous). The parent starts the
 process with one pickled setup frame (the factory, the problem; the parent's data: the
@@ -59,7 +59,7 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.problem import Problem
-from dp_online_envs.sandbox import SANDBOX_ENV, SANDBOX_UID, Sandbox
+from dp_online_envs.lab.sandbox import SANDBOX_ENV, SANDBOX_UID, Sandbox
 from dp_online_envs.validation import check_int, check_real
 
 #: ``factory(problem) -> learner`` with ``act``, ``update``, ``reset(seed)``; must be
@@ -132,7 +132,7 @@ _NO_SEED = b"-"
 SPIN_SECONDS = 2e-4
 #: What the agent's process runs: import this module and serve the socket on fd ``{fd}``.
 _BOOT = ("import sys; sys.path[:{keep}] = {path!r}; "
-         "from dp_online_envs.isolation import _child_main; _child_main({fd}, {uid})")
+         "from dp_online_envs.lab.isolation import _child_main; _child_main({fd}, {uid})")
 
 
 def _wait(conn: Any, timeout: float | None) -> bool:

@@ -1,8 +1,8 @@
 """A bubblewrap sandbox for an untrusted isolated process (a graded submission).
 
-:class:`Sandbox` describes what the process may reach; :class:`~dp_online_envs.isolation.
+:class:`Sandbox` describes what the process may reach; :class:`~dp_online_envs.lab.isolation.
 IsolatedLearner` starts its agent process through :meth:`Sandbox.command` when its
-:class:`~dp_online_envs.isolation.IsolationLimits` carry one. Inside:
+:class:`~dp_online_envs.lab.isolation.IsolationLimits` carry one. Inside:
 
 * **files**: an empty read-only root holding only the system libraries (``/usr`` and
   its ``/lib`` links), the Python installation (``sys.base_prefix``, ``sys.prefix``),

@@ -3,7 +3,7 @@
 The audits run games (through the one loop, :func:`dp_online_envs.loop.run_rounds`),
 so they live beside the other code that runs games. They never import the learners:
 agents are passed in as factories or sessions, or named and resolved through
-:mod:`dp_online_envs.experiments.resolver`.
+:mod:`dp_online_envs.lab.experiments.resolver`.
 
 * :func:`audit_actions` -- a black box seen only through its actions: a search over
   neighbouring pairs, a statistic built for actions, a pilot and a separate test
@@ -19,18 +19,18 @@ agents are passed in as factories or sessions, or named and resolved through
 Method and proofs: ``docs/algorithms/privacy-auditor.md``.
 """
 
-from dp_online_envs.audit.actions import AuditFinding, AuditSettings, audit_actions
-from dp_online_envs.audit.observe import VIEWS, ActionsView, ReleasesView
-from dp_online_envs.audit.pair import Claim, Samples, audit, collect
-from dp_online_envs.audit.power import DEFAULT_FACTORS, AuditPower, audit_power
-from dp_online_envs.audit.sequences import (
+from dp_online_envs.lab.audit.actions import AuditFinding, AuditSettings, audit_actions
+from dp_online_envs.lab.audit.observe import VIEWS, ActionsView, ReleasesView
+from dp_online_envs.lab.audit.pair import Claim, Samples, audit, collect
+from dp_online_envs.lab.audit.power import DEFAULT_FACTORS, AuditPower, audit_power
+from dp_online_envs.lab.audit.sequences import (
     Game,
     NeighbourPair,
     neighbour_param,
     record_sequence,
     replay_env,
 )
-from dp_online_envs.audit.sessions import (
+from dp_online_envs.lab.audit.sessions import (
     AgentSession,
     BatchedSession,
     BatchedSessionFactory,
@@ -38,7 +38,7 @@ from dp_online_envs.audit.sessions import (
     Session,
     SessionFactory,
 )
-from dp_online_envs.audit.statistics import (
+from dp_online_envs.lab.audit.statistics import (
     AuditResult,
     Event,
     EventTest,

@@ -1,8 +1,8 @@
 """A black-box privacy audit of a learner seen only through its actions.
 
-:func:`audit_actions` plays a *session* (:mod:`~dp_online_envs.audit.sessions`: an
+:func:`audit_actions` plays a *session* (:mod:`~dp_online_envs.lab.audit.sessions`: an
 isolated process, or an in-process adapter; or a batched session, B runs at a time,
-:mod:`~dp_online_envs.audit.batched`) on pairs of loss sequences that differ in one
+:mod:`~dp_online_envs.lab.audit.batched`) on pairs of loss sequences that differ in one
 round and tests the learner's claimed ``(epsilon, delta)`` on the actions alone.
 
 1. **Candidates.** For every ``tau`` in ``settings.taus`` and both directions, a pair
@@ -36,7 +36,7 @@ whatever the pilot chose (no correction for the candidates is needed; the Bonfer
 factor is the ``m`` events tested). Proof and power: ``docs/algorithms/privacy-auditor.md``.
 
 Power: a passing audit means only that this search found nothing; report it with
-:func:`~dp_online_envs.audit.audit_power` (the smallest noise cut of a reference learner
+:func:`~dp_online_envs.lab.audit.audit_power` (the smallest noise cut of a reference learner
 the same audit refutes).
 """
 
@@ -50,22 +50,22 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.audit.batched import batched_scores, check_vector_env
-from dp_online_envs.audit.scores import Statistic, points_of, run_scores, statistics_for
-from dp_online_envs.audit.sequences import (
+from dp_online_envs.lab.audit.batched import batched_scores, check_vector_env
+from dp_online_envs.lab.audit.scores import Statistic, points_of, run_scores, statistics_for
+from dp_online_envs.lab.audit.sequences import (
     NeighbourPair,
     is_admissible,
     neighbour_param,
     replay_env,
 )
-from dp_online_envs.audit.sessions import (
+from dp_online_envs.lab.audit.sessions import (
     BatchedSession,
     BatchedSessionFactory,
     Session,
     SessionFactory,
     run_seeds,
 )
-from dp_online_envs.audit.statistics import (
+from dp_online_envs.lab.audit.statistics import (
     Event,
     EventTest,
     best_event,
@@ -201,7 +201,7 @@ def candidates(problem: Problem, taus: tuple[int, ...]) -> tuple[NeighbourPair, 
 
     ``theta_lo`` is the low corner of the parameter set (clipped to it), ``theta_hi``
     the admissible point farthest from it
-    (:func:`~dp_online_envs.audit.sequences.neighbour_param`).
+    (:func:`~dp_online_envs.lab.audit.sequences.neighbour_param`).
 
     Raises:
         ValueError: The corners are not admissible parameters of the loss family.
@@ -258,7 +258,7 @@ def pilot_events(pilot0: np.ndarray, pilot1: np.ndarray, *, delta: float, confid
                  test_runs: int, keep: int = KEPT_EVENTS) -> tuple[tuple[Event, ...], float]:
     """The ``keep`` threshold events expected to give the largest bound in the test.
 
-    Candidates: :func:`~dp_online_envs.audit.statistics.threshold_events` at
+    Candidates: :func:`~dp_online_envs.lab.audit.statistics.threshold_events` at
     :data:`TAIL_MASSES`. Each is scored by the bound the test would give (``test_runs``
     runs per side, Bonferroni over ``keep``) if its two probabilities were the pilot's
     estimates ``(hits + 1/2) / (n + 1)``: this weighs a rare but lopsided event against
@@ -326,7 +326,7 @@ def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: 
     Args:
         make_session: ``make_session(problem, action_space) -> Session`` (one run at a
             time), or ``-> BatchedSession`` (the runs B at a time in a vector env,
-            :mod:`~dp_online_envs.audit.batched`: the same finding for a batched
+            :mod:`~dp_online_envs.lab.audit.batched`: the same finding for a batched
             learner whose games are the scalar learner's, in a fraction of the time;
             ids with a vectorized path only), called once, with the audit's problem
             (``env_id`` at ``settings.horizon``). The audit owns the session: it
@@ -346,7 +346,7 @@ def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: 
         ValueError: An invalid claim, setting or env option.
         TypeError: ``make_session`` did not return a session or a batched session.
         Exception: Whatever the session raises (e.g.
-            :class:`~dp_online_envs.isolation.AgentFailure`) propagates.
+            :class:`~dp_online_envs.lab.isolation.AgentFailure`) propagates.
     """
     epsilon, delta = check_claim(claim)
     if not isinstance(settings, AuditSettings):

@@ -1,20 +1,20 @@
 """The action audit's runs played B at a time: a batched session in a vector env.
 
-:func:`batched_scores` is what :func:`~dp_online_envs.audit.audit_actions` does with a
-:class:`~dp_online_envs.audit.sessions.BatchedSession` in place of a session: the runs
+:func:`batched_scores` is what :func:`~dp_online_envs.lab.audit.audit_actions` does with a
+:class:`~dp_online_envs.lab.audit.sessions.BatchedSession` in place of a session: the runs
 of one side of a neighbour pair, in chunks of at most :data:`BATCH_GAMES`, each chunk
 one :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv` replaying the side's loss
 sequence in every game (a :class:`~dp_online_envs.adversaries.ReplayAdversary`: no
 randomness) and played by :func:`~dp_online_envs.loop.run_batched_rounds`. Game ``b``
 of a chunk is reset with the ``b``-th of the chunk's run seeds
-(:func:`~dp_online_envs.audit.sessions.run_seeds`, the seeds the scalar path resets
+(:func:`~dp_online_envs.lab.audit.sessions.run_seeds`, the seeds the scalar path resets
 its session with, in the same order). A batched session whose game ``b`` plays as the
 scalar learner reset with ``seeds[b]`` (the contract of ``agents.batched``) therefore
 gives the scalar path's scores, bit for bit, and so the same events, counts and
-bound (:func:`~dp_online_envs.audit.scores.arm_scores` on arms; the per-run
-:func:`~dp_online_envs.audit.scores.run_scores` on points). A batched session that
+bound (:func:`~dp_online_envs.lab.audit.scores.arm_scores` on arms; the per-run
+:func:`~dp_online_envs.lab.audit.scores.run_scores` on points). A batched session that
 draws all B runs from one stream seeded with the chunk's seeds (the audit's form of
-``private-exp2``, which :func:`~dp_online_envs.audit.audit_power` plays) gives other,
+``private-exp2``, which :func:`~dp_online_envs.lab.audit.audit_power` plays) gives other,
 equally valid runs: independent games, the same for the same audit seed (and
 chunking), not the scalar path's.
 
@@ -31,9 +31,9 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.adversaries import ReplayAdversary
-from dp_online_envs.audit.scores import Statistic, arm_scores, points_of, run_scores
-from dp_online_envs.audit.sequences import NeighbourPair
-from dp_online_envs.audit.sessions import BatchedSession, run_seeds
+from dp_online_envs.lab.audit.scores import Statistic, arm_scores, points_of, run_scores
+from dp_online_envs.lab.audit.sequences import NeighbourPair
+from dp_online_envs.lab.audit.sessions import BatchedSession, run_seeds
 from dp_online_envs.loop import run_batched_rounds
 from dp_online_envs.problem import Problem
 

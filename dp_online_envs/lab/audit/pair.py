@@ -7,15 +7,15 @@ round if, for every such pair ``S, S'`` and every event ``E`` on its output,
 :func:`audit` fixes one pair -- ``S`` (recorded by playing the env, or given) and
 ``S' = S.replace(tau, theta')`` -- and runs in four steps:
 
-1. record ``S`` (:func:`~dp_online_envs.audit.sequences.record_sequence`);
-2. build the pair (:class:`~dp_online_envs.audit.sequences.NeighbourPair`);
+1. record ``S`` (:func:`~dp_online_envs.lab.audit.sequences.record_sequence`);
+2. build the pair (:class:`~dp_online_envs.lab.audit.sequences.NeighbourPair`);
 3. collect ``runs`` observations per side (:func:`collect`): a fresh agent and seed per
    run, a deterministic replay behind a
    :class:`~dp_online_envs.wrappers.FeedbackGuard`, one view
-   (:class:`~dp_online_envs.audit.observe.ReleasesView` -- the values passed through
+   (:class:`~dp_online_envs.lab.audit.observe.ReleasesView` -- the values passed through
    ``release``, the boundary the proof covers -- or
-   :class:`~dp_online_envs.audit.observe.ActionsView`);
-4. test them (:func:`~dp_online_envs.audit.statistics.audit_samples`): a linear
+   :class:`~dp_online_envs.lab.audit.observe.ActionsView`);
+4. test them (:func:`~dp_online_envs.lab.audit.statistics.audit_samples`): a linear
    statistic fitted on a training part, threshold events tested on the rest with
    Clopper-Pearson bounds, Bonferroni over the events.
 
@@ -24,7 +24,7 @@ audit is evidence, not proof (one pair, one view, one family of events, finitely
 runs: with ``n`` test runs no audit certifies more than about ``ln(n / ln(2m/alpha))``);
 an adaptive adversary is replayed as the fixed sequence it produced when recording.
 For a black box seen only through its actions, with a search over pairs and a stated
-power, use :func:`~dp_online_envs.audit.audit_actions`. Method and proof:
+power, use :func:`~dp_online_envs.lab.audit.audit_actions`. Method and proof:
 ``docs/algorithms/privacy-auditor.md``.
 """
 
@@ -40,8 +40,8 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.audit.observe import ActionsView, ReleasesView, stack_rows, view_of
-from dp_online_envs.audit.sequences import (
+from dp_online_envs.lab.audit.observe import ActionsView, ReleasesView, stack_rows, view_of
+from dp_online_envs.lab.audit.sequences import (
     Game,
     NeighbourPair,
     is_admissible,
@@ -49,7 +49,7 @@ from dp_online_envs.audit.sequences import (
     record_sequence,
     replay_env,
 )
-from dp_online_envs.audit.statistics import (
+from dp_online_envs.lab.audit.statistics import (
     MIN_RUNS,
     AuditResult,
     audit_samples,
@@ -174,12 +174,12 @@ def audit(
         sequence: ``S``; default: recorded by playing the env once with a fresh agent,
             horizon ``T`` of the env. Its length is the horizon of the audit.
         neighbour_theta: ``theta'_tau`` of ``S'`` (must be admissible); default
-            :func:`~dp_online_envs.audit.sequences.neighbour_param`.
+            :func:`~dp_online_envs.lab.audit.sequences.neighbour_param`.
         statistic, thresholds, train_fraction: Event selection, see
-            :func:`~dp_online_envs.audit.statistics.audit_samples`.
+            :func:`~dp_online_envs.lab.audit.statistics.audit_samples`.
 
     Returns:
-        The :class:`~dp_online_envs.audit.statistics.AuditResult`.
+        The :class:`~dp_online_envs.lab.audit.statistics.AuditResult`.
 
     Raises:
         ValueError: on an invalid argument (named in the message), an inadmissible

@@ -3,13 +3,13 @@
 A passing audit says only that the search found nothing. :func:`audit_power` says what
 the same audit (same settings, same env, same claim) *can* find: it builds a reference
 learner (a registered name, resolved through
-:func:`~dp_online_envs.experiments.resolver.resolve_agent`) at ``epsilon * c`` -- a
+:func:`~dp_online_envs.lab.experiments.resolver.resolve_agent`) at ``epsilon * c`` -- a
 ``c``-fold cut of its noise -- while it keeps declaring ``epsilon``, for each factor
 ``c``, and reports which claims the audit refutes. ``smallest_refuted = 10`` reads:
 "at these settings the audit catches a learner that adds 10 times too little noise".
 
 With ``vectorize=True`` (the default) a reference with a batched form on an id with a
-vectorized path plays its runs B at a time (:mod:`~dp_online_envs.audit.batched`). The
+vectorized path plays its runs B at a time (:mod:`~dp_online_envs.lab.audit.batched`). The
 form is the resolver's ``audit_batched`` (``agents.batched.make_audit_batched``) when
 it has one, else its ``batched`` (``agents.batched.make_batched``). For
 ``private-exp2`` that is B independent runs drawn from one generator (seeded from the
@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dp_online_envs.audit.actions import (
+from dp_online_envs.lab.audit.actions import (
     DEFAULT_SETTINGS,
     AuditFinding,
     AuditSettings,
@@ -36,7 +36,7 @@ from dp_online_envs.audit.actions import (
     audit_problem,
     check_claim,
 )
-from dp_online_envs.audit.sessions import ResettingSession
+from dp_online_envs.lab.audit.sessions import ResettingSession
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_real
 
@@ -127,12 +127,12 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
                 factors: Sequence[float] = DEFAULT_FACTORS, *,
                 options: Mapping[str, Any] | None = None, resolver: Any = None,
                 vectorize: bool = True) -> AuditPower:
-    """Run :func:`~dp_online_envs.audit.audit_actions` on noise cuts of a reference.
+    """Run :func:`~dp_online_envs.lab.audit.audit_actions` on noise cuts of a reference.
 
     For each ``c`` in ``factors`` the reference is built in-process, once, as
     ``cls(problem, epsilon=epsilon * c, delta=delta, **options)`` (a ``c``-fold smaller
     noise scale for a Laplace learner), played as a
-    :class:`~dp_online_envs.audit.sessions.ResettingSession` (``reset(seed)`` per run),
+    :class:`~dp_online_envs.lab.audit.sessions.ResettingSession` (``reset(seed)`` per run),
     or as its batched form (``vectorize``; B runs at a time: the audit form of the
     module docstring), and audited against the claim ``(epsilon, delta)`` with the same
     ``settings``.
@@ -154,7 +154,7 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
         ValueError: An invalid factor or claim; an unknown reference (``ExperimentError``).
         TypeError: ``vectorize`` is not a bool.
     """
-    from dp_online_envs.experiments.resolver import default_resolver, resolve_agent
+    from dp_online_envs.lab.experiments.resolver import default_resolver, resolve_agent
 
     epsilon, delta = check_claim(claim)
     if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or not factors:

@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.audit.sequences import NeighbourPair
+from dp_online_envs.lab.audit.sequences import NeighbourPair
 from dp_online_envs.domains.base import Domain
 
 __all__ = ["Statistic", "arm_scores", "points_of", "run_scores", "statistics_for"]

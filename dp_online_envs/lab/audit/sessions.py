@@ -1,7 +1,7 @@
 """What the black-box auditor plays: a *session*.
 
 A session is anything with ``reset(seed)``, ``act()`` and ``update(action, feedback)``:
-:class:`~dp_online_envs.isolation.IsolatedLearner` (an agent in its own process) is
+:class:`~dp_online_envs.lab.isolation.IsolatedLearner` (an agent in its own process) is
 one; :class:`AgentSession` makes one of an in-process agent factory (a fresh agent
 every game), :class:`ResettingSession` of one in-process agent whose ``reset(seed)``
 starts a game afresh (as an isolated process does; cheaper when building is slow). The auditor never
@@ -10,7 +10,7 @@ needs the agent object: it sees the actions and nothing else.
 A :class:`BatchedSession` plays B runs at once (``reset_batch(seeds)``, ``act_batch()``,
 ``update_batch(actions, feedback)``: the batched learners of ``agents.batched`` are
 ones); either run ``b`` is the game a session reset with ``seeds[b]`` plays, so the
-audit's statistics are the same on either (:mod:`~dp_online_envs.audit.batched`), or
+audit's statistics are the same on either (:mod:`~dp_online_envs.lab.audit.batched`), or
 (the audit's form of a learner, e.g. ``agents.batched.SharedStreamPrivateEXP2``) the
 runs are independent games of the learner drawn from one stream seeded with all the
 seeds. :func:`run_seeds` gives the seeds of the runs, for both.
@@ -127,7 +127,7 @@ class ResettingSession:
 
     The learner's own ``reset`` must restore everything a game depends on (the agents
     of this package do: building with ``seed`` and resetting with ``seed`` give the
-    same games); this is what :class:`~dp_online_envs.isolation.IsolatedLearner` does
+    same games); this is what :class:`~dp_online_envs.lab.isolation.IsolatedLearner` does
     in the agent's process. Use :class:`AgentSession` for a learner not trusted to.
 
     Args:

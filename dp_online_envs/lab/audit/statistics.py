@@ -203,7 +203,7 @@ def best_event(events: tuple[Event, ...], scores: np.ndarray, neighbour_scores: 
 @dataclass(frozen=True)
 class AuditResult:
     """Outcome of an audit of feature vectors (:func:`audit_samples`,
-    :func:`~dp_online_envs.audit.audit`).
+    :func:`~dp_online_envs.lab.audit.audit`).
 
     Attributes:
         eps_lb: Lower bound on epsilon valid with probability ``>= confidence``
@@ -294,7 +294,7 @@ def audit_samples(
     train_fraction: float = 0.5,
     view: str = "samples",
 ) -> AuditResult:
-    """The statistical half of :func:`~dp_online_envs.audit.audit`, on given i.i.d.
+    """The statistical half of :func:`~dp_online_envs.lab.audit.audit`, on given i.i.d.
     outputs of ``M(S)``, ``M(S')``.
 
     Args:

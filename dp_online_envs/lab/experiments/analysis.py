@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from dp_online_envs.experiments.game import IDEALIZED, agent_label, env_options, is_idealized
-from dp_online_envs.experiments.resolver import default_resolver
+from dp_online_envs.lab.experiments.game import IDEALIZED, agent_label, env_options, is_idealized
+from dp_online_envs.lab.experiments.resolver import default_resolver
 
 
 def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[float, float, float]:

@@ -1,7 +1,7 @@
 """Where games are played: in this process, in local worker processes, or on Dask.
 
-Every backend plays the same function (:func:`~dp_online_envs.experiments.game.play_game`)
-on the same :class:`~dp_online_envs.experiments.game.GameSpec`, whose seeds come from
+Every backend plays the same function (:func:`~dp_online_envs.lab.experiments.game.play_game`)
+on the same :class:`~dp_online_envs.lab.experiments.game.GameSpec`, whose seeds come from
 its settings, so the records are identical whichever backend runs them. Only the
 parent process writes results (see :mod:`.store`); workers return records.
 
@@ -36,8 +36,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from multiprocessing.connection import Connection
 from typing import Any
 
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import GameSpec, play_game
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import GameSpec, play_game
 
 BACKENDS = ("local", "dask", "serial")
 #: How long the dask backend waits for a scheduler before giving up.
@@ -131,7 +131,7 @@ def _mp_context(preload: Sequence[str] = ()) -> mp.context.BaseContext:
     if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["dp_online_envs", *preload,
-                                    "dp_online_envs.experiments.backends"])
+                                    "dp_online_envs.lab.experiments.backends"])
         return ctx
     return mp.get_context("spawn")
 

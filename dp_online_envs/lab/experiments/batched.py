@@ -6,7 +6,7 @@ with a linear loss and a non-adaptive adversary, a learner whose batched form th
 resolver's ``batched`` method builds (the ``agents`` registry's:
 ``agents.batched.make_batched``), in process (no isolation) -- and :func:`play_batch` plays such a group in one
 :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`. Each record equals the one
-:func:`~dp_online_envs.experiments.game.play_game` writes for that game (same seeds,
+:func:`~dp_online_envs.lab.experiments.game.play_game` writes for that game (same seeds,
 same outcome bit for bit; only the volatile fields differ: ``vectorized`` is true,
 and ``wall_time`` is the group's time divided by its size). Everything else is played one game at a time.
 """
@@ -18,15 +18,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, LinearVectorEnv
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import (
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import (
     BatchSwitchCounter,
     GameSpec,
     feedback_option,
     game_record,
     plain,
 )
-from dp_online_envs.experiments.resolver import AgentResolver, default_resolver
+from dp_online_envs.lab.experiments.resolver import AgentResolver, default_resolver
 from dp_online_envs.loop import run_batched_rounds
 from dp_online_envs.wrappers import REGRET_INFO_KEY
 

@@ -40,13 +40,13 @@ import numpy as np
 
 from dp_online_envs import __version__
 from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config, resolved_options
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.resolver import (
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.resolver import (
     AgentResolver,
     default_resolver,
     resolve_agent,
 )
-from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
+from dp_online_envs.lab.isolation import IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds, seed_of
 from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
 
@@ -280,7 +280,7 @@ class GameSpec:
 
         Without a :attr:`seed_secret` it is public (computable from the settings): an
         agent that guesses the settings can rebuild the env. Against untrusted agents
-        play isolated with a secret (see :mod:`dp_online_envs.isolation`).
+        play isolated with a secret (see :mod:`dp_online_envs.lab.isolation`).
         """
         ident = self.identity()
         env_part = {k: ident[k] for k in ("seed_scheme", "env_id", "env_version",
@@ -355,7 +355,7 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
     when a bandit agent plays a full-information env); the agent is built with the
     spec's epsilon/delta and options, and the rounds are played by the one game loop
     (:func:`dp_online_envs.loop.run_rounds`). With ``spec.isolation`` set, the agent is
-    built and plays in its own spawned process (:class:`~dp_online_envs.isolation.
+    built and plays in its own spawned process (:class:`~dp_online_envs.lab.isolation.
     IsolatedLearner`) and receives only the problem, its seed and its feedback; the
     record is bit-identical to in-process play.
 

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from dp_online_envs.experiments import analysis
-from dp_online_envs.experiments.rates import rate
-from dp_online_envs.experiments.store import writing
+from dp_online_envs.lab.experiments import analysis
+from dp_online_envs.lab.experiments.rates import rate
+from dp_online_envs.lab.experiments.store import writing
 
 FORMATS = ("png", "svg")
 

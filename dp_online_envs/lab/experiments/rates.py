@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dp_online_envs.experiments.resolver import AgentResolver, resolve_agent
+from dp_online_envs.lab.experiments.resolver import AgentResolver, resolve_agent
 from dp_online_envs.validation import check_real
 
 #: Default exponent for an agent the table does not know.

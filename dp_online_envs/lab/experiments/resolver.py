@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol, runtime_checkable
 
-from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.validation import did_you_mean
 
 @runtime_checkable

@@ -1,7 +1,7 @@
 """Running games and sweeps: :func:`run` for one setting, :func:`run_sweep` for a sweep.
 
 Both return tidy records (one flat dict per game; see
-:func:`~dp_online_envs.experiments.game.play_game` for the fields). With a results
+:func:`~dp_online_envs.lab.experiments.game.play_game` for the fields). With a results
 directory, finished games are read back instead of replayed and every new game is
 written as soon as it finishes.
 """
@@ -16,15 +16,15 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from dp_online_envs.experiments.backends import Outcome, execute
-from dp_online_envs.experiments.batched import play_batch, split_batchable
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import GameSpec
-from dp_online_envs.experiments import store as store_module
-from dp_online_envs.experiments.resolver import AgentResolver
-from dp_online_envs.experiments.store import ResultsStore
-from dp_online_envs.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
-from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.lab.experiments.backends import Outcome, execute
+from dp_online_envs.lab.experiments.batched import play_batch, split_batchable
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import GameSpec
+from dp_online_envs.lab.experiments import store as store_module
+from dp_online_envs.lab.experiments.resolver import AgentResolver
+from dp_online_envs.lab.experiments.store import ResultsStore
+from dp_online_envs.lab.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+from dp_online_envs.lab.isolation import IsolationLimits
 
 
 @dataclasses.dataclass
@@ -96,7 +96,7 @@ def run(
         results: Optional results directory (finished games are reused).
         quiet: No progress bar.
         isolate: Play each agent in its own spawned process (``True`` for the default
-            :class:`~dp_online_envs.isolation.IsolationLimits`, or the limits).
+            :class:`~dp_online_envs.lab.isolation.IsolationLimits`, or the limits).
         seed_secret: A secret mixed into every game's seeds, so an agent cannot compute
             the env's seed from the settings (use with ``isolate`` for untrusted agents).
         resolver: Resolves ``agent_name`` (``None``: the ``agents`` registry, see

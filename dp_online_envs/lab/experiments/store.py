@@ -58,11 +58,11 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from dp_online_envs.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.errors import ExperimentError
 # SCHEMA_VERSION, the version of the record layout written into every record as
 # ``schema_version``, is defined with the record in .game; records with another (or no)
 # version are quarantined here and their games replayed.
-from dp_online_envs.experiments.game import SCHEMA_VERSION, GameSpec, jsonable, settings_mismatch
+from dp_online_envs.lab.experiments.game import SCHEMA_VERSION, GameSpec, jsonable, settings_mismatch
 
 #: Keys every record of :data:`SCHEMA_VERSION` has (written by ``play_game``).
 REQUIRED_KEYS = (

@@ -47,8 +47,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dp_online_envs.envs.registry import ENV_CONFIGS, build_env, env_config
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import (
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import (
     GameSpec,
     agent_label,
     canonical_json,
@@ -57,7 +57,7 @@ from dp_online_envs.experiments.game import (
     jsonable,
     plain,
 )
-from dp_online_envs.experiments.resolver import AgentResolver, resolve_agent
+from dp_online_envs.lab.experiments.resolver import AgentResolver, resolve_agent
 from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
 #: Keys a sweep accepts at the top level.

@@ -2,7 +2,7 @@
 
 ::
 
-    from dp_online_envs.experiments import load_results, load_curves
+    from dp_online_envs.lab.experiments import load_results, load_curves
     games = load_results("results/price_of_privacy")    # one row per game
     curves = load_curves("results/price_of_privacy")    # one row per game x checkpoint
 
@@ -28,8 +28,8 @@ import pathlib
 from collections.abc import Iterable
 from typing import Any
 
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.store import load_records, storage_error
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.store import load_records, storage_error
 
 #: Record keys holding settings as a mapping; flattened into ``<key>.<option>`` columns.
 NESTED_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs")

@@ -37,10 +37,10 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import agent_label
-from dp_online_envs.experiments.resolver import AgentResolver, resolve_agent
-from dp_online_envs.experiments.sweep import (
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import agent_label
+from dp_online_envs.lab.experiments.resolver import AgentResolver, resolve_agent
+from dp_online_envs.lab.experiments.sweep import (
     _checked,
     _env_entry,
     _dir_name,
@@ -51,8 +51,8 @@ from dp_online_envs.experiments.sweep import (
     make_games,
     read_data_file,
 )
-from dp_online_envs.grading.audit_step import AuditSettings
-from dp_online_envs.isolation import MAX_LIMIT, IsolationLimits
+from dp_online_envs.lab.grading.audit_step import AuditSettings
+from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.validation import (
     check_delta,
     check_epsilon,

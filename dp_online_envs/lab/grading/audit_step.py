@@ -1,4 +1,4 @@
-"""The grader's one door to the black-box action audit (:mod:`dp_online_envs.audit`).
+"""The grader's one door to the black-box action audit (:mod:`dp_online_envs.lab.audit`).
 
 The grader uses::
 
@@ -8,13 +8,13 @@ The grader uses::
 
 where ``make_session(problem, action_space)`` returns a session with ``reset(seed)``,
 ``act()`` and ``update(action, feedback)`` (the grader passes an
-:class:`~dp_online_envs.isolation.IsolatedLearner` of the submission). Going through
+:class:`~dp_online_envs.lab.isolation.IsolatedLearner` of the submission). Going through
 this module keeps the grader's audit calls in one place (and lets tests count them).
 """
 
 from __future__ import annotations
 
-from dp_online_envs.audit import (
+from dp_online_envs.lab.audit import (
     AuditFinding,
     AuditPower,
     AuditSettings,

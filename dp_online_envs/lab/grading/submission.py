@@ -19,11 +19,11 @@ import pathlib
 import sys
 from typing import Any
 
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.resolver import AgentResolver, default_resolver
-from dp_online_envs.isolation import AgentFailure, IsolatedProcess, IsolationLimits
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.resolver import AgentResolver, default_resolver
+from dp_online_envs.lab.isolation import AgentFailure, IsolatedProcess, IsolationLimits
 from dp_online_envs.problem import Problem
-from dp_online_envs.sandbox import SandboxUnavailable
+from dp_online_envs.lab.sandbox import SandboxUnavailable
 
 
 class SubmissionError(RuntimeError):
@@ -185,7 +185,7 @@ def _probe_reason(name: str, reason: str) -> str:
     prefix = "agent raised during importing the submission: "
     if reason.startswith(prefix):
         error = reason[len(prefix):]
-        if error.startswith(("SubmissionError: ", "dp_online_envs.grading.submission."
+        if error.startswith(("SubmissionError: ", "dp_online_envs.lab.grading.submission."
                                                   "SubmissionError: ")):
             return error.split("SubmissionError: ", 1)[1]
         return f"importing the submission raised {error}"
