@@ -31,8 +31,8 @@ from scipy import optimize
 
 from dp_online_envs.validation import check_int
 
-from .counters import ContinualCounter
-from .noise import NOISE_KINDS, NoiseStrategy
+from ..noise import NOISE_KINDS, NoiseStrategy
+from .base import ContinualCounter
 
 __all__ = ["BLTCounter", "BLTParameters", "blt_parameters"]
 

@@ -11,11 +11,8 @@ versions.
 
 from __future__ import annotations
 
-import base64
 import datetime
-import html
 import importlib.metadata
-import io
 import json
 import math
 import os
@@ -26,45 +23,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from dp_online_envs.experiments import analysis, plots
-from dp_online_envs.experiments.game import IDEALIZED, IDEALIZED_NOTE
-from dp_online_envs.experiments.rates import rate
-from dp_online_envs.experiments.store import ResultsStore, atomic_write, load_records, writing
+from dp_online_envs.lab.experiments import analysis, plots
+from dp_online_envs.lab.experiments.game import IDEALIZED, IDEALIZED_NOTE
+from dp_online_envs.lab.experiments.rates import rate
+from dp_online_envs.lab.experiments.store import ResultsStore, atomic_write, load_records, writing
+from dp_online_envs.lab.html_page import CSS as _CSS
+from dp_online_envs.lab.html_page import escape as _e
+from dp_online_envs.lab.html_page import number as _num
+from dp_online_envs.lab.html_page import png_base64 as _png
 
 #: Distributions whose versions the report lists (those installed).
 PACKAGES = ("dp-online-envs", "gymnasium", "numpy", "scipy", "matplotlib", "dp-accounting",
             "stable-baselines3", "torch", "dask", "distributed", "tqdm", "PyYAML")
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;
-background:#f6f7f9;line-height:1.45}
-main{max-width:1240px;margin:0 auto;padding:24px 28px 60px;background:#fff;
-box-shadow:0 0 12px rgba(0,0,0,.06)}
-h1{font-size:1.6em;margin:.2em 0 .1em}h2{font-size:1.25em;margin-top:1.8em;
-border-bottom:2px solid #e3e6ec;padding-bottom:.2em}h3{font-size:1.05em;margin:1.2em 0 .3em}
-.meta{color:#5b6475;font-size:.92em}.note{color:#5b6475;font-size:.88em;max-width:60em}
-table{border-collapse:collapse;font-size:.82em;margin:.5em 0 1em}
-th,td{border:1px solid #dde1e8;padding:3px 7px;text-align:right;white-space:nowrap}
-th{background:#eef1f6}td.l,th.l{text-align:left}
-tr:nth-child(even) td{background:#fafbfc}.ci{color:#6b7385;font-size:.9em}
-.bad{color:#a3261b}.good{color:#1a7f37}figure{margin:1em 0 2em}
-figure img{max-width:100%;border:1px solid #e3e6ec}figcaption{color:#5b6475;font-size:.88em}
-pre{background:#f3f5f8;padding:10px;overflow-x:auto;font-size:.82em}
-nav a{margin-right:14px;font-size:.92em}
-td.env{background:#e8eef8 !important;font-weight:600}
-.scroll{overflow-x:auto}
-"""
-
-
-def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
-
-
-def _num(x: float | None, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "&ndash;"
-    return f"{x:.{digits}g}"
-
 
 def _ci(row: dict[str, Any]) -> str:
     if row["n"] < 2:
@@ -82,12 +52,6 @@ def versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             pass
     return out
-
-
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def _headline(rows: list[dict[str, Any]]) -> str:

@@ -8,17 +8,18 @@ score and its reasons go to a page and a JSON record per submission and one clas
 
 Modules: :mod:`.assignment` (the assignment file), :mod:`.submission` (finding and
 loading a submission's learner in its own process), :mod:`.grader` (playing, auditing,
-scoring), :mod:`.report` (pages and tables), :mod:`.audit_step` (the one door to the
+scoring), :mod:`.grades` (what it produces), :mod:`.report` (pages and tables), :mod:`.audit_step` (the one door to the
 action audit).
 """
 
-from dp_online_envs.grading.assignment import (
+from dp_online_envs.lab.grading.assignment import (
            Assignment,
            load_assignment,
            parse_assignment,
 )
-from dp_online_envs.grading.grader import ClassGrades, Grade, Part, grade
-from dp_online_envs.grading.submission import SubmissionError, find_submissions
+from dp_online_envs.lab.grading.grader import grade
+from dp_online_envs.lab.grading.grades import ClassGrades, Grade, Part
+from dp_online_envs.lab.grading.submission import SubmissionError, find_submissions
 
 __all__ = ["Assignment", "ClassGrades", "Grade", "Part", "SubmissionError", "find_submissions",
            "grade", "load_assignment", "parse_assignment"]

@@ -5,7 +5,7 @@ and a list of submission files it
 
 1. derives the games' seeds from the instructor's secret (the runner's
    ``seed_secret``); the secret reaches no submission process: each runs in a
-   bubblewrap sandbox (:mod:`dp_online_envs.sandbox`: its own file and the libraries
+   bubblewrap sandbox (:mod:`dp_online_envs.lab.sandbox`: its own file and the libraries
    only, a scratch directory, no network, no view of the grader's processes, a clean
    environment) and receives its seeds only as isolation frames. Where the sandbox
    cannot start, :func:`grade` refuses unless ``unsafe_no_sandbox`` is set (then the
@@ -35,7 +35,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import math
 import os
 import pathlib
 import re
@@ -45,153 +44,41 @@ from typing import Any
 
 import numpy as np
 
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import (
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import (
     VOLATILE_FIELDS,
     GameSpec,
     feedback_option,
     stable_hash,
 )
-from dp_online_envs.experiments.resolver import AgentResolver
-from dp_online_envs.experiments.runner import run_games
-from dp_online_envs.experiments.sweep import make_games
-from dp_online_envs.grading import audit_step
-from dp_online_envs.grading.assignment import Assignment, EnvEntry
-from dp_online_envs.grading.submission import (
+from dp_online_envs.lab.experiments.resolver import AgentResolver
+from dp_online_envs.lab.experiments.runner import run_games
+from dp_online_envs.lab.experiments.sweep import make_games
+from dp_online_envs.lab.grading import audit_step
+from dp_online_envs.lab.grading.assignment import Assignment, EnvEntry
+from dp_online_envs.lab.grading.grades import (
+    UNSAFE_MODE,
+    ClassGrades,
+    Grade,
+    Part,
+    SettingResult,
+    finite_json,
+)
+from dp_online_envs.lab.grading.report import write_reports
+from dp_online_envs.lab.grading.submission import (
     SubmissionError,
     SubmissionLoader,
     probe_submission,
 )
-from dp_online_envs.isolation import AgentFailure, IsolatedLearner, IsolationLimits
+from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import seed_of
-from dp_online_envs.sandbox import Sandbox, sandbox_unavailable
+from dp_online_envs.lab.sandbox import Sandbox, sandbox_unavailable
 
 #: Record fields left out of a grade: the volatile ones, and the seeds (derived from the
 #: secret: whoever holds them can replay the hidden games).
 HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
 #: Relative slack when comparing a declared budget with the required one.
 BUDGET_RTOL = 1e-9
-#: The grading mode's text when submissions ran without a sandbox.
-UNSAFE_MODE = ("no sandbox (--unsafe-no-sandbox): submissions ran as plain processes of "
-               "the grader's user, able to read its files and processes")
-
-
-@dataclasses.dataclass(frozen=True)
-class Part:
-    """One part of a score.
-
-    Attributes:
-        name: ``"regret"``, ``"declared"`` or ``"audit"``.
-        points: The part's maximum.
-        earned: Points earned.
-        reason: Why (one line; names what was lost).
-    """
-
-    name: str
-    points: float
-    earned: float
-    reason: str
-
-
-@dataclasses.dataclass(frozen=True)
-class SettingResult:
-    """A submission on one env and horizon, against the references.
-
-    Attributes:
-        env: The env's label.
-        horizon: T.
-        games: Games played (hidden seeds).
-        failed: Reasons of the games that failed (crash, timeout, limit, bad action).
-        projected: Infeasible actions the env projected, over the games.
-        regret: The submission's mean final regret (``None`` if a game failed).
-        references: Mean final regret of each reference.
-        points: Points of this setting's share of the regret part.
-        earned: Points earned.
-    """
-
-    env: str
-    horizon: int
-    games: int
-    failed: tuple[str, ...]
-    projected: int
-    regret: float | None
-    references: dict[str, float]
-    points: float
-    earned: float
-
-
-@dataclasses.dataclass
-class Grade:
-    """The grade of one submission (its JSON record is :meth:`to_dict`).
-
-    Attributes:
-        submission: The file's stem (the report's name).
-        path: The file.
-        sha256: Digest of the graded file (``""`` if unreadable).
-        learner: The learner class found (``None`` if none could be graded).
-        parts: Regret, declared budget, audit.
-        settings: Per env and horizon.
-        declared: ``(epsilon, delta, text)`` the learner declared, or ``None``.
-        audit: The audit finding as a dict (``None`` if not run).
-        power: The audit's power (shared by every submission) as a dict.
-        power_text: Its one-line summary.
-        records: The submission's game records (seeds and volatile fields removed).
-        sandbox: How the submission's processes were confined (one line).
-    """
-
-    submission: str
-    path: str
-    sha256: str
-    learner: dict[str, Any] | None
-    parts: list[Part]
-    settings: list[SettingResult]
-    declared: tuple[float, float, str] | None
-    audit: dict[str, Any] | None
-    power: dict[str, Any] | None
-    power_text: str
-    records: list[dict[str, Any]]
-    sandbox: str
-
-    @property
-    def score(self) -> float:
-        """Points earned."""
-        return sum(p.earned for p in self.parts)
-
-    @property
-    def total(self) -> float:
-        """Points available."""
-        return sum(p.points for p in self.parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: same secret, same submission -> the same dict."""
-        out = dataclasses.asdict(self)
-        out["score"] = self.score
-        out["total"] = self.total
-        return _finite(out)
-
-
-@dataclasses.dataclass
-class ClassGrades:
-    """Every submission's grade, with what they were compared to.
-
-    Attributes:
-        assignment: The assignment.
-        grades: One per submission, in the order given.
-        references: The references' records (seeds and volatile fields removed).
-        power: The audit's power as a dict, and its text.
-        sandbox: How the submissions' processes were confined (one line).
-        out_dir: Where the reports were written (``None``: not written).
-    """
-
-    assignment: Assignment
-    grades: list[Grade]
-    references: list[dict[str, Any]]
-    power: dict[str, Any] | None
-    power_text: str
-    sandbox: str = UNSAFE_MODE
-    out_dir: pathlib.Path | None = None
-
-
 # ---------------------------------------------------------------------- secret
 def seed_secret(assignment: Assignment, secret: str) -> str:
     """The runner's ``seed_secret`` for an assignment: a digest of its name and the secret
@@ -266,8 +153,6 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
     result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
                          power_text, Sandbox().describe() if sandboxed else UNSAFE_MODE)
     if out_dir is not None:
-        from dp_online_envs.grading.report import write_reports
-
         result.out_dir = write_reports(result, out_dir)
     return result
 
@@ -337,7 +222,7 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
     power = audit_step.audit_power(ref.name, env.id, dict(env.kwargs), claim, settings,
                                    **({} if factors is None else {"factors": factors}),
                                    options=dict(ref.kwargs), resolver=resolver)
-    found = (_finite(power.to_dict()), str(power))
+    found = (finite_json(power.to_dict()), str(power))
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps({"key": key, "power": found[0], "text": found[1]},
@@ -398,7 +283,7 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
     results = _settings(assignment, report.records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
     return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
-                 audit=None if finding is None else _finite(finding.to_dict()),
+                 audit=None if finding is None else finite_json(finding.to_dict()),
                  records=[_public(r) for r in report.records], parts=parts)
 
 
@@ -572,18 +457,6 @@ def failure_reason(error: str) -> str:
 
 def _public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k not in HIDDEN_FIELDS}
-
-
-def _finite(obj: Any) -> Any:
-    """``obj`` with non-finite floats as strings (``"inf"``, ``"-inf"``, ``"nan"``), tuples
-    as lists: plain JSON."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else str(obj)
-    if isinstance(obj, dict):
-        return {str(k): _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
 
 
 __all__ = ["UNSAFE_MODE", "ClassGrades", "Grade", "Part", "SettingResult", "audit_seed",

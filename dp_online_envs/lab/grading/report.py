@@ -9,7 +9,7 @@
                                    breakdown, the games that failed, the audit and its power
 
 Pages are self-contained (figures embedded as PNG, the CSS of
-:mod:`dp_online_envs.experiments.report`). The JSON holds no timestamp and no seed: the
+:mod:`dp_online_envs.lab.experiments.report`). The JSON holds no timestamp and no seed: the
 same secret and the same submission give the same file.
 """
 
@@ -23,9 +23,12 @@ import pathlib
 from collections import Counter, defaultdict
 from typing import Any
 
-from dp_online_envs.experiments import analysis, plots
-from dp_online_envs.experiments.report import _CSS, _e, _num, _png
-from dp_online_envs.grading.grader import ClassGrades, Grade
+from dp_online_envs.lab.experiments import analysis, plots
+from dp_online_envs.lab.grading.grades import ClassGrades, Grade
+from dp_online_envs.lab.html_page import CSS as _CSS
+from dp_online_envs.lab.html_page import escape as _e
+from dp_online_envs.lab.html_page import number as _num
+from dp_online_envs.lab.html_page import png_base64 as _png
 
 #: Extra CSS of the grading pages.
 _GRADE_CSS = """
