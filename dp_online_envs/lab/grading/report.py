@@ -4,7 +4,7 @@
 
     OUT/grades.csv             one row per submission: score, each part, the reasons
     OUT/grades.html            the same table, each name linking to its page
-    OUT/<submission>/grade.json    the grade (:meth:`~.grader.Grade.to_dict`)
+    OUT/<submission>/grade.json    the grade (:meth:`~.grades.Grade.to_dict`)
     OUT/<submission>/report.html   regret curves against the references, the score
                                    breakdown, the games that failed, the audit and its power
 
