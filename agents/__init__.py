@@ -14,16 +14,9 @@ except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks i
     ) from exc
 
 from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
-from agents.base import (
-    Agent,
-    agent_class,
-    list_agents,
-    make,
-    per_seed_registry,
-    register,
-    registry,
-)
+from agents.base import Agent, agent_class, list_agents, make, register
 from agents.loop import play, play_batch
+from agents.resolver import per_seed_registry, registry
 
 __all__ = ["Agent", "agent_class", "list_agents", "make", "per_seed_registry", "play",
            "play_batch", "register", "registry"]

@@ -4,11 +4,11 @@ On ``DPBandit-MAB-v0`` (K = 10), all in this one process (so the timings are rat
 measured under the same load):
 
 1. The grader's path, every learner isolated in its own process
-   (:class:`~dp_online_envs.isolation.IsolatedLearner`), at the default settings:
+   (:class:`~dp_online_envs.lab.isolation.IsolatedLearner`), at the default settings:
    plain EXP3 declaring ``(1, 0)``-DP (no noise at all) must be refuted;
    ``private-exp2`` at epsilon = 1 must not be.
 2. Trials per second of the audit played one run at a time (an in-process
-   :class:`~dp_online_envs.audit.ResettingSession`), B runs at a time with the
+   :class:`~dp_online_envs.lab.audit.ResettingSession`), B runs at a time with the
    per-seed batched learner of ``agents.batched`` (run ``b`` the scalar game of its
    seed: the findings must equal the scalar ones) and, for ``private-exp2``, B runs at
    a time with its audit form (:class:`~agents.batched.arms.SharedStreamPrivateEXP2`:
@@ -16,7 +16,7 @@ measured under the same load):
    ``draw_int(rng, B * T)`` call per chunk; other, equally valid runs, so its own
    finding), for the cheat and for ``private-exp2``: the ratios are the speedups.
    Then where the time of a shared-stream run goes.
-3. The power ladder (:func:`~dp_online_envs.audit.audit_power`): ``private-exp2``
+3. The power ladder (:func:`~dp_online_envs.lab.audit.audit_power`): ``private-exp2``
    built at ``epsilon * c`` while declaring epsilon = 1, ``c`` in 1, 2, 5, 10, 30,
    100: one run at a time at the default 3000 runs, with the per-seed batched form at
    the same runs (the same findings), with the audit form (what ``audit_power``
@@ -41,13 +41,13 @@ import agents
 from agents.bandit.exp3 import EXP3
 from agents.batched import make_audit_batched, make_batched
 from agents.privacy import PrivacyGuarantee
-from dp_online_envs.audit import (
+from dp_online_envs.lab.audit import (
     AuditSettings,
     ResettingSession,
     audit_actions,
     audit_power,
 )
-from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
+from dp_online_envs.lab.isolation import IsolatedLearner, IsolationLimits
 
 ENV, CLAIM = "DPBandit-MAB-v0", (1.0, 0.0)
 
@@ -136,7 +136,7 @@ def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> None
     per-game adversary copies and seed sequences of ``LinearVectorEnv.reset``)."""
     import numpy as np
 
-    from dp_online_envs.audit.batched import _vector_env
+    from dp_online_envs.lab.audit.batched import _vector_env
 
     problem = _problem(settings)
     ns = agents.make("private-exp2", problem, epsilon=1.0).noise_strategy
@@ -149,7 +149,7 @@ def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> None
     for _ in range(5):
         ns.draw_int(rng, B * T)
     draw = (time.process_time() - start) / 5 / B
-    from dp_online_envs.audit.actions import candidates
+    from dp_online_envs.lab.audit.actions import candidates
 
     venv = _vector_env(ENV, {}, candidates(problem, (1,))[0].sequence, B)
     start = time.process_time()
@@ -167,7 +167,7 @@ def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> None
 
 
 def _problem(settings: AuditSettings):
-    from dp_online_envs.audit.actions import audit_problem
+    from dp_online_envs.lab.audit.actions import audit_problem
 
     return audit_problem(ENV, {}, settings.horizon)[0]
 

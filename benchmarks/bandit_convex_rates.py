@@ -62,7 +62,7 @@ import gymnasium as gym  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
-from dp_online_envs.experiments.rates import below_from, geometric_horizons  # noqa: E402
+from dp_online_envs.lab.experiments.rates import below_from, geometric_horizons  # noqa: E402
 
 DELTA = 1e-5
 #: The ids' defaults before 2026-11, pinned so the numbers in docs/results.md

@@ -63,7 +63,7 @@ import gymnasium as gym
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
-from dp_online_envs.experiments.rates import (
+from dp_online_envs.lab.experiments.rates import (
     below_from,
     geometric_horizons,
     loglog_slope,

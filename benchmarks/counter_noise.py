@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.privacy import COUNTERS, GAUSSIAN_ONLY, make_counter
-from agents.privacy.blt import DEFAULT_BUFFERS, blt_parameters
+from agents.privacy.counters.blt import DEFAULT_BUFFERS, blt_parameters
 
 
 def noise_table(epsilon: float, delta: float, sensitivity: float,

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import agents
-from dp_online_envs.audit.actions import audit_problem
+from dp_online_envs.lab.audit.actions import audit_problem
 
 
 class CountingGenerator:

@@ -60,7 +60,7 @@ import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import Agent, make, play
 from agents.full_info.pftal import ftal_regularization, pftal_regularization
 from agents.full_info.submod_pftal import submod_pftal_regularization
-from dp_online_envs.experiments.rates import (
+from dp_online_envs.lab.experiments.rates import (
     below_from,
     local_slope,
     loglog_slope,

@@ -62,7 +62,7 @@ import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.bandit.exp2 import theorem_4_1_parameters
 from agents.privacy import GAUSSIAN_ONLY
-from dp_online_envs.experiments.rates import (
+from dp_online_envs.lab.experiments.rates import (
     below_from,
     geometric_horizons,
     local_slope,

@@ -1,6 +1,6 @@
 """How fast a ``dp-online sweep`` on local worker processes stops on SIGINT.
 
-A real sweep (``python -m dp_online_envs.experiments.cli sweep``) is started in its own
+A real sweep (``python -m dp_online_envs.lab.cli sweep``) is started in its own
 session, and once at least one game is written it gets SIGINT, in one of two ways:
 
 * ``group``: to the whole process group, as a terminal's Ctrl-C does;
@@ -54,7 +54,7 @@ def one_try(workdir: pathlib.Path, mode: str, double: bool, backend: str = "loca
     sweep = workdir / "sweep.yaml"
     sweep.write_text(SWEEP)
     results = pathlib.Path(tempfile.mkdtemp(dir=workdir))
-    cmd = [sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep", str(sweep),
+    cmd = [sys.executable, "-m", "dp_online_envs.lab.cli", "sweep", str(sweep),
            "--results", str(results), "--workers", "2", "--quiet", "--backend", backend]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)

@@ -1,7 +1,7 @@
 """Rounds per second of isolated play (agent in its own process) against in-process play.
 
 Plays ``private-exp2`` on ``DPBandit-MAB-v0`` (K=10, epsilon=1) through the one game
-loop, in this process and through :class:`~dp_online_envs.isolation.IsolatedLearner`,
+loop, in this process and through :class:`~dp_online_envs.lab.isolation.IsolatedLearner`,
 several times each, and reports the medians and their ratio (a ratio measured in the
 same process, not a wall-clock assert). Both games must end with the same regret.
 
@@ -19,7 +19,7 @@ import gymnasium as gym
 
 import agents
 import dp_online_envs  # noqa: F401  (registers the ids)
-from dp_online_envs.isolation import IsolatedLearner
+from dp_online_envs.lab.isolation import IsolatedLearner
 from dp_online_envs.loop import run_rounds
 
 ENV, AGENT, EPSILON = "DPBandit-MAB-v0", "private-exp2", 1.0

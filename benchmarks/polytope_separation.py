@@ -12,7 +12,7 @@ same game seeds (paired):
   at ``epsilon`` (default 1, Laplace, tree counter);
 
 and reports for each learner its mean regret, its ratio to trivial play's with
-Fieller's paired 95% interval (:func:`~dp_online_envs.experiments.analysis.ratio_ci`),
+Fieller's paired 95% interval (:func:`~dp_online_envs.lab.experiments.analysis.ratio_ci`),
 and the two criteria, each on the Student-t 95% interval of a paired difference
 (:func:`benchmarks.separation.verdict`): non-private ``np - tr/2 < 0``, private
 ``p - tr < 0`` (``ok``: the interval lies below 0; ``FAIL``: above; ``~``: it contains
@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 
 from agents import make  # noqa: E402
 from dp_online_envs.envs.registry import build_env  # noqa: E402
-from dp_online_envs.experiments.analysis import ratio_ci  # noqa: E402
+from dp_online_envs.lab.experiments.analysis import ratio_ci  # noqa: E402
 from separation import TRIVIAL, regrets, verdict  # noqa: E402
 
 IDS = ("DPBandit-Matroid-v2", "DPBandit-Flow-v2", "DPBandit-SubmodularBase-v2",

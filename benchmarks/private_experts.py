@@ -1,7 +1,7 @@
 """Regret and switch counts of the private experts learners on ``DPFullInfo-Experts-v0``
 under an oblivious and an adaptive adversary.
 
-Plays each learner through :func:`dp_online_envs.experiments.game.play_game` (so the
+Plays each learner through :func:`dp_online_envs.lab.experiments.game.play_game` (so the
 numbers are those of the game records, ``regret`` and ``switches``: how many rounds'
 actions differ from the previous round's), on game seeds ``0 .. --seeds - 1`` for
 every learner (paired), and prints:
@@ -43,8 +43,8 @@ import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make  # noqa: E402
 from agents.privacy import COUNTERS, GAUSSIAN_ONLY  # noqa: E402
 from dp_online_envs import build_env  # noqa: E402
-from dp_online_envs.experiments.game import GameSpec, play_game  # noqa: E402
-from dp_online_envs.experiments.rates import loglog_slope  # noqa: E402
+from dp_online_envs.lab.experiments.game import GameSpec, play_game  # noqa: E402
+from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
 from private_stochastic import ci, paired  # noqa: E402  (one interval format)
 
 ENV = "DPFullInfo-Experts-v0"

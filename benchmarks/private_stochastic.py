@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from dp_online_envs import build_env  # noqa: E402
-from dp_online_envs.experiments.analysis import mean_ci  # noqa: E402
+from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 from private_bandits import ENV, regrets  # noqa: E402  (the same games, seeds 0..n-1)
 
 ADAP = ("adap-ucb", "adap-klucb")

@@ -60,7 +60,7 @@ import numpy as np  # noqa: E402
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
 from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
-from dp_online_envs.experiments.analysis import mean_ci  # noqa: E402
+from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 
 DELTA = 1e-6
 TRIVIAL = "center"

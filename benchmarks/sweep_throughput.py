@@ -18,8 +18,8 @@ import argparse
 import os
 import time
 
-from dp_online_envs.experiments import parse_sweep, run_games, stable_view
-from dp_online_envs.experiments.backends import default_workers
+from dp_online_envs.lab.experiments import parse_sweep, run_games, stable_view
+from dp_online_envs.lab.experiments.backends import default_workers
 
 
 def games(n: int, horizon: int):

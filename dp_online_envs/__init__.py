@@ -8,6 +8,7 @@ from dp_online_envs.startup import quiet_interrupt_while_starting
 
 quiet_interrupt_while_starting()  # first: the imports below take the command line a while
 
+from dp_online_envs import _former_paths  # noqa: E402
 from dp_online_envs.envs import ENV_CONFIGS, ENV_IDS, OnlineLearningEnv, build_env, register_all  # noqa: E402
 from dp_online_envs.errors import InvalidActionError  # noqa: E402
 from dp_online_envs.problem import Problem  # noqa: E402
@@ -16,6 +17,7 @@ from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, RegretSummary
 __version__ = "0.1.0"
 
 register_all()
+_former_paths.install()  # the lab's former import paths, for one release
 
 __all__ = [
     "ENV_CONFIGS",

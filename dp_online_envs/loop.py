@@ -3,7 +3,7 @@ auditor, isolated play) plays its rounds here, so the feedback boundary is cross
 exactly one place.
 
 A *learner* is anything with ``act()`` and ``update(action, feedback)`` (an
-:class:`agents.Agent`, or :class:`~dp_online_envs.isolation.IsolatedLearner`, the proxy
+:class:`agents.Agent`, or :class:`~dp_online_envs.lab.isolation.IsolatedLearner`, the proxy
 of an agent running in its own process). The loop hands it nothing but the
 observation the env emits (the round's permitted feedback).
 """

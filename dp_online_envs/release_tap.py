@@ -3,7 +3,7 @@
 A private learner passes every value its privacy proof covers through its
 ``release(value)`` (``agents.Agent.release``), which hands it to the listener of the
 current context, if any. The black-box auditor listens
-(:class:`~dp_online_envs.audit.ReleasesView`) without touching the learner: nothing is
+(:class:`~dp_online_envs.lab.audit.ReleasesView`) without touching the learner: nothing is
 set on it and nothing is patched. The listener is a :class:`contextvars.ContextVar`,
 so concurrent audits in other threads or tasks do not see each other's releases.
 """

@@ -5,9 +5,9 @@ the imports that take the command line its first second or two (numpy, gymnasium
 scipy). Interrupted there, the process would print the import machinery's traceback.
 :func:`quiet_interrupt_while_starting` is the first thing the package does: in the
 ``dp-online`` process only (its console script, or ``python -m
-dp_online_envs.experiments.cli``), and only while SIGINT still has Python's default
+dp_online_envs.lab.cli``), and only while SIGINT still has Python's default
 handler, it installs one that prints one line and exits with status 130 (nothing has
-been written yet: no command has started). :func:`main <dp_online_envs.experiments.cli.
+been written yet: no command has started). :func:`main <dp_online_envs.lab.cli.
 main>` restores the default handler with :func:`restore_default_interrupt` once the
 imports are done; library users are never affected.
 """
@@ -21,7 +21,9 @@ import sys
 #: The exit status of an interrupted command (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 #: The module the ``dp-online`` console script runs.
-CLI_MODULE = "dp_online_envs.experiments.cli"
+CLI_MODULE = "dp_online_envs.lab.cli"
+#: Its former name, still runnable with ``python -m`` for one release.
+FORMER_CLI_MODULE = "dp_online_envs.experiments.cli"
 
 
 def _is_command_line() -> bool:
@@ -32,7 +34,8 @@ def _is_command_line() -> bool:
     orig = getattr(sys, "orig_argv", [])
     if len(orig) > 1 and os.path.basename(orig[1]) in ("dp-online", "dp-online.exe"):
         return True
-    return any(a == "-m" and b == CLI_MODULE for a, b in zip(orig, orig[1:]))
+    return any(a == "-m" and b in (CLI_MODULE, FORMER_CLI_MODULE)
+               for a, b in zip(orig, orig[1:]))
 
 
 def _exit_quietly(signum: int, frame: object) -> None:

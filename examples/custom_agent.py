@@ -8,7 +8,7 @@ A learner subclasses :class:`agents.Agent`: it declares the feedback it needs
 and ``update`` (learn from the feedback). All its randomness comes from ``self.rng``,
 which ``reset(seed)`` re-seeds, so the runner can replay any game exactly.
 
-The runner (:func:`dp_online_envs.experiments.run`) takes the class itself, plays
+The runner (:func:`dp_online_envs.lab.experiments.run`) takes the class itself, plays
 complete seeded games in worker processes and returns one record per game (regret,
 regret curve, ...). Here the course's epsilon-greedy learner is compared with
 ``private-exp2`` (Agarwal & Singh 2017, epsilon-DP) and non-private EXP3 on the
@@ -26,8 +26,8 @@ import numpy as np
 
 import agents
 import dp_online_envs  # noqa: F401  (registers the env ids)
-from dp_online_envs.experiments import run
-from dp_online_envs.experiments.analysis import mean_ci
+from dp_online_envs.lab.experiments import run
+from dp_online_envs.lab.experiments.analysis import mean_ci
 
 ENV_ID = "DPBandit-MAB-v0"
 

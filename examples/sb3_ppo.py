@@ -14,7 +14,7 @@ Every episode is a fresh instance (the stochastic adversary draws new arm means 
 reset), so PPO has to learn an exploration strategy, not an arm. Afterwards its regret
 is measured with ``stable_baselines3.common.evaluation.evaluate_policy`` (the regret
 summary is read from the final ``info``) and compared with the learners of the
-``agents`` package, run by :func:`dp_online_envs.experiments.run`. PPO is not private.
+``agents`` package, run by :func:`dp_online_envs.lab.experiments.run`. PPO is not private.
 
 Expect PPO to lose: after 100 training episodes (about half a minute on one core) its
 regret is near that of playing arms at random, above EXP3's and in the range of
@@ -31,8 +31,8 @@ import gymnasium as gym
 import numpy as np
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
-from dp_online_envs.experiments import run
-from dp_online_envs.experiments.analysis import mean_ci
+from dp_online_envs.lab.experiments import run
+from dp_online_envs.lab.experiments.analysis import mean_ci
 from dp_online_envs.wrappers.action_adapters import adapt
 
 ENV_ID = "DPBandit-MAB-v0"

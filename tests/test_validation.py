@@ -17,8 +17,8 @@ import pytest
 import agents
 from agents.privacy import make_counter
 from dp_online_envs import OnlineLearningEnv, Problem, domains, losses
-from dp_online_envs.experiments import ExperimentError
-from dp_online_envs.experiments.sweep import make_games, parse_sweep
+from dp_online_envs.lab.experiments import ExperimentError
+from dp_online_envs.lab.experiments.sweep import make_games, parse_sweep
 from dp_online_envs.validation import (
     DELTA_RANGE,
     EPSILON_RANGE,
@@ -214,7 +214,7 @@ def test_sweeps_still_read_yaml_1_1_exponents():
 
 
 def test_a_hand_made_game_spec_does_not_round_its_horizon():
-    from dp_online_envs.experiments.game import GameSpec, play_game
+    from dp_online_envs.lab.experiments.game import GameSpec, play_game
 
     spec = GameSpec("DPFullInfo-Experts-v0", "hedge", None, None, 2.5, 0)
     with pytest.raises(ValueError, match="horizon=2.5 rejected"):
@@ -224,7 +224,7 @@ def test_a_hand_made_game_spec_does_not_round_its_horizon():
 # ------------------------------------------------ every public entry point, one table
 def _cli(option: str) -> Callable[[object], object]:
     """Parse ``dp-online run ENV AGENT <option> <value>``; argparse's error as a ValueError."""
-    from dp_online_envs.experiments.cli import build_parser
+    from dp_online_envs.lab.cli import build_parser
 
     def parse(value: object) -> object:
         argv = ["run", "DPFullInfo-Experts-v0", "private-ftrl", "--epsilon", "1",
@@ -250,7 +250,7 @@ def _counter(key: str) -> Callable[[object], object]:
 
 
 def _audit(key: str) -> Callable[[object], object]:
-    from dp_online_envs.audit import audit
+    from dp_online_envs.lab.audit import audit
 
     return lambda v: audit(lambda seed: None, _problem(), **{"tau": 1, "runs": 10, key: v})
 
@@ -327,7 +327,7 @@ def _shown(label: str, bad: object) -> object:
     """The value the message shows: the command line reads its text as a number first."""
     if not label.startswith("dp-online"):
         return bad
-    from dp_online_envs.experiments.cli import _read_number
+    from dp_online_envs.lab.cli import _read_number
 
     return _read_number(str(bad))
 

@@ -245,7 +245,7 @@ class SharedStreamPrivateEXP2(BatchedPrivateEXP2):
 
     Not the scalar game of a seed (the contract of :class:`BatchedPrivateEXP2`): run
     ``b`` depends on all of ``seeds`` and on ``B`` (the chunking). It is what
-    :func:`~dp_online_envs.audit.audit_power` plays (through
+    :func:`~dp_online_envs.lab.audit.audit_power` plays (through
     :func:`agents.batched.make_audit_batched`); ``run(..., vectorize=True)`` and the
     sweeps keep :class:`BatchedPrivateEXP2`.
 

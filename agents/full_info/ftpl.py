@@ -196,7 +196,7 @@ class PrivateFTPLGrad(PrivateFTPL):
     paper = ("Agarwal & Singh, ICML 2017, Alg. 2-3, Thm. 3.5, on the linearized losses "
              "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Ch. 3, 5); Smith & Thakurta 2013")
     #: Exponent of Thm. 3.5's rate in T where it applies (g_t independent of x_t); no
-    #: proven rate otherwise (``dp_online_envs.experiments.rates``).
+    #: proven rate otherwise (``dp_online_envs.lab.experiments.rates``).
     regret_rate = 0.5
 
     def setup(self, counter: str = "agarwal-singh") -> None:

@@ -292,7 +292,7 @@ class PrivateFTRLGrad(PrivateFTRL):
              "<grad f_t(x_t), x> (Hazan, Intro. to OCO, Ch. 3, 5); Smith & Thakurta 2013")
     requires = ("lipschitz",)
     counterpart = "ftrl"
-    #: Exponent of the regret rate in T (``dp_online_envs.experiments.rates``): sqrt(T).
+    #: Exponent of the regret rate in T (``dp_online_envs.lab.experiments.rates``): sqrt(T).
     regret_rate = 0.5
 
     @classmethod

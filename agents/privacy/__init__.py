@@ -4,14 +4,14 @@
   :class:`PrivacyGuarantee`, and accounting through ``dp_accounting``.
 * :mod:`.counters` -- continual counters (private prefix sums): binary tree,
   Agarwal-Singh identically distributed tree, Honaker's variance-reduced tree,
-  square-root factorization; :mod:`.blt` the buffered-linear-Toeplitz counter.
+  square-root factorization; :mod:`.counters.blt` the buffered-linear-Toeplitz counter.
 * :mod:`.noise` -- the counters' noise strategies: exact discrete Laplace and discrete
   Gaussian (grid, integer noise), real-valued Laplace and Gaussian (guarantees marked
   idealized), none.
 * :mod:`.discrete` -- exact samplers (Canonne-Kamath-Steinke 2020) in int64.
 
 The black-box privacy auditor runs games, so it lives with the code that does:
-:mod:`dp_online_envs.audit`.
+:mod:`dp_online_envs.lab.audit`.
 """
 
 from .calibration import (

@@ -428,7 +428,7 @@ def resolved_options(env_id: str, **kwargs: Any) -> Options:
     ``loss_kwargs`` is resolved too: the id's ``loss_defaults`` updated by the caller's.
     What :func:`build_env` builds is a function of the id and this mapping alone, so it
     is what a game's identity hashes (with the id's version;
-    :meth:`dp_online_envs.experiments.GameSpec.identity`).
+    :meth:`dp_online_envs.lab.experiments.GameSpec.identity`).
 
     Raises:
         ValueError: On an unknown id (see :func:`env_config`) or a count option that is

@@ -80,7 +80,7 @@ def tenth_noise_audits(monkeypatch, module, name: str, n_arms: int, horizon: int
     from dataclasses import replace
 
     from dp_online_envs import build_env
-    from dp_online_envs.audit import audit
+    from dp_online_envs.lab.audit import audit
 
     env = build_env("DPBandit-MAB-v0", horizon=horizon, n_arms=n_arms)
     problem = env.get_wrapper_attr("problem")

@@ -37,7 +37,7 @@ from agents.bandit.smoothing import (
 )
 from agents.privacy import make_counter
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import (
     Ball,
     Birkhoff,

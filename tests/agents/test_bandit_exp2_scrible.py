@@ -30,7 +30,7 @@ from agents.common import loss_range
 from agents.privacy.noise import DiscreteLaplaceNoise
 from agents.bandit import scrible as scrible_module
 from agents.bandit.scrible import SCRiBLe, barrier_for, canonical_eigh, theorem_4_5_eta
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.adversaries import LossSequence
 
 T_SHORT = 300

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from agents import agent_class, counter_agent, make
-from dp_online_envs.audit import neighbour_param, replay_env
+from dp_online_envs.lab.audit import neighbour_param, replay_env
 from dp_online_envs import build_env
 from dp_online_envs.adversaries import LossSequence
 from dp_online_envs.loop import run_rounds

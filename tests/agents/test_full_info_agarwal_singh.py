@@ -24,7 +24,7 @@ from agents.common import paper_log, replacement_sensitivity, theta_norm
 from agents.privacy import gaussian_sigma, laplace_scale
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import (
     Arms,
     Birkhoff,

@@ -19,7 +19,7 @@ import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.privacy import laplace_scale
 from dp_online_envs import build_env
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 
 CLS = "DPFullInfo-Classification-v0"
 GRAD = {"private-ftrl-grad": {"epsilon": 1.0}, "private-ftpl-grad": {"epsilon": 1.0,

@@ -29,7 +29,7 @@ from agents.bandit import batched
 from agents.bandit.batched import THEOREM_SIGMA
 from agents.bandit.htinf import tsallis_leader
 from dp_online_envs import build_env
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 
 
 def _problem(T, K=10, **kw):

@@ -29,7 +29,7 @@ from agents.full_info.l2p import (
     switch_epsilon,
 )
 from dp_online_envs import build_env
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 
 NAME = "private-lazy-mw"
 DELTA = 1e-6
@@ -157,7 +157,7 @@ def test_large_epsilon_is_mw_with_hedges_rate():
     assert agent.batch == 1 and agent.p == 0.0
     assert 0 <= hedge.eta - agent.eta < 2.0**-ETA_BITS
     # its regret then is hedge's: mean over seeds below hedge's bound w sqrt(T ln K / 2)
-    from dp_online_envs.experiments.game import GameSpec, play_game
+    from dp_online_envs.lab.experiments.game import GameSpec, play_game
     regs = [play_game(GameSpec("DPFullInfo-Experts-v0", NAME, 1e6, DELTA, 2000, s))["regret"]
             for s in range(4)]
     assert np.mean(regs) < hedge.regret_bound

@@ -13,7 +13,7 @@ import pytest
 import agents
 from agents import agent_class, counter_agent, make
 from dp_online_envs import build_env
-from dp_online_envs.audit import audit
+from dp_online_envs.lab.audit import audit
 
 #: private agent -> (env id, env options, agent options, tau)
 AUDITED = {

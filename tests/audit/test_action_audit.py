@@ -1,4 +1,4 @@
-"""Tests of dp_online_envs.audit.audit_actions / audit_power: a black box seen only
+"""Tests of dp_online_envs.lab.audit.audit_actions / audit_power: a black box seen only
 through its actions.
 
 The bound is checked against a learner whose action-level epsilon is known exactly
@@ -15,7 +15,7 @@ import math
 import pytest
 
 import agents
-from dp_online_envs.audit import (
+from dp_online_envs.lab.audit import (
     AgentSession,
     AuditFinding,
     AuditPower,
@@ -24,7 +24,7 @@ from dp_online_envs.audit import (
     audit_actions,
     audit_power,
 )
-from dp_online_envs.isolation import IsolatedLearner, IsolationLimits
+from dp_online_envs.lab.isolation import IsolatedLearner, IsolationLimits
 
 from .audit_agents import EXP3ClaimsPrivacy, RandomizedResponseArm
 

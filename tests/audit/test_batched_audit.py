@@ -1,4 +1,4 @@
-"""The action audit played B runs at a time (dp_online_envs.audit.batched).
+"""The action audit played B runs at a time (dp_online_envs.lab.audit.batched).
 
 Against the scalar path: the same run seeds give the same scores, bit for bit, hence
 the same events, counts and bound; each run is its own seed's game (no generator is
@@ -13,18 +13,18 @@ import pytest
 
 import agents
 from agents.batched import make_batched
-from dp_online_envs.audit import (
+from dp_online_envs.lab.audit import (
     AgentSession,
     AuditSettings,
     ResettingSession,
     audit_actions,
     audit_power,
 )
-from dp_online_envs.audit import actions as actions_mod
-from dp_online_envs.audit import batched as batched_mod
-from dp_online_envs.audit.actions import audit_problem, candidates
-from dp_online_envs.audit.batched import batched_scores
-from dp_online_envs.audit.scores import statistics_for
+from dp_online_envs.lab.audit import actions as actions_mod
+from dp_online_envs.lab.audit import batched as batched_mod
+from dp_online_envs.lab.audit.actions import audit_problem, candidates
+from dp_online_envs.lab.audit.batched import batched_scores
+from dp_online_envs.lab.audit.scores import statistics_for
 
 from .audit_agents import BatchedRandomizedResponse, RandomizedResponseArm
 

@@ -1,4 +1,4 @@
-"""Tests of dp_online_envs.audit.audit (one neighbouring pair) and its statistics.
+"""Tests of dp_online_envs.lab.audit.audit (one neighbouring pair) and its statistics.
 
 The toy learner is noisy follow-the-leader on the experts problem (the simplex with
 linear losses in [0, 1]^K, full information): every clipped theta_t goes into a
@@ -19,7 +19,7 @@ from scipy import stats
 from agents.base import Agent
 from agents.privacy import PrivacyGuarantee, make_counter
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.audit import (
+from dp_online_envs.lab.audit import (
     AuditResult,
     audit,
     audit_samples,

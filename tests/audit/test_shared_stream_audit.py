@@ -27,8 +27,8 @@ from agents.batched import (
 )
 from agents.batched.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
 from agents.privacy.discrete import discrete_laplace_variance
-from dp_online_envs.audit import AuditSettings, audit_actions, audit_power
-from dp_online_envs.audit.actions import audit_problem
+from dp_online_envs.lab.audit import AuditSettings, audit_actions, audit_power
+from dp_online_envs.lab.audit.actions import audit_problem
 
 from .audit_agents import SharedStreamRandomizedResponse
 

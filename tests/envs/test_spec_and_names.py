@@ -9,8 +9,8 @@ from gymnasium.envs.registration import EnvSpec
 
 import agents
 from dp_online_envs import ENV_IDS, build_env
-from dp_online_envs.experiments import ExperimentError
-from dp_online_envs.experiments.sweep import parse_sweep
+from dp_online_envs.lab.experiments import ExperimentError
+from dp_online_envs.lab.experiments.sweep import parse_sweep
 from dp_online_envs.validation import did_you_mean
 
 
@@ -76,7 +76,7 @@ def test_agents_make_suggests_for_an_unknown_agent():
 
 
 def test_a_hand_made_game_spec_with_an_unknown_env_id_gets_a_suggestion():
-    from dp_online_envs.experiments.game import GameSpec, play_game
+    from dp_online_envs.lab.experiments.game import GameSpec, play_game
 
     with pytest.raises(ExperimentError, match="did you mean 'DPBandit-MAB-v0'"):
         play_game(GameSpec("DPBandit-MAB-v1", "exp3", None, None, 10, 0))

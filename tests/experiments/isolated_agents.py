@@ -16,7 +16,7 @@ import numpy as np
 
 import agents
 from agents import Agent
-from dp_online_envs.experiments.game import GameSpec
+from dp_online_envs.lab.experiments.game import GameSpec
 
 
 class _UniformArm(Agent):

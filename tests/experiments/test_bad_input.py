@@ -16,13 +16,14 @@ import pytest
 import agents
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs import build_env
-from dp_online_envs.experiments import cli, run_sweep
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.sweep import load_sweep, parse_sweep
-from dp_online_envs.experiments.table import export_results, load_curves, load_results
-from dp_online_envs.grading import load_assignment, parse_assignment
-from dp_online_envs.grading import grader
-from dp_online_envs.isolation import IsolationLimits
+from dp_online_envs.lab import cli
+from dp_online_envs.lab.experiments import run_sweep
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
+from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
+from dp_online_envs.lab.grading import load_assignment, parse_assignment
+from dp_online_envs.lab.grading import grader
+from dp_online_envs.lab.isolation import IsolationLimits
 
 ASSIGNMENT = {"name": "t", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 2,
               "secret": {"env": "SOME_VAR"}, "privacy": {"epsilon": 1},
@@ -140,7 +141,7 @@ def test_grading_into_a_path_under_a_regular_file_is_refused_before_playing(
 
 
 def test_records_missing_keys_are_named_not_a_key_error(results):
-    from dp_online_envs.experiments.store import load_records
+    from dp_online_envs.lab.experiments.store import load_records
 
     good = load_records(results)
     broken = copy.deepcopy(good)
@@ -185,7 +186,7 @@ def test_an_invalid_declared_budget_is_a_reason_not_an_abort():
 def test_one_submission_the_grader_trips_on_does_not_stop_the_others(tmp_path, monkeypatch):
     """Whatever error grading one submission raises (StopIteration from a bug, say), that
     submission gets zero with the reason, and the others are graded."""
-    from dp_online_envs.grading import audit_step
+    from dp_online_envs.lab.grading import audit_step
 
     class Power:
         def to_dict(self):

@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from dp_online_envs.experiments import ResultsStore, parse_sweep, run_games, stable_view
-from dp_online_envs.experiments import store as store_module
+from dp_online_envs.lab.experiments import ResultsStore, parse_sweep, run_games, stable_view
+from dp_online_envs.lab.experiments import store as store_module
 
-CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
 #: Hedge that waits for a gate file before its first action and logs each game it plays.
 GATED = textwrap.dedent('''
@@ -207,7 +207,7 @@ def test_a_game_released_without_a_record_is_played_by_the_waiting_sweep(
 def test_a_claim_whose_pid_was_reused_is_stale(tmp_path, specs):
     """The claimant died and its pid now belongs to another process (simulated: a live
     process with another start time than the claim records): the claim is stale."""
-    from dp_online_envs.experiments.store import _start_time
+    from dp_online_envs.lab.experiments.store import _start_time
 
     store = ResultsStore(tmp_path)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -232,7 +232,7 @@ def test_a_claim_whose_pid_was_reused_is_stale(tmp_path, specs):
 #: ``claim`` must settle: the second read its list before the first wrote any record.
 WORKER = textwrap.dedent('''
     import json, os, sys, time
-    from dp_online_envs.experiments import ResultsStore
+    from dp_online_envs.lab.experiments import ResultsStore
 
     root, records, gate, log, ready = sys.argv[1:6]
     store = ResultsStore(root)

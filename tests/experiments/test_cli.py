@@ -12,7 +12,7 @@ import pytest
 
 from dp_online_envs import ENV_IDS
 
-CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
 
 def dp_online(*args: str, cwd=None) -> subprocess.CompletedProcess:

@@ -9,9 +9,9 @@ from importlib import metadata
 import pytest
 
 import dp_online_envs
-from dp_online_envs.experiments.cli import package_version
+from dp_online_envs.lab.cli import package_version
 
-CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
 
 def dp_online(*args: str) -> subprocess.CompletedProcess:

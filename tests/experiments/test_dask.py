@@ -8,7 +8,7 @@ import sys
 import dask.distributed as distributed
 import pytest
 
-from dp_online_envs.experiments import (
+from dp_online_envs.lab.experiments import (
     ExperimentError,
     load_records,
     parse_sweep,
@@ -49,7 +49,7 @@ def test_cli_sweep_on_a_dask_scheduler(tmp_path, scheduler):
     sweep.write_text('name = "dask-cli"\nenvs = ["DPFullInfo-Experts-v0"]\n'
                      'agents = ["hedge", "private-ftrl"]\nepsilons = [2]\nhorizons = [200]\n'
                      "seeds = 2\n")
-    out = subprocess.run([sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep",
+    out = subprocess.run([sys.executable, "-m", "dp_online_envs.lab.cli", "sweep",
                           str(sweep), "--results", str(tmp_path / "res"), "--backend", "dask",
                           "--scheduler", scheduler, "--quiet"],
                          check=False, capture_output=True, text=True, timeout=120)
@@ -63,7 +63,7 @@ def test_cli_sweep_on_a_dask_scheduler(tmp_path, scheduler):
 
 
 def test_unreachable_scheduler_is_a_clear_error(small_sweep, tmp_path, monkeypatch):
-    from dp_online_envs.experiments import backends
+    from dp_online_envs.lab.experiments import backends
 
     monkeypatch.setattr(backends, "CONNECT_TIMEOUT", "1s")
     with pytest.raises(ExperimentError, match="cannot reach the Dask scheduler"):

@@ -15,16 +15,16 @@ import warnings
 import pytest
 
 from dp_online_envs.envs import registry
-from dp_online_envs.experiments import (
+from dp_online_envs.lab.experiments import (
     DamagedResultWarning,
     ResultsStore,
     run,
     run_games,
     stable_view,
 )
-from dp_online_envs.experiments.analysis import summary
-from dp_online_envs.experiments.game import GameSpec, settings_mismatch
-from dp_online_envs.experiments.sweep import make_games
+from dp_online_envs.lab.experiments.analysis import summary
+from dp_online_envs.lab.experiments.game import GameSpec, settings_mismatch
+from dp_online_envs.lab.experiments.sweep import make_games
 
 ID = "DPBandit-Matroid-v1"
 #: The defaults ``DPBandit-Matroid`` had before (planted adversary already).

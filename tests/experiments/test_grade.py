@@ -16,9 +16,9 @@ import os
 import pathlib
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
-from dp_online_envs.experiments.cli import main
-from dp_online_envs.grading import grade, load_assignment, parse_assignment
-from dp_online_envs.grading.assignment import DEFAULT_SECRET_ENV
+from dp_online_envs.lab.cli import main
+from dp_online_envs.lab.grading import grade, load_assignment, parse_assignment
+from dp_online_envs.lab.grading.assignment import DEFAULT_SECRET_ENV
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COURSE = ROOT / "examples" / "course"
@@ -192,7 +192,7 @@ def test_the_honest_sample_noises_each_loss_with_the_exact_discrete_laplace_samp
     import numpy as np
 
     from agents.common import NoiseQueue
-    from dp_online_envs.grading.submission import learner_class
+    from dp_online_envs.lab.grading.submission import learner_class
 
     cls = learner_class(str(HONEST))
     problem = gym.make("DPBandit-MAB-v0", horizon=300).get_wrapper_attr("problem")

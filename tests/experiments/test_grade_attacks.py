@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from dp_online_envs.sandbox import Sandbox
+from dp_online_envs.lab.sandbox import Sandbox
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VAR = "DP_ONLINE_ATTACK_TEST_SECRET"
@@ -252,7 +252,7 @@ def _grade(tmp: pathlib.Path, files: list[pathlib.Path], paths: dict[str, pathli
     if path_env is not None:
         env["PATH"] = path_env
     return subprocess.run(
-        [sys.executable, "-m", "dp_online_envs.experiments.cli", "grade",
+        [sys.executable, "-m", "dp_online_envs.lab.cli", "grade",
          str(paths["assignment"]), *map(str, files), "-o", str(paths["out"]), "--quiet",
          *extra], env=env, cwd=tmp, capture_output=True, text=True, timeout=3600)
 

@@ -9,11 +9,11 @@ import math
 import pytest
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import GameSpec
-from dp_online_envs.grading import find_submissions, load_assignment, parse_assignment
-from dp_online_envs.grading.assignment import RegretRule, Secret
-from dp_online_envs.grading.grader import (
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import GameSpec
+from dp_online_envs.lab.grading import find_submissions, load_assignment, parse_assignment
+from dp_online_envs.lab.grading.assignment import RegretRule, Secret
+from dp_online_envs.lab.grading.grader import (
     _settings,
     audit_seed,
     declared_budget,
@@ -212,7 +212,7 @@ def test_the_declared_budget_is_the_weakest_declared():
 
 def test_the_reason_of_a_failed_game_is_one_line():
     isolated = ("Traceback (most recent call last):\n  File \"x\", line 1\n"
-                "dp_online_envs.isolation.AgentFailure: agent timed out: no answer to act "
+                "dp_online_envs.lab.isolation.AgentFailure: agent timed out: no answer to act "
                 "within 5 s\n")
     assert failure_reason(isolated) == "agent timed out: no answer to act within 5 s"
     env = "Traceback (most recent call last):\n  ...\nValueError: arm index 99 out of range\n"
@@ -222,7 +222,7 @@ def test_the_reason_of_a_failed_game_is_one_line():
 
 
 def test_the_audit_power_is_measured_once_per_assignment_and_cached(tmp_path, monkeypatch):
-    from dp_online_envs.grading import audit_step, grade
+    from dp_online_envs.lab.grading import audit_step, grade
 
     calls = []
     real = audit_step.audit_power
@@ -299,7 +299,7 @@ def test_the_cached_audit_power_is_keyed_by_the_claimed_budget(tmp_path, monkeyp
     """The power of the audit depends on the budget it tries to refute: an assignment
     re-graded with another epsilon (or delta) in the same output directory must measure
     it again, not read back the other budget's."""
-    from dp_online_envs.grading import audit_step, grade
+    from dp_online_envs.lab.grading import audit_step, grade
 
     claims = []
 

@@ -17,11 +17,11 @@ import sys
 
 import pytest
 
-from dp_online_envs.experiments import run_sweep
-from dp_online_envs.experiments.analysis import summary
-from dp_online_envs.experiments.game import IDEALIZED_NOTE, is_idealized
-from dp_online_envs.experiments.plots import price_of_privacy
-from dp_online_envs.experiments.report import write_report
+from dp_online_envs.lab.experiments import run_sweep
+from dp_online_envs.lab.experiments.analysis import summary
+from dp_online_envs.lab.experiments.game import IDEALIZED_NOTE, is_idealized
+from dp_online_envs.lab.experiments.plots import price_of_privacy
+from dp_online_envs.lab.experiments.report import write_report
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DELTA = 1e-6
@@ -103,7 +103,7 @@ def test_the_price_of_privacy_plot_labels_the_idealized_lines(results):
 @pytest.mark.parametrize("counter,idealized", [("blt", True), ("tree", False)])
 def test_the_run_summary_labels_the_privacy_level(counter, idealized):
     out = subprocess.run(
-        [sys.executable, "-m", "dp_online_envs.experiments.cli", "run",
+        [sys.executable, "-m", "dp_online_envs.lab.cli", "run",
          "DPFullInfo-Experts-v0", "private-ftrl", "--epsilon", "1", "--delta", "1e-6",
          "--horizon", "64", "--seeds", "2", "--agent-option", f"counter={counter}",
          "--env-option", "n_arms=4", "--backend", "serial", "--no-reference"],

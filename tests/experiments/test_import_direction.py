@@ -2,7 +2,7 @@
 
 The experiments resolve agent names through an ``AgentResolver`` passed in; the
 ``agents`` registry is only the default, reached in one function
-(:func:`dp_online_envs.experiments.resolver.default_resolver`). These tests hold the
+(:func:`dp_online_envs.lab.experiments.resolver.default_resolver`). These tests hold the
 rule statically (no other module of ``dp_online_envs`` imports ``agents``; the
 experiments import everything else at module level, optional extras excepted), at run
 time (importing every module leaves ``agents`` unimported), and in use (a resolver of
@@ -24,15 +24,15 @@ import pytest
 
 import agents
 import dp_online_envs
-from dp_online_envs.experiments import ExperimentError, make_games, parse_sweep, run_games
-from dp_online_envs.experiments.game import OUTCOME_FIELDS, GameSpec, play_game
-from dp_online_envs.experiments.resolver import AgentResolver, default_resolver, resolve_agent
-from dp_online_envs.experiments.store import OPTIONAL_KEYS, REQUIRED_KEYS
+from dp_online_envs.lab.experiments import ExperimentError, make_games, parse_sweep, run_games
+from dp_online_envs.lab.experiments.game import OUTCOME_FIELDS, GameSpec, play_game
+from dp_online_envs.lab.experiments.resolver import AgentResolver, default_resolver, resolve_agent
+from dp_online_envs.lab.experiments.store import OPTIONAL_KEYS, REQUIRED_KEYS
 from dp_online_envs.wrappers import RegretSummary
 
 PACKAGE = pathlib.Path(dp_online_envs.__file__).parent
 #: The only place in dp_online_envs that imports the agents package.
-SEAM = ("experiments/resolver.py", "default_resolver")
+SEAM = ("lab/experiments/resolver.py", "default_resolver")
 #: Modules the experiments may import inside a function: optional extras (and
 #: scipy.stats, slow to import and needed only for confidence intervals).
 LAZY_OK = {"yaml", "tomllib", "tomli", "matplotlib", "dask", "tqdm", "pandas", "pyarrow",
@@ -75,7 +75,7 @@ def test_only_the_seam_imports_agents():
 
 
 def test_experiments_import_at_module_level_except_optional_extras():
-    lazy = {(path.name, module) for path in (PACKAGE / "experiments").glob("*.py")
+    lazy = {(path.name, module) for path in (PACKAGE / "lab" / "experiments").glob("*.py")
             for module, function in _imports(path)
             if function is not None and _top(module) not in LAZY_OK}
     assert lazy == set()
@@ -89,8 +89,8 @@ def test_importing_every_module_leaves_agents_unimported():
             "print(json.dumps({'names': names, 'agents': 'agents' in sys.modules}))")
     out = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True,
                                     text=True, check=True, cwd=PACKAGE.parent).stdout)
-    assert {"dp_online_envs.experiments.cli", "dp_online_envs.experiments.runner",
-            "dp_online_envs.experiments.report", "dp_online_envs.isolation"} <= set(out["names"])
+    assert {"dp_online_envs.lab.cli", "dp_online_envs.lab.experiments.runner",
+            "dp_online_envs.lab.experiments.report", "dp_online_envs.lab.isolation"} <= set(out["names"])
     assert out["agents"] is False
 
 

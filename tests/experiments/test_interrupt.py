@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from dp_online_envs.experiments import run_sweep
+from dp_online_envs.lab.experiments import run_sweep
 
 from .conftest import live_members
 
@@ -36,7 +36,7 @@ EXIT_TIMEOUT = 20.0
 
 
 def _sweep_cmd(sweep: Path, results: Path, backend: str = "local") -> list[str]:
-    return [sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep", str(sweep),
+    return [sys.executable, "-m", "dp_online_envs.lab.cli", "sweep", str(sweep),
             "--results", str(results), "--workers", "2", "--quiet", "--backend", backend]
 
 

@@ -14,9 +14,9 @@ import pytest
 
 import agents
 import dp_online_envs  # noqa: F401  (registers the ids)
-from dp_online_envs.experiments.game import GameSpec, play_game, stable_view
-from dp_online_envs.experiments.runner import run_games
-from dp_online_envs.isolation import AgentFailure, IsolatedLearner, IsolationLimits
+from dp_online_envs.lab.experiments.game import GameSpec, play_game, stable_view
+from dp_online_envs.lab.experiments.runner import run_games
+from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
 from dp_online_envs.loop import run_rounds
 
 MOD = "experiments.isolated_agents"
@@ -140,7 +140,7 @@ def test_limits_are_validated():
 
 
 def test_actions_cross_the_boundary_exactly():
-    from dp_online_envs.isolation import _encode_action
+    from dp_online_envs.lab.isolation import _encode_action
 
     x = np.array([0.1, 1 / 3, -2.0**-60, 5e300])
     back = np.frombuffer(_encode_action(x, 4, "box"), dtype=np.float64, offset=1)
@@ -150,7 +150,7 @@ def test_actions_cross_the_boundary_exactly():
 
 
 def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process(monkeypatch):
-    from dp_online_envs import isolation
+    from dp_online_envs.lab import isolation
 
     started = []
     monkeypatch.setattr(isolation.IsolatedProcess, "__init__", _recording(started))
@@ -162,7 +162,7 @@ def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process(monk
 
 
 def _recording(started):
-    from dp_online_envs import isolation
+    from dp_online_envs.lab import isolation
 
     init = isolation.IsolatedProcess.__init__
 
@@ -226,7 +226,7 @@ def test_an_action_frame_of_the_wrong_size_is_refused():
     (b" " * 4097, "4097 bytes, expected at most 4096"),
 ])
 def test_parse_summary_names_what_is_wrong(data, why):
-    from dp_online_envs.isolation import parse_summary
+    from dp_online_envs.lab.isolation import parse_summary
 
     with pytest.raises(AgentFailure, match="^malformed summary from the agent's process: ") as e:
         parse_summary(data)
@@ -234,7 +234,7 @@ def test_parse_summary_names_what_is_wrong(data, why):
 
 
 def test_parse_summary_accepts_the_two_shapes_a_learner_sends():
-    from dp_online_envs.isolation import parse_summary
+    from dp_online_envs.lab.isolation import parse_summary
 
     assert parse_summary(b'{"clipped_feedback": 3, "privacy": null}') == {
         "clipped_feedback": 3, "privacy": None}

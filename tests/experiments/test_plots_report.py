@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dp_online_envs.experiments import analysis, parse_sweep, run_games, run_sweep, runner
-from dp_online_envs.experiments.plots import make_figures, plot_results
-from dp_online_envs.experiments.rates import DEFAULT_RATE, rate
-from dp_online_envs.experiments.report import write_report
+from dp_online_envs.lab.experiments import analysis, parse_sweep, run_games, run_sweep, runner
+from dp_online_envs.lab.experiments.plots import make_figures, plot_results
+from dp_online_envs.lab.experiments.rates import DEFAULT_RATE, rate
+from dp_online_envs.lab.experiments.report import write_report
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +180,7 @@ def test_reference_agents_give_the_trivial_regret_and_are_never_the_baseline():
         assert r["baseline"] == "hedge"  # a reference agent is no learner to compare to
     assert rows["hedge"]["vs_trivial"] == pytest.approx(rows["hedge"]["regret_mean"] / trivial)
     assert rows["hedge"]["vs_trivial"] < 0.5  # the default separates learning from not
-    from dp_online_envs.experiments.report import render_report
+    from dp_online_envs.lab.experiments.report import render_report
 
     parser = _Collect()
     parser.feed(render_report(records))

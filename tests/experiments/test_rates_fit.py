@@ -1,4 +1,4 @@
-"""The slope-fitting helpers of :mod:`dp_online_envs.experiments.rates`, checked against
+"""The slope-fitting helpers of :mod:`dp_online_envs.lab.experiments.rates`, checked against
 exact power laws, analytic local slopes and crossings computed by hand."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from dp_online_envs.experiments.rates import (
+from dp_online_envs.lab.experiments.rates import (
     below_from,
     geometric_horizons,
     local_slope,

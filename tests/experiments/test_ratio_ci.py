@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dp_online_envs.experiments.analysis import ratio_ci, summary
+from dp_online_envs.lab.experiments.analysis import ratio_ci, summary
 
 
 def _not_rejected(a, b, rho, level=0.95):

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 import agents
-from dp_online_envs.experiments import (
+from dp_online_envs.lab.experiments import (
     ExperimentError,
     parse_sweep,
     run,
     run_games,
     stable_view,
 )
-from dp_online_envs.experiments.store import OPTIONAL_KEYS, REQUIRED_KEYS
+from dp_online_envs.lab.experiments.store import OPTIONAL_KEYS, REQUIRED_KEYS
 from dp_online_envs.wrappers import log_checkpoints
 
 from .conftest import needs_agents

@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from dp_online_envs.experiments import (
+from dp_online_envs.lab.experiments import (
     SCHEMA_VERSION,
     DamagedResultWarning,
     ExperimentError,
@@ -20,14 +20,14 @@ from dp_online_envs.experiments import (
     run_sweep,
     stable_view,
 )
-from dp_online_envs.experiments import store as store_module
-from dp_online_envs.experiments.report import write_report
+from dp_online_envs.lab.experiments import store as store_module
+from dp_online_envs.lab.experiments.report import write_report
 
 from .test_runner import FIELDS
 
 from .conftest import SMALL
 
-CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
 
 def _small() -> dict:

@@ -10,7 +10,7 @@ import sys
 import time
 
 
-from dp_online_envs.experiments import ResultsStore, load_records, run_sweep, stable_view
+from dp_online_envs.lab.experiments import ResultsStore, load_records, run_sweep, stable_view
 
 from .conftest import live_members
 
@@ -49,7 +49,7 @@ def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(tmp_path):
                      "epsilons: [0.5, 1, 2, 4]\nhorizons: [1500]\nseeds: 6\n")
     total = 6 + 4 * 6
     killed, reference = tmp_path / "killed", tmp_path / "reference"
-    cmd = [sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep", str(sweep),
+    cmd = [sys.executable, "-m", "dp_online_envs.lab.cli", "sweep", str(sweep),
            "--results", str(killed), "--workers", "2", "--quiet"]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dp_online_envs import ENV_IDS
-from dp_online_envs.experiments import ExperimentError, load_sweep, parse_sweep
-from dp_online_envs.experiments.game import GameSpec
+from dp_online_envs.lab.experiments import ExperimentError, load_sweep, parse_sweep
+from dp_online_envs.lab.experiments.game import GameSpec
 
 from .conftest import needs_agents
 
@@ -190,7 +190,7 @@ def test_dry_run_counts_a_hundred_million_seeds(small_sweep, tmp_path):
 
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(dict(small_sweep, seeds=100_000_000)))
-    out = subprocess.run([sys.executable, "-m", "dp_online_envs.experiments.cli", "sweep",
+    out = subprocess.run([sys.executable, "-m", "dp_online_envs.lab.cli", "sweep",
                           str(path), "--dry-run", "--results", str(tmp_path / "res")],
                          check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -8,8 +8,8 @@ import pytest
 
 from agents import make
 from dp_online_envs import build_env
-from dp_online_envs.experiments import analysis
-from dp_online_envs.experiments.game import GameSpec, SwitchCounter, play_game
+from dp_online_envs.lab.experiments import analysis
+from dp_online_envs.lab.experiments.game import GameSpec, SwitchCounter, play_game
 
 
 def _replayed_actions(record):

@@ -10,7 +10,7 @@ import sys
 import pandas as pd
 import pytest
 
-from dp_online_envs.experiments import (
+from dp_online_envs.lab.experiments import (
     ExperimentError,
     export_results,
     load_curves,
@@ -18,11 +18,11 @@ from dp_online_envs.experiments import (
     load_results,
     run_sweep,
 )
-from dp_online_envs.experiments.table import CURVE_COLUMNS, CURVE_KEYS
+from dp_online_envs.lab.experiments.table import CURVE_COLUMNS, CURVE_KEYS
 
 from .conftest import SMALL
 
-CLI = [sys.executable, "-m", "dp_online_envs.experiments.cli"]
+CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_without_pandas_the_error_names_the_extra(results, monkeypatch):
 
 
 def test_the_experiments_package_does_not_import_pandas():
-    code = ("import sys, dp_online_envs.experiments, dp_online_envs.experiments.cli; "
+    code = ("import sys, dp_online_envs.lab.experiments, dp_online_envs.lab.cli; "
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True, timeout=120)

@@ -1,4 +1,4 @@
-"""Tests of agents.privacy.blt: the BLT counter against brute force (materialized C and
+"""Tests of agents.privacy.counters.blt: the BLT counter against brute force (materialized C and
 C^{-1}), its closed forms against direct sums, its calibration and its optimizer."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from agents.privacy import (
     FactorizationCounter,
     LaplaceNoise,
     accountant_epsilon,
-    blt,
     gaussian_sigma,
     make_counter,
 )
-from dp_online_envs.audit import audit_samples
+from agents.privacy.counters import blt
+from dp_online_envs.lab.audit import audit_samples
 
 EPS, DELTA, SENS = 0.8, 1e-6, 1.5
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from dp_online_envs.experiments import batched as batched_module
-from dp_online_envs.experiments import runner
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.game import GameSpec, stable_view
-from dp_online_envs.experiments.sweep import parse_sweep
+from dp_online_envs.lab.experiments import batched as batched_module
+from dp_online_envs.lab.experiments import runner
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import GameSpec, stable_view
+from dp_online_envs.lab.experiments.sweep import parse_sweep
 
 
 def _stable(records):
@@ -67,7 +67,7 @@ def test_sweep_vectorize_key(tmp_path):
 def test_cli_run_vectorize_flag(capsys):
     """``dp-online run --vectorize``: the same records (exp3's three games, batched, and
     the reference agent's, one by one)."""
-    from dp_online_envs.experiments.cli import main
+    from dp_online_envs.lab.cli import main
 
     assert main(["run", "DPBandit-MAB-v0", "exp3", "--horizon", "50", "--seeds", "3",
                  "--backend", "serial", "--json", "--vectorize"]) == 0

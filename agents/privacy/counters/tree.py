@@ -1,0 +1,207 @@
+"""Counters built on the dyadic tree over ``[1, T]``: the binary tree, Agarwal-Singh's
+identically distributed tree, and Honaker's variance-reduced tree."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from dp_accounting import dp_event
+
+from ..noise import NoiseStrategy
+from .base import ContinualCounter
+
+__all__ = ["AgarwalSinghCounter", "BinaryTreeCounter", "HonakerCounter", "popcount"]
+
+
+def _bits(t: int) -> list[int]:
+    """Positions of the set bits of ``t`` (the dyadic decomposition of [1, t])."""
+    return [j for j in range(t.bit_length()) if (t >> j) & 1]
+
+
+def popcount(ts: int | np.ndarray) -> int | np.ndarray:
+    """Number of set bits of ``ts`` (a non-negative integer, or elementwise for an
+    integer array): the number of dyadic nodes that decompose ``[1, t]``."""
+    if isinstance(ts, Integral):
+        return int(ts).bit_count()
+    arr = np.asarray(ts, dtype=np.int64)
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(arr).astype(np.int64)
+    return np.array([int(t).bit_count() for t in arr.ravel()], dtype=np.int64).reshape(arr.shape)
+
+
+class _DyadicCounter(ContinualCounter):
+    """Calibration shared by the counters built on the dyadic tree over [1, T].
+
+    Level ``k`` holds the nodes ``((j-1) 2^k, j 2^k]`` with ``j 2^k <= T``
+    (only complete nodes are ever noised), so levels ``0 .. floor(log2 T)``
+    exist: ``levels = T.bit_length() = ceil(log2(T+1))``.  Input ``z_1`` lies in
+    one node of every level (all have ``j = 1``), so one input changes exactly
+    ``levels`` node sums, each by ``z_t - z'_t``:
+
+    * Laplace: the node vector has l1 sensitivity ``levels * Delta_1``, so the
+      per-node scale is ``b = levels * Delta_1 / epsilon``;
+    * Gaussian: l2 sensitivity ``sqrt(levels) * Delta_2``, so the per-node
+      ``sigma`` is the analytic-Gaussian noise for that sensitivity.
+
+    The accountant event is ``levels``-fold self-composition of one node.
+    """
+
+    @property
+    def levels(self) -> int:
+        """Number of tree levels, ``T.bit_length() = floor(log2 T) + 1``."""
+        return self.horizon.bit_length()
+
+    def _calibrate(self, noise: NoiseStrategy) -> NoiseStrategy:
+        return noise.calibrate(copies=self.levels)
+
+    def _unit_event(self) -> dp_event.DpEvent:
+        return self.noise_strategy.dp_event(copies=self.levels)
+
+    def _init_noise_state(self) -> None:
+        #: noise of the stored left-child node at each level (valid where t has a 1-bit)
+        self._slots = np.zeros((self.levels if self.noise_strategy.private else 0, self.dim),
+                               dtype=np.int64 if self.grid is not None else np.float64)
+
+    def _buffers(self) -> list[np.ndarray]:
+        return [self._slots] + ([self._node_start] if hasattr(self, "_node_start") else [])
+
+
+class BinaryTreeCounter(_DyadicCounter):
+    """Binary-tree (binary mechanism) counter.
+
+    Dwork, Naor, Pitassi, Rothblum (STOC 2010); Chan, Shi, Song (TISSEC 2011);
+    Smith & Thakurta (NeurIPS 2013), App. A, Alg. 2.  At step ``t`` with lowest
+    1-bit ``i`` the node ``alpha_i = sum_{s in (t - 2^i, t]} z_s`` is completed
+    and receives one independent noise draw; nodes of lower levels are dropped.
+    The release is ``sum_{j : bit j of t is 1} (alpha_j + n_j)`` -- exactly the
+    ``popcount(t)`` nodes of the binary decomposition of ``[1, t]``, so
+    ``Var(eta_t) = popcount(t) * Var(draw)``.  Only the ``levels`` current
+    ``alpha``-noises are kept: memory ``O(dim log T)``, one draw per step.
+    Calibration: see :class:`_DyadicCounter`.
+    """
+
+    name = "tree"
+
+    def _tree_noise(self) -> np.ndarray:
+        t = self._t
+        lowest = (t & -t).bit_length() - 1
+        self._slots[lowest] = self._draw()
+        return self._slots[_bits(t)].sum(axis=0)
+
+    def _next_noise(self) -> np.ndarray:
+        return self._tree_noise()
+
+    def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
+        return popcount(ts).astype(float)
+
+
+class AgarwalSinghCounter(BinaryTreeCounter):
+    """Tree counter with identically distributed noise (Agarwal & Singh, ICML 2017, Alg. 2).
+
+    ``TreeBasedAgg`` releases the binary-tree sum of :class:`BinaryTreeCounter`
+    (``PrivateSum`` of Jain et al. 2012, |S| = popcount(t) noisy nodes) plus
+    ``r_t = R - popcount(t)`` fresh, data-independent draws from the same node
+    distribution, so every released sum carries exactly ``R`` independent
+    draws: ``eta_t ~ sum_{i <= R} n_i`` for all ``t`` (their Lemma 3.3 / Thm.
+    A.1, "Distribution").  ``R = ceil(log2 T)`` as in the paper, raised to
+    ``floor(log2(T+1))`` (the largest popcount up to T) when that is larger,
+    which happens only for ``T = 1``.
+
+    Privacy: the extra draws do not depend on the data, so the releases are
+    post-processing of the tree's noisy nodes and the calibration is the
+    tree's (:class:`_DyadicCounter`).  The paper's own calibration
+    (``lambda >= ||Y||_1 log T / epsilon``) counts ``log T`` levels where a
+    tree over T leaves has ``floor(log2 T) + 1``; we use the real count.
+    """
+
+    name = "agarwal-singh"
+
+    @property
+    def draws(self) -> int:
+        """``R = max(ceil(log2 T), floor(log2(T + 1)))`` noise draws per release."""
+        return max((self.horizon - 1).bit_length(), (self.horizon + 1).bit_length() - 1)
+
+    def _next_noise(self) -> np.ndarray:
+        eta = self._tree_noise()
+        for _ in range(self.draws - popcount(self._t)):
+            eta += self._draw()
+        return eta
+
+    def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
+        return np.full(ts.shape, float(self.draws))
+
+
+class HonakerCounter(_DyadicCounter):
+    """Online variance-reduced tree counter (Honaker 2015, bottom-up pass).
+
+    Honaker, "Efficient use of differentially private binary trees" (TPDP
+    2015); the online form is TF Privacy's ``EfficientTreeAggregator``.  Every
+    complete node ``v`` (left AND right children) gets one noisy sum
+    ``y_v = S_v + n_v``.  Its estimate combines ``y_v`` with the sum of its
+    children's estimates by inverse-variance weights::
+
+        hat_v = w_k y_v + (1 - w_k)(hat_left + hat_right),
+        v_0 = 1,   v_k = 1 / (1 + 1 / (2 v_{k-1})) = 2^k / (2^{k+1} - 1),
+        w_k = v_k                      (in units of Var(draw))
+
+    (the estimates of disjoint subtrees are independent and unbiased, so this
+    is the minimum-variance unbiased combination; ``v_k -> 1/2``).  The
+    release is the sum of the estimates of the decomposition nodes of
+    ``[1, t]``: ``Var(eta_t) = Var(draw) * sum_{j: bit j of t} v_j``.  The
+    top-down half of Honaker's estimator needs future nodes and is not online.
+
+    Privacy: each input lies in ``levels`` complete nodes (one per level), so
+    the calibration is the tree's (:class:`_DyadicCounter`); estimates are
+    post-processing.  Cost: ``i + 1`` draws at a step with lowest 1-bit ``i``
+    (amortised 2), memory ``O(dim log T)``.
+    """
+
+    name = "honaker"
+
+    def _init_noise_state(self) -> None:
+        super()._init_noise_state()
+        v = [1.0]
+        for _ in range(1, self.levels):
+            v.append(1.0 / (1.0 + 1.0 / (2.0 * v[-1])))
+        #: unit variance of a level-k node estimate (= weight of the node's own sum)
+        self.node_variances = np.array(v)
+        if self.grid is not None:  # estimates are floats built from integer noisy nodes
+            self._slots = np.zeros(self._slots.shape)
+            #: integer prefix at the last multiple of 2^k, per level k
+            self._node_start = np.zeros(self._slots.shape, dtype=np.int64)
+
+    def _release_exact(self) -> np.ndarray:
+        """Post-processing of exact integer noisy node sums ``y_v = S_v + n_v``:
+        ``hat_v = w_k y_v + (1 - w_k)(hat_left + hat_right)`` in float64, in grid units,
+        then ``* g``."""
+        t = self._t
+        lowest = (t & -t).bit_length() - 1
+        est = None
+        for k in range(lowest + 1):
+            node = self._prefix - self._node_start[k] + self._draw()  # exact int64
+            self._node_start[k] = self._prefix
+            if k == 0:
+                est = node.astype(np.float64)
+            else:
+                w = self.node_variances[k]
+                est = w * node + (1.0 - w) * (self._slots[k - 1] + est)
+        self._slots[lowest] = est
+        return self._slots[_bits(t)].sum(axis=0) * self.grid
+
+    def _next_noise(self) -> np.ndarray:
+        t = self._t
+        lowest = (t & -t).bit_length() - 1
+        est = self._draw()  # leaf: its own noisy value
+        for k in range(1, lowest + 1):
+            w = self.node_variances[k]
+            children = self._slots[k - 1] + est  # stored left sibling + right child
+            est = w * self._draw() + (1.0 - w) * children
+        self._slots[lowest] = est
+        return self._slots[_bits(t)].sum(axis=0)
+
+    def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
+        out = np.zeros(ts.shape)
+        for j, vj in enumerate(self.node_variances):
+            out += ((ts >> j) & 1) * vj
+        return out

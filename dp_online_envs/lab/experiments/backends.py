@@ -1,0 +1,347 @@
+"""Where games are played: in this process, in local worker processes, or on Dask.
+
+Every backend plays the same function (:func:`~dp_online_envs.lab.experiments.game.play_game`)
+on the same :class:`~dp_online_envs.lab.experiments.game.GameSpec`, whose seeds come from
+its settings, so the records are identical whichever backend runs them. Only the
+parent process writes results (see :mod:`.store`); workers return records.
+
+* ``"serial"``: one game after another in this process.
+* ``"local"`` (default): a ``concurrent.futures.ProcessPoolExecutor``; nothing to start.
+  Workers come from a fork server that has imported the package once (``spawn`` where
+  there is no fork server; plain ``fork`` in an interactive session, whose ``__main__``
+  -- and the agent classes defined in it -- workers could not re-import). They ignore
+  Ctrl-C: on ``KeyboardInterrupt`` (or any early stop) the parent cancels what is
+  pending, terminates the workers (the games in flight are lost, finished ones were
+  already yielded) and joins them with a timeout, without relying on the executor's
+  exit-time join. A worker whose parent dies, even by SIGKILL, exits at once: it
+  blocks on a pipe whose only write end the parent holds (see :func:`_worker_init`).
+* ``"dask"``: a ``dask.distributed.Client`` on ``scheduler`` (``tcp://HOST:PORT``), or on
+  a ``LocalCluster`` started here when no scheduler is given. The workers must have
+  this package (and any custom agent's module) importable. Needs the ``dask`` extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing.connection import Connection
+from typing import Any
+
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import GameSpec, play_game
+
+BACKENDS = ("local", "dask", "serial")
+#: How long the dask backend waits for a scheduler before giving up.
+CONNECT_TIMEOUT = "15s"
+
+#: ``(spec, record, error)``: exactly one of ``record`` and ``error`` is ``None``.
+Outcome = tuple[GameSpec, "dict[str, Any] | None", "str | None"]
+
+
+def default_workers() -> int:
+    """The number of CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def play_safely(spec: GameSpec) -> tuple[str, Any]:
+    """``("ok", record)`` or ``("error", traceback text)``: one failing game never stops a sweep."""
+    try:
+        return "ok", play_game(spec)
+    except Exception:  # noqa: BLE001 - reported to the user with its traceback
+        return "error", traceback.format_exc()
+
+
+def execute(
+    specs: Sequence[GameSpec],
+    *,
+    backend: str = "local",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+) -> Iterator[Outcome]:
+    """Play games on a backend, yielding ``(spec, record, error)`` as each finishes.
+
+    Args:
+        specs: The games.
+        backend: ``"local"``, ``"dask"`` or ``"serial"``.
+        workers: Local processes (default: the CPUs available), or the number of
+            workers of the ``LocalCluster`` the dask backend starts without a scheduler.
+        scheduler: Dask scheduler address (``tcp://HOST:PORT``); dask backend only.
+        client: An existing ``dask.distributed.Client`` (instead of ``scheduler``).
+
+    Raises:
+        ExperimentError: Unknown backend, bad worker count, a scheduler without the dask
+            backend, dask not installed, or an unreachable scheduler.
+    """
+    if backend not in BACKENDS:
+        raise ExperimentError(f"unknown backend {backend!r}; valid: {list(BACKENDS)}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ExperimentError(f"workers={workers!r} rejected: expected an integer >= 1")
+    if (scheduler is not None or client is not None) and backend != "dask":
+        raise ExperimentError(f"a Dask scheduler was given with backend={backend!r}; "
+                              "use backend='dask'")
+    specs = list(specs)
+    if not specs:
+        return iter(())
+    if backend == "dask":
+        return _dask(specs, workers, scheduler, client)
+    n = min(workers or default_workers(), len(specs))
+    if backend == "serial" or n == 1:
+        return _serial(specs)
+    return _local(specs, n)
+
+
+def _agent_packages(specs: Sequence[GameSpec]) -> list[str]:
+    """The top-level packages of the games' agent classes (a script's ``__main__`` left
+    out): what a fork server imports once for all its workers."""
+    return sorted({s.agent_cls.__module__.partition(".")[0] for s in specs
+                   if s.agent_cls is not None} - {"__main__"})
+
+
+# ------------------------------------------------------------------- serial
+def _serial(specs: list[GameSpec]) -> Iterator[Outcome]:
+    for spec in specs:
+        status, payload = play_safely(spec)
+        yield (spec, payload, None) if status == "ok" else (spec, None, payload)
+
+
+# -------------------------------------------------------------------- local
+def _mp_context(preload: Sequence[str] = ()) -> mp.context.BaseContext:
+    """The start method of the local workers; a fork server preloads this package and
+    the modules in ``preload`` (the first time it starts; importing is only a warm-up:
+    the games import what they need)."""
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and not _main_is_file():
+        # An interactive session (REPL, stdin, -c, notebook): workers cannot re-import
+        # __main__, where the user's own agent classes live, so they inherit it by fork.
+        return mp.get_context("fork")
+    if "forkserver" in methods:
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["dp_online_envs", *preload,
+                                    "dp_online_envs.lab.experiments.backends"])
+        return ctx
+    return mp.get_context("spawn")
+
+
+def _main_is_file() -> bool:
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    return bool(path) and os.path.isfile(path)
+
+
+#: How long the parent waits for terminated workers (and then for the executor's
+#: manager thread) before killing them, in seconds.
+STOP_TIMEOUT = 2.0
+
+
+def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> None:
+    """Set up a local worker: ignore Ctrl-C and exit as soon as the parent process dies.
+
+    Ctrl-C in a terminal reaches the whole process group; the parent alone decides what
+    happens (see :func:`_stop_workers`). ``lifeline`` is the read end of a pipe whose
+    only write end the parent holds: the kernel closes it when the parent dies, however
+    it dies, so a thread blocked on it sees end-of-file at once and ends the worker. A
+    worker cannot watch its parent process instead: under ``forkserver`` that parent is
+    the fork server, which outlives the sweep while workers hold its liveness pipe, and
+    ``os.kill(pid, 0)`` on the sweep succeeds while it is an unreaped zombie.
+
+    Args:
+        lifeline: The read end of the parent's lifeline pipe.
+        inherited_writer: Under ``fork``, the write end, which the worker inherited and
+            must close (or it would keep its own lifeline open); otherwise ``None``.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if inherited_writer is not None:
+        inherited_writer.close()
+
+    def watch() -> None:
+        with contextlib.suppress(EOFError, OSError):
+            lifeline.recv_bytes()  # nothing is ever sent: returns only at end-of-file
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
+
+
+def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
+    ctx = _mp_context(_agent_packages(specs))
+    lifeline, writer = ctx.Pipe(duplex=False)
+    inherited = writer if ctx.get_start_method() == "fork" else None
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                             initargs=(lifeline, inherited))
+    futures: dict[Future[tuple[str, Any]], GameSpec] = {}
+    seen: set[Future[tuple[str, Any]]] = set()
+    try:
+        with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
+            futures = {ex.submit(play_safely, spec): spec for spec in specs}
+        for fut in as_completed(futures):
+            seen.add(fut)
+            yield _outcome(futures[fut], fut)
+        ex.shutdown(wait=True)
+    except KeyboardInterrupt:
+        with _sigint_ignored():
+            _stop_workers(ex)
+        # Games that finished while the interrupt was handled are still results.
+        finished = [f for f in futures if f not in seen and f.done() and not f.cancelled()
+                    and f.exception() is None]
+        for fut in finished:
+            yield _outcome(futures[fut], fut)
+        raise
+    except BaseException:  # the consumer stopped early (GeneratorExit) or failed
+        with _sigint_ignored():
+            _stop_workers(ex)
+        raise
+    finally:
+        writer.close()
+        lifeline.close()
+
+
+def _outcome(spec: GameSpec, fut: Future[tuple[str, Any]]) -> Outcome:
+    try:
+        status, payload = fut.result()
+    except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
+        status, payload = "error", f"{type(exc).__name__}: {exc}"
+    return (spec, payload, None) if status == "ok" else (spec, None, payload)
+
+
+def _stop_workers(ex: ProcessPoolExecutor, timeout: float = STOP_TIMEOUT) -> None:
+    """Cancel pending games and end the workers now, joining them with a timeout.
+
+    ``shutdown(wait=False)`` alone lets the running games finish and leaves the join to
+    the executor's exit-time hook, which then blocks the interpreter's exit (and, on a
+    second Ctrl-C, prints a traceback). Instead the workers are sent SIGTERM (SIGKILL
+    for those still alive after ``timeout``) and joined, and the executor's manager
+    thread, which notices the dead workers and fails what is left, is given ``timeout``
+    to finish, so the exit-time hook has nothing to wait for.
+    """
+    # Python < 3.14 has no public way to reach the workers; the attribute exists in
+    # every supported version and is read before shutdown() clears it.
+    processes = list((getattr(ex, "_processes", None) or {}).values())
+    manager = getattr(ex, "_executor_manager_thread", None)
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):  # already gone
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in processes:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.exitcode is None:
+            with contextlib.suppress(Exception):
+                p.kill()
+                p.join(timeout)
+    if manager is not None:
+        manager.join(timeout)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT inside the block (main thread only), then restore the handler.
+
+    A second Ctrl-C while the workers are being stopped must not abort the clean-up.
+    A handler installed outside Python (``signal.signal`` returns ``None`` for it) is
+    not restored: SIGINT stays ignored then.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C that arrives inside the block and raise it (``KeyboardInterrupt``)
+    when the block ends (main thread only; elsewhere the block runs as is).
+
+    ``ProcessPoolExecutor.submit`` starts the worker processes. Interrupted inside
+    ``Process.start()`` after the fork server made the child and before it reported the
+    child's pid, the executor never records that worker: the clean-up cannot stop it, and
+    it prints a ``FileNotFoundError`` traceback when it unpickles the executor's queues
+    after this process removed their semaphores. Deferred, the interrupt arrives once every
+    started worker is known. A handler that ignores SIGINT stays in force: then nothing
+    is raised.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_IGN)
+    if caught and previous not in (signal.SIG_IGN, None):
+        raise KeyboardInterrupt
+
+
+# --------------------------------------------------------------------- dask
+def _dask(specs: list[GameSpec], workers: int | None, scheduler: str | None,
+          client: Any) -> Iterator[Outcome]:
+    try:  # dask is an optional extra
+        from dask.distributed import Client, LocalCluster
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:
+        raise ExperimentError("the dask backend needs dask.distributed: "
+                              "pip install 'dp-online-envs[dask]'") from None
+    cluster = own_client = None
+    if client is None:
+        if scheduler is not None:
+            try:
+                client = own_client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: "
+                                      f"{exc}") from None
+        else:
+            # Its worker processes start with SIGINT ignored (the disposition survives
+            # exec), so Ctrl-C in a terminal, which reaches the whole process group, does
+            # not make each print a KeyboardInterrupt traceback: this process stops them.
+            with _sigint_ignored():
+                cluster = LocalCluster(n_workers=workers or default_workers(),
+                                       threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
+            client = own_client = Client(cluster)
+    return _dask_iter(specs, client, own_client, cluster, dask_completed)
+
+
+def _dask_iter(specs, client, own_client, cluster, dask_completed) -> Iterator[Outcome]:
+    futures = []
+    finished = False
+    try:
+        tag = uuid.uuid4().hex[:8]
+        futures = [client.submit(play_safely, spec, pure=False,
+                                 key=f"dp-online-game-{spec.game_id}-{tag}") for spec in specs]
+        by_key = {f.key: spec for f, spec in zip(futures, specs)}
+        for fut in dask_completed(futures):
+            spec = by_key[fut.key]
+            try:
+                status, payload = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker was lost, ...
+                status, payload = "error", f"{type(exc).__name__}: {exc}"
+            fut.release()
+            yield (spec, payload, None) if status == "ok" else (spec, None, payload)
+        finished = True
+    finally:
+        with _sigint_ignored():  # a second Ctrl-C must not abort the clean-up
+            if not finished and futures:
+                with contextlib.suppress(Exception):  # best effort while shutting down
+                    client.cancel(futures)
+            if own_client is not None:
+                own_client.close()
+            if cluster is not None:
+                cluster.close()

@@ -1,0 +1,315 @@
+"""A self-contained HTML report of a results directory.
+
+One file, no external resources (figures are embedded as base64 PNG), that opens in
+any browser: the price of privacy at a glance (a table per env of final regret by
+agent and epsilon, with the ratios to the same algorithm without noise and to the best
+non-private agent), the figures of
+:mod:`.plots`, the full table of final regrets with means and 95% confidence
+intervals, the agents and their declared guarantees, the settings, and the package
+versions.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import json
+import math
+import os
+import pathlib
+import platform
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from dp_online_envs.lab.experiments import analysis, plots
+from dp_online_envs.lab.experiments.game import IDEALIZED, IDEALIZED_NOTE
+from dp_online_envs.lab.experiments.rates import rate
+from dp_online_envs.lab.experiments.store import ResultsStore, atomic_write, load_records, writing
+from dp_online_envs.lab.html_page import CSS as _CSS
+from dp_online_envs.lab.html_page import escape as _e
+from dp_online_envs.lab.html_page import number as _num
+from dp_online_envs.lab.html_page import png_base64 as _png
+
+#: Distributions whose versions the report lists (those installed).
+PACKAGES = ("dp-online-envs", "gymnasium", "numpy", "scipy", "matplotlib", "dp-accounting",
+            "stable-baselines3", "torch", "dask", "distributed", "tqdm", "PyYAML")
+
+def _ci(row: dict[str, Any]) -> str:
+    if row["n"] < 2:
+        return f"{_num(row['regret_mean'])} <span class=ci>(n=1)</span>"
+    return (f"{_num(row['regret_mean'])} <span class=ci>[{_num(row['regret_ci_lo'])}, "
+            f"{_num(row['regret_ci_hi'])}]</span>")
+
+
+def versions() -> dict[str, str]:
+    """Python, platform and the installed versions of :data:`PACKAGES`."""
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _headline(rows: list[dict[str, Any]]) -> str:
+    """Per env at its largest horizon: agents x epsilon, mean regret and ratio to baseline."""
+    parts = []
+    envs = sorted({r["env"] for r in rows})
+    for env in envs:
+        horizon = max(r["horizon"] for r in rows if r["env"] == env)
+        here = [r for r in rows if r["env"] == env and r["horizon"] == horizon]
+        eps = sorted({(r["epsilon"], r["delta"] or 0.0) for r in here if r["epsilon"] is not None})
+        labels = sorted({r["agent_label"] for r in here},
+                        key=lambda lab: (not any(r["private"] for r in here
+                                                 if r["agent_label"] == lab), lab))
+        deltas = {d for _, d in eps}
+        one_delta = len(deltas) == 1
+        head = "".join(f"<th>{_e(analysis.privacy_label(e, None if one_delta else d))}</th>"
+                       for e, d in eps)
+        body = []
+        for lab in labels:
+            cells = []
+            mine = {(r["epsilon"], r["delta"] or 0.0): r for r in here if r["agent_label"] == lab}
+            nonpriv = mine.get((None, 0.0))
+            for key in eps:
+                r = mine.get(key)
+                cells.append("<td>&ndash;</td>" if r is None else f"<td>{_cell(r)}</td>")
+            cells.append(f"<td>{_cell(nonpriv)}</td>" if nonpriv else "<td>&ndash;</td>")
+            body.append(f"<tr><td class=l>{_e(lab)}</td>{''.join(cells)}</tr>")
+        base = next((r["baseline"] for r in here if r["baseline"]), None)
+        note = ("Two ratios (&times;) per private agent: to the same algorithm without "
+                "noise (its non-private counterpart, named), and to the best non-private "
+                f"agent here, <b>{_e(base)}</b>." if base
+                else "No non-private agent ran here: no ratio.")
+        if one_delta and eps and eps[0][1]:
+            note += f" The private agents here have delta = {eps[0][1]:g}."
+        if any(r.get("idealized") for r in here):
+            note += f" <b>{_e(IDEALIZED_NOTE)}</b>."
+        parts.append(
+            f"<h3>{_e(env)}, T={horizon}</h3><table><tr><th class=l>agent</th>{head}"
+            f"<th>non-private</th></tr>{''.join(body)}</table><p class=note>Mean final "
+            f"regret over seeds. {note}</p>")
+    return "".join(parts)
+
+
+def _cell(r: dict[str, Any]) -> str:
+    """Mean regret; for a private row its two prices of privacy: the ratio to the same
+    algorithm without noise (its counterpart) and to the best non-private agent, and the
+    idealized label where its guarantee holds for the real-valued mechanism only."""
+    txt = _num(r["regret_mean"])
+    if r["epsilon"] is None:
+        return txt
+    if r.get("idealized"):
+        txt += (f" <span class='ci bad' title='{_e(IDEALIZED_NOTE)}'>{_e(IDEALIZED)}"
+                "</span>")
+    for key, who, what in (("vs_counterpart", r.get("counterpart"), "same algorithm without "
+                            "noise"), ("vs_baseline", "best", "best non-private agent")):
+        ratio = r.get(key)
+        if ratio is not None:
+            cls = "bad" if ratio > 1.5 else "good" if ratio < 1.1 else ""
+            txt += (f" <span class='ci {cls}' title='{_e(what)}'>{_times(r, key)} "
+                    f"vs {_e(who)}</span>")
+    return txt
+
+
+def _times(r: dict[str, Any], key: str) -> str:
+    """``×1.23 [1.1, 1.4]``: the ratio ``r[key]`` with its paired 95% interval
+    (``[unbounded]`` when the other row's regret is not significantly positive)."""
+    lo, hi = r.get(f"{key}_lo"), r.get(f"{key}_hi")
+    span = "[unbounded]" if lo is None or hi is None else f"[{lo:.3g}, {hi:.3g}]"
+    return f"&times;{r[key]:.3g} {span}"
+
+
+def _summary_table(rows: list[dict[str, Any]]) -> str:
+    certified = not all(r["exact"] for r in rows)
+    pseudo = any(r["pseudo_regret_mean"] is not None for r in rows)
+    cols = ["<th>T</th>", "<th class=l>agent</th>", "<th class=l>privacy</th>", "<th>seeds</th>",
+            "<th>final regret: mean [95% CI]</th>"]
+    cols += ["<th>certified interval</th>"] if certified else []
+    cols += ["<th>pseudo-regret</th>"] if pseudo else []
+    cols += ["<th>vs same algorithm without noise</th>", "<th>vs best non-private</th>"]
+    trivial = any(r["trivial"] is not None for r in rows)
+    cols += ["<th>vs no learning</th>"] if trivial else []
+    cols += ["<th>clipped / proj.</th>", "<th>s / game</th>"]
+    body = []
+    env = None
+    for r in rows:
+        if r["env"] != env:
+            env = r["env"]
+            body.append(f"<tr><td class='l env' colspan={len(cols)}>{_e(env)}</td></tr>")
+        cells = [f"<td>{r['horizon']}</td>", f"<td class=l>{_e(r['agent_label'])}</td>",
+                 f"<td class=l>{_e(r['privacy'])}</td>", f"<td>{r['n']}</td>",
+                 f"<td>{_ci(r)}</td>"]
+        if certified:
+            cells.append("<td>exact</td>" if r["exact"] else
+                         f"<td>[{_num(r['regret_lo_mean'])}, {_num(r['regret_hi_mean'])}]</td>")
+        if pseudo:
+            cells.append(f"<td>{_num(r['pseudo_regret_mean'])}</td>")
+        twin = (f"{_times(r, 'vs_counterpart')} <span class=ci>{_e(r['counterpart'])}</span>"
+                if r.get("vs_counterpart") is not None else "&ndash;")
+        ratio = _times(r, "vs_baseline") if r["vs_baseline"] is not None else "&ndash;"
+        cells += [f"<td>{twin}</td>", f"<td>{ratio}</td>"]
+        if trivial:  # the reference agents' row is the trivial play itself
+            cells.append("<td>no learning</td>" if r["reference"] else
+                         f"<td>{_times(r, 'vs_trivial')}</td>" if r["vs_trivial"] is not None
+                         else "<td>&ndash;</td>")
+        cells += [f"<td>{r['clipped_feedback']} / {r['projected_actions']}</td>",
+                  f"<td>{_num(r['wall_time_mean'], 3)}</td>"]
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (f"<div class=scroll><table id=summary><tr>{''.join(cols)}</tr>{''.join(body)}"
+            "</table></div>")
+
+
+def _agents_table(records: list[dict[str, Any]]) -> str:
+    seen: dict[str, dict[str, Any]] = {}
+    envs: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        seen.setdefault(r["agent"], r)
+        envs[r["agent"]].add(r["env_id"])
+    rows = []
+    for name, r in sorted(seen.items()):
+        example = next((x["privacy_mechanism"] for x in records
+                        if x["agent"] == name and x.get("privacy_mechanism")), "non-private")
+        rates = sorted({f"{rate(name, e):.3g}" for e in envs[name]})
+        rows.append(
+            f"<tr><td class=l>{_e(name)}</td><td class=l>{_e(r.get('agent_feedback', ''))}</td>"
+            f"<td class=l>{'yes' if r.get('private') else 'no'}</td>"
+            f"<td>T^{_e('/'.join(rates))}</td><td class=l style='white-space:normal'>"
+            f"{_e(r.get('paper', ''))}</td><td class=l style='white-space:normal'>"
+            f"{_e(example)}</td></tr>")
+    return ("<table><tr><th class=l>agent</th><th class=l>feedback</th><th class=l>private"
+            "</th><th>paper rate</th><th class=l>paper</th><th class=l>declared guarantee "
+            f"(example)</th></tr>{''.join(rows)}</table>")
+
+
+def _by_value(texts: list[str]) -> list[str]:
+    return sorted(texts, key=lambda x: math.inf if x == "null" else float(x))
+
+
+def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) -> str:
+    def distinct(key: str) -> list[Any]:
+        return sorted({json.dumps(r.get(key), sort_keys=True) for r in records})
+
+    envs = sorted({(r["env_id"], json.dumps(r.get("env_kwargs") or {}, sort_keys=True),
+                    r["env_feedback"]) for r in records})
+    items = [
+        ("envs", "; ".join(f"{e} {k if k != '{}' else ''} ({fb} feedback)" for e, k, fb in envs)),
+        ("agents", ", ".join(sorted({r["agent_label"] for r in records}))),
+        ("epsilons", ", ".join(x for x in _by_value(distinct("epsilon")) if x != "null")
+         or "\u2013"),
+        ("deltas", ", ".join(x for x in _by_value(distinct("delta")) if x != "null") or "\u2013"),
+        ("horizons", ", ".join(_by_value(distinct("horizon")))),
+        ("seed indices", ", ".join(sorted({str(r["seed_index"]) for r in records}, key=int))),
+        ("sweeps", ", ".join(sorted({str(r.get("sweep")) for r in records}))),
+        ("tags", ", ".join(distinct("tags"))),
+        ("games", str(len(records))),
+    ]
+    rows = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l style='white-space:normal'>"
+                   f"{_e(v)}</td></tr>"
+                   for k, v in items)
+    seeding = ("Each game is seeded from its settings: the agent from "
+               "<code>np.random.SeedSequence</code> of a SHA-256 of (env id, version and "
+               "resolved options, agent and options, epsilon, delta, horizon, seed index); "
+               "the env from the hash of "
+               "its own settings and the seed index, so every agent and epsilon with the same "
+               "seed index faces the same loss sequence (paired comparisons). Results do not "
+               "depend on the backend that ran them.")
+    out = f"<table>{rows}</table><p class=note>{seeding}</p>"
+    if manifest:
+        try:  # PyYAML is an optional extra
+            import yaml
+
+            text = yaml.safe_dump(manifest, sort_keys=False, default_flow_style=None, width=88)
+        except ImportError:
+            text = json.dumps(manifest, indent=2)
+        out += f"<h3>Sweep (as given)</h3><pre>{_e(text)}</pre>"
+    return out
+
+
+def render_report(records: Iterable[dict[str, Any]], *, title: str | None = None,
+                  manifest: dict[str, Any] | None = None, source: str = "") -> str:
+    """The report as an HTML string (figures embedded)."""
+    records = list(records)
+    rows = analysis.summary(records)
+    names = sorted({str(r.get("sweep")) for r in records if r.get("sweep")})
+    title = title or ("dp-online report: " + (", ".join(names) if names else "results"))
+    plt = plots._plt()
+    figs = []
+    for f in plots.make_figures(records):
+        figs.append(f"<figure id='{_e(f.name)}'><h3>{_e(f.title)}</h3>"
+                    f"<img alt='{_e(f.title)}' src='data:image/png;base64,{_png(f.figure)}'>"
+                    f"<figcaption>{_e(f.caption)}</figcaption></figure>")
+        plt.close(f.figure)
+    vers = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v)}</td></tr>"
+                   for k, v in versions().items())
+    rec_versions = sorted({str(r.get("version")) for r in records})
+    total = sum(r["wall_time"] for r in records if isinstance(r.get("wall_time"), (int, float)))
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    clipped = sum(r.get("clipped_feedback", 0) for r in records)
+    projected = sum(r.get("projected_actions", 0) for r in records)
+    description = (manifest or {}).get("description", "")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)}</title><style>{_CSS}</style></head>
+<body><main>
+<h1>{_e(title)}</h1>
+<p class=meta>{len(records)} games in {len(rows)} settings &middot; {_num(total, 3)} s of
+compute &middot; generated {_e(now)}{(' from ' + _e(source)) if source else ''}</p>
+{f'<p>{_e(description)}</p>' if description else ''}
+<nav><a href="#headline">Price of privacy</a><a href="#figures">Figures</a>
+<a href="#table">Final regrets</a><a href="#agents">Agents</a><a href="#settings">Settings</a>
+<a href="#versions">Versions</a></nav>
+<h2 id=headline>How much regret does privacy cost?</h2>
+<p class=note>Final regret R(T) = (learner's loss) &minus; (loss of the best fixed action in
+hindsight), mean over seeds, at each env's largest horizon. The price of privacy is shown
+two ways: &times; &hellip; vs <i>name</i> is the ratio to the same algorithm without noise
+(the non-private learner the private one becomes as epsilon grows), &times; &hellip; vs best
+the ratio to the best non-private agent in the same env and horizon. Each ratio is of
+mean regrets, with its 95% interval (Fieller's, on the seeds both played: games of one
+seed index are paired); a ratio whose interval contains 1 does not tell the two apart.</p>
+{_headline(rows)}
+<h2 id=figures>Figures</h2>
+{''.join(figs) or '<p>No figure: the results hold no curve.</p>'}
+<h2 id=table>Final regrets</h2>
+<p class=note>Mean and Student-t 95% confidence interval over seeds. When the sweep
+includes the reference agents <code>center</code> or <code>uniform</code> (no learning),
+<i>vs no learning</i> is a row's mean regret over theirs (the lower of the two): a
+learner worth its name is well below 1. Where the
+comparator is certified rather than exact, the regret of a game is the midpoint of its
+interval and a <i>certified interval</i> column gives the mean ends. Pseudo-regret (for
+i.i.d. adversaries) is against the mean loss. Clipped feedback and projected actions
+are totals over the seeds ({clipped} and {projected} in all).</p>
+{_summary_table(rows)}
+<h2 id=agents>Agents</h2>
+{_agents_table(records)}
+<h2 id=settings>Settings</h2>
+{_settings(records, manifest)}
+<h2 id=versions>Versions</h2>
+<table>{vers}<tr><th class=l>dp-online-envs in the records</th><td class=l>
+{_e(', '.join(rec_versions))}</td></tr></table>
+</main></body></html>
+"""
+
+
+def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
+                 out: str | os.PathLike[str], *, title: str | None = None) -> pathlib.Path:
+    """Write the HTML report of a results directory (or of records) to ``out``.
+
+    Raises:
+        ExperimentError: A results directory that does not exist or is empty.
+    """
+    records = load_records(results)
+    manifest = source = None
+    if isinstance(results, (str, os.PathLike)):
+        manifest = ResultsStore(results).manifest()
+        source = str(results)
+    text = render_report(records, title=title, manifest=manifest, source=source or "")
+    out = pathlib.Path(out)
+    with writing(out):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, text)
+    return out

@@ -1,0 +1,464 @@
+"""Grading: play every submission isolated on hidden seeds, audit it, score it.
+
+:func:`grade` is what ``dp-online grade`` runs. For an :class:`~.assignment.Assignment`
+and a list of submission files it
+
+1. derives the games' seeds from the instructor's secret (the runner's
+   ``seed_secret``); the secret reaches no submission process: each runs in a
+   bubblewrap sandbox (:mod:`dp_online_envs.lab.sandbox`: its own file and the libraries
+   only, a scratch directory, no network, no view of the grader's processes, a clean
+   environment) and receives its seeds only as isolation frames. Where the sandbox
+   cannot start, :func:`grade` refuses unless ``unsafe_no_sandbox`` is set (then the
+   secret's environment variable is only removed from the environment the
+   submissions' plain processes inherit);
+2. plays the references on every env x horizon x hidden seed (in process, or isolated
+   with ``isolate_references``), through the experiment runner;
+3. for each submission: finds its learner class in a sandboxed process
+   (:func:`~.submission.probe_submission`), plays it isolated (own sandboxed process,
+   the assignment's limits, :func:`submission_limits`) on the same games, reads the budget it declares from its
+   end-of-game summary, and runs the black-box action audit on it (isolated too) with
+   that claim;
+4. scores it (:func:`score`) and keeps the reasons of every lost point.
+
+The audit's power (what it refutes of the assignment's reference learner with its
+noise cut) depends on the assignment only: it is measured once per grading run, and
+cached in the output directory keyed by the settings.
+
+Nothing a submission releases through ``Agent.release`` is read: the audit observes
+actions only, which a submission cannot hide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import pathlib
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import (
+    VOLATILE_FIELDS,
+    GameSpec,
+    feedback_option,
+    stable_hash,
+)
+from dp_online_envs.lab.experiments.resolver import AgentResolver
+from dp_online_envs.lab.experiments.runner import run_games
+from dp_online_envs.lab.experiments.sweep import make_games
+from dp_online_envs.lab.grading import audit_step
+from dp_online_envs.lab.grading.assignment import Assignment, EnvEntry
+from dp_online_envs.lab.grading.grades import (
+    UNSAFE_MODE,
+    ClassGrades,
+    Grade,
+    Part,
+    SettingResult,
+    finite_json,
+)
+from dp_online_envs.lab.grading.report import write_reports
+from dp_online_envs.lab.grading.submission import (
+    SubmissionError,
+    SubmissionLoader,
+    probe_submission,
+)
+from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
+from dp_online_envs.loop import seed_of
+from dp_online_envs.lab.sandbox import Sandbox, sandbox_unavailable
+
+#: Record fields left out of a grade: the volatile ones, and the seeds (derived from the
+#: secret: whoever holds them can replay the hidden games).
+HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
+#: Relative slack when comparing a declared budget with the required one.
+BUDGET_RTOL = 1e-9
+# ---------------------------------------------------------------------- secret
+def seed_secret(assignment: Assignment, secret: str) -> str:
+    """The runner's ``seed_secret`` for an assignment: a digest of its name and the secret
+    (two assignments graded with one secret get unrelated seeds)."""
+    return hashlib.sha256(f"dp-online-grade\0{assignment.name}\0{secret}".encode()).hexdigest()
+
+
+def audit_seed(assignment: Assignment, secret: str) -> int:
+    """The audit's seed, derived from the secret (a submission cannot foresee its runs)."""
+    digest = hashlib.sha256(f"audit\0{seed_secret(assignment, secret)}".encode()).digest()
+    return seed_of(np.random.SeedSequence(int.from_bytes(digest[:16], "big")))
+
+
+@contextlib.contextmanager
+def hidden_variable(name: str | None) -> Iterator[None]:
+    """Remove the environment variable ``name`` while the block runs (restored after).
+
+    Processes started in the block (the submissions') inherit an environment without
+    it. It does not hide the variable from a process that reads the grader's initial
+    environment through ``/proc/<pid>/environ``: that is why graded submissions run in
+    the sandbox, which sees no process of the grader and starts with an environment of
+    its own (this only matters with ``--unsafe-no-sandbox``).
+    """
+    saved = os.environ.pop(name, None) if name else None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[name] = saved  # type: ignore[index]
+
+
+# ---------------------------------------------------------------------- grading
+def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]], *,
+          out_dir: str | os.PathLike[str] | None = None, secret: str | None = None,
+          backend: str = "serial", workers: int | None = None, quiet: bool = True,
+          resolver: AgentResolver | None = None,
+          unsafe_no_sandbox: bool = False) -> ClassGrades:
+    """Grade submission files on an assignment (see the module docstring).
+
+    Args:
+        assignment: The validated assignment.
+        submissions: ``.py`` files (see :func:`~.submission.find_submissions`).
+        out_dir: Write the reports here (:func:`~.report.write_reports`); ``None``: don't.
+        secret: The instructor's secret (default: read as the assignment says).
+        backend: The runner's backend (``"serial"``, ``"local"``).
+        workers: Local worker processes.
+        quiet: No progress bar.
+        resolver: Resolves the references (``None``: the ``agents`` registry).
+        unsafe_no_sandbox: Grade in plain processes when the sandbox cannot start
+            (the reports say so); ``False``: refuse instead.
+
+    Returns:
+        The grades, in the order of ``submissions``.
+
+    Raises:
+        ExperimentError: The secret is missing, or the sandbox cannot start and
+            ``unsafe_no_sandbox`` is not set (one line naming why).
+        RuntimeError: A reference failed (the assignment, not a submission, is wrong).
+    """
+    secret = assignment.secret.value() if secret is None else secret
+    sandboxed = sandbox_mode(unsafe_no_sandbox)
+    keyed = seed_secret(assignment, secret)
+    settings = dataclasses.replace(assignment.audit.settings,
+                                   seed=audit_seed(assignment, secret))
+    run = functools.partial(run_games, backend=backend, workers=workers, quiet=quiet,
+                            seed_secret=keyed)
+    with hidden_variable(assignment.secret.env):
+        references = _reference_records(assignment, run, resolver)
+        power, power_text = _power(assignment, settings, out_dir, resolver)
+        grades = [_grade_safely(assignment, pathlib.Path(p), run, references, settings, power,
+                                power_text, sandboxed) for p in submissions]
+    result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
+                         power_text, Sandbox().describe() if sandboxed else UNSAFE_MODE)
+    if out_dir is not None:
+        result.out_dir = write_reports(result, out_dir)
+    return result
+
+
+def sandbox_mode(unsafe_no_sandbox: bool) -> bool:
+    """Whether submissions are graded sandboxed: ``True`` when the sandbox starts here;
+    ``False`` when it cannot and ``unsafe_no_sandbox`` is set.
+
+    Raises:
+        ExperimentError: The sandbox cannot start and ``unsafe_no_sandbox`` is not set.
+    """
+    why = sandbox_unavailable()
+    if why is None:
+        return True
+    if not unsafe_no_sandbox:
+        raise ExperimentError(f"grading refused: the submissions' sandbox cannot start "
+                              f"({why}); --unsafe-no-sandbox grades without one")
+    return False
+
+
+def submission_limits(assignment: Assignment, path: pathlib.Path,
+                      sandboxed: bool) -> IsolationLimits:
+    """The assignment's limits for one submission: sandboxed with its own file only."""
+    if not sandboxed:
+        return assignment.limits
+    return dataclasses.replace(assignment.limits, sandbox=Sandbox(files=(str(path),)))
+
+
+def _reference_records(assignment: Assignment, run: Any,
+                       resolver: AgentResolver | None) -> list[dict[str, Any]]:
+    specs: list[GameSpec] = []
+    for ref in assignment.references:
+        for env in assignment.envs:
+            for horizon in assignment.horizons:
+                specs += make_games(env.id, ref.name, epsilon=ref.epsilon,
+                                    delta=ref.delta, horizon=horizon, seeds=assignment.seeds,
+                                    env_kwargs=dict(env.kwargs), agent_kwargs=dict(ref.kwargs),
+                                    tags={"role": "reference"}, sweep=assignment.name,
+                                    resolver=resolver)
+    report = run(specs, isolate=assignment.limits if assignment.isolate_references else False,
+                 desc="references")
+    if report.failures:
+        spec, error = report.failures[0]
+        raise RuntimeError(f"reference {spec.label} failed on {spec.env_id} (T={spec.horizon}, "
+                           f"seed {spec.seed_index}): {failure_reason(error)}")
+    return report.records
+
+
+def _power(assignment: Assignment, settings: Any, out_dir: Any,
+           resolver: AgentResolver | None) -> tuple[dict[str, Any] | None, str]:
+    """The audit's power against the assignment's reference, cached in ``out_dir``."""
+    ref = assignment.reference(assignment.audit.reference)
+    env = assignment.audit.env
+    claim = (assignment.epsilon, assignment.delta)
+    factors = assignment.audit.power_factors
+    key = stable_hash({"reference": ref.name, "kwargs": dict(ref.kwargs), "env": env.id,
+                       "env_kwargs": dict(env.kwargs), "claim": claim,
+                       "settings": dataclasses.asdict(settings), "factors": factors})
+    cache = None if out_dir is None else pathlib.Path(out_dir) / "audit_power.json"
+    if cache is not None and cache.is_file():
+        try:
+            stored = json.loads(cache.read_text())
+            if stored.get("key") == key:
+                return stored["power"], stored["text"]
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass  # a damaged cache is measured again
+    power = audit_step.audit_power(ref.name, env.id, dict(env.kwargs), claim, settings,
+                                   **({} if factors is None else {"factors": factors}),
+                                   options=dict(ref.kwargs), resolver=resolver)
+    found = (finite_json(power.to_dict()), str(power))
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({"key": key, "power": found[0], "text": found[1]},
+                                    indent=1))
+    return found
+
+
+def _grade_safely(assignment: Assignment, path: pathlib.Path, run: Any,
+                  references: list[dict[str, Any]], settings: Any,
+                  power: dict[str, Any] | None, power_text: str, sandboxed: bool) -> Grade:
+    """:func:`_grade_one`, with any error it did not foresee turned into this submission's
+    zero grade and one-line reason: one bad submission never stops the class's grading
+    (Ctrl-C still does)."""
+    try:
+        return _grade_one(assignment, path, run, references, settings, power, power_text,
+                          sandboxed)
+    except Exception as exc:  # noqa: BLE001 - reported in the grade, not raised
+        sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        reason = f"grading failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]
+        return Grade(submission=path.stem, path=str(path), power=power, power_text=power_text,
+                     sandbox=Sandbox().describe() if sandboxed else UNSAFE_MODE,
+                     sha256=sha, learner=None, settings=[], declared=None, audit=None,
+                     records=[], parts=_all_zero(assignment, reason))
+
+
+def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
+               references: list[dict[str, Any]], settings: Any,
+               power: dict[str, Any] | None, power_text: str, sandboxed: bool) -> Grade:
+    """Probe, play, audit and score one submission; every failure becomes a reason."""
+    limits = submission_limits(assignment, path, sandboxed)
+    blank = functools.partial(Grade, submission=path.stem, path=str(path), power=power,
+                              power_text=power_text,
+                              sandbox=limits.sandbox.describe() if sandboxed else UNSAFE_MODE)
+    try:
+        info = probe_submission(path, limits)
+    except SubmissionError as exc:
+        sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+        return blank(sha256=sha, learner=None, settings=[], declared=None, audit=None,
+                     records=[], parts=_all_zero(assignment, exc.reason))
+    loader = SubmissionLoader(info)
+    learner = {k: v for k, v in dataclasses.asdict(info).items() if k not in ("path", "sha256")}
+    try:
+        for env in assignment.envs:
+            feedback_option(env.id, loader)
+    except ExperimentError as exc:
+        return blank(sha256=info.sha256, learner=learner, settings=[], declared=None,
+                     audit=None, records=[], parts=_all_zero(assignment, str(exc)))
+    specs = [GameSpec(env.id, f"submission:{path.stem}", assignment.epsilon, assignment.delta,
+                      horizon, seed, dict(env.kwargs), {},
+                      {"role": "submission", "submission": path.stem}, assignment.name, loader)
+             for env in assignment.envs for horizon in assignment.horizons
+             for seed in range(assignment.seeds)]
+    report = run(specs, isolate=limits, desc=path.stem)
+    failures = [(spec, failure_reason(error)) for spec, error in report.failures]
+    declared, declared_note = declared_budget(report.records)
+    finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
+                                   limits)
+    results = _settings(assignment, report.records, failures, references)
+    parts = score(assignment, results, declared, declared_note, finding, audit_reason)
+    return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
+                 audit=None if finding is None else finite_json(finding.to_dict()),
+                 records=[_public(r) for r in report.records], parts=parts)
+
+
+def _audit(assignment: Assignment, loader: SubmissionLoader,
+           declared: tuple[float, float, str] | None, declared_note: str,
+           settings: Any, limits: IsolationLimits) -> tuple[Any, str]:
+    """``(finding, "")``, or ``(None, why the audit did not run to its end)``."""
+    if declared is None:
+        return None, f"not audited: {declared_note}"
+    factory = functools.partial(loader, epsilon=assignment.epsilon, delta=assignment.delta,
+                                seed=settings.seed)
+    sessions: list[IsolatedLearner] = []
+
+    def make_session(problem: Any, action_space: Any) -> IsolatedLearner:
+        session = IsolatedLearner(factory, problem, action_space, limits)
+        sessions.append(session)
+        return session
+
+    env: EnvEntry = assignment.audit.env
+    downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-information env
+    kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
+    try:
+        return audit_step.audit_actions(make_session, env.id, kwargs,
+                                        (declared[0], declared[1]), settings), ""
+    except AgentFailure as exc:
+        return None, f"the learner failed under audit: {exc.reason}"
+    except Exception as exc:  # noqa: BLE001 - a submission's fault is reported, not raised
+        return None, f"the audit could not run the learner: {type(exc).__name__}: {exc}"
+    finally:
+        for session in sessions:
+            session.close()
+
+
+def declared_budget(records: list[dict[str, Any]]
+                    ) -> tuple[tuple[float, float, str] | None, str]:
+    """The budget a submission declared in its games (its ``privacy`` at the end of each).
+
+    Returns:
+        ``((epsilon, delta, text), "")``; with different declarations in different
+        games, the weakest (largest epsilon and delta) and a note; ``(None, why)`` when
+        no game finished or a game declared nothing.
+    """
+    if not records:
+        return None, "no game finished, so no declared budget was read"
+    claims = [(r["privacy_epsilon"], r["privacy_delta"], r["privacy_mechanism"])
+              for r in records]
+    if any(eps is None for eps, _, _ in claims):
+        return None, "the learner declared no privacy budget (its privacy attribute is None)"
+    for eps, delta, _ in claims:
+        if not (isinstance(eps, (int, float)) and isinstance(delta, (int, float))
+                and eps >= 0 and 0 <= delta <= 1):  # also refuses NaN
+            return None, (f"the learner declared an invalid budget (epsilon={eps!r}, "
+                          f"delta={delta!r}); expected epsilon >= 0 and delta in [0, 1]")
+    eps = max(c[0] for c in claims)
+    delta = max(c[1] for c in claims)
+    text = next(c[2] for c in claims if c[0] == eps)
+    distinct = {(c[0], c[1]) for c in claims}
+    note = "" if len(distinct) == 1 else (f"the learner declared {len(distinct)} different "
+                                          "budgets in its games; the weakest is graded")
+    return (float(eps), float(delta), str(text)), note
+
+
+def _settings(assignment: Assignment, records: list[dict[str, Any]],
+              failures: list[tuple[GameSpec, str]],
+              references: list[dict[str, Any]]) -> list[SettingResult]:
+    rule = assignment.grading.regret
+    share = rule.points / (len(assignment.envs) * len(assignment.horizons))
+    out = []
+    for env in assignment.envs:
+        for horizon in assignment.horizons:
+            def here(r: dict[str, Any], env: EnvEntry = env, horizon: int = horizon) -> bool:
+                return (r["env_id"] == env.id and r["env_kwargs"] == dict(env.kwargs)
+                        and r["horizon"] == horizon)
+
+            mine = [r for r in records if here(r)]
+            failed = tuple(reason for spec, reason in failures
+                           if spec.env_id == env.id and spec.env_kwargs == dict(env.kwargs)
+                           and spec.horizon == horizon)
+            refs: dict[str, list[float]] = defaultdict(list)
+            for r in references:
+                if here(r):
+                    refs[r["agent_label"]].append(r["regret"])
+            means = {label: sum(v) / len(v) for label, v in refs.items()}
+            projected = sum(int(r["projected_actions"]) for r in mine)
+            regret = sum(r["regret"] for r in mine) / len(mine) if mine and not failed else None
+            if failed or projected or regret is None:
+                earned = 0.0
+            else:
+                earned = share * rule.fraction(regret, means[rule.reference])
+            out.append(SettingResult(env.label, horizon, len(mine) + len(failed), failed,
+                                     projected, regret, means, share, earned))
+    return out
+
+
+def score(assignment: Assignment, settings: list[SettingResult],
+          declared: tuple[float, float, str] | None, declared_note: str, finding: Any,
+          audit_reason: str) -> list[Part]:
+    """The three parts of a grade, each with the reason for what it earned.
+
+    * regret: each env x horizon earns its share when no game failed (crash, timeout,
+      limit, NaN, malformed or infeasible action: zero for that setting) in proportion
+      to :meth:`~.assignment.RegretRule.fraction`;
+    * declared: all points when the learner declares ``epsilon <= required`` and
+      ``delta <= required`` in every game, none otherwise;
+    * audit: all points when the action audit of the declared claim ran and did not
+      refute it, none otherwise.
+    """
+    rule = assignment.grading
+    lost = []
+    for s in settings:
+        if s.failed:
+            lost.append(f"{s.env} T={s.horizon}: {len(s.failed)} of {s.games} games failed "
+                        f"({s.failed[0]})")
+        elif s.projected:
+            lost.append(f"{s.env} T={s.horizon}: {s.projected} infeasible action(s) "
+                        "(outside the decision set)")
+        elif s.earned < s.points:
+            ref = s.references[rule.regret.reference]
+            lost.append(f"{s.env} T={s.horizon}: mean regret {s.regret:.4g} vs "
+                        f"{rule.regret.reference} {ref:.4g} (full points up to "
+                        f"x{rule.regret.factor:g}, none from x{rule.regret.zero_at:g})")
+    regret = Part("regret", rule.regret.points, sum(s.earned for s in settings),
+                  "; ".join(lost) or f"within x{rule.regret.factor:g} of "
+                                     f"{rule.regret.reference} on every setting")
+    eps, delta = assignment.epsilon, assignment.delta
+    if declared is None:
+        declared_part = Part("declared", rule.declared, 0.0, declared_note)
+    elif declared[0] <= eps * (1 + BUDGET_RTOL) and declared[1] <= delta * (1 + BUDGET_RTOL):
+        declared_part = Part("declared", rule.declared, rule.declared,
+                             f"declares ({declared[0]:g}, {declared[1]:g})-DP within the "
+                             f"required ({eps:g}, {delta:g})" +
+                             (f"; {declared_note}" if declared_note else ""))
+    else:
+        declared_part = Part("declared", rule.declared, 0.0,
+                             f"declares ({declared[0]:g}, {declared[1]:g})-DP, weaker than the "
+                             f"required ({eps:g}, {delta:g})")
+    if finding is None:
+        audit = Part("audit", rule.audit, 0.0, audit_reason)
+    elif finding.refuted:
+        audit = Part("audit", rule.audit, 0.0,
+                     f"refuted: eps_lb = {finding.eps_lb:.3g} > declared epsilon "
+                     f"{finding.claimed_epsilon:g} at {100 * finding.confidence:g}% confidence")
+    else:
+        audit = Part("audit", rule.audit, rule.audit,
+                     f"not refuted (eps_lb = {finding.eps_lb:.3g} <= {finding.claimed_epsilon:g}"
+                     "); evidence, not proof: see the audit's power")
+    return [regret, declared_part, audit]
+
+
+def _all_zero(assignment: Assignment, reason: str) -> list[Part]:
+    rule = assignment.grading
+    return [Part("regret", rule.regret.points, 0.0, reason),
+            Part("declared", rule.declared, 0.0, reason),
+            Part("audit", rule.audit, 0.0, reason)]
+
+
+_FAILURE = re.compile(r"^(?:[\w.]+\.)?AgentFailure: (.+)$", re.MULTILINE)
+
+
+def failure_reason(error: str) -> str:
+    """One line from a failed game's traceback: the isolated agent's failure, else the
+    exception line that ended it."""
+    found = _FAILURE.search(error)
+    if found:
+        return found.group(1).strip()
+    lines = [ln.strip() for ln in error.strip().splitlines() if ln.strip()]
+    exc = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception|Warning|Interrupt|Exit)\b",
+                                          ln)]
+    return (exc[-1] if exc else lines[-1] if lines else "unknown error")[:300]
+
+
+def _public(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in HIDDEN_FIELDS}
+
+
+__all__ = ["UNSAFE_MODE", "ClassGrades", "Grade", "Part", "SettingResult", "audit_seed",
+           "declared_budget", "failure_reason", "grade", "hidden_variable", "sandbox_mode",
+           "score", "seed_secret", "submission_limits"]

@@ -1,0 +1,560 @@
+"""Agents in their own process: the feedback boundary as an operating-system boundary.
+
+:class:`IsolatedLearner` is the parent's proxy of an agent that runs in a separate
+process, a fresh interpreter (not a fork of the process that holds the env). The
+agent's process receives the public :class:`~dp_online_envs.problem.Problem`, its seed
+and, each round, the round's permitted feedback; it sends back an action and nothing
+else ever crosses. The env, the adversary, the recorder and their generators never
+exist in the agent's process, so no Python trick there (``env.unwrapped``, frame
+walking, ``gc.get_objects()``, copying a generator) can reach them. With a
+:class:`~dp_online_envs.lab.sandbox.Sandbox` in the limits (what ``dp-online grade`` uses),
+the process runs in a bubblewrap sandbox: no network, no file but its own, no view of
+the parent's processes (see :mod:`dp_online_envs.lab.sandbox`).
+
+Protocol (a socket pair, length-prefixed frames, synchronous). The parent starts the
+process with one pickled setup frame (the factory, the problem; the parent's data: the
+agent's process unpickles it). **Nothing the agent's process sends is unpickled or
+executed**: every frame it may send is fixed-size binary or a small JSON object whose
+types and sizes are checked, and anything else fails the game with the reason:
+
+====================  ==========================================================
+parent -> agent        agent -> parent
+====================  ==========================================================
+``A``                  ``a`` + the action: ``size`` float64 (the index of a
+``S`` + feedback f64   ``Discrete`` space; the 0/1 vector of a ``MultiBinary`` one)
+``R`` + int64 seed     ``k`` (``R`` with ``R`` + ``b"-"``: no seed)
+``F`` [+ feedback]     ``s`` + JSON ``{"clipped_feedback": int, "privacy": null or
+                       [epsilon, delta, text]}`` (at most :data:`MAX_SUMMARY` bytes)
+``C`` (close)          --
+--                     ``e`` + traceback text (UTF-8, at most :data:`MAX_TEXT` bytes)
+====================  ==========================================================
+
+Limits: every call waits at most ``timeout`` seconds (the agent's process is killed and
+:class:`AgentFailure` raised); ``memory_bytes`` and ``cpu_seconds`` are set with
+:func:`resource.setrlimit` (``RLIMIT_AS``, ``RLIMIT_CPU``) in the agent's process after
+its imports (with a sandbox, also its ``RLIMIT_NPROC``, ``RLIMIT_NOFILE`` and
+``RLIMIT_FSIZE``). A crash, a timeout, a refused limit, a malformed frame or a
+malformed action all raise :class:`AgentFailure` with the reason; the experiment runner
+records the game as failed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from dp_online_envs.problem import Problem
+from dp_online_envs.lab.sandbox import SANDBOX_ENV, SANDBOX_UID, Sandbox
+from dp_online_envs.validation import check_int, check_real
+
+#: ``factory(problem) -> learner`` with ``act``, ``update``, ``reset(seed)``; must be
+#: picklable by reference (a class, a ``functools.partial`` of one, or a module-level
+#: function, of a module the agent's process can import by name).
+LearnerFactory = Callable[[Problem], Any]
+#: Largest error frame (traceback text) read from an agent's process, in bytes.
+MAX_TEXT = 64 * 1024
+#: Largest end-of-game summary read from an agent's process, in bytes.
+MAX_SUMMARY = 4096
+#: Longest mechanism text a summary may declare, in characters.
+MAX_MECHANISM = 1000
+
+
+class AgentFailure(RuntimeError):
+    """An isolated agent crashed, timed out, broke a limit or sent a malformed action.
+
+    Attributes:
+        reason: One line: what went wrong.
+        detail: The agent's traceback, when it raised.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason + (f"\n{detail}" if detail else ""))
+        self.reason = reason
+        self.detail = detail
+
+
+#: The largest ``memory_bytes`` or ``cpu_seconds`` accepted (``setrlimit`` overflows above).
+MAX_LIMIT = 2**62
+
+
+@dataclasses.dataclass(frozen=True)
+class IsolationLimits:
+    """Limits on an isolated agent.
+
+    Attributes:
+        timeout: Seconds one call (``act`` with its ``update``, ``reset``) may take.
+        startup_timeout: Seconds to start the process and build the agent (imports
+            included).
+        memory_bytes: ``RLIMIT_AS`` of the agent's process (``None``: no limit).
+        cpu_seconds: ``RLIMIT_CPU`` of the agent's process (``None``: no limit).
+        sandbox: Run the agent's process in this bubblewrap sandbox (``None``: a plain
+            process with the parent's environment, ``sys.path`` and working directory).
+    """
+
+    timeout: float = 10.0
+    startup_timeout: float = 120.0
+    memory_bytes: int | None = None
+    cpu_seconds: int | None = None
+    sandbox: Sandbox | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "startup_timeout"):
+            check_real(name, getattr(self, name), 0.0, low_inclusive=False)
+        for name in ("memory_bytes", "cpu_seconds"):
+            if getattr(self, name) is not None:  # below 2^62: setrlimit takes a C integer
+                check_int(name, getattr(self, name), 1, MAX_LIMIT)
+        if self.sandbox is not None and not isinstance(self.sandbox, Sandbox):
+            raise TypeError(f"sandbox={self.sandbox!r} rejected: expected a Sandbox or None")
+
+
+_ACT, _STEP, _ACTION, _ERROR = b"A", b"S", b"a", b"e"
+_RESET, _FINISH, _CLOSE, _OK, _SUMMARY = b"R", b"F", b"C", b"k", b"s"
+_NO_SEED = b"-"
+#: How long a side polls for the other's frame before it blocks. A blocked process's
+#: idle CPU takes tens of microseconds to wake on a virtual machine; polling briefly
+#: keeps a round trip at a few microseconds while the other side answers quickly, and
+#: costs at most this much CPU per frame when it does not.
+SPIN_SECONDS = 2e-4
+#: What the agent's process runs: import this module and serve the socket on fd ``{fd}``.
+_BOOT = ("import sys; sys.path[:{keep}] = {path!r}; "
+         "from dp_online_envs.lab.isolation import _child_main; _child_main({fd}, {uid})")
+
+
+def _wait(conn: Any, timeout: float | None) -> bool:
+    """Whether a frame arrived on ``conn`` within ``timeout`` seconds (``None``: forever)."""
+    if conn.poll(0):
+        return True
+    end = time.perf_counter() + SPIN_SECONDS
+    while time.perf_counter() < end:
+        os.sched_yield()  # lets the other side run first when they share a CPU
+        if conn.poll(0):
+            return True
+    return conn.poll(timeout)
+
+
+def _action_codec(space: gym.Space) -> tuple[int, str]:
+    """``(size, kind)`` of an action frame for ``space``."""
+    if isinstance(space, gym.spaces.Discrete):
+        return 1, "discrete"
+    if isinstance(space, gym.spaces.MultiBinary):
+        return int(np.prod(space.shape)), "binary"
+    if isinstance(space, gym.spaces.Box):
+        return int(np.prod(space.shape)), "box"
+    raise TypeError(f"isolated play supports Discrete, MultiBinary and Box actions, "
+                    f"got {space}")
+
+
+def _encode_action(action: Any, size: int, kind: str) -> bytes:
+    """The action frame, or ``ValueError`` naming what is wrong with the action."""
+    arr = np.asarray(action)
+    if arr.size != size:
+        raise ValueError(f"action of shape {arr.shape}, expected {size} value(s)")
+    if kind in ("discrete", "binary") and arr.dtype.kind not in "iub":
+        raise ValueError(f"action {action!r} of dtype {arr.dtype}: expected integers")
+    if arr.dtype.kind not in "iubf":
+        raise ValueError(f"action {action!r} of dtype {arr.dtype}: expected numbers")
+    return _ACTION + np.ascontiguousarray(arr, dtype=np.float64).reshape(-1).tobytes()
+
+
+def _set_limits(limits: IsolationLimits) -> None:
+    import resource  # Unix only: imported where the limits are set, in the agent's process
+
+    if limits.memory_bytes is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    if limits.cpu_seconds is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+    if limits.sandbox is not None:
+        for name, value in limits.sandbox.rlimits().items():
+            resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def _send_error(conn: Connection) -> None:
+    """Report the exception being handled to the parent (its traceback, truncated)."""
+    text = traceback.format_exc().encode(errors="replace")
+    if len(text) > MAX_TEXT - 1:  # keep the last lines: they name the exception
+        text = text[-(MAX_TEXT - 1):]
+    conn.send_bytes(_ERROR + text)
+
+
+def _drop_privileges(uid: int) -> None:
+    """Become ``uid`` (and its gid, no supplementary groups) for good; refuse to go on if
+    root could be regained."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    try:
+        os.setuid(0)
+    except PermissionError:
+        return
+    raise SystemExit("the sandboxed process could regain root: refusing to run")
+
+
+def _child_main(fd: int, uid: int | None) -> None:
+    """The isolated process: read the parent's setup, set the limits, run its target."""
+    if uid is not None:
+        _drop_privileges(uid)
+    conn = Connection(fd)
+    try:
+        target, args, limits = pickle.loads(conn.recv_bytes())  # the parent's frame
+        _set_limits(limits)
+        target(conn, *args)
+    except BaseException:  # noqa: BLE001 - reported to the parent
+        _send_error(conn)
+
+
+def _serve(conn: Connection, factory: LearnerFactory, problem: Problem, size: int,
+           kind: str) -> None:
+    """The agent's process: build the learner, then answer frames until told to stop."""
+    try:
+        learner = factory(problem)
+    except BaseException:  # noqa: BLE001 - reported to the parent
+        _send_error(conn)
+        return
+    conn.send_bytes(_OK)
+    action: Any = None
+    while True:
+        try:
+            _wait(conn, None)
+            frame = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        op = frame[:1]
+        try:
+            if op == _STEP:
+                learner.update(action, np.frombuffer(frame, dtype=np.float64, offset=1).copy())
+                action = learner.act()
+                conn.send_bytes(_encode_action(action, size, kind))
+            elif op == _ACT:
+                action = learner.act()
+                conn.send_bytes(_encode_action(action, size, kind))
+            elif op == _RESET:
+                learner.reset(None if frame[1:] == _NO_SEED
+                              else int(np.frombuffer(frame, dtype=np.int64, offset=1)[0]))
+                action = None
+                conn.send_bytes(_OK)
+            elif op == _FINISH:
+                if len(frame) > 1:
+                    learner.update(action, np.frombuffer(frame, dtype=np.float64,
+                                                         offset=1).copy())
+                conn.send_bytes(_SUMMARY + json.dumps(_summary(learner)).encode())
+            else:  # _CLOSE
+                return
+        except BaseException:  # noqa: BLE001 - reported to the parent
+            _send_error(conn)
+            return
+
+
+def _summary(learner: Any) -> dict[str, Any]:
+    """What the parent may know of the learner after the game (for the record)."""
+    privacy = getattr(learner, "privacy", None)
+    return {
+        "clipped_feedback": int(getattr(learner, "clipped_feedback", 0)),
+        "privacy": None if privacy is None else
+        [float(privacy.epsilon), float(privacy.delta), str(privacy)],
+    }
+
+
+def parse_summary(data: bytes) -> dict[str, Any]:
+    """The end-of-game summary an agent's process sent, checked field by field.
+
+    Args:
+        data: The JSON bytes after the ``s`` of a summary frame.
+
+    Returns:
+        ``{"clipped_feedback": int >= 0, "privacy": (epsilon, delta, text) or None}``.
+
+    Raises:
+        AgentFailure: Anything but that shape (the reason names what is wrong).
+    """
+    def bad(why: str) -> AgentFailure:
+        return AgentFailure(f"malformed summary from the agent's process: {why}")
+
+    if len(data) > MAX_SUMMARY:
+        raise bad(f"{len(data)} bytes, expected at most {MAX_SUMMARY}")
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise bad(f"not JSON ({exc})") from None
+    keys = ["clipped_feedback", "privacy"]
+    if not isinstance(obj, dict) or sorted(obj) != keys:
+        raise bad(f"expected an object with keys {keys}, got "
+                  f"{sorted(obj) if isinstance(obj, dict) else type(obj).__name__}")
+    clipped, privacy = obj["clipped_feedback"], obj["privacy"]
+    if type(clipped) is not int or not 0 <= clipped < 2**63:
+        raise bad(f"clipped_feedback={clipped!r}, expected an integer >= 0")
+    if privacy is None:
+        return {"clipped_feedback": clipped, "privacy": None}
+    if not isinstance(privacy, list) or len(privacy) != 3:
+        raise bad(f"privacy={privacy!r:.200}, expected null or [epsilon, delta, text]")
+    eps, delta, text = privacy
+    if type(eps) not in (int, float) or (type(eps) is int and eps > 2**1023) or (
+            math.isnan(eps) or eps < 0):  # an int beyond float64 (inf is sent as a float)
+        raise bad(f"epsilon={eps!r:.100}, expected a number >= 0")
+    if type(delta) not in (int, float) or not 0 <= delta <= 1:
+        raise bad(f"delta={delta!r:.100}, expected a number in [0, 1]")
+    if not isinstance(text, str) or len(text) > MAX_MECHANISM:
+        raise bad(f"mechanism text of type {type(text).__name__}"
+                  + (f" and {len(text)} characters" if isinstance(text, str) else "")
+                  + f", expected a string of at most {MAX_MECHANISM} characters")
+    return {"clipped_feedback": clipped, "privacy": (float(eps), float(delta), text)}
+
+
+class IsolatedProcess:
+    """An untrusted process and its frame channel: the plumbing of :class:`IsolatedLearner`
+    and of the grader's submission probe.
+
+    The process runs ``target(conn, *args)`` (module-level, picklable by reference; the
+    parent's setup frame carries it) after the limits are set. Every frame it sends is
+    read with a size bound and handed back as bytes; error frames, a closed channel, a
+    death and a timeout become :class:`AgentFailure`.
+
+    Args:
+        target: What the process runs, with its end of the channel first.
+        args: Its other arguments (pickled, parent to child).
+        limits: Time, memory, CPU limits and the sandbox (``None``: no sandbox).
+
+    Raises:
+        SandboxUnavailable: The limits ask for a sandbox that cannot be built here.
+    """
+
+    def __init__(self, target: Callable[..., None], args: tuple[Any, ...],
+                 limits: IsolationLimits) -> None:
+        self.limits = limits
+        mine, theirs = socket.socketpair()
+        fd = theirs.fileno()
+        sandbox = limits.sandbox
+        if sandbox is None:
+            boot = _BOOT.format(keep="", path=list(sys.path), fd=fd, uid=None)
+            cmd, fds, env, cwd = [sys.executable, "-c", boot], [], None, None
+        else:
+            uid = SANDBOX_UID if sandbox.drops_privileges else None
+            boot = _BOOT.format(keep=0, path=sandbox.python_path(), fd=fd, uid=uid)
+            cmd, fds = sandbox.command([sys.executable, "-I", "-B", "-c", boot])
+            env, cwd = dict(SANDBOX_ENV), "/"
+        try:
+            self._process = subprocess.Popen(
+                cmd, pass_fds=(fd, *fds), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                stdout=None if sandbox is None else subprocess.DEVNULL,
+                stderr=None if sandbox is None else subprocess.DEVNULL)
+        finally:
+            theirs.close()
+            for extra in fds:
+                os.close(extra)
+        self._conn = Connection(mine.detach())
+        self._conn.send_bytes(pickle.dumps((target, args, limits)))
+
+    @property
+    def pid(self) -> int:
+        """The started process's id (with a sandbox: bubblewrap's)."""
+        return self._process.pid
+
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+        return self._process.poll() is None
+
+    def send(self, frame: bytes) -> None:
+        """Send one frame (``AgentFailure`` if the process is gone)."""
+        try:
+            self._conn.send_bytes(frame)
+        except (OSError, ValueError):
+            raise self.died("sending to the agent") from None
+
+    def receive(self, timeout: float, what: str, maxlength: int) -> bytes:
+        """The next frame, at most ``maxlength`` bytes, within ``timeout`` seconds.
+
+        Raises:
+            AgentFailure: Timeout (the process is killed), death, an oversized frame, or
+                an error frame (its last line is the reason, the rest the detail).
+        """
+        try:
+            ready = _wait(self._conn, timeout)
+        except (OSError, EOFError):
+            raise self.died(what) from None
+        if not ready:
+            self.kill()
+            raise AgentFailure(f"agent timed out: no answer to {what} within {timeout:g} s")
+        try:
+            reply = self._conn.recv_bytes(max(maxlength, MAX_TEXT))
+        except EOFError:
+            raise self.died(what) from None
+        except OSError:  # a length prefix over the bound
+            self.kill()
+            raise AgentFailure(f"malformed reply to {what}: a frame over "
+                               f"{max(maxlength, MAX_TEXT)} bytes") from None
+        if reply[:1] == _ERROR:
+            try:
+                self._process.wait(5.0)
+            except subprocess.TimeoutExpired:
+                self.kill()
+            text = reply[1:].decode(errors="replace")
+            last = text.strip().splitlines()[-1] if text.strip() else "error"
+            raise AgentFailure(f"agent raised during {what}: {last[:300]}", text)
+        if len(reply) > maxlength:
+            self.kill()
+            raise AgentFailure(f"malformed reply {reply[:16]!r} to {what}: {len(reply)} "
+                               f"bytes, expected at most {maxlength}")
+        return reply
+
+    def close(self) -> None:
+        """Stop the process (asked with ``C``, killed if it does not exit within 1 s)."""
+        if self.alive():
+            try:
+                self._conn.send_bytes(_CLOSE)
+            except (OSError, ValueError):
+                pass
+            try:
+                self._process.wait(1.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        self._conn.close()
+
+    def kill(self) -> None:
+        """Kill the process (with a sandbox, every process in it) and reap it."""
+        if self.alive():
+            self._process.kill()
+        self._process.wait()
+
+    def died(self, what: str) -> AgentFailure:
+        """The failure of a process that stopped answering during ``what``."""
+        try:
+            code = self._process.wait(5.0)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self._process.returncode
+        if self.limits.sandbox is not None and code is not None and code > 128:
+            code = -(code - 128)  # bubblewrap exits with 128 + the signal of its command
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            hint = {"SIGXCPU": " (CPU limit exceeded)", "SIGKILL": " (killed)",
+                    "SIGXFSZ": " (file size limit exceeded)"}.get(name, "")
+            return AgentFailure(f"agent process died during {what}: {name}{hint}")
+        return AgentFailure(f"agent process exited during {what} (exit code {code})")
+
+
+class IsolatedLearner:
+    """The parent's proxy of a learner that runs in its own process.
+
+    It has the learner interface (``reset``, ``act``, ``update``), so the one game loop
+    (:func:`dp_online_envs.loop.run_rounds`) plays it like an in-process agent. ``update``
+    only stores the feedback; the next ``act`` (or :meth:`finish`) ships it with the
+    request, one round trip per round. Use as a context manager (or call
+    :meth:`close`): the agent's process is stopped on exit, killed if it hangs.
+
+    Args:
+        factory: ``factory(problem) -> learner``, picklable; called in the agent's process.
+        problem: The public problem (the only thing about the game the agent receives).
+        action_space: The env's action space (how actions are framed).
+        limits: Time, memory and CPU limits, and the sandbox.
+
+    Raises:
+        AgentFailure: The process could not start or build the learner in time.
+        SandboxUnavailable: The limits ask for a sandbox that cannot be built here.
+    """
+
+    def __init__(self, factory: LearnerFactory, problem: Problem, action_space: gym.Space,
+                 limits: IsolationLimits | None = None) -> None:
+        self.limits = limits if limits is not None else IsolationLimits()
+        self._size, self._kind = _action_codec(action_space)
+        self._pending: np.ndarray | None = None
+        self._summary: dict[str, Any] | None = None
+        self._process = IsolatedProcess(_serve, (factory, problem, self._size, self._kind),
+                                        self.limits)
+        try:
+            self._expect_ok(self.limits.startup_timeout, "starting the agent")
+        except AgentFailure:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------- learner API
+    def reset(self, seed: int | None = None) -> None:
+        """Reset the learner for a new game with ``seed``."""
+        self._pending = None
+        self._summary = None
+        self._process.send(_RESET + (_NO_SEED if seed is None
+                                     else np.int64(seed).tobytes()))
+        self._expect_ok(self.limits.timeout, "reset")
+
+    def act(self) -> Any:
+        """The learner's next action (its pending update is applied first)."""
+        if self._pending is None:
+            self._process.send(_ACT)
+        else:
+            self._process.send(_STEP + self._pending.tobytes())
+            self._pending = None
+        expected = 1 + 8 * self._size
+        reply = self._process.receive(self.limits.timeout, "act", expected)
+        if reply[:1] != _ACTION or len(reply) != expected:
+            self._process.kill()
+            raise AgentFailure(f"malformed reply {reply[:16]!r} to act: expected {expected} "
+                               f"bytes starting with {_ACTION!r}, got {len(reply)}")
+        values = np.frombuffer(reply, dtype=np.float64, offset=1)
+        if self._kind == "discrete":
+            if not math.isfinite(values[0]) or values[0] != int(values[0]):
+                raise AgentFailure(f"malformed action {values[0]!r}: expected an integer")
+            return int(values[0])
+        if self._kind == "binary":
+            if not np.isin(values, (0.0, 1.0)).all():
+                raise AgentFailure(f"malformed action {values.tolist()!r:.200}: expected "
+                                   "0/1 values")
+            return values.astype(np.int8)
+        return values.copy()
+
+    def update(self, action: Any, feedback: np.ndarray) -> None:
+        """Keep the round's feedback for the agent (sent with the next request)."""
+        self._pending = np.ascontiguousarray(feedback, dtype=np.float64)
+
+    def finish(self) -> dict[str, Any]:
+        """Deliver the last feedback and return the learner's summary.
+
+        Returns:
+            ``{"clipped_feedback": int, "privacy": (epsilon, delta, text) or None}``
+            (checked by :func:`parse_summary`).
+
+        Raises:
+            AgentFailure: The agent failed, or its summary is malformed.
+        """
+        pending, self._pending = self._pending, None
+        self._process.send(_FINISH + (b"" if pending is None else pending.tobytes()))
+        reply = self._process.receive(self.limits.timeout, "finish", 1 + MAX_SUMMARY)
+        if reply[:1] != _SUMMARY:
+            self._process.kill()
+            raise AgentFailure(f"malformed reply {reply[:16]!r} to finish: expected a "
+                               f"summary frame starting with {_SUMMARY!r}")
+        self._summary = parse_summary(reply[1:])
+        return self._summary
+
+    def close(self) -> None:
+        """Stop the agent's process (killed if it does not exit within a second)."""
+        self._process.close()
+
+    def __enter__(self) -> IsolatedLearner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --------------------------------------------------------------- plumbing
+    def _expect_ok(self, timeout: float, what: str) -> None:
+        reply = self._process.receive(timeout, what, 1)
+        if reply != _OK:
+            self._process.kill()
+            raise AgentFailure(f"malformed reply {reply[:16]!r} to {what}")
