@@ -42,7 +42,7 @@ from dp_online_envs import build_env
 from dp_online_envs.envs.registry import ENV_IDS
 from dp_online_envs.experiments import cli, run_sweep
 from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.store import ResultsStore, load_records
+from dp_online_envs.experiments.store import ResultsStore
 from dp_online_envs.experiments.sweep import parse_sweep
 from dp_online_envs.experiments.table import export_results, load_curves, load_results
 from dp_online_envs.grading import find_submissions, parse_assignment
@@ -82,6 +82,11 @@ class Context:
             path.write_bytes(text)
         else:
             path.write_text(text)
+        return path
+
+    def dir(self, name: str) -> pathlib.Path:
+        path = self.tmp / name
+        path.mkdir(exist_ok=True)
         return path
 
     def json(self, name: str, data: Any) -> pathlib.Path:
@@ -371,9 +376,7 @@ case("plot/missing results", lambda c: c.cli("plot", c.tmp / "none"), CliError,
      r"^dp-online plot: error: results directory '.*none' does not exist$")
 case("plot/a file as results", lambda c: c.cli("plot", c.file("r.txt", "x")), CliError,
      r"^dp-online plot: error: results directory '.*r\.txt' is not a directory$")
-case("plot/empty results", lambda c: c.cli("plot", c.tmp / "empty-dir"
-                                           if (c.tmp / "empty-dir").mkdir(exist_ok=True)
-                                           is None else None), CliError,
+case("plot/empty results", lambda c: c.cli("plot", c.dir("empty-dir")), CliError,
      r"^dp-online plot: error: results directory '.*empty-dir' holds no finished game")
 case("plot/unknown format", lambda c: c.cli("plot", c.results, "--format", "gif"), CliError,
      r"argument --format: invalid choice: 'gif'")
@@ -495,9 +498,8 @@ case("grade/missing submission", lambda c: find_submissions([c.tmp / "none.py"])
      ExperimentError, r"submissions: '.*none\.py' does not exist")
 case("grade/not a .py file", lambda c: find_submissions([c.file("sub.txt", "")]),
      ExperimentError, r"submissions: '.*sub\.txt' is not a \.py file")
-case("grade/directory without .py", lambda c: find_submissions(
-    [c.tmp / "empty-sub" if (c.tmp / "empty-sub").mkdir(exist_ok=True) is None else None]),
-    ExperimentError, r"directory '.*empty-sub' holds no \.py file")
+case("grade/directory without .py", lambda c: find_submissions([c.dir("empty-sub")]),
+     ExperimentError, r"directory '.*empty-sub' holds no \.py file")
 case("grade/same file twice", lambda c: find_submissions([c.file("a1.py", "")] * 2),
      ExperimentError, r"given twice")
 case("grade/two files of one name", lambda c: find_submissions(
