@@ -17,7 +17,7 @@ import numpy as np
 
 from dp_online_envs.problem import Problem
 from dp_online_envs.release_tap import release_listener
-from dp_online_envs.validation import check_delta, check_epsilon, did_you_mean
+from dp_online_envs.validation import check_delta, check_epsilon, check_int, did_you_mean
 
 _REGISTRY: dict[str, type[Agent]] = {}
 
@@ -95,6 +95,7 @@ class Agent(ABC):
         #: instead of the seeded numpy PCG64 generator (not reproducible; slower).
         self.secure = secure
         self.clipped_feedback = 0
+        seed = None if seed is None else check_int("seed", seed, 0)
         self._seed = seed
         self._episode_seeds = np.random.SeedSequence(seed)
         self._last_action = None

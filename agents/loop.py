@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from agents.base import Agent
 from dp_online_envs.loop import game_seeds, run_batched_rounds, run_rounds
@@ -72,6 +73,16 @@ def check_agent_fits(agent: Agent, env_problem: Problem) -> None:
             "env.get_wrapper_attr('problem')")
 
 
+def _check_play_args(env: Any, agent: Any) -> None:
+    """Refuse an env without ``reset``/``step`` or a learner without ``act``/``update``."""
+    for obj, name, methods, what in ((env, "env", ("reset", "step"), "an env (gym.make(id))"),
+                                     (agent, "agent", ("act", "update"),
+                                      "a learner (agents.make(name, problem))")):
+        if not all(callable(getattr(obj, m, None)) for m in methods):
+            raise TypeError(f"{name} must be {what}, got {type(obj).__name__}: call "
+                            "agents.play(env, agent, seed=...)")
+
+
 def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     """Play one complete game and return the regret summary.
 
@@ -86,8 +97,12 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
     Raises:
         ValueError: The agent was built for another problem than the env's public
             ``Problem`` (another decision set or number of arms, feedback kind, loss
-            family or horizon); the message names both.
+            family or horizon); the message names both. A ``seed`` that is not
+            ``None`` or an integer ``>= 0``.
+        TypeError: ``env`` is not an env (``reset`` and ``step``) or ``agent`` not a
+            learner (``act`` and ``update``), e.g. the two passed in the wrong order.
     """
+    _check_play_args(env, agent)
     try:
         env_problem = env.get_wrapper_attr("problem")
     except AttributeError:  # not one of the suite's envs: nothing to compare with
@@ -124,6 +139,9 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[Reg
     if not callable(getattr(learner, "reset_batch", None)):
         raise TypeError(f"learner must be a batched learner (agents.batched.make_batched), "
                         f"got {type(learner).__name__}: play a scalar agent with agents.play")
+    if isinstance(seeds, (str, bytes)) or not np.iterable(seeds):
+        raise TypeError(f"seeds={seeds!r} rejected: expected a list of {venv.num_envs} seeds "
+                        "(one per game; None for fresh entropy)")
     seeds = list(seeds)
     if len(seeds) != venv.num_envs:
         raise ValueError(f"got {len(seeds)} seeds for {venv.num_envs} games")

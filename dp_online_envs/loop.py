@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs.validation import check_int
+
 
 class Learner(Protocol):
     """What the loop needs of a learner."""
@@ -76,9 +78,13 @@ def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
     hold the env's seed, and the env's cannot be computed from it. ``None`` gives
     ``(None, None)`` (fresh entropy each). A small seed can be guessed by brute force;
     against an untrusted learner use a secret one (e.g. ``secrets.randbits(128)``).
+
+    Raises:
+        ValueError: ``seed`` is not ``None`` or an integer ``>= 0``.
     """
     if seed is None:
         return None, None
+    seed = check_int("seed", seed, 0)
     agent_ss = np.random.SeedSequence(seed).spawn(2)[1]
     return seed, seed_of(agent_ss)
 

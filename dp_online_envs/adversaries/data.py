@@ -18,8 +18,12 @@ from dp_online_envs.adversaries.base import LossSequence
 from dp_online_envs.adversaries.oblivious import ReplayAdversary
 
 
-def _clipped(loss, rows: np.ndarray) -> np.ndarray:
-    return np.array([loss.clip_param(r) for r in rows], dtype=np.float64)
+def _clipped(loss, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``rows[index]``, each row passed through ``loss.clip_param``; a row replayed on
+    several rounds is clipped once (a horizon of many passes costs one clip per row)."""
+    used, where = np.unique(index, return_inverse=True)
+    clipped = np.array([loss.clip_param(r) for r in rows[used]], dtype=np.float64)
+    return clipped[where.reshape(-1)].reshape(len(index), -1)
 
 
 class _RowsAdversary(ReplayAdversary):
@@ -37,11 +41,12 @@ class _RowsAdversary(ReplayAdversary):
         self.sequence = self.rows
 
     def _select(self, np_random, horizon: int) -> np.ndarray:
-        """The rows of one game, in play order."""
+        """The row indices of one game, in play order."""
         raise NotImplementedError
 
     def reset(self, np_random, domain, loss, horizon) -> None:
-        self.sequence = LossSequence(_clipped(loss, self._select(np_random, horizon)))
+        index = self._select(np_random, horizon)
+        self.sequence = LossSequence(_clipped(loss, self.rows.thetas, index))
         super().reset(np_random, domain, loss, horizon)
 
 
@@ -58,7 +63,7 @@ class ShuffledRowsAdversary(_RowsAdversary):
         n = len(self.rows)
         self.order = np.concatenate([np_random.permutation(n)
                                      for _ in range(math.ceil(horizon / n))])[:horizon]
-        return self.rows.thetas[self.order]
+        return self.order
 
 
 class DateWindowAdversary(_RowsAdversary):
@@ -78,4 +83,4 @@ class DateWindowAdversary(_RowsAdversary):
         if horizon > n:
             raise ValueError(f"horizon={horizon} exceeds the {n} rows of the series")
         self.start = int(np_random.integers(0, n - horizon + 1))
-        return self.rows.thetas[self.start:self.start + horizon]
+        return np.arange(self.start, self.start + horizon)

@@ -262,6 +262,9 @@ class OnlineLearningEnv(gym.Env):
         self.feedback = feedback
         self.invalid_action = invalid_action
         self.render_mode = render_mode
+        if not isinstance(record_losses, (bool, np.bool_)):
+            raise TypeError(f"record_losses must be True or False, got "
+                            f"record_losses={record_losses!r}")
         self.record_losses = bool(record_losses)
 
         self.action_space = domain.action_space

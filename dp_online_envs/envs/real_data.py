@@ -18,9 +18,10 @@ as loss parameters:
 
 Horizons longer than the data: the two labelled ids cycle through it on purpose, one
 fresh seeded permutation of all the rows per pass (``ceil(T / n)`` passes; their default
-horizons already take several passes over the 569 examples), so any horizon plays; its
-cost grows linearly with ``T`` (about 15 microseconds per round to draw the order at
-reset). The portfolio id replays real consecutive days and cannot repeat them: a horizon
+horizons already take several passes over the 569 examples), so any horizon plays. The
+reset clips each row once and copies the game's ``T`` rows, so its time and memory grow
+linearly with ``T``: about 3 seconds and 250 MB for a million rounds of the
+classification id (31 numbers a row), 0.2 seconds for the classes id. The portfolio id replays real consecutive days and cannot repeat them: a horizon
 longer than the series is refused when the env is built, naming both numbers.
 """
 

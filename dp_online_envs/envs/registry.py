@@ -189,25 +189,40 @@ class EnvConfig:
         return make_adversary(opts["adversary"], **(opts["adversary_kwargs"] or {}))
 
 
+def _unpacked(opts: Options, key: str, shape: str) -> tuple[Any, ...]:
+    """Option ``key``, a tuple of ``len(shape.split(','))`` items (``shape`` names them
+    in the message of a value that is not one)."""
+    value = opts[key]
+    size = len(shape.split(","))
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)) \
+            or len(value) != size:
+        raise ValueError(f"{key}={value!r} rejected: expected a sequence ({shape})")
+    return tuple(value)
+
+
 def _matroid(opts: Options) -> dom.MatroidPolytope:
     kind = opts["matroid"]
     if kind == "uniform":
-        return dom.UniformMatroid(opts["n"], opts["rank"])
+        n, rank = check_int("n", opts["n"], 1), check_int("rank", opts["rank"], 1)
+        if rank > n:
+            raise ValueError(f"rank={rank} rejected: expected an integer in [1, n={n}]")
+        return dom.UniformMatroid(n, rank)
     if kind == "partition":
         n, parts = opts["n"], opts["blocks"]
         blocks = [list(range(i, n, parts)) for i in range(parts)]
         return dom.PartitionMatroid(blocks, [max(1, opts["rank"] // parts)] * parts)
     if kind == "graphic":
-        n_nodes, edges = opts["graph"] if opts["graph"] is not None else _complete_graph(5)
+        n_nodes, edges = (_unpacked(opts, "graph", "n_nodes, edges")
+                          if opts["graph"] is not None else _complete_graph(5))
         return dom.GraphicMatroid(n_nodes, edges)
     raise ValueError(f"matroid={kind!r}, expected one of ['uniform', 'partition', 'graphic']")
 
 
 def _flow(opts: Options) -> dom.FlowPolytope:
     if opts["graph"] is not None:
-        n_nodes, edges, source, sink = opts["graph"]
+        n_nodes, edges, source, sink = _unpacked(opts, "graph", "n_nodes, edges, source, sink")
         return dom.FlowPolytope(n_nodes, edges, source, sink)
-    rows, cols = opts["grid"]
+    rows, cols = _unpacked(opts, "grid", "rows, cols")
     return dom.FlowPolytope.grid(rows, cols)
 
 

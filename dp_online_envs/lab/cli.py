@@ -205,7 +205,7 @@ def _isolation_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--isolate", action="store_true",
                    help="play each agent in its own spawned process (untrusted agents)")
     s.add_argument("--timeout", type=_option(check_real, "timeout", 0.0, low_inclusive=False),
-                   metavar="S", default=10.0,
+                   metavar="S",
                    help="with --isolate: seconds an agent may take per call (default 10)")
     s.add_argument("--memory-mb", type=_option(check_int, "memory_mb", 1, MAX_LIMIT >> 20),
                    metavar="MB",
@@ -228,12 +228,16 @@ def _isolation(args: argparse.Namespace) -> dict[str, Any]:
     isolate: Any = False
     if args.isolate:
         mb = args.memory_mb
-        isolate = IsolationLimits(timeout=args.timeout,
-                                  memory_bytes=None if mb is None else mb * 2**20,
-                                  cpu_seconds=args.cpu_seconds)
-    elif args.memory_mb or args.cpu_seconds:
-        raise ExperimentError("--memory-mb and --cpu-seconds limit an isolated agent: add "
-                              "--isolate")
+        isolate = IsolationLimits(memory_bytes=None if mb is None else mb * 2**20,
+                                  cpu_seconds=args.cpu_seconds,
+                                  **({} if args.timeout is None else {"timeout": args.timeout}))
+    else:
+        given = [flag for flag, value in (("--timeout", args.timeout),
+                                          ("--memory-mb", args.memory_mb),
+                                          ("--cpu-seconds", args.cpu_seconds)) if value is not None]
+        if given:
+            raise ExperimentError(f"{' and '.join(given)} limit{'s' if len(given) == 1 else ''} "
+                                  "an isolated agent: add --isolate")
     return {"isolate": isolate, "seed_secret": secret}
 
 

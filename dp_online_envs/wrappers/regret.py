@@ -10,6 +10,7 @@ import numpy as np
 
 from dp_online_envs.envs.online_env import PlayTotals, RoundRecord
 from dp_online_envs.hindsight import Comparator
+from dp_online_envs.validation import check_int
 
 #: The ``info`` key of the :class:`RegretSummary` at the end of a game (the recorder puts
 #: it there at termination, :class:`TruncationSummary` at a ``TimeLimit`` truncation
@@ -82,7 +83,11 @@ class RegretRecorder(gym.Wrapper):
 
     Args:
         env: An ``OnlineLearningEnv`` (possibly wrapped).
-        checkpoints: Rounds at which to record ``R(t)``; default log-spaced.
+        checkpoints: Rounds at which to record ``R(t)``, integers in ``1..horizon`` (a
+            set: order and repeats do not matter); default log-spaced.
+
+    Raises:
+        ValueError: A checkpoint that is not an integer in ``1..horizon``.
     """
 
     def __init__(self, env: gym.Env, checkpoints: list[int] | None = None) -> None:
@@ -92,9 +97,13 @@ class RegretRecorder(gym.Wrapper):
             if not hasattr(base, attr):
                 raise TypeError(f"RegretRecorder needs an OnlineLearningEnv, got {base!r}")
         horizon = base.horizon
-        cps = log_checkpoints(horizon) if checkpoints is None else np.unique(checkpoints)
-        if cps.size and (cps[0] < 1 or cps[-1] > horizon):
-            raise ValueError(f"checkpoints must lie in 1..{horizon}, got {cps.tolist()}")
+        if checkpoints is None:
+            cps = log_checkpoints(horizon)
+        else:  # a set of rounds: order and repeats do not matter
+            if isinstance(checkpoints, (str, bytes)) or not np.iterable(checkpoints):
+                raise ValueError(f"checkpoints={checkpoints!r} rejected: expected a list of "
+                                 f"rounds in 1..{horizon}")
+            cps = np.unique([check_int("checkpoint", c, 1, horizon) for c in checkpoints])
         self._checkpoints = frozenset(int(c) for c in cps)
         # The game's state, made anew by reset(); None until the first reset.
         self._ledger: Comparator | None = None

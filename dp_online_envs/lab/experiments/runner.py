@@ -162,8 +162,11 @@ def run_sweep(
     """
     if isinstance(sweep, dict):
         sweep = parse_sweep(sweep, resolver=resolver)
-    elif not isinstance(sweep, Sweep):
+    elif isinstance(sweep, (str, os.PathLike)):
         sweep = load_sweep(sweep, resolver=resolver)
+    elif not isinstance(sweep, Sweep):
+        raise ExperimentError(f"sweep={sweep!r} rejected: expected a Sweep, a sweep mapping "
+                              "or the path of a sweep file")
     root = pathlib.Path(results if results is not None
                         else sweep.results or pathlib.Path("results") / sweep.name)
     store = ResultsStore(root)

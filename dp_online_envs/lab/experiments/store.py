@@ -51,6 +51,7 @@ import errno
 import json
 import os
 import pathlib
+import reprlib
 import secrets
 import socket
 import time
@@ -362,13 +363,15 @@ class ResultsStore:
 
 def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
                  ) -> list[dict[str, Any]]:
-    """Records from a results directory (or a list of records, returned as a list).
+    """Records from a results directory (or a list of records, returned as a list; an
+    empty list too, so a selection of no record gives empty tables).
 
     Damaged files are quarantined with a warning (see :meth:`ResultsStore.load`).
 
     Raises:
         ExperimentError: A path that is not a directory, a directory without results, or
-            a given record that :func:`check_record` refuses (its index and why).
+            a given record that :func:`check_record` refuses (its index and why), or a
+            source that is neither a path nor an iterable of records.
     """
     if isinstance(source, (str, os.PathLike)):
         root = pathlib.Path(source)
@@ -380,6 +383,9 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
             raise ExperimentError(f"results directory {str(root)!r} holds no finished game "
                                   "(expected games/*.json written by 'dp-online sweep')")
         return records
+    if isinstance(source, (bytes, dict)) or not isinstance(source, Iterable):
+        raise ExperimentError(f"source={reprlib.repr(source)} rejected: expected a results "
+                              f"directory or a list of records, got a {type(source).__name__}")
     records = list(source)
     for i, record in enumerate(records):
         reason = check_record(record)

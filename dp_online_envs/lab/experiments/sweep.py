@@ -379,7 +379,11 @@ def _expand(block: dict[str, Any], tags: dict[str, Any], sweep_name: str, where:
     deltas = _deltas(block.get("delta", 0.0), f"{where}: delta")
     epsilons = (_epsilons(block["epsilons"], f"{where}: epsilons") if "epsilons" in block
                 else None)
-    skipped_here = skipped if block.get("skip_incompatible", False) else None
+    skip = block.get("skip_incompatible", False)
+    if not isinstance(skip, bool):
+        raise ExperimentError(f"{where}: skip_incompatible={skip!r} rejected: expected true or "
+                              "false")
+    skipped_here = skipped if skip else None
     return _products(envs, variants, horizons, seeds, epsilons, deltas, tags, sweep_name,
                      where, resolver, skipped_here)
 
@@ -503,6 +507,9 @@ def _tags(value: Any, where: str) -> dict[str, Any]:
 def _env_entry(entry: Any, where: str) -> tuple[str, dict[str, Any]]:
     if isinstance(entry, dict):
         _check_keys(entry, ("id", "kwargs"), where)
+        if "id" not in entry:
+            raise ExperimentError(f"{where}: missing key 'id' (an env entry is an id or "
+                                  f"{{id, kwargs}}), got {entry!r}")
         env_id, kwargs = entry.get("id"), entry.get("kwargs")
     else:
         env_id, kwargs = entry, None

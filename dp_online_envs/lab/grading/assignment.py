@@ -275,6 +275,10 @@ def parse_assignment(data: Any, *, name: str | None = None, source: str = "assig
     title = _text(data.get("title", ""), f"{source}: title")
     envs = tuple(EnvEntry(*_env_entry(e, f"{source}: envs[{i}]"))
                  for i, e in enumerate(_list(data["envs"], f"{source}: envs")))
+    env_labels = [e.label for e in envs]
+    if len(set(env_labels)) != len(env_labels):
+        raise ExperimentError(f"{source}: envs: {env_labels} names an env twice (each env is "
+                              "played once per horizon and seed)")
     horizons = tuple(_horizons(data["horizons"], f"{source}: horizons"))
     seeds = _checked(lambda v: check_int("seeds", v, 1), data.get("seeds", 5),
                      f"{source}: seeds")
@@ -377,7 +381,7 @@ def _secret(value: Any, where: str) -> Secret:
                                   "characters")
         return Secret(env=None, salt=salt)
     var = section.get("env", DEFAULT_SECRET_ENV)
-    if not isinstance(var, str) or not var or "=" in var:
+    if not isinstance(var, str) or not var or "=" in var or "\0" in var:
         raise ExperimentError(f"{where}: env={var!r} rejected: expected the name of an "
                               "environment variable")
     return Secret(env=var)
