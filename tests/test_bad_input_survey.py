@@ -7,9 +7,9 @@ and store -- and states what a user must get: the exact error type and a message
 names the bad value and what was expected (:data:`CASES`), or, for a value accepted on
 purpose, acceptance with the reason it is accepted (``Case.accepted``).
 
-A command-line case runs :func:`dp_online_envs.experiments.cli.main` in process and
+A command-line case runs :func:`dp_online_envs.lab.cli.main` in process and
 turns a failing exit into :class:`CliError`: the exit status is
-:data:`~dp_online_envs.experiments.cli.EXIT_USAGE`, nothing on stderr is a traceback,
+:data:`~dp_online_envs.lab.cli.EXIT_USAGE`, nothing on stderr is a traceback,
 and a command's own error is the single line ``dp-online CMD: error: ...`` (argparse's
 refusals print the usage first, then their one error line).
 
@@ -40,12 +40,13 @@ import agents
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs import build_env
 from dp_online_envs.envs.registry import ENV_IDS
-from dp_online_envs.experiments import cli, run_sweep
-from dp_online_envs.experiments.errors import ExperimentError
-from dp_online_envs.experiments.store import ResultsStore
-from dp_online_envs.experiments.sweep import parse_sweep
-from dp_online_envs.experiments.table import export_results, load_curves, load_results
-from dp_online_envs.grading import find_submissions, parse_assignment
+from dp_online_envs.lab import cli
+from dp_online_envs.lab.experiments import run_sweep
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.store import ResultsStore
+from dp_online_envs.lab.experiments.sweep import parse_sweep
+from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
+from dp_online_envs.lab.grading import find_submissions, parse_assignment
 
 ASSIGNMENT = {"name": "t", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 2,
               "secret": {"salt": "a salt of some length"}, "privacy": {"epsilon": 1},
