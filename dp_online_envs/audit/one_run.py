@@ -417,7 +417,8 @@ def game_seeds(seed: int, games: int) -> list[tuple[int, int, np.random.SeedSequ
 
 def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                   claim: tuple[float, float],
-                  settings: OneRunSettings = DEFAULT_ONE_RUN) -> OneRunFinding:
+                  settings: OneRunSettings = DEFAULT_ONE_RUN, *,
+                  workers: int = 1) -> OneRunFinding:
     """Test a learner's claim ``(epsilon, delta)`` on ``settings.games`` full games of each
     of ``games`` (module docstring).
 
@@ -428,6 +429,8 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
             them interleaved in one seeded order).
         claim: The declared ``(epsilon, delta)``.
         settings: :class:`OneRunSettings`.
+        workers: Games played at once (threads, each driving its own learner; the
+            finding does not depend on it).
 
     Returns:
         The :class:`OneRunFinding`.
@@ -442,17 +445,25 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
         raise TypeError(f"settings must be a OneRunSettings, got {settings!r}")
     if not games:
         raise ValueError("games is empty: the audit needs at least one env and horizon")
+    workers = check_int("workers", workers, 1)
     plan = [g for _ in range(settings.games) for g in games]
-    canaries = differing = guesses = correct = 0
-    for game, (env_seed, agent_seed, partner_ss) in zip(
-            plan, game_seeds(settings.seed, len(plan))):
-        played = play_audit_game(make_learner, game, env_seed, agent_seed)
-        g, d, v = score_game(played, settings, game.horizon,
-                             np.random.default_rng(partner_ss))
-        canaries += played.arms.size
-        differing += d
-        guesses += g
-        correct += v
+
+    def one(game: AuditGame, seeds: tuple[int, int, np.random.SeedSequence]
+            ) -> tuple[int, int, int, int]:
+        played = play_audit_game(make_learner, game, seeds[0], seeds[1])
+        return (played.arms.size, *score_game(played, settings, game.horizon,
+                                               np.random.default_rng(seeds[2])))
+
+    seeds = game_seeds(settings.seed, len(plan))
+    if workers == 1:
+        counts = [one(g, s) for g, s in zip(plan, seeds)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            counts = list(pool.map(one, plan, seeds))
+    canaries, guesses, differing, correct = (int(sum(c[i] for c in counts))
+                                             for i in range(4))
     eps_lb = one_run_eps_lower_bound(guesses, correct, confidence=settings.confidence,
                                      delta=delta, canaries=canaries)
     horizons = tuple(sorted({g.horizon for g in games}))

@@ -407,7 +407,7 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
     declared, declared_note = declared_budget(report.records)
     cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
-                                   limits)
+                                   limits, run.keywords.get("workers") or 1)
     cpu = None if declared is None else _cpu_seconds() - cpu
     results = _settings(assignment, report.records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
@@ -427,7 +427,7 @@ def _cpu_seconds() -> float:
 
 def _audit(assignment: Assignment, loader: SubmissionLoader,
            declared: tuple[float, float, str] | None, declared_note: str,
-           settings: Any, limits: IsolationLimits) -> tuple[Any, str]:
+           settings: Any, limits: IsolationLimits, workers: int = 1) -> tuple[Any, str]:
     """``(finding, "")``, or ``(None, why the audit did not run to its end)``.
 
     The one-run audit plays ``settings.games`` games of every env and horizon, each a
@@ -449,7 +449,7 @@ def _audit(assignment: Assignment, loader: SubmissionLoader,
 
     try:
         return audit_step.audit_one_run(make_learner, games, (declared[0], declared[1]),
-                                        settings), ""
+                                        settings, workers=workers), ""
     except AgentFailure as exc:
         return None, f"the learner failed under audit: {exc.reason}"
     except Exception as exc:  # noqa: BLE001 - a submission's fault is reported, not raised
