@@ -136,7 +136,7 @@ def test_cheats_and_dodgers_are_refuted_and_the_honest_learner_is_not():
     """The course assignment with its default audit settings (16 audit games per env
     and horizon), but graded at T = 4096 instead of 16384 and on one hidden seed: an
     isolated round costs about 0.25 ms of CPU, so the default's 21 games of T = 16384 per
-    submission take over a minute of CPU each (``benchmarks/one_run_audit.py`` measures
+    submission take over a minute of CPU each (``examples/course/measure_audit.py`` measures
     the default). The late-rounds dodger is noise-free from round 1001, a quarter of
     these games."""
     course = load_assignment(COURSE / "assignment.yaml")
