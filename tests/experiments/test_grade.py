@@ -132,7 +132,7 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
 DODGERS = ("dodges_horizon", "dodges_resets", "dodges_late_rounds")
 
 
-def test_cheats_and_dodgers_are_refuted_and_the_honest_learner_is_not():
+def test_dodgers_are_refuted_and_the_honest_learner_is_not():
     """The course assignment with its default audit settings (16 audit games per env
     and horizon), but graded at T = 4096 instead of 16384 and on one hidden seed: an
     isolated round costs about 0.25 ms of CPU, so the default's 21 games of T = 16384 per
@@ -145,10 +145,11 @@ def test_cheats_and_dodgers_are_refuted_and_the_honest_learner_is_not():
     assignment = dataclasses.replace(course, horizons=(4096,), seeds=1, audit=audit,
                                      limits=limits)
     assert assignment.audit.settings.games == 16 and assignment.audit.settings.ratio == 6
-    files = [CHEAT, HONEST, *(BAD / f"{name}.py" for name in DODGERS)]
+    # (the course's cheat.py is EXP3 too: dodges_horizon is it in games this long)
+    files = [HONEST, *(BAD / f"{name}.py" for name in DODGERS)]
     result = grade(assignment, files, secret="course-secret", backend="local", workers=2)
     by_name = {g.submission: g for g in result.grades}
-    for name in ("cheat", *DODGERS):
+    for name in DODGERS:
         g = by_name[name]
         assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 20, name
         assert g.audit["refuted"] is True and g.parts[2].earned == 0.0, (name, g.audit)
