@@ -36,7 +36,7 @@ TINY = {
     "privacy": {"epsilon": 1},
     "references": ["private-exp2", "exp3"],
     "limits": {"timeout": 5, "startup_timeout": 600},  # imports are slow on a busy machine
-    "audit": {"horizon": 16, "runs": 40, "pilot_runs": 10},
+    "audit": {"games": 6, "power_factors": [10]},  # 6 games of T = 40: a crash in half
     "grading": {"regret": {"points": 50, "reference": "private-exp2", "factor": 1.5,
                            "zero_at": 3}},
 }
@@ -109,11 +109,10 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
         assert by_name[name].score == 0.0, name
         page = (tmp_path / name / "report.html").read_text()
         assert html.escape(reason.split(":")[0]) in page
-    audited = by_name["fails_under_audit"]  # played its games, then failed the audit
-    assert audited.settings[0].failed == () and audited.parts[1].earned == 20
+    audited = by_name["fails_under_audit"]  # crashes in about half of all its games
     assert audited.audit is None and audited.parts[2].earned == 0.0
-    assert ("the learner failed under audit: agent raised during act: RuntimeError: refusing "
-            "a game of 16 rounds") in audited.parts[2].reason
+    assert ("the learner failed under audit: agent raised during act: RuntimeError: crashing "
+            "in round 4 of a doomed game") in audited.parts[2].reason
     honest = by_name["honest"]
     assert honest.parts[0].earned > 0 and honest.declared[:2] == (1.0, 0.0)
     assert honest.parts[1].earned == 20 and honest.audit is not None
@@ -128,18 +127,37 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
     assert all(f"href='{name}/report.html'" in table for name in [*FAILURES, "honest"])
 
 
-def test_the_cheat_is_refuted_by_the_audit_and_the_honest_learner_is_not():
-    """At the course assignment's audit settings (shorter games for the regret part)."""
+#: Learners that dodge an audit which plays games unlike the graded ones
+#: (``grade_submissions/dodges_*.py``): each is plain EXP3 in every graded game.
+DODGERS = ("dodges_horizon", "dodges_resets", "dodges_late_rounds")
+
+
+def test_dodgers_are_refuted_and_the_honest_learner_is_not():
+    """The course assignment with its default audit settings (16 audit games per env
+    and horizon), but graded at T = 4096 instead of 16384 and on one hidden seed: an
+    isolated round costs about 0.25 ms of CPU, so the default's 21 games of T = 16384 per
+    submission take over a minute of CPU each (``examples/course/measure_audit.py`` measures
+    the default). The late-rounds dodger is noise-free from round 1001, a quarter of
+    these games."""
     course = load_assignment(COURSE / "assignment.yaml")
     audit = dataclasses.replace(course.audit, power_factors=(10.0,))  # one power audit
     limits = dataclasses.replace(course.limits, startup_timeout=600.0)
-    assignment = dataclasses.replace(course, horizons=(200,), seeds=1, audit=audit,
+    assignment = dataclasses.replace(course, horizons=(4096,), seeds=1, audit=audit,
                                      limits=limits)
-    result = grade(assignment, [CHEAT, HONEST], secret="course-secret")
-    cheat, honest = result.grades
-    assert cheat.declared[:2] == (1.0, 0.0) and cheat.parts[1].earned == 20
-    assert cheat.audit["refuted"] is True and cheat.parts[2].earned == 0.0
-    assert "refuted" in cheat.parts[2].reason
+    assert assignment.audit.settings.games == 16 and assignment.audit.settings.ratio == 6
+    # (the course's cheat.py is EXP3 too: dodges_horizon is it in games this long)
+    files = [HONEST, *(BAD / f"{name}.py" for name in DODGERS)]
+    result = grade(assignment, files, secret="course-secret", backend="local", workers=2)
+    by_name = {g.submission: g for g in result.grades}
+    for name in DODGERS:
+        g = by_name[name]
+        assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 20, name
+        assert g.audit["refuted"] is True and g.parts[2].earned == 0.0, (name, g.audit)
+        assert g.audit["eps_lb"] > 1.0 and g.audit["games"] == 16, name
+        assert g.audit["horizons"] == [4096], name  # the graded horizon, not a short one
+        assert "refuted" in g.parts[2].reason, name
+        assert g.audit_cpu_seconds is not None and g.audit_cpu_seconds > 0, name
+    honest = by_name["honest"]
     assert honest.audit["refuted"] is False and honest.parts[2].earned == 30
     assert result.power["reference"] == "private-exp2" and result.power["factors"] == [10.0]
     assert result.power_text and result.grades[0].power_text == result.power_text

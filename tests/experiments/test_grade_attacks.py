@@ -31,7 +31,7 @@ ASSIGNMENT = {
     "name": "attacked", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 1,
     "secret": {"env": VAR}, "privacy": {"epsilon": 1}, "references": ["private-exp2"],
     "limits": {"timeout": 20, "startup_timeout": 600},
-    "audit": {"horizon": 16, "runs": 40, "pilot_runs": 10},
+    "audit": {"games": 1, "power_factors": [10]},
     "grading": {"regret": {"points": 50, "reference": "private-exp2", "factor": 1.5,
                            "zero_at": 3}},
 }

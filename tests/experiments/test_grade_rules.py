@@ -76,8 +76,10 @@ def with_(path: str, value) -> dict:
     (with_("audit.reference", "exp33"),
      ("assignment: audit: reference: 'exp33' is not one of the references; did you mean "
      "'exp3'?")),
-    (with_("audit.runs", 0), "assignment: audit: runs: runs=0 rejected"),
-    (with_("audit.rums", 10), "assignment: audit: unknown key 'rums'; did you mean 'runs'?"),
+    (with_("audit.games", 0), "assignment: audit: games: games=0 rejected"),
+    (with_("audit.gamse", 10), "assignment: audit: unknown key 'gamse'; did you mean 'games'?"),
+    (with_("audit.ratio", 1), "assignment: audit: ratio: ratio=1 rejected"),
+    (with_("audit.runs", 40), "assignment: audit: unknown key 'runs'"),
     (with_("audit.reference", "exp3"), "reference: 'exp3' is not private"),
     (with_("audit.power_factors", [10, 0.5]),
      ("assignment: audit: power_factors: power factor=0.5 rejected: expected a finite real "
@@ -225,19 +227,18 @@ def test_the_audit_power_is_measured_once_per_assignment_and_cached(tmp_path, mo
     from dp_online_envs.lab.grading import audit_step, grade
 
     calls = []
-    real = audit_step.audit_power
+    real = audit_step.one_run_power
 
     def counted(*args, **kwargs):
         calls.append(args)
         assert kwargs["factors"] == (3.0, 10.0) and kwargs["options"] == {}
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(audit_step, "audit_power", counted)
-    a = parse_assignment(with_("audit", {"runs": 40, "pilot_runs": 10, "horizon": 8,
-                                         "power_factors": [3, 10]}))
+    monkeypatch.setattr(audit_step, "one_run_power", counted)
+    a = parse_assignment(with_("audit", {"games": 1, "power_factors": [3, 10]}))
     first = grade(a, [], secret="s-1", out_dir=tmp_path)
     assert len(calls) == 1 and calls[0][0] == "private-exp2"
-    assert calls[0][4].seed == audit_seed(a, "s-1")  # the audit's seed comes from the secret
+    assert calls[0][3].seed == audit_seed(a, "s-1")  # the audit's seed comes from the secret
     again = grade(a, [], secret="s-1", out_dir=tmp_path)
     assert len(calls) == 1 and again.power == first.power  # read back
     grade(a, [], secret="s-2", out_dir=tmp_path)  # another secret: other audit seeds
@@ -310,11 +311,11 @@ def test_the_cached_audit_power_is_keyed_by_the_claimed_budget(tmp_path, monkeyp
         def __str__(self):
             return f"power at {claims[-1]}"
 
-    def fake(reference, env_id, env_kwargs, claim, settings, **kwargs):
+    def fake(reference, games, claim, settings, **kwargs):
         claims.append(tuple(claim))
         return Power()
 
-    monkeypatch.setattr(audit_step, "audit_power", fake)
+    monkeypatch.setattr(audit_step, "one_run_power", fake)
     first = grade(parse_assignment(with_("privacy.epsilon", 1.0)), [], secret="s",
                   out_dir=tmp_path)
     second = grade(parse_assignment(with_("privacy.epsilon", 2.0)), [], secret="s",

@@ -14,8 +14,7 @@ what was expected; a "did you mean" for misspelt keys and names)::
     references: [private-exp2, exp3]   # names or {name, kwargs, epsilon, delta}
     isolate_references: false          # play the references in their own processes too
     limits: {timeout: 10, startup_timeout: 120, memory_mb: 2048, cpu_seconds: 600}
-    audit: {env: DPBandit-MAB-v0, reference: private-exp2, horizon: 32, runs: 2000,
-            pilot_runs: 200, confidence: 0.95}
+    audit: {env: DPBandit-MAB-v0, reference: private-exp2, games: 16, confidence: 0.95}
     grading:
       regret: {points: 50, reference: private-exp2, factor: 1.5, zero_at: 3}
       declared: 20                     # points for declaring (at least) the budget
@@ -51,7 +50,7 @@ from dp_online_envs.lab.experiments.sweep import (
     make_games,
     read_data_file,
 )
-from dp_online_envs.lab.grading.audit_step import AuditSettings
+from dp_online_envs.lab.grading.audit_step import OneRunSettings
 from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.validation import (
     check_delta,
@@ -70,11 +69,11 @@ SECRET_KEYS = ("env", "salt")
 PRIVACY_KEYS = ("epsilon", "delta")
 REFERENCE_KEYS = ("name", "kwargs", "epsilon", "delta")
 LIMIT_KEYS = ("timeout", "startup_timeout", "memory_mb", "cpu_seconds")
-#: Keys of ``audit``: the env, the reference whose power is reported, the noise cuts
-#: tried for that power, and every setting of the auditor but its seed (which the
-#: secret gives).
+#: Keys of ``audit``: the env of the power measurement, the reference whose power is
+#: reported, the noise cuts tried for that power, and every setting of the one-run
+#: audit but its seed (which the secret gives).
 AUDIT_KEYS = ("env", "reference", "power_factors",
-              *(f.name for f in dataclasses.fields(AuditSettings) if f.name != "seed"))
+              *(f.name for f in dataclasses.fields(OneRunSettings) if f.name != "seed"))
 GRADING_KEYS = ("regret", "declared", "audit")
 REGRET_KEYS = ("points", "reference", "factor", "zero_at")
 #: The environment variable of the secret when the file names none.
@@ -197,18 +196,22 @@ class GradingRule:
 class AuditSpec:
     """The privacy audit of every submission that declares a budget.
 
+    The audit plays ``settings.games`` full games of every env and horizon of the
+    assignment, each drawn as a graded game is (:mod:`dp_online_envs.lab.audit.one_run`).
+
     Attributes:
-        env: The env the audit plays (one of the assignment's envs).
+        env: The env whose games measure the audit's power (one of the assignment's
+            envs).
         reference: Label of the reference whose audit power is reported.
-        settings: The audit's settings; its ``seed`` is replaced by one derived from
-            the secret when grading.
+        settings: The one-run audit's settings; its ``seed`` is replaced by one derived
+            from the secret when grading.
         power_factors: The noise cuts of the reference tried for the power (``None``:
             the auditor's default).
     """
 
     env: EnvEntry
     reference: str
-    settings: AuditSettings
+    settings: OneRunSettings
     power_factors: tuple[float, ...] | None = None
 
 
@@ -430,17 +433,20 @@ def _audit(value: Any, where: str, envs: tuple[EnvEntry, ...],
                               f"power is measured on a private reference's noise cuts; "
                               f"private references: {private}")
     given = {k: v for k, v in section.items() if k not in ("env", "reference", "power_factors")}
-    for k in ("horizon", "runs", "pilot_runs"):
-        if k in given:
+    for k in ("games", "min_gap", "history"):
+        if k in given and not (k == "min_gap" and given[k] is None):
             given[k] = _checked(lambda v, k=k: check_int(k, v, 1), given[k], f"{where}: {k}")
     if "confidence" in given:
         given["confidence"] = _checked(
             lambda v: check_real("confidence", v, 0.0, 1.0, low_inclusive=False,
                                  high_inclusive=False),
             given["confidence"], f"{where}: confidence", yaml_number=True)
-    given = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
+    if "ratio" in given:
+        given["ratio"] = _checked(
+            lambda v: check_real("ratio", v, 1.0, low_inclusive=False),
+            given["ratio"], f"{where}: ratio", yaml_number=True)
     try:  # the auditor checks its own settings
-        settings = AuditSettings(**given)
+        settings = OneRunSettings(**given)
     except (TypeError, ValueError) as exc:
         raise ExperimentError(f"{where}: {exc}") from None
     factors = None

@@ -1,25 +1,29 @@
-"""The grader's one door to the black-box action audit (:mod:`dp_online_envs.lab.audit`).
+"""The grader's one door to the privacy audit (:mod:`dp_online_envs.lab.audit`).
 
-The grader uses::
+The grader uses the one-run audit (:mod:`dp_online_envs.lab.audit.one_run`)::
 
-    AuditSettings(horizon, runs, pilot_runs, confidence, seed, taus)
-    audit_actions(make_session, env_id, env_kwargs, claim, settings) -> AuditFinding
-    audit_power(reference, env_id, env_kwargs, claim, settings, factors=...) -> AuditPower
+    OneRunSettings(games, confidence, seed, min_gap, ratio, history)
+    AuditGame(env_id, env_kwargs, horizon)
+    audit_one_run(make_learner, games, claim, settings) -> OneRunFinding
+    one_run_power(reference, games, claim, settings, factors=...) -> AuditPower
 
-where ``make_session(problem, action_space)`` returns a session with ``reset(seed)``,
-``act()`` and ``update(action, feedback)`` (the grader passes an
-:class:`~dp_online_envs.lab.isolation.IsolatedLearner` of the submission). Going through
-this module keeps the grader's audit calls in one place (and lets tests count them).
+where ``make_learner(problem, action_space, seed)`` returns a learner with
+``reset(seed)``, ``act()``, ``update(action, feedback)``, ``finish()`` and ``close()``
+(the grader passes a fresh :class:`~dp_online_envs.lab.isolation.IsolatedLearner` of the
+submission per game, as each graded game has). Going through this module keeps the
+grader's audit calls in one place (and lets tests count them).
 """
 
 from __future__ import annotations
 
-from dp_online_envs.lab.audit import (
-    AuditFinding,
-    AuditPower,
-    AuditSettings,
-    audit_actions,
-    audit_power,
+from dp_online_envs.lab.audit.one_run import (
+    AuditGame,
+    OneRunFinding,
+    OneRunSettings,
+    audit_one_run,
+    one_run_power,
 )
+from dp_online_envs.lab.audit.power import AuditPower
 
-__all__ = ["AuditFinding", "AuditPower", "AuditSettings", "audit_actions", "audit_power"]
+__all__ = ["AuditGame", "AuditPower", "OneRunFinding", "OneRunSettings", "audit_one_run",
+           "one_run_power"]

@@ -16,13 +16,18 @@ and a list of submission files it
 3. for each submission: finds its learner class in a sandboxed process
    (:func:`~.submission.probe_submission`), plays it isolated (own sandboxed process,
    the assignment's limits, :func:`submission_limits`) on the same games, reads the budget it declares from its
-   end-of-game summary, and runs the black-box action audit on it (isolated too) with
-   that claim;
+   end-of-game summary, and audits that claim with the one-run audit
+   (:mod:`dp_online_envs.lab.audit.one_run`): more games of every env and horizon, each
+   played as a graded game is (a fresh sandboxed process, the learner built and reset
+   once with its seed, ``T`` rounds of the env's own losses, the end-of-game summary),
+   so nothing a learner can see tells an audit game from a graded one; every round is
+   a canary, paired after the game;
 4. scores it (:func:`score`) and keeps the reasons of every lost point.
 
 The audit's power (what it refutes of the assignment's reference learner with its
 noise cut) depends on the assignment only: it is measured once per grading run, and
-cached in the output directory keyed by the settings.
+cached in the output directory keyed by the settings. The CPU time of each
+submission's audit (the grader's and its processes') is in its report.
 
 Nothing a submission releases through ``Agent.release`` is read: the audit observes
 actions only, which a submission cannot hide.
@@ -38,6 +43,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -208,8 +214,10 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
     env = assignment.audit.env
     claim = (assignment.epsilon, assignment.delta)
     factors = assignment.audit.power_factors
+    games = [audit_step.AuditGame(env.id, dict(env.kwargs), h) for h in assignment.horizons]
     key = stable_hash({"reference": ref.name, "kwargs": dict(ref.kwargs), "env": env.id,
                        "env_kwargs": dict(env.kwargs), "claim": claim,
+                       "horizons": list(assignment.horizons), "audit": "one-run",
                        "settings": dataclasses.asdict(settings), "factors": factors})
     cache = None if out_dir is None else pathlib.Path(out_dir) / "audit_power.json"
     if cache is not None and cache.is_file():
@@ -219,9 +227,9 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
                 return stored["power"], stored["text"]
         except (OSError, ValueError, KeyError, AttributeError):
             pass  # a damaged cache is measured again
-    power = audit_step.audit_power(ref.name, env.id, dict(env.kwargs), claim, settings,
-                                   **({} if factors is None else {"factors": factors}),
-                                   options=dict(ref.kwargs), resolver=resolver)
+    power = audit_step.one_run_power(ref.name, games, claim, settings,
+                                     **({} if factors is None else {"factors": factors}),
+                                     options=dict(ref.kwargs), resolver=resolver)
     found = (finite_json(power.to_dict()), str(power))
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -278,43 +286,55 @@ def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
     report = run(specs, isolate=limits, desc=path.stem)
     failures = [(spec, failure_reason(error)) for spec, error in report.failures]
     declared, declared_note = declared_budget(report.records)
+    cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
-                                   limits)
+                                   limits, run.keywords.get("workers") or 1)
+    cpu = None if declared is None else _cpu_seconds() - cpu
     results = _settings(assignment, report.records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
     return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
                  audit=None if finding is None else finite_json(finding.to_dict()),
-                 records=[_public(r) for r in report.records], parts=parts)
+                 records=[_public(r) for r in report.records], parts=parts,
+                 audit_cpu_seconds=cpu)
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the learners'
+    processes, once closed)."""
+    me, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
+                                                    resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _audit(assignment: Assignment, loader: SubmissionLoader,
            declared: tuple[float, float, str] | None, declared_note: str,
-           settings: Any, limits: IsolationLimits) -> tuple[Any, str]:
-    """``(finding, "")``, or ``(None, why the audit did not run to its end)``."""
+           settings: Any, limits: IsolationLimits, workers: int = 1) -> tuple[Any, str]:
+    """``(finding, "")``, or ``(None, why the audit did not run to its end)``.
+
+    The one-run audit plays ``settings.games`` games of every env and horizon, each a
+    fresh isolated learner built with the game's seed (as :func:`~dp_online_envs.
+    experiments.game.play_game` builds a graded game's) and reset with it once.
+    """
     if declared is None:
         return None, f"not audited: {declared_note}"
-    factory = functools.partial(loader, epsilon=assignment.epsilon, delta=assignment.delta,
-                                seed=settings.seed)
-    sessions: list[IsolatedLearner] = []
+    games = []
+    for env in assignment.envs:
+        downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-info env
+        kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
+        games += [audit_step.AuditGame(env.id, kwargs, h) for h in assignment.horizons]
 
-    def make_session(problem: Any, action_space: Any) -> IsolatedLearner:
-        session = IsolatedLearner(factory, problem, action_space, limits)
-        sessions.append(session)
-        return session
+    def make_learner(problem: Any, action_space: Any, seed: int) -> IsolatedLearner:
+        factory = functools.partial(loader, epsilon=assignment.epsilon,
+                                    delta=assignment.delta, seed=seed)
+        return IsolatedLearner(factory, problem, action_space, limits)
 
-    env: EnvEntry = assignment.audit.env
-    downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-information env
-    kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
     try:
-        return audit_step.audit_actions(make_session, env.id, kwargs,
-                                        (declared[0], declared[1]), settings), ""
+        return audit_step.audit_one_run(make_learner, games, (declared[0], declared[1]),
+                                        settings, workers=workers), ""
     except AgentFailure as exc:
         return None, f"the learner failed under audit: {exc.reason}"
     except Exception as exc:  # noqa: BLE001 - a submission's fault is reported, not raised
         return None, f"the audit could not run the learner: {type(exc).__name__}: {exc}"
-    finally:
-        for session in sessions:
-            session.close()
 
 
 def declared_budget(records: list[dict[str, Any]]

@@ -81,6 +81,8 @@ class Grade:
         power_text: Its one-line summary.
         records: The submission's game records (seeds and volatile fields removed).
         sandbox: How the submission's processes were confined (one line).
+        audit_cpu_seconds: CPU time of its audit, the grader's and the learner's
+            processes' (``None`` if not run); measured, so not in :meth:`to_dict`.
     """
 
     submission: str
@@ -95,6 +97,7 @@ class Grade:
     power_text: str
     records: list[dict[str, Any]]
     sandbox: str
+    audit_cpu_seconds: float | None = None
 
     @property
     def score(self) -> float:
@@ -109,6 +112,7 @@ class Grade:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: same secret, same submission -> the same dict."""
         out = dataclasses.asdict(self)
+        del out["audit_cpu_seconds"]
         out["score"] = self.score
         out["total"] = self.total
         return finite_json(out)

@@ -142,10 +142,10 @@ def _assignment_table(a: Any) -> str:
                         ("none above" if r.zero_at == r.factor else
                          f"none from x{r.zero_at:g}, linear between")),
         ("declared budget", f"{a.grading.declared:g} points"),
-        ("privacy audit", (f"{a.grading.audit:g} points if the action audit on "
-                           f"{a.audit.env.label} does not refute the declared budget ("
-                           f"T={a.audit.settings.horizon}, {a.audit.settings.runs} test runs "
-                           f"per side, {100 * a.audit.settings.confidence:g}% confidence)")),
+        ("privacy audit", (f"{a.grading.audit:g} points if the one-run audit does not "
+                           f"refute the declared budget ({a.audit.settings.games} more full "
+                           f"games per env and horizon, played as the graded ones; "
+                           f"{100 * a.audit.settings.confidence:g}% confidence)")),
         ("limits", _limits(a)),
     ]
     return "<table>" + "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>{_e(v)}</td></tr>"
@@ -218,16 +218,20 @@ def _settings_table(g: Grade) -> str:
 
 def _audit_section(g: Grade) -> str:
     power = f"<p><b>What this audit could detect:</b> {_e(g.power_text)}</p>"
+    if g.audit_cpu_seconds is not None:
+        power += (f"<p><b>CPU time of this audit:</b> {g.audit_cpu_seconds:.1f} s (the "
+                  "grader's and the learner's processes)</p>")
     if g.audit is None:
         reason = next(p.reason for p in g.parts if p.name == "audit")
         return f"<p>No audit finding: {_e(reason)}</p>{power}"
     rows = "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>"
                    f"{_num(v) if isinstance(v, float) else _e(v)}</td></tr>"
                    for k, v in g.audit.items())
-    return (f"<table>{rows}</table>{power}<p class=note>The audit plays the learner many times "
-            "on two loss sequences that differ in one round and watches only its actions. "
-            "<i>Not refuted</i> is evidence, not proof of privacy: it can only refute claims "
-            "as far off as its power shows.</p>")
+    return (f"<table>{rows}</table>{power}<p class=note>The audit plays the learner in more "
+            "games drawn exactly as the graded ones; after each game every round's loss is "
+            "paired with another draw of the same law, and the auditor guesses from the arms "
+            "alone which of each pair the learner met. <i>Not refuted</i> is evidence, not "
+            "proof of privacy: it can only refute claims as far off as its power shows.</p>")
 
 
 def render_page(g: Grade, grades: ClassGrades) -> str:

@@ -1,7 +1,8 @@
-"""A test submission that declares epsilon-DP and crashes in short games (the audit's).
+"""A test submission that declares epsilon-DP and crashes in about half of its games.
 
-It also shows what a learner can tell from its public problem: the audit plays games
-of its own horizon, so a learner could behave differently when audited.
+Whether it crashes depends on its seed only, so graded and audit games meet the crash
+alike (an audit game cannot be told from a graded one): the audit part then scores
+zero with the reason.
 """
 
 import agents
@@ -16,9 +17,13 @@ class Learner(agents.Agent):
     def setup(self):
         self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="a uniformly random arm")
 
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.doomed = seed is not None and (seed >> 7) % 2 == 0
+
     def act(self):
-        if self.problem.horizon < 20:
-            raise RuntimeError(f"refusing a game of {self.problem.horizon} rounds")
+        if self.doomed and self.t == 3:
+            raise RuntimeError("crashing in round 4 of a doomed game")
         return int(self.rng.integers(self.problem.domain.dim))
 
     def update(self, action, feedback):

@@ -1,0 +1,529 @@
+"""A one-run privacy audit: full-length games, every round a canary.
+
+The action audit of :mod:`.actions` plays thousands of short games on constant loss
+sequences: a learner can tell those games from the ones it is graded on (their horizon,
+their losses, how often its process is reset) and be private only there.
+:func:`audit_one_run` audits games that are drawn exactly as graded games are: each is
+one game of the graded env and horizon, in its own session (one build, one reset with
+the seed it was built with, ``T`` rounds, the end-of-game summary), the losses drawn by
+the env's own adversary. What makes it an audit happens after the game, from what was
+recorded (the losses and the actions), so a learner cannot see which games are audited.
+
+The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing with one
+(1) training run*, NeurIPS 2023), with the rounds as the canaries:
+
+1. **Canaries.** For the i.i.d. two-point draws of a box-parameter
+   :class:`~dp_online_envs.adversaries.StochasticAdversary` (Bernoulli losses on
+   ``DPBandit-MAB-v0``), every round ``t`` gets a partner ``theta'_t`` drawn from the
+   antithetic coupling of the round's law given the loss that was played
+   (:func:`partner_losses`): ``(theta_t, theta'_t)`` is exchangeable with the env's law
+   as both marginals. Ordering the pair by a fair coin ``S_t`` makes the game the
+   one-run experiment "the learner played the loss of the pair that ``S_t`` chose", the
+   neighbouring inputs differing in round ``t`` only, for every ``t`` at once.
+2. **Guesses** (:func:`guess_rounds`): in round ``t`` the learner played arm ``a``; when
+   the pair differs there (``theta_t[a] != theta'_t[a]``), the auditor guesses that the
+   learner met the pair's *higher* loss when the arm, played before at a mean gap of
+   ``g >= min_gap`` rounds (over its last ``history`` plays), is next played only
+   ``>= ratio * g`` rounds after (or never again): a learner that drops an arm after
+   one high loss. Everything a guess reads is the actions and the unordered pair,
+   never which loss was played.
+3. **Bound** (:func:`one_run_eps_lower_bound`): with ``r`` guesses of which ``v`` are
+   right, an ``epsilon``-DP learner makes ``v`` at most a ``Binomial(r, e^eps / (1 +
+   e^eps))`` (their Theorem 3.1): ``eps_lb`` is the largest epsilon whose tail
+   ``P[Binomial >= v]`` is at most ``1 - confidence`` (a one-sided Clopper-Pearson bound
+   on the guessing accuracy, through its log-odds), and ``eps_lb > epsilon`` refutes the
+   claim. With ``delta > 0`` the paper's extra term is added (:func:`one_run_p_value`).
+
+Validity, the conditioning on the number of guesses and the coupling:
+``docs/algorithms/one-run-audit.md``. Power: :func:`one_run_power` (the noise cuts of a
+reference learner the same audit refutes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from scipy import optimize, stats
+
+from dp_online_envs.adversaries.stochastic import StochasticAdversary
+from dp_online_envs.lab.audit.statistics import check_confidence, clopper_pearson
+from dp_online_envs.loop import run_rounds, seed_of
+from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
+
+__all__ = ["DEFAULT_ONE_RUN", "AuditGame", "OneRunFinding", "OneRunSettings", "PlayedGame",
+           "audit_one_run", "check_canary_env", "guess_rounds", "one_run_eps_lower_bound",
+           "one_run_p_value", "one_run_power", "partner_losses", "play_audit_game"]
+
+
+@dataclasses.dataclass(frozen=True)
+class OneRunSettings:
+    """Settings of a one-run audit.
+
+    Attributes:
+        games: Audit games per env and horizon (each one full game in its own session).
+        confidence: Confidence of the bound, in ``(0, 1)``.
+        seed: Seeds the games (env and learner seeds, the partners' draws).
+        min_gap: Smallest mean gap between the arm's previous plays for a round to be
+            guessed (``None``: ``ceil(sqrt(T))``).
+        ratio: A guess needs the arm's next play ``>= ratio`` times that mean gap after
+            the round (``> 1``).
+        history: Previous plays of the arm whose gaps are averaged (``>= 1``).
+
+    Raises:
+        ValueError: An invalid setting, named with what was expected.
+    """
+
+    games: int = 16
+    confidence: float = 0.95
+    seed: int = 0
+    min_gap: int | None = None
+    ratio: float = 6.0
+    history: int = 3
+
+    def __post_init__(self) -> None:
+        check_int("games", self.games, 1)
+        check_confidence(self.confidence)
+        check_int("seed", self.seed, 0)
+        if self.min_gap is not None:
+            check_int("min_gap", self.min_gap, 1)
+        check_real("ratio", self.ratio, 1.0, low_inclusive=False)
+        check_int("history", self.history, 1)
+
+    def gap(self, horizon: int) -> int:
+        """The ``min_gap`` of a game of ``horizon`` rounds."""
+        return self.min_gap if self.min_gap is not None else math.isqrt(horizon - 1) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON values."""
+        return dataclasses.asdict(self)
+
+
+#: The default settings.
+DEFAULT_ONE_RUN = OneRunSettings()
+
+
+# --------------------------------------------------------------------------
+# the bound
+# --------------------------------------------------------------------------
+def _counts(guesses: int, correct: int) -> tuple[int, int]:
+    r = check_int("guesses", guesses, 0)
+    return r, check_int("correct", correct, 0, r)
+
+
+def one_run_p_value(guesses: int, correct: int, epsilon: float, *, delta: float = 0.0,
+                    canaries: int = 0) -> float:
+    """``P[v >= correct]`` for an ``(epsilon, delta)``-DP learner (Steinke et al. 2023,
+    Thm. 3.1): ``f(v) + 2 m delta max_{1 <= i <= v} (f(v - i) - f(v)) / i`` with
+    ``f(v) = P[Binomial(r, e^eps / (1 + e^eps)) >= v]``, ``r = guesses``, ``m =
+    canaries`` (the term vanishes for ``delta = 0``). Capped at 1.
+
+    Raises:
+        ValueError: Invalid counts, epsilon or delta.
+    """
+    r, v = _counts(guesses, correct)
+    eps = check_real("epsilon", epsilon, 0.0)
+    check_delta(delta)
+    q = 1.0 / (1.0 + math.exp(-eps)) if math.isfinite(eps) else 1.0
+    f = float(stats.binom.sf(v - 1, r, q))  # P[Binomial(r, q) >= v]
+    if delta > 0 and v > 0:
+        m = check_int("canaries", canaries, r)
+        i = np.arange(1, v + 1)
+        between = np.cumsum(stats.binom.pmf(v - i, r, q))  # P[v > Binomial >= v - i]
+        f += 2.0 * m * float(delta) * float(np.max(between / i))
+    return min(f, 1.0)
+
+
+def one_run_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0.95,
+                            delta: float = 0.0, canaries: int = 0) -> float:
+    """The largest epsilon that ``correct`` right guesses out of ``guesses`` refute at
+    ``confidence`` (0 when they refute none).
+
+    ``delta = 0``: the tail ``P[Binomial(r, q) >= v]`` is at most ``alpha = 1 -
+    confidence`` exactly for ``q`` up to the one-sided Clopper-Pearson lower bound
+    ``q_lo`` of ``v`` out of ``r``, so ``eps_lb = ln(q_lo / (1 - q_lo))``
+    (:func:`~dp_online_envs.lab.audit.statistics.clopper_pearson`). ``delta > 0``: the root
+    in epsilon of :func:`one_run_p_value` ``= alpha`` (``canaries`` is the paper's
+    ``m``).
+
+    Raises:
+        ValueError: Invalid counts, confidence or delta.
+    """
+    r, v = _counts(guesses, correct)
+    alpha = 1.0 - check_confidence(confidence)
+    check_delta(delta)
+    if v == 0:
+        return 0.0
+    if delta == 0:
+        q_lo = clopper_pearson(v, r, 1.0 - 2.0 * alpha)[0]
+        return math.log(q_lo / (1.0 - q_lo)) if q_lo > 0.5 else 0.0
+
+    def excess(eps: float) -> float:
+        return one_run_p_value(r, v, eps, delta=delta, canaries=canaries) - alpha
+
+    if excess(0.0) > 0:
+        return 0.0
+    hi = 1.0
+    while excess(hi) <= 0:
+        if hi > 1e3:  # the tail never exceeds alpha: no finite epsilon survives
+            return math.inf
+        hi *= 2.0
+    return float(optimize.brentq(excess, 0.0, hi, xtol=1e-10))
+
+
+# --------------------------------------------------------------------------
+# canaries and guesses
+# --------------------------------------------------------------------------
+def check_canary_env(adversary: Any, loss: Any) -> None:
+    """Refuse an env whose rounds the audit cannot pair.
+
+    Raises:
+        ValueError: The adversary is not a box-parameter i.i.d.
+            :class:`~dp_online_envs.adversaries.StochasticAdversary` (named, with what
+            is needed).
+    """
+    if type(adversary) is not StochasticAdversary or not getattr(loss, "param_is_box", False):
+        raise ValueError(
+            f"the one-run audit needs i.i.d. two-point losses (a stochastic adversary on a "
+            f"box parameter set, e.g. DPBandit-MAB-v0), got {type(adversary).__name__} on "
+            f"{type(loss).__name__}")
+
+
+def partner_losses(thetas: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Each round's partner ``theta'_t``, from the antithetic coupling given ``theta_t``.
+
+    Coordinate ``i`` of a round is ``high_i`` with probability ``p_i = (mean_i - low_i) /
+    (high_i - low_i)``, else ``low_i``. The antithetic pair ``(1{U < p}, 1{1 - U < p})``
+    of one uniform ``U`` has both marginals Bernoulli(p), is exchangeable, and differs
+    with probability ``2 min(p, 1 - p)`` (the most any coupling can); the partner is
+    drawn from its law given the played coordinate: a high one has a low partner with
+    probability ``min(p, 1 - p) / p``, a low one a high partner with probability
+    ``min(p, 1 - p) / (1 - p)``.
+
+    Args:
+        thetas: ``(T, P)`` the played parameters (each coordinate ``low_i`` or ``high_i``).
+        mean: ``(P,)`` the adversary's mean.
+        low, high: ``(P,)`` the parameter box.
+        rng: Draws the partners.
+
+    Returns:
+        ``(T, P)`` partners.
+    """
+    thetas = np.asarray(thetas, dtype=np.float64)
+    low = np.broadcast_to(np.asarray(low, np.float64), thetas.shape[1:])
+    high = np.broadcast_to(np.asarray(high, np.float64), thetas.shape[1:])
+    width = high - low
+    p = np.divide(np.asarray(mean, np.float64) - low, width, out=np.zeros_like(low),
+                  where=width > 0)
+    both = np.minimum(p, 1.0 - p)
+    is_high = thetas == high
+    flip_high = np.divide(both, p, out=np.zeros_like(p), where=p > 0)
+    flip_low = np.divide(both, 1.0 - p, out=np.zeros_like(p), where=p < 1)
+    flip = rng.random(thetas.shape) < np.where(is_high, flip_high, flip_low)
+    return np.where(flip, np.where(is_high, low, high), thetas)
+
+
+def guess_rounds(arms: np.ndarray, differ: np.ndarray, min_gap: int, ratio: float,
+                 history: int = 3) -> np.ndarray:
+    """The rounds where the auditor guesses "the learner met the pair's higher loss".
+
+    Round ``t`` (0-based here) is guessed when ``differ[t]``, the arm ``a = arms[t]`` was
+    played ``history`` times before with a mean gap ``g = (t - (the history-th previous
+    play of a)) / history >= min_gap`` rounds, and its next play is ``>= ratio * g``
+    rounds after ``t`` (never again counts as ``T - t`` rounds): the arm's rate of play
+    fell by ``ratio`` right after the round.
+
+    Args:
+        arms: ``(T,)`` the arms played.
+        differ: ``(T,)`` whether the round's pair differs on the arm played.
+        min_gap: Smallest mean gap ``g`` guessed.
+        ratio: The factor.
+        history: Previous plays averaged into ``g``.
+
+    Returns:
+        ``(T,)`` bool.
+    """
+    arms = np.asarray(arms, dtype=np.int64)
+    horizon = arms.size
+    rounds = np.lexsort((np.arange(horizon), arms))  # by arm, then by round
+    same = arms[rounds]
+    starts = np.r_[0, np.flatnonzero(same[1:] != same[:-1]) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, horizon]))
+    j = np.arange(horizon)
+    gap = np.zeros(horizon)
+    seen = j - run_start >= history
+    gap[rounds[seen]] = (rounds[seen] - rounds[j[seen] - history]) / history
+    last = np.r_[same[1:] != same[:-1], True]
+    nxt = np.zeros(horizon, np.int64)
+    nxt[rounds[~last]] = rounds[j[~last] + 1] - rounds[~last]
+    nxt[rounds[last]] = horizon - rounds[last]
+    return np.asarray(differ, bool) & (gap >= min_gap) & (nxt >= ratio * gap) & (gap > 0)
+
+
+# --------------------------------------------------------------------------
+# playing the games
+# --------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class AuditGame:
+    """One audit game: an env, its options and a horizon, as a graded game of them.
+
+    Attributes:
+        env_id: A registered env id.
+        env_kwargs: Its options (as the graded games pass them, ``feedback`` included
+            when a bandit learner plays a full-information env).
+        horizon: ``T``.
+    """
+
+    env_id: str
+    env_kwargs: Mapping[str, Any]
+    horizon: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayedGame:
+    """What an audit keeps of a game: the arms played, the losses, the law's mean.
+
+    Attributes:
+        arms: ``(T,)`` arm indices.
+        thetas: ``(T, P)`` the parameters played.
+        mean: ``(P,)`` the adversary's mean.
+        low, high: The parameter box.
+    """
+
+    arms: np.ndarray
+    thetas: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+#: ``make_learner(problem, action_space, seed) -> learner``: built with ``seed`` (and
+#: reset with it by the audit); ``finish()`` and ``close()`` are called if it has them.
+LearnerFactory = Callable[[Problem, gym.Space, int], Any]
+
+
+def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int,
+                    agent_seed: int) -> PlayedGame:
+    """Play one game as a graded game is played, recording the losses and the arms.
+
+    ``build_env(env_id, horizon=T, **env_kwargs)``; the learner built by
+    ``make_learner(problem, space, agent_seed)`` and reset with ``agent_seed``; the env
+    reset with ``env_seed``; the rounds through :func:`~dp_online_envs.loop.run_rounds`;
+    then ``finish()`` (an isolated learner's end-of-game summary). The learner is closed
+    on success and on error alike.
+
+    Raises:
+        ValueError: An env whose rounds the audit cannot pair (:func:`check_canary_env`)
+            or whose actions are not arms.
+        Exception: Whatever the learner raises (e.g.
+            :class:`~dp_online_envs.lab.isolation.AgentFailure`) propagates.
+    """
+    from dp_online_envs.envs import build_env
+
+    env = build_env(game.env_id, horizon=game.horizon, record_losses=True,
+                    **{k: v for k, v in game.env_kwargs.items() if k != "horizon"})
+    try:
+        base = env.unwrapped
+        check_canary_env(base.adversary, base.loss)
+        if not isinstance(env.action_space, gym.spaces.Discrete):
+            raise ValueError(f"the one-run audit guesses from arms (a Discrete action "
+                             f"space), got {env.action_space}")
+        problem = env.get_wrapper_attr("problem")
+        learner = make_learner(problem, env.action_space, agent_seed)
+        try:
+            arms: list[int] = []
+            learner.reset(agent_seed)
+            env.reset(seed=env_seed)
+            run_rounds(env, learner, lambda t, action, feedback: arms.append(int(action)))
+            finish = getattr(learner, "finish", None)
+            if callable(finish):
+                finish()
+        finally:
+            close = getattr(learner, "close", None)
+            if callable(close):
+                close()
+        space = base.loss.param_space
+        return PlayedGame(np.asarray(arms, np.int64), base.played_losses().thetas.copy(),
+                          np.asarray(base.adversary.mean_param, np.float64),
+                          np.asarray(space.low, np.float64), np.asarray(space.high, np.float64))
+    finally:
+        env.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class OneRunFinding:
+    """The outcome of :func:`audit_one_run`.
+
+    Attributes:
+        claimed_epsilon, claimed_delta: The claim tested.
+        eps_lb: Lower bound on the learner's epsilon, valid with probability
+            ``>= confidence`` (0: no evidence).
+        refuted: ``eps_lb > claimed_epsilon``.
+        confidence: Confidence of ``eps_lb``.
+        games: Audit games played.
+        horizons: The horizons they were played at.
+        canaries: Rounds paired (every round of every game).
+        differing: Rounds whose pair differs on the arm played (those a guess can use).
+        guesses: Guesses made (``r``).
+        correct: Right guesses (``v``).
+        rule: What was guessed (one line).
+    """
+
+    claimed_epsilon: float
+    claimed_delta: float
+    eps_lb: float
+    refuted: bool
+    confidence: float
+    games: int
+    horizons: tuple[int, ...]
+    canaries: int
+    differing: int
+    guesses: int
+    correct: int
+    rule: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values."""
+        d = dataclasses.asdict(self)
+        d["horizons"] = list(self.horizons)
+        d["summary"] = str(self)
+        return d
+
+    def __str__(self) -> str:
+        verdict = ("REFUTED" if self.refuted else
+                   "not refuted (evidence, not proof: see the audit's power)")
+        return (f"one-run audit of ({self.claimed_epsilon:g}, {self.claimed_delta:g})-DP on "
+                f"{self.games} full games (T = {', '.join(map(str, self.horizons))}): "
+                f"{self.correct} of {self.guesses} guesses right among {self.differing} "
+                f"informative of {self.canaries} canary rounds -> eps_lb = "
+                f"{self.eps_lb:.4g} at {100 * self.confidence:g}% confidence -> {verdict}")
+
+
+def game_seeds(seed: int, games: int) -> list[tuple[int, int, np.random.SeedSequence]]:
+    """``(env_seed, agent_seed, partner seeds)`` of each audit game (63-bit seeds, as
+    graded games have)."""
+    out = []
+    for ss in np.random.SeedSequence(seed).spawn(games):
+        env_ss, agent_ss, partner_ss = ss.spawn(3)
+        out.append((seed_of(env_ss), seed_of(agent_ss), partner_ss))
+    return out
+
+
+def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
+                  claim: tuple[float, float],
+                  settings: OneRunSettings = DEFAULT_ONE_RUN, *,
+                  workers: int = 1) -> OneRunFinding:
+    """Test a learner's claim ``(epsilon, delta)`` on ``settings.games`` full games of each
+    of ``games`` (module docstring).
+
+    Args:
+        make_learner: ``make_learner(problem, action_space, seed) -> learner``, called
+            once per game (a fresh session each: one build, one reset).
+        games: The env x horizon settings played (each ``settings.games`` times, all of
+            them interleaved in one seeded order).
+        claim: The declared ``(epsilon, delta)``.
+        settings: :class:`OneRunSettings`.
+        workers: Games played at once (threads, each driving its own learner; the
+            finding does not depend on it).
+
+    Returns:
+        The :class:`OneRunFinding`.
+
+    Raises:
+        ValueError: An invalid claim or setting, no games, or an env the audit cannot
+            pair (:func:`check_canary_env`).
+        Exception: Whatever the learner raises propagates.
+    """
+    epsilon, delta = check_epsilon(claim[0]), check_delta(claim[1])
+    if not isinstance(settings, OneRunSettings):
+        raise TypeError(f"settings must be a OneRunSettings, got {settings!r}")
+    if not games:
+        raise ValueError("games is empty: the audit needs at least one env and horizon")
+    workers = check_int("workers", workers, 1)
+    plan = [g for _ in range(settings.games) for g in games]
+
+    def one(game: AuditGame, seeds: tuple[int, int, np.random.SeedSequence]
+            ) -> tuple[int, int, int, int]:
+        played = play_audit_game(make_learner, game, seeds[0], seeds[1])
+        return (played.arms.size, *score_game(played, settings, game.horizon,
+                                               np.random.default_rng(seeds[2])))
+
+    seeds = game_seeds(settings.seed, len(plan))
+    if workers == 1:
+        counts = [one(g, s) for g, s in zip(plan, seeds)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            counts = list(pool.map(one, plan, seeds))
+    canaries, guesses, differing, correct = (int(sum(c[i] for c in counts))
+                                             for i in range(4))
+    eps_lb = one_run_eps_lower_bound(guesses, correct, confidence=settings.confidence,
+                                     delta=delta, canaries=canaries)
+    horizons = tuple(sorted({g.horizon for g in games}))
+    gaps = sorted({settings.gap(h) for h in horizons})
+    rule = (f"guess the higher loss in a round whose arm's last {settings.history} gaps "
+            f"average g >= {'/'.join(map(str, gaps))} rounds and whose arm is next played "
+            f">= {settings.ratio:g} g rounds after (or never)")
+    return OneRunFinding(epsilon, delta, float(eps_lb), bool(eps_lb > epsilon),
+                         float(settings.confidence), len(plan), horizons, canaries,
+                         differing, guesses, correct, rule)
+
+
+def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
+               rng: np.random.Generator) -> tuple[int, int, int]:
+    """``(guesses, informative rounds, right guesses)`` of one played game."""
+    partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+    rows = np.arange(played.arms.size)
+    mine, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+    differ = mine != other
+    guessed = guess_rounds(played.arms, differ, settings.gap(horizon), settings.ratio,
+                           settings.history)
+    right = guessed & (mine > other)  # the learner met the higher loss of the pair
+    return int(guessed.sum()), int(differ.sum()), int(right.sum())
+
+
+# --------------------------------------------------------------------------
+# power
+# --------------------------------------------------------------------------
+def one_run_power(reference: str, games: Sequence[AuditGame], claim: tuple[float, float],
+                  settings: OneRunSettings = DEFAULT_ONE_RUN,
+                  factors: Sequence[float] = (3.0, 10.0, 30.0, 100.0), *,
+                  options: Mapping[str, Any] | None = None, resolver: Any = None) -> Any:
+    """:func:`audit_one_run` on noise cuts of a reference learner, in process.
+
+    For each ``c`` in ``factors`` the reference is built as ``cls(problem, epsilon=
+    epsilon * c, delta=delta, seed=s, **options)`` for each game (a ``c``-fold smaller
+    noise scale for a Laplace learner) while the claim stays ``epsilon``.
+
+    Returns:
+        An :class:`~dp_online_envs.lab.audit.power.AuditPower`.
+
+    Raises:
+        ValueError: An invalid factor or claim; an unknown reference.
+    """
+    from dp_online_envs.lab.audit.power import AuditPower
+    from dp_online_envs.lab.experiments.resolver import resolve_agent
+
+    epsilon, delta = check_epsilon(claim[0]), check_delta(claim[1])
+    if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence) or not factors:
+        raise ValueError(f"factors={factors!r}, expected a non-empty sequence of reals >= 1")
+    cuts = tuple(sorted({check_real("factor", f, 1.0) for f in factors}))
+    cls = resolve_agent(reference, resolver)
+    opts = dict(options or {})
+    findings = []
+    for c in cuts:
+        def make(problem: Problem, space: gym.Space, seed: int, c: float = c) -> Any:
+            return cls(problem, epsilon=epsilon * c, delta=delta, seed=seed, **opts)
+
+        findings.append(audit_one_run(make, games, (epsilon, delta), settings))
+    refuted = tuple(f.refuted for f in findings)
+    return AuditPower(reference=str(reference), factors=cuts, refuted=refuted,
+                      smallest_refuted=next((c for c, r in zip(cuts, refuted) if r), None),
+                      eps_lbs=tuple(f.eps_lb for f in findings), claimed_epsilon=epsilon)

@@ -1,0 +1,189 @@
+"""The one-run audit: its bound (exact binomial sums), its canary pairs, its guesses
+(brute force), and its games (played as graded games are)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import agents
+import dp_online_envs  # noqa: F401  (registers the env ids)
+from dp_online_envs.lab.audit.one_run import (
+    AuditGame,
+    OneRunSettings,
+    audit_one_run,
+    guess_rounds,
+    one_run_eps_lower_bound,
+    one_run_p_value,
+    partner_losses,
+    play_audit_game,
+)
+from dp_online_envs.envs import build_env
+from dp_online_envs.loop import run_rounds
+
+
+def paper_p_value(m, r, v, eps, delta):
+    """Steinke, Nasr and Jagielski (2023)'s p-value, as their appendix writes it (a loop)."""
+    q = 1 / (1 + math.exp(-eps))
+    beta = stats.binom.sf(v - 1, r, q)
+    alpha = total = 0.0
+    for i in range(1, v + 1):
+        total += stats.binom.pmf(v - i, r, q)
+        alpha = max(alpha, total / i)
+    return min(beta + alpha * delta * 2 * m, 1.0)
+
+
+@pytest.mark.parametrize("r, v, eps, delta, m", [
+    (50, 45, 1.0, 0.0, 100), (50, 45, 1.0, 1e-4, 100), (200, 150, 0.5, 1e-5, 5000),
+    (10, 10, 2.0, 1e-3, 10), (30, 0, 1.0, 1e-3, 30)])
+def test_p_value_is_the_papers(r, v, eps, delta, m):
+    assert one_run_p_value(r, v, eps, delta=delta, canaries=m) == pytest.approx(
+        paper_p_value(m, r, v, eps, delta), rel=1e-12, abs=1e-300)
+
+
+def test_the_bound_is_where_the_tail_reaches_alpha():
+    for r, v in ((20, 20), (115, 105), (60, 50)):
+        eps = one_run_eps_lower_bound(r, v, confidence=0.95)
+        assert one_run_p_value(r, v, eps) == pytest.approx(0.05, rel=1e-6)
+    # all right: P[Binomial(r, q) >= r] = q^r = alpha
+    q = 0.05 ** (1 / 25)
+    assert one_run_eps_lower_bound(25, 25) == pytest.approx(math.log(q / (1 - q)), rel=1e-9)
+    # with delta the root of the paper's p-value
+    eps = one_run_eps_lower_bound(100, 95, delta=1e-5, canaries=1000)
+    assert one_run_p_value(100, 95, eps, delta=1e-5, canaries=1000) == pytest.approx(0.05,
+                                                                                    rel=1e-6)
+    assert eps < one_run_eps_lower_bound(100, 95)
+    assert one_run_eps_lower_bound(0, 0) == 0.0 and one_run_eps_lower_bound(10, 5) == 0.0
+
+
+@pytest.mark.parametrize("r", [10, 40, 150])
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_randomized_response_at_eps_is_refuted_at_most_alpha_of_the_time(r, eps):
+    """An eps-DP guesser at its best makes Binomial(r, e^eps / (1 + e^eps)) right guesses:
+    the exact probability that the bound exceeds eps is at most 1 - confidence."""
+    q = 1 / (1 + math.exp(-eps))
+    false = sum(stats.binom.pmf(v, r, q) for v in range(r + 1)
+                if one_run_eps_lower_bound(r, v, confidence=0.95) > eps)
+    assert false <= 0.05 + 1e-12
+    if r >= 40:  # with 10 guesses, all right refutes no more than eps = 1.05
+        assert false > 0.005  # and the bound is not vacuous
+
+
+def test_partners_have_the_law_of_the_round_and_differ_as_often_as_possible():
+    rng = np.random.default_rng(3)
+    mean = np.array([0.2, 0.5, 0.7, 0.0])
+    low, high = np.zeros(4), np.ones(4)
+    thetas = (rng.random((200_000, 4)) < mean).astype(float)
+    partners = partner_losses(thetas, mean, low, high, np.random.default_rng(4))
+    assert set(np.unique(partners)) <= {0.0, 1.0}
+    n = len(thetas)
+    se = 4 / math.sqrt(n)
+    assert np.all(np.abs(partners.mean(axis=0) - mean) < se)  # the same marginal
+    differ = (partners != thetas).mean(axis=0)
+    assert np.all(np.abs(differ - 2 * np.minimum(mean, 1 - mean)) < se)  # the most possible
+    # exchangeable: (high, low) as often as (low, high)
+    hl = ((thetas == 1) & (partners == 0)).mean(axis=0)
+    lh = ((thetas == 0) & (partners == 1)).mean(axis=0)
+    assert np.all(np.abs(hl - lh) < se)
+
+
+def brute_guesses(arms, differ, min_gap, ratio, history):
+    out = np.zeros(len(arms), bool)
+    for t, a in enumerate(arms):
+        before = [s for s in range(t) if arms[s] == a]
+        after = [s for s in range(t + 1, len(arms)) if arms[s] == a]
+        if not differ[t] or len(before) < history:
+            continue
+        g = (t - before[-history]) / history
+        nxt = after[0] - t if after else len(arms) - t
+        out[t] = g >= min_gap and nxt >= ratio * g
+    return out
+
+
+@pytest.mark.parametrize("history", [1, 3])
+def test_guesses_match_brute_force(history):
+    rng = np.random.default_rng(5)
+    arms = rng.choice(4, size=600, p=[0.85, 0.1, 0.04, 0.01])
+    differ = rng.random(600) < 0.7
+    fast = guess_rounds(arms, differ, 5, 3.0, history)
+    assert fast.any()
+    assert np.array_equal(fast, brute_guesses(arms, differ, 5, 3.0, history))
+
+
+class Recorder(agents.Agent):
+    """Uniform arms; records how it is built, reset and fed."""
+
+    name = "test-recorder"
+    feedback = "bandit"
+    log: list = []
+
+    def setup(self):
+        Recorder.log.append(("built", self._seed, repr(self.problem)))
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        Recorder.log.append(("reset", seed))
+
+    def act(self):
+        return int(self.rng.integers(self.problem.domain.dim))
+
+    def update(self, action, feedback):
+        Recorder.log.append(("feedback", float(feedback[0])))
+        self.t += 1
+
+
+def test_an_audit_game_is_a_graded_game_of_the_env():
+    """Built once with its seed, reset once with it (after the build's own reset), the
+    graded problem, and the feedback the env itself draws with the game's env seed."""
+    game = AuditGame("DPBandit-MAB-v0", {}, 50)
+    Recorder.log = []
+    played = play_audit_game(lambda p, s, seed: Recorder(p, seed=seed), game, 123, 456)
+    log = Recorder.log
+    graded = build_env("DPBandit-MAB-v0", horizon=50)
+    assert log[0] == ("built", 456, repr(graded.get_wrapper_attr("problem")))
+    assert log[1:3] == [("reset", 456), ("reset", 456)]
+    Recorder.log = []
+    learner = Recorder(graded.get_wrapper_attr("problem"), seed=456)
+    learner.reset(456)
+    graded.reset(seed=123)
+    run_rounds(graded, learner)
+    assert [e for e in log if e[0] == "feedback"] == [
+        e for e in Recorder.log if e[0] == "feedback"]
+    assert played.thetas.shape == (50, 10) and played.arms.shape == (50,)
+
+
+def test_noise_free_exp3_is_refuted_and_private_exp2_is_not():
+    games = [AuditGame("DPBandit-MAB-v0", {}, 4096)]
+    settings = OneRunSettings(games=16, seed=1)
+
+    def exp3(problem, space, seed):
+        return agents.make("exp3", problem, seed=seed)
+
+    def private(problem, space, seed):
+        return agents.make("private-exp2", problem, epsilon=1.0, seed=seed)
+
+    cheat = audit_one_run(exp3, games, (1.0, 0.0), settings)
+    assert cheat.refuted and cheat.eps_lb > 1.0 and cheat.games == 16
+    assert cheat.canaries == 16 * 4096 and 0 < cheat.correct <= cheat.guesses
+    honest = audit_one_run(private, games, (1.0, 0.0), settings)
+    assert not honest.refuted
+    again = audit_one_run(exp3, games, (1.0, 0.0), settings, workers=2)
+    assert again == cheat  # threads do not change the finding
+    assert "REFUTED" in str(cheat) and cheat.to_dict()["horizons"] == [4096]
+
+
+def test_envs_the_audit_cannot_pair_and_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="needs i.i.d. two-point losses"):
+        play_audit_game(lambda p, s, seed: None, AuditGame("DPFullInfo-Sphere-v1", {}, 10),
+                        1, 2)
+    for kwargs, match in (({"games": 0}, "games=0"), ({"ratio": 1.0}, "ratio=1.0"),
+                          ({"min_gap": 0}, "min_gap=0"), ({"history": 0}, "history=0"),
+                          ({"confidence": 1.0}, "confidence")):
+        with pytest.raises(ValueError, match=match):
+            OneRunSettings(**kwargs)
+    assert OneRunSettings().gap(16384) == 128 and OneRunSettings(min_gap=7).gap(16384) == 7
+    with pytest.raises(ValueError, match="games is empty"):
+        audit_one_run(lambda p, s, seed: None, [], (1.0, 0.0))
