@@ -224,8 +224,18 @@ class BoxLossRing:
     def rewind(self, b: int, generator: np.random.Generator, rounds: int) -> bool:
         """Take ``rounds`` drawn rounds of game ``b`` back from its generator (they were
         drawn ahead and not played): the generator is then where the scalar game's is.
-        Returns True (this ring can)."""
-        generator.bit_generator.advance(-rounds * self.u.shape[2])
+        Returns True (this ring can).
+
+        ``advance`` also drops the generator's buffered half word (a 32-bit draw, such
+        as the adversary's ``integers`` at reset, keeps the other half of its 64-bit
+        word for the next one); the drawn doubles never touch it, so it is put back.
+        """
+        bits = generator.bit_generator
+        before = bits.state
+        bits.advance(-rounds * self.u.shape[2])
+        state = bits.state
+        state["has_uint32"], state["uinteger"] = before["has_uint32"], before["uinteger"]
+        bits.state = state
         return True
 
 
