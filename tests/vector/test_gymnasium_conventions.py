@@ -9,6 +9,7 @@ Gymnasium's vector wrappers; the doors that differ by design are named where tes
 
 from __future__ import annotations
 
+import math
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -33,7 +34,8 @@ def _pair(env_id: str, mode: AutoresetMode = AutoresetMode.NEXT_STEP, num_envs: 
 
 
 def _same(a, b) -> bool:
-    """Equal values, recursively (dicts, object arrays of arrays or summaries)."""
+    """Equal values, recursively (dicts, object arrays of arrays or summaries), zeros
+    of the same sign."""
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, dict):
@@ -41,9 +43,11 @@ def _same(a, b) -> bool:
             _same(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray) and a.dtype == object:
         return a.shape == b.shape and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray):
-        return a.dtype == np.asarray(b).dtype and np.array_equal(a, b)
-    return a == b
+    if isinstance(a, np.ndarray):  # bit for bit: the sign of a zero counts too
+        b = np.asarray(b)
+        return (a.dtype == b.dtype and np.array_equal(a, b)
+                and (a.dtype.kind != "f" or np.array_equal(np.signbit(a), np.signbit(b))))
+    return a == b and (not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b))
 
 
 def _play_both(envs, steps: int, seed=7, actions_seed: int = 0) -> list[list]:
@@ -230,6 +234,22 @@ def test_games_restarted_mid_way_are_the_scalar_games_of_their_seeds(env_id):
         T_ - 1, 2 * T_, 3 * T_ + 1]
     assert [i for i, _ in summaries[0]] == [i for i, _ in summaries[2]] == [
         T_ + 4, 2 * T_ + 5]
+
+
+def test_a_partial_reset_shows_the_last_observations_whatever_the_caller_did_to_them():
+    """The rows of the games a mask leaves are their last observations, as the sync env
+    keeps them, even after the caller wrote into the arrays it was given."""
+    runs = []
+    for env in _pair("DPFullInfo-Experts-v0", horizon=100):  # plain rounds and events
+        env.action_space.seed(2)
+        values = [env.reset(seed=1)]
+        for _ in range(12):
+            values.append(env.step(env.action_space.sample()))
+            values[-1][0][:] = 9.0  # the caller's array
+        values.append(env.reset(options={"reset_mask": np.array([True, False, False])}))
+        runs.append(values)
+    _assert_same_runs(runs)
+    assert not runs[0][-1][0][0].any() and not (runs[0][-1][0][1:] == 9.0).any()
 
 
 def test_a_stopped_game_blocks_the_step_until_it_is_reset():
