@@ -12,32 +12,50 @@ round for round:
   seeds the scalar env (the adversary's generator ``PCG64(SeedSequence(s_b))``, its
   ``reset`` on that generator, the learner's ``np_random`` spawned from the same
   sequence). An integer seed ``s`` means ``[s, s + 1, ...]`` (Gymnasium's convention);
-  a ``None`` seed (or entry) keeps that game's generators running, as the scalar env's
-  ``reset()`` does, and gives fresh entropy to a game that has none yet.
-* Losses: every ``block`` rounds each game's adversary draws the next block of
-  parameters with :meth:`~dp_online_envs.adversaries.Adversary.next_losses`, which
-  makes the same generator calls as round-by-round play; for the box-parameter
-  stochastic adversaries (the defaults of MAB, Experts and the matroid) one
-  ``random((n, K))`` per game and block, the round's parameters computed for all games
-  at once (:func:`~dp_online_envs.adversaries.stochastic.next_losses_batch`).
+  a ``None`` seed (or entry) keeps that game's generators running from where the scalar
+  game's are, as the scalar env's ``reset()`` does (a game stopped mid-way first takes
+  back the rounds drawn ahead for it), and gives fresh entropy to a game that has none
+  yet.
+* One clock per game: every game has its own round counter, horizon end, checkpoints
+  and regret curve, comparator and summary, pseudo-regret, adversary and seed, as B
+  independent scalar games. ``reset(options={"reset_mask": mask})`` restarts the games
+  of ``mask`` only (the others play on; their rows of the returned observations are
+  their last ones, and their seeds in ``seed`` are ignored), exactly as
+  ``SyncVectorEnv`` resets its scalar envs; without a mask every game restarts.
+* Losses: each game's adversary draws ``block`` rounds of parameters at a time with
+  :meth:`~dp_online_envs.adversaries.Adversary.next_losses` (the same generator calls
+  as round-by-round play; the last block of a game stops at its round T), into a ring
+  of ``block`` slots per game where the round a game plays at step ``c`` sits at slot
+  ``c % block``, so one step reads every game's round at one slot, whatever round each
+  game is in. For the box-parameter stochastic adversaries (the defaults of MAB, Experts
+  and the matroid) the ring holds the uniforms of one ``random((n, K))`` per game and
+  block, and the round's parameters are computed for all games at once
+  (:class:`~dp_online_envs.adversaries.stochastic.BoxLossRing`).
 * Feedback: the observation row ``b`` is what the scalar
   :class:`~dp_online_envs.wrappers.FeedbackGuard` emits: ``theta_t`` (clipped to the
   parameter box) under full information, ``[f_t(x_t)]`` under bandit feedback
   (``feedback="bandit"`` downgrades a full-information id, as in the scalar env);
-  ``info`` is empty until the last round, where ``info["regret"]`` holds one
-  :class:`~dp_online_envs.wrappers.RegretSummary` per game (and ``info["_regret"]``
-  Gymnasium's mask).
-* Episodes: all games end together after round T. What follows is Gymnasium's
-  ``autoreset_mode`` (``metadata["autoreset_mode"]``), ``NEXT_STEP`` by default as in
-  ``SyncVectorEnv``: the next ``step`` resets every game (its generators running on)
-  and returns zero observations, zero rewards and no ``info``; ``SAME_STEP`` resets in
-  the last step (the last observations and ``info`` in ``info["final_obs"]`` and
-  ``info["final_info"]``); ``DISABLED`` refuses to step until ``reset``.
+  ``info`` is empty but in a step where some game plays its last round, where
+  ``info["regret"]`` holds that game's
+  :class:`~dp_online_envs.wrappers.RegretSummary` (``None`` for the other games) and
+  ``info["_regret"]`` Gymnasium's mask of the games that ended.
+* Episodes: each game ends after its round T (``terminated`` True in its row). What
+  follows is Gymnasium's ``autoreset_mode`` (``metadata["autoreset_mode"]``), per game
+  as in ``SyncVectorEnv``: ``NEXT_STEP`` (the default) starts that game's next game in
+  the next step (its generators running on), which returns a zero observation row,
+  reward ``0.0`` and ``terminated`` False for it and ignores its action while the other
+  games play; ``SAME_STEP`` restarts it in the step of its last round (the last
+  observation and ``info`` in ``info["final_obs"]`` and ``info["final_info"]``, with
+  masks); ``DISABLED`` refuses every step (``RuntimeError`` naming the games, nothing
+  played) until those games are reset, e.g. ``reset(options={"reset_mask":
+  terminated})``.
 * Regret: the ledger of :class:`~dp_online_envs.wrappers.RegretRecorder`, batched:
   the cumulative parameter ``(B, P)``, the learner's loss, the comparator at the same
   checkpoints (per game, the same ``linear_minimizer`` and product as
   :class:`~dp_online_envs.hindsight.Comparator`; on the simplex the row minimum, which
   that product is exactly), and the pseudo-regret.
+* Speed: a step in which no game draws a block, records a checkpoint, ends or restarts
+  is one numpy pass over the B rows; the other steps go game by game where they must.
 
 Equality with the scalar game: actions, feedback, learner loss and regret are
 bit-identical on arms (``DPBandit-MAB-v0``: the loss of arm ``a`` is ``theta[a]``, no
@@ -52,11 +70,12 @@ default mode); the batched games are the opt-in ``LinearVectorEnv(id, B, ...)`` 
 :func:`make_vector_env`), and ``gym.make_vec(venv.spec)`` remakes one.
 
 What is not offered (``ValueError`` naming it): adaptive adversaries (their losses
-depend on the play), non-linear losses, rendering and ``record_losses``, and a
-``reset_mask`` that resets some games but not all (the games run in lockstep). The
-batched learners and the loop are :mod:`agents.batched` and
-:func:`dp_online_envs.loop.run_batched_rounds`; ``docs/vectorized.md`` describes the
-interface.
+depend on the play), non-linear losses, rendering and ``record_losses``. The batched
+learners and the loop (:mod:`agents.batched`,
+:func:`dp_online_envs.loop.run_batched_rounds`, ``agents.play_batch``) play B games
+started together (``play_batch`` resets every game); staggered games are for loops
+that handle each game's end themselves, as with ``SyncVectorEnv``.
+``docs/vectorized.md`` describes the interface.
 """
 
 from __future__ import annotations
@@ -103,8 +122,8 @@ LOSS_BLOCK = 256
 #: game, as ``SyncVectorEnv.get_attr`` answers them through B scalar guards: the public
 #: ``Problem``, the single spaces, the game's metadata and render mode, the public
 #: spec of one game, the learner's own generator of each game, ``np_random_seed``
-#: (``-1``, not handed out) and ``summary`` (each game's regret summary, once the games
-#: are over).
+#: (``-1``, not handed out) and ``summary`` (each game's regret summary, once no game
+#: is running).
 VECTOR_LEARNER_ATTRIBUTES: frozenset[str] = frozenset({
     "problem", "action_space", "observation_space", "metadata", "render_mode", "spec",
     "np_random", "np_random_seed", "summary",
@@ -743,14 +762,16 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
     the public :class:`~dp_online_envs.problem.Problem`, the spaces and the learner's
     own generators, and nothing of the games' state, door by door as the scalar guard:
 
-    * ``reset``/``step``: the games' (module docstring); ``info`` is empty until the
-      last round, then carries only the regret summaries (``info["regret"]``, or under
-      ``SAME_STEP`` autoreset ``info["final_info"]["regret"]``). ``reset`` accepts
-      ``options={"reset_mask": mask}`` with an all-True mask and no other option.
+    * ``reset``/``step``: the games' (module docstring); ``info`` is empty but in a
+      step where some game ends, then carries only the regret summaries of the games
+      that ended (``info["regret"]`` with its mask, or under ``SAME_STEP`` autoreset
+      ``info["final_info"]["regret"]``). ``reset`` accepts
+      ``options={"reset_mask": mask}`` (restarting the games of ``mask``) and no other
+      option.
     * ``problem``, ``num_envs``, the four spaces, ``metadata`` (with
       ``"autoreset_mode"``), ``render_mode`` (``None``), ``closed``, ``close``.
-    * ``summaries()``: each game's regret summary once the games are over
-      (``RuntimeError`` while they run: it reveals the losses of points not played).
+    * ``summaries()``: each game's regret summary once no game is running
+      (``RuntimeError`` while one runs: it reveals the losses of points not played).
     * ``np_random``: a tuple of the learner's own generators, game ``b``'s spawned from
       its reset seed as the scalar guard's (``SeedSequence(s_b).spawn(2)[1]``), so it is
       the generator ``env.np_random`` of the scalar game with that seed; it cannot be
@@ -811,11 +832,11 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
 
     # ------------------------------------------------------- the learner's doors
     def summaries(self) -> list[RegretSummary]:
-        """The regret summary of every game of the last episode, once it is over.
+        """The regret summary of every game's last game, once no game is running.
 
         Raises:
-            RuntimeError: While the games run (the summaries reveal the losses of points
-                not played) or before the first game.
+            RuntimeError: While a game runs (the summaries reveal the losses of points
+                not played) or before every game has ended once.
         """
         return self.env.summaries()
 
