@@ -10,6 +10,7 @@ Gymnasium's vector wrappers; the doors that differ by design are named where tes
 from __future__ import annotations
 
 import math
+
 import gymnasium as gym
 import numpy as np
 import pytest
