@@ -194,6 +194,8 @@ def test_staggered_games_equal_the_sync_vector_env(env_id, mode):
         after = steps[k + 1]
         assert after[1][1] == 0.0 and not after[0][1].any() and not after[2][1]
     assert batched.unwrapped.rounds.tolist() == [e.unwrapped.totals.rounds for e in sync.envs]
+    assert batched.unwrapped.np_random_seed == tuple(  # the experimenter's record
+        e.unwrapped.np_random_seed for e in sync.envs) == (100, 2, 102, 4)
     for mine, theirs in zip(batched.get_attr("np_random"), sync.get_attr("np_random")):
         assert np.array_equal(mine.random(3), theirs.random(3))
 
