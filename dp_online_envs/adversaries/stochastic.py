@@ -175,45 +175,69 @@ class StochasticAdversary(Adversary):
         return self._box and type(self).next_loss is StochasticAdversary.next_loss
 
 
-class BoxLossBlock:
-    """The next ``n`` rounds of B box-parameter stochastic adversaries (see
-    :func:`next_losses_batch`): their uniforms ``(B, n, P)``, turned into round ``j``'s
-    parameters ``(B, P)`` by ``block[j]`` (``low + width * (u < p_high)``, the
-    scalar draw's expression, so the same numbers)."""
+class BoxLossRing:
+    """Rings of drawn rounds for B box-parameter stochastic adversaries (the one-call
+    draw of :meth:`StochasticAdversary.next_losses`), one row per game: the seed-batched
+    games (:mod:`dp_online_envs.envs.vector_env`) read round ``c``'s parameters of every
+    game from slot ``c % width`` at once, whatever round each game is in.
 
-    def __init__(self, adversaries: list[StochasticAdversary], n: int,
-                 reuse: BoxLossBlock | None = None) -> None:
-        p = adversaries[0]._mu.size
-        shape = (len(adversaries), n, p)
-        self.u = reuse.u if reuse is not None and reuse.u.shape == shape else np.empty(shape)
-        for adv, rows in zip(adversaries, self.u):
-            adv.np_random.random(out=rows)  # the call of StochasticAdversary.next_losses
-        self.low = np.stack([a._low for a in adversaries])
-        self.width = np.stack([a._width for a in adversaries])
-        self.p_high = np.stack([a._p_high for a in adversaries])
+    ``u[b, slot]`` holds game ``b``'s uniforms of the round it plays at that slot; the
+    round's parameters are ``low + width * (u < p_high)``, the scalar draw's expression,
+    so the same numbers. Each value is one 64-bit word of the game's PCG64 generator
+    (numpy turns each word into one double, in order), which is what :meth:`rewind`
+    relies on.
 
-    def __len__(self) -> int:
-        return self.u.shape[1]
-
-    def __getitem__(self, j: int) -> np.ndarray:
-        return self.low + self.width * (self.u[:, j] < self.p_high)
-
-
-def next_losses_batch(adversaries: list[Adversary], n: int,
-                      reuse: object = None) -> BoxLossBlock | None:
-    """The next ``n`` rounds of B adversaries as a :class:`BoxLossBlock`, or ``None``.
-
-    For B box-parameter stochastic adversaries (the one-call draw of
-    :meth:`StochasticAdversary.next_losses`) each generator fills its ``(n, P)``
-    uniforms with the same call as ``next_losses``, and the rounds' parameters are
-    computed for all B at once -- the same numbers as B ``next_losses`` calls, without
-    B sets of numpy calls. ``None`` when any adversary is of another kind (the caller
-    then calls ``next_losses`` on each). ``reuse``: the previous block, whose buffer
-    is refilled when its shape fits.
+    Args:
+        num_envs: B.
+        width: Slots per ring (the longest block drawn at once).
+        param_dim: P, the parameters per round.
     """
-    if not all(isinstance(a, StochasticAdversary) and a._box_block() for a in adversaries):
-        return None
-    return BoxLossBlock(adversaries, n, reuse if isinstance(reuse, BoxLossBlock) else None)
+
+    def __init__(self, num_envs: int, width: int, param_dim: int) -> None:
+        self.u = np.zeros((num_envs, width, param_dim))
+        self.low = np.zeros((num_envs, param_dim))
+        self.width = np.zeros((num_envs, param_dim))
+        self.p_high = np.zeros((num_envs, param_dim))
+
+    @staticmethod
+    def accepts(adversary: Adversary) -> bool:
+        """Whether ``adversary`` (reset) draws its rounds as this ring holds them."""
+        return isinstance(adversary, StochasticAdversary) and adversary._box_block()
+
+    def start(self, b: int, adversary: StochasticAdversary) -> None:
+        """Game ``b`` starts with ``adversary`` (just reset): its box and mean."""
+        self.low[b] = adversary._low
+        self.width[b] = adversary._width
+        self.p_high[b] = adversary._p_high
+
+    def fill(self, b: int, adversary: StochasticAdversary, t: int,
+             spans: tuple[tuple[slice, slice], ...]) -> None:
+        """Draw game ``b``'s next rounds (from round ``t``) into the ring: ``spans``
+        pairs ring slots with positions in the block, in order; the calls fill the
+        slots as ``next_losses``'s one ``random((n, P))`` call (same words, in order)."""
+        for slots, _ in spans:
+            adversary.np_random.random(out=self.u[b, slots])
+
+    def thetas(self, slot: int) -> np.ndarray:
+        """Every game's parameters ``(B, P)`` at ``slot``."""
+        return self.low + self.width * (self.u[:, slot] < self.p_high)
+
+    def rewind(self, b: int, generator: np.random.Generator, rounds: int) -> bool:
+        """Take ``rounds`` drawn rounds of game ``b`` back from its generator (they were
+        drawn ahead and not played): the generator is then where the scalar game's is.
+        Returns True (this ring can).
+
+        ``advance`` also drops the generator's buffered half word (a 32-bit draw, such
+        as the adversary's ``integers`` at reset, keeps the other half of its 64-bit
+        word for the next one); the drawn doubles never touch it, so it is put back.
+        """
+        bits = generator.bit_generator
+        before = bits.state
+        bits.advance(-rounds * self.u.shape[2])
+        state = bits.state
+        state["has_uint32"], state["uinteger"] = before["has_uint32"], before["uinteger"]
+        bits.state = state
+        return True
 
 
 class PlantedAdversary(StochasticAdversary):

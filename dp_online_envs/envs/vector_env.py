@@ -12,32 +12,50 @@ round for round:
   seeds the scalar env (the adversary's generator ``PCG64(SeedSequence(s_b))``, its
   ``reset`` on that generator, the learner's ``np_random`` spawned from the same
   sequence). An integer seed ``s`` means ``[s, s + 1, ...]`` (Gymnasium's convention);
-  a ``None`` seed (or entry) keeps that game's generators running, as the scalar env's
-  ``reset()`` does, and gives fresh entropy to a game that has none yet.
-* Losses: every ``block`` rounds each game's adversary draws the next block of
-  parameters with :meth:`~dp_online_envs.adversaries.Adversary.next_losses`, which
-  makes the same generator calls as round-by-round play; for the box-parameter
-  stochastic adversaries (the defaults of MAB, Experts and the matroid) one
-  ``random((n, K))`` per game and block, the round's parameters computed for all games
-  at once (:func:`~dp_online_envs.adversaries.stochastic.next_losses_batch`).
+  a ``None`` seed (or entry) keeps that game's generators running from where the scalar
+  game's are, as the scalar env's ``reset()`` does (a game stopped mid-way first takes
+  back the rounds drawn ahead for it), and gives fresh entropy to a game that has none
+  yet.
+* One clock per game: every game has its own round counter, horizon end, checkpoints
+  and regret curve, comparator and summary, pseudo-regret, adversary and seed, as B
+  independent scalar games. ``reset(options={"reset_mask": mask})`` restarts the games
+  of ``mask`` only (the others play on; their rows of the returned observations are
+  their last ones, and their seeds in ``seed`` are ignored), exactly as
+  ``SyncVectorEnv`` resets its scalar envs; without a mask every game restarts.
+* Losses: each game's adversary draws ``block`` rounds of parameters at a time with
+  :meth:`~dp_online_envs.adversaries.Adversary.next_losses` (the same generator calls
+  as round-by-round play; the last block of a game stops at its round T), into a ring
+  of ``block`` slots per game where the round a game plays at step ``c`` sits at slot
+  ``c % block``, so one step reads every game's round at one slot, whatever round each
+  game is in. For the box-parameter stochastic adversaries (the defaults of MAB, Experts
+  and the matroid) the ring holds the uniforms of one ``random((n, K))`` per game and
+  block, and the round's parameters are computed for all games at once
+  (:class:`~dp_online_envs.adversaries.stochastic.BoxLossRing`).
 * Feedback: the observation row ``b`` is what the scalar
   :class:`~dp_online_envs.wrappers.FeedbackGuard` emits: ``theta_t`` (clipped to the
   parameter box) under full information, ``[f_t(x_t)]`` under bandit feedback
   (``feedback="bandit"`` downgrades a full-information id, as in the scalar env);
-  ``info`` is empty until the last round, where ``info["regret"]`` holds one
-  :class:`~dp_online_envs.wrappers.RegretSummary` per game (and ``info["_regret"]``
-  Gymnasium's mask).
-* Episodes: all games end together after round T. What follows is Gymnasium's
-  ``autoreset_mode`` (``metadata["autoreset_mode"]``), ``NEXT_STEP`` by default as in
-  ``SyncVectorEnv``: the next ``step`` resets every game (its generators running on)
-  and returns zero observations, zero rewards and no ``info``; ``SAME_STEP`` resets in
-  the last step (the last observations and ``info`` in ``info["final_obs"]`` and
-  ``info["final_info"]``); ``DISABLED`` refuses to step until ``reset``.
+  ``info`` is empty but in a step where some game plays its last round, where
+  ``info["regret"]`` holds that game's
+  :class:`~dp_online_envs.wrappers.RegretSummary` (``None`` for the other games) and
+  ``info["_regret"]`` Gymnasium's mask of the games that ended.
+* Episodes: each game ends after its round T (``terminated`` True in its row). What
+  follows is Gymnasium's ``autoreset_mode`` (``metadata["autoreset_mode"]``), per game
+  as in ``SyncVectorEnv``: ``NEXT_STEP`` (the default) starts that game's next game in
+  the next step (its generators running on), which returns a zero observation row,
+  reward ``0.0`` and ``terminated`` False for it and ignores its action while the other
+  games play; ``SAME_STEP`` restarts it in the step of its last round (the last
+  observation and ``info`` in ``info["final_obs"]`` and ``info["final_info"]``, with
+  masks); ``DISABLED`` refuses every step (``RuntimeError`` naming the games, nothing
+  played) until those games are reset, e.g. ``reset(options={"reset_mask":
+  terminated})``.
 * Regret: the ledger of :class:`~dp_online_envs.wrappers.RegretRecorder`, batched:
   the cumulative parameter ``(B, P)``, the learner's loss, the comparator at the same
   checkpoints (per game, the same ``linear_minimizer`` and product as
   :class:`~dp_online_envs.hindsight.Comparator`; on the simplex the row minimum, which
   that product is exactly), and the pseudo-regret.
+* Speed: a step in which no game draws a block, records a checkpoint, ends or restarts
+  is one numpy pass over the B rows; the other steps go game by game where they must.
 
 Equality with the scalar game: actions, feedback, learner loss and regret are
 bit-identical on arms (``DPBandit-MAB-v0``: the loss of arm ``a`` is ``theta[a]``, no
@@ -52,17 +70,19 @@ default mode); the batched games are the opt-in ``LinearVectorEnv(id, B, ...)`` 
 :func:`make_vector_env`), and ``gym.make_vec(venv.spec)`` remakes one.
 
 What is not offered (``ValueError`` naming it): adaptive adversaries (their losses
-depend on the play), non-linear losses, rendering and ``record_losses``, and a
-``reset_mask`` that resets some games but not all (the games run in lockstep). The
-batched learners and the loop are :mod:`agents.batched` and
-:func:`dp_online_envs.loop.run_batched_rounds`; ``docs/vectorized.md`` describes the
-interface.
+depend on the play), non-linear losses, rendering and ``record_losses``. The batched
+learners and the loop (:mod:`agents.batched`,
+:func:`dp_online_envs.loop.run_batched_rounds`, ``agents.play_batch``) play B games
+started together (``play_batch`` resets every game); staggered games are for loops
+that handle each game's end themselves, as with ``SyncVectorEnv``.
+``docs/vectorized.md`` describes the interface.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar, NoReturn
 
@@ -70,7 +90,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from dp_online_envs.adversaries.stochastic import next_losses_batch
+from dp_online_envs.adversaries.stochastic import BoxLossRing
 from dp_online_envs.domains import Ball, Box, Simplex
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.errors import InvalidActionError
@@ -102,8 +122,8 @@ LOSS_BLOCK = 256
 #: game, as ``SyncVectorEnv.get_attr`` answers them through B scalar guards: the public
 #: ``Problem``, the single spaces, the game's metadata and render mode, the public
 #: spec of one game, the learner's own generator of each game, ``np_random_seed``
-#: (``-1``, not handed out) and ``summary`` (each game's regret summary, once the games
-#: are over).
+#: (``-1``, not handed out) and ``summary`` (each game's regret summary, once no game
+#: is running).
 VECTOR_LEARNER_ATTRIBUTES: frozenset[str] = frozenset({
     "problem", "action_space", "observation_space", "metadata", "render_mode", "spec",
     "np_random", "np_random_seed", "summary",
@@ -205,16 +225,17 @@ def _autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
                          f"{[m.value for m in AutoresetMode]}") from None
 
 
-def _reset_mask(options: dict[str, Any] | None, num_envs: int) -> None:
-    """Check ``reset``'s options: none, or ``reset_mask`` alone, selecting every game.
+def _reset_mask(options: dict[str, Any] | None, num_envs: int) -> np.ndarray | None:
+    """The games ``reset`` restarts: ``None`` for every game (no options, no mask), else
+    the ``reset_mask`` (a copy), checked as ``SyncVectorEnv`` checks it.
 
     Raises:
         TypeError, ValueError: As ``SyncVectorEnv`` for a mask that is not a boolean
-            array of shape ``(num_envs,)`` with a True value; ``ValueError`` for a mask
-            that selects some games but not all, and for any other option.
+            array of shape ``(num_envs,)`` with a True value; ``ValueError`` for any
+            other option.
     """
     if not options:
-        return
+        return None
     rest = sorted(k for k in options if k != "reset_mask")
     if rest:
         raise ValueError(f"reset takes no options but reset_mask, got {rest}: a game is "
@@ -228,26 +249,73 @@ def _reset_mask(options: dict[str, Any] | None, num_envs: int) -> None:
     if mask.dtype != np.bool_:
         raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got "
                         f"{mask.dtype}")
-    if not mask.all():
-        raise ValueError(
-            f"reset_mask={mask.tolist()} resets some games but not all: the batched games "
-            "run in lockstep (one round counter), so a reset restarts every game; pass an "
-            "all-True mask, or play B scalar games with gym.make_vec(id, num_envs=B)")
+    if not mask.any():
+        raise ValueError("`options['reset_mask']` must contain a boolean array with at "
+                         f"least one True value, got reset_mask={mask}")
+    return mask.copy()
+
+
+@functools.lru_cache(maxsize=1024)
+def _spans(slot: int, n: int, width: int) -> tuple[tuple[slice, slice], ...]:
+    """The ring slots of ``n`` rounds drawn at ``slot`` (wrapping at ``width``), each
+    paired with its positions in the block, in order."""
+    first = min(n, width - slot)
+    if first == n:
+        return ((slice(slot, slot + n), slice(0, n)),)
+    return ((slice(slot, width), slice(0, first)), (slice(0, n - first), slice(first, n)))
+
+
+class _RoundLossRing:
+    """Rings of drawn rounds for any non-adaptive adversary: ``thetas[slot, b]`` is game
+    ``b``'s parameter of the round it plays at that slot, from
+    :meth:`~dp_online_envs.adversaries.Adversary.next_losses` (the same generator calls
+    as round-by-round play). The interface of
+    :class:`~dp_online_envs.adversaries.stochastic.BoxLossRing`, which holds the box
+    adversaries' uniforms instead."""
+
+    def __init__(self, num_envs: int, width: int, param_dim: int) -> None:
+        self._thetas = np.zeros((width, num_envs, param_dim))
+
+    def start(self, b: int, adversary: Any) -> None:
+        """Nothing to note: the drawn rows are the parameters."""
+
+    def fill(self, b: int, adversary: Any, t: int,
+             spans: tuple[tuple[slice, slice], ...]) -> None:
+        """Draw game ``b``'s next rounds (from round ``t``) into the slots of ``spans``."""
+        rows = adversary.next_losses(t, spans[-1][1].stop)
+        for slots, part in spans:
+            self._thetas[slots, b] = rows[part]
+
+    def thetas(self, slot: int) -> np.ndarray:
+        """Every game's parameters ``(B, P)`` at ``slot`` (a view)."""
+        return self._thetas[slot]
+
+    def rewind(self, b: int, generator: np.random.Generator, rounds: int) -> bool:
+        """False: the draws of a general adversary cannot be taken back one by one (the
+        games replay them from the game's start instead)."""
+        return False
+
+
+# A game's state: not started, playing, over and waiting for the next step's autoreset
+# (NEXT_STEP), over and waiting for reset() (DISABLED).
+_OFF, _PLAYING, _PENDING, _OVER = 0, 1, 2, 3
 
 
 class LinearVectorGames(gym.vector.VectorEnv):
     """``num_envs`` seeds of one linear-loss game and their regret ledger, stepped
-    together (module docstring): the experimenter's env, ``venv.unwrapped`` of a
-    :class:`LinearVectorEnv`. Its attributes (the adversaries, the cumulative loss
-    parameters, the drawn block of coming losses) are not for learners; they hold the
-    guard.
+    together, each game on its own clock (module docstring): the experimenter's env,
+    ``venv.unwrapped`` of a :class:`LinearVectorEnv`. Its attributes (the adversaries,
+    the cumulative loss parameters, the drawn rounds to come) are not for learners;
+    they hold the guard.
 
     ## Action Space
 
     ``Discrete(K)`` rows (an int array of shape ``(B,)``) on arms, else points of
     ``R^dim`` (shape ``(B, dim)``); a point outside the domain is projected and counted
     (or raises :class:`~dp_online_envs.errors.InvalidActionError` with
-    ``invalid_action="raise"``), as in the scalar env.
+    ``invalid_action="raise"``), as in the scalar env. The action of a game that does
+    not play in a step (it is autoreset there) is ignored, as ``SyncVectorEnv`` ignores
+    it.
 
     ## Observation Space
 
@@ -256,8 +324,8 @@ class LinearVectorGames(gym.vector.VectorEnv):
 
     ## Episode End
 
-    All games end together after round T (``terminated`` all True, ``truncated`` never);
-    then ``autoreset_mode`` applies (module docstring).
+    Each game ends after its own round T (``terminated`` True in that row, ``truncated``
+    never); then ``autoreset_mode`` applies to that game (module docstring).
 
     Args:
         env_id: One of :data:`VECTOR_ENV_IDS`.
@@ -297,8 +365,9 @@ class LinearVectorGames(gym.vector.VectorEnv):
         self.domain, self.loss, self.horizon = base.domain, base.loss, base.horizon
         self.invalid_action = base.invalid_action
         self._adversary = base.adversary
-        recorder = find_recorder(template)
-        self._checkpoints = recorder._checkpoints
+        # The rounds each game records R(t) at (the recorder's checkpoints, and T).
+        records = sorted(find_recorder(template)._checkpoints | {self.horizon})
+        self._records = np.array(records, dtype=np.int64)
         self._arms = isinstance(base.action_space, gym.spaces.Discrete)
         self._simplex = type(self.domain).linear_minimizer is Simplex.linear_minimizer
         self._bandit = self.problem.feedback == "bandit"
@@ -316,12 +385,32 @@ class LinearVectorGames(gym.vector.VectorEnv):
                                                               self.num_envs)
         self.render_mode = None
         self.spec = self._own_spec(options)
-        self._rows = np.arange(self.num_envs)
-        self._generators: list[np.random.Generator | None] = [None] * self.num_envs
-        self._seeds: list[int | None] = [None] * self.num_envs
-        self._needs_reset = True
-        self._autoreset = False
-        self._summaries: list[RegretSummary] | None = None
+        B, P = self.num_envs, self.loss.param_dim
+        probe = copy.copy(self._adversary)
+        probe.reset(np.random.Generator(np.random.PCG64(0)), self.domain, self.loss,
+                    self.horizon)
+        ring = BoxLossRing if BoxLossRing.accepts(probe) else _RoundLossRing
+        self._ring = ring(B, self.block, P)
+        self._rows = np.arange(B)
+        self._generators: list[np.random.Generator | None] = [None] * B
+        self._seeds: list[int | None] = [None] * B
+        self._start_states: list[dict | None] = [None] * B
+        self._advs: list[Any] = [None] * B
+        # Per game: its state, the clock value of its round 0, the rounds drawn.
+        self._phase = np.full(B, _OFF, dtype=np.int8)
+        self._t0 = np.zeros(B, dtype=np.int64)
+        self._drawn = np.zeros(B, dtype=np.int64)
+        self._clock = 0  # steps taken; game b plays round clock - t0[b]
+        self._next_due = 1  # the first step at which some game needs more than a round
+        self.cumulative = np.zeros((B, P))
+        self.learner_loss = np.zeros(B)
+        self.projected_actions = np.zeros(B, dtype=np.int64)
+        self._mu = np.zeros((B, P))
+        self._has_mu = np.zeros(B, dtype=bool)
+        self._pseudo_loss = np.zeros(B)
+        self._curve = np.zeros((B, len(records)))
+        self._summaries: list[RegretSummary | None] = [None] * B
+        self._obs = np.zeros(self.observation_space.shape, dtype=np.float64)
         template.close()
 
     def _own_spec(self, options: dict[str, Any]) -> gym.envs.registration.EnvSpec | None:
@@ -342,46 +431,85 @@ class LinearVectorGames(gym.vector.VectorEnv):
     # ---------------------------------------------------------------- Gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start B new games; game ``b`` is seeded with ``seed[b]`` (see the module
-        docstring; ``None``: its generators run on, or fresh entropy for a first game).
+        """Start new games: every game, or those of ``options["reset_mask"]`` (the
+        others keep playing, their rows of the observations are their last ones, as in
+        ``SyncVectorEnv``). Game ``b`` is seeded with ``seed[b]`` (module docstring;
+        ``None``: its generators run on from where its scalar game's are, or fresh
+        entropy for a first game); the seeds of games the mask leaves are ignored.
 
         Raises:
             ValueError: A seed list of the wrong length, a bad seed, an option other
-                than ``reset_mask``, or a mask that does not select every game.
+                than ``reset_mask``, or a mask without a True value.
             TypeError: A ``reset_mask`` that is not a boolean numpy array.
         """
-        _reset_mask(options, self.num_envs)
-        self._start(seed_list(seed, self.num_envs))
-        return np.zeros(self.observation_space.shape, dtype=np.float64), {}
+        mask = _reset_mask(options, self.num_envs)
+        seeds = seed_list(seed, self.num_envs)
+        if mask is None or mask.all():
+            self._start(self._rows, seeds)
+            obs = np.zeros(self.observation_space.shape, dtype=np.float64)
+        else:
+            games = np.flatnonzero(mask)
+            self._start(games, seeds)
+            obs = self._obs.copy()
+            obs[games] = 0.0
+        self._obs = obs.copy()
+        self._schedule()
+        return obs, {}
 
-    def _start(self, seeds: list[int | None]) -> None:
-        """Round 0 of every game: each adversary (a fresh copy of the configured one)
-        reset on its generator, new for a game with a seed, running on otherwise."""
-        self._advs = []
-        for b, s in enumerate(seeds):
-            if s is not None or self._generators[b] is None:
+    def _start(self, games: np.ndarray, seeds: list[int | None]) -> None:
+        """Round 0 of the games ``games`` at the current clock: each adversary (a fresh
+        copy of the configured one) reset on its game's generator -- new for a seed,
+        running on otherwise (taken back first to where the scalar game's is, if the
+        game stops mid-way with rounds drawn ahead)."""
+        for b in games.tolist():
+            s, gen = seeds[b], self._generators[b]
+            if s is not None or gen is None:
                 root = np.random.SeedSequence(s)
-                self._generators[b] = np.random.Generator(np.random.PCG64(root))
+                gen = self._generators[b] = np.random.Generator(np.random.PCG64(root))
                 self._seeds[b] = int(root.entropy) if s is None else s
+            elif self._phase[b] == _PLAYING:
+                played = self._clock - int(self._t0[b])
+                ahead = int(self._drawn[b]) - played
+                if ahead and not self._ring.rewind(b, gen, ahead):
+                    self._replay(b, played)
+            if not isinstance(self._ring, BoxLossRing):
+                self._start_states[b] = gen.bit_generator.state
             adv = copy.copy(self._adversary)  # configured, not yet reset: nothing shared is mutated
-            adv.reset(self._generators[b], self.domain, self.loss, self.horizon)
-            self._advs.append(adv)
-        B, P = self.num_envs, self.loss.param_dim
-        self.t = 0
-        self._losses = np.empty((0, B, P))
-        self._j = 0
-        self.cumulative = np.zeros((B, P))
-        self.learner_loss = np.zeros(B)
-        self.projected_actions = np.zeros(B, dtype=np.int64)
-        means = [a.mean_param for a in self._advs]
-        self._pseudo = all(m is not None for m in means)
-        self._mu = np.stack(means) if self._pseudo else None
-        self._pseudo_loss = np.zeros(B)
-        self._curve_t: list[int] = []
-        self._curve: list[np.ndarray] = []
-        self._needs_reset = False
-        self._autoreset = False
-        self._summaries = None
+            adv.reset(gen, self.domain, self.loss, self.horizon)
+            self._advs[b] = adv
+            self._ring.start(b, adv)
+            mean = adv.mean_param
+            self._has_mu[b] = mean is not None
+            self._mu[b] = 0.0 if mean is None else mean
+            self._summaries[b] = None
+        self._phase[games] = _PLAYING
+        self._t0[games] = self._clock
+        self._drawn[games] = 0
+        self.cumulative[games] = 0.0
+        self.learner_loss[games] = 0.0
+        self.projected_actions[games] = 0
+        self._pseudo_loss[games] = 0.0
+        self._curve[games] = 0.0
+
+    def _replay(self, b: int, played: int) -> None:
+        """Put game ``b``'s generator where the scalar game's is after ``played``
+        rounds: back to the game's start, then its adversary's draws of those rounds."""
+        gen = self._generators[b]
+        gen.bit_generator.state = self._start_states[b]
+        again = copy.copy(self._adversary)
+        again.reset(gen, self.domain, self.loss, self.horizon)
+        if played:
+            again.next_losses(1, played)
+
+    def _schedule(self) -> None:
+        """The next step at which some game needs more than a plain round: its next
+        block of losses, a checkpoint or its last round, or (not playing) any step."""
+        played = self._clock - self._t0
+        k = np.minimum(np.searchsorted(self._records, played, side="right"),
+                       len(self._records) - 1)
+        due = self._t0 + np.minimum(self._drawn + 1, self._records[k])
+        due = np.where(self._phase == _PLAYING, due, self._clock + 1)
+        self._next_due = int(due.min())
 
     @property
     def np_random_seed(self) -> tuple[int | None, ...]:
@@ -389,92 +517,153 @@ class LinearVectorGames(gym.vector.VectorEnv):
         the first reset): the experimenter's record, not the learner's."""
         return tuple(self._seeds)
 
-    def _next_thetas(self) -> np.ndarray:
-        """Round ``t + 1``'s parameters ``(B, P)`` from the block (an ``(n, B, P)``
-        array, or the box adversaries' :class:`BoxLossBlock`)."""
-        if self._j == len(self._losses):
-            n = min(self.block, self.horizon - self.t)
-            block = next_losses_batch(self._advs, n, reuse=self._losses)
-            if block is None:
-                block = np.stack([a.next_losses(self.t + 1, n) for a in self._advs], axis=1)
-            self._losses = block
-            self._j = 0
-        theta = self._losses[self._j]
-        self._j += 1
-        return theta
+    @property
+    def rounds(self) -> np.ndarray:
+        """The rounds each game has played in its current game (T once it is over)."""
+        return np.where(self._phase == _PLAYING, self._clock - self._t0, self._drawn)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
-        """Play one round of every game (after the last round with ``NEXT_STEP``
-        autoreset: start new games, ignoring ``actions``).
+        """Play one round of every game (a game over under ``NEXT_STEP`` autoreset
+        starts a new game instead, ignoring its action).
 
         Raises:
-            RuntimeError: Before ``reset``, or after the last round with autoreset
-                ``DISABLED``.
+            RuntimeError: A game not started, or over with autoreset ``DISABLED``
+                (nothing is played: reset it, with a ``reset_mask`` for some games).
             ValueError: Actions of the wrong shape, out of range or not finite.
             InvalidActionError: A point outside the domain with ``invalid_action="raise"``.
         """
-        if self._autoreset:
-            self._start([None] * self.num_envs)
-            B = self.num_envs
-            return (np.zeros(self.observation_space.shape, dtype=np.float64), np.zeros(B),
-                    np.zeros(B, dtype=bool), np.zeros(B, dtype=bool), {})
-        if self._needs_reset:
-            raise RuntimeError("the games are over or have not started: call reset() first")
+        c = self._clock + 1
+        if c >= self._next_due:
+            return self._step_with_events(actions, c)
+        # Every game plays a plain round: no block to draw, nothing to record.
         points = self._points(actions)
-        theta = self._next_thetas()
-        self.t += 1
-        if self._arms:
-            loss = theta[self._rows, points]
-            pseudo = self._mu[self._rows, points] if self._pseudo else None
-        else:
-            loss = _row_dots(theta, points)
-            pseudo = _row_dots(self._mu, points) if self._pseudo else None
-        self.learner_loss += loss
-        if pseudo is not None:
-            self._pseudo_loss += pseudo
-        self.cumulative += theta
-        terminated = self.t >= self.horizon
-        if self.t in self._checkpoints or terminated:
-            best = self._comparator()
-            self._curve_t.append(self.t)
-            self._curve.append(self.learner_loss - best)
-            self._best = best
-        if self._downgrade:
-            obs = np.clip(loss, -self._high, self._high)[:, None]
-        elif self._bandit:  # np.clip's values (losses are finite), without its overhead
-            obs = np.minimum(np.maximum(loss, self._obs_low[0]), self._obs_high[0])[:, None]
-        else:
-            obs = np.clip(theta, self._obs_low, self._obs_high)
-        info: dict[str, Any] = {}
-        if terminated:
-            obs, info = self._end(obs)
-        done = np.full(self.num_envs, terminated)
-        return obs, -loss, done, np.zeros(self.num_envs, dtype=bool), info
+        self._clock = c
+        theta = self._ring.thetas(c % self.block)
+        loss = self._play(theta, points)
+        obs = self._observe(theta, loss)
+        self._obs = obs.copy()
+        B = self.num_envs
+        return obs, -loss, np.zeros(B, dtype=bool), np.zeros(B, dtype=bool), {}
 
-    def _end(self, obs: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-        """The last round's observations and ``info`` under the autoreset mode."""
-        self._summaries = self._make_summaries()
-        every = np.ones(self.num_envs, dtype=bool)
-        info = {REGRET_INFO_KEY: np.array(self._summaries, dtype=object),
-                "_" + REGRET_INFO_KEY: every}
+    def _step_with_events(self, actions: Any, c: int) -> tuple[
+            np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """A step in which some game draws a block, records its regret, ends, or is
+        autoreset (the general step, game by game as ``SyncVectorEnv``)."""
+        stopped = np.flatnonzero((self._phase == _OFF) | (self._phase == _OVER))
+        if stopped.size:
+            raise RuntimeError(
+                f"games {stopped.tolist()} are over or have not started: call reset() "
+                "first (reset(options={'reset_mask': mask}) restarts some games)")
+        restart = np.flatnonzero(self._phase == _PENDING)
+        rows = np.flatnonzero(self._phase == _PLAYING)
+        points = self._points(actions, rows)
+        self._clock = c
+        if restart.size:  # NEXT_STEP: these games start anew instead of playing
+            self._start(restart, [None] * self.num_envs)
+        t = c - self._t0[rows]  # the round each playing game plays
+        low = rows[self._drawn[rows] < t]
+        if low.size:
+            self._refill(low, c)
+        theta = self._ring.thetas(c % self.block)
+        loss = np.zeros(self.num_envs)
+        loss[rows] = self._play(theta, points, rows)
+        obs = self._observe(theta, loss)
+        obs[restart] = 0.0
+        reward = -loss
+        reward[restart] = 0.0
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        info: dict[str, Any] = {}
+        k = np.minimum(np.searchsorted(self._records, t), len(self._records) - 1)
+        recorded = self._records[k] == t
+        if recorded.any():
+            ended = self._record(rows[recorded], k[recorded])
+            if ended.size:
+                terminated[ended] = True
+                obs, info = self._end(ended, obs)
+        self._obs = obs.copy()
+        self._schedule()
+        return obs, reward, terminated, np.zeros(self.num_envs, dtype=bool), info
+
+    def _refill(self, games: np.ndarray, c: int) -> None:
+        """Draw the next block of the games ``games`` (about to play round ``drawn + 1``
+        at step ``c``) into their rings: ``min(block, T - drawn)`` rounds, as the
+        scalar game's ``next_losses`` calls would draw them."""
+        n = np.minimum(self.block, self.horizon - self._drawn[games])
+        slot = c % self.block
+        for b, nb, done in zip(games.tolist(), n.tolist(), self._drawn[games].tolist()):
+            self._ring.fill(b, self._advs[b], done + 1, _spans(slot, nb, self.block))
+        self._drawn[games] += n
+
+    def _play(self, theta: np.ndarray, points: np.ndarray,
+              rows: np.ndarray | None = None) -> np.ndarray:
+        """One round of the games ``rows`` (every game if ``None``) on their parameters
+        ``theta`` (rows of all games): their losses, added to their ledgers."""
+        mu = self._mu
+        if rows is not None:
+            theta, points, mu = theta[rows], points[rows], mu[rows]
+        if self._arms:
+            r = self._rows[:len(points)]
+            loss, pseudo = theta[r, points], mu[r, points]
+        else:
+            loss, pseudo = _row_dots(theta, points), _row_dots(mu, points)
+        if rows is None:
+            self.learner_loss += loss
+            self._pseudo_loss += pseudo
+            self.cumulative += theta
+        else:
+            self.learner_loss[rows] += loss
+            self._pseudo_loss[rows] += pseudo
+            self.cumulative[rows] += theta
+        return loss
+
+    def _observe(self, theta: np.ndarray, loss: np.ndarray) -> np.ndarray:
+        """The scalar guard's feedback of every game: the clipped loss (bandit) or the
+        clipped parameters (full information)."""
+        if self._downgrade:
+            return np.clip(loss, -self._high, self._high)[:, None]
+        if self._bandit:  # np.clip's values (losses are finite), without its overhead
+            return np.minimum(np.maximum(loss, self._obs_low[0]), self._obs_high[0])[:, None]
+        return np.clip(theta, self._obs_low, self._obs_high)
+
+    def _record(self, games: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """``R(t)`` of the games ``games`` at their recorded rounds (``columns``: the
+        rounds' places in the curve); the games that played their last round, with
+        their summaries made."""
+        best = self._comparator(games)
+        self._curve[games, columns] = self.learner_loss[games] - best
+        last = columns == len(self._records) - 1
+        for b, value in zip(games[last].tolist(), best[last].tolist()):
+            self._summaries[b] = self._make_summary(b, value)
+        return games[last]
+
+    def _end(self, ended: np.ndarray, obs: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """The games ``ended`` played their last round: the observations and ``info``
+        under the autoreset mode, as ``SyncVectorEnv`` builds them."""
+        mask = np.zeros(self.num_envs, dtype=bool)
+        mask[ended] = True
+        summaries = np.full(self.num_envs, None, dtype=object)
+        for b in ended.tolist():
+            summaries[b] = self._summaries[b]
+        info = {REGRET_INFO_KEY: summaries, "_" + REGRET_INFO_KEY: mask}
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:
-            self._autoreset = True
+            self._phase[ended] = _PENDING
         elif self.autoreset_mode is AutoresetMode.DISABLED:
-            self._needs_reset = True
-        else:  # SAME_STEP: SyncVectorEnv's layout, the new games' observations
-            final_obs = np.empty(self.num_envs, dtype=object)
-            for b in range(self.num_envs):
-                final_obs[b] = obs[b]
-            info = {"final_obs": final_obs, "_final_obs": every.copy(),
-                    "final_info": info, "_final_info": every.copy()}
-            self._start([None] * self.num_envs)
-            obs = np.zeros(self.observation_space.shape, dtype=np.float64)
+            self._phase[ended] = _OVER
+        else:  # SAME_STEP: the last observations aside, the new games' observations
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for b in ended.tolist():
+                final_obs[b] = obs[b].copy()
+            info = {"final_obs": final_obs, "_final_obs": mask.copy(),
+                    "final_info": info, "_final_info": mask.copy()}
+            self._start(ended, [None] * self.num_envs)
+            obs[ended] = 0.0
         return obs, info
 
-    def _points(self, actions: Any) -> np.ndarray:
-        """The arms (int array ``(B,)``) or the points ``(B, dim)`` played, projected
-        where needed."""
+    def _points(self, actions: Any, rows: np.ndarray | None = None) -> np.ndarray:
+        """The arms (int array ``(B,)``) or the points ``(B, dim)`` played, checked and
+        projected where needed in the rows ``rows`` (every row if ``None``; the other
+        games do not play)."""
         a = np.asarray(actions)
         if self._arms:
             if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
@@ -482,16 +671,19 @@ class LinearVectorGames(gym.vector.VectorEnv):
                                  f"array of shape ({self.num_envs},)), got shape {a.shape} "
                                  f"dtype {a.dtype}")
             k = self.single_action_space.n
-            if a.size and (a.min() < 0 or a.max() >= k):
-                raise ValueError(f"arm indices must lie in [0, {k}), got {a.tolist()}")
+            played = a if rows is None else a[rows]
+            if played.size and (played.min() < 0 or played.max() >= k):
+                raise ValueError(f"arm indices must lie in [0, {k}), got {played.tolist()}")
             return a.astype(np.intp)
         x = np.array(a, dtype=np.float64)
         if x.shape != (self.num_envs, self.domain.dim):
             raise ValueError(f"actions must be {self.num_envs} points of R^{self.domain.dim} "
                              f"(shape ({self.num_envs}, {self.domain.dim})), got {x.shape}")
-        if not np.all(np.isfinite(x)):
+        games = self._rows if rows is None else rows
+        played = x if rows is None else x[rows]
+        if not np.all(np.isfinite(played)):
             raise ValueError("actions must be finite")
-        outside = np.flatnonzero(~self._contains(x)).tolist()
+        outside = games[~self._contains(played)].tolist()
         if outside and self.invalid_action == "raise":
             b = outside[0]
             dist = self.domain.distance(x[b])
@@ -519,48 +711,45 @@ class LinearVectorGames(gym.vector.VectorEnv):
         return np.array([self.domain.contains(row, atol) for row in x], dtype=bool)
 
     # ------------------------------------------------------------- the ledger
-    def _comparator(self) -> np.ndarray:
-        """``min_x <sum_s theta_s, x>`` per game (the Comparator's linear branch)."""
+    def _comparator(self, games: np.ndarray) -> np.ndarray:
+        """``min_x <sum_s theta_s, x>`` of the games ``games`` (the Comparator's linear
+        branch)."""
+        cumulative = self.cumulative[games]
         if self._simplex:
             # <s, e_i> is s_i exactly (the other products are zeros): the minimum
-            return self.cumulative.min(axis=1)
-        out = np.empty(self.num_envs)
-        for b in range(self.num_envs):
-            s = self.cumulative[b]
-            out[b] = float(s @ self.domain.linear_minimizer(s))
+            return cumulative.min(axis=1)
+        out = np.empty(len(cumulative))
+        for i, s in enumerate(cumulative):
+            out[i] = float(s @ self.domain.linear_minimizer(s))
         return out
 
-    def _make_summaries(self) -> list[RegretSummary]:
-        best = self._best
-        out = []
-        for b in range(self.num_envs):
-            pseudo = None
-            if self._pseudo:
-                one_round = Comparator(self.domain, self.loss)
-                one_round.add(self._mu[b])
-                pseudo = float(self._pseudo_loss[b] - self.t * one_round.best()[0])
-            curve = [float(c[b]) for c in self._curve]
-            lo = hi = float(best[b])
-            out.append(RegretSummary(
-                rounds=self.t, learner_loss=float(self.learner_loss[b]),
-                comparator_lo=lo, comparator_hi=hi,
-                regret_lo=float(self.learner_loss[b]) - hi,
-                regret_hi=float(self.learner_loss[b]) - lo, exact=True,
-                pseudo_regret=pseudo, projected_actions=int(self.projected_actions[b]),
-                checkpoints=list(self._curve_t), regret_curve_lo=curve,
-                regret_curve_hi=list(curve)))
-        return out
+    def _make_summary(self, b: int, best: float) -> RegretSummary:
+        """Game ``b``'s summary at its last round (``best``: the comparator)."""
+        pseudo = None
+        if self._has_mu[b]:
+            one_round = Comparator(self.domain, self.loss)
+            one_round.add(self._mu[b])
+            pseudo = float(self._pseudo_loss[b] - self.horizon * one_round.best()[0])
+        loss = float(self.learner_loss[b])
+        curve = self._curve[b].tolist()
+        return RegretSummary(
+            rounds=self.horizon, learner_loss=loss, comparator_lo=best, comparator_hi=best,
+            regret_lo=loss - best, regret_hi=loss - best, exact=True, pseudo_regret=pseudo,
+            projected_actions=int(self.projected_actions[b]),
+            checkpoints=self._records.tolist(), regret_curve_lo=curve,
+            regret_curve_hi=list(curve))
 
     def summaries(self) -> list[RegretSummary]:
-        """The regret summary of every game of the last episode, once it is over.
+        """The regret summary of every game's last game, once no game is running (as
+        ``SyncVectorEnv.call("summary")`` of the scalar guards).
 
         Raises:
-            RuntimeError: While the games run (the summary reveals the losses of points
-                not played) or before the first game.
+            RuntimeError: While a game runs (the summary reveals the losses of points
+                not played) or before every game has ended once.
         """
-        if self._summaries is None:
-            raise RuntimeError("the games have not ended: the summaries arrive in "
-                               "info['regret'] at the last round")
+        if any(s is None for s in self._summaries):  # a game starting clears its own
+            raise RuntimeError("the games have not ended: each summary arrives in "
+                               "info['regret'] at the game's last round")
         return list(self._summaries)
 
 
@@ -573,14 +762,16 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
     the public :class:`~dp_online_envs.problem.Problem`, the spaces and the learner's
     own generators, and nothing of the games' state, door by door as the scalar guard:
 
-    * ``reset``/``step``: the games' (module docstring); ``info`` is empty until the
-      last round, then carries only the regret summaries (``info["regret"]``, or under
-      ``SAME_STEP`` autoreset ``info["final_info"]["regret"]``). ``reset`` accepts
-      ``options={"reset_mask": mask}`` with an all-True mask and no other option.
+    * ``reset``/``step``: the games' (module docstring); ``info`` is empty but in a
+      step where some game ends, then carries only the regret summaries of the games
+      that ended (``info["regret"]`` with its mask, or under ``SAME_STEP`` autoreset
+      ``info["final_info"]["regret"]``). ``reset`` accepts
+      ``options={"reset_mask": mask}`` (restarting the games of ``mask``) and no other
+      option.
     * ``problem``, ``num_envs``, the four spaces, ``metadata`` (with
       ``"autoreset_mode"``), ``render_mode`` (``None``), ``closed``, ``close``.
-    * ``summaries()``: each game's regret summary once the games are over
-      (``RuntimeError`` while they run: it reveals the losses of points not played).
+    * ``summaries()``: each game's regret summary once no game is running
+      (``RuntimeError`` while one runs: it reveals the losses of points not played).
     * ``np_random``: a tuple of the learner's own generators, game ``b``'s spawned from
       its reset seed as the scalar guard's (``SeedSequence(s_b).spawn(2)[1]``), so it is
       the generator ``env.np_random`` of the scalar game with that seed; it cannot be
@@ -618,11 +809,17 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
     # ---------------------------------------------------------------- Gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start B new games (:meth:`LinearVectorGames.reset`); a seeded game's learner
-        generator restarts from its seed, as the scalar guard's."""
+        """Start new games, every game or those of ``options["reset_mask"]``
+        (:meth:`LinearVectorGames.reset`); a seeded game's learner generator restarts
+        from its seed, as the scalar guard's.
+
+        Raises:
+            ValueError, TypeError: As :meth:`LinearVectorGames.reset`.
+        """
         obs, info = self.env.reset(seed=seed, options=options)
+        mask = (options or {}).get("reset_mask")
         for b, s in enumerate(seed_list(seed, self.num_envs)):
-            if s is not None:
+            if s is not None and (mask is None or mask[b]):
                 self._learner_rngs[b] = s
         return obs, info
 
@@ -635,11 +832,11 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
 
     # ------------------------------------------------------- the learner's doors
     def summaries(self) -> list[RegretSummary]:
-        """The regret summary of every game of the last episode, once it is over.
+        """The regret summary of every game's last game, once no game is running.
 
         Raises:
-            RuntimeError: While the games run (the summaries reveal the losses of points
-                not played) or before the first game.
+            RuntimeError: While a game runs (the summaries reveal the losses of points
+                not played) or before every game has ended once.
         """
         return self.env.summaries()
 

@@ -9,27 +9,34 @@ Gymnasium's vector wrappers; the doors that differ by design are named where tes
 
 from __future__ import annotations
 
+import math
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
 
+from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, LinearVectorEnv
 
 T, B = 6, 3
 
 
-def _pair(env_id: str, mode: AutoresetMode = AutoresetMode.NEXT_STEP, **options):
-    """(batched, sync) of the same games."""
-    batched = LinearVectorEnv(env_id, B, horizon=T, autoreset_mode=mode, **options)
-    sync = gym.make_vec(env_id, num_envs=B, horizon=T, vector_kwargs={"autoreset_mode": mode},
-                        **options)
+def _pair(env_id: str, mode: AutoresetMode = AutoresetMode.NEXT_STEP, num_envs: int = B,
+          horizon: int = T, block: int | None = None, **options):
+    """(batched, sync) of the same games (``block``: the batched env's loss block)."""
+    blocks = {} if block is None else {"block": block}
+    batched = LinearVectorEnv(env_id, num_envs, horizon=horizon, autoreset_mode=mode,
+                              **blocks, **options)
+    sync = gym.make_vec(env_id, num_envs=num_envs, horizon=horizon,
+                        vector_kwargs={"autoreset_mode": mode}, **options)
     return batched, sync
 
 
 def _same(a, b) -> bool:
-    """Equal values, recursively (dicts, object arrays of arrays or summaries)."""
+    """Equal values, recursively (dicts, object arrays of arrays or summaries), zeros
+    of the same sign."""
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, dict):
@@ -37,9 +44,11 @@ def _same(a, b) -> bool:
             _same(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray) and a.dtype == object:
         return a.shape == b.shape and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray):
-        return a.dtype == np.asarray(b).dtype and np.array_equal(a, b)
-    return a == b
+    if isinstance(a, np.ndarray):  # bit for bit: the sign of a zero counts too
+        b = np.asarray(b)
+        return (a.dtype == b.dtype and np.array_equal(a, b)
+                and (a.dtype.kind != "f" or np.array_equal(np.signbit(a), np.signbit(b))))
+    return a == b and (not isinstance(a, float) or math.copysign(1, a) == math.copysign(1, b))
 
 
 def _play_both(envs, steps: int, seed=7, actions_seed: int = 0) -> list[list]:
@@ -127,17 +136,181 @@ def test_bad_reset_masks_are_refused_as_by_the_sync_vector_env():
                 env.reset(options={"reset_mask": mask})
 
 
-def test_a_partial_reset_mask_is_refused_by_the_lockstep_games():
-    """The one reset the batched games do not offer (sync resets game 0 alone)."""
-    batched, sync = _pair("DPBandit-MAB-v0")
-    batched.reset(seed=0)
-    mask = np.array([True, False, False])
-    with pytest.raises(ValueError, match=r"some games but not all.*lockstep.*make_vec"):
-        batched.reset(options={"reset_mask": mask})
-    sync.reset(seed=0)
-    sync.reset(options={"reset_mask": mask})
+def test_reset_takes_no_other_option():
+    batched, _ = _pair("DPBandit-MAB-v0")
     with pytest.raises(ValueError, match=r"no options but reset_mask, got \['horizon'\]"):
         batched.reset(options={"horizon": 3})
+
+
+# -------------------------------------------------- partial resets, staggered games
+#: Staggered play: 4 games of 11 rounds, losses drawn 3 rounds at a time (so a game
+#: stopped mid-way has rounds drawn ahead, and the rings wrap).
+STAGGER_B, STAGGER_T, STAGGER_BLOCK = 4, 11, 3
+
+
+def _mask(*games: int) -> np.ndarray:
+    mask = np.zeros(STAGGER_B, dtype=bool)
+    mask[list(games)] = True
+    return mask
+
+
+def _staggered(env, mode: AutoresetMode, steps: int = 40) -> list:
+    """Every value ``reset`` and ``step`` return in a staggered play: games 0 and 2
+    restarted at round 5 with new seeds (the seeds given to games 1 and 3 are ignored),
+    game 1 at round 7 without a seed (mid-game: its stream continues as the scalar
+    game's), every game without a seed at step 30 (mid-game, each at its own round);
+    under ``DISABLED`` the games that end are restarted by mask right away."""
+    env.action_space.seed(5)
+    values = [env.reset(seed=[1, 2, 3, 4])]
+    for i in range(steps):
+        if i == 5:
+            values.append(env.reset(seed=[100, 7, 102, 8], options={"reset_mask": _mask(0, 2)}))
+        if i == 7:
+            values.append(env.reset(options={"reset_mask": _mask(1)}))
+        if i == 30:
+            values.append(env.reset())
+        values.append(env.step(env.action_space.sample()))
+        done = values[-1][2] | values[-1][3]
+        if mode is AutoresetMode.DISABLED and done.any():
+            values.append(env.reset(options={"reset_mask": done.copy()}))
+    return values
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+@pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
+def test_staggered_games_equal_the_sync_vector_env(env_id, mode):
+    """Partial resets with and without seeds, mid-game and after the end, under each
+    autoreset mode: every value equals the ``SyncVectorEnv``'s (each game's horizon,
+    regret summary, autoreset and seeds its own), and so do the rounds each game has
+    played and the learner's generators."""
+    batched, sync = _pair(env_id, mode, STAGGER_B, STAGGER_T, STAGGER_BLOCK)
+    runs = [_staggered(env, mode) for env in (batched, sync)]
+    _assert_same_runs(runs)
+    steps = [v for v in runs[0] if len(v) == 5]
+    ends = [tuple(np.flatnonzero(v[2]).tolist()) for v in steps if v[2].any()]
+    assert {(3,), (0, 2), (1,)} <= set(ends)  # the games end at different steps
+    if mode is AutoresetMode.NEXT_STEP:  # the step after game 1's end: it alone resets
+        k = next(k for k, v in enumerate(steps) if v[2].tolist() == [False, True, False, False])
+        after = steps[k + 1]
+        assert after[1][1] == 0.0 and not after[0][1].any() and not after[2][1]
+    assert batched.unwrapped.rounds.tolist() == [e.unwrapped.totals.rounds for e in sync.envs]
+    assert batched.unwrapped.np_random_seed == tuple(  # the experimenter's record
+        e.unwrapped.np_random_seed for e in sync.envs) == (100, 2, 102, 4)
+    for mine, theirs in zip(batched.get_attr("np_random"), sync.get_attr("np_random")):
+        assert np.array_equal(mine.random(3), theirs.random(3))
+
+
+@pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
+def test_games_restarted_mid_way_are_the_scalar_games_of_their_seeds(env_id):
+    """Games 0 and 2 restarted at round 5 with seeds 100 and 102: each sub-game's whole
+    trajectory (observations, rewards, flags) and summary is that of the scalar env's
+    game (``build_env``) with its seed, bit for bit, as is every later game (the
+    autoreset continues each game's generators, as a scalar ``reset()``)."""
+    T_ = STAGGER_T
+    venv = LinearVectorEnv(env_id, STAGGER_B, horizon=T_, block=STAGGER_BLOCK)
+    scalars = [build_env(env_id, horizon=T_) for _ in range(STAGGER_B)]
+    venv.action_space.seed(3)
+    obs, _ = venv.reset(seed=[1, 2, 3, 4])
+    for b, env in enumerate(scalars):
+        assert np.array_equal(obs[b], env.reset(seed=b + 1)[0])
+    pending = np.zeros(STAGGER_B, dtype=bool)
+    summaries = {b: [] for b in range(STAGGER_B)}
+    for i in range(3 * T_ + 4):
+        if i == 5:
+            obs, _ = venv.reset(seed=[100, None, 102, None], options={"reset_mask": _mask(0, 2)})
+            for b in (0, 2):
+                assert np.array_equal(obs[b], scalars[b].reset(seed=100 + b)[0])
+        actions = venv.action_space.sample()
+        obs, reward, terminated, truncated, info = venv.step(actions)
+        for b, env in enumerate(scalars):
+            if pending[b]:  # NEXT_STEP: this step starts the game's next game
+                row, r, done, info_b = env.reset()[0], 0.0, False, {}
+            else:
+                row, r, done, _, info_b = env.step(actions[b])
+            assert np.array_equal(obs[b], row) and reward[b] == r and terminated[b] == done
+            assert not truncated[b]
+            if done:
+                assert info_b["regret"].as_dict() == info["regret"][b].as_dict()
+                summaries[b].append((i, info_b["regret"]))
+            pending[b] = done
+    assert [i for i, _ in summaries[1]] == [i for i, _ in summaries[3]] == [
+        T_ - 1, 2 * T_, 3 * T_ + 1]
+    assert [i for i, _ in summaries[0]] == [i for i, _ in summaries[2]] == [
+        T_ + 4, 2 * T_ + 5]
+
+
+def test_a_partial_reset_shows_the_last_observations_whatever_the_caller_did_to_them():
+    """The rows of the games a mask leaves are their last observations, as the sync env
+    keeps them, even after the caller wrote into the arrays it was given."""
+    runs = []
+    for env in _pair("DPFullInfo-Experts-v0", horizon=100):  # plain rounds and events
+        env.action_space.seed(2)
+        values = [env.reset(seed=1)]
+        for _ in range(12):
+            values.append(env.step(env.action_space.sample()))
+            values[-1][0][:] = 9.0  # the caller's array
+        values.append(env.reset(options={"reset_mask": np.array([True, False, False])}))
+        runs.append(values)
+    _assert_same_runs(runs)
+    assert not runs[0][-1][0][0].any() and not (runs[0][-1][0][1:] == 9.0).any()
+
+
+def test_a_stopped_game_blocks_the_step_until_it_is_reset():
+    """Under ``DISABLED`` a step with a game over is refused, naming it, and plays
+    nothing; resetting that game alone lets the others play on."""
+    venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=4,
+                           autoreset_mode=AutoresetMode.DISABLED)
+    with pytest.raises(RuntimeError, match=r"games \[0, 1, 2\] .*have not started"):
+        venv.step(np.zeros(3, dtype=int))
+    venv.reset(seed=0)
+    for _ in range(2):
+        venv.step(np.zeros(3, dtype=int))
+    venv.reset(options={"reset_mask": np.array([False, True, False])})
+    for _ in range(2):
+        terminated = venv.step(np.zeros(3, dtype=int))[2]
+    assert terminated.tolist() == [True, False, True]
+    before = venv.unwrapped.rounds.tolist()
+    with pytest.raises(RuntimeError, match=r"games \[0, 2\] are over.*reset_mask"):
+        venv.step(np.zeros(3, dtype=int))
+    assert venv.unwrapped.rounds.tolist() == before == [4, 2, 4]
+    venv.reset(options={"reset_mask": np.array([True, False, True])})
+    assert venv.step(np.zeros(3, dtype=int))[2].tolist() == [False, False, False]
+    assert venv.unwrapped.rounds.tolist() == [1, 3, 1]
+
+
+def test_summaries_wait_for_every_game_as_the_sync_vector_env():
+    batched, sync = _pair("DPBandit-MAB-v0", num_envs=3)
+    _assert_same_runs(_play_both((batched, sync), T, seed=4))
+    assert [s.as_dict() for s in batched.call("summary")] == [
+        s.as_dict() for s in sync.call("summary")]
+    for env in (batched, sync):
+        env.reset(options={"reset_mask": np.array([False, True, False])})
+        with pytest.raises(RuntimeError, match="withholds the regret summary|have not ended"):
+            env.call("summary")
+    with pytest.raises(RuntimeError, match="have not ended"):
+        batched.summaries()
+
+
+def test_actions_of_games_that_do_not_play_are_ignored():
+    """The step after game 0's end autoresets it: its action is not checked nor played
+    (an out-of-range arm, a point outside the domain), as in ``SyncVectorEnv``."""
+    venv = LinearVectorEnv("DPBandit-MAB-v0", 2, horizon=3, n_arms=4)
+    venv.reset(seed=0)
+    venv.step(np.array([0, 0]))
+    venv.reset(options={"reset_mask": np.array([False, True])})
+    venv.step(np.array([0, 0]))
+    assert venv.step(np.array([0, 0]))[2].tolist() == [True, False]
+    assert venv.step(np.array([99, 1]))[2].tolist() == [False, True]  # game 0 resets
+    with pytest.raises(ValueError, match=r"\[0, 4\), got \[99\]"):  # game 0 plays
+        venv.step(np.array([99, 0]))
+    assert venv.step(np.array([0, 99]))[1][1] == 0.0  # game 1 resets
+    ball = LinearVectorEnv("DPFullInfo-Sphere-v1", 2, horizon=1, invalid_action="raise")
+    ball.reset(seed=0)
+    ball.step(np.zeros((2, 10)))
+    far = np.stack([np.full(10, 5.0), np.zeros(10)])
+    ball.reset(options={"reset_mask": np.array([False, True])})
+    assert ball.step(far)[2].tolist() == [False, True]  # game 0 autoresets: not checked
+    assert ball.unwrapped.projected_actions.tolist() == [0, 0]
 
 
 # ------------------------------------------------------------------------------ seeds
@@ -212,3 +385,42 @@ def test_normalize_observation_sees_the_same_observations():
     runs = _play_both(envs, T + 2)
     _assert_same_runs(runs)
     assert np.array_equal(envs[0].obs_rms.mean, envs[1].obs_rms.mean)
+
+
+def test_normalize_observation_refuses_partial_resets_alike():
+    """Gymnasium's wrapper keeps one running mean over all games and refuses a partial
+    reset itself, above either env."""
+    for env in (NormalizeObservation(e) for e in _pair("DPFullInfo-Cube-v1")):
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match="does not support partial resets"):
+            env.reset(options={"reset_mask": np.array([True, False, False])})
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_record_episode_statistics_counts_each_games_own_episodes(mode):
+    """Staggered games: each reported episode is one game's T rounds, its return the sum
+    of that game's last T rewards (in order, as the wrapper adds them), and a partial
+    reset restarts the statistics of the games it restarts only. (Gymnasium 1.4's
+    ``SyncVectorEnv`` pops ``reset_mask`` from the options, so the wrapper above it
+    restarts every game's statistics on a partial reset; the batched env leaves the
+    options alone.)"""
+    def make():
+        return LinearVectorEnv("DPFullInfo-Experts-v0", STAGGER_B, horizon=STAGGER_T,
+                               block=STAGGER_BLOCK, autoreset_mode=mode)
+
+    raw = [v for v in _staggered(make(), mode) if len(v) == 5]
+    wrapped = RecordEpisodeStatistics(make())
+    recorded = [v for v in _staggered(wrapped, mode) if len(v) == 5]
+    _assert_same_runs([[v[:4] for v in raw], [v[:4] for v in recorded]])
+    episodes = 0
+    for k, (step, seen) in enumerate(zip(raw, recorded)):
+        ended = np.flatnonzero(step[2])
+        assert ("episode" in seen[4]) == bool(ended.size)
+        for b in ended:
+            expected = 0.0
+            for earlier in raw[k - STAGGER_T + 1:k + 1]:
+                expected += earlier[1][b]
+            assert seen[4]["episode"]["l"][b] == STAGGER_T
+            assert seen[4]["episode"]["r"][b] == expected
+            episodes += 1
+    assert episodes == wrapped.episode_count >= 8

@@ -37,7 +37,7 @@ SECRETS = ("cumulative", "_losses", "learner_loss", "projected_actions", "t", "_
            "_adversary", "_generators", "_seeds", "_mu", "_summaries", "_curve", "_best",
            "env_id", "block", "domain", "loss", "horizon", "adversary", "played_losses",
            "cumulative_loss", "round", "checkpoints", "mean_param", "totals",
-           "invalid_action", "game_metadata")
+           "invalid_action", "game_metadata", "rounds")
 
 #: Names the guard answers itself, with the learner's own value.
 PUBLIC = {"problem", "num_envs", "metadata", "spec", "render_mode", "closed",
