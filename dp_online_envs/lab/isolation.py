@@ -392,7 +392,9 @@ class IsolatedProcess:
             reply = self._conn.recv_bytes(max(maxlength, MAX_TEXT))
         except EOFError:
             raise self.died(what) from None
-        except OSError:  # a length prefix over the bound
+        except OSError:  # a length prefix over the bound, or a frame cut short
+            if self._exits_within(1.0):  # cut short by its death: say how it died
+                raise self.died(what) from None
             self.kill()
             raise AgentFailure(f"malformed reply to {what}: a frame over "
                                f"{max(maxlength, MAX_TEXT)} bytes") from None
@@ -429,6 +431,14 @@ class IsolatedProcess:
         if self.alive():
             self._process.kill()
         self._process.wait()
+
+    def _exits_within(self, seconds: float) -> bool:
+        """Whether the process has ended, or ends within ``seconds``."""
+        try:
+            self._process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def died(self, what: str) -> AgentFailure:
         """The failure of a process that stopped answering during ``what``."""

@@ -70,6 +70,25 @@ class BurnsCpu(_UniformArm):
         return super().act()
 
 
+class DiesMidFrame(_UniformArm):
+    """In round 2, writes the first 10 bytes of a 1000-byte frame on its connection and
+    dies by SIGXCPU before the rest: what a CPU limit reached while replying does."""
+
+    def act(self):
+        if self.t == 1:
+            import multiprocessing.connection
+            import os
+            import signal
+            import struct
+
+            [conn] = [o for o in gc.get_objects()
+                      if isinstance(o, multiprocessing.connection.Connection) and not o.closed]
+            os.write(conn.fileno(), struct.pack("!i", 1000) + b"x" * 10)
+            os.kill(os.getpid(), signal.SIGXCPU)
+            time.sleep(60)
+        return super().act()
+
+
 class FloatArm(_UniformArm):
     """Plays 2.5, which is no arm."""
 

@@ -64,6 +64,8 @@ def test_proxy_plays_the_same_rounds_through_the_one_loop():
     # the machine takes to give it that).
     ("EatsMemory", IsolationLimits(timeout=600.0, memory_bytes=2**31), "MemoryError"),
     ("BurnsCpu", IsolationLimits(timeout=600.0, cpu_seconds=1), "SIGXCPU (CPU limit exceeded)"),
+    # a reply cut short by the process's death is that death, not a malformed frame
+    ("DiesMidFrame", FAST, "died during act: SIGXCPU (CPU limit exceeded)"),
     ("FloatArm", FAST, "expected integers"),
     ("Exits", FAST, "exit code 7"),
 ])
