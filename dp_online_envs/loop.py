@@ -120,7 +120,17 @@ def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner,
     Returns:
         The ``info`` of the last step (``info["regret"]``: one
         :class:`~dp_online_envs.wrappers.RegretSummary` per game).
+
+    Raises:
+        ValueError: Games that are not in lockstep (an env whose ``unwrapped`` has ``rounds``,
+            after a reset of some of its games only): they would never all end in one
+            step; reset every game first.
     """
+    rounds = getattr(getattr(venv, "unwrapped", venv), "rounds", None)
+    if rounds is not None and np.unique(np.asarray(rounds)).size > 1:
+        raise ValueError(f"run_batched_rounds plays games in lockstep, but they are at "
+                         f"rounds {np.asarray(rounds).tolist()}: reset every game "
+                         "(venv.reset(seed=...)) before playing them together")
     done = False
     info: dict[str, Any] = {}
     t = 0

@@ -275,6 +275,23 @@ def test_run_batched_rounds_returns_every_summary():
     assert [s.as_dict() for s in venv.summaries()] == [s.as_dict() for s in info["regret"]]
 
 
+def test_run_batched_rounds_refuses_games_out_of_lockstep():
+    """After a reset of some games only, they would never all end in one step: the loop
+    refuses to start instead of playing on forever."""
+    venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=40)
+    learner = make_batched("exp3", venv.problem)
+    learner.reset_batch([1, 2, 3])
+    venv.reset(seed=[4, 5, 6])
+    for _ in range(5):
+        a = learner.act_batch()
+        learner.update_batch(a, venv.step(a)[0])
+    venv.reset(seed=[7, 8, 9], options={"reset_mask": np.array([True, False, True])})
+    with pytest.raises(ValueError, match=r"lockstep, but they are at rounds \[0, 5, 0\]"):
+        run_batched_rounds(venv, learner)
+    venv.reset(seed=[7, 8, 9])  # every game: in lockstep again
+    assert [s.rounds for s in run_batched_rounds(venv, learner)["regret"]] == [40, 40, 40]
+
+
 @pytest.mark.parametrize("adversary", ["stochastic", "planted", "lower-bound", "switching",
                                        "oblivious", "alternating"])
 def test_next_losses_equal_successive_next_loss(adversary):
