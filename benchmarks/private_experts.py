@@ -114,7 +114,7 @@ def main(argv=None) -> None:
           "[95% interval] and the side with the lower regret where the interval excludes 0 "
           "(`~`: within noise):\n")
     others = [label for label, *_ in learners(1.0, args.delta)][1:]
-    short = [o.replace("private-ftrl counter=", "ftrl-").replace(" (Gaussian, idealized)", "*")
+    short = [o.replace("private-ftrl counter=", "ftrl-").replace(" (Gaussian, idealized)", " (idealized)")
              .replace(" (Gaussian)", "") for o in others]
     print("| epsilon | adversary | " + " | ".join(short) + " |")
     print("|---|---|" + "---|" * len(others))
@@ -122,7 +122,8 @@ def main(argv=None) -> None:
         mine = regs[f"{L2P} (L2P)"]
         cells = [paired(mine, regs[o], (L2P, name)) for o, name in zip(others, short)]
         print(f"| {eps:g} | {adv} | " + " | ".join(cells) + " |")
-    print("\n(* Gaussian, idealized: the guarantee holds for the real-valued mechanism)")
+    print("\n(idealized: Gaussian counters whose guarantee holds for the real-valued "
+          "mechanism, not its float64 computation)")
 
     print(f"\nSlope in T (oblivious, epsilon = {args.slope_eps:g}, mean of game seeds "
           f"0..{args.seeds - 1}):\n")

@@ -461,12 +461,14 @@ case("assignment/audit env not played", lambda c: _assignment(audit={"env": "DPF
      ExperimentError, r"env 'DPFullInfo-Experts-v0' is not one of the ")
 case("assignment/audit reference non-private", lambda c: _assignment(audit={"reference": "exp3"}),
      ExperimentError, r"reference: 'exp3' is not private")
-case("assignment/audit runs 0", lambda c: _assignment(audit={"runs": 0}), ExperimentError,
-     r"runs=0 rejected: expected an integer")
+case("assignment/audit games 0", lambda c: _assignment(audit={"games": 0}), ExperimentError,
+     r"games=0 rejected: expected an integer >= 1")
+case("assignment/audit runs (a former key)", lambda c: _assignment(audit={"runs": 10}),
+     ExperimentError, r"audit: unknown key 'runs'; valid: \[.*'games'")
 case("assignment/audit confidence 1.5", lambda c: _assignment(audit={"confidence": 1.5}),
      ExperimentError, r"confidence=1\.5 rejected: expected a real number in")
-case("assignment/audit horizon 0", lambda c: _assignment(audit={"horizon": 0}),
-     ExperimentError, r"horizon=0 rejected: expected an integer")
+case("assignment/audit min_gap -1", lambda c: _assignment(audit={"min_gap": -1}),
+     ExperimentError, r"min_gap=-1 rejected: expected an integer >= 1")
 case("assignment/audit power_factors []", lambda c: _assignment(audit={"power_factors": []}),
      ExperimentError, r"power_factors.*(empty|expected)")
 case("assignment/regret factor 0.5", lambda c: _assignment(grading={"regret": {"factor": 0.5}}),

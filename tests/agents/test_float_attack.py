@@ -34,8 +34,8 @@ CASES = [(n, {}) for n, (_, _, kw, _) in sorted(AUDITED.items()) if "delta" not 
 CASES += [("private-ftrl", {"counter": c}) for c in ("tree", "agarwal-singh", "honaker")]
 #: every (epsilon, delta) agent: the counter agents with the exact discrete Gaussian
 GAUSS = ("private-ftrl", "private-ftpl", "pftal", "submod-pftal", "bandit-pftal",
-         "bandit-submod-pftal", "private-projection-free", "private-ftrl-grad",
-         "private-ftpl-grad")
+         "bandit-submod-pftal", "private-projection-free", "private-projection-free-tuned",
+         "private-ftrl-grad", "private-ftpl-grad")
 CASES += [(n, {"delta": 1e-5}) for n in GAUSS]
 CASES += [("private-ftrl", {"delta": 1e-5, "counter": c}) for c in ("tree", "honaker")]
 

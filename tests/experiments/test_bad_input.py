@@ -192,7 +192,7 @@ def test_one_submission_the_grader_trips_on_does_not_stop_the_others(tmp_path, m
         def to_dict(self):
             return {}
 
-    monkeypatch.setattr(audit_step, "audit_power", lambda *a, **k: Power())
+    monkeypatch.setattr(audit_step, "one_run_power", lambda *a, **k: Power())
     files = [tmp_path / f"{n}.py" for n in ("first", "trips", "last")]
     for f in files:
         f.write_text("")
