@@ -41,7 +41,7 @@ def test_dodgers_are_refuted_and_the_honest_learner_is_not():
     by_name = {g.submission: g for g in result.grades}
     for name in DODGERS:
         g = by_name[name]
-        assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 20, name
+        assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 0.0, name  # refuted
         assert g.audit["refuted"] is True and g.parts[2].earned == 0.0, (name, g.audit)
         assert g.audit["eps_lb"] > 1.0 and g.audit["games"] == 16, name
         assert g.audit["horizons"] == [4096], name  # the graded horizon, not a short one

@@ -189,10 +189,13 @@ def test_scoring_each_part_and_its_reason():
 
     parts = score(a, [ok], (1.0, 0.0, "m"), "", Finding(refuted=True), "")
     assert [p.name for p in parts] == ["regret", "declared", "audit"]
-    assert parts[1].earned == 20 and parts[2].earned == 0.0
+    # a refuted claim earns nothing for being declared, and nothing in the audit
+    assert parts[1].earned == 0.0 and parts[2].earned == 0.0
+    assert "the audit refutes that claim" in parts[1].reason
     assert "refuted: eps_lb = 3 > declared epsilon 1 at 95% confidence" in parts[2].reason
     parts = score(a, [ok], (1.0, 0.0, "m"), "", Finding(refuted=False, eps_lb=0.2), "")
-    assert parts[2].earned == 30 and "evidence, not proof" in parts[2].reason
+    assert parts[1].earned == 20 and parts[2].earned == 30
+    assert "evidence, not proof" in parts[2].reason
     parts = score(a, [failed], (2.0, 0.0, "m"), "", None, "the learner failed under audit")
     assert parts[0].earned == 0.0 and "1 of 2 games failed (agent timed out)" in parts[0].reason
     assert parts[1].earned == 0.0 and "weaker than the required (1, 0)" in parts[1].reason

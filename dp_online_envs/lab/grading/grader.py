@@ -407,7 +407,8 @@ def score(assignment: Assignment, settings: list[SettingResult],
       limit, NaN, malformed or infeasible action: zero for that setting) in proportion
       to :meth:`~.assignment.RegretRule.fraction`;
     * declared: all points when the learner declares ``epsilon <= required`` and
-      ``delta <= required`` in every game, none otherwise;
+      ``delta <= required`` in every game and the audit does not refute that claim,
+      none otherwise (a refuted claim earns nothing for being declared);
     * audit: all points when the action audit of the declared claim ran and did not
       refute it, none otherwise.
     """
@@ -431,6 +432,10 @@ def score(assignment: Assignment, settings: list[SettingResult],
     eps, delta = assignment.epsilon, assignment.delta
     if declared is None:
         declared_part = Part("declared", rule.declared, 0.0, declared_note)
+    elif finding is not None and finding.refuted:
+        declared_part = Part("declared", rule.declared, 0.0,
+                             f"declares ({declared[0]:g}, {declared[1]:g})-DP, but the audit "
+                             "refutes that claim: a refuted claim earns nothing")
     elif declared[0] <= eps * (1 + BUDGET_RTOL) and declared[1] <= delta * (1 + BUDGET_RTOL):
         declared_part = Part("declared", rule.declared, rule.declared,
                              f"declares ({declared[0]:g}, {declared[1]:g})-DP within the "
