@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dp_online_envs.problem import Problem
-
 from agents.base import Agent, agent_class, list_agents
 from agents.batched import make_audit_batched, make_batched
+from dp_online_envs.problem import Problem
 
 __all__ = ["PerSeedRegistry", "Registry", "per_seed_registry", "registry"]
 

@@ -3,7 +3,8 @@
 What bounds the per-seed batched audit of ``private-exp2``
 (``docs/algorithms/privacy-auditor.md``, "Where the batched time goes"): each run draws
 one ``T``-value block from its own generator (the audit form,
-``SharedStreamPrivateEXP2``, makes these calls once per chunk of runs). This counts the generator calls one block makes (a wrapper around the
+``SharedStreamPrivateEXP2``, makes these calls once per chunk of runs). This counts the generator calls
+one block makes (a wrapper around the
 generator that counts ``integers`` calls and passes them on) and times one
 ``Generator.integers`` call of a typical size and one whole block.
 

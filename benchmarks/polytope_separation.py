@@ -41,16 +41,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
+from separation import TRIVIAL, regrets, verdict  # noqa: E402
 
 from agents import make  # noqa: E402
 from dp_online_envs.envs.registry import build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import ratio_ci  # noqa: E402
-from separation import TRIVIAL, regrets, verdict  # noqa: E402
 
 IDS = ("DPBandit-Matroid-v2", "DPBandit-Flow-v2", "DPBandit-SubmodularBase-v2",
        "DPBandit-Birkhoff-v2")
 NON_PRIVATE = ("garber-kretzu", "garber-kretzu-tuned")
 PRIVATE = ("private-projection-free", "private-projection-free-tuned")
+
+
+def _bound(v: float | None) -> str:
+    """An interval end (``None``: unbounded)."""
+    return "unbounded" if v is None else f"{v:.3f}"
 
 
 def shrink_of(env_id: str, agent: str, horizon: int, env_kw: dict, agent_kw: dict):
@@ -90,13 +95,12 @@ def main(argv: list[str] | None = None) -> int:
             alpha, clamped = shrink_of(env_id, agent, args.T, env_kw, kw)
             shrink_cost = alpha * tr.mean()
             name = "p<tr" if private else "np<=tr/2"
-            fmt = (lambda v: "unbounded" if v is None else f"{v:.3f}")
-            print(f"  {agent:31s} {r.mean():9.0f}  ratio {ratio:.3f} [{fmt(lo)}, {fmt(hi)}]  "
+            print(f"  {agent:31s} {r.mean():9.0f}  ratio {ratio:.3f} [{_bound(lo)}, {_bound(hi)}]  "
                   f"{name}: {crit} ({ci})  alpha {alpha:.3f}{' (clamped)' if clamped else ''}: "
                   f"shrink cost {shrink_cost:.0f}, remainder {r.mean() - shrink_cost:.0f}  "
                   f"per seed {np.round(r).astype(int).tolist()}", flush=True)
             rows.append(f"| {env_id} | {tr.mean():.0f} | {agent} | {r.mean():.0f} | "
-                        f"{ratio:.2f} [{fmt(lo)}, {fmt(hi)}] | {name} {crit} ({ci}) | "
+                        f"{ratio:.2f} [{_bound(lo)}, {_bound(hi)}] | {name} {crit} ({ci}) | "
                         f"{alpha:.3f}{' (clamp)' if clamped else ''} | {shrink_cost:.0f} | "
                         f"{r.mean() - shrink_cost:.0f} |")
         print(f"  ({time.perf_counter() - t0:.0f}s)", flush=True)

@@ -12,7 +12,8 @@ every learner (paired), and prints:
    delta)-DP at ``delta = --delta``), ``private-ftrl`` with every continual counter
    (Laplace for the pure-DP counters, Gaussian at ``--delta`` for the Gaussian-only
    ``factorization`` and ``blt``), ``private-ftpl`` (Gaussian), and once the
-   non-private ``hedge`` and trivial play (``center``, the uniform mixture); adversaries: the env's default (``oblivious``) and
+   non-private ``hedge`` and trivial play (``center``, the uniform mixture);
+   adversaries: the env's default (``oblivious``) and
    ``punish-favorite`` (adaptive: it reacts to the learner's plays, outside L2P's
    guarantee, which is for oblivious adversaries only);
 2. at each epsilon, ``private-lazy-mw`` against every ``private-ftrl`` counter and
@@ -38,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from private_stochastic import ci, paired  # noqa: E402  (one interval format)
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make  # noqa: E402
@@ -45,7 +47,6 @@ from agents.privacy import COUNTERS, GAUSSIAN_ONLY  # noqa: E402
 from dp_online_envs import build_env  # noqa: E402
 from dp_online_envs.lab.experiments.game import GameSpec, play_game  # noqa: E402
 from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
-from private_stochastic import ci, paired  # noqa: E402  (one interval format)
 
 ENV = "DPFullInfo-Experts-v0"
 ADVERSARIES = {"oblivious": {}, "punish-favorite (adaptive)": {"adversary": "punish-favorite"}}

@@ -34,10 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from private_bandits import ENV, regrets  # noqa: E402  (the same games, seeds 0..n-1)
 
 from dp_online_envs import build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
-from private_bandits import ENV, regrets  # noqa: E402  (the same games, seeds 0..n-1)
 
 ADAP = ("adap-ucb", "adap-klucb")
 BASELINES = ("private-exp2", "private-batched-htinf")

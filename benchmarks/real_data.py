@@ -44,17 +44,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
+from separation import DELTA, LEARNERS, TRIVIAL, regrets  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make  # noqa: E402
 from dp_online_envs.loop import run_rounds  # noqa: E402
-from separation import DELTA, LEARNERS, TRIVIAL, mean_regret, slope  # noqa: E402
 
 #: The real-data ids of the separation rows (the portfolio has its own section).
 IDS = ("DPFullInfo-Classification-v0", "DPBandit-Classes-v0")
 CLS = "DPFullInfo-Classification-v0"
 PF = "DPFullInfo-Portfolio-v1"
 
+
+
+def mean_regret(env_id: str, agent: str, horizon: int, seeds: int, env_kw: dict,
+                agent_kw: dict) -> float:
+    """The mean regret over game seeds ``0..seeds-1`` (:func:`separation.regrets`)."""
+    return float(regrets(env_id, agent, horizon, seeds, env_kw, agent_kw).mean())
+
+
+def slope(t0: int, r0: float, t1: int, r1: float) -> float:
+    """``log(r1/r0) / log(t1/t0)`` of two mean regrets (nan unless both are positive)."""
+    if r0 <= 0 or r1 <= 0:
+        return math.nan
+    return math.log(r1 / r0) / math.log(t1 / t0)
 
 def separation_rows(seeds: int) -> None:
     print(f"1. Separation at each id's default horizon, {seeds} seed(s), private eps = 1")

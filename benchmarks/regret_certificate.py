@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gymnasium as gym  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
-from dp_online_envs import hindsight  # noqa: E402
 from agents import make, play  # noqa: E402
+from dp_online_envs import hindsight  # noqa: E402
 
 #: (env id, loss, agent, horizon factor): full-information FTAL on the l2 ball (the
 #: issue's setting), then oracle-only polytopes (bandit defaults use the distance loss).

@@ -23,8 +23,8 @@ from agents.common import (
     split_rng,
     theta_norm,
 )
-from dp_online_envs.validation import check_gaussian_delta
 from agents.counter_agent import CounterAgent
+from dp_online_envs.validation import check_gaussian_delta
 
 
 @register

@@ -280,7 +280,8 @@ class DiscreteLaplaceNoise(_IntegerNoise):
 
     * grid: ``g = 2^{-k}``, the largest power of two ``<= Delta_1 / (dim 2^16
       max(1, epsilon))`` (:data:`GRID_BITS`; the ``epsilon`` keeps the integer scale
-      ``t >= 2^16`` so that its rounding up costs at most ``2^-16`` relative); an input ``z`` becomes ``round_half_even(z / g)`` (int64;
+      ``t >= 2^16`` so that its rounding up costs at most ``2^-16`` relative);
+      an input ``z`` becomes ``round_half_even(z / g)`` (int64;
       ``z / g`` is exact in float64, a power-of-two scaling);
     * sensitivity on the grid: if ``||z - z'||_1 <= Delta_1`` then
       ``|round(z_i/g) - round(z'_i/g)| <= |z_i - z'_i| / g + 1`` on every coordinate,

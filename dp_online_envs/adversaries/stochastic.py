@@ -356,7 +356,8 @@ class PlantedVertexAdversary(StochasticAdversary):
 
     * **0/1 polytopes** (the domain's action box lies in ``[0, 1]^d``, or its actions
       are arms or subsets, and its vertex ``x* = domain.linear_minimizer(c)`` is a 0/1
-      point -- matroid, flow and Birkhoff polytopes, simplices): ``mu = gap w (1 - 2 x*)``. For every ``y`` in ``[0, 1]^d``,
+      point -- matroid, flow and Birkhoff polytopes, simplices):
+      ``mu = gap w (1 - 2 x*)``. For every ``y`` in ``[0, 1]^d``,
       ``<mu, y - x*> = gap sum_i w_i |y_i - x*_i|``, so ``x*`` is the unique best point
       of the domain, every other vertex ``v`` (a 0/1 point) loses at least
       ``gap min_i w_i`` a round to it (``gap`` times ``|v xor x*|`` when ``w = 1``), and

@@ -7,7 +7,6 @@ action space.
 """
 
 from dp_online_envs.domains.ball import Ball, L1Ball
-from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.base import AffineHull, Domain
 from dp_online_envs.domains.base_polytope import SubmodularBasePolytope
 from dp_online_envs.domains.birkhoff import Birkhoff
@@ -20,6 +19,7 @@ from dp_online_envs.domains.matroid import (
     PartitionMatroid,
     UniformMatroid,
 )
+from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.domains.projection import (
     FWResult,
     frank_wolfe_contains,

@@ -7,11 +7,10 @@ the decision set is public, the losses are not.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
-
-import math
 
 import gymnasium as gym
 import numpy as np

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from functools import cached_property
-from typing import Callable
 
 import numpy as np
 import scipy.linalg

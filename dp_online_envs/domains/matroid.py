@@ -14,8 +14,8 @@ from __future__ import annotations
 import itertools
 import math
 from abc import abstractmethod
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Callable, Sequence
 
 import numpy as np
 from gymnasium import spaces

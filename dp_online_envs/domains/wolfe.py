@@ -383,7 +383,7 @@ def wolfe_minimize(
         corral.minor_cycles()
     grad = corral.grad()
     gap, decision, it, stalled, capped = math.inf, None, 0, False, True
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007  (the count is read after the loop)
         v = np.asarray(oracle(grad), dtype=np.float64)
         gap = corral.grad_dot_z(grad) - float(grad @ (v - x0))
         decision = None if decide is None else decide(grad, gap)

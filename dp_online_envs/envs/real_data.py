@@ -21,7 +21,8 @@ fresh seeded permutation of all the rows per pass (``ceil(T / n)`` passes; their
 horizons already take several passes over the 569 examples), so any horizon plays. The
 reset clips each row once and copies the game's ``T`` rows, so its time and memory grow
 linearly with ``T``: about 3 seconds and 250 MB for a million rounds of the
-classification id (31 numbers a row), 0.2 seconds for the classes id. The portfolio id replays real consecutive days and cannot repeat them: a horizon
+classification id (31 numbers a row), 0.2 seconds for the classes id. The portfolio id replays real
+consecutive days and cannot repeat them: a horizon
 longer than the series is refused when the env is built, naming both numbers.
 """
 

@@ -58,8 +58,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.problem import Problem
 from dp_online_envs.lab.sandbox import SANDBOX_ENV, SANDBOX_UID, Sandbox
+from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_int, check_real
 
 #: ``factory(problem) -> learner`` with ``act``, ``update``, ``reset(seed)``; must be

@@ -170,7 +170,7 @@ class Sandbox:
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _read_only_dirs(packages: tuple[str, ...]) -> list[str]:
     """The interpreter's prefixes and the package directories, outside ``/usr``, without
     directories nested in one another."""
@@ -183,7 +183,7 @@ def _read_only_dirs(packages: tuple[str, ...]) -> list[str]:
                                        for q in kept)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sandbox_unavailable() -> str | None:
     """Why a :class:`Sandbox` cannot start here, in one line; ``None`` when it can.
 

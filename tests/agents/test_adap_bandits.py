@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 import pytest
-
 from agent_helpers import tenth_noise_audits
+
 from agents import make
 from agents.bandit import adap
 from agents.bandit.stochastic import kl_bernoulli

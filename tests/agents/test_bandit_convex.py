@@ -37,7 +37,6 @@ from agents.bandit.smoothing import (
 )
 from agents.privacy import make_counter
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import (
     Ball,
     Birkhoff,
@@ -45,6 +44,7 @@ from dp_online_envs.domains import (
     SubmodularBasePolytope,
     UniformMatroid,
 )
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.losses import AbsoluteLinearLoss, LinearLoss
 from dp_online_envs.problem import Problem
 

@@ -18,6 +18,7 @@ from scipy import stats
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import Agent, make, play
+from agents.bandit import scrible as scrible_module
 from agents.bandit.exp2 import (
     EXP2,
     PrivateEXP2,
@@ -26,12 +27,11 @@ from agents.bandit.exp2 import (
 )
 from agents.bandit.exp3 import EXP3, exp3_eta
 from agents.bandit.reduction import PrivateBanditReduction
+from agents.bandit.scrible import SCRiBLe, barrier_for, canonical_eigh, theorem_4_5_eta
 from agents.common import loss_range
 from agents.privacy.noise import DiscreteLaplaceNoise
-from agents.bandit import scrible as scrible_module
-from agents.bandit.scrible import SCRiBLe, barrier_for, canonical_eigh, theorem_4_5_eta
-from dp_online_envs.lab.audit import audit
 from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.lab.audit import audit
 
 T_SHORT = 300
 EPS = 1.0

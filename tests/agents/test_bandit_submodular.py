@@ -41,8 +41,8 @@ from agents.lovasz import (
     threshold_round,
 )
 from agents.privacy import discrete_gaussian_sigma, laplace_scale
-from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import GroundSet
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 
 SUB = "DPBandit-Submodular-v1"

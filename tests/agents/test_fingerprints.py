@@ -37,12 +37,11 @@ import pathlib
 
 import numpy as np
 import pytest
+from test_all_agents import CASES as AGENT_CASES
 
 from agents import make
 from dp_online_envs import build_env
 from dp_online_envs.loop import run_rounds
-
-from test_all_agents import CASES as AGENT_CASES
 
 PRIV = {"epsilon": 1.0}
 GAUSS = {"epsilon": 1.0, "delta": 1e-5}

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_privacy_audits import AUDITED
 
 from agents import agent_class, counter_agent, make
-from dp_online_envs.lab.audit import neighbour_param, replay_env
 from dp_online_envs import build_env
 from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.lab.audit import neighbour_param, replay_env
 from dp_online_envs.loop import run_rounds
-from test_privacy_audits import AUDITED
 
 HORIZON = 4
 #: the pure-DP private agents (all but the Gaussian private-ftpl) and extra counters

@@ -24,7 +24,6 @@ from agents.common import paper_log, replacement_sensitivity, theta_norm
 from agents.privacy import gaussian_sigma, laplace_scale
 from dp_online_envs import OnlineLearningEnv
 from dp_online_envs.adversaries import ReplayAdversary
-from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import (
     Arms,
     Birkhoff,
@@ -33,6 +32,7 @@ from dp_online_envs.domains import (
     Simplex,
     SubmodularBasePolytope,
 )
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.wrappers import RegretRecorder
 

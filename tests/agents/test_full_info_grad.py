@@ -25,8 +25,8 @@ from agents import counter_agent, make
 from agents.common import clipped_gradient, gradient_sensitivity
 from dp_online_envs import OnlineLearningEnv, build_env
 from dp_online_envs.adversaries import ReplayAdversary
-from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import Ball
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.losses import HingeLoss, LinearLoss, LogisticLoss
 from dp_online_envs.wrappers import RegretRecorder
 

@@ -36,8 +36,8 @@ from agents.full_info.submod_pftal import (
     threshold_round,
 )
 from agents.privacy import gaussian_sigma, laplace_scale
-from dp_online_envs.lab.audit import audit
 from dp_online_envs.domains import Ball, GroundSet
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.losses import ConcaveModularLoss, FacilityLocationLoss, GraphCutLoss
 
 SC, CVX, SUB = "DPFullInfo-StronglyConvex-v1", "DPFullInfo-Convex-v1", "DPFullInfo-Submodular-v1"

@@ -22,8 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from agent_helpers import tenth_noise_audits
+
 from agents import make
 from agents.bandit import batched
 from agents.bandit.batched import THEOREM_SIGMA

@@ -14,14 +14,14 @@ import math
 
 import numpy as np
 import pytest
+from agent_helpers import played_points
+from test_all_agents import PLAYS
 
 import agents.bandit.reduction as reduction
 from agents import agent_class, list_agents, make
 from agents.privacy import calibration
 from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
-from agent_helpers import played_points
-from test_all_agents import PLAYS
 
 T = 64
 

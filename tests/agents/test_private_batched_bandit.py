@@ -10,17 +10,17 @@ import math
 
 import numpy as np
 import pytest
+from agent_helpers import tenth_noise_audits
 from scipy.optimize import minimize
 
-from agent_helpers import tenth_noise_audits
 from agents import make
 from agents.bandit import batched
 from agents.bandit.batched import THEOREM_SIGMA, batch_size
 from agents.bandit.htinf import skip_constant, tsallis_leader
-from dp_online_envs.lab.audit import audit
 from agents.privacy.discrete import discrete_laplace_variance
 from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
+from dp_online_envs.lab.audit import audit
 from dp_online_envs.loop import run_rounds
 
 

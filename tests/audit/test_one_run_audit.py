@@ -11,6 +11,7 @@ from scipy import stats
 
 import agents
 import dp_online_envs  # noqa: F401  (registers the env ids)
+from dp_online_envs.envs import build_env
 from dp_online_envs.lab.audit.one_run import (
     AuditGame,
     OneRunSettings,
@@ -21,7 +22,6 @@ from dp_online_envs.lab.audit.one_run import (
     partner_losses,
     play_audit_game,
 )
-from dp_online_envs.envs import build_env
 from dp_online_envs.loop import run_rounds
 
 

@@ -19,6 +19,8 @@ from scipy import stats
 from agents.base import Agent
 from agents.privacy import PrivacyGuarantee, make_counter
 from dp_online_envs.adversaries import LossSequence
+from dp_online_envs.domains import Simplex
+from dp_online_envs.envs import OnlineLearningEnv, build_env
 from dp_online_envs.lab.audit import (
     AuditResult,
     audit,
@@ -28,8 +30,6 @@ from dp_online_envs.lab.audit import (
     neighbour_param,
     replay_env,
 )
-from dp_online_envs.domains import Simplex
-from dp_online_envs.envs import OnlineLearningEnv, build_env
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
@@ -215,7 +215,7 @@ def test_replay_env_is_guarded_and_deterministic():
     obs, info = env.reset(seed=0)
     assert info == {}
     seen = []
-    for t in range(T):
+    for _ in range(T):
         obs, _, term, _, info = env.step(np.eye(K)[0])
         seen.append(obs)
         assert info == {}

@@ -9,7 +9,6 @@ from scipy.optimize import linprog
 
 from dp_online_envs.domains import Domain
 
-
 #: HiGHS's default primal and dual feasibility tolerance: its optimal value is exact only
 #: up to about this much per unit of cost.
 LP_TOL = 1e-7

@@ -40,7 +40,7 @@ def run_wolfe_lstsq(
     lam = np.ones(1)
     z = atoms[0].copy()  # z = y - x, the gradient at y
     gap, decision, it = math.inf, None, 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007  (the count is read after the loop)
         v = np.asarray(oracle(z), dtype=np.float64)
         gap = float(z @ z - z @ (v - x))
         decision = _decide(z, gap, decide_atol)

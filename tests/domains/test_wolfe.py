@@ -206,8 +206,14 @@ def test_warm_start_reaches_the_same_point_with_fewer_oracle_calls():
     first = wolfe_minimize(domain.linear_minimizer, x0, x0, g=g, hess=lambda v: v @ h1,
                            tol=1e-12, max_iter=1000)
     cold_calls, warm_calls = [], []
-    lmo_cold = lambda c: (cold_calls.append(1), domain.linear_minimizer(c))[1]
-    lmo_warm = lambda c: (warm_calls.append(1), domain.linear_minimizer(c))[1]
+    def lmo_cold(c):
+        cold_calls.append(1)
+        return domain.linear_minimizer(c)
+
+    def lmo_warm(c):
+        warm_calls.append(1)
+        return domain.linear_minimizer(c)
+
     cold = wolfe_minimize(lmo_cold, x0, x0, g=g, hess=lambda v: v @ h2, tol=1e-12,
                           max_iter=1000)
     warm = wolfe_minimize(lmo_warm, x0, first.vertices, first.weights, g=g,

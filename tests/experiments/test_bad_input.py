@@ -10,7 +10,6 @@ import math
 import pathlib
 
 import gymnasium as gym
-import numpy as np
 import pytest
 
 import agents
@@ -21,8 +20,7 @@ from dp_online_envs.lab.experiments import run_sweep
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
-from dp_online_envs.lab.grading import load_assignment, parse_assignment
-from dp_online_envs.lab.grading import grader
+from dp_online_envs.lab.grading import grader, load_assignment, parse_assignment
 from dp_online_envs.lab.isolation import IsolationLimits
 
 ASSIGNMENT = {"name": "t", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 2,

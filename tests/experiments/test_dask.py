@@ -18,7 +18,6 @@ from dp_online_envs.lab.experiments import (
 )
 
 
-
 @pytest.fixture(scope="module")
 def scheduler():
     """A two-worker cluster (threads of this process) reachable over TCP."""

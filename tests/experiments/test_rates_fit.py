@@ -45,7 +45,9 @@ def test_local_slope_of_a_polylog_is_k_over_ln_t(k, T):
 
 def test_local_slope_of_a_sum_matches_the_analytic_derivative():
     a, b, T = 3.0, 40.0, 1e4
-    f = lambda t: a * math.sqrt(t) + b * math.log(t) ** 2
+    def f(t):
+        return a * math.sqrt(t) + b * math.log(t) ** 2
+
     exact = (0.5 * a * math.sqrt(T) + 2.0 * b * math.log(T)) / f(T)
     assert local_slope(f, T) == pytest.approx(exact, rel=1e-6)
 

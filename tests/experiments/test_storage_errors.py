@@ -15,12 +15,11 @@ import os
 
 import pytest
 
-from dp_online_envs.lab.experiments import ResultsStore, run_sweep, stable_view
 from dp_online_envs.lab import cli
+from dp_online_envs.lab.experiments import ResultsStore, run_sweep, stable_view
 from dp_online_envs.lab.experiments import store as store_module
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.store import check_record
-
 
 REAL_FSYNC = os.fsync
 

@@ -23,9 +23,8 @@ from dp_online_envs.lab.experiments import (
 from dp_online_envs.lab.experiments import store as store_module
 from dp_online_envs.lab.experiments.report import write_report
 
-from .test_runner import FIELDS
-
 from .conftest import SMALL
+from .test_runner import FIELDS
 
 CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 
-
 from dp_online_envs.lab.experiments import ResultsStore, load_records, run_sweep, stable_view
 
 from .conftest import live_members

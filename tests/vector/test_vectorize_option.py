@@ -58,7 +58,9 @@ def test_sweep_vectorize_key(tmp_path):
     scalar = runner.run_sweep({**data, "vectorize": False}, results=tmp_path / "s",
                               backend="serial", quiet=True)
     assert report.played == 3
-    key = lambda r: r["game_id"]
+    def key(r):
+        return r["game_id"]
+
     assert _stable(sorted(report.records, key=key)) == _stable(sorted(scalar.records, key=key))
     with pytest.raises(ExperimentError, match="vectorize must be true or false"):
         parse_sweep({**data, "vectorize": "yes"})

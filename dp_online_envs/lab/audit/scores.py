@@ -16,8 +16,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.lab.audit.sequences import NeighbourPair
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.lab.audit.sequences import NeighbourPair
 
 __all__ = ["Statistic", "arm_scores", "points_of", "run_scores", "statistics_for"]
 

@@ -194,7 +194,8 @@ def below_from(bound: Callable[[float], float], other: Callable[[float], float],
 
     Returns:
         The first ``T`` (scanned, then refined by bisection) after which
-        ``bound <= other`` holds at every scanned horizon; ``t_min`` if it holds everywhere, ``inf`` if not at ``t_max``.
+        ``bound <= other`` holds at every scanned horizon; ``t_min`` if it holds
+        everywhere, ``inf`` if not at ``t_max``.
 
     Raises:
         ValueError: As :func:`slope_reached`.

@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.validation import did_you_mean
 
+
 @runtime_checkable
 class AgentResolver(Protocol):
     """Agent names to agent classes: what the experiments need from a registry.

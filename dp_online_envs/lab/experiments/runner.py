@@ -16,11 +16,11 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from dp_online_envs.lab.experiments import store as store_module
 from dp_online_envs.lab.experiments.backends import Outcome, execute
 from dp_online_envs.lab.experiments.batched import play_batch, split_batchable
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import GameSpec
-from dp_online_envs.lab.experiments import store as store_module
 from dp_online_envs.lab.experiments.resolver import AgentResolver
 from dp_online_envs.lab.experiments.store import ResultsStore
 from dp_online_envs.lab.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep

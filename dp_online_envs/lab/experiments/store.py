@@ -39,7 +39,8 @@ removes it once the record is written or the game failed. A second sweep on the 
 directory leaves claimed games alone and waits for their records, so no game is played
 twice. A claim whose process is dead (same host, pid gone, or the pid now belongs to
 a process started at another time than the claimant: the claim records its process's
-start time where ``/proc`` gives it) is stale: the next sweep takes it over. Claiming runs under an ``fcntl`` lock on ``claims/.lock`` (where
+start time where ``/proc`` gives it) is stale: the next sweep takes it over. Claiming runs under an
+``fcntl`` lock on ``claims/.lock`` (where
 ``fcntl`` exists) so two sweeps cannot both take over the same stale claim. A claim
 made on another host is never considered stale: if that sweep is dead, delete the file.
 """
@@ -60,10 +61,16 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dp_online_envs.lab.experiments.errors import ExperimentError
+
 # SCHEMA_VERSION, the version of the record layout written into every record as
 # ``schema_version``, is defined with the record in .game; records with another (or no)
 # version are quarantined here and their games replayed.
-from dp_online_envs.lab.experiments.game import SCHEMA_VERSION, GameSpec, jsonable, settings_mismatch
+from dp_online_envs.lab.experiments.game import (
+    SCHEMA_VERSION,
+    GameSpec,
+    jsonable,
+    settings_mismatch,
+)
 
 #: Keys every record of :data:`SCHEMA_VERSION` has (written by ``play_game``).
 REQUIRED_KEYS = (

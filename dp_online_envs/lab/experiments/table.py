@@ -8,7 +8,8 @@
 
 ``load_results`` flattens each record: the nested settings ``tags``, ``env_kwargs``,
 ``env_options`` (every option of the env, resolved) and ``agent_kwargs`` become columns
-``tags.<key>``, ``env_kwargs.<key>``, ``env_options.<key>`` and ``agent_kwargs.<key>`` (missing where a game has no such option; an option whose value
+``tags.<key>``, ``env_kwargs.<key>``, ``env_options.<key>`` and ``agent_kwargs.<key>``
+(missing where a game has no such option; an option whose value
 is a list or a mapping is written as its JSON text), and the curve lists
 (``checkpoints``, ``regret_curve_lo``, ``regret_curve_hi``) are left to the curves
 table. ``load_curves`` has the columns :data:`CURVE_COLUMNS`: the game's id and main

@@ -41,8 +41,8 @@ from dp_online_envs.lab.experiments.game import agent_label
 from dp_online_envs.lab.experiments.resolver import AgentResolver, resolve_agent
 from dp_online_envs.lab.experiments.sweep import (
     _checked,
-    _env_entry,
     _dir_name,
+    _env_entry,
     _horizons,
     _list,
     _mapping,

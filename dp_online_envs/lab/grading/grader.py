@@ -77,8 +77,8 @@ from dp_online_envs.lab.grading.submission import (
     probe_submission,
 )
 from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
-from dp_online_envs.loop import seed_of
 from dp_online_envs.lab.sandbox import Sandbox, sandbox_unavailable
+from dp_online_envs.loop import seed_of
 
 #: Record fields left out of a grade: the volatile ones, and the seeds (derived from the
 #: secret: whoever holds them can replay the hidden games).

@@ -22,8 +22,8 @@ from typing import Any
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.resolver import AgentResolver, default_resolver
 from dp_online_envs.lab.isolation import AgentFailure, IsolatedProcess, IsolationLimits
-from dp_online_envs.problem import Problem
 from dp_online_envs.lab.sandbox import SandboxUnavailable
+from dp_online_envs.problem import Problem
 
 
 class SubmissionError(RuntimeError):
