@@ -1,15 +1,24 @@
 """Submissions that dodge an audit whose games differ from the graded ones are refuted by
 the one-run audit, which plays its games as graded games are played; the honest course
-sample is not. Graded end to end: every submission in its own sandboxed processes.
+sample is not. At the course assignment's default settings (its horizon, audit games,
+seed derivation), each audit game in a fresh copy of the submission's module, as a
+fresh process gives it; and graded end to end, every submission in its own sandboxed
+processes, at a shorter horizon.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import itertools
 import pathlib
 
+import pytest
+
 import dp_online_envs  # noqa: F401  (registers the env ids)
-from dp_online_envs.lab.grading import grade, load_assignment
+from dp_online_envs.lab.grading import audit_step, grade, load_assignment
+from dp_online_envs.lab.grading.grader import audit_games, audit_seed
+from dp_online_envs.lab.grading.submission import SubmissionInfo, SubmissionLoader
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COURSE = ROOT / "examples" / "course"
@@ -20,15 +29,52 @@ BAD = pathlib.Path(__file__).resolve().parent / "grade_submissions"
 #: Learners that dodge an audit which plays games unlike the graded ones
 #: (``grade_submissions/dodges_*.py``): each is plain EXP3 in every graded game.
 DODGERS = ("dodges_horizon", "dodges_resets", "dodges_late_rounds")
+_fresh = itertools.count()
 
 
-def test_dodgers_are_refuted_and_the_honest_learner_is_not():
+def fresh_process_learner(path: pathlib.Path):
+    """``make_learner(problem, space, seed)`` that imports ``path`` anew for every game
+    (module state such as a reset counter starts afresh, as in a graded game's fresh
+    process) and builds its one learner class with the assignment's budget."""
+    def make(problem, space, seed):
+        spec = importlib.util.spec_from_file_location(f"fresh_{path.stem}_{next(_fresh)}",
+                                                      path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        (cls,) = [v for v in vars(module).values() if isinstance(v, type)
+                  and v.__module__ == module.__name__ and hasattr(v, "act")]
+        return cls(problem, epsilon=1.0, delta=0.0, seed=seed)
+    return make
+
+
+@pytest.mark.parametrize("name", [*DODGERS, "honest"])
+def test_the_default_audit_refutes_every_dodger_and_not_the_honest_learner(name):
+    """The course's assignment as shipped: T = 16384, 16 audit games, the audit seed
+    derived from a secret. The honest learner's 16 games take about 13 s of CPU."""
+    course = load_assignment(COURSE / "assignment.yaml")
+    assert course.horizons == (16384,) and course.audit.settings.games == 16
+    path = HONEST if name == "honest" else BAD / f"{name}.py"
+    loader = SubmissionLoader(SubmissionInfo(str(path), "Learner", name, "bandit", True, "",
+                                             ""))
+    settings = dataclasses.replace(course.audit.settings,
+                                   seed=audit_seed(course, "a course secret"))
+    finding = audit_step.audit_one_run(fresh_process_learner(path),
+                                       audit_games(course, loader), (1.0, 0.0), settings)
+    assert finding.games == 16 and finding.horizons == (16384,)
+    assert finding.canaries == 16 * 16384
+    if name == "honest":
+        assert not finding.refuted and finding.eps_lb <= 1.0, str(finding)
+    else:
+        assert finding.refuted and finding.eps_lb > 1.0, str(finding)
+
+
+def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
     """The course assignment with its default audit settings (16 audit games per env
     and horizon), but graded at T = 4096 instead of 16384 and on one hidden seed: an
     isolated round costs about 0.25 ms of CPU, so the default's 21 games of T = 16384 per
-    submission take over a minute of CPU each (``examples/course/measure_audit.py`` measures
-    the default). The late-rounds dodger is noise-free from round 1001, a quarter of
-    these games."""
+    submission take over a minute of CPU each (``examples/course/measure_audit.py`` grades
+    every dodger at the default). The dodger graded is the one whose dodge needs the
+    grader's processes: it counts its process's resets."""
     course = load_assignment(COURSE / "assignment.yaml")
     audit = dataclasses.replace(course.audit, power_factors=(10.0,))  # one power audit
     # no verdict may hang on the machine's load: the calls' timeouts far above their time
@@ -36,18 +82,16 @@ def test_dodgers_are_refuted_and_the_honest_learner_is_not():
     assignment = dataclasses.replace(course, horizons=(4096,), seeds=1, audit=audit,
                                      limits=limits)
     assert assignment.audit.settings.games == 16 and assignment.audit.settings.ratio == 6
-    # (the course's cheat.py is EXP3 too: dodges_horizon is it in games this long)
-    files = [HONEST, *(BAD / f"{name}.py" for name in DODGERS)]
+    files = [HONEST, BAD / "dodges_resets.py"]
     result = grade(assignment, files, secret="course-secret", backend="local", workers=2)
     by_name = {g.submission: g for g in result.grades}
-    for name in DODGERS:
-        g = by_name[name]
-        assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 0.0, name  # refuted
-        assert g.audit["refuted"] is True and g.parts[2].earned == 0.0, (name, g.audit)
-        assert g.audit["eps_lb"] > 1.0 and g.audit["games"] == 16, name
-        assert g.audit["horizons"] == [4096], name  # the graded horizon, not a short one
-        assert "refuted" in g.parts[2].reason, name
-        assert g.audit_cpu_seconds is not None and g.audit_cpu_seconds > 0, name
+    g, name = by_name["dodges_resets"], "dodges_resets"
+    assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 0.0, name  # refuted
+    assert g.audit["refuted"] is True and g.parts[2].earned == 0.0, (name, g.audit)
+    assert g.audit["eps_lb"] > 1.0 and g.audit["games"] == 16, name
+    assert g.audit["horizons"] == [4096], name  # the graded horizon, not a short one
+    assert "refuted" in g.parts[2].reason, name
+    assert g.audit_cpu_seconds is not None and g.audit_cpu_seconds > 0, name
     honest = by_name["honest"]
     assert honest.audit is not None, honest.parts[2].reason
     assert honest.audit["refuted"] is False and honest.parts[2].earned == 30

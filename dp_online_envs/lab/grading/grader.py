@@ -317,11 +317,7 @@ def _audit(assignment: Assignment, loader: SubmissionLoader,
     """
     if declared is None:
         return None, f"not audited: {declared_note}"
-    games = []
-    for env in assignment.envs:
-        downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-info env
-        kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
-        games += [audit_step.AuditGame(env.id, kwargs, h) for h in assignment.horizons]
+    games = audit_games(assignment, loader)
 
     def make_learner(problem: Any, action_space: Any, seed: int) -> IsolatedLearner:
         factory = functools.partial(loader, epsilon=assignment.epsilon,
@@ -335,6 +331,23 @@ def _audit(assignment: Assignment, loader: SubmissionLoader,
         return None, f"the learner failed under audit: {exc.reason}"
     except Exception as exc:  # noqa: BLE001 - a submission's fault is reported, not raised
         return None, f"the audit could not run the learner: {type(exc).__name__}: {exc}"
+
+
+def audit_games(assignment: Assignment, loader: Any) -> list[audit_step.AuditGame]:
+    """The audit's env x horizon settings for a learner: the graded ones, with
+    ``feedback="bandit"`` where a bandit learner plays a full-information env (as its
+    graded games are played).
+
+    Args:
+        assignment: The assignment.
+        loader: The learner's class (or :class:`~.submission.SubmissionLoader`).
+    """
+    games = []
+    for env in assignment.envs:
+        downgrade = feedback_option(env.id, loader)  # a bandit learner on a full-info env
+        kwargs = {**env.kwargs, **({"feedback": downgrade} if downgrade else {})}
+        games += [audit_step.AuditGame(env.id, kwargs, h) for h in assignment.horizons]
+    return games
 
 
 def declared_budget(records: list[dict[str, Any]]
