@@ -62,6 +62,7 @@ from dp_online_envs.lab.experiments.store import (
 from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.lab.experiments.table import export_results
 from dp_online_envs.lab.grading import find_submissions, grade, load_assignment
+from dp_online_envs.lab.grading.assignment import DEFAULT_SECRET_ENV
 from dp_online_envs.lab.grading.grader import sandbox_mode
 from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
@@ -186,15 +187,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one row per game x checkpoint (default: FILE's stem + '_curves')")
 
     s = sub.add_parser("grade", help="grade course submissions (isolated, hidden seeds, "
-                                     "privacy audit) and write their reports")
+                                     "privacy audit) and write their reports",
+                       description="Grade course submissions: each plays the assignment's "
+                                   "games on hidden seeds in its own sandboxed processes and "
+                                   "is audited; reports go to OUTDIR, one per submission as "
+                                   "soon as it is graded. A rerun keeps the grades of "
+                                   "submissions whose file and assignment are unchanged.",
+                       epilog=f"The hidden seeds are keyed by the instructor's secret, read "
+                              f"from the environment variable the assignment's "
+                              f"'secret: {{env: NAME}}' names (default "
+                              f"{DEFAULT_SECRET_ENV}); never share it with students.")
     s.add_argument("assignment", metavar="ASSIGNMENT", help="assignment file (.yaml, .toml, .json)")
     s.add_argument("submissions", metavar="SUBMISSIONS", nargs="+",
                    help=".py files with one agents.Agent subclass each, or directories of them")
     s.add_argument("-o", "--out", metavar="OUTDIR",
                    help="reports directory (default: grades/ASSIGNMENT-NAME)")
     s.add_argument("--workers", type=_option(check_int, "workers", 1), metavar="N",
-                   help="games played in parallel (default 1: serially)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+                   help="submissions graded in parallel, each with its audit, in N "
+                        "processes (one submission: its games spread over them; default 1)")
+    s.add_argument("--quiet", action="store_true", help="no progress lines")
+    s.add_argument("--regrade", action="store_true",
+                   help="grade every submission again, even those unchanged since their "
+                        "stored grade")
     s.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="grade in plain processes when the bubblewrap sandbox cannot start "
                         "(submissions can then read the grader's files and processes)")
@@ -453,6 +467,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     resolver = default_resolver()
     assignment = load_assignment(args.assignment, resolver=resolver)
@@ -469,7 +487,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         result = grade(assignment, files, out_dir=out, secret=secret,
                        backend="serial" if workers == 1 else "local", workers=workers,
                        quiet=args.quiet, resolver=resolver,
-                       unsafe_no_sandbox=args.unsafe_no_sandbox)
+                       unsafe_no_sandbox=args.unsafe_no_sandbox, resume=not args.regrade,
+                       progress=None if args.quiet else _progress_line)
     width = max(len(g.submission) for g in result.grades)
     for g in result.grades:
         lost = [f"{p.name}: {p.reason}" for p in g.parts if p.earned < p.points]

@@ -49,6 +49,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -104,6 +105,11 @@ class IsolationLimits:
         cpu_seconds: ``RLIMIT_CPU`` of the agent's process (``None``: no limit).
         sandbox: Run the agent's process in this bubblewrap sandbox (``None``: a plain
             process with the parent's environment, ``sys.path`` and working directory).
+        log: Append the process's stdout and stderr to this file, at most ``log_bytes``
+            of it (``None``: a sandboxed process's output is dropped, a plain process
+            writes to the parent's stdout and stderr).
+        log_bytes: The most the log file grows to, over every process writing to it
+            (what is over is dropped, and one line says so).
     """
 
     timeout: float = 10.0
@@ -111,6 +117,8 @@ class IsolationLimits:
     memory_bytes: int | None = None
     cpu_seconds: int | None = None
     sandbox: Sandbox | None = None
+    log: str | None = None
+    log_bytes: int = 64 * 2**10
 
     def __post_init__(self) -> None:
         for name in ("timeout", "startup_timeout"):
@@ -120,6 +128,9 @@ class IsolationLimits:
                 check_int(name, getattr(self, name), 1, MAX_LIMIT)
         if self.sandbox is not None and not isinstance(self.sandbox, Sandbox):
             raise TypeError(f"sandbox={self.sandbox!r} rejected: expected a Sandbox or None")
+        if self.log is not None and not isinstance(self.log, str):
+            raise TypeError(f"log={self.log!r} rejected: expected a file path (str) or None")
+        check_int("log_bytes", self.log_bytes, 0, MAX_LIMIT)
 
 
 _ACT, _STEP, _ACTION, _ERROR = b"A", b"S", b"a", b"e"
@@ -314,6 +325,30 @@ def parse_summary(data: bytes) -> dict[str, Any]:
     return {"clipped_feedback": clipped, "privacy": (float(eps), float(delta), text)}
 
 
+#: One lock per log file: the processes of a submission append to one log.
+_LOG_LOCKS: dict[str, threading.Lock] = {}
+_LOG_LOCKS_GUARD = threading.Lock()
+
+
+def drain_to_log(stream: Any, path: str, cap: int) -> None:
+    """Copy ``stream`` (a process's output) to the end of the file ``path`` until the
+    file holds ``cap`` bytes; read the rest and drop it (the process never blocks on a
+    full pipe), with one line saying so. Closes ``stream`` at its end."""
+    with _LOG_LOCKS_GUARD:
+        lock = _LOG_LOCKS.setdefault(path, threading.Lock())
+    with stream, open(path, "ab") as log:
+        while chunk := stream.read1(2**16):
+            with lock:
+                size = os.fstat(log.fileno()).st_size
+                room = cap - size
+                if room >= 0:
+                    log.write(chunk[:room])
+                    if len(chunk) > room:  # once: the line takes the file over the cap
+                        log.write(f"\n[log cut at {cap} bytes: the rest is dropped]\n"
+                                  .encode())
+                log.flush()
+
+
 class IsolatedProcess:
     """An untrusted process and its frame channel: the plumbing of :class:`IsolatedLearner`
     and of the grader's submission probe.
@@ -346,15 +381,24 @@ class IsolatedProcess:
             boot = _BOOT.format(keep=0, path=sandbox.python_path(), fd=fd, uid=uid)
             cmd, fds = sandbox.command([sys.executable, "-I", "-B", "-c", boot])
             env, cwd = dict(SANDBOX_ENV), "/"
+        if limits.log is not None:
+            out, err = subprocess.PIPE, subprocess.STDOUT
+        else:
+            out = err = None if sandbox is None else subprocess.DEVNULL
         try:
             self._process = subprocess.Popen(
                 cmd, pass_fds=(fd, *fds), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                stdout=None if sandbox is None else subprocess.DEVNULL,
-                stderr=None if sandbox is None else subprocess.DEVNULL)
+                stdout=out, stderr=err)
         finally:
             theirs.close()
             for extra in fds:
                 os.close(extra)
+        self._drain = None
+        if limits.log is not None:
+            self._drain = threading.Thread(target=drain_to_log, daemon=True,
+                                           args=(self._process.stdout, limits.log,
+                                                 limits.log_bytes))
+            self._drain.start()
         self._conn = Connection(mine.detach())
         self._conn.send_bytes(pickle.dumps((target, args, limits)))
 
@@ -427,10 +471,14 @@ class IsolatedProcess:
         self._conn.close()
 
     def kill(self) -> None:
-        """Kill the process (with a sandbox, every process in it) and reap it."""
+        """Kill the process (with a sandbox, every process in it) and reap it; its log
+        is complete once this returns (a plain process's children that keep the output
+        open are waited for at most 5 s)."""
         if self.alive():
             self._process.kill()
         self._process.wait()
+        if self._drain is not None:
+            self._drain.join(5.0)
 
     def _exits_within(self, seconds: float) -> bool:
         """Whether the process has ended, or ends within ``seconds``."""

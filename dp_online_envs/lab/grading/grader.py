@@ -44,8 +44,9 @@ import os
 import pathlib
 import re
 import resource
+import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,7 @@ from dp_online_envs.lab.grading.grades import (
     SettingResult,
     finite_json,
 )
-from dp_online_envs.lab.grading.report import write_reports
+from dp_online_envs.lab.grading.report import write_reports, write_submission
 from dp_online_envs.lab.grading.submission import (
     SubmissionError,
     SubmissionLoader,
@@ -120,21 +121,32 @@ def hidden_variable(name: str | None) -> Iterator[None]:
 def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]], *,
           out_dir: str | os.PathLike[str] | None = None, secret: str | None = None,
           backend: str = "serial", workers: int | None = None, quiet: bool = True,
-          resolver: AgentResolver | None = None,
-          unsafe_no_sandbox: bool = False) -> ClassGrades:
+          resolver: AgentResolver | None = None, unsafe_no_sandbox: bool = False,
+          resume: bool = True, progress: Callable[[str], None] | None = None) -> ClassGrades:
     """Grade submission files on an assignment (see the module docstring).
+
+    With ``out_dir``, each submission's report is written (all or nothing) as soon as it
+    is graded, with its processes' output in ``log.txt``; the class tables when all are.
 
     Args:
         assignment: The validated assignment.
         submissions: ``.py`` files (see :func:`~.submission.find_submissions`).
-        out_dir: Write the reports here (:func:`~.report.write_reports`); ``None``: don't.
+        out_dir: Write the reports here (:mod:`~.report`); ``None``: don't.
         secret: The instructor's secret (default: read as the assignment says).
-        backend: The runner's backend (``"serial"``, ``"local"``).
-        workers: Local worker processes.
+        backend: The runner's backend (``"serial"``, ``"local"``) for the references
+            and, with one submission to grade, its games.
+        workers: Local worker processes: with several submissions to grade, each is
+            graded (games and audit) in one of ``workers`` processes; with one, its
+            games are spread over them.
         quiet: No progress bar.
         resolver: Resolves the references (``None``: the ``agents`` registry).
         unsafe_no_sandbox: Grade in plain processes when the sandbox cannot start
             (the reports say so); ``False``: refuse instead.
+        resume: Keep the stored grade of a submission whose file and grading (the
+            assignment, the secret's seeds, the sandbox mode, this release) are
+            unchanged since it was written in ``out_dir``.
+        progress: Called with one line per submission graded or kept (``None``: no
+            lines).
 
     Returns:
         The grades, in the order of ``submissions``.
@@ -151,16 +163,115 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
                                    seed=audit_seed(assignment, secret))
     run = functools.partial(run_games, backend=backend, workers=workers, quiet=quiet,
                             seed_secret=keyed)
+    mode = Sandbox().describe() if sandboxed else UNSAFE_MODE
     with hidden_variable(assignment.secret.env):
         references = _reference_records(assignment, run, resolver)
         power, power_text = _power(assignment, settings, out_dir, resolver)
-        grades = [_grade_safely(assignment, pathlib.Path(p), run, references, settings, power,
-                                power_text, sandboxed) for p in submissions]
-    result = ClassGrades(assignment, grades, [_public(r) for r in references], power,
-                         power_text, Sandbox().describe() if sandboxed else UNSAFE_MODE)
+        frame = ClassGrades(assignment, [], [_public(r) for r in references], power,
+                            power_text, mode)
+        job = _Job(assignment, run, references, settings, power, power_text, sandboxed,
+                   None if out_dir is None else pathlib.Path(out_dir))
+        grades = _grade_all(job, [pathlib.Path(p) for p in submissions], frame,
+                            grading_key(assignment, keyed, mode), workers or 1, resume,
+                            progress)
+    result = dataclasses.replace(frame, grades=grades)
     if out_dir is not None:
         result.out_dir = write_reports(result, out_dir)
     return result
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """What grading one submission needs (sent whole to a worker process)."""
+
+    assignment: Assignment
+    run: Any
+    references: list[dict[str, Any]]
+    settings: Any
+    power: dict[str, Any] | None
+    power_text: str
+    sandboxed: bool
+    out_dir: pathlib.Path | None
+
+    def __call__(self, path: pathlib.Path) -> tuple[Grade, float]:
+        """The submission's grade and the seconds it took."""
+        start = time.perf_counter()
+        return _grade_safely(self, path), time.perf_counter() - start
+
+
+def grading_key(assignment: Assignment, keyed: str, mode: str) -> str:
+    """A digest of everything a grade depends on besides the submission's file: the
+    assignment (its secret's source left out), the hidden seeds' key, the sandbox mode
+    and this release."""
+    from dp_online_envs import __version__
+
+    plain = dataclasses.replace(assignment, source="", secret=dataclasses.replace(
+        assignment.secret, salt=None))
+    return stable_hash({"assignment": repr(plain), "seeds": stable_hash(keyed),
+                        "mode": mode, "release": __version__})
+
+
+def stored_grade(out_dir: pathlib.Path, path: pathlib.Path, key: str) -> Grade | None:
+    """The grade stored in ``out_dir`` for the file ``path``, if its file and grading key
+    are those of this run (else ``None``: graded again)."""
+    page = out_dir / path.stem
+    try:
+        run = json.loads((page / "run.json").read_text(encoding="utf-8"))
+        if run.get("key") != key or run.get("sha256") != _sha256(path):
+            return None
+        return Grade.from_dict(json.loads((page / "grade.json").read_text(encoding="utf-8")),
+                               run.get("audit_cpu_seconds"))
+    except (OSError, ValueError, AttributeError):
+        return None  # missing or damaged: graded again
+
+
+def _sha256(path: pathlib.Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+
+
+def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: str,
+               workers: int, resume: bool, progress: Callable[[str], None] | None
+               ) -> list[Grade]:
+    """Every submission's grade: kept from ``out_dir`` when unchanged, else graded (in
+    ``workers`` processes when several are to be); each written as soon as it is done."""
+    grades: dict[int, Grade] = {}
+    if job.out_dir is not None and resume:
+        for i, path in enumerate(paths):
+            kept = stored_grade(job.out_dir, path, key)
+            if kept is not None:
+                grades[i] = kept
+                if progress is not None:
+                    progress(f"{path.stem}: unchanged since its stored grade, kept "
+                             f"({kept.score:.3g} / {kept.total:g})")
+    todo = [i for i in range(len(paths)) if i not in grades]
+
+    def done(i: int, g: Grade, seconds: float) -> None:
+        grades[i] = g
+        if job.out_dir is not None:
+            write_submission(g, frame, job.out_dir,
+                             {"key": key, "sha256": g.sha256,
+                              "audit_cpu_seconds": g.audit_cpu_seconds})
+        if progress is not None:
+            progress(f"[{len(grades)}/{len(paths)}] {g.submission}: {g.score:.3g} / "
+                     f"{g.total:g} ({seconds:.0f} s)")
+
+    if workers <= 1 or len(todo) <= 1:
+        for i in todo:
+            done(i, *job(paths[i]))
+    else:
+        serial = dataclasses.replace(job, run=functools.partial(
+            job.run, backend="serial", workers=None, quiet=True))
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+            futures = {pool.submit(serial, paths[i]): i for i in todo}
+            try:
+                for future in as_completed(futures):
+                    done(futures[future], *future.result())
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    return [grades[i] for i in range(len(paths))]
 
 
 def sandbox_mode(unsafe_no_sandbox: bool) -> bool:
@@ -179,12 +290,18 @@ def sandbox_mode(unsafe_no_sandbox: bool) -> bool:
     return False
 
 
-def submission_limits(assignment: Assignment, path: pathlib.Path,
-                      sandboxed: bool) -> IsolationLimits:
-    """The assignment's limits for one submission: sandboxed with its own file only."""
+def submission_limits(assignment: Assignment, path: pathlib.Path, sandboxed: bool,
+                      log: pathlib.Path | None = None) -> IsolationLimits:
+    """The assignment's limits for one submission: sandboxed with its own file only; its
+    processes' output appended to ``log`` (started empty; ``None``: dropped)."""
+    limits = assignment.limits
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_bytes(b"")
+        limits = dataclasses.replace(limits, log=str(log))
     if not sandboxed:
-        return assignment.limits
-    return dataclasses.replace(assignment.limits, sandbox=Sandbox(files=(str(path),)))
+        return limits
+    return dataclasses.replace(limits, sandbox=Sandbox(files=(str(path),)))
 
 
 def _reference_records(assignment: Assignment, run: Any,
@@ -238,37 +355,35 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
     return found
 
 
-def _grade_safely(assignment: Assignment, path: pathlib.Path, run: Any,
-                  references: list[dict[str, Any]], settings: Any,
-                  power: dict[str, Any] | None, power_text: str, sandboxed: bool) -> Grade:
+def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
     """:func:`_grade_one`, with any error it did not foresee turned into this submission's
     zero grade and one-line reason: one bad submission never stops the class's grading
     (Ctrl-C still does)."""
     try:
-        return _grade_one(assignment, path, run, references, settings, power, power_text,
-                          sandboxed)
+        return _grade_one(job, path)
     except Exception as exc:  # noqa: BLE001 - reported in the grade, not raised
-        sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
         reason = f"grading failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]
-        return Grade(submission=path.stem, path=str(path), power=power, power_text=power_text,
-                     sandbox=Sandbox().describe() if sandboxed else UNSAFE_MODE,
-                     sha256=sha, learner=None, settings=[], declared=None, audit=None,
-                     records=[], parts=_all_zero(assignment, reason))
+        return Grade(submission=path.stem, path=str(path), power=job.power,
+                     power_text=job.power_text,
+                     sandbox=Sandbox().describe() if job.sandboxed else UNSAFE_MODE,
+                     sha256=_sha256(path), learner=None, settings=[], declared=None,
+                     audit=None, records=[], parts=_all_zero(job.assignment, reason))
 
 
-def _grade_one(assignment: Assignment, path: pathlib.Path, run: Any,
-               references: list[dict[str, Any]], settings: Any,
-               power: dict[str, Any] | None, power_text: str, sandboxed: bool) -> Grade:
+def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     """Probe, play, audit and score one submission; every failure becomes a reason."""
-    limits = submission_limits(assignment, path, sandboxed)
+    assignment, run, references, settings, power, power_text, sandboxed = (
+        job.assignment, job.run, job.references, job.settings, job.power, job.power_text,
+        job.sandboxed)
+    limits = submission_limits(assignment, path, sandboxed, log=None if job.out_dir is None
+                               else job.out_dir / path.stem / "log.txt")
     blank = functools.partial(Grade, submission=path.stem, path=str(path), power=power,
                               power_text=power_text,
                               sandbox=limits.sandbox.describe() if sandboxed else UNSAFE_MODE)
     try:
         info = probe_submission(path, limits)
     except SubmissionError as exc:
-        sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
-        return blank(sha256=sha, learner=None, settings=[], declared=None, audit=None,
+        return blank(sha256=_sha256(path), learner=None, settings=[], declared=None, audit=None,
                      records=[], parts=_all_zero(assignment, exc.reason))
     loader = SubmissionLoader(info)
     learner = {k: v for k, v in dataclasses.asdict(info).items() if k not in ("path", "sha256")}

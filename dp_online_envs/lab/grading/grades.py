@@ -117,6 +117,26 @@ class Grade:
         out["total"] = self.total
         return finite_json(out)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], audit_cpu_seconds: float | None = None) -> Grade:
+        """The grade of :meth:`to_dict`'s dict (a stored ``grade.json``).
+
+        Raises:
+            ValueError: ``data`` is not such a dict (named with what is missing).
+        """
+        try:
+            fields = {f.name for f in dataclasses.fields(cls)} - {"audit_cpu_seconds"}
+            kept = {k: data[k] for k in fields}
+            kept["parts"] = [Part(**p) for p in data["parts"]]
+            kept["settings"] = [SettingResult(**{**s, "failed": tuple(s["failed"])})
+                                for s in data["settings"]]
+            if data["declared"] is not None:
+                eps, delta, text = data["declared"]
+                kept["declared"] = (float(eps), float(delta), text)  # "inf" too
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a stored grade: {type(exc).__name__}: {exc}") from None
+        return cls(**kept, audit_cpu_seconds=audit_cpu_seconds)
+
 
 @dataclasses.dataclass
 class ClassGrades:
@@ -150,3 +170,4 @@ def finite_json(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [finite_json(v) for v in obj]
     return obj
+

@@ -7,6 +7,9 @@
     OUT/<submission>/grade.json    the grade (:meth:`~.grades.Grade.to_dict`)
     OUT/<submission>/report.html   regret curves against the references, the score
                                    breakdown, the games that failed, the audit and its power
+    OUT/<submission>/log.txt       what the submission's processes printed (capped)
+    OUT/<submission>/run.json      the file's and the grading's digests, the audit's CPU
+                                   time: a rerun keeps a grade whose digests are unchanged
 
 Pages are self-contained (figures embedded as PNG, the CSS of
 :mod:`dp_online_envs.lab.experiments.report`). The JSON holds no timestamp and no seed: the
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import io
 import json
 import os
 import pathlib
@@ -24,6 +28,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from dp_online_envs.lab.experiments import analysis, plots
+from dp_online_envs.lab.experiments.store import atomic_write
 from dp_online_envs.lab.grading.grades import ClassGrades, Grade
 from dp_online_envs.lab.html_page import CSS as _CSS
 from dp_online_envs.lab.html_page import escape as _e
@@ -43,22 +48,36 @@ CSV_COLUMNS = ("submission", "learner", "score", "total", "regret", "regret_poin
 
 
 def write_reports(grades: ClassGrades, out_dir: str | os.PathLike[str]) -> pathlib.Path:
-    """Write every report of a grading run into ``out_dir`` (created); returns it."""
+    """Write every report of a grading run into ``out_dir`` (created); returns it.
+
+    Every file is written all or nothing (:func:`~dp_online_envs.lab.experiments.store.
+    atomic_write`): an interrupted run leaves each file whole, old or new."""
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for g in grades.grades:
-        page = out / g.submission
-        page.mkdir(exist_ok=True)
-        (page / "grade.json").write_text(json.dumps(g.to_dict(), indent=1, sort_keys=True),
-                                         encoding="utf-8")
-        (page / "report.html").write_text(render_page(g, grades), encoding="utf-8")
-    rows = [csv_row(g) for g in grades.grades]
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    (out / "grades.html").write_text(render_class(grades), encoding="utf-8")
+        write_submission(g, grades, out)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(csv_row(g) for g in grades.grades)
+    atomic_write(out / "grades.csv", buffer.getvalue())
+    atomic_write(out / "grades.html", render_class(grades))
     return out
+
+
+def write_submission(g: Grade, grades: ClassGrades, out: pathlib.Path,
+                     run: dict[str, Any] | None = None) -> pathlib.Path:
+    """Write one submission's ``grade.json`` and ``report.html`` (and ``run.json``, what
+    a rerun needs to know it is unchanged, when ``run`` is given) into ``out/<name>/``,
+    each all or nothing; returns that directory. ``grade.json`` is written last: a
+    submission whose ``grade.json`` is there has its whole report."""
+    page = out / g.submission
+    page.mkdir(parents=True, exist_ok=True)
+    atomic_write(page / "report.html", render_page(g, grades))
+    if run is not None:
+        atomic_write(page / "run.json", json.dumps(run, indent=1, sort_keys=True))
+    atomic_write(page / "grade.json", json.dumps(g.to_dict(), indent=1, sort_keys=True))
+    return page
 
 
 def csv_row(g: Grade) -> dict[str, Any]:
@@ -249,7 +268,8 @@ def render_page(g: Grade, grades: ClassGrades) -> str:
     if g.audit is None and "failed under audit" in g.parts[2].reason:
         failed.append(g.parts[2].reason)
     limits = (f"<p class=note>Limits of each submission process: {_e(_limits(a))}. "
-              f"Graded in: {_e(g.sandbox)}.</p>" +
+              f"Graded in: {_e(g.sandbox)}. What its processes printed: <a href=log.txt>"
+              f"log.txt</a> (the first {a.limits.log_bytes // 1024} KiB).</p>" +
               ("<p>No game hit a limit or failed.</p>" if not failed else
                "<ul>" + "".join(f"<li>{_e(f)}</li>" for f in failed) + "</ul>"))
     return (f"{_head(g.submission + ': ' + a.name)}<h1>{_e(g.submission)}</h1>"
@@ -266,4 +286,5 @@ def render_page(g: Grade, grades: ClassGrades) -> str:
             "</main></body></html>")
 
 
-__all__ = ["CSV_COLUMNS", "csv_row", "render_class", "render_page", "write_reports"]
+__all__ = ["CSV_COLUMNS", "csv_row", "render_class", "render_page", "write_reports",
+           "write_submission"]

@@ -1,0 +1,84 @@
+"""Wall time of grading a class of 30 submissions on the course assignment as shipped.
+
+Builds a class in a temporary directory from the course's samples and the grader's test
+submissions (by default 12 honest, 8 noise-free cheats, 6 that crash in round 3 and 4
+that dodge an audit unlike the graded games), grades it with ``dp-online grade
+--workers N`` on ``examples/course/assignment.yaml`` (T = 16384, 5 hidden seeds, 16 audit
+games), sandboxed, and prints the wall time, the CPU time (this process and its
+children), the time of a rerun that keeps every grade, and how many submissions were
+refuted or failed::
+
+    python benchmarks/grade_class.py [--workers 2] [--honest 12 --cheats 8 --crashes 6 \\
+        --dodgers 4] [--secret S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import resource
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from dp_online_envs.lab.grading import grade, load_assignment  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+COURSE = ROOT / "examples" / "course"
+TESTS = ROOT / "tests" / "experiments" / "grade_submissions"
+KINDS = {"honest": COURSE / "submissions" / "honest.py",
+         "cheats": COURSE / "submissions" / "cheat.py",
+         "crashes": TESTS / "crashes.py",
+         "dodgers": TESTS / "dodges_late_rounds.py"}
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
+                                                resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--secret", default="a class benchmark")
+    for kind, n in (("honest", 12), ("cheats", 8), ("crashes", 6), ("dodgers", 4)):
+        parser.add_argument(f"--{kind}", type=int, default=n)
+    args = parser.parse_args()
+    assignment = load_assignment(COURSE / "assignment.yaml")
+    work = pathlib.Path(tempfile.mkdtemp(prefix="grade-class-"))
+    try:
+        files = []
+        for kind, source in KINDS.items():
+            for i in range(getattr(args, kind)):
+                path = work / "class" / f"{kind}_{i:02d}.py"
+                path.parent.mkdir(exist_ok=True)
+                shutil.copyfile(source, path)
+                files.append(path)
+        out = work / "grades"
+        times = []
+        for _ in range(2):  # the grading, then a rerun that keeps every grade
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            result = grade(assignment, files, out_dir=out, secret=args.secret,
+                           backend="local", workers=args.workers,
+                           progress=lambda line: print(line, flush=True))
+            times.append((time.perf_counter() - wall, cpu_seconds() - cpu))
+        refuted = sum(bool((g.audit or {}).get("refuted")) for g in result.grades)
+        failed = sum(any(s.failed for s in g.settings) or g.learner is None
+                     for g in result.grades)
+        print(f"{len(files)} submissions, --workers {args.workers}, {os.cpu_count()} CPUs: "
+              f"graded in {times[0][0]:.0f} s wall ({times[0][1]:.0f} s CPU); a rerun "
+              f"keeping every grade {times[1][0]:.1f} s; {refuted} refuted, {failed} with "
+              f"failed games; mean score "
+              f"{sum(g.score for g in result.grades) / len(files):.1f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
