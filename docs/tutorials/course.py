@@ -11,8 +11,12 @@
 # named with what was expected.
 
 # %%
+import importlib.util
 from pathlib import Path
 
+import gymnasium as gym
+
+import agents
 from dp_online_envs.lab.grading.assignment import load_assignment
 
 COURSE = Path("examples/course")
@@ -37,13 +41,6 @@ print(f"points: regret {g.regret.points:g} (full within x{g.regret.factor} of "
 # at a small horizon, next to the references, on the same losses.
 
 # %%
-import importlib.util
-
-import gymnasium as gym
-
-import agents
-
-
 def load_submission(path):
     """The agents.Agent subclass defined in a submission file."""
     spec = importlib.util.spec_from_file_location(path.stem, path)
