@@ -34,6 +34,31 @@ def plain(text: str) -> str:
     return _ROLE.sub(code, text)
 
 
+_SECTION = re.compile(r"^(Args|Arguments|Attributes|Returns|Raises|Options|Class attributes)"
+                      r"( \([^)]*\))?:$")
+
+
+def sections(text: str) -> str:
+    """Google-style sections (``Args:`` and indented ``name: text`` lines) as Markdown
+    lists, so that they are not shown as indented code."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if _SECTION.match(line):
+            out += ["", f"**{line.rstrip(':')}**", ""]
+            inside = True
+        elif inside and line.startswith("    "):
+            m = _INDENTED_NAME.match(line)
+            if m and len(m.group(1)) == 4:
+                out.append(f"- `{m.group(2)}`: {m.group(3)}")
+            else:
+                out[-1] += " " + line.strip()
+        else:
+            inside = inside and not line.strip() == "" and line.startswith(" ")
+            out.append(line)
+    return "\n".join(out)
+
+
 def cell(value: Any) -> str:
     """A value in a Markdown table cell (pipes escaped, no line breaks)."""
     return str(value).replace("|", "\\|").replace("\n", " ")
@@ -209,7 +234,7 @@ def learner_page(name: str) -> str:
     else:
         out.append("None beyond `epsilon`, `delta`, `seed` and `secure`.\n" if cls.private
                    else "None beyond `seed`.\n")
-    out += ["\n## The algorithm\n\n", plain(inspect.cleandoc(cls.__doc__ or "")), "\n"]
+    out += ["\n## The algorithm\n\n", sections(plain(inspect.cleandoc(cls.__doc__ or ""))), "\n"]
     return "".join(out)
 
 
