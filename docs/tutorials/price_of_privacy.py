@@ -9,10 +9,9 @@
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
-from scipy import stats
 
 from dp_online_envs.lab.experiments import run
+from dp_online_envs.lab.experiments.analysis import mean_ci
 
 T, SEEDS = 2000, 16
 EPSILONS = [0.25, 0.5, 1.0, 4.0]
@@ -22,11 +21,10 @@ private = {eps: run("DPBandit-MAB-v0", "private-exp2", epsilon=eps, **common)
 baseline = run("DPBandit-MAB-v0", "exp3", **common)
 
 
-def mean_interval(records, confidence=0.95):
-    """Mean regret and the half-width of its Student-t interval over the seeds."""
-    r = np.array([rec["regret"] for rec in records])
-    half = stats.t.ppf(0.5 + confidence / 2, len(r) - 1) * r.std(ddof=1) / np.sqrt(len(r))
-    return r.mean(), half
+def mean_interval(records):
+    """Mean regret and the half-width of its 95% Student-t interval over the seeds."""
+    mean, lo, hi = mean_ci(rec["regret"] for rec in records)
+    return mean, (hi - lo) / 2
 
 
 base_mean, base_half = mean_interval(baseline)
