@@ -53,9 +53,10 @@ def test_the_site_builds_strictly_with_every_page(site):
     for info in agents.list_agents():
         assert (site / "learners" / generate.slug(info.name) / "index.html").is_file()
     api = (site / "api" / "index.html").read_text()
-    assert "def run(" in api or "run(" in api
-    for name in ("make", "play", "Problem", "loss_range", "CopyableGame"):
-        assert f'id="{name}"' in api or f"{name}</code>" in api or name in api
+    for anchor in ("agents.make", "agents.play", "agents.Agent.predict",
+                   "dp_online_envs.Problem.loss_range", "dp_online_envs.wrappers.CopyableGame",
+                   "dp_online_envs.lab.experiments.run"):
+        assert f'id="{anchor}"' in api, anchor
 
 
 def test_the_tutorials_ran_and_drew_their_figures(site):
