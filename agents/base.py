@@ -35,8 +35,14 @@ class Agent(ABC):
 
     Attributes:
         problem: The public description of the game.
+        seed: The seed the agent was built with (``None`` for fresh entropy); the base
+            class never reads it back, so a subclass may use the name as it likes.
         privacy: The :class:`~agents.privacy.PrivacyGuarantee` promised, or ``None``.
         clipped_feedback: How many feedback values were clipped to the declared bounds.
+
+    The base class keeps its own working state in name-mangled attributes
+    (``self.__name``), so it reserves no plain name: a subclass may define ``_seed``,
+    ``_last_action`` or any other helper of its own.
     """
 
     name: ClassVar[str] = "agent"
@@ -96,9 +102,11 @@ class Agent(ABC):
         self.secure = secure
         self.clipped_feedback = 0
         seed = None if seed is None else check_int("seed", seed, 0)
-        self._seed = seed
-        self._episode_seeds = np.random.SeedSequence(seed)
-        self._last_action = None
+        self.seed = seed
+        self.__episode_seeds = np.random.SeedSequence(seed)
+        self.__last_action = None
+        self.__options = dict(options)
+        self.__lanes: list[Agent] = []
         valid = [p for p in inspect.signature(self.setup).parameters if p != "kwargs"]
         unknown = sorted(set(options) - set(valid))
         if unknown:
@@ -126,7 +134,7 @@ class Agent(ABC):
         self.t = 0
         self.releases: list[tuple[int, np.ndarray]] = []
         self.clipped_feedback = 0
-        self._last_action = None
+        self.__last_action = None
 
     @abstractmethod
     def act(self):
@@ -185,24 +193,56 @@ class Agent(ABC):
         episode_start: np.ndarray | None = None,
         deterministic: bool = False,
     ) -> tuple[np.ndarray, tuple[np.ndarray, ...] | None]:
-        """stable-baselines3 ``PolicyPredictor.predict`` for one env (batch of one).
+        """stable-baselines3 ``PolicyPredictor.predict`` on a batch of ``n`` envs.
 
-        At an episode start the agent resets (with a fresh seed drawn from its seed
-        sequence); otherwise the observation is the feedback of its previous action.
-        ``deterministic`` is ignored: the learners' randomization is part of the game.
+        ``observation`` holds one row per env (``evaluate_policy`` on a ``VecEnv`` of
+        ``n`` games). A batch of one is played by the agent itself. A batch of ``n > 1``
+        is played by ``n`` independent copies of the agent (same class, problem, privacy
+        level and options), built at the first such call with seeds spawned from this
+        agent's seed, one per env; each copy sees only its own env's feedback.
+
+        For each env: at an episode start the learner resets (with a fresh seed drawn
+        from its seed sequence); otherwise the observation is the feedback of its
+        previous action. ``deterministic`` is ignored: the learners' randomization is
+        part of the game.
+
+        Returns:
+            The ``n`` actions (stacked on the first axis) and ``state`` unchanged.
+
+        Raises:
+            ValueError: ``observation`` has no batch axis, or ``episode_start`` does not
+                hold one flag per env.
         """
         obs = np.asarray(observation)
-        if obs.ndim == 0 or obs.shape[0] != 1:
-            raise ValueError(f"{self.name}.predict plays one env; got a batch of shape {obs.shape}")
-        start = episode_start is not None and bool(np.asarray(episode_start).reshape(-1)[0])
-        if start or self._last_action is None:
-            child = self._episode_seeds.spawn(1)[0]
+        if obs.ndim == 0 or obs.shape[0] < 1:
+            raise ValueError(f"{self.name}.predict expects a batch of observations, one row "
+                             f"per env; got shape {obs.shape}")
+        n = obs.shape[0]
+        starts = (np.zeros(n, dtype=bool) if episode_start is None
+                  else np.asarray(episode_start, dtype=bool).reshape(-1))
+        if starts.shape[0] != n:
+            raise ValueError(f"episode_start has {starts.shape[0]} flags for {n} envs")
+        if n == 1:
+            return np.asarray([self.__step_one(obs[0], bool(starts[0]))]), state
+        if len(self.__lanes) != n:
+            self.__lanes = [
+                type(self)(self.problem, epsilon=self.epsilon, delta=self.delta,
+                           seed=int(child.generate_state(1)[0]), secure=self.secure,
+                           **self.__options)
+                for child in self.__episode_seeds.spawn(n)]
+        return np.asarray([lane.__step_one(obs[i], bool(starts[i]))
+                           for i, lane in enumerate(self.__lanes)]), state
+
+    def __step_one(self, obs: np.ndarray, start: bool):
+        """One env's round of :meth:`predict`: reset at a start, else learn from ``obs``."""
+        if start or self.__last_action is None:
+            child = self.__episode_seeds.spawn(1)[0]
             self.reset(int(child.generate_state(1)[0]))
         else:
-            self.update(self._last_action, obs[0])
+            self.update(self.__last_action, obs)
         action = self.act()
-        self._last_action = action
-        return np.asarray([action]), state
+        self.__last_action = action
+        return action
 
     def __repr__(self) -> str:
         priv = f", epsilon={self.epsilon}, delta={self.delta}" if self.private else ""

@@ -22,7 +22,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.domains import GroundSet, Simplex
+from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.losses.base import LossFamily
@@ -340,23 +340,13 @@ def check_arms_problem(name: str, problem: Problem) -> int:
 
 
 def loss_range(problem: Problem) -> tuple[float, float]:
-    """The declared range ``[lo, hi]`` of the bandit feedback ``f_t(x_t)``.
-
-    ``[0, B]`` for linear losses with parameters in ``[0, 1]^K`` (``theta_set="unit"``)
-    on domains of non-negative points (simplex, arms, subsets of a ground set); else
-    ``[-B, B]``, ``B = problem.bound`` (``sup |f_t(x)|``).
+    """The declared range ``[lo, hi]`` of the bandit feedback ``f_t(x_t)``: the public
+    :meth:`~dp_online_envs.problem.Problem.loss_range`.
 
     Raises:
         ValueError: If ``problem.bound`` is not finite and positive.
     """
-    b = float(problem.bound)
-    if not (math.isfinite(b) and b > 0):
-        raise ValueError(f"the problem's bound B={problem.bound!r} must be finite and > 0")
-    loss = problem.loss
-    if (isinstance(loss, LinearLoss) and loss.theta_set == "unit"
-            and isinstance(problem.domain, (Simplex, GroundSet))):
-        return 0.0, b
-    return -b, b
+    return problem.loss_range()
 
 
 def check_range(problem: Problem, given) -> tuple[float, float]:

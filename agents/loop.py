@@ -12,6 +12,7 @@ from agents.base import Agent
 from dp_online_envs.loop import game_seeds, run_batched_rounds, run_rounds
 from dp_online_envs.problem import Problem
 from dp_online_envs.wrappers import RegretSummary, regret_summary
+from dp_online_envs.wrappers.peers import LossTally
 
 
 def _same_object(a: object, b: object) -> bool:
@@ -109,6 +110,8 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
         env_problem = None
     if isinstance(env_problem, Problem) and isinstance(getattr(agent, "problem", None), Problem):
         check_agent_fits(agent, env_problem)
+    if env_problem is None:
+        env = LossTally.wrap(env)
     env_seed, agent_seed = game_seeds(seed)
     agent.reset(agent_seed)
     env.reset(seed=env_seed)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.domains.ground_set import GroundSet
+from dp_online_envs.domains.simplex import Simplex
 from dp_online_envs.losses.base import LossFamily
+from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.validation import check_int
 
 FEEDBACK_KINDS = ("full", "bandit")
@@ -62,6 +66,26 @@ class Problem:
     def dim(self) -> int:
         """Dimension of the decision set's ambient space."""
         return self.domain.dim
+
+    def loss_range(self) -> tuple[float, float]:
+        """The declared range ``(lo, hi)`` of a round's loss ``f_t(x_t)``: the range of
+        the bandit feedback, and the one a client turns into rewards (``hi - f`` or
+        ``(hi - f) / (hi - lo)`` in ``[0, 1]``).
+
+        ``(0, B)`` for linear losses with parameters in ``[0, 1]^K``
+        (``theta_set="unit"``) on domains of non-negative points (simplex, arms, subsets
+        of a ground set); else ``(-B, B)``, ``B = bound`` (``sup |f_t(x)|`` over D).
+
+        Raises:
+            ValueError: If ``bound`` is not finite and positive.
+        """
+        b = float(self.bound)
+        if not (math.isfinite(b) and b > 0):
+            raise ValueError(f"the problem's bound B={self.bound!r} must be finite and > 0")
+        if (isinstance(self.loss, LinearLoss) and self.loss.theta_set == "unit"
+                and isinstance(self.domain, (Simplex, GroundSet))):
+            return 0.0, b
+        return -b, b
 
     def with_feedback(self, feedback: str) -> Problem:
         """The same problem seen through another feedback kind."""

@@ -1,7 +1,9 @@
-"""Wrappers: the regret ledger, the feedback boundary, and action adapters for RL agents."""
+"""Wrappers: the regret ledger, the feedback boundary, action adapters for RL agents, and
+adapters for other libraries' evaluation loops."""
 
 from dp_online_envs.wrappers.action_adapters import LogitsToArm, LogitsToSimplex, adapt
 from dp_online_envs.wrappers.feedback import FeedbackGuard
+from dp_online_envs.wrappers.peers import CopyableGame, LossTally
 from dp_online_envs.wrappers.regret import (
     REGRET_INFO_KEY,
     RegretRecorder,
@@ -14,9 +16,11 @@ from dp_online_envs.wrappers.regret import (
 
 __all__ = [
     "REGRET_INFO_KEY",
+    "CopyableGame",
     "FeedbackGuard",
     "LogitsToArm",
     "LogitsToSimplex",
+    "LossTally",
     "RegretRecorder",
     "RegretSummary",
     "TruncationSummary",

@@ -37,8 +37,10 @@ def test_evaluate_policy_plays_the_same_game_as_the_loop():
                                        rel=1e-6)
 
 
-def test_predict_rejects_a_batch_of_several_envs():
+def test_predict_rejects_observations_without_a_batch_axis():
+    # a batch of several envs is played by independent copies (tests/test_peers.py)
     problem = gym.make("DPBandit-MAB-v0", horizon=T).get_wrapper_attr("problem")
     agent = make("exp3", problem, seed=0)
-    with pytest.raises(ValueError, match="one env"):
-        agent.predict(np.zeros((2, 1)), episode_start=np.ones(2, bool))
+    with pytest.raises(ValueError, match="one row per env"):
+        agent.predict(np.float64(0.0), episode_start=np.ones(1, bool))
+    assert agent.predict(np.zeros((2, 1)), episode_start=np.ones(2, bool))[0].shape == (2,)

@@ -121,7 +121,7 @@ class Recorder(agents.Agent):
     log: list = []
 
     def setup(self):
-        Recorder.log.append(("built", self._seed, repr(self.problem)))
+        Recorder.log.append(("built", self.seed, repr(self.problem)))
 
     def reset(self, seed=None):
         super().reset(seed)
