@@ -1,4 +1,8 @@
-"""Do the registered ids' defaults separate learning from not learning?
+"""Do the registered ids' defaults separate learning from not learning? (a quick probe)
+
+The published table is the study ``benchmarks/studies/separation/`` (a sweep file
+played by ``dp-online sweep`` and its analysis of the stored results); this script is a
+quick probe of one id or option at a time, with one learner per role.
 
 For every registered id, at its defaults, this plays
 
@@ -78,11 +82,11 @@ LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
     "DPFullInfo-StronglyConvex-v1": ("ftal", {}, "pftal", {}),
     "DPBandit-Convex-v1": ("fkm", {}, "bandit-pftal", {}),
     "DPBandit-StronglyConvex-v1": ("fkm", {}, "bandit-pftal", {}),
-    "DPBandit-Matroid-v1": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-Flow-v1": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-SubmodularBase-v1": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-Birkhoff-v1": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPFullInfo-Matroid-v1": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
+    "DPBandit-Matroid-v2": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPBandit-Flow-v2": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPBandit-SubmodularBase-v2": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPBandit-Birkhoff-v2": ("garber-kretzu", {}, "private-projection-free", {}),
+    "DPFullInfo-Matroid-v2": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
     "DPFullInfo-Submodular-v1": ("hazan-kale-submodular", {}, "submod-pftal", {}),
     "DPBandit-Submodular-v1": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
     # real data (benchmarks/real_data.py runs them at their default horizons)

@@ -39,9 +39,14 @@ def test_sections_of_the_file_are_the_generators_in_order():
 
 @pytest.mark.parametrize("section", mr.SECTIONS, ids=NAMES)
 def test_every_section_names_an_existing_script_and_has_one_output(section):
-    assert (ROOT / "benchmarks" / section.script).is_file()
     body = mr.parse_sections((ROOT / "docs" / "results.md").read_text())[section.name]
-    assert f"benchmarks/{section.script}" in body
+    if section.study is not None:
+        for part in ("sweep.yaml", "analysis.py"):
+            path = f"benchmarks/studies/{section.study}/{part}"
+            assert (ROOT / path).is_file() and path in body
+    else:
+        assert (ROOT / "benchmarks" / section.script).is_file()
+        assert f"benchmarks/{section.script}" in body
     assert len(re.findall(rf"<!-- output: {re.escape(section.name)} -->", body)) == 1
     assert mr.PLACEHOLDER not in body
 
