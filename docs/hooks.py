@@ -79,3 +79,32 @@ def on_files(files: Files, config) -> Files:
         for name, png in figures.items():
             files.append(File.generated(config, f"{TUTORIALS}/{name}", content=png))
     return files
+
+
+#: A Sphinx role as the API reference renders it: ``:class:`~a.b.C``` becomes
+#: ``:class:<code>~a.b.C</code>`` (the docstrings are written for Sphinx-style roles),
+#: ``:meth:`title <a.b.C.m>``` keeps its target escaped inside the code span.
+_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|attr|data|exc|obj|const):"
+                   r"<code>([^<]+?)</code>")
+
+
+def plain_roles(html: str) -> str:
+    """The rendered page with each Sphinx role shown as its code span: an explicit title
+    is kept without its target, ``~`` keeps the last component of the name (as Sphinx
+    shows them), and a leading ``.`` (relative to the module) is dropped."""
+    def code(m: re.Match) -> str:
+        text = re.sub(r"\s+", " ", m.group(1)).strip()
+        if "&lt;" in text:  # "title <target>"
+            return f"<code>{text.split('&lt;', 1)[0].strip()}</code>"
+        if text.startswith("~"):
+            text = text[1:].lstrip(".")
+            head, paren = (text[:-2], "()") if text.endswith("()") else (text, "")
+            return f"<code>{head.rsplit('.', 1)[-1]}{paren}</code>"
+        return f"<code>{text.lstrip('.')}</code>"
+
+    return _ROLE.sub(code, html)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """The API reference shows docstrings' Sphinx roles as plain code spans."""
+    return plain_roles(html)

@@ -1,7 +1,7 @@
 """dp-online-envs: Gymnasium environments for differentially private online learning.
 
 Importing the package registers every environment id (see :data:`ENV_IDS`);
-``gym.make("dp_online_envs:DPBandit-Matroid-v1")`` imports it on demand.
+``gym.make("dp_online_envs:DPBandit-Matroid-v2")`` imports it on demand.
 """
 
 from dp_online_envs.startup import quiet_interrupt_while_starting

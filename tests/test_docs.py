@@ -125,3 +125,15 @@ def test_a_learner_page_holds_its_options_defaults_and_derivation():
             assert f"| `{name}` | `{p.default!r}` |" in page
     assert "[private-ftrl](../algorithms/private-ftrl.md)" in page
     assert "[`hedge`](hedge.md)" in page  # its non-private counterpart
+
+
+def test_the_api_reference_shows_sphinx_roles_as_code(site):
+    hooks = load("hooks")
+    assert hooks.plain_roles(":class:<code>~a.b.Grade</code>, :func:<code>.sub.f()</code>, "
+                             ":mod:<code>a.b</code>, :meth:<code>C.m\n&lt;a.C.m&gt;</code>, "
+                             ":func:<code>~.x.g()</code>") == (
+        "<code>Grade</code>, <code>sub.f()</code>, <code>a.b</code>, <code>C.m</code>, "
+        "<code>g()</code>")
+    api = (site / "api" / "index.html").read_text()
+    assert "<code>OnlineLearningEnv</code>" in api
+    assert not re.search(r":(class|func|meth|mod|attr|data|exc):<code>", api)
