@@ -306,3 +306,28 @@ def test_the_limits_are_the_address_space_and_cpu_time_of_the_agent_process():
         with pytest.raises(AgentFailure) as caught:
             proxy.act()
     assert f"RLIMIT_AS={(3 * 2**30, 3 * 2**30)} RLIMIT_CPU=(50, 51)" in caught.value.reason
+
+
+def test_a_side_polls_before_blocking_only_while_the_machine_has_a_cpu_free(monkeypatch):
+    """Polling on a busy machine takes the CPU the other side needs: a side then blocks
+    at once (the load is looked up every SPIN_CHECK frames)."""
+    from dp_online_envs.lab import isolation
+
+    class Quiet:  # a connection on which no frame ever arrives
+        def poll(self, timeout):
+            return False
+
+    yields = []
+    monkeypatch.setattr(isolation.os, "sched_yield", lambda: yields.append(1))
+    monkeypatch.setattr(isolation.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(isolation, "_SPIN", isolation._SpinState())
+    for load, polls in ((10.0, False), (0.2, True), (1.6, False), (1.4, True)):
+        monkeypatch.setattr(isolation.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        isolation._SPIN.frames = 0  # look at the load now
+        yields.clear()
+        assert isolation._wait(Quiet(), 0) is False
+        assert bool(yields) is polls, load
+        yields.clear()
+        for _ in range(isolation.SPIN_CHECK - 1):  # the verdict holds until the next look
+            isolation._wait(Quiet(), 0)
+        assert (len(yields) > 0) is polls, load
