@@ -131,6 +131,8 @@ SECTIONS: tuple[Section, ...] = (
             ("--rounds", "300", "--repeats", "2"), fence=True),
     # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
     Section("audit-power", "audit_power.py", (), None, fence=True),
+    # about 5 minutes of CPU: five submissions graded at the course's defaults
+    Section("grader-audit", "grader_audit.py", (), None, fence=True),
 )
 
 _SECTION_RE = re.compile(r"<!-- section: ([\w-]+) -->\n(.*?)<!-- /section: \1 -->\n?", re.DOTALL)

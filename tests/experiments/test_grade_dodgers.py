@@ -72,7 +72,7 @@ def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
     """The course assignment with its default audit settings (16 audit games per env
     and horizon), but graded at T = 4096 instead of 16384 and on one hidden seed: an
     isolated round costs about 0.25 ms of CPU, so the default's 21 games of T = 16384 per
-    submission take over a minute of CPU each (``examples/course/measure_audit.py`` grades
+    submission take over a minute of CPU each (``benchmarks/grader_audit.py`` grades
     every dodger at the default). The dodger graded is the one whose dodge needs the
     grader's processes: it counts its process's resets."""
     course = load_assignment(COURSE / "assignment.yaml")

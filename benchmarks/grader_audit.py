@@ -1,11 +1,12 @@
-"""Measure the course assignment's privacy audit at its default settings.
+"""The grader's privacy audit at the course assignment's default settings.
 
-Grades the sample submissions and the three dodging test submissions on
-``assignment.yaml`` as it is (T = 16384, 5 hidden seeds, 16 audit games), sandboxed,
-and prints, per submission, the audit's finding and its CPU time (the grader's and
-the learner's processes), then the audit's power::
+Grades the course's sample submissions (honest, a noise-free cheat) and the three
+dodging test submissions on ``examples/course/assignment.yaml`` as it is (T = 16384, 5
+hidden seeds, 16 audit games), sandboxed, and prints, per submission, the audit's
+finding and its CPU time (the grader's and the learner's processes), then the audit's
+power against noise cuts of the reference::
 
-    python examples/course/measure_audit.py [SECRET] [--workers N]
+    python benchmarks/grader_audit.py [SECRET] [--workers N]
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import time
 
 from dp_online_envs.lab.grading import grade, load_assignment
 
-HERE = pathlib.Path(__file__).resolve().parent
-DODGERS = HERE.parents[1] / "tests" / "experiments" / "grade_submissions"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+HERE = ROOT / "examples" / "course"
+DODGERS = ROOT / "tests" / "experiments" / "grade_submissions"
 
 
 def main() -> None:
