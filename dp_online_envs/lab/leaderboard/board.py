@@ -269,6 +269,7 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
                 curves[(name, env_id)] = _curve(mine)
     rows: list[Row] = []
     power: dict[float, tuple[dict[str, Any], str]] = {}
+    _prefetch(learners, benchmark, run, sticks)
     for learner in learners:
         levels: list[float | None] = list(benchmark.epsilons) if learner.private else [None]
         for eps in levels:
@@ -355,6 +356,22 @@ def _specs(learner: Learner, eps: float | None, env_id: str, benchmark: Benchmar
         except ExperimentError as exc:
             why = why or str(exc).removeprefix("run: ")
     return [], why
+
+
+def _prefetch(learners: Sequence[Learner], benchmark: Benchmark, run: Any,
+              sticks: dict[tuple[str, int], Yardstick]) -> None:
+    """Play every registered learner's games in one run (one pool of workers for all;
+    the rows then read them back from the store)."""
+    specs = []
+    for learner in learners:
+        if learner.path is not None or learner.cls is None:
+            continue
+        for eps in (list(benchmark.epsilons) if learner.private else [None]):
+            for env_id in benchmark.ids:
+                if env_config(env_id).feedback == learner.feedback and any(
+                        sticks[(env_id, h)].scorable for h in benchmark.horizons):
+                    specs += _specs(learner, eps, env_id, benchmark)[0]
+    run(specs, desc="learners")
 
 
 def _refusal(reason: str) -> bool:
@@ -490,8 +507,7 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
     """The one-run audit of the row's declared claim on :data:`AUDIT_ENV` (sets
     ``row.audit`` or ``row.audit_note``)."""
     if AUDIT_ENV not in row.ids or "score" not in row.ids[AUDIT_ENV]:
-        row.audit_note = (f"not audited: the one-run audit pairs the rounds of {AUDIT_ENV} "
-                          "from the arms played, and this learner does not play it here")
+        row.audit_note = f"not audited: does not play {AUDIT_ENV} (the audited game)"
         return
     assert row.epsilon is not None and row.declared is not None
     eps, delta = row.epsilon, row.delta or 0.0
