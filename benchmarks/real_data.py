@@ -44,10 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
-from separation import DELTA, LEARNERS, TRIVIAL, regrets  # noqa: E402
+from separation import TRIVIAL, learners, regrets  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make  # noqa: E402
+from dp_online_envs.lab.leaderboard.score import BENCHMARK_DELTA as DELTA  # noqa: E402
 from dp_online_envs.loop import run_rounds  # noqa: E402
 
 #: The real-data ids of the separation rows (the portfolio has its own section).
@@ -78,7 +79,7 @@ def separation_rows(seeds: int) -> None:
     for env_id in IDS:
         t_start = time.perf_counter()
         horizon = dp_online_envs.ENV_CONFIGS[env_id].options()["horizon"]
-        npa, np_kw, pa, p_kw = LEARNERS[env_id]
+        npa, np_kw, pa, p_kw = learners(env_id)
         tr0 = mean_regret(env_id, TRIVIAL, horizon // 4, seeds, {}, {})
         tr = mean_regret(env_id, TRIVIAL, horizon, seeds, {}, {})
         r_np = mean_regret(env_id, npa, horizon, seeds, {}, np_kw)

@@ -65,35 +65,17 @@ import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
 from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
+from dp_online_envs.lab.leaderboard.score import TRIVIAL, family  # noqa: E402
 
-DELTA = 1e-6
-TRIVIAL = "center"
 #: Ids whose data bound the horizon (a window of consecutive trading days).
 MAX_HORIZON = {"DPFullInfo-Portfolio-v1": 8312}
 
-#: id -> (non-private learner, its options, private learner, its options without epsilon)
-LEARNERS: dict[str, tuple[str, dict, str, dict]] = {
-    "DPFullInfo-Experts-v0": ("hedge", {}, "private-ftrl", {}),
-    "DPBandit-MAB-v0": ("exp3", {}, "private-exp2", {}),
-    "DPFullInfo-Sphere-v1": ("ftrl", {}, "private-ftrl", {}),
-    "DPFullInfo-Cube-v1": ("ftrl", {}, "private-ftrl", {}),
-    "DPBandit-Linear-v1": ("scrible", {}, "private-scrible", {}),
-    "DPFullInfo-Convex-v1": ("ftal", {}, "pftal", {}),
-    "DPFullInfo-StronglyConvex-v1": ("ftal", {}, "pftal", {}),
-    "DPBandit-Convex-v1": ("fkm", {}, "bandit-pftal", {}),
-    "DPBandit-StronglyConvex-v1": ("fkm", {}, "bandit-pftal", {}),
-    "DPBandit-Matroid-v2": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-Flow-v2": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-SubmodularBase-v2": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPBandit-Birkhoff-v2": ("garber-kretzu", {}, "private-projection-free", {}),
-    "DPFullInfo-Matroid-v2": ("online-fw", {}, "private-ftpl", {"delta": DELTA}),
-    "DPFullInfo-Submodular-v1": ("hazan-kale-submodular", {}, "submod-pftal", {}),
-    "DPBandit-Submodular-v1": ("hazan-kale-submodular-bandit", {}, "bandit-submod-pftal", {}),
-    # real data (benchmarks/real_data.py runs them at their default horizons)
-    "DPFullInfo-Classification-v0": ("ftal", {}, "pftal", {}),
-    "DPBandit-Classes-v0": ("exp3", {}, "private-exp2", {}),
-    "DPFullInfo-Portfolio-v1": ("ons", {}, "pftal", {}),
-}
+def learners(env_id: str) -> tuple[str, dict, str, dict]:
+    """``(non-private learner, its options, private learner, its options without
+    epsilon)`` of an id: the first non-private reference and the private learner of its
+    family (:data:`dp_online_envs.lab.leaderboard.score.FAMILIES`, the one mapping)."""
+    fam = family(env_id)
+    return fam.nonprivate[0], {}, fam.private, dict(fam.private_kwargs)
 
 
 def regrets(env_id: str, agent: str, horizon: int, seeds: int | Sequence[int], env_kw: dict,
@@ -182,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     rows = []
     for env_id in ids:
-        npa, np_kw, pa, p_kw = LEARNERS[env_id]
+        npa, np_kw, pa, p_kw = learners(env_id)
         t_start = time.perf_counter()
         nan = np.full(args.seeds, math.nan)
         tr = tr0 = r_np = r_p = nan

@@ -99,3 +99,13 @@ def test_the_separation_analysis_gives_the_verdicts_its_intervals_support():
     (math.nan, 0.4, 0.5, True, "ok")])
 def test_an_interval_verdict(lo, hi, threshold, below, expected):
     assert analysis("separation").interval_verdict(lo, hi, threshold, below) == expected
+
+
+def test_the_separation_study_plays_each_ids_family_as_the_leaderboard_defines_it():
+    from dp_online_envs.lab.leaderboard.score import family
+
+    sweep = load_sweep(STUDIES / "separation" / "sweep.yaml")
+    for env_id in ENV_IDS:
+        agents = {g.agent for g in sweep.games if g.env_id == env_id}
+        fam = family(env_id)
+        assert {fam.nonprivate[0], fam.private} <= agents, (env_id, agents)

@@ -212,7 +212,91 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="grade in plain processes when the bubblewrap sandbox cannot start "
                         "(submissions can then read the grader's files and processes)")
+    _leaderboard_parser(sub)
     return p
+
+
+# ------------------------------------------------------------------ leaderboard
+#: The environment variable holding the leaderboard's secret (keys the hidden seeds).
+LEADERBOARD_SECRET_ENV = "DP_ONLINE_LEADERBOARD_SECRET"
+
+
+def _leaderboard_parser(sub: Any) -> None:
+    """The ``leaderboard`` sub-command's arguments."""
+    s = sub.add_parser(
+        "leaderboard", help="score learners on the benchmark (audited privacy) and write "
+                            "its page",
+        description="Play learners (registered names, or .py files with one agents.Agent "
+                    "subclass, sandboxed and isolated as in grading) on the benchmark's games "
+                    "on hidden seeds, audit their privacy claims, and write one static HTML "
+                    "page with CSV/Parquet scores. Reruns reuse the stored games.",
+        epilog=f"The hidden seeds are keyed by the secret in ${LEADERBOARD_SECRET_ENV} (or "
+               "--secret-env VAR); the same secret gives the same page byte for byte.")
+    s.add_argument("learners", metavar="LEARNER", nargs="*",
+                   help="registered names or .py files (default: every registered learner)")
+    s.add_argument("--results", metavar="DIR", required=True,
+                   help="results directory (games and audits; a rerun resumes)")
+    s.add_argument("-o", "--out", metavar="OUTDIR", required=True, help="page directory")
+    s.add_argument("--secret-env", metavar="VAR", default=LEADERBOARD_SECRET_ENV,
+                   help=f"environment variable holding the secret (default "
+                        f"{LEADERBOARD_SECRET_ENV})")
+    s.add_argument("--ids", nargs="+", metavar="ID", help="score these ids only (a subset: "
+                   "the page says so)")
+    s.add_argument("--horizons", nargs="+", type=_option(check_int, "horizon", 1), metavar="T",
+                   help="horizons (a subset of the benchmark's: the page says so)")
+    s.add_argument("--seeds", type=_option(check_int, "seeds", 2), metavar="N",
+                   help="hidden seeds per id and horizon")
+    s.add_argument("--epsilons", nargs="+", type=_option(check_real, "epsilon"), metavar="E")
+    s.add_argument("--audit-horizon", type=_option(check_int, "audit_horizon", 1), metavar="T")
+    s.add_argument("--audit-games", type=_option(check_int, "audit_games", 1), metavar="N")
+    s.add_argument("--timeout", type=_option(check_real, "timeout", 0.0, low_inclusive=False),
+                   default=10.0, metavar="S", help="seconds a submission may take per call")
+    s.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="play .py learners in plain processes when the sandbox cannot start")
+    _backend_args(s)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    """``dp-online leaderboard``: play, score, audit, write the page."""
+    import dataclasses as _dc
+
+    from dp_online_envs.lab.leaderboard import (
+        build_board,
+        default_benchmark,
+        load_learners,
+        write_board,
+    )
+
+    secret = os.environ.get(args.secret_env, "")
+    if not secret:
+        raise ExperimentError(f"secret: environment variable {args.secret_env} is not set or "
+                              "empty (it keys the hidden seeds)")
+    changes = {k: tuple(v) if isinstance(v, list) else v
+               for k, v in (("ids", args.ids), ("horizons", args.horizons),
+                            ("seeds", args.seeds), ("epsilons", args.epsilons),
+                            ("audit_horizon", args.audit_horizon),
+                            ("audit_games", args.audit_games)) if v is not None}
+    unknown = [i for i in changes.get("ids", ()) if i not in ENV_IDS]
+    if unknown:
+        raise ExperimentError(f"--ids: {unknown} are not benchmark ids; expected some of "
+                              f"{list(ENV_IDS)}")
+    try:
+        benchmark = _dc.replace(default_benchmark(), **changes)
+    except ValueError as exc:
+        raise ExperimentError(str(exc)) from None
+    names = args.learners or [n for n in default_resolver().names() if n != "center"]
+    sandboxed = sandbox_mode(args.unsafe_no_sandbox) if any(
+        n.endswith(".py") for n in names) else True
+    limits = IsolationLimits(timeout=args.timeout)
+    learners = load_learners(names, limits=limits, sandboxed=sandboxed)
+    with interrupt_once():
+        board = build_board(learners, benchmark, results=pathlib.Path(args.results),
+                            secret=secret, backend=args.backend, workers=args.workers,
+                            quiet=args.quiet, progress=None if args.quiet else _progress_line)
+    out = write_board(board, args.out)
+    print(f"leaderboard: {out / 'index.html'} ({len(board.rows)} rows); scores: "
+          f"{out / 'scores.csv'}")
+    return 0
 
 
 def _isolation_args(s: argparse.ArgumentParser) -> None:
@@ -501,7 +585,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"list": cmd_list, "run": cmd_run, "sweep": cmd_sweep, "plot": cmd_plot,
-            "report": cmd_report, "export": cmd_export, "grade": cmd_grade}
+            "report": cmd_report, "export": cmd_export, "grade": cmd_grade,
+            "leaderboard": cmd_leaderboard}
 
 
 def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int,

@@ -1,0 +1,114 @@
+"""``dp-online leaderboard``: the same secret gives the same page byte for byte; a lying
+submission is refuted and unranked; a failing one gets its reason in its row."""
+
+from __future__ import annotations
+
+import csv
+import pathlib
+
+import pytest
+
+from dp_online_envs.lab.cli import main
+from dp_online_envs.lab.experiments.runner import RunReport
+from dp_online_envs.lab.isolation import IsolationLimits
+from dp_online_envs.lab.leaderboard import Benchmark, build_board, load_learners, write_board
+from dp_online_envs.lab.leaderboard import board as board_module
+from dp_online_envs.lab.leaderboard.score import SCORE_VERSION, yardstick
+from dp_online_envs.lab.sandbox import sandbox_unavailable
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TINY = ["--ids", "DPBandit-MAB-v0", "--horizons", "64", "--seeds", "2", "--epsilons", "1",
+        "--audit-horizon", "256", "--audit-games", "1", "--backend", "serial", "--quiet"]
+
+
+def _files(out: pathlib.Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file()}
+
+
+def test_same_secret_same_page_byte_for_byte(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DP_ONLINE_LEADERBOARD_SECRET", "s1")
+    learners = ["exp3", "private-exp2", "hedge"]
+    for name in ("a", "b"):
+        assert main(["leaderboard", *learners, "--results", str(tmp_path / f"r{name}"),
+                     "-o", str(tmp_path / name), *TINY]) == 0
+    first, second = _files(tmp_path / "a"), _files(tmp_path / "b")
+    assert first == second and "index.html" in first and "scores.csv" in first
+    assert "rows/private-exp2_eps1.html" in first
+    # a rerun on the stored results writes the same files again
+    assert main(["leaderboard", *learners, "--results", str(tmp_path / "ra"),
+                 "-o", str(tmp_path / "c"), *TINY]) == 0
+    assert _files(tmp_path / "c") == first
+    monkeypatch.setenv("DP_ONLINE_LEADERBOARD_SECRET", "s2")  # other seeds, other numbers
+    assert main(["leaderboard", *learners, "--results", str(tmp_path / "rd"),
+                 "-o", str(tmp_path / "d"), *TINY]) == 0
+    assert _files(tmp_path / "d")["scores.csv"] != first["scores.csv"]
+    page = first["index.html"].decode()
+    assert "A subset of the benchmark" in page and SCORE_VERSION in page
+    rows = list(csv.DictReader((tmp_path / "a" / "scores.csv").open()))
+    assert {r["score_version"] for r in rows} == {SCORE_VERSION}
+    by = {(r["learner"], r["id"]): r for r in rows}
+    # hedge is full-information: it plays no bandit id, so it has no score
+    assert by[("hedge", "benchmark")]["score"] == ""
+    assert "no scorable id" in by[("hedge", "benchmark")]["reason"]
+    # a one-id board: the benchmark score is the id's score
+    assert by[("exp3", "benchmark")]["score"] == by[("exp3", "DPBandit-MAB-v0")]["score"]
+    assert by[("private-exp2", "benchmark")]["declared_epsilon"] == "1.0"
+
+
+def test_missing_secret_and_unknown_id_are_named(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("DP_ONLINE_LEADERBOARD_SECRET", raising=False)
+    assert main(["leaderboard", "exp3", "--results", str(tmp_path), "-o", str(tmp_path)]) == 2
+    assert "DP_ONLINE_LEADERBOARD_SECRET is not set" in capsys.readouterr().err
+    monkeypatch.setenv("DP_ONLINE_LEADERBOARD_SECRET", "s")
+    assert main(["leaderboard", "exp3", "--ids", "DPBandit-Nope-v0", "--results",
+                 str(tmp_path), "-o", str(tmp_path)]) == 2
+    assert "DPBandit-Nope-v0" in capsys.readouterr().err
+
+
+def test_a_liar_is_refuted_and_unranked_a_crash_has_its_reason(tmp_path):
+    files = [ROOT / "examples/course/submissions/cheat.py",
+             ROOT / "tests/experiments/grade_submissions/crashes.py"]
+    learners = load_learners(["private-exp2", *map(str, files)],
+                             limits=IsolationLimits(timeout=5.0),
+                             sandboxed=sandbox_unavailable() is None)
+    # epsilon 0.1: plain EXP3 claiming it is refuted by two audit games of T = 16384
+    bench = Benchmark(ids=("DPBandit-MAB-v0",), horizons=(64,), seeds=2, epsilons=(0.1,),
+                      audit_horizon=16384, audit_games=2)
+    board = build_board(learners, bench, results=tmp_path / "r", secret="class")
+    rows = {r.learner: r for r in board.rows}
+    cheat, crash, honest = rows["cheat"], rows["crashes"], rows["private-exp2"]
+    assert cheat.declared[:2] == (0.1, 0.0) and cheat.score is not None
+    assert cheat.refuted and not cheat.ranked and cheat.rank is None
+    assert honest.ranked and honest.rank == 1 and not honest.refuted
+    assert crash.score is None and "ZeroDivisionError" in crash.reason
+    write_board(board, tmp_path / "out")
+    page = (tmp_path / "out" / "index.html").read_text()
+    cheat_row = next(line for line in page.split("<tr") if "cheat.py" in line)
+    assert "<span class=refuted>refuted</span>" in cheat_row and "unranked" in cheat_row
+    crash_row = next(line for line in page.split("<tr") if "crashes.py" in line)
+    assert "divided by zero" in crash_row
+
+
+def test_infeasible_actions_are_the_rows_reason():
+    (learner,) = load_learners(["exp3"], limits=IsolationLimits(), sandboxed=False)
+    bench = Benchmark(ids=("DPBandit-MAB-v0",), horizons=(8,), seeds=2)
+    sticks = {("DPBandit-MAB-v0", 8): yardstick([4.0, 4.0], {"ucb1": [1.0, 1.0]})}
+
+    def fake_run(specs, **_):
+        return RunReport([{"env_id": s.env_id, "horizon": s.horizon, "seed_index": s.seed_index,
+                           "regret": 1.0, "projected_actions": 3 * s.seed_index,
+                           "privacy_epsilon": None, "privacy_delta": None,
+                           "privacy_mechanism": None} for s in specs], len(specs), 0, [],
+                         None, 0.0)
+
+    row, _ = board_module._play(learner, None, bench, fake_run, sticks)
+    assert row.score is None and "3 infeasible action(s)" in row.reason
+
+
+@pytest.mark.parametrize("name", ["nope-agent"])
+def test_unknown_learner_is_named(name):
+    from dp_online_envs.lab.experiments.errors import ExperimentError
+
+    with pytest.raises(ExperimentError, match=name):
+        load_learners([name], limits=IsolationLimits(), sandboxed=False)
