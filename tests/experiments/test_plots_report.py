@@ -105,7 +105,8 @@ def test_report_is_self_contained_with_figures_and_table(small_sweep, tmp_path):
         png = base64.b64decode(img["src"].split(",", 1)[1])
         assert png.startswith(b"\x89PNG")
     assert "summary" in parser.tables
-    assert parser.rows == 1 + 1 + 5  # header, env heading, 5 settings
+    # header, env heading, 5 settings and trivial play, which the report played
+    assert parser.rows == 1 + 1 + 5 + 1
     for needle in ("How much regret does privacy cost?", "95%", "private-ftrl(counter=tree)",
                    "eps=4", "non-private", "numpy", "gymnasium", "dp-online-envs",
                    "Agarwal & Singh", "SeedSequence", "small"):

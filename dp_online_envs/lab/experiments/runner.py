@@ -9,6 +9,7 @@ written as soon as it finishes.
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import pathlib
 import sys
@@ -113,6 +114,8 @@ def run(
             agent without ``epsilon > 0``, bad options.
         RuntimeError: A game raised (the message carries its traceback).
     """
+    if started_by_worker_import():
+        return []
     specs = make_games(env_id, agent_name, epsilon=epsilon, delta=delta, horizon=horizon,
                        seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags,
                        resolver=resolver)
@@ -160,6 +163,8 @@ def run_sweep(
     Raises:
         ExperimentError: An invalid sweep or backend setting.
     """
+    if started_by_worker_import():
+        return RunReport(records=[], played=0, reused=0, failures=[], results=None, seconds=0.0)
     if isinstance(sweep, dict):
         sweep = parse_sweep(sweep, resolver=resolver)
     elif isinstance(sweep, (str, os.PathLike)):
@@ -221,6 +226,8 @@ def run_games(
         KeyboardInterrupt: Ctrl-C (SIGINT) while the games were played.
     """
     start = time.perf_counter()
+    if started_by_worker_import():
+        return RunReport(records=[], played=0, reused=0, failures=[], results=None, seconds=0.0)
     if resolver is not None:
         specs = [s if s.agent_cls is not None
                  else dataclasses.replace(s, agent_cls=s.agent_class(resolver)) for s in specs]
@@ -302,6 +309,34 @@ def run_games(
                      seconds=time.perf_counter() - start)
 
 
+#: What a worker process prints, once, when it is asked to play games while it imports
+#: the main script (see :func:`started_by_worker_import`).
+WORKER_IMPORT_WARNING = (
+    "dp-online: warning: games were started while a worker process imported the main "
+    "script; skipped there (the script needs `if __name__ == \"__main__\":` around its "
+    "top level, or every worker re-runs it)")
+_warned_worker_import = False
+
+
+def started_by_worker_import() -> bool:
+    """Whether this process is a worker importing the main script (``multiprocessing``'s
+    ``spawn`` and ``forkserver`` workers run a script's top level again, as
+    ``__mp_main__``, before they take work); then prints :data:`WORKER_IMPORT_WARNING`
+    to stderr, once per process.
+
+    :func:`run`, :func:`run_sweep` and :func:`run_games` then play nothing and return
+    no record: the games are the parent's to play (a worker that played them too would
+    repeat the parent's work, or wait forever for the games the parent has claimed).
+    """
+    global _warned_worker_import
+    if not getattr(multiprocessing.current_process(), "_inheriting", False):
+        return False
+    if not _warned_worker_import:
+        _warned_worker_import = True
+        print(WORKER_IMPORT_WARNING, file=sys.stderr)
+    return True
+
+
 def _wait_for_others(store: ResultsStore, theirs: list[GameSpec],
                      done: dict[str, dict[str, Any]], bar: Any) -> list[GameSpec]:
     """Wait until each game claimed by another process has a record or is free again.
@@ -372,4 +407,5 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-__all__ = ["ExperimentError", "RunReport", "progress_bar", "run", "run_games", "run_sweep"]
+__all__ = ["ExperimentError", "RunReport", "progress_bar", "run", "run_games", "run_sweep",
+           "started_by_worker_import"]
