@@ -125,7 +125,35 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     assert type(bar).__name__ == "tqdm"
     bar.close()
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "_NoBar"
+    assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "LineProgress"
+    assert type(runner.progress_bar(10, quiet=True, desc="x")).__name__ == "_NoBar"
+
+
+def test_redirected_progress_is_a_line_every_interval():
+    now = [0.0]
+    out = io.StringIO()
+    bar = runner.LineProgress(200, desc="sweep", stream=out, interval=10.0,
+                              clock=lambda: now[0])
+    for t in (1.0, 5.0, 10.0, 12.0, 19.0, 21.0):  # lines at 10 and 21 (10 s after 10)
+        now[0] = t
+        bar.update(10)
+    now[0] = 3725.0
+    bar.update(130)
+    now[0] = 3726.0
+    bar.update(10)  # 1 s later: no line, but the last one comes at close
+    bar.close()
+    assert out.getvalue().splitlines() == [
+        "sweep: 30/200 games (15%), 10s elapsed, about 57s left",
+        "sweep: 60/200 games (30%), 21s elapsed, about 49s left",
+        "sweep: 190/200 games (95%), 1h02m elapsed, about 3m16s left",
+        "sweep: 200/200 games (100%), 1h02m elapsed"]
+    bar.close()
+    assert len(out.getvalue().splitlines()) == 4  # nothing new: no repeated line
+    quiet = io.StringIO()
+    short = runner.LineProgress(5, desc="x", stream=quiet, interval=10.0, clock=lambda: 1.0)
+    short.update(5)
+    short.close()
+    assert quiet.getvalue() == ""  # a run shorter than the interval writes nothing
 
 
 def test_price_of_privacy_to_the_counterpart_and_to_the_best(tmp_path):

@@ -153,7 +153,8 @@ def run_sweep(
         workers: Local processes (default: the CPUs available).
         scheduler: Dask scheduler address (``tcp://HOST:PORT``) for ``backend="dask"``.
         client: An existing ``dask.distributed.Client`` for ``backend="dask"``.
-        quiet: No progress bar (it is also off when stderr is not a terminal).
+        quiet: No progress (a bar on a terminal, else a line every few seconds,
+            :func:`progress_bar`).
         isolate: Play each agent in its own spawned process (see :func:`run`).
         seed_secret: A secret mixed into every game's seeds (see :func:`run`).
         resolver: Resolves the agent names of a sweep mapping or file (``None``: the
@@ -388,14 +389,77 @@ class _NoBar:
         pass
 
 
+#: Seconds between two progress lines when stderr is not a terminal.
+PROGRESS_SECONDS = 10.0
+
+
+class LineProgress:
+    """Progress as plain lines on a stream that is not a terminal (a log file, ``nohup``,
+    CI): ``sweep: 40/198 games (20%), 1m05s elapsed, about 4m17s left``, at most one
+    line every ``interval`` seconds (when a game finishes), and a last line at
+    :meth:`close` if any was written. A run shorter than ``interval`` writes nothing.
+
+    Args:
+        total: Games to play.
+        desc: What the line starts with.
+        stream: Where the lines go.
+        interval: Seconds between lines.
+        clock: Seconds now (``time.monotonic``).
+    """
+
+    def __init__(self, total: int, *, desc: str, stream: Any, interval: float = PROGRESS_SECONDS,
+                 clock: Any = time.monotonic) -> None:
+        self.total, self.desc, self.stream = total, desc, stream
+        self.interval, self.clock = interval, clock
+        self.n = self.shown = 0
+        self.start = self.last = clock()
+        self.lines = 0
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` finished games; write a line if ``interval`` has passed."""
+        self.n += n
+        if self.clock() - self.last >= self.interval:
+            self._line()
+
+    def close(self) -> None:
+        """Write the last line (when any line was written and games finished since)."""
+        if self.lines and self.n != self.shown:
+            self._line()
+
+    def _line(self) -> None:
+        now = self.last = self.clock()
+        self.shown = self.n
+        elapsed = now - self.start
+        left = (f", about {_duration(elapsed * (self.total - self.n) / self.n)} left"
+                if 0 < self.n < self.total else "")
+        share = 100 * self.n / self.total if self.total else 100.0
+        print(f"{self.desc}: {self.n}/{self.total} games ({share:.0f}%), "
+              f"{_duration(elapsed)} elapsed{left}", file=self.stream, flush=True)
+        self.lines += 1
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``3m05s`` or ``2h07m``."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
 def progress_bar(total: int, *, quiet: bool, desc: str) -> Any:
-    """A tqdm bar on stderr that appears after 2 s; none when quiet or stderr is no terminal."""
-    if quiet or total == 0 or not _isatty(sys.stderr):
+    """A tqdm bar on stderr that appears after 2 s on a terminal; elsewhere (output
+    redirected) a :class:`LineProgress` line every :data:`PROGRESS_SECONDS`; nothing
+    when quiet or there is nothing to play."""
+    if quiet or total == 0:
         return _NoBar()
+    if not _isatty(sys.stderr):
+        return LineProgress(total, desc=desc, stream=sys.stderr)
     try:  # tqdm is an optional extra: imported when a bar is wanted
         from tqdm import tqdm
     except ImportError:
-        return _NoBar()
+        return LineProgress(total, desc=desc, stream=sys.stderr)
     return tqdm(total=total, desc=desc, unit="game", delay=2.0, dynamic_ncols=True,
                 file=sys.stderr, smoothing=0.1)
 
@@ -407,5 +471,5 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-__all__ = ["ExperimentError", "RunReport", "progress_bar", "run", "run_games", "run_sweep",
+__all__ = ["ExperimentError", "LineProgress", "RunReport", "progress_bar", "run", "run_games", "run_sweep",
            "started_by_worker_import"]
