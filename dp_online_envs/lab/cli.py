@@ -61,8 +61,6 @@ from dp_online_envs.lab.experiments.store import (
 )
 from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
 from dp_online_envs.lab.experiments.table import export_results
-from dp_online_envs.lab.grading import find_submissions, grade, load_assignment
-from dp_online_envs.lab.grading.grader import sandbox_mode
 from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
@@ -177,6 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("results", metavar="RESULTS", help="results directory")
     s.add_argument("-o", "--out", metavar="FILE", help="output file (default RESULTS/report.html)")
     s.add_argument("--title", help="report title")
+    s.add_argument("--no-reference", action="store_true",
+                   help="do not play the 'center' reference agent (trivial play) on the seeds "
+                        "where the results lack one (by default its games are played and kept "
+                        "in RESULTS)")
 
     s = sub.add_parser("export", help="write the results as a table (.parquet or .csv)")
     s.add_argument("results", metavar="RESULTS", help="results directory")
@@ -301,9 +303,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     cls = resolve_agent(args.agent, resolver)
     if cls.private and not args.epsilon:
         raise ExperimentError(f"agent {args.agent!r} is private: pass --epsilon E (a number > 0)")
-    if not cls.private and args.epsilon:
-        print(f"note: {args.agent!r} is non-private; --epsilon is ignored (recorded as "
-              "non-private)", file=sys.stderr)
+    if not cls.private:
+        given = [flag for flag, value in (("--epsilon", args.epsilon),
+                                          ("--delta", args.delta)) if value]
+        if given:
+            print(f"dp-online run: warning: {args.agent!r} is not private: "
+                  f"{' and '.join(given)} ignored (its games are non-private)", file=sys.stderr)
     # trivial play on the same games, for comparison (what not learning costs)
     reference = [] if args.agent in analysis.REFERENCE_AGENTS or args.no_reference else [
         {"name": analysis.REFERENCE_AGENTS[0]}]
@@ -442,7 +447,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "report.html")
-    path = write_report(args.results, out, title=args.title)
+    path = write_report(args.results, out, title=args.title, references=not args.no_reference,
+                        resolver=default_resolver())
     print(f"report written to {path} (open it in a browser: file://{path.resolve()})")
     return 0
 
@@ -454,6 +460,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.grading import find_submissions, grade, load_assignment
+    from dp_online_envs.lab.grading.grader import sandbox_mode
+
     resolver = default_resolver()
     assignment = load_assignment(args.assignment, resolver=resolver)
     files = find_submissions(args.submissions)
