@@ -21,6 +21,10 @@ Ctrl-C (SIGINT) stops ``run`` and ``sweep`` within a couple of seconds with exit
 worker processes are stopped, and every finished game stays in the results directory,
 so the same command resumes.
 
+Each command imports what it uses when it runs (the experiments' modules, grading, the
+audit), so ``dp-online --help`` starts about as fast as ``import gymnasium``
+(benchmarks/cli_startup.py).
+
 This module is the composition root of the experiments: it hands the agent registry
 (:func:`~dp_online_envs.lab.experiments.resolver.default_resolver`) to every command that
 resolves agent names; the rest of :mod:`dp_online_envs.lab.experiments` takes it as an
@@ -45,22 +49,16 @@ from typing import Any
 
 import dp_online_envs  # registers the env ids
 from dp_online_envs.envs.registry import ENV_CONFIGS, ENV_IDS, FORMER_IDS, env_config
-from dp_online_envs.lab.experiments import analysis
 from dp_online_envs.lab.experiments.backends import BACKENDS, default_workers
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import IDEALIZED_NOTE
-from dp_online_envs.lab.experiments.plots import plot_results
-from dp_online_envs.lab.experiments.report import write_report
 from dp_online_envs.lab.experiments.resolver import default_resolver, resolve_agent
-from dp_online_envs.lab.experiments.runner import run_games, run_sweep
 from dp_online_envs.lab.experiments.store import (
     DamagedResultWarning,
     ResultsStore,
     load_records,
     storage_error,
 )
-from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
-from dp_online_envs.lab.experiments.table import export_results
 from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
@@ -295,6 +293,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments import analysis
+    from dp_online_envs.lab.experiments.runner import run_games
+    from dp_online_envs.lab.experiments.sweep import parse_sweep
+
     resolver = default_resolver()
     try:
         env_config(args.env)
@@ -362,6 +364,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.runner import run_sweep
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+
     sweep = load_sweep(args.file, resolver=default_resolver())
     root = pathlib.Path(args.results or sweep.results or pathlib.Path("results") / sweep.name)
     store = ResultsStore(root)
@@ -438,6 +443,8 @@ def _failures(report: Any) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.plots import plot_results
+
     records = load_records(args.results)
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "plots")
     for path in plot_results(records, out, formats=args.format):
@@ -446,6 +453,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.report import write_report
+
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "report.html")
     path = write_report(args.results, out, title=args.title, references=not args.no_reference,
                         resolver=default_resolver())
@@ -454,6 +463,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.table import export_results
+
     games, curves = export_results(args.results, args.out, curves=args.curves)
     print(f"games table written to {games}\ncurves table written to {curves}")
     return 0

@@ -12,7 +12,6 @@ import math
 
 import gymnasium as gym
 import numpy as np
-from scipy.optimize import minimize
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import as_param
@@ -150,6 +149,8 @@ def best_rebalanced_portfolio(thetas: np.ndarray, x0: np.ndarray | None = None
 
     start = np.full(k, 1.0 / k) if x0 is None else np.asarray(x0, dtype=np.float64)
     start = start / start.sum()
+    from scipy.optimize import minimize  # imported when used: scipy is slow to import
+
     res = minimize(objective, start, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * k,
                    constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1.0,
                                  "jac": lambda x: np.ones(k)}],

@@ -68,9 +68,9 @@ NOT_LEARNING_NOTE = f"{NOT_LEARNING}: {NOT_LEARNING_RULE}"
 def _ci(row: dict[str, Any]) -> str:
     """Mean regret with its 95% interval, and the *not learning* mark where it applies."""
     if row["n"] < 2:
-        txt = f"{_num(row['regret_mean'])} <span class=ci>(n=1)</span>"
+        txt = f"{_num(row['regret_mean'])} <span class='ci nw'>(n=1)</span>"
     else:
-        txt = (f"{_num(row['regret_mean'])} <span class=ci>[{_num(row['regret_ci_lo'])}, "
+        txt = (f"{_num(row['regret_mean'])} <span class='ci nw'>[{_num(row['regret_ci_lo'])}, "
                f"{_num(row['regret_ci_hi'])}]</span>")
     if row.get("not_learning"):
         txt += f" <span class=mark title='{_e(NOT_LEARNING_NOTE)}'>{NOT_LEARNING}</span>"
@@ -180,7 +180,7 @@ def _times(r: dict[str, Any], key: str) -> str:
     (``[unbounded]`` when the other row's regret is not significantly positive)."""
     lo, hi = r.get(f"{key}_lo"), r.get(f"{key}_hi")
     span = "[unbounded]" if lo is None or hi is None else f"[{lo:.3g}, {hi:.3g}]"
-    return f"&times;{r[key]:.3g} {span}"
+    return f"<span class=nw>&times;{r[key]:.3g}</span> <span class=nw>{span}</span>"
 
 
 def _identity(fields: dict[str, Any]) -> str:
@@ -312,7 +312,7 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
         if r["env"] != env:
             env = r["env"]
             body.append(f"<tr><td class='l env' colspan={len(cols)}>{_e(env)}</td></tr>")
-        cells = [f"<td>{r['horizon']}</td>", f"<td class=l>{_e(r['agent_label'])}</td>",
+        cells = [f"<td>{r['horizon']}</td>", f"<td class=l>{_breakable(r['agent_label'])}</td>",
                  f"<td class=l>{_e(r['privacy'])}</td>", f"<td>{r['n']}</td>",
                  f"<td>{_ci(r)}</td>"]
         if certified:
@@ -497,6 +497,16 @@ are totals over the seeds ({clipped} and {projected} in all).</p>
 """
 
 
+def _keep(store: ResultsStore, records: list[dict[str, Any]]) -> None:
+    """Write ``records`` into ``store`` if it can take them (the report does not need
+    them there: a read-only results directory still gets its report)."""
+    try:
+        for record in records:
+            store.write(record)
+    except (OSError, ExperimentError):
+        pass
+
+
 def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
                  out: str | os.PathLike[str], *, title: str | None = None,
                  references: bool = True, backend: str = "local", workers: int | None = None,
@@ -509,7 +519,7 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         title: The report's title.
         references: Play the reference agent :data:`REPORT_REFERENCE` where the results
             lack trivial play (:func:`reference_games`) before writing; its records are
-            added to the results directory when it is writable, so the next report
+            added to the results directory when it can take them, so the next report
             reuses them.
         backend, workers: Where those games are played (:func:`~.runner.run_games`).
         resolver: Resolves agent names (``None``: the ``agents`` registry).
@@ -525,11 +535,12 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     added = 0
     specs = reference_games(records, resolver=resolver) if references else []
     if specs:
-        store = source if source and ResultsStore(source).problem() is None else None
-        report = run_games(specs, results=store, backend=backend, workers=workers,
-                           quiet=True, resolver=resolver)
-        records += report.records
-        added = len(report.records)
+        played = run_games(specs, backend=backend, workers=workers, quiet=True,
+                           resolver=resolver).records
+        if source:
+            _keep(ResultsStore(source), played)
+        records += played
+        added = len(played)
     text = render_report(records, title=title, manifest=manifest, source=source or "",
                          resolver=resolver, added=added)
     out = pathlib.Path(out)
