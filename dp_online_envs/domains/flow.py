@@ -17,7 +17,7 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -34,6 +34,14 @@ from dp_online_envs.validation import check_int
 
 if TYPE_CHECKING:  # scipy is imported where it is used: it is slow to import
     import scipy.sparse
+
+
+
+def linprog(*args: Any, **kwargs: Any) -> Any:
+    """``scipy.optimize.linprog`` (scipy imported when first used: it is slow to import)."""
+    from scipy.optimize import linprog as solve
+
+    return solve(*args, **kwargs)
 
 
 class FlowPolytope(OraclePolytope):
@@ -393,7 +401,6 @@ class FlowPolytope(OraclePolytope):
         """
         import scipy.sparse  # imported when used: scipy is slow to import
         import scipy.sparse.linalg
-        from scipy.optimize import linprog
 
         useful = np.flatnonzero(self.useful)
         a_g, b_g = self._grounded
@@ -433,7 +440,6 @@ class FlowPolytope(OraclePolytope):
     def diameter(self) -> float:
         """Exact ``sqrt(max |P xor Q|)`` over pairs of s-t paths (an integral LP)."""
         import scipy.sparse  # imported when used: scipy is slow to import
-        from scipy.optimize import linprog
 
         a = self.incidence_sparse
         cost = np.concatenate([-np.ones(self.dim), np.ones(self.dim)])

@@ -9,6 +9,7 @@ best constant-rebalanced portfolio.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -125,6 +126,13 @@ class LogWealthLoss(LossFamily):
         return f"LogWealthLoss(dim={self.dim}, r_min={self.r_min}, r_max={self.r_max})"
 
 
+def minimize(*args: Any, **kwargs: Any) -> Any:
+    """``scipy.optimize.minimize`` (scipy imported when first used: it is slow to import)."""
+    from scipy.optimize import minimize as solve
+
+    return solve(*args, **kwargs)
+
+
 def best_rebalanced_portfolio(thetas: np.ndarray, x0: np.ndarray | None = None
                               ) -> tuple[float, float, np.ndarray]:
     """Certified bounds on ``min_{x in simplex} F(x)``, ``F(x) = -sum_t log <r_t, x>``:
@@ -149,8 +157,6 @@ def best_rebalanced_portfolio(thetas: np.ndarray, x0: np.ndarray | None = None
 
     start = np.full(k, 1.0 / k) if x0 is None else np.asarray(x0, dtype=np.float64)
     start = start / start.sum()
-    from scipy.optimize import minimize  # imported when used: scipy is slow to import
-
     res = minimize(objective, start, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * k,
                    constraints=[{"type": "eq", "fun": lambda x: x.sum() - 1.0,
                                  "jac": lambda x: np.ones(k)}],

@@ -10,11 +10,11 @@ import sys
 from dp_online_envs.lab import cli
 from dp_online_envs.lab.experiments import run_sweep
 
-#: Imported only by the commands that use them (the speed of ``dp-online --help`` is
-#: measured by benchmarks/cli_startup.py).
+#: Imported only by the commands that use them, or (scipy) by the code that uses it (the
+#: speed of ``dp-online --help`` is measured by benchmarks/cli_startup.py).
 HEAVY = ("torch", "stable_baselines3", "pandas", "pyarrow", "matplotlib", "dask", "tqdm",
-         "yaml", "agents", "scipy.stats", "dp_online_envs.lab.grading",
-         "dp_online_envs.lab.audit")
+         "yaml", "agents", "scipy", "dp_online_envs.lab.grading", "dp_online_envs.lab.audit",
+         "dp_online_envs.lab.experiments.runner", "dp_online_envs.lab.experiments.report")
 
 
 def test_importing_the_command_line_imports_no_heavy_part():
