@@ -40,7 +40,10 @@ def test_epsilon_and_delta_on_a_non_private_agent_are_ignored_with_a_warning(cap
     assert capsys.readouterr().err == ""
 
 
-def test_report_no_reference_plays_nothing(tmp_path):
+def test_report_no_reference_plays_nothing(tmp_path, monkeypatch):
+    from dp_online_envs.lab.experiments import plots
+
+    monkeypatch.setattr(plots, "make_figures", lambda records: [])  # not tested here
     res = tmp_path / "res"
     run_sweep({"name": "s", "envs": ["DPFullInfo-Experts-v0"], "agents": ["hedge"],
                "horizons": [20], "seeds": 2}, results=res, backend="serial", quiet=True)

@@ -24,6 +24,12 @@ SWEEP = {"name": "truth", "envs": ["DPFullInfo-Experts-v0"], "agents": ["hedge",
 TRIVIAL = [100.0, 110.0, 90.0, 105.0]
 
 
+@pytest.fixture(autouse=True)
+def no_figures(monkeypatch):
+    """The figures are tested elsewhere (test_plots_report.py); here they only cost time."""
+    monkeypatch.setattr(rep.plots, "make_figures", lambda records: [])
+
+
 @pytest.fixture(scope="module")
 def played():
     return run_games(parse_sweep(SWEEP).games, backend="serial").records
@@ -146,6 +152,12 @@ def test_an_unfinished_sweep_lists_its_missing_settings_first(tmp_path):
         "DPFullInfo-Experts-v0 &middot; T=100 &middot; private-ftrl &middot; eps=4: seeds 0-3"
         " (no seed played)"]
     assert rep._seed_list([5, 0, 1, 2, 7, 8]) == "0-2, 5, 7-8"
+    # a sweep too large to list its games: said so, not listed
+    huge = {**json.loads((res / "sweep.json").read_text()), "seeds": rep.MISSING_CHECKED}
+    text = rep.render_report([json.loads(p.read_text()) for p in (res / "games").glob("*.json")],
+                             manifest=huge)
+    assert (f"<b>Completeness not checked:</b> the sweep has {3 * rep.MISSING_CHECKED} games, "
+            f"more than the {rep.MISSING_CHECKED}") in text
 
 
 class _Tables(HTMLParser):

@@ -58,6 +58,8 @@ PACKAGES = ("dp-online-envs", "gymnasium", "numpy", "scipy", "matplotlib", "dp-a
 REPORT_REFERENCE = analysis.REFERENCE_AGENTS[0]
 #: How many missing settings the report lists by name (the rest are counted).
 MISSING_SHOWN = 40
+#: The largest sweep whose games the report checks one by one for a record.
+MISSING_CHECKED = 1_000_000
 #: The mark of a learner not told apart from trivial play, and its explanation.
 NOT_LEARNING = "not learning"
 NOT_LEARNING_RULE = ("on the seeds both played, the 95% interval of its regret minus trivial "
@@ -201,10 +203,13 @@ def missing_games(records: Iterable[dict[str, Any]], manifest: dict[str, Any], *
 
     Raises:
         ExperimentError: The kept sweep is no longer valid (an agent or env id this
-            version does not know, ...).
+            version does not know, ...), or has more than :data:`MISSING_CHECKED` games.
     """
     data = {k: v for k, v in manifest.items() if k != "games"}
     sweep = parse_sweep(data, source="the sweep of this results directory", resolver=resolver)
+    if len(sweep) > MISSING_CHECKED:
+        raise ExperimentError(f"the sweep has {len(sweep)} games, more than the "
+                              f"{MISSING_CHECKED} the report lists")
     have = {_identity(r) for r in records}
     return [g for g in sweep.games if _identity(g.identity()) not in have]
 

@@ -107,7 +107,8 @@ def run(
             games), else one by one.
 
     Returns:
-        One record per seed, in seed order.
+        One record per seed, in seed order (none in a worker process that is importing
+        the main script: :func:`started_by_worker_import`).
 
     Raises:
         ExperimentError: Unknown env or agent, an agent the env cannot serve, a private
