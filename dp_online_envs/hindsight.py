@@ -32,9 +32,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-from scipy.linalg import solve_triangular
-from scipy.special import expit
 
 from dp_online_envs.domains.ball import Ball
 from dp_online_envs.domains.base import Domain
@@ -203,6 +200,8 @@ class _HessianOperator:
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self._dense is not None:
+            import scipy.linalg  # imported when used: scipy is slow to import
+
             return scipy.linalg.cho_solve(scipy.linalg.cho_factor(self._dense, lower=True,
                                                                   check_finite=False),
                                           b, check_finite=False)
@@ -242,6 +241,8 @@ def _scalar_derivs(family: str, r: np.ndarray, mu: float) -> tuple[np.ndarray, n
     if family == "hinge":
         u = np.clip(r / mu, 0.0, 1.0)
         return u, np.where((r > 0.0) & (r < mu), 1.0 / mu, 0.0)
+    from scipy.special import expit  # imported when used: scipy is slow to import
+
     u = expit(r)  # logistic: exact derivative
     return u, u * (1.0 - u)
 
@@ -320,6 +321,9 @@ def _ball_quadratic_min(b: np.ndarray, h: np.ndarray, radius: float) -> np.ndarr
     1983), O(dim) per iteration, safeguarded by bisection of the bracket
     ``(0, ||b|| / R]``. The result is scaled into the ball.
     """
+    import scipy.linalg  # imported when used: scipy is slow to import
+    from scipy.linalg import solve_triangular
+
     try:  # interior solution: one Cholesky factorization (cheaper than eigh)
         chol = np.linalg.cholesky(h)
         y = -solve_triangular(chol.T, solve_triangular(chol, b, lower=True, check_finite=False),
@@ -407,6 +411,8 @@ def _model_min(domain: Domain, x: np.ndarray, g: np.ndarray, h: np.ndarray,
     """
     if type(domain) is Ball:
         return _ball_quadratic_min(g - h @ x, h, domain.radius)
+    import scipy.linalg  # imported when used: scipy is slow to import
+
     big = float(scipy.linalg.eigh(h, eigvals_only=True, check_finite=False).max())
     if not big > 1e-100:  # (numerically) linear model: its minimizer is a vertex
         return domain.linear_minimizer(g)

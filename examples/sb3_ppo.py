@@ -3,6 +3,13 @@
     python examples/sb3_ppo.py            # about a minute on two CPU cores
     python examples/sb3_ppo.py --timesteps 100000
 
+It needs stable-baselines3 and PyTorch, which the ``[experiments]`` extra does not
+install. Install the CPU build of PyTorch first (the default wheel carries CUDA, a
+download of gigabytes), then the ``sb3`` extra::
+
+    pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+    pip install -e ".[experiments,sb3]"
+
 PPO's Gaussian policy emits a vector; :func:`dp_online_envs.wrappers.action_adapters.adapt`
 turns it into an arm (``LogitsToArm``: the arm with the largest logit). The bandit env
 only shows the loss of the arm just played, so a memoryless policy could not tell the
@@ -36,6 +43,9 @@ from dp_online_envs.lab.experiments.analysis import mean_ci
 from dp_online_envs.wrappers.action_adapters import adapt
 
 ENV_ID = "DPBandit-MAB-v0"
+#: How to install what this example needs beyond the ``[experiments]`` extra.
+INSTALL = ("pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu",
+           'pip install -e ".[experiments,sb3]"')
 
 
 class OwnHistory(gym.Wrapper):
@@ -99,8 +109,12 @@ def ppo_regrets(model, horizon: int, episodes: int, seed: int) -> list[float]:
 
 def main(timesteps: int = 100_000, horizon: int = 1000, episodes: int = 8,
          epsilon: float = 1.0, seed: int = 0) -> dict[str, tuple[float, float, float]]:
-    import torch
-    from stable_baselines3 import PPO
+    try:
+        import torch
+        from stable_baselines3 import PPO
+    except ImportError as exc:
+        raise SystemExit(f"this example needs stable-baselines3 and PyTorch ({exc}); install "
+                         f"them with:\n  {INSTALL[0]}\n  {INSTALL[1]}") from None
 
     torch.set_num_threads(1)  # a tiny MLP: more threads only add synchronization
     start = time.perf_counter()

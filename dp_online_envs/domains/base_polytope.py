@@ -17,9 +17,7 @@ from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
-import scipy.linalg
 from gymnasium import spaces
-from scipy.optimize import linprog
 
 from dp_online_envs.domains.base import (
     AffineHull,
@@ -298,6 +296,8 @@ class SubmodularBasePolytope(OraclePolytope):
         """Point: the average greedy vertex over the n cyclic shifts of the identity
         order (exactly ``f(V)/n 1`` when f is cardinality-based); basis: orthonormal
         null space of the component indicators."""
+        import scipy.linalg  # imported when used: scipy is slow to import
+
         if self._card is not None:
             point = np.full(self.n, self.f_total / self.n)
         else:
@@ -310,6 +310,8 @@ class SubmodularBasePolytope(OraclePolytope):
 
     @cached_property
     def _inner(self) -> tuple[np.ndarray, float]:
+        from scipy.optimize import linprog  # imported when used: scipy is slow to import
+
         hull = self.affine_hull
         if hull.rank == 0:
             return hull.point.copy(), 0.0

@@ -13,7 +13,6 @@ from functools import cached_property
 
 import numpy as np
 from gymnasium import spaces
-from scipy.optimize import linear_sum_assignment
 
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
@@ -60,6 +59,9 @@ class Birkhoff(OraclePolytope):
 
     def linear_minimizer(self, c: np.ndarray) -> np.ndarray:
         c = check_vector(c, self.dim, "c")
+        # imported when used: scipy is slow to import (after the first call, a lookup)
+        from scipy.optimize import linear_sum_assignment
+
         rows, cols = linear_sum_assignment(c.reshape(self.n, self.n))
         x = np.zeros(self.dim)
         x[rows * self.n + cols] = 1.0

@@ -17,13 +17,10 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse
-import scipy.sparse.linalg
 from gymnasium import spaces
-from scipy.optimize import linprog
 
 from dp_online_envs.domains.base import (
     MAX_VERTICES,
@@ -34,6 +31,17 @@ from dp_online_envs.domains.base import (
 )
 from dp_online_envs.domains.polytope import OraclePolytope
 from dp_online_envs.validation import check_int
+
+if TYPE_CHECKING:  # scipy is imported where it is used: it is slow to import
+    import scipy.sparse
+
+
+
+def linprog(*args: Any, **kwargs: Any) -> Any:
+    """``scipy.optimize.linprog`` (scipy imported when first used: it is slow to import)."""
+    from scipy.optimize import linprog as solve
+
+    return solve(*args, **kwargs)
 
 
 class FlowPolytope(OraclePolytope):
@@ -178,6 +186,8 @@ class FlowPolytope(OraclePolytope):
           nodes of one level have all their useful tails in earlier levels, so one
           level is relaxed with a few vectorized operations.
         """
+        import scipy.sparse  # imported when used: scipy is slow to import
+
         cols = np.arange(self.dim)
         self.incidence_sparse = scipy.sparse.csr_matrix(
             (np.concatenate([np.ones(self.dim), -np.ones(self.dim)]),
@@ -337,6 +347,9 @@ class FlowPolytope(OraclePolytope):
         Cost: the dense QR, ``O(E k^2)`` with ``k`` the rank (formerly a full SVD of the
         dense ``V x E`` incidence, ``O(V E^2)``).
         """
+        import scipy.linalg  # imported when used: scipy is slow to import
+        import scipy.sparse.linalg
+
         useful = np.flatnonzero(self.useful)
         a_g = self._grounded[0]
         n_useful = a_g.shape[1]
@@ -386,6 +399,9 @@ class FlowPolytope(OraclePolytope):
         Laplacian). The radius is recomputed at the returned center:
         ``min_e x_e / w_e`` over the edges with ``w_e > 0``.
         """
+        import scipy.sparse  # imported when used: scipy is slow to import
+        import scipy.sparse.linalg
+
         useful = np.flatnonzero(self.useful)
         a_g, b_g = self._grounded
         m, n_useful = a_g.shape
@@ -423,6 +439,8 @@ class FlowPolytope(OraclePolytope):
     @cached_property
     def diameter(self) -> float:
         """Exact ``sqrt(max |P xor Q|)`` over pairs of s-t paths (an integral LP)."""
+        import scipy.sparse  # imported when used: scipy is slow to import
+
         a = self.incidence_sparse
         cost = np.concatenate([-np.ones(self.dim), np.ones(self.dim)])
         res = linprog(cost, A_eq=scipy.sparse.hstack([a, a], format="csc"),

@@ -47,14 +47,26 @@ is solved by least squares (the minimum-norm solution, as before).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy.linalg import get_lapack_funcs
 
-_trtrs = get_lapack_funcs("trtrs", dtype=np.float64)
+
+@functools.cache
+def _lapack_trtrs() -> Any:
+    """LAPACK's triangular solve ``trtrs`` (scipy imported when first used: it is slow to
+    import)."""
+    from scipy.linalg import get_lapack_funcs
+
+    return get_lapack_funcs("trtrs", dtype=np.float64)
+
+
+def _trtrs(*args: Any, **kwargs: Any) -> Any:
+    return _lapack_trtrs()(*args, **kwargs)
 
 #: Affine weights at or below this level count as non-positive (the point is dropped).
 WEIGHT_TOL = 1e-14

@@ -21,6 +21,10 @@ Ctrl-C (SIGINT) stops ``run`` and ``sweep`` within a couple of seconds with exit
 worker processes are stopped, and every finished game stays in the results directory,
 so the same command resumes.
 
+Each command imports what it uses when it runs (the experiments' modules, grading, the
+audit), so ``dp-online --help`` starts about as fast as ``import gymnasium``
+(benchmarks/cli_startup.py).
+
 This module is the composition root of the experiments: it hands the agent registry
 (:func:`~dp_online_envs.lab.experiments.resolver.default_resolver`) to every command that
 resolves agent names; the rest of :mod:`dp_online_envs.lab.experiments` takes it as an
@@ -45,25 +49,16 @@ from typing import Any
 
 import dp_online_envs  # registers the env ids
 from dp_online_envs.envs.registry import ENV_CONFIGS, ENV_IDS, FORMER_IDS, env_config
-from dp_online_envs.lab.experiments import analysis
 from dp_online_envs.lab.experiments.backends import BACKENDS, default_workers
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import IDEALIZED_NOTE
-from dp_online_envs.lab.experiments.plots import plot_results
-from dp_online_envs.lab.experiments.report import write_report
 from dp_online_envs.lab.experiments.resolver import default_resolver, resolve_agent
-from dp_online_envs.lab.experiments.runner import run_games, run_sweep
 from dp_online_envs.lab.experiments.store import (
     DamagedResultWarning,
     ResultsStore,
     load_records,
     storage_error,
 )
-from dp_online_envs.lab.experiments.sweep import load_sweep, parse_sweep
-from dp_online_envs.lab.experiments.table import export_results
-from dp_online_envs.lab.grading import find_submissions, grade, load_assignment
-from dp_online_envs.lab.grading.assignment import DEFAULT_SECRET_ENV
-from dp_online_envs.lab.grading.grader import sandbox_mode
 from dp_online_envs.lab.isolation import MAX_LIMIT, IsolationLimits
 from dp_online_envs.startup import EXIT_INTERRUPTED, restore_default_interrupt
 from dp_online_envs.validation import check_int, check_real
@@ -178,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("results", metavar="RESULTS", help="results directory")
     s.add_argument("-o", "--out", metavar="FILE", help="output file (default RESULTS/report.html)")
     s.add_argument("--title", help="report title")
+    s.add_argument("--no-reference", action="store_true",
+                   help="do not play the 'center' reference agent (trivial play) on the seeds "
+                        "where the results lack one (by default its games are played and kept "
+                        "in RESULTS)")
 
     s = sub.add_parser("export", help="write the results as a table (.parquet or .csv)")
     s.add_argument("results", metavar="RESULTS", help="results directory")
@@ -193,10 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "is audited; reports go to OUTDIR, one per submission as "
                                    "soon as it is graded. A rerun keeps the grades of "
                                    "submissions whose file and assignment are unchanged.",
-                       epilog=f"The hidden seeds are keyed by the instructor's secret, read "
-                              f"from the environment variable the assignment's "
-                              f"'secret: {{env: NAME}}' names (default "
-                              f"{DEFAULT_SECRET_ENV}); never share it with students.")
+                       epilog="The hidden seeds are keyed by the instructor's secret, read "
+                              "from the environment variable the assignment's "
+                              "'secret: {env: NAME}' names (default "
+                              "DP_ONLINE_GRADE_SECRET); never share it with students.")
     s.add_argument("assignment", metavar="ASSIGNMENT", help="assignment file (.yaml, .toml, .json)")
     s.add_argument("submissions", metavar="SUBMISSIONS", nargs="+",
                    help=".py files with one agents.Agent subclass each, or directories of them")
@@ -260,6 +259,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     """``dp-online leaderboard``: play, score, audit, write the page."""
     import dataclasses as _dc
 
+    from dp_online_envs.lab.grading.grader import sandbox_mode
     from dp_online_envs.lab.leaderboard import (
         build_board,
         default_benchmark,
@@ -391,6 +391,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments import analysis
+    from dp_online_envs.lab.experiments.runner import run_games
+    from dp_online_envs.lab.experiments.sweep import parse_sweep
+
     resolver = default_resolver()
     try:
         env_config(args.env)
@@ -399,9 +403,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     cls = resolve_agent(args.agent, resolver)
     if cls.private and not args.epsilon:
         raise ExperimentError(f"agent {args.agent!r} is private: pass --epsilon E (a number > 0)")
-    if not cls.private and args.epsilon:
-        print(f"note: {args.agent!r} is non-private; --epsilon is ignored (recorded as "
-              "non-private)", file=sys.stderr)
+    if not cls.private:
+        given = [flag for flag, value in (("--epsilon", args.epsilon),
+                                          ("--delta", args.delta)) if value]
+        if given:
+            print(f"dp-online run: warning: {args.agent!r} is not private: "
+                  f"{' and '.join(given)} ignored (its games are non-private)", file=sys.stderr)
     # trivial play on the same games, for comparison (what not learning costs)
     reference = [] if args.agent in analysis.REFERENCE_AGENTS or args.no_reference else [
         {"name": analysis.REFERENCE_AGENTS[0]}]
@@ -455,6 +462,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.runner import run_sweep
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+
     sweep = load_sweep(args.file, resolver=default_resolver())
     root = pathlib.Path(args.results or sweep.results or pathlib.Path("results") / sweep.name)
     store = ResultsStore(root)
@@ -531,6 +541,8 @@ def _failures(report: Any) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.plots import plot_results
+
     records = load_records(args.results)
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "plots")
     for path in plot_results(records, out, formats=args.format):
@@ -539,13 +551,18 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.report import write_report
+
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "report.html")
-    path = write_report(args.results, out, title=args.title)
+    path = write_report(args.results, out, title=args.title, references=not args.no_reference,
+                        resolver=default_resolver())
     print(f"report written to {path} (open it in a browser: file://{path.resolve()})")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.experiments.table import export_results
+
     games, curves = export_results(args.results, args.out, curves=args.curves)
     print(f"games table written to {games}\ncurves table written to {curves}")
     return 0
@@ -556,6 +573,9 @@ def _progress_line(line: str) -> None:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    from dp_online_envs.lab.grading import find_submissions, grade, load_assignment
+    from dp_online_envs.lab.grading.grader import sandbox_mode
+
     resolver = default_resolver()
     assignment = load_assignment(args.assignment, resolver=resolver)
     files = find_submissions(args.submissions)

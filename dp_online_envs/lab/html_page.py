@@ -33,7 +33,16 @@ figure img{max-width:100%;border:1px solid #e3e6ec}figcaption{color:#5b6475;font
 pre{background:#f3f5f8;padding:10px;overflow-x:auto;font-size:.82em}
 nav a{margin-right:14px;font-size:.92em}
 td.env{background:#e8eef8 !important;font-weight:600}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;max-width:100%}
+.nw{white-space:nowrap}table.headline td.l{white-space:normal;overflow-wrap:normal;max-width:12em}
+table.headline td,table.headline th{padding:3px 5px}
+table.headline td,table#summary td,table#summary th{white-space:normal}
+table#summary td.l{overflow-wrap:normal}
+tr.np td{background:#f7f8fa}td.l,th.l,.note,li{overflow-wrap:anywhere}
+.warn{background:#fff4e5;border:1px solid #f0b35a;border-radius:4px;padding:8px 12px;
+margin:.6em 0 1em;font-size:.92em}.warn ul{margin:.3em 0 0;padding-left:1.4em}
+.mark{color:#fff;background:#a3261b;border-radius:3px;padding:0 4px;font-size:.85em;
+white-space:nowrap}
 """
 
 

@@ -10,7 +10,6 @@ import math
 
 import gymnasium as gym
 import numpy as np
-from scipy.special import expit
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import (
@@ -325,12 +324,16 @@ class LogisticLoss(_LabelledLinearLoss):
         """Summed logistic loss over the rows of ``thetas`` and its gradient."""
         t = np.asarray(thetas, dtype=np.float64)
         m = t[:, -1] * (t[:, :-1] @ np.asarray(x, dtype=np.float64))
+        from scipy.special import expit  # imported when used: scipy is slow to import
+
         return float(np.logaddexp(0.0, -m).sum()), -(t[:, -1] * expit(-m)) @ t[:, :-1]
 
     def subgradient(self, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
         """The gradient ``-y a sigmoid(-y <a, x>)``."""
         a = np.asarray(theta[:-1], dtype=np.float64)
         y = float(theta[-1])
+        from scipy.special import expit  # imported when used: scipy is slow to import
+
         return (-y * float(expit(-y * float(np.dot(a, x))))) * a
 
     def bound(self, domain: Domain) -> float:

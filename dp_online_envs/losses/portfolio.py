@@ -9,10 +9,10 @@ best constant-rebalanced portfolio.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from scipy.optimize import minimize
 
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses._utils import as_param
@@ -124,6 +124,13 @@ class LogWealthLoss(LossFamily):
 
     def __repr__(self) -> str:
         return f"LogWealthLoss(dim={self.dim}, r_min={self.r_min}, r_max={self.r_max})"
+
+
+def minimize(*args: Any, **kwargs: Any) -> Any:
+    """``scipy.optimize.minimize`` (scipy imported when first used: it is slow to import)."""
+    from scipy.optimize import minimize as solve
+
+    return solve(*args, **kwargs)
 
 
 def best_rebalanced_portfolio(thetas: np.ndarray, x0: np.ndarray | None = None

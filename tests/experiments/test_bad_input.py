@@ -131,7 +131,10 @@ def test_grading_into_a_path_under_a_regular_file_is_refused_before_playing(
     submission = tmp_path / "sub.py"
     submission.write_text("")
     monkeypatch.setenv("SOME_VAR", "a secret of some length")
-    monkeypatch.setattr(cli, "grade", lambda *a, **k: pytest.fail("graded anyway"))
+    import dp_online_envs.lab.grading  # the command imports it when it runs
+
+    monkeypatch.setattr(dp_online_envs.lab.grading, "grade",
+                        lambda *a, **k: pytest.fail("graded anyway"))
     line = _one_line_error(capsys, ["grade", str(assignment), str(submission), "-o",
                                     str(plain / "g")])
     assert line == (f"dp-online grade: error: output directory '{plain / 'g'}' is not usable: "

@@ -203,4 +203,6 @@ def test_the_command_prints_a_line_per_submission_and_names_the_secret_variable(
     assert "alice: unchanged since its stored grade, kept" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["grade", "--help"])
-    assert "DP_ONLINE_GRADE_SECRET" in capsys.readouterr().out
+    from dp_online_envs.lab.grading.assignment import DEFAULT_SECRET_ENV
+
+    assert f"(default {DEFAULT_SECRET_ENV})" in capsys.readouterr().out.replace("\n", " ")

@@ -105,7 +105,8 @@ def test_report_is_self_contained_with_figures_and_table(small_sweep, tmp_path):
         png = base64.b64decode(img["src"].split(",", 1)[1])
         assert png.startswith(b"\x89PNG")
     assert "summary" in parser.tables
-    assert parser.rows == 1 + 1 + 5  # header, env heading, 5 settings
+    # header, env heading, 5 settings and trivial play, which the report played
+    assert parser.rows == 1 + 1 + 5 + 1
     for needle in ("How much regret does privacy cost?", "95%", "private-ftrl(counter=tree)",
                    "eps=4", "non-private", "numpy", "gymnasium", "dp-online-envs",
                    "Agarwal & Singh", "SeedSequence", "small"):
@@ -124,7 +125,35 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     assert type(bar).__name__ == "tqdm"
     bar.close()
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "_NoBar"
+    assert type(runner.progress_bar(10, quiet=False, desc="x")).__name__ == "LineProgress"
+    assert type(runner.progress_bar(10, quiet=True, desc="x")).__name__ == "_NoBar"
+
+
+def test_redirected_progress_is_a_line_every_interval():
+    now = [0.0]
+    out = io.StringIO()
+    bar = runner.LineProgress(200, desc="sweep", stream=out, interval=10.0,
+                              clock=lambda: now[0])
+    for t in (1.0, 5.0, 10.0, 12.0, 19.0, 21.0):  # lines at 10 and 21 (10 s after 10)
+        now[0] = t
+        bar.update(10)
+    now[0] = 3725.0
+    bar.update(130)
+    now[0] = 3726.0
+    bar.update(10)  # 1 s later: no line, but the last one comes at close
+    bar.close()
+    assert out.getvalue().splitlines() == [
+        "sweep: 30/200 games (15%), 10s elapsed, about 57s left",
+        "sweep: 60/200 games (30%), 21s elapsed, about 49s left",
+        "sweep: 190/200 games (95%), 1h02m elapsed, about 3m16s left",
+        "sweep: 200/200 games (100%), 1h02m elapsed"]
+    bar.close()
+    assert len(out.getvalue().splitlines()) == 4  # nothing new: no repeated line
+    quiet = io.StringIO()
+    short = runner.LineProgress(5, desc="x", stream=quiet, interval=10.0, clock=lambda: 1.0)
+    short.update(5)
+    short.close()
+    assert quiet.getvalue() == ""  # a run shorter than the interval writes nothing
 
 
 def test_price_of_privacy_to_the_counterpart_and_to_the_best(tmp_path):

@@ -75,6 +75,10 @@ def test_summary_pairs_rows_by_seed_index():
     assert (p["vs_counterpart"], p["vs_counterpart_lo"], p["vs_counterpart_hi"]) == \
         pytest.approx(expect)
     assert (p["vs_baseline"], p["vs_baseline_lo"], p["vs_baseline_hi"]) == pytest.approx(expect)
-    _, lo, hi = ratio_ci(private[:3], [100.0, 101.0, 102.0])  # the seeds both played
-    assert (p["vs_trivial_lo"], p["vs_trivial_hi"]) == pytest.approx((lo, hi))
-    assert p["vs_trivial"] == pytest.approx(np.mean(private) / 101.0)  # of the row means
+    # the ratio and its interval both on the seeds both played (not the ratio of the
+    # rows' means over all their seeds)
+    ratio, lo, hi = ratio_ci(private[:3], [100.0, 101.0, 102.0])
+    assert (p["vs_trivial"], p["vs_trivial_lo"], p["vs_trivial_hi"]) == pytest.approx(
+        (ratio, lo, hi))
+    assert ratio == pytest.approx(np.mean(private[:3]) / 101.0)
+    assert ratio != pytest.approx(np.mean(private) / 101.0)

@@ -20,39 +20,37 @@ confidence intervals), :mod:`.rates` (the papers' regret exponents), :mod:`.plot
 line, which wires in the ``agents`` registry, is :mod:`dp_online_envs.lab.cli`.
 """
 
-from dp_online_envs.lab.experiments.errors import ExperimentError
-from dp_online_envs.lab.experiments.game import VOLATILE_FIELDS, GameSpec, play_game, stable_view
-from dp_online_envs.lab.experiments.resolver import AgentResolver
-from dp_online_envs.lab.experiments.runner import RunReport, run, run_games, run_sweep
-from dp_online_envs.lab.experiments.store import (
-    SCHEMA_VERSION,
-    DamagedResultWarning,
-    ResultsStore,
-    load_records,
-)
-from dp_online_envs.lab.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
-from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
+from __future__ import annotations
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "VOLATILE_FIELDS",
-    "AgentResolver",
-    "DamagedResultWarning",
-    "ExperimentError",
-    "GameSpec",
-    "ResultsStore",
-    "RunReport",
-    "Sweep",
-    "export_results",
-    "load_curves",
-    "load_records",
-    "load_results",
-    "load_sweep",
-    "make_games",
-    "parse_sweep",
-    "play_game",
-    "run",
-    "run_games",
-    "run_sweep",
-    "stable_view",
-]
+import importlib
+from typing import Any
+
+#: Where each public name lives. The modules are imported when a name is first used, so
+#: that importing one module of the package (the command line reads only a few) does not
+#: import them all.
+_HOME = {
+    "ExperimentError": "errors",
+    "VOLATILE_FIELDS": "game", "GameSpec": "game", "play_game": "game", "stable_view": "game",
+    "AgentResolver": "resolver",
+    "RunReport": "runner", "run": "runner", "run_games": "runner", "run_sweep": "runner",
+    "SCHEMA_VERSION": "store", "DamagedResultWarning": "store", "ResultsStore": "store",
+    "load_records": "store",
+    "Sweep": "sweep", "load_sweep": "sweep", "make_games": "sweep", "parse_sweep": "sweep",
+    "export_results": "table", "load_curves": "table", "load_results": "table",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    """The public names (:data:`__all__`), imported from their module on first use."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

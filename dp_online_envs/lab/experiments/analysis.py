@@ -164,9 +164,9 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     * ``baseline`` / ``vs_baseline``: the ratio to the non-private agent with the lowest
       mean regret in the same env and horizon.
 
-    Each ratio ``vs_X`` comes with ``vs_X_lo`` / ``vs_X_hi``, its 95% interval on the
-    seeds both rows played (paired by seed index; :func:`ratio_ci`; ``None`` where
-    unbounded), and so does ``vs_trivial``.
+    Each ratio ``vs_X`` is taken on the seeds both rows played (paired by seed index)
+    and comes with ``vs_X_lo`` / ``vs_X_hi``, its 95% interval there (:func:`ratio_ci`;
+    ``None`` where unbounded), and so does ``vs_trivial``.
 
     Either is ``None`` when that agent did not run (or has zero mean regret); the
     reference agents never count as the baseline. ``idealized`` marks the rows whose
@@ -176,7 +176,12 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     reference agents (:data:`REFERENCE_AGENTS`), ``trivial`` is the lowest mean regret of
     a reference agent in the same env and horizon (what not learning costs; ``None`` if
     none was run) and ``vs_trivial`` the row's mean regret over it (below 1: better than
-    not learning).
+    not learning). ``trivial_ci_lo`` / ``trivial_ci_hi`` is that reference row's 95%
+    interval, and ``not_learning`` (for every row but the references') says whether the
+    row is not told apart from trivial play: ``True`` when, on the seed indices both
+    played, the 95% interval of the mean paired difference (its regret minus trivial
+    play's, :func:`paired_gap`) reaches 0 or above; ``None`` without a reference agent
+    or with fewer than two shared seeds.
     """
     rows = []
     regrets: dict[int, dict[int, float]] = {}  # id(row) -> seed index -> regret
@@ -212,7 +217,13 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         t = trivial.get((row["env"], row["horizon"]))
         row["trivial"] = None if t is None else t["regret_mean"]
+        row["trivial_ci_lo"] = None if t is None else t["regret_ci_lo"]
+        row["trivial_ci_hi"] = None if t is None else t["regret_ci_hi"]
         _set_ratio(row, "vs_trivial", t, regrets)
+        row["not_learning"] = None
+        if t is not None and not row["reference"]:
+            gap = paired_gap(regrets[id(row)], regrets[id(t)])
+            row["not_learning"] = None if gap is None else gap[2] >= 0
     best: dict[tuple[str, int], dict[str, Any]] = {}
     for row in rows:
         if row["private"] or row["reference"]:
@@ -235,18 +246,39 @@ def summary(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _set_ratio(row: dict[str, Any], key: str, other: dict[str, Any] | None,
                regrets: dict[int, dict[int, float]]) -> None:
-    """``row[key]``: the ratio of the rows' mean regrets (``None`` without the other row
-    or when its mean is not positive), and ``row[key + "_lo" / "_hi"]``: its paired 95%
-    interval on the seed indices both rows played (:func:`ratio_ci`)."""
+    """``row[key]``: the ratio of the two rows' mean regrets on the seed indices both
+    played, and ``row[key + "_lo" / "_hi"]`` its paired 95% interval there
+    (:func:`ratio_ci`); without a shared seed, the ratio of the rows' means and no
+    interval. ``None`` without the other row or when its mean (on the seeds compared)
+    is not positive."""
     row[key] = row[f"{key}_lo"] = row[f"{key}_hi"] = None
-    if other is None or not other["regret_mean"] > 0:
+    if other is None:
         return
-    row[key] = row["regret_mean"] / other["regret_mean"]
     mine, theirs = regrets[id(row)], regrets[id(other)]
     both = sorted(set(mine) & set(theirs))
-    if both:
-        _, row[f"{key}_lo"], row[f"{key}_hi"] = ratio_ci([mine[i] for i in both],
-                                                         [theirs[i] for i in both])
+    if not both:
+        if other["regret_mean"] > 0:
+            row[key] = row["regret_mean"] / other["regret_mean"]
+        return
+    if not float(np.mean([theirs[i] for i in both])) > 0:
+        return
+    row[key], row[f"{key}_lo"], row[f"{key}_hi"] = ratio_ci([mine[i] for i in both],
+                                                            [theirs[i] for i in both])
+
+
+def paired_gap(a: dict[int, float], b: dict[int, float]
+               ) -> tuple[float, float, float] | None:
+    """``(mean, lo, hi)``: the mean of ``a[i] - b[i]`` over the seed indices ``i`` both
+    hold, with its Student-t 95% interval (:func:`mean_ci`); ``None`` with fewer than
+    two shared seed indices.
+
+    Args:
+        a, b: Final regrets by seed index (games of one seed index face the same losses).
+    """
+    both = sorted(set(a) & set(b))
+    if len(both) < 2:
+        return None
+    return mean_ci(a[i] - b[i] for i in both)
 
 
 def _counterpart(record: dict[str, Any]) -> str | None:

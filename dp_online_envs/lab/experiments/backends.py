@@ -9,7 +9,9 @@ parent process writes results (see :mod:`.store`); workers return records.
 * ``"local"`` (default): a ``concurrent.futures.ProcessPoolExecutor``; nothing to start.
   Workers come from a fork server that has imported the package once (``spawn`` where
   there is no fork server; plain ``fork`` in an interactive session, whose ``__main__``
-  -- and the agent classes defined in it -- workers could not re-import). They ignore
+  -- and the agent classes defined in it -- workers could not re-import, and for a
+  script that starts games outside ``if __name__ == "__main__":``, which workers would
+  re-run as they start: see :func:`unguarded_main_line`). They ignore
   Ctrl-C: on ``KeyboardInterrupt`` (or any early stop) the parent cancels what is
   pending, terminates the workers (the games in flight are lost, finished ones were
   already yielded) and joins them with a timeout, without relying on the executor's
@@ -22,6 +24,7 @@ parent process writes results (see :mod:`.store`); workers return records.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import multiprocessing as mp
 import os
@@ -128,12 +131,66 @@ def _mp_context(preload: Sequence[str] = ()) -> mp.context.BaseContext:
         # An interactive session (REPL, stdin, -c, notebook): workers cannot re-import
         # __main__, where the user's own agent classes live, so they inherit it by fork.
         return mp.get_context("fork")
+    line = unguarded_main_line()
+    if line is not None:
+        global _warned_unguarded
+        if not _warned_unguarded:
+            _warned_unguarded = True
+            print(UNGUARDED_WARNING.format(where=line), file=sys.stderr)
+        if "fork" in methods:  # forked workers inherit __main__: they do not re-run it
+            return mp.get_context("fork")
     if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["dp_online_envs", *preload,
                                     "dp_online_envs.lab.experiments.backends"])
         return ctx
     return mp.get_context("spawn")
+
+
+#: The one line printed when a script starts games from its unguarded top level.
+UNGUARDED_WARNING = ("dp-online: warning: {where} starts games outside `if __name__ == "
+                     "\"__main__\":`; its worker processes are forked so they do not run "
+                     "the script again (put the script's top level under that guard)")
+_warned_unguarded = False
+
+
+def unguarded_main_line() -> str | None:
+    """``"FILE:LINE"`` when the code running now was called from the top level of the
+    main script outside an ``if __name__ == "__main__":`` block, else ``None``.
+
+    A worker started by ``spawn`` or a fork server imports the main script again
+    before it takes work, so such a script would start its games again in every worker
+    (see :func:`~.runner.started_by_worker_import`). Read from the call stack and the
+    script's syntax tree; ``None`` when the script cannot be read.
+    """
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>"
+                                     and frame.f_globals.get("__name__") == "__main__"):
+        frame = frame.f_back
+    if frame is None or not path:
+        return None
+    line = frame.f_lineno
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.If) and _is_main_test(node.test)
+                and node.lineno <= line <= (node.end_lineno or node.lineno)):
+            return None
+    return f"{path}:{line}"
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+            and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
 
 
 def _main_is_file() -> bool:

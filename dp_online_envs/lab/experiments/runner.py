@@ -9,6 +9,7 @@ written as soon as it finishes.
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import pathlib
 import sys
@@ -106,13 +107,16 @@ def run(
             games), else one by one.
 
     Returns:
-        One record per seed, in seed order.
+        One record per seed, in seed order (none in a worker process that is importing
+        the main script: :func:`started_by_worker_import`).
 
     Raises:
         ExperimentError: Unknown env or agent, an agent the env cannot serve, a private
             agent without ``epsilon > 0``, bad options.
         RuntimeError: A game raised (the message carries its traceback).
     """
+    if started_by_worker_import():
+        return []
     specs = make_games(env_id, agent_name, epsilon=epsilon, delta=delta, horizon=horizon,
                        seeds=seeds, env_kwargs=env_kwargs, agent_kwargs=agent_kwargs, tags=tags,
                        resolver=resolver)
@@ -150,7 +154,8 @@ def run_sweep(
         workers: Local processes (default: the CPUs available).
         scheduler: Dask scheduler address (``tcp://HOST:PORT``) for ``backend="dask"``.
         client: An existing ``dask.distributed.Client`` for ``backend="dask"``.
-        quiet: No progress bar (it is also off when stderr is not a terminal).
+        quiet: No progress (a bar on a terminal, else a line every few seconds,
+            :func:`progress_bar`).
         isolate: Play each agent in its own spawned process (see :func:`run`).
         seed_secret: A secret mixed into every game's seeds (see :func:`run`).
         resolver: Resolves the agent names of a sweep mapping or file (``None``: the
@@ -160,6 +165,8 @@ def run_sweep(
     Raises:
         ExperimentError: An invalid sweep or backend setting.
     """
+    if started_by_worker_import():
+        return RunReport(records=[], played=0, reused=0, failures=[], results=None, seconds=0.0)
     if isinstance(sweep, dict):
         sweep = parse_sweep(sweep, resolver=resolver)
     elif isinstance(sweep, (str, os.PathLike)):
@@ -221,6 +228,8 @@ def run_games(
         KeyboardInterrupt: Ctrl-C (SIGINT) while the games were played.
     """
     start = time.perf_counter()
+    if started_by_worker_import():
+        return RunReport(records=[], played=0, reused=0, failures=[], results=None, seconds=0.0)
     if resolver is not None:
         specs = [s if s.agent_cls is not None
                  else dataclasses.replace(s, agent_cls=s.agent_class(resolver)) for s in specs]
@@ -302,6 +311,34 @@ def run_games(
                      seconds=time.perf_counter() - start)
 
 
+#: What a worker process prints, once, when it is asked to play games while it imports
+#: the main script (see :func:`started_by_worker_import`).
+WORKER_IMPORT_WARNING = (
+    "dp-online: warning: games were started while a worker process imported the main "
+    "script; skipped there (the script needs `if __name__ == \"__main__\":` around its "
+    "top level, or every worker re-runs it)")
+_warned_worker_import = False
+
+
+def started_by_worker_import() -> bool:
+    """Whether this process is a worker importing the main script (``multiprocessing``'s
+    ``spawn`` and ``forkserver`` workers run a script's top level again, as
+    ``__mp_main__``, before they take work); then prints :data:`WORKER_IMPORT_WARNING`
+    to stderr, once per process.
+
+    :func:`run`, :func:`run_sweep` and :func:`run_games` then play nothing and return
+    no record: the games are the parent's to play (a worker that played them too would
+    repeat the parent's work, or wait forever for the games the parent has claimed).
+    """
+    global _warned_worker_import
+    if not getattr(multiprocessing.current_process(), "_inheriting", False):
+        return False
+    if not _warned_worker_import:
+        _warned_worker_import = True
+        print(WORKER_IMPORT_WARNING, file=sys.stderr)
+    return True
+
+
 def _wait_for_others(store: ResultsStore, theirs: list[GameSpec],
                      done: dict[str, dict[str, Any]], bar: Any) -> list[GameSpec]:
     """Wait until each game claimed by another process has a record or is free again.
@@ -353,14 +390,77 @@ class _NoBar:
         pass
 
 
+#: Seconds between two progress lines when stderr is not a terminal.
+PROGRESS_SECONDS = 10.0
+
+
+class LineProgress:
+    """Progress as plain lines on a stream that is not a terminal (a log file, ``nohup``,
+    CI): ``sweep: 40/198 games (20%), 1m05s elapsed, about 4m17s left``, at most one
+    line every ``interval`` seconds (when a game finishes), and a last line at
+    :meth:`close` if any was written. A run shorter than ``interval`` writes nothing.
+
+    Args:
+        total: Games to play.
+        desc: What the line starts with.
+        stream: Where the lines go.
+        interval: Seconds between lines.
+        clock: Seconds now (``time.monotonic``).
+    """
+
+    def __init__(self, total: int, *, desc: str, stream: Any, interval: float = PROGRESS_SECONDS,
+                 clock: Any = time.monotonic) -> None:
+        self.total, self.desc, self.stream = total, desc, stream
+        self.interval, self.clock = interval, clock
+        self.n = self.shown = 0
+        self.start = self.last = clock()
+        self.lines = 0
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` finished games; write a line if ``interval`` has passed."""
+        self.n += n
+        if self.clock() - self.last >= self.interval:
+            self._line()
+
+    def close(self) -> None:
+        """Write the last line (when any line was written and games finished since)."""
+        if self.lines and self.n != self.shown:
+            self._line()
+
+    def _line(self) -> None:
+        now = self.last = self.clock()
+        self.shown = self.n
+        elapsed = now - self.start
+        left = (f", about {_duration(elapsed * (self.total - self.n) / self.n)} left"
+                if 0 < self.n < self.total else "")
+        share = 100 * self.n / self.total if self.total else 100.0
+        print(f"{self.desc}: {self.n}/{self.total} games ({share:.0f}%), "
+              f"{_duration(elapsed)} elapsed{left}", file=self.stream, flush=True)
+        self.lines += 1
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``3m05s`` or ``2h07m``."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
 def progress_bar(total: int, *, quiet: bool, desc: str) -> Any:
-    """A tqdm bar on stderr that appears after 2 s; none when quiet or stderr is no terminal."""
-    if quiet or total == 0 or not _isatty(sys.stderr):
+    """A tqdm bar on stderr that appears after 2 s on a terminal; elsewhere (output
+    redirected) a :class:`LineProgress` line every :data:`PROGRESS_SECONDS`; nothing
+    when quiet or there is nothing to play."""
+    if quiet or total == 0:
         return _NoBar()
+    if not _isatty(sys.stderr):
+        return LineProgress(total, desc=desc, stream=sys.stderr)
     try:  # tqdm is an optional extra: imported when a bar is wanted
         from tqdm import tqdm
     except ImportError:
-        return _NoBar()
+        return LineProgress(total, desc=desc, stream=sys.stderr)
     return tqdm(total=total, desc=desc, unit="game", delay=2.0, dynamic_ncols=True,
                 file=sys.stderr, smoothing=0.1)
 
@@ -372,4 +472,5 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-__all__ = ["ExperimentError", "RunReport", "progress_bar", "run", "run_games", "run_sweep"]
+__all__ = ["ExperimentError", "LineProgress", "RunReport", "progress_bar", "run", "run_games", "run_sweep",
+           "started_by_worker_import"]
