@@ -19,7 +19,7 @@ sigma known): ``O(sigma K^{1-1/alpha} T^{1/alpha})``, the minimax rate (Bubeck e
 the constant and the theorem's number are NOT checked against the paper's text (not
 readable here). No clamp: losses may be negative and unbounded, which is why
 Asi-Raman-Talwar (ICML 2025, Cor. 2) use it on Laplace-noised losses
-(``private-batched-htinf``, :mod:`agents.bandit.batched`).
+(``private-batched-htinf``, :mod:`agents.bandit.private_batched_htinf`).
 
 The update rule above (regularizer, ``eta_t``, ``r_t``, ``Theta_alpha``) is checked
 against a third-party implementation only, not the paper's Algorithm 1 box; the

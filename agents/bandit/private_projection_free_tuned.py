@@ -2,7 +2,7 @@ r"""Tuned variants of the blocked projection-free bandit learners.
 
 ``garber-kretzu-tuned`` -- :class:`GarberKretzuTuned`, ``private-projection-free-tuned``
 -- :class:`PrivateProjectionFreeTuned`: the algorithms of
-:mod:`agents.bandit.garber_kretzu` and :mod:`agents.bandit.projection_free`, line for
+:mod:`agents.bandit.garber_kretzu` and :mod:`agents.bandit.private_projection_free`, line for
 line, with three utility parameters set by a rule instead of by the regret bound:
 
 * the smoothing radius ``zeta = shrink r`` (so the App. D shrink is ``alpha = shrink``)
@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 
 from agents.bandit.garber_kretzu import GarberKretzu
-from agents.bandit.projection_free import PrivateProjectionFree
+from agents.bandit.private_projection_free import PrivateProjectionFree
 from agents.bandit.smoothing import (
     MAX_SHRINK,
     BlockedParameters,

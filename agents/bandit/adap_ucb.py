@@ -28,7 +28,7 @@ Privacy (Lemma 1, Thm. 6): ``epsilon``-DP for loss sequences differing in one ro
 loss. Every round belongs to exactly one episode, and only the episode's sum is released;
 the episodes are chosen from earlier releases only (post-processing), so one round's
 loss moves one release, by at most the width ``hi - lo`` of the declared range. As
-computed here (exact, like ``private-batched-htinf``, :mod:`agents.bandit.batched`): the
+computed here (exact, like ``private-batched-htinf``, :mod:`agents.bandit.private_batched_htinf`): the
 episode SUM of the clipped losses, each rounded to the grid ``g`` of
 :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (integer sensitivity ``k =
 floor((hi-lo)/g) + 1``), plus one exact discrete Laplace integer of scale ``t = ceil(k /

@@ -41,8 +41,8 @@ import numpy as np
 
 from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
 from agents.base import Agent
-from agents.batched.base import BatchedAgent, clip_bandit_rows, exp_list
 from agents.common import noise_block
+from agents.vectorized.base import BatchedAgent, clip_bandit_rows, exp_list
 from dp_online_envs.validation import check_int
 
 __all__ = ["BatchedArms", "BatchedPrivateEXP2", "SharedStreamPrivateEXP2"]
@@ -246,7 +246,7 @@ class SharedStreamPrivateEXP2(BatchedPrivateEXP2):
     Not the scalar game of a seed (the contract of :class:`BatchedPrivateEXP2`): run
     ``b`` depends on all of ``seeds`` and on ``B`` (the chunking). It is what
     :func:`~dp_online_envs.lab.audit.audit_power` plays (through
-    :func:`agents.batched.make_audit_batched`); ``run(..., vectorize=True)`` and the
+    :func:`agents.vectorized.make_audit_batched`); ``run(..., vectorize=True)`` and the
     sweeps keep :class:`BatchedPrivateEXP2`.
 
     Cost: two generator calls per block for the uniforms and the sampler's ~30 for
