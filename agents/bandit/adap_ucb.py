@@ -182,7 +182,7 @@ class _AdaP(StochasticArms):
 class AdaPUCB(_AdaP):
     r"""AdaP-UCB (Azize & Basu 2022, Alg. 1 with Eq. (7)); see the module docstring.
 
-    Args (of ``setup``):
+    Args:
         alpha: ``alpha > 3`` (default 3.1).
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
     """
@@ -212,7 +212,7 @@ class AdaPUCB(_AdaP):
 class AdaPKLUCB(_AdaP):
     r"""AdaP-KLUCB (Azize & Basu 2022, Alg. 1 with Eq. (7)); see the module docstring.
 
-    Args (of ``setup``):
+    Args:
         alpha: ``alpha > 3`` (default 3.1).
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
     """

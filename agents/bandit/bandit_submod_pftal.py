@@ -73,7 +73,7 @@ class BanditSubmodPFTAL(CounterAgent, ChainBandit):
     (``L``), ``counter_sensitivity`` (what the counter is calibrated to), ``noise``,
     ``noise_scale`` (per-draw Laplace ``b`` / Gaussian ``sigma``), ``privacy``.
 
-    Options:
+    Args:
         counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`;
             default ``"tree"``, the paper's TBAP).
         calibration: ``"real"`` (default) or ``"paper"`` (module docstring).

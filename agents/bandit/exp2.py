@@ -111,7 +111,7 @@ class EXP2(Agent):
     other domain with at most :data:`MAX_ACTIONS` enumerable vertices. Both take the
     parameters of Theorem 4.1 (module docstring) with ``N`` the number of actions.
 
-    Args (of ``setup``):
+    Args:
         eta: Learning rate (per unit of normalized loss); default Theorem 4.1.
         gamma: ``"theorem"`` (default), ``"proof"`` or a mixing weight in ``[0, 1]``.
         noise_scale: Scale of the zero-mean Laplace noise the feedback carries, in
@@ -249,8 +249,13 @@ class PrivateEXP2(PrivateBanditReduction):
     ``lambda = 1/epsilon`` in Theorem 4.1. Regret ``O(sqrt(NT log T log N)/epsilon)``;
     ``(epsilon, 0)``-DP (:mod:`agents.bandit.private_bandit`). Non-private limit
     (:attr:`counterpart`): ``exp2``, played bit for bit with the noise switched off
-    (``docs/algorithms/exp2.md``). Options ``eta``, ``gamma`` are passed to EXP2;
-    ``loss_range=(lo, hi)`` overrides the declared range.
+    (``docs/algorithms/exp2.md``).
+
+    Args:
+        eta: Learning rate passed to EXP2 (default Theorem 4.1 with ``lambda = 1/epsilon``).
+        gamma: ``"theorem"`` (default), ``"proof"`` or a mixing weight in ``[0, 1]``,
+            passed to EXP2.
+        loss_range: ``(lo, hi)`` overriding the declared range.
     """
 
     name = "private-exp2"

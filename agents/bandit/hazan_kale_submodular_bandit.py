@@ -173,7 +173,7 @@ class HazanKaleSubmodularBandit(ChainBandit):
     estimates (module docstring) from ``x_1 = 1/2``, ``gamma = min(1, n / T^{1/3})``,
     ``eta = 1 / (4 M T^{2/3})``; expected regret ``O(n M T^{2/3})``.
 
-    Options:
+    Args:
         gamma: Exploration probability override, in ``(0, 1]``.
         eta: Step size override, ``> 0``.
     """

@@ -93,7 +93,7 @@ def tsallis_leader(eta: float, cum: np.ndarray, alpha: float = 2.0) -> np.ndarra
 class HTINF(Agent):
     r"""HTINF on K arms (Huang, Dai, Huang, ICML 2022, Alg. 1; module docstring).
 
-    Args (of ``setup``):
+    Args:
         alpha: Moment order in ``(1, 2]`` (default 2: bounded second moments).
         sigma: ``sigma > 0`` with ``E|l_t|^alpha <= sigma^alpha`` for the normalized
             losses fed to it (default 1, right for losses in ``[0, 1]``).

@@ -276,9 +276,9 @@ def theorem_4_5_eta(horizon: int, dim: int, nu: float, bound: float, x_norm: flo
 class SCRiBLe(Agent):
     r"""SCRiBLe: self-concordant regularization in bandit linear optimization.
 
-    See the module docstring. Options:
+    See the module docstring.
 
-    Args (of ``setup``):
+    Args:
         eta: Step size override (default Theorem 4.5, clamped).
         noise_scale: Laplace scale of zero-mean noise the feedback carries (set by the
             private reduction; 0 = non-private).
@@ -387,7 +387,7 @@ class PrivateSCRiBLe(PrivateBanditReduction):
     Theorem 4.5's ``eta`` (clamped, see the module docstring and
     ``docs/algorithms/scrible.md``). ``(epsilon, 0)``-DP.
 
-    Args (of ``setup``):
+    Args:
         eta: Step size override passed to SCRiBLe.
         constraints: ``(A, b)`` passed to SCRiBLe.
         loss_range: ``(lo, hi)`` overriding the declared range.

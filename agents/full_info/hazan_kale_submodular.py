@@ -41,7 +41,7 @@ class HazanKaleSubmodular(Agent):
     (:func:`hazan_kale_eta`); plays ``S_t = {i : x_t(i) >= u_t}``, ``u_t ~ U[0, 1)``.
     Expected regret ``<= D G sqrt(T) <= 4 M sqrt(n T)``.
 
-    Options:
+    Args:
         eta: Step size override.
     """
 

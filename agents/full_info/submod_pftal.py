@@ -68,7 +68,7 @@ class SubmodPFTAL(CounterAgent, Agent):
     constant). Regret (Thm. 7): ``O~(n^1.5 M sqrt(T) / eps)``. Details:
     ``docs/algorithms/submod-pftal.md``.
 
-    Options:
+    Args:
         counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`).
         regularization: ``H`` override.
         gradient_bound: ``"range"`` (default, every ``[-M, M]`` submodular function)
