@@ -22,6 +22,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from agents.privacy.noise import ExactNoise
 from dp_online_envs.domains import GroundSet, Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
@@ -78,12 +79,19 @@ class NoiseQueue:
     """A noise strategy's exact integers, handed out one at a time and drawn from the
     learner's generator in blocks of :func:`noise_block` (the draws still to come).
 
+    The blocks are drawn by :class:`~agents.privacy.noise.ExactNoise` (the one refill of
+    exact noise) and handed out as Python ints.
+
     Args:
         strategy: A calibrated exact strategy (``draw_int(rng, n)``).
+
+    Attributes:
+        exact: The :class:`~agents.privacy.noise.ExactNoise` that draws the blocks.
     """
 
     def __init__(self, strategy) -> None:
         self.strategy = strategy
+        self.exact = ExactNoise(strategy)
         self._block: list[int] = []
         self._i = 0
 
@@ -91,7 +99,7 @@ class NoiseQueue:
         """The next integer; when the block is used up, a new one of
         ``noise_block(left)`` values is drawn, ``left`` counting this draw."""
         if self._i >= len(self._block):
-            self._block = self.strategy.draw_int(rng, noise_block(left)).tolist()
+            self._block = self.exact.refill(rng, noise_block(left))[:, 0].tolist()
             self._i = 0
         z = self._block[self._i]
         self._i += 1

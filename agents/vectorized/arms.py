@@ -42,6 +42,7 @@ import numpy as np
 from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
 from agents.base import Agent
 from agents.common import noise_block
+from agents.privacy.noise import BatchedExactNoise, ExactNoise
 from agents.vectorized.base import BatchedAgent, clip_bandit_rows, exp_list
 from dp_online_envs.validation import check_int
 
@@ -196,6 +197,9 @@ class BatchedPrivateEXP2(BatchedAgent):
     def _start(self, states: list[Any]) -> None:
         proto = self.prototype
         self._noise_rngs = [s[0] for s in states]
+        #: The games' exact noise, each game's block drawn as its scalar reduction's.
+        self.exact_noise = BatchedExactNoise(
+            [ExactNoise(proto.noise_strategy) for _ in states], self._noise_rngs)
         self._state = _ArmsState(proto.base, [s[1] for s in states])
         self._noise = np.empty((0, self.num_envs), dtype=np.int64)
         self._ni = 0
@@ -225,8 +229,7 @@ class BatchedPrivateEXP2(BatchedAgent):
     def _draw_noise(self, n: int) -> np.ndarray:
         """The next ``n`` rounds' exact noise of every game, ``(n, B)`` int64: each
         game's block from its own reduction generator, as the scalar reduction."""
-        ns = self.prototype.noise_strategy
-        return np.stack([ns.draw_int(r, n) for r in self._noise_rngs], axis=1)
+        return self.exact_noise.refill(n)[:, :, 0]
 
 
 class SharedStreamPrivateEXP2(BatchedPrivateEXP2):
