@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
+from agents.bandit.arms import LOG_LIMIT, ArmsExpWeights
 from agents.base import Agent
 from agents.common import noise_block
 from agents.privacy.noise import BatchedExactNoise, ExactNoise
@@ -112,7 +112,7 @@ class _ArmsState:
         v = self.lw[arm, cols] - e._eta_w * (loss - e._lo) / self.p
         self.lw[arm, cols] = v
         ex = v - self.shift
-        ok = (ex > -_LOG_LIMIT) & (ex < _LOG_LIMIT)
+        ok = (ex > -LOG_LIMIT) & (ex < LOG_LIMIT)
         if ok.all():
             self.w[arm, cols] = exp_list(ex)
         else:
