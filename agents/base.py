@@ -288,8 +288,7 @@ def check_options(cls: type[Agent], options: dict[str, Any]) -> None:
     valid = list(cls.options)
     unknown = sorted(set(options) - set(valid))
     if unknown:
-        hint = did_you_mean(unknown[0], valid) if len(unknown) == 1 else ""
-        raise TypeError(f"{cls.name} got unknown option(s) {unknown};{hint} valid: {valid}")
+        raise TypeError(f"{cls.name} got unknown option(s) {unknown}; valid: {valid}")
 
 
 def _usable(v: Any) -> bool:
@@ -311,6 +310,7 @@ def make(
     epsilon: float | None = None,
     delta: float = 0.0,
     seed: int | None = None,
+    secure: bool = False,
     **options: Any,
 ) -> Agent:
     """Build a registered agent for a problem.
@@ -321,6 +321,7 @@ def make(
         epsilon: The privacy budget of a private learner.
         delta: The privacy parameter delta.
         seed: Seed of the first game.
+        secure: Draw the privacy noise from the OS cryptographic generator.
         **options: The agent's options (:func:`agent_options`; its signature lists them).
 
     Raises:
@@ -330,7 +331,7 @@ def make(
     """
     cls = agent_class(name)
     check_options(cls, options)
-    return cls(problem, epsilon=epsilon, delta=delta, seed=seed, **options)
+    return cls(problem, epsilon=epsilon, delta=delta, seed=seed, secure=secure, **options)
 
 
 class AgentInfo(NamedTuple):
