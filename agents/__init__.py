@@ -1,6 +1,7 @@
 """The learners: private algorithms of the four papers and non-private baselines.
 
-``agents.make(name, problem, epsilon=..., delta=..., seed=...)`` builds one;
+``agents.make(name, problem, epsilon=..., delta=..., seed=..., **options)`` builds one
+(``agents.agent_options(name)`` lists its options with their defaults);
 ``agents.list_agents()`` lists the names with a one-line description each;
 ``agents.registry`` is the registry the experiments resolve agent names with.
 """
@@ -14,9 +15,9 @@ except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks i
     ) from exc
 
 from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
-from agents.base import Agent, agent_class, list_agents, make, register
+from agents.base import Agent, agent_class, agent_options, list_agents, make, register
 from agents.loop import play, play_batch
 from agents.resolver import per_seed_registry, registry
 
-__all__ = ["Agent", "agent_class", "list_agents", "make", "per_seed_registry", "play",
+__all__ = ["Agent", "agent_class", "agent_options", "list_agents", "make", "per_seed_registry", "play",
            "play_batch", "register", "registry"]

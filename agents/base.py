@@ -4,6 +4,12 @@ A learner sees the public :class:`~dp_online_envs.problem.Problem` and, each rou
 only its feedback. To write one (a course assignment, say), subclass :class:`Agent`,
 set ``name``, ``description`` and ``feedback``, implement :meth:`Agent.act` and
 :meth:`Agent.update`, and decorate the class with :func:`register`.
+
+An agent's options are the keyword parameters of its ``setup`` (each with a default and
+an ``Args:`` entry in the class docstring). That declaration is the one source: the
+class's signature (``inspect.signature(cls)``, ``help(cls)``) is built from it once, when
+the class is defined (:func:`agent_options`), and the constructor and :func:`make` accept
+exactly those options.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import inspect
 import math
 from abc import ABC, abstractmethod
+from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -20,6 +27,18 @@ from dp_online_envs.release_tap import release_listener
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, did_you_mean
 
 _REGISTRY: dict[str, type[Agent]] = {}
+
+#: The constructor's parameters every agent shares, before its own options.
+_COMMON_PARAMETERS = (
+    inspect.Parameter("problem", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Problem"),
+    inspect.Parameter("epsilon", inspect.Parameter.KEYWORD_ONLY, default=None,
+                      annotation="float | None"),
+    inspect.Parameter("delta", inspect.Parameter.KEYWORD_ONLY, default=0.0, annotation="float"),
+    inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=None,
+                      annotation="int | None"),
+    inspect.Parameter("secure", inspect.Parameter.KEYWORD_ONLY, default=False,
+                      annotation="bool"),
+)
 
 
 class Agent(ABC):
@@ -32,6 +51,17 @@ class Agent(ABC):
         feedback: ``"full"`` (needs theta_t) or ``"bandit"`` (needs only f_t(x_t)).
         private: Whether the agent promises differential privacy; then ``epsilon`` is
             required and :attr:`privacy` holds the guarantee.
+
+    Constructor: ``cls(problem, *, epsilon=None, delta=0.0, seed=None, secure=False,
+    **options)``; a subclass's signature lists its options too (:func:`agent_options`).
+
+    Args:
+        problem: The public description of the game.
+        epsilon: The privacy budget (required by a private learner, refused by others).
+        delta: The privacy parameter delta, in ``[0, 1)``.
+        seed: Seed of the first game (``None``: fresh entropy).
+        secure: Draw the privacy noise from the OS cryptographic generator.
+        **options: The keyword parameters of the subclass's ``setup``.
 
     Attributes:
         problem: The public description of the game.
@@ -57,6 +87,10 @@ class Agent(ABC):
     #: actions are then bit-identical on the same seed), or ``None`` if no registered
     #: learner is that algorithm. See :meth:`counterpart_for` for options that change it.
     counterpart: ClassVar[str | None] = None
+
+    #: The agent's options and their defaults, read from ``setup`` when the class is
+    #: defined (:func:`agent_options`).
+    options: ClassVar[MappingProxyType[str, Any]] = MappingProxyType({})
 
     privacy = None
     #: Keep a copy of every released value in ``releases`` (for tests and debugging; the
@@ -107,18 +141,22 @@ class Agent(ABC):
         self.__last_action = None
         self.__options = dict(options)
         self.__lanes: list[Agent] = []
-        valid = [p for p in inspect.signature(self.setup).parameters if p != "kwargs"]
-        unknown = sorted(set(options) - set(valid))
-        if unknown:
-            raise TypeError(f"{self.name} got unknown option(s) {unknown}; valid: {valid}")
+        check_options(type(self), options)
         self.setup(**options)
         self.reset(seed)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        options = _setup_options(cls)
+        cls.options = MappingProxyType({name: p.default for name, p in options.items()})
+        cls.__signature__ = inspect.Signature([*_COMMON_PARAMETERS, *options.values()])
 
     def setup(self) -> None:
         """Fix the algorithm's parameters from the problem (and keyword options).
 
         Called once by ``__init__`` after validation, before the first :meth:`reset`.
-        Subclasses declare their options as keyword arguments of ``setup``.
+        Subclasses declare their options as keyword parameters of ``setup``, each with a
+        default (and an entry in the class docstring's ``Args:``).
         """
 
     @classmethod
@@ -249,6 +287,50 @@ class Agent(ABC):
         return f"{type(self).__name__}({self.problem.domain!r}{priv})"
 
 
+def _setup_options(cls: type[Agent]) -> dict[str, inspect.Parameter]:
+    """The options ``cls.setup`` declares, as keyword-only parameters with defaults.
+
+    Raises:
+        TypeError: An option without a default, or a positional-only or ``*args``
+            parameter (an option is passed by name and may be left out).
+    """
+    options = {}
+    for p in list(inspect.signature(cls.setup).parameters.values())[1:]:
+        if p.kind is p.VAR_KEYWORD:
+            continue
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) or p.default is p.empty:
+            raise TypeError(f"{cls.__qualname__}.setup: option {p.name!r} must be a keyword "
+                            "parameter with a default")
+        options[p.name] = p.replace(kind=p.KEYWORD_ONLY)
+    return options
+
+
+def agent_options(agent: str | type[Agent]) -> dict[str, Any]:
+    """The options of a registered name or an agent class, each with its default.
+
+    They are the keyword parameters of its ``setup``, read once when the class is
+    defined; the class's signature lists them after ``problem, *, epsilon, delta, seed,
+    secure``.
+
+    Raises:
+        ValueError: Unknown name (see :func:`agent_class`).
+    """
+    cls = agent_class(agent) if isinstance(agent, str) else agent
+    return dict(cls.options)
+
+
+def check_options(cls: type[Agent], options: dict[str, Any]) -> None:
+    """Checks that every key of ``options`` is one of ``cls``'s (:func:`agent_options`).
+
+    Raises:
+        TypeError: Unknown option(s); the message names them and lists the valid ones.
+    """
+    valid = list(cls.options)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise TypeError(f"{cls.name} got unknown option(s) {unknown}; valid: {valid}")
+
+
 def _usable(v: Any) -> bool:
     return isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) and v > 0
 
@@ -268,15 +350,28 @@ def make(
     epsilon: float | None = None,
     delta: float = 0.0,
     seed: int | None = None,
+    secure: bool = False,
     **options: Any,
 ) -> Agent:
     """Build a registered agent for a problem.
 
+    Args:
+        name: A registered name (:func:`list_agents`).
+        problem: The public description of the game.
+        epsilon: The privacy budget of a private learner.
+        delta: The privacy parameter delta.
+        seed: Seed of the first game.
+        secure: Draw the privacy noise from the OS cryptographic generator.
+        **options: The agent's options (:func:`agent_options`; its signature lists them).
+
     Raises:
         ValueError: Unknown name (the message lists the registered ones), or a problem
             the agent cannot play.
+        TypeError: An option the agent does not have (the message lists its options).
     """
-    return agent_class(name)(problem, epsilon=epsilon, delta=delta, seed=seed, **options)
+    cls = agent_class(name)
+    check_options(cls, options)
+    return cls(problem, epsilon=epsilon, delta=delta, seed=seed, secure=secure, **options)
 
 
 class AgentInfo(NamedTuple):

@@ -22,6 +22,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
+from agents.privacy.noise import ExactNoise
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
@@ -68,7 +69,7 @@ def noise_block(rounds_left: int) -> int:
     thousands of short games). The draws are data-independent, so the block size changes
     which values a seed yields but not their law: every drawn value is still a fresh
     i.i.d. draw from the calibrated distribution, and the privacy guarantee is unchanged.
-    The scalar learners and their batched forms (:mod:`agents.batched`) size their blocks
+    The scalar learners and their batched forms (:mod:`agents.vectorized`) size their blocks
     with this function alike, so that they stay bit-identical per seed.
     """
     return max(1, min(NOISE_BLOCK, int(rounds_left)))
@@ -78,12 +79,19 @@ class NoiseQueue:
     """A noise strategy's exact integers, handed out one at a time and drawn from the
     learner's generator in blocks of :func:`noise_block` (the draws still to come).
 
+    The blocks are drawn by :class:`~agents.privacy.noise.ExactNoise` (the one refill of
+    exact noise) and handed out as Python ints.
+
     Args:
         strategy: A calibrated exact strategy (``draw_int(rng, n)``).
+
+    Attributes:
+        exact: The :class:`~agents.privacy.noise.ExactNoise` that draws the blocks.
     """
 
     def __init__(self, strategy) -> None:
         self.strategy = strategy
+        self.exact = ExactNoise(strategy)
         self._block: list[int] = []
         self._i = 0
 
@@ -91,7 +99,7 @@ class NoiseQueue:
         """The next integer; when the block is used up, a new one of
         ``noise_block(left)`` values is drawn, ``left`` counting this draw."""
         if self._i >= len(self._block):
-            self._block = self.strategy.draw_int(rng, noise_block(left)).tolist()
+            self._block = self.exact.refill(rng, noise_block(left))[:, 0].tolist()
             self._i = 0
         z = self._block[self._i]
         self._i += 1

@@ -126,7 +126,7 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[Reg
 
     The batched counterpart of :func:`play`: ``venv`` is a seed-vectorized env
     (:class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, ``num_envs = B``),
-    ``learner`` a batched learner (:func:`agents.batched.make_batched`), and game ``b``
+    ``learner`` a batched learner (:func:`agents.vectorized.make_batched`), and game ``b``
     is seeded exactly as ``play(env, agent, seed=seeds[b])`` seeds its game
     (:func:`~dp_online_envs.loop.game_seeds`), so summary ``b`` equals that game's,
     bit for bit. The rounds are played by :func:`dp_online_envs.loop.run_batched_rounds`.
@@ -140,7 +140,7 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[Reg
         raise TypeError(f"venv must be a seed-vectorized env (gym.make_vec(id, num_envs=B)), "
                         f"got {type(venv).__name__}: play one env with agents.play")
     if not callable(getattr(learner, "reset_batch", None)):
-        raise TypeError(f"learner must be a batched learner (agents.batched.make_batched), "
+        raise TypeError(f"learner must be a batched learner (agents.vectorized.make_batched), "
                         f"got {type(learner).__name__}: play a scalar agent with agents.play")
     if isinstance(seeds, (str, bytes)) or not np.iterable(seeds):
         raise TypeError(f"seeds={seeds!r} rejected: expected a list of {venv.num_envs} seeds "

@@ -1,9 +1,10 @@
 r"""Shared pieces of the online submodular minimizers (Lovász-extension learners).
 
-Used by the full-information ``submod-pftal`` / ``hazan-kale-submodular``
-(:mod:`agents.full_info.submod_pftal`) and the bandit ``bandit-submod-pftal`` /
-``hazan-kale-submodular-bandit`` (:mod:`agents.bandit.bandit_submod`). All keep a
-point ``x_t`` of ``K = [0, 1]^n`` and play a set of its chain (Cardoso-Cummings
+Used by the full-information ``submod-pftal`` (:mod:`agents.full_info.submod_pftal`) and
+``hazan-kale-submodular`` (:mod:`agents.full_info.hazan_kale_submodular`) and the bandit
+``bandit-submod-pftal`` (:mod:`agents.bandit.bandit_submod_pftal`) and
+``hazan-kale-submodular-bandit`` (:mod:`agents.bandit.hazan_kale_submodular_bandit`). All
+keep a point ``x_t`` of ``K = [0, 1]^n`` and play a set of its chain (Cardoso-Cummings
 AISTATS 2019, Def. 5-6, Lemmas 2-3, Alg. 1-2):
 
 * chain: ``B_k = order[:k]``, ``order`` the *stable* decreasing argsort of ``x``,

@@ -2,7 +2,7 @@
 
 What :mod:`dp_online_envs.lab` needs to turn agent names into learners (an
 :class:`~dp_online_envs.lab.experiments.resolver.AgentResolver`): the registered classes
-(:mod:`agents.base`) and their seed-batched forms (:mod:`agents.batched`). It sits above
+(:mod:`agents.base`) and their seed-batched forms (:mod:`agents.vectorized`). It sits above
 both, so neither imports it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, agent_class, list_agents
-from agents.batched import make_audit_batched, make_batched
+from agents.vectorized import make_audit_batched, make_batched
 from dp_online_envs.problem import Problem
 
 __all__ = ["PerSeedRegistry", "Registry", "per_seed_registry", "registry"]
@@ -42,7 +42,7 @@ class Registry:
 
     def batched(self, agent: str | type[Agent], problem: Problem, *,
                 epsilon: float | None = None, delta: float = 0.0, **options: Any) -> Any:
-        """The batched form of a learner (:func:`agents.batched.make_batched`): what the
+        """The batched form of a learner (:func:`agents.vectorized.make_batched`): what the
         experiments' ``vectorize`` option plays.
 
         Raises:
@@ -54,7 +54,7 @@ class Registry:
                       epsilon: float | None = None, delta: float = 0.0,
                       **options: Any) -> Any:
         """The batched form the privacy audit plays
-        (:func:`agents.batched.make_audit_batched`: independent runs from one generator
+        (:func:`agents.vectorized.make_audit_batched`: independent runs from one generator
         where a learner has such a form, else :meth:`batched`'s).
 
         Raises:

@@ -39,8 +39,8 @@ import time
 
 import agents
 from agents.bandit.exp3 import EXP3
-from agents.batched import make_audit_batched, make_batched
 from agents.privacy import PrivacyGuarantee
+from agents.vectorized import make_audit_batched, make_batched
 from dp_online_envs.lab.audit import (
     AuditSettings,
     ResettingSession,

@@ -40,7 +40,7 @@ from collections.abc import Callable
 import numpy as np
 
 import agents
-from agents.batched import make_batched
+from agents.vectorized import make_batched
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import LinearVectorEnv
 from dp_online_envs.loop import run_batched_rounds

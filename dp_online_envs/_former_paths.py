@@ -1,12 +1,15 @@
-"""The lab's former import paths, kept for one release with a ``DeprecationWarning``.
+"""Former import paths, kept for one release with a ``DeprecationWarning``.
 
 The harness moved from ``dp_online_envs.{experiments,audit,grading,isolation,sandbox}``
 into :mod:`dp_online_envs.lab` (the command line from ``dp_online_envs.experiments.cli``
-to :mod:`dp_online_envs.lab.cli`). No file remains at a former path: an import finder
+to :mod:`dp_online_envs.lab.cli`); the learners' modules took their agents' names
+(``agents.batched`` is ``agents.vectorized``, ``agents.full_info.l2p`` is
+``agents.full_info.private_lazy_mw``, ...). No file remains at a former path: an import finder
 placed first on ``sys.meta_path`` answers a former name with the module of the new one
 (the same module object, so classes, ``isinstance`` and pickles are shared), and
 ``python -m dp_online_envs.experiments.cli`` runs the command line. Nothing is imported
-until a former name is asked for; this module names the lab only as strings.
+until a former name is asked for; this module names the lab and the agents only as
+strings.
 """
 
 from __future__ import annotations
@@ -26,6 +29,15 @@ FORMER_PATHS = {
     "dp_online_envs.grading": "dp_online_envs.lab.grading",
     "dp_online_envs.isolation": "dp_online_envs.lab.isolation",
     "dp_online_envs.sandbox": "dp_online_envs.lab.sandbox",
+    "agents.batched": "agents.vectorized",
+    "agents.bandit.adap": "agents.bandit.adap_ucb",
+    "agents.bandit.bandit_submod": "agents.bandit.bandit_submod_pftal",
+    "agents.bandit.batched": "agents.bandit.private_batched_htinf",
+    "agents.bandit.projection_free": "agents.bandit.private_projection_free",
+    "agents.bandit.reduction": "agents.bandit.private_bandit",
+    "agents.bandit.tuned_projection_free": "agents.bandit.private_projection_free_tuned",
+    "agents.full_info.ftpl": "agents.full_info.private_ftpl",
+    "agents.full_info.l2p": "agents.full_info.private_lazy_mw",
 }
 
 

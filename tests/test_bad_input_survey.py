@@ -745,7 +745,7 @@ case("play/env None", lambda c: agents.play(None, agents.make("exp3", _problem()
 
 
 def _play_batch(seeds: Any = (0, 1), **options: Any) -> Any:
-    from agents.batched import make_batched
+    from agents.vectorized import make_batched
     from dp_online_envs.envs.vector_env import make_vector_env
 
     venv = make_vector_env(2, "DPBandit-MAB-v0", horizon=10)
@@ -762,7 +762,7 @@ case("play_batch/too few seeds", lambda c: _play_batch(seeds=[0]), ValueError,
 case("play_batch/seeds a number", lambda c: _play_batch(seeds=3), TypeError,
      r"seeds=3 .*expected a list")
 case("play_batch/batched form missing", lambda c: __import__(
-    "agents.batched", fromlist=["make_batched"]).make_batched("thompson", _problem()),
+    "agents.vectorized", fromlist=["make_batched"]).make_batched("thompson", _problem()),
     ValueError, r"'thompson' has no batched form; those with one: ")
 
 # ======================================================== results tables and store

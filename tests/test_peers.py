@@ -186,7 +186,6 @@ def test_the_loss_range_is_public_and_the_agents_use_it():
 
 
 def test_a_subclass_may_use_the_plain_names_the_base_class_used_to_hold():
-    @agents.register
     class OwnHelpers(agents.Agent):
         name = "test-own-helpers"
         feedback = "bandit"

@@ -1,19 +1,24 @@
-"""Bandit learners (private and non-private); importing registers them."""
+"""Bandit learners (private and non-private); importing registers them.
 
-from agents.bandit import (  # noqa: F401  # noqa: F401,E402  # noqa: F401,E402  # noqa: F401,E402
-    adap,
+One module per algorithm family, named after its agent (a private learner may share the
+module of its non-private version: ``private-exp2`` lives in :mod:`agents.bandit.exp2`).
+"""
+
+from agents.bandit import (  # noqa: F401  (importing registers the agents)
+    adap_ucb,
     bandit_pftal,
-    bandit_submod,  # noqa: F401,E402
-    batched,
+    bandit_submod_pftal,
     exp2,
     exp3,
     fkm,
     garber_kretzu,
+    hazan_kale_submodular_bandit,
     htinf,
-    projection_free,
-    reduction,
+    private_bandit,
+    private_batched_htinf,
+    private_projection_free,
+    private_projection_free_tuned,
     scrible,
     thompson,
-    tuned_projection_free,  # noqa: F401,E402
     ucb,
 )

@@ -23,11 +23,12 @@ import numpy as np
 from agents.base import Agent
 from agents.common import clipped_loss, noise_block
 
-__all__ = ["ArmsExpWeights"]
+__all__ = ["LOG_LIMIT", "ArmsExpWeights"]
 
 #: Above this many arms the weights are a NumPy array (cumsum + searchsorted).
 _SCALAR_ARMS = 64
-_LOG_LIMIT = 300.0
+#: A log-weight (relative to the shift) beyond +-LOG_LIMIT renormalizes the weights.
+LOG_LIMIT = 300.0
 
 
 class ArmsExpWeights(Agent):
@@ -143,7 +144,7 @@ class ArmsExpWeights(Agent):
         v = log_weights[arm] - self._eta_w * (loss - self._lo) / p
         log_weights[arm] = v
         e = v - self._shift
-        if -_LOG_LIMIT < e < _LOG_LIMIT:
+        if -LOG_LIMIT < e < LOG_LIMIT:
             w = self._weights
             w[arm] = math.exp(e)
             self._weight_sum = sum(w) if self._small else float(w.sum())

@@ -38,12 +38,6 @@ Gaussian for ``levels`` blocks of l2 sensitivity ``2 p B / beta``. :attr:`privac
 accountant's guarantee for the counter.
 
 Why, the paper's calibration error and its eq. (32): ``docs/algorithms/bandit-pftal.md``.
-
-Options:
-    adversary: ``"adaptive"`` (default) or ``"oblivious"`` (Theorem 6's two choices of
-        ``beta``; only matters for strongly convex problems).
-    counter: Continual counter name (default ``"tree"``, App. A).
-    noise: ``"laplace"`` / ``"gaussian"``; default Laplace if ``delta = 0``.
 """
 
 from __future__ import annotations
@@ -118,7 +112,14 @@ def bandit_pftal_parameters(horizon: int, p: int, radius: float, strong_convexit
 @register
 class BanditPFTAL(CounterAgent, Agent):
     """Smith-Thakurta bandit PFTAL (Alg. 3; Thm. 5, 6, 17); see the module docstring and
-    ``docs/algorithms/bandit-pftal.md``."""
+    ``docs/algorithms/bandit-pftal.md``.
+
+    Args:
+        adversary: ``"adaptive"`` (default) or ``"oblivious"`` (Theorem 6's two choices
+            of ``beta``; only matters for strongly convex problems).
+        counter: Continual counter name (default ``"tree"``, App. A).
+        noise: ``"laplace"`` / ``"gaussian"``; default Laplace if ``delta = 0``.
+    """
 
     name = "bandit-pftal"
     description = ("Smith-Thakurta private bandit FTAL (Alg. 3): one-point estimates on the "

@@ -5,7 +5,7 @@ r"""EXP2 with uniform exploration (Agarwal & Singh 2017, Algorithm 5) and ``priv
   (the vertices ``e_i`` of the simplex, ``Discrete(K)``), :class:`EXP2Vertices` on the
   vertices of any other domain that lists at most :data:`MAX_ACTIONS` of them.
 * ``private-exp2`` -- :class:`PrivateEXP2`, Algorithm 4 (the private reduction,
-  :mod:`agents.bandit.reduction`) around EXP2 with the parameters of Theorem 4.1.
+  :mod:`agents.bandit.private_bandit`) around EXP2 with the parameters of Theorem 4.1.
 
 Algorithm 5: ``q_1`` uniform; each round ``p_t = (1 - gamma) q_t + gamma mu``, play
 ``a_t ~ p_t``, estimate ``l~_t = P_t^+ a_t a_t^T l_t`` with ``P_t = E_{a ~ p_t}[a a^T]``,
@@ -46,7 +46,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.bandit.arms import ArmsExpWeights
-from agents.bandit.reduction import PrivateBanditReduction
+from agents.bandit.private_bandit import PrivateBanditReduction
 from agents.base import Agent, register
 from agents.common import check_bandit_problem, check_range, clipped_loss
 from dp_online_envs.domains import Simplex
@@ -111,7 +111,7 @@ class EXP2(Agent):
     other domain with at most :data:`MAX_ACTIONS` enumerable vertices. Both take the
     parameters of Theorem 4.1 (module docstring) with ``N`` the number of actions.
 
-    Args (of ``setup``):
+    Args:
         eta: Learning rate (per unit of normalized loss); default Theorem 4.1.
         gamma: ``"theorem"`` (default), ``"proof"`` or a mixing weight in ``[0, 1]``.
         noise_scale: Scale of the zero-mean Laplace noise the feedback carries, in
@@ -247,10 +247,15 @@ class PrivateEXP2(PrivateBanditReduction):
     Each loss (clipped to ``[lo, hi]``; ``[0, 1]`` on ``DPBandit-MAB-v0``) gets
     ``Lap((hi - lo)/epsilon)`` noise, is released, and is fed to :class:`EXP2` with
     ``lambda = 1/epsilon`` in Theorem 4.1. Regret ``O(sqrt(NT log T log N)/epsilon)``;
-    ``(epsilon, 0)``-DP (:mod:`agents.bandit.reduction`). Non-private limit
+    ``(epsilon, 0)``-DP (:mod:`agents.bandit.private_bandit`). Non-private limit
     (:attr:`counterpart`): ``exp2``, played bit for bit with the noise switched off
-    (``docs/algorithms/exp2.md``). Options ``eta``, ``gamma`` are passed to EXP2;
-    ``loss_range=(lo, hi)`` overrides the declared range.
+    (``docs/algorithms/exp2.md``).
+
+    Args:
+        eta: Learning rate passed to EXP2 (default Theorem 4.1 with ``lambda = 1/epsilon``).
+        gamma: ``"theorem"`` (default), ``"proof"`` or a mixing weight in ``[0, 1]``,
+            passed to EXP2.
+        loss_range: ``(lo, hi)`` overriding the declared range.
     """
 
     name = "private-exp2"

@@ -35,7 +35,7 @@ def exp3_eta(horizon: int, n_arms: int) -> float:
 class EXP3(ArmsExpWeights):
     """EXP3 on K arms, ``eta = sqrt(2 ln K / (T K))``; regret ``<= sqrt(2 T K ln K)``.
 
-    Args (of ``setup``):
+    Args:
         eta: Learning rate override (per unit of normalized loss).
         gamma: Uniform mixing weight in ``[0, 1]`` (default 0).
         loss_range: ``(lo, hi)`` overriding the declared range of the feedback.

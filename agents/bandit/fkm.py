@@ -14,10 +14,6 @@ shrunk about the inner ball's center ``c``, and
 ``C = B`` (``|f_t| <= C``), ``r`` / ``R`` the inner / outer radii about ``c``.
 Clamp: ``delta <= r / 2``. Expected regret (Thm. 3.3, oblivious adversary):
 ``<= 2 T^{3/4} sqrt(3 R d C (L + C/r))``. Notes: ``docs/algorithms/fkm.md``.
-
-Options:
-    nu, smoothing: overrides of ``nu`` and ``delta`` (``delta`` is the name of the privacy
-        parameter of every agent, hence ``smoothing``); ``alpha = smoothing / r``.
 """
 
 from __future__ import annotations
@@ -46,7 +42,13 @@ def fkm_parameters(horizon: int, d: int, bound: float, lipschitz: float, r: floa
 
 @register
 class FKM(Agent):
-    """FKM bandit gradient descent, Theorem 3.3 parameters. See the module docstring."""
+    """FKM bandit gradient descent, Theorem 3.3 parameters. See the module docstring.
+
+    Args:
+        nu: Step size override.
+        smoothing: Override of the smoothing radius ``delta`` (``delta`` is the name of
+            every agent's privacy parameter); ``alpha = smoothing / r``.
+    """
 
     name = "fkm"
     description = ("Flaxman-Kalai-McMahan bandit gradient descent (one-point estimates, "

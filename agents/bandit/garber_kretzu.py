@@ -30,9 +30,6 @@ Regret: ``(1 + sqrt 3) D M^{1/2} kappa + T L (2 + D/r) delta``, i.e.
 
 The regret proof, the choice of ``epsilon`` and of ``delta``:
 ``docs/algorithms/garber-kretzu.md``.
-
-Options:
-    max_fw_iterations: Frank-Wolfe steps allowed per block (default ``20 K``).
 """
 
 from __future__ import annotations
@@ -73,7 +70,11 @@ def approximate_projection(domain: Domain, x: np.ndarray, y: np.ndarray, epsilon
 @register
 class GarberKretzu(BlockedOnePointAgent):
     """Blocked one-point OGD with Frank-Wolfe approximate projections (Garber-Kretzu
-    2020). Non-private. See the module docstring."""
+    2020). Non-private. See the module docstring.
+
+    Args:
+        max_fw_iterations: Frank-Wolfe steps allowed per block (default ``20 K``).
+    """
 
     name = "garber-kretzu"
     description = ("Garber-Kretzu projection-free bandit OGD: blocked one-point estimates, "

@@ -19,7 +19,7 @@ sigma known): ``O(sigma K^{1-1/alpha} T^{1/alpha})``, the minimax rate (Bubeck e
 the constant and the theorem's number are NOT checked against the paper's text (not
 readable here). No clamp: losses may be negative and unbounded, which is why
 Asi-Raman-Talwar (ICML 2025, Cor. 2) use it on Laplace-noised losses
-(``private-batched-htinf``, :mod:`agents.bandit.batched`).
+(``private-batched-htinf``, :mod:`agents.bandit.private_batched_htinf`).
 
 The update rule above (regularizer, ``eta_t``, ``r_t``, ``Theta_alpha``) is checked
 against a third-party implementation only, not the paper's Algorithm 1 box; the
@@ -93,7 +93,7 @@ def tsallis_leader(eta: float, cum: np.ndarray, alpha: float = 2.0) -> np.ndarra
 class HTINF(Agent):
     r"""HTINF on K arms (Huang, Dai, Huang, ICML 2022, Alg. 1; module docstring).
 
-    Args (of ``setup``):
+    Args:
         alpha: Moment order in ``(1, 2]`` (default 2: bounded second moments).
         sigma: ``sigma > 0`` with ``E|l_t|^alpha <= sigma^alpha`` for the normalized
             losses fed to it (default 1, right for losses in ``[0, 1]``).

@@ -3,7 +3,7 @@ r"""SCRiBLe (Abernethy, Hazan, Rakhlin 2008/2012) and ``private-scrible`` (Agarw
 * ``scrible`` -- :class:`SCRiBLe`, non-private bandit linear optimization with a
   ``nu``-self-concordant barrier ``R`` of the decision set.
 * ``private-scrible`` -- :class:`PrivateSCRiBLe`, the private reduction (Algorithm 4,
-  :mod:`agents.bandit.reduction`) around SCRiBLe with the step size of Theorem 4.5.
+  :mod:`agents.bandit.private_bandit`) around SCRiBLe with the step size of Theorem 4.5.
 
 The algorithm
 -------------
@@ -52,7 +52,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from agents.bandit.reduction import PrivateBanditReduction
+from agents.bandit.private_bandit import PrivateBanditReduction
 from agents.base import Agent, register
 from agents.common import check_bandit_problem, scalar_feedback
 from dp_online_envs.domains import Ball, Box, Domain, L1Ball
@@ -276,9 +276,9 @@ def theorem_4_5_eta(horizon: int, dim: int, nu: float, bound: float, x_norm: flo
 class SCRiBLe(Agent):
     r"""SCRiBLe: self-concordant regularization in bandit linear optimization.
 
-    See the module docstring. Options:
+    See the module docstring.
 
-    Args (of ``setup``):
+    Args:
         eta: Step size override (default Theorem 4.5, clamped).
         noise_scale: Laplace scale of zero-mean noise the feedback carries (set by the
             private reduction; 0 = non-private).
@@ -387,7 +387,7 @@ class PrivateSCRiBLe(PrivateBanditReduction):
     Theorem 4.5's ``eta`` (clamped, see the module docstring and
     ``docs/algorithms/scrible.md``). ``(epsilon, 0)``-DP.
 
-    Args (of ``setup``):
+    Args:
         eta: Step size override passed to SCRiBLe.
         constraints: ``(A, b)`` passed to SCRiBLe.
         loss_range: ``(lo, hi)`` overriding the declared range.

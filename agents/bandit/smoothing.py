@@ -1,7 +1,7 @@
 r"""Geometry shared by the one-point (bandit convex) learners.
 
 Used by :mod:`agents.bandit.bandit_pftal`, :mod:`agents.bandit.fkm`,
-:mod:`agents.bandit.projection_free` and :mod:`agents.bandit.garber_kretzu`. The
+:mod:`agents.bandit.private_projection_free` and :mod:`agents.bandit.garber_kretzu`. The
 one-point estimate of Flaxman, Kalai & McMahan (SODA 2005, Lemma 1; Smith-Thakurta
 2013 Sec. 3; Ene-Nguyen-Vladu 2021 Lemma 2.2), in the domain's affine hull:
 

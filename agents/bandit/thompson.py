@@ -47,7 +47,7 @@ POSTERIORS = ("beta", "gaussian")
 class Thompson(StochasticArms):
     r"""Thompson sampling on K arms: Beta-Bernoulli (default) or Gaussian posteriors.
 
-    Args (of ``setup``):
+    Args:
         posterior: ``"beta"`` (Agrawal-Goyal 2012, Alg. 2) or ``"gaussian"``
             (Agrawal-Goyal 2013, Alg. 2).
         loss_range: ``(lo, hi)`` overriding the declared range of the feedback.

@@ -80,7 +80,7 @@ class _IndexPolicy(StochasticArms):
 class UCB1(_IndexPolicy):
     r"""UCB1 (Auer, Cesa-Bianchi, Fischer 2002, Fig. 1): ``mu_a + sqrt(c ln t / N_a)``.
 
-    Args (of ``setup``):
+    Args:
         exploration: ``c > 0`` of the bonus (default 2, the paper's; Thm. 1 needs 2).
         loss_range: ``(lo, hi)`` overriding the declared range of the feedback.
     """
@@ -114,7 +114,7 @@ class UCB1(_IndexPolicy):
 class KLUCB(_IndexPolicy):
     r"""KL-UCB (Garivier & Cappe 2011, Alg. 1) with the Bernoulli divergence.
 
-    Args (of ``setup``):
+    Args:
         c: The ``c >= 0`` of the level ``ln t + c ln ln t`` (default 0, as in the
             paper's experiments; its Theorem 1 uses 3).
         loss_range: ``(lo, hi)`` overriding the declared range of the feedback.

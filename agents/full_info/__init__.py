@@ -1,3 +1,13 @@
 """Full-information learners (private and non-private); importing registers them."""
 
-from agents.full_info import ftpl, ftrl, hedge, l2p, online_fw, ons, pftal, submod_pftal  # noqa: F401,E402  # noqa: F401,E402
+from agents.full_info import (  # noqa: F401  (importing registers the agents)
+    ftrl,
+    hazan_kale_submodular,
+    hedge,
+    online_fw,
+    ons,
+    pftal,
+    private_ftpl,
+    private_lazy_mw,
+    submod_pftal,
+)

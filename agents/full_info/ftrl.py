@@ -106,7 +106,7 @@ class PrivateFTRL(CounterAgent, Agent):
     cube ``O(sqrt(N T) + N log^2 T / eps)``. The other counters' noise is not
     identically distributed, so Thm. 3.4's argument does not apply verbatim to them.
 
-    Options:
+    Args:
         counter: Continual counter name (default ``"agarwal-singh"``).
         regularizer: ``"entropic"`` (simplex only) or ``"l2"``; default from the domain.
         eta: Learning rate override (default: the value above).
@@ -272,7 +272,10 @@ class PrivateFTRLGrad(PrivateFTRL):
     smaller than the ball and ``private-ftrl`` adds less noise. Argument and proof
     sketch: ``docs/algorithms/private-ftrl-grad.md``.
 
-    Options: those of :class:`PrivateFTRL` (``counter``, ``regularizer``, ``eta``).
+    Args:
+        counter: Continual counter name (default ``"agarwal-singh"``).
+        regularizer: ``"entropic"`` (simplex only) or ``"l2"``; default from the domain.
+        eta: Learning rate override (default: :class:`PrivateFTRL`'s value).
 
     Attributes:
         gradient_bound: ``L``, the clip radius of every gradient.
@@ -371,7 +374,7 @@ class FTRL(Agent):
     with a Euclidean projection (exact for simplex/ball/cube, Frank-Wolfe to 1e-10 on
     the polytopes). On ``Discrete(K)`` the arm is drawn from ``x_t``.
 
-    Options:
+    Args:
         eta: Learning rate override.
         lazy: FTRL / dual averaging (default) or greedy OGD.
     """

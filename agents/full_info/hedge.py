@@ -30,7 +30,7 @@ class Hedge(Agent):
     box for the other linear families and ``2 L`` for convex losses. On ``Discrete(K)``
     the arm is drawn from ``x_t`` (the bound then holds in expectation).
 
-    Options:
+    Args:
         eta: Learning rate override.
     """
 

@@ -31,7 +31,7 @@ class OnlineFrankWolfe(Agent):
     projection. ``gamma_1 = 1`` (the cap of the formula ``2/sqrt(t)`` at 1) makes ``x_2``
     a vertex. Box action spaces only (it plays interior points).
 
-    Options:
+    Args:
         eta: Learning rate override (default ``D / (2 G T^{3/4})``).
     """
 

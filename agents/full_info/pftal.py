@@ -28,10 +28,6 @@ coordinatewise Laplace for l1 sensitivity ``2 L sqrt(d)``, per node scale
 (``delta > 0``, an extension).
 
 Derivations, the paper's calibration error and the clamp: ``docs/algorithms/pftal.md``.
-
-Options:
-    counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`, PFTAL only).
-    regularization: ``lam`` override (``>= 0``); default as above.
 """
 
 from __future__ import annotations
@@ -183,6 +179,10 @@ class PFTAL(_ApproximateLeader):
     Attributes (after construction): ``H``, ``regularization`` (``lam``),
     ``gradient_bound`` (``L``), ``sensitivity``, ``noise`` (``"laplace"``/``"gaussian"``),
     ``noise_scale`` (per-node Laplace b / Gaussian sigma), ``levels``, ``privacy``.
+
+    Args:
+        counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`).
+        regularization: ``lam`` override (``>= 0``); default as in the module docstring.
     """
 
     name = "pftal"
@@ -208,7 +208,7 @@ class FTAL(_ApproximateLeader):
     the App. C regularizer with ``lam = (L/||C||) sqrt(log T / T)``
     (:func:`ftal_regularization`), regret ``O(L ||C|| sqrt(T log T))``.
 
-    Options:
+    Args:
         regularization: ``lam`` override.
     """
 

@@ -1,13 +1,11 @@
-r"""Online submodular minimization, full information: SubmodPFTAL and Hazan-Kale.
+r"""``submod-pftal``: private online submodular minimization, full information.
 
-* ``submod-pftal`` -- :class:`SubmodPFTAL`, Cardoso & Cummings, "Differentially
-  Private Online Submodular Optimization" (AISTATS 2019), Algorithm 1, Theorems 6
-  (privacy) and 7 (regret).
-* ``hazan-kale-submodular`` -- :class:`HazanKaleSubmodular`, Hazan & Kale, "Online
-  Submodular Minimization" (JMLR 2012), full-information algorithm: projected
-  subgradient descent on the Lovász extension.
+:class:`SubmodPFTAL`, Cardoso & Cummings, "Differentially Private Online Submodular
+Optimization" (AISTATS 2019), Algorithm 1, Theorems 6 (privacy) and 7 (regret); its
+non-private neighbour is ``hazan-kale-submodular``
+(:mod:`agents.full_info.hazan_kale_submodular`).
 
-Both keep ``x_t`` in ``K = [0, 1]^n``, play ``S_t = {i : x_t(i) >= u_t}``,
+It keeps ``x_t`` in ``K = [0, 1]^n``, play ``S_t = {i : x_t(i) >= u_t}``,
 ``u_t ~ U[0, 1)`` (``E[f(S_t)] = f_L(x_t)``, :func:`threshold_round`), and learn from
 the greedy subgradient ``g_t`` of the Lovász extension at ``x_t`` (CC Lemma 2), whose
 norms for ``f : 2^[n] -> [-M, M]`` are at most (CC Lemma 3)
@@ -36,9 +34,7 @@ from agents.privacy.noise import default_noise
 from dp_online_envs.validation import check_real
 
 __all__ = [
-    "HazanKaleSubmodular",
     "SubmodPFTAL",
-    "hazan_kale_eta",
     "lovasz_gradient_bounds",
     "submod_pftal_regularization",
     "threshold_round",
@@ -50,14 +46,6 @@ def submod_pftal_regularization(scale: float, n: int, horizon: int) -> float:
     """``H = M / sqrt(n T)``: CC Thm. 7's regularization, read as in their Thm. 9 (the
     printed ``M sqrt(T) / sqrt(n)`` is a misprint: ``docs/algorithms/submod-pftal.md``)."""
     return float(scale) / math.sqrt(n * horizon)
-
-
-def hazan_kale_eta(scale: float, n: int, horizon: int) -> float:
-    """``eta = D / (G sqrt(T))`` with ``D = sqrt(n)`` (diameter of ``[0,1]^n``) and
-    ``G = G_2 = min(4M, 2M sqrt(n))`` (:func:`lovasz_gradient_bounds`): projected
-    subgradient descent then has regret ``<= D G sqrt(T)`` on the Lovász extensions
-    (Zinkevich 2003), ``<= 4 M sqrt(n T)``, and so in expectation on the rounded sets."""
-    return math.sqrt(n) / (lovasz_gradient_bounds(scale, n)[1] * math.sqrt(horizon))
 
 
 # -------------------------------------------------------------------- SubmodPFTAL
@@ -80,7 +68,7 @@ class SubmodPFTAL(CounterAgent, Agent):
     constant). Regret (Thm. 7): ``O~(n^1.5 M sqrt(T) / eps)``. Details:
     ``docs/algorithms/submod-pftal.md``.
 
-    Options:
+    Args:
         counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`).
         regularization: ``H`` override.
         gradient_bound: ``"range"`` (default, every ``[-M, M]`` submodular function)
@@ -148,55 +136,3 @@ class SubmodPFTAL(CounterAgent, Agent):
         v = self.release(self._counter.add(g))
         self.t += 1
         self._x = lovasz_pftal_step(self.problem.domain, v, self.t, self.H)
-
-
-# -------------------------------------------------------------------- Hazan-Kale
-@register
-class HazanKaleSubmodular(Agent):
-    r"""Hazan-Kale online submodular minimization, full information (JMLR 2012).
-
-    Projected subgradient descent on the Lovász extensions over ``K = [0, 1]^n``:
-    ``x_{t+1} = Proj_K(x_t - eta g_t)`` from ``x_1 = (1/2, ..., 1/2)``, with
-    ``eta = D / (G sqrt(T))``, ``D = sqrt(n)``, ``G = min(4M, 2M sqrt(n))``
-    (:func:`hazan_kale_eta`); plays ``S_t = {i : x_t(i) >= u_t}``, ``u_t ~ U[0, 1)``.
-    Expected regret ``<= D G sqrt(T) <= 4 M sqrt(n T)``.
-
-    Options:
-        eta: Step size override.
-    """
-
-    name = "hazan-kale-submodular"
-    description = ("non-private Hazan-Kale online submodular minimization: projected "
-                   "subgradient descent on the Lovász extension, threshold rounding")
-    paper = "Hazan & Kale, Online Submodular Minimization, JMLR 13 (2012), full-information case"
-    feedback = "full"
-    private = False
-    requires = ("bound",)
-
-    def setup(self, eta: float | None = None) -> None:
-        p = self.problem
-        require_submodular(self.name, p)
-        self.scale = float(p.bound)
-        self.eta = (hazan_kale_eta(self.scale, p.dim, p.horizon) if eta is None
-                    else check_real("eta", eta, 0.0, low_inclusive=False))
-        #: ``D G sqrt(T)``: the regret bound of the chosen tuning (for the default eta).
-        self.regret_bound = (math.sqrt(p.dim) * lovasz_gradient_bounds(self.scale, p.dim)[1]
-                             * math.sqrt(p.horizon))
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._x = np.full(self.problem.dim, 0.5)
-
-    @property
-    def point_played(self) -> np.ndarray:
-        """The fractional point ``x_t`` of the coming round."""
-        return self._x.copy()
-
-    def act(self):
-        return threshold_round(self._x, self.rng.random())
-
-    def update(self, action, feedback) -> None:
-        theta = self.clip_feedback(feedback)
-        g = self.problem.loss.subgradient(theta, self._x)
-        self.t += 1
-        self._x = self.problem.domain.project(self._x - self.eta * g)

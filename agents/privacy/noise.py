@@ -58,7 +58,8 @@ from .calibration import (
     verify_guarantee,
 )
 
-__all__ = ["GRID_BITS", "NOISE_KINDS", "DiscreteGaussianNoise", "DiscreteLaplaceNoise",
+__all__ = ["GRID_BITS", "NOISE_KINDS", "BatchedExactNoise", "DiscreteGaussianNoise",
+           "DiscreteLaplaceNoise", "ExactNoise",
            "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy", "default_noise",
            "noise_strategy"]
 
@@ -555,3 +556,85 @@ def noise_strategy(noise: str | None, epsilon: float | None = None,
         return DiscreteGaussianNoise(eps, check_gaussian_delta(delta), sens,
                                      secure=bool(secure))
     return GaussianNoise(eps, check_gaussian_delta(delta), sens)
+
+
+# ------------------------------------------------------------- exact noise buffers
+class ExactNoise:
+    """Exact integer noise of one strategy, drawn from one generator in blocks of rows.
+
+    The one refill of exact (grid-unit) noise: the continual counters, the private
+    reductions' :class:`~agents.common.NoiseQueue` and the batched counters and learners
+    (:class:`BatchedExactNoise`) all draw through :meth:`refill`, so a block of ``n``
+    rows is always ``strategy.draw_int(rng, n * width)`` in row order, and a batched
+    game consumes the numbers its scalar game would.
+
+    Args:
+        strategy: A calibrated exact strategy (``draw_int(rng, n)``).
+        width: Integers per row (a counter's ``dim``; 1 for a scalar release).
+
+    Attributes:
+        rows: The current block, ``(n, width)`` int64.
+        used: How many of its rows were handed out.
+    """
+
+    def __init__(self, strategy: NoiseStrategy, width: int = 1) -> None:
+        self.strategy = strategy
+        self.width = int(width)
+        self.rows = np.zeros((0, self.width), dtype=np.int64)
+        self.used = 0
+
+    @property
+    def left(self) -> int:
+        """Rows of the current block not handed out yet."""
+        return len(self.rows) - self.used
+
+    def refill(self, rng: np.random.Generator, n_rows: int) -> np.ndarray:
+        """Draws a new block of ``n_rows`` rows from ``rng`` (the rest of the old one is
+        dropped) and returns it."""
+        self.rows = self.strategy.draw_int(rng, n_rows * self.width).reshape(n_rows, self.width)
+        self.used = 0
+        return self.rows
+
+    def next_row(self, rng: np.random.Generator, n_rows: int) -> np.ndarray:
+        """The next row (a view); a new block of ``n_rows`` rows when this one is used up."""
+        if self.used == len(self.rows):
+            self.refill(rng, n_rows)
+        row = self.rows[self.used]
+        self.used += 1
+        return row
+
+
+class BatchedExactNoise:
+    """B games' :class:`ExactNoise` stepped together: row ``i`` of every game's block as
+    one ``(B, width)`` array, each game's block drawn from its own generator.
+
+    Args:
+        buffers: One :class:`ExactNoise` per game, all at the same position (a game may
+            already have used part of its block: the batched form continues it).
+        rngs: The games' generators, in the same order.
+
+    Raises:
+        ValueError: Buffers at different positions or of different widths.
+    """
+
+    def __init__(self, buffers: list[ExactNoise], rngs: list[np.random.Generator]) -> None:
+        if len({(len(b.rows), b.used, b.width) for b in buffers}) != 1:
+            raise ValueError("the games' exact noise buffers differ")
+        self.buffers, self.rngs = list(buffers), list(rngs)
+        self.rows = np.stack([b.rows for b in buffers], axis=1)  # (n, B, width)
+        self.used = buffers[0].used
+
+    def refill(self, n_rows: int) -> np.ndarray:
+        """Every game's :meth:`ExactNoise.refill`, stacked ``(n_rows, B, width)``."""
+        self.rows = np.stack([b.refill(r, n_rows) for b, r in zip(self.buffers, self.rngs)],
+                             axis=1)
+        self.used = 0
+        return self.rows
+
+    def next_rows(self, n_rows: int) -> np.ndarray:
+        """The next ``(B, width)`` rows; a new block of ``n_rows`` when this one is used up."""
+        if self.used == len(self.rows):
+            self.refill(n_rows)
+        row = self.rows[self.used]
+        self.used += 1
+        return row

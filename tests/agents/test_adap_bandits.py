@@ -20,7 +20,7 @@ import pytest
 from agent_helpers import tenth_noise_audits
 
 from agents import make
-from agents.bandit import adap
+from agents.bandit import adap_ucb
 from agents.bandit.stochastic import kl_bernoulli
 from agents.common import noise_block
 from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
@@ -45,7 +45,7 @@ def _run(agent, losses):
 
 @pytest.fixture
 def noise_off(monkeypatch):
-    monkeypatch.setattr(adap._AdaP, "_noise_strategy", lambda self: NoNoise())
+    monkeypatch.setattr(adap_ucb._AdaP, "_noise_strategy", lambda self: NoNoise())
 
 
 # ------------------------------------------------------------ the episodes
@@ -159,7 +159,7 @@ def test_tenth_of_the_noise_is_refuted_and_the_honest_learner_is_not(name, monke
     """Every arm's loss flips 1 -> 0 in round 1 (arm 0's initial pull, released alone), so
     the first release moves by the full sensitivity."""
     weak_agent, weak, honest_agent, honest = tenth_noise_audits(
-        monkeypatch, adap, name, n_arms=3, horizon=4, epsilon=1.0, seed=1)
+        monkeypatch, adap_ucb, name, n_arms=3, horizon=4, epsilon=1.0, seed=1)
     assert weak_agent.noise_scale == pytest.approx(0.1, rel=1e-3)
     assert not weak.passed, str(weak)
     assert honest_agent.noise_scale == pytest.approx(1.0, rel=1e-3)

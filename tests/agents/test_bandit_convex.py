@@ -25,7 +25,7 @@ from agents import make, play
 from agents.bandit.bandit_pftal import BanditPFTAL, bandit_pftal_parameters
 from agents.bandit.fkm import fkm_parameters
 from agents.bandit.garber_kretzu import GarberKretzu, approximate_projection
-from agents.bandit.projection_free import PrivateProjectionFree
+from agents.bandit.private_projection_free import PrivateProjectionFree
 from agents.bandit.smoothing import (
     MAX_SHRINK,
     SmoothingGeometry,

@@ -26,7 +26,7 @@ from agents.bandit.exp2 import (
     theorem_4_1_parameters,
 )
 from agents.bandit.exp3 import EXP3, exp3_eta
-from agents.bandit.reduction import PrivateBanditReduction
+from agents.bandit.private_bandit import PrivateBanditReduction
 from agents.bandit.scrible import SCRiBLe, barrier_for, canonical_eigh, theorem_4_5_eta
 from agents.common import loss_range
 from agents.privacy.noise import DiscreteLaplaceNoise

@@ -1,5 +1,6 @@
 """Bandit online submodular minimization: Cardoso-Cummings BanditSubmodPFTAL and the
-non-private Hazan-Kale bandit algorithm (``agents/bandit/bandit_submod.py``).
+non-private Hazan-Kale bandit algorithm (``agents/bandit/bandit_submod_pftal.py``,
+``agents/bandit/hazan_kale_submodular_bandit.py``).
 
 Checked: both play ``DPBandit-Submodular-v1`` end to end with 0/1 actions and no
 projection; the one-point estimator of CC Alg. 2 is unbiased for the Lovász subgradient
@@ -23,15 +24,17 @@ from agent_helpers import discrete_gaussian_scale
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
-from agents.bandit.bandit_submod import (
+from agents.bandit.bandit_submod_pftal import (
     BanditSubmodPFTAL,
     bandit_submod_parameters,
+    paper_lipschitz,
+)
+from agents.bandit.hazan_kale_submodular_bandit import (
     chain_probabilities,
     hazan_kale_bandit_parameters,
     one_point_coefficient,
     one_point_estimate,
     one_point_estimate_bound,
-    paper_lipschitz,
     sample_chain_set,
 )
 from agents.lovasz import (

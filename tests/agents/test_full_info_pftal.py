@@ -23,6 +23,7 @@ from agent_helpers import problem_of as _problem
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
 from agents.common import clip_norm
+from agents.full_info.hazan_kale_submodular import hazan_kale_eta
 from agents.full_info.pftal import (
     ftal_leader,
     ftal_regularization,
@@ -30,7 +31,6 @@ from agents.full_info.pftal import (
     st_log,
 )
 from agents.full_info.submod_pftal import (
-    hazan_kale_eta,
     lovasz_gradient_bounds,
     submod_pftal_regularization,
     threshold_round,

@@ -25,9 +25,9 @@ import pytest
 from agent_helpers import tenth_noise_audits
 
 from agents import make
-from agents.bandit import batched
-from agents.bandit.batched import THEOREM_SIGMA
+from agents.bandit import private_batched_htinf
 from agents.bandit.htinf import tsallis_leader
+from agents.bandit.private_batched_htinf import THEOREM_SIGMA
 from dp_online_envs import build_env
 from dp_online_envs.lab.audit import audit
 
@@ -155,7 +155,7 @@ def test_tenth_of_the_noise_with_two_round_batches_is_refuted(monkeypatch):
     batch's release moves by the full sensitivity whatever arm is drawn); the correctly
     noised agent passes the same audit."""
     weak_agent, weak, honest_agent, honest = tenth_noise_audits(
-        monkeypatch, batched, "private-batched-htinf", n_arms=3, horizon=4, epsilon=0.5, seed=2)
+        monkeypatch, private_batched_htinf, "private-batched-htinf", n_arms=3, horizon=4, epsilon=0.5, seed=2)
     assert weak_agent.batch == honest_agent.batch == 2
     assert weak_agent.noise_scale == pytest.approx(0.2, rel=1e-3)
     assert not weak.passed, str(weak)

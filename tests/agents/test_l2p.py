@@ -19,8 +19,8 @@ import pytest
 from scipy import stats
 
 from agents import make
-from agents.full_info import l2p
-from agents.full_info.l2p import (
+from agents.full_info import private_lazy_mw
+from agents.full_info.private_lazy_mw import (
     ETA_BITS,
     LOSS_BITS,
     composed_delta,
@@ -112,7 +112,7 @@ def test_composed_delta_is_the_brute_force_hockey_stick(esw, e0, k, eps):
 
 def test_closed_form_agrees_with_dp_accounting():
     for esw, e0, k, d in ((0.1, 0.02, 300, 1e-6), (0.0731, 0.0123, 150, 1e-5)):
-        acc = l2p._accountant_epsilon(esw, e0, k, d)
+        acc = private_lazy_mw._accountant_epsilon(esw, e0, k, d)
         # dp-accounting's pessimistic grid e0/4 rounds esw up by at most e0/4: its
         # epsilon is at least the exact one, and at most the exact one of esw + e0/4
         assert composed_delta(acc, esw, e0, k) <= d * (1 + 1e-6)
@@ -121,12 +121,12 @@ def test_closed_form_agrees_with_dp_accounting():
 
 def test_draw_quantile_is_the_exact_binomial_tail():
     m, px, tail = 300, 0.03, 1e-4
-    k = l2p._quantile(m, px, tail)
+    k = private_lazy_mw._quantile(m, px, tail)
     assert stats.binom.sf(k, m, px) <= tail < stats.binom.sf(k - 1, m, px)
     eta, B, p = 0.002, 10, 0.05
     total = draw_quantile(m + 1, eta, B, p, tail)
     pxb = 1 - (1 - p) * math.exp(-3 * B * eta)
-    assert total == l2p._quantile(m, pxb, tail / 2) + l2p._quantile(m, p, tail / 2)
+    assert total == private_lazy_mw._quantile(m, pxb, tail / 2) + private_lazy_mw._quantile(m, p, tail / 2)
 
 
 @pytest.mark.parametrize("T,eps", [(500, 0.3), (2000, 1.0), (300, 0.05)])
@@ -138,7 +138,7 @@ def test_calibration_holds_the_declared_epsilon(T, eps):
         k = draw_quantile(P.batches, P.eta, P.batch, P.p, DELTA / 2)
         assert k == P.draws
         assert P.eps_switch == switch_epsilon(P.eta, P.batch, P.p)
-        assert l2p._accountant_epsilon(P.eps_switch, 2 * P.eta, k, DELTA / 2) <= eps
+        assert private_lazy_mw._accountant_epsilon(P.eps_switch, 2 * P.eta, k, DELTA / 2) <= eps
         assert P.eta <= math.sqrt(8 * math.log(10) / (T * P.batch))
 
 

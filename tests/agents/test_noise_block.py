@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents.batched import make_batched
 from agents.common import NOISE_BLOCK, noise_block
+from agents.vectorized import make_batched
 from dp_online_envs import build_env
 
 

@@ -17,7 +17,7 @@ import pytest
 from agent_helpers import played_points
 from test_all_agents import PLAYS
 
-import agents.bandit.reduction as reduction
+import agents.bandit.private_bandit as reduction
 from agents import agent_class, list_agents, make
 from agents.privacy import calibration
 from agents.privacy.noise import NoNoise

@@ -14,9 +14,9 @@ from agent_helpers import tenth_noise_audits
 from scipy.optimize import minimize
 
 from agents import make
-from agents.bandit import batched
-from agents.bandit.batched import THEOREM_SIGMA, batch_size
+from agents.bandit import private_batched_htinf
 from agents.bandit.htinf import skip_constant, tsallis_leader
+from agents.bandit.private_batched_htinf import THEOREM_SIGMA, batch_size
 from agents.privacy.discrete import discrete_laplace_variance
 from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
@@ -181,7 +181,7 @@ def test_wider_range_means_more_noise():
 def test_noise_off_is_htinf_bit_for_bit(monkeypatch, sigma, other_kw):
     env = _mab(T=200)
     problem = env.unwrapped.problem
-    monkeypatch.setattr(batched.PrivateBatchedHTINF, "_noise_strategy",
+    monkeypatch.setattr(private_batched_htinf.PrivateBatchedHTINF, "_noise_strategy",
                         lambda self: NoNoise())
     agent = make("private-batched-htinf", problem, epsilon=1.0, seed=0, sigma=sigma)
     assert agent.batch == 1 and agent.noise_scale == 0.0
@@ -210,7 +210,7 @@ def test_under_noised_batches_are_caught(monkeypatch):
     correctly noised agent passes the same audit (every arm's loss flips 1 -> 0 in round
     1, so the released value moves by the full sensitivity whatever arm is drawn)."""
     weak_agent, weak, honest_agent, honest = tenth_noise_audits(
-        monkeypatch, batched, "private-batched-htinf", n_arms=3, horizon=4, epsilon=1.0, seed=1)
+        monkeypatch, private_batched_htinf, "private-batched-htinf", n_arms=3, horizon=4, epsilon=1.0, seed=1)
     assert weak_agent.noise_scale == pytest.approx(0.1, rel=1e-3)
     assert not weak.passed, str(weak)
     assert honest.passed, str(honest)

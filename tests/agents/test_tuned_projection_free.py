@@ -9,8 +9,8 @@ import pytest
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make
+from agents.bandit.private_projection_free_tuned import DEFAULT_SHRINK, DEFAULT_STEP
 from agents.bandit.smoothing import batch_gradient_bound, estimate_sensitivity
-from agents.bandit.tuned_projection_free import DEFAULT_SHRINK, DEFAULT_STEP
 from dp_online_envs.envs.registry import build_env
 
 

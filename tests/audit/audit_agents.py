@@ -82,7 +82,7 @@ class BatchedRandomizedResponse:
 
 class SharedStreamRandomizedResponse(BatchedRandomizedResponse):
     """B independent games of :class:`RandomizedResponseArm` from ONE generator seeded
-    with all the run seeds (as :class:`agents.batched.arms.SharedStreamPrivateEXP2`
+    with all the run seeds (as :class:`agents.vectorized.arms.SharedStreamPrivateEXP2`
     draws its noise): game ``b`` keeps its bit with the ``b``-th of one ``random(B)``
     draw. Not the scalar game of ``seeds[b]``; the same law, independent runs."""
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.batched import make_batched
+from agents.vectorized import make_batched
 from dp_online_envs.lab.audit import (
     AgentSession,
     AuditSettings,

@@ -1,6 +1,6 @@
 """The audit's form of private-exp2: B independent runs from ONE generator.
 
-:class:`agents.batched.arms.SharedStreamPrivateEXP2` draws every run's exact discrete
+:class:`agents.vectorized.arms.SharedStreamPrivateEXP2` draws every run's exact discrete
 Laplace noise in one ``draw_int(rng, B * n)`` call (row ``b`` run ``b``'s) and every
 run's uniforms in one ``random((B, n))`` call. Checked here: the noise fed to the
 learner has the exact law (chi-square on exact-probability bins, variance against the
@@ -20,13 +20,13 @@ import pytest
 from scipy import stats
 
 import agents
-from agents.batched import (
+from agents.privacy.discrete import discrete_laplace_variance
+from agents.vectorized import (
     AUDIT_BATCHED,
     make_audit_batched,
     make_batched,
 )
-from agents.batched.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
-from agents.privacy.discrete import discrete_laplace_variance
+from agents.vectorized.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
 from dp_online_envs.lab.audit import AuditSettings, audit_actions, audit_power
 from dp_online_envs.lab.audit.actions import audit_problem
 

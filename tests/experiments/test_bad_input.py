@@ -219,7 +219,7 @@ def test_play_batch_names_a_scalar_agent_or_env():
     env = build_env("DPBandit-MAB-v0", horizon=10)
     venv = gym.make_vec("DPBandit-MAB-v0", num_envs=2, horizon=10)
     scalar = agents.make("exp3", env.unwrapped.problem, seed=0)
-    with pytest.raises(TypeError, match=r"^learner must be a batched learner \(agents\.batched"
+    with pytest.raises(TypeError, match=r"^learner must be a batched learner \(agents\.vectorized"
                                         r"\.make_batched\), got EXP3: play a scalar agent"):
         agents.play_batch(venv, scalar, [0, 1])
     with pytest.raises(TypeError, match=r"^venv must be a seed-vectorized env .*, got "

@@ -51,3 +51,24 @@ def test_report_no_reference_plays_nothing(tmp_path, monkeypatch):
     assert cli.main(["report", str(res), "-o", str(tmp_path / "r.html"), "--no-reference"]) == 0
     assert sorted(p.name for p in (res / "games").iterdir()) == before
     assert "No reference agent ran here" in (tmp_path / "r.html").read_text()
+
+
+def test_the_experiments_package_declares_each_lazy_name_for_static_readers_too():
+    """The names imported on first use are the ones in ``__all__`` and the ones the
+    ``TYPE_CHECKING`` block imports (what the API reference reads), each from its home."""
+    import ast
+    import importlib
+
+    import dp_online_envs.lab.experiments as package
+
+    tree = ast.parse(open(package.__file__, encoding="utf-8").read())
+    static = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for imp in node.body:
+                for alias in imp.names:
+                    static[alias.name] = imp.module.rsplit(".", 1)[-1]
+    assert static == package._HOME and package.__all__ == sorted(package._HOME)
+    for name, home in package._HOME.items():
+        module = importlib.import_module(f"dp_online_envs.lab.experiments.{home}")
+        assert getattr(package, name) is getattr(module, name)

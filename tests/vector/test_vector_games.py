@@ -12,7 +12,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import agents
-from agents.batched import BATCHED, batched_refusal, make_batched
+from agents.vectorized import BATCHED, batched_refusal, make_batched
 from dp_online_envs.adversaries import make_adversary
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import (
@@ -328,7 +328,7 @@ def test_play_batch_equals_play_seed_by_seed():
 def test_float_noise_blocks_refilled_mid_game(env_id, name, eps, delta, monkeypatch):
     """Small float blocks: the Gaussian tree noise and the extra FTPL noise are drawn
     again every few rounds, and the games stay the scalar ones."""
-    from agents.batched import counters, ftpl
+    from agents.vectorized import counters, ftpl
 
     monkeypatch.setattr(counters, "FLOAT_BLOCK", 300)
     monkeypatch.setattr(ftpl, "FLOAT_BLOCK", 120)
@@ -350,7 +350,7 @@ def test_other_counters_row_by_row(counter):
 
 @pytest.mark.parametrize("theta_set", ["unit", "linf", "l2", "l1"])
 def test_batched_clip_equals_clip_param_row_by_row(theta_set):
-    from agents.batched.base import BatchedAgent, clip_full_rows
+    from agents.vectorized.base import BatchedAgent, clip_full_rows
     from dp_online_envs.losses import LinearLoss
 
     loss = LinearLoss(6, theta_set)

@@ -14,7 +14,7 @@ from dp_accounting import dp_event
 from dp_online_envs.validation import check_int
 
 from ..calibration import PrivacyGuarantee
-from ..noise import NOISE_KINDS, NoiseStrategy, noise_strategy
+from ..noise import NOISE_KINDS, ExactNoise, NoiseStrategy, noise_strategy
 
 __all__ = ["EXACT_NOISE_BLOCK", "ContinualCounter"]
 
@@ -79,8 +79,9 @@ class ContinualCounter(ABC):
         #: grid step of an exact integer strategy (``None``: real-valued arithmetic)
         self.grid = strategy.grid if strategy.private else None
         self._prefix = np.zeros(self.dim, dtype=np.int64 if self.grid else np.float64)
-        self._int_noise = np.zeros((0, self.dim), dtype=np.int64)  # exact draws not yet used
-        self._int_noise_used = 0
+        #: The exact draws (grid units) of the releases, in blocks of
+        #: :meth:`exact_block_rows` vectors (:class:`~agents.privacy.noise.ExactNoise`).
+        self.exact_noise = ExactNoise(strategy, self.dim)
         self.noise, self.epsilon, self.delta, self.sensitivity = (
             strategy.kind, strategy.epsilon, strategy.delta, strategy.sensitivity)
         self.draw_scale = float(strategy.scale)
@@ -218,12 +219,10 @@ class ContinualCounter(ABC):
         """
         if self.grid is None:
             return self.noise_strategy.draw(self._rng, self.dim)
-        if self._int_noise_used == len(self._int_noise):
-            rows = getattr(self.noise_strategy, "block_rows", EXACT_NOISE_BLOCK)
-            block = min(rows, 2 * self.horizon)
-            self._int_noise = self.noise_strategy.draw_int(
-                self._rng, block * self.dim).reshape(block, self.dim)
-            self._int_noise_used = 0
-        row = self._int_noise[self._int_noise_used].copy()
-        self._int_noise_used += 1
-        return row
+        return self.exact_noise.next_row(self._rng, self.exact_block_rows()).copy()
+
+    def exact_block_rows(self) -> int:
+        """Noise vectors drawn per refill of :attr:`exact_noise`: the strategy's
+        ``block_rows`` (else :data:`EXACT_NOISE_BLOCK`), at most ``2 T``."""
+        return min(getattr(self.noise_strategy, "block_rows", EXACT_NOISE_BLOCK),
+                   2 * self.horizon)

@@ -23,7 +23,27 @@ line, which wires in the ``agents`` registry, is :mod:`dp_online_envs.lab.cli`.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what static readers (the API reference, type checkers) see; at run
+    # time :func:`__getattr__` imports each name from its module on first use
+    from dp_online_envs.lab.experiments.errors import ExperimentError
+    from dp_online_envs.lab.experiments.game import (
+        VOLATILE_FIELDS,
+        GameSpec,
+        play_game,
+        stable_view,
+    )
+    from dp_online_envs.lab.experiments.resolver import AgentResolver
+    from dp_online_envs.lab.experiments.runner import RunReport, run, run_games, run_sweep
+    from dp_online_envs.lab.experiments.store import (
+        SCHEMA_VERSION,
+        DamagedResultWarning,
+        ResultsStore,
+        load_records,
+    )
+    from dp_online_envs.lab.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+    from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
 
 #: Where each public name lives. The modules are imported when a name is first used, so
 #: that importing one module of the package (the command line reads only a few) does not
@@ -39,7 +59,13 @@ _HOME = {
     "export_results": "table", "load_curves": "table", "load_results": "table",
 }
 
-__all__ = sorted(_HOME)
+#: The public names (the keys of :data:`_HOME`).
+__all__ = [
+    "AgentResolver", "DamagedResultWarning", "ExperimentError", "GameSpec", "ResultsStore",
+    "RunReport", "SCHEMA_VERSION", "Sweep", "VOLATILE_FIELDS", "export_results",
+    "load_curves", "load_records", "load_results", "load_sweep", "make_games",
+    "parse_sweep", "play_game", "run", "run_games", "run_sweep", "stable_view",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -39,10 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.bandit.arms import _LOG_LIMIT, ArmsExpWeights
+from agents.bandit.arms import LOG_LIMIT, ArmsExpWeights
 from agents.base import Agent
-from agents.batched.base import BatchedAgent, clip_bandit_rows, exp_list
 from agents.common import noise_block
+from agents.privacy.noise import BatchedExactNoise, ExactNoise
+from agents.vectorized.base import BatchedAgent, clip_bandit_rows, exp_list
 from dp_online_envs.validation import check_int
 
 __all__ = ["BatchedArms", "BatchedPrivateEXP2", "SharedStreamPrivateEXP2"]
@@ -111,7 +112,7 @@ class _ArmsState:
         v = self.lw[arm, cols] - e._eta_w * (loss - e._lo) / self.p
         self.lw[arm, cols] = v
         ex = v - self.shift
-        ok = (ex > -_LOG_LIMIT) & (ex < _LOG_LIMIT)
+        ok = (ex > -LOG_LIMIT) & (ex < LOG_LIMIT)
         if ok.all():
             self.w[arm, cols] = exp_list(ex)
         else:
@@ -196,6 +197,9 @@ class BatchedPrivateEXP2(BatchedAgent):
     def _start(self, states: list[Any]) -> None:
         proto = self.prototype
         self._noise_rngs = [s[0] for s in states]
+        #: The games' exact noise, each game's block drawn as its scalar reduction's.
+        self.exact_noise = BatchedExactNoise(
+            [ExactNoise(proto.noise_strategy) for _ in states], self._noise_rngs)
         self._state = _ArmsState(proto.base, [s[1] for s in states])
         self._noise = np.empty((0, self.num_envs), dtype=np.int64)
         self._ni = 0
@@ -225,8 +229,7 @@ class BatchedPrivateEXP2(BatchedAgent):
     def _draw_noise(self, n: int) -> np.ndarray:
         """The next ``n`` rounds' exact noise of every game, ``(n, B)`` int64: each
         game's block from its own reduction generator, as the scalar reduction."""
-        ns = self.prototype.noise_strategy
-        return np.stack([ns.draw_int(r, n) for r in self._noise_rngs], axis=1)
+        return self.exact_noise.refill(n)[:, :, 0]
 
 
 class SharedStreamPrivateEXP2(BatchedPrivateEXP2):
@@ -246,7 +249,7 @@ class SharedStreamPrivateEXP2(BatchedPrivateEXP2):
     Not the scalar game of a seed (the contract of :class:`BatchedPrivateEXP2`): run
     ``b`` depends on all of ``seeds`` and on ``B`` (the chunking). It is what
     :func:`~dp_online_envs.lab.audit.audit_power` plays (through
-    :func:`agents.batched.make_audit_batched`); ``run(..., vectorize=True)`` and the
+    :func:`agents.vectorized.make_audit_batched`); ``run(..., vectorize=True)`` and the
     sweeps keep :class:`BatchedPrivateEXP2`.
 
     Cost: two generator calls per block for the uniforms and the sampler's ~30 for

@@ -2,7 +2,7 @@ r"""Tuned variants of the blocked projection-free bandit learners.
 
 ``garber-kretzu-tuned`` -- :class:`GarberKretzuTuned`, ``private-projection-free-tuned``
 -- :class:`PrivateProjectionFreeTuned`: the algorithms of
-:mod:`agents.bandit.garber_kretzu` and :mod:`agents.bandit.projection_free`, line for
+:mod:`agents.bandit.garber_kretzu` and :mod:`agents.bandit.private_projection_free`, line for
 line, with three utility parameters set by a rule instead of by the regret bound:
 
 * the smoothing radius ``zeta = shrink r`` (so the App. D shrink is ``alpha = shrink``)
@@ -31,12 +31,6 @@ disjoint from the tuning seed.
 On linear losses the perturbation ``zeta u`` costs nothing in expectation, so the
 radius trades only the shrink ``alpha x trivial`` against the estimates' variance
 ``(n B / zeta)^2``, which the bound's ``T L (2 + D/r) zeta`` term overstates.
-
-Options:
-    shrink: ``alpha = zeta / r`` in ``(0, 1/2]`` (default 1/4).
-    step: factor on the theorem's ``eta`` (default 4).
-    batch: ``K`` (default ``round(sqrt T)``), in ``[1, T]``.
-    (and the options of the theorem variant.)
 """
 
 from __future__ import annotations
@@ -44,7 +38,7 @@ from __future__ import annotations
 import math
 
 from agents.bandit.garber_kretzu import GarberKretzu
-from agents.bandit.projection_free import PrivateProjectionFree
+from agents.bandit.private_projection_free import PrivateProjectionFree
 from agents.bandit.smoothing import (
     MAX_SHRINK,
     BlockedParameters,
@@ -110,7 +104,14 @@ class _Tuned:
 @register
 class GarberKretzuTuned(_Tuned, GarberKretzu):
     """``garber-kretzu`` with the tuned radius and block length (module docstring).
-    Non-private."""
+    Non-private.
+
+    Args:
+        shrink: ``alpha = zeta / r`` in ``(0, 1/2]`` (default 1/4).
+        batch: ``K`` (default ``round(sqrt T)``), in ``[1, T]``.
+        step: Factor on the theorem's ``eta`` (default 4).
+        max_fw_iterations: Frank-Wolfe steps allowed per block (default ``20 K``).
+    """
 
     name = "garber-kretzu-tuned"
     description = ("garber-kretzu with a tuned smoothing radius (shrink alpha = 1/4, step x4 "
@@ -125,7 +126,16 @@ class GarberKretzuTuned(_Tuned, GarberKretzu):
 @register
 class PrivateProjectionFreeTuned(_Tuned, PrivateProjectionFree):
     """``private-projection-free`` with the tuned radius and block length (module
-    docstring); the theorem's calibration at the radius used."""
+    docstring); the theorem's calibration at the radius used.
+
+    Args:
+        shrink: ``alpha = zeta / r`` in ``(0, 1/2]`` (default 1/4).
+        batch: ``K`` (default ``round(sqrt T)``), in ``[1, T]``.
+        step: Factor on the theorem's ``eta`` (default 4).
+        noise: ``"laplace"`` (default when ``delta = 0``) or ``"gaussian"`` (needs
+            ``delta > 0``).
+        counter: Continual counter name (default ``"tree"``).
+    """
 
     name = "private-projection-free-tuned"
     description = ("private-projection-free with a tuned smoothing radius (shrink alpha = "

@@ -4,25 +4,25 @@
 form of a registered learner; :func:`batched_refusal` says why a configuration has
 none (the callers then play the scalar path). Game ``b`` of a batched learner reset
 with ``seeds`` is the scalar learner reset with ``seeds[b]``, round for round (see
-:mod:`agents.batched.base`); the vector env is
+:mod:`agents.vectorized.base`); the vector env is
 :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv` and the loop
 :func:`~dp_online_envs.loop.run_batched_rounds`.
 
 =================  ====================================================  ==============
 learner            batched class                                          plays
 =================  ====================================================  ==============
-``exp3``, ``exp2``  :class:`~agents.batched.arms.BatchedArms`             arms
-``private-exp2``   :class:`~agents.batched.arms.BatchedPrivateEXP2`      arms
-``hedge``          :class:`~agents.batched.hedge.BatchedHedge`           simplex points
-``ftrl``           :class:`~agents.batched.ftrl.BatchedFTRL`             points
-``private-ftrl``   :class:`~agents.batched.ftrl.BatchedPrivateFTRL`      points
-``private-ftpl``   :class:`~agents.batched.ftpl.BatchedPrivateFTPL`      points
+``exp3``, ``exp2``  :class:`~agents.vectorized.arms.BatchedArms`             arms
+``private-exp2``   :class:`~agents.vectorized.arms.BatchedPrivateEXP2`      arms
+``hedge``          :class:`~agents.vectorized.hedge.BatchedHedge`           simplex points
+``ftrl``           :class:`~agents.vectorized.ftrl.BatchedFTRL`             points
+``private-ftrl``   :class:`~agents.vectorized.ftrl.BatchedPrivateFTRL`      points
+``private-ftpl``   :class:`~agents.vectorized.ftpl.BatchedPrivateFTPL`      points
 =================  ====================================================  ==============
 
 ``make_audit_batched`` builds what the privacy audit plays (``audit_power``'s batched
 references, through the registry's ``audit_batched``): where :data:`AUDIT_BATCHED` has
 a class, B independent runs drawn from one generator (``private-exp2``:
-:class:`~agents.batched.arms.SharedStreamPrivateEXP2`, not the scalar game of each
+:class:`~agents.vectorized.arms.SharedStreamPrivateEXP2`, not the scalar game of each
 seed), else the per-seed batched form of ``make_batched``.
 """
 
@@ -31,11 +31,11 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, agent_class
-from agents.batched.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
-from agents.batched.base import BatchedAgent
-from agents.batched.ftpl import BatchedPrivateFTPL
-from agents.batched.ftrl import BatchedFTRL, BatchedPrivateFTRL
-from agents.batched.hedge import BatchedHedge
+from agents.vectorized.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
+from agents.vectorized.base import BatchedAgent
+from agents.vectorized.ftpl import BatchedPrivateFTPL
+from agents.vectorized.ftrl import BatchedFTRL, BatchedPrivateFTRL
+from agents.vectorized.hedge import BatchedHedge
 from dp_online_envs.problem import Problem
 
 __all__ = ["AUDIT_BATCHED", "BATCHED", "BatchedAgent", "batched_refusal",

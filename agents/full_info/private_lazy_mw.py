@@ -353,11 +353,13 @@ class PrivateLazyMW(Agent):
     Plays one expert (a simplex vertex) per batch; see the module docstring for the
     algorithm, what follows the paper and what is ours.
 
-    Args (of ``setup``):
-        batch, eta, p: Overrides of the calibrated ``B``, ``eta`` (rounded down to a
-            multiple of ``2^-20``) and ``p`` (rounded down to a multiple of ``2^-24``);
-            the privacy claim is then recomputed for the values used (and may exceed
-            ``epsilon``: the setup refuses that).
+    Args:
+        batch: Override of the calibrated batch length ``B``.
+        eta: Override of the calibrated ``eta`` (rounded down to a multiple of ``2^-20``).
+        p: Override of the calibrated ``p`` (rounded down to a multiple of ``2^-24``).
+
+    With an override the privacy claim is recomputed for the values used (and may exceed
+    ``epsilon``: the setup refuses that).
 
     Attributes:
         params: The :class:`L2PParameters` in use. ``batch``, ``eta``, ``p``: their values.

@@ -79,7 +79,7 @@ def batch_size(epsilon: float, horizon: int) -> int:
 class PrivateBatchedHTINF(Agent):
     r"""``private-batched-htinf``: Asi-Raman-Talwar Algorithm 1 with HTINF (Corollary 2).
 
-    Args (of ``setup``):
+    Args:
         batch: Batch length ``tau`` (default ``ceil(1/epsilon)``, clamped to ``[1, T]``).
         sigma: HTINF's moment bound: ``"theorem"`` (default, ``sqrt(6)``), ``"moment"``
             (``sqrt(1 + Var(Z_j))`` in normalized units) or a number ``> 0``.

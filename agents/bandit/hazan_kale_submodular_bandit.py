@@ -1,12 +1,11 @@
-r"""Online submodular minimization with bandit feedback: BanditSubmodPFTAL and Hazan-Kale.
+r"""``hazan-kale-submodular-bandit``: online submodular minimization with bandit feedback.
 
-* ``bandit-submod-pftal`` -- :class:`BanditSubmodPFTAL`, Cardoso & Cummings,
-  "Differentially Private Online Submodular Optimization" (AISTATS 2019), Algorithm 2,
-  Theorem 8 (privacy), Theorem 9 (regret ``O~(M n^{3/2} T^{3/4} / eps)``), Lemmas 4-6
-  (the one-point estimator).
-* ``hazan-kale-submodular-bandit`` -- :class:`HazanKaleSubmodularBandit`, Hazan & Kale,
-  "Online Submodular Minimization" (JMLR 13, 2012), bandit algorithm: the same sampling
-  and estimator with projected subgradient descent, regret ``O(n M T^{2/3})``.
+:class:`HazanKaleSubmodularBandit`, Hazan & Kale, "Online Submodular Minimization"
+(JMLR 13, 2012), bandit algorithm: projected subgradient descent on one-point estimates
+of the Lovász subgradient, regret ``O(n M T^{2/3})``. The sampling and the estimator
+(:class:`ChainBandit`) are shared with the private ``bandit-submod-pftal``
+(:mod:`agents.bandit.bandit_submod_pftal`; Cardoso & Cummings, AISTATS 2019, Alg. 2,
+Lemmas 4-6).
 
 Both keep ``x_t`` in ``K = [0, 1]^n`` (chain ``B_k``, weights ``mu_k``:
 :mod:`agents.lovasz`), see only ``f_t(S_t)`` (clipped to ``[-M, M]``), play
@@ -17,71 +16,41 @@ estimate the Lovász subgradient by one coordinate (CC Alg. 2):
 ``(2/rho_k) f_t(B_k) e_{order[k-1]}`` (``xi = +1``) or
 ``-(2/rho_k) f_t(B_k) e_{order[k]}`` (``xi = -1``).
 
-BanditSubmodPFTAL (Thm. 9): ``gamma = min(1, n / T^{1/4})`` (clamp; ``gamma_uncapped``
-keeps the formula), ``H = M / (sqrt(n) T^{1/4})``, ``x_1 = 0``,
-``x_{t+1} = Proj_K(-v_t / (H t))``. Privacy (Thm. 8, ``calibration="real"``, default):
-the estimate's norm is at most ``G = c(n) (n+1) M / gamma`` (``c(n) = 2`` for
-``n >= 2``, 1 for ``n = 1``; clipped there, counted in :attr:`clipped_estimates`), the
-counter is calibrated to the replace-one sensitivity ``Delta = 2 G`` -- coordinatewise
-Laplace (``delta = 0``, eps-DP) or exact discrete Gaussian (``delta > 0``). The paper's
-``L = 4M + 2 H sqrt(n)`` (``calibration="paper"``, reproduction only) is far below
-``Delta``; the agent then declares the epsilon that noise really gives.
-
 Hazan-Kale: ``gamma = min(1, n / T^{1/3})``, ``eta = 1 / (4 M T^{2/3})``,
 ``x_1 = (1/2, ..., 1/2)``, ``x_{t+1} = Proj_K(x_t - eta g_t)``.
 
-Unbiasedness, the real sensitivity, the paper's error, the clamps and the re-derived
-Hazan-Kale tuning: ``docs/algorithms/bandit-submod-pftal.md``.
+Unbiasedness, the clamps and the re-derived Hazan-Kale tuning:
+``docs/algorithms/bandit-submod-pftal.md``.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import math
 
 import numpy as np
 
 from agents.base import Agent, register
-from agents.common import split_rng
-from agents.counter_agent import CounterAgent
 from agents.lovasz import (
     chain_set,
     lovasz_chain,
-    lovasz_pftal_step,
     require_submodular,
     threshold_round,
 )
-from agents.privacy import accountant_epsilon, verify_guarantee
-from agents.privacy.noise import default_noise
 from dp_online_envs.validation import check_real
 
 __all__ = [
-    "BanditSubmodPFTAL",
+    "ChainBandit",
     "HazanKaleSubmodularBandit",
-    "bandit_submod_parameters",
     "chain_probabilities",
     "hazan_kale_bandit_parameters",
     "one_point_coefficient",
     "one_point_estimate",
     "one_point_estimate_bound",
-    "paper_lipschitz",
     "sample_chain_set",
 ]
 
-CALIBRATIONS = ("real", "paper")
-
 
 # --------------------------------------------------------------------- parameters
-def bandit_submod_parameters(scale: float, n: int, horizon: int) -> dict[str, float]:
-    """CC Thm. 9: ``gamma = min(1, n / T^{1/4})`` (clamped),
-    ``H = M / (sqrt(n) T^{1/4})``; also the uncapped ``n / T^{1/4}``."""
-    q = float(horizon) ** 0.25
-    raw = n / q
-    return {"gamma": min(1.0, raw), "gamma_uncapped": raw,
-            "H": float(scale) / (math.sqrt(n) * q)}
-
-
 def hazan_kale_bandit_parameters(scale: float, n: int, horizon: int) -> dict[str, float]:
     """Hazan-Kale bandit tuning: ``gamma = min(1, n / T^{1/3})``, ``eta = 1/(4 M T^{2/3})``;
     also the uncapped ``n / T^{1/3}``."""
@@ -96,11 +65,6 @@ def one_point_estimate_bound(scale: float, n: int, gamma: float) -> float:
     largest l1 = l2 norm of the one-point estimate over all ``x``, draws and ``f`` with
     range ``[-M, M]``. The replace-one sensitivity of the counter input is ``2 G``."""
     return (2.0 if n >= 2 else 1.0) * (n + 1) * float(scale) / float(gamma)
-
-
-def paper_lipschitz(scale: float, n: int, H: float) -> float:
-    """The paper's tree calibration ``L = 4M + 2 H sqrt(n)`` (CC Thm. 9)."""
-    return 4.0 * float(scale) + 2.0 * float(H) * math.sqrt(n)
 
 
 # ---------------------------------------------------------------------- estimator
@@ -151,8 +115,13 @@ def one_point_estimate(order: np.ndarray, rho: np.ndarray, k: int, xi: int,
     return g
 
 
-class _ChainBandit(Agent):
-    """Shared play / estimate logic: sample ``S_t`` on the chain of ``x_t``, build ``g_t``."""
+class ChainBandit(Agent):
+    """Shared play / estimate logic of the chain bandits (``hazan-kale-submodular-bandit``
+    and ``bandit-submod-pftal``): sample ``S_t`` on the chain of ``x_t``, build ``g_t``.
+
+    A subclass sets ``gamma`` and ``estimate_bound`` in ``setup`` and calls
+    :meth:`_start` in ``reset``.
+    """
 
     feedback = "bandit"
     requires = ("bound",)
@@ -195,108 +164,16 @@ class _ChainBandit(Agent):
         return g
 
 
-# ------------------------------------------------------------ BanditSubmodPFTAL
-@register
-class BanditSubmodPFTAL(CounterAgent, _ChainBandit):
-    r"""Cardoso-Cummings BanditSubmodPFTAL (AISTATS 2019, Alg. 2): private FTAL on the
-    one-point estimates of the Lovász subgradients, calibrated to their real sensitivity.
-
-    Each round: sample ``S_t = B_k`` on the chain of ``x_t`` with ``rho_k = (1-gamma) mu_k
-    + gamma/(n+1)``, observe ``f_t(S_t)``, feed ``g_t`` (module docstring) to the
-    continual counter, release its noisy prefix sum ``v_t`` and play next
-    ``x_{t+1} = Proj_K(-v_t / (H t))``.
-
-    Attributes (set by ``setup``): ``gamma``, ``gamma_uncapped``, ``H``,
-    ``estimate_bound`` (``G``), ``sensitivity`` (``Delta = 2G``), ``paper_lipschitz``
-    (``L``), ``counter_sensitivity`` (what the counter is calibrated to), ``noise``,
-    ``noise_scale`` (per-draw Laplace ``b`` / Gaussian ``sigma``), ``privacy``.
-
-    Options:
-        counter: Continual counter (a key of :data:`agents.privacy.COUNTERS`;
-            default ``"tree"``, the paper's TBAP).
-        calibration: ``"real"`` (default) or ``"paper"`` (module docstring).
-        gamma: Exploration probability override, in ``(0, 1]``.
-        regularization: ``H`` override, ``> 0``.
-    """
-
-    name = "bandit-submod-pftal"
-    description = ("Cardoso-Cummings BanditSubmodPFTAL (Alg. 2): private FTAL on one-point "
-                   "Lovász-subgradient estimates, tree noise at their real sensitivity")
-    paper = ("Cardoso & Cummings, Differentially Private Online Submodular Optimization, "
-             "AISTATS 2019: Alg. 2, Lemmas 4-6, Thm. 8/9")
-    private = True
-
-    def setup(self, counter: str = "tree", calibration: str = "real",
-              gamma: float | None = None, regularization: float | None = None) -> None:
-        p = self.problem
-        require_submodular(self.name, p)
-        if calibration not in CALIBRATIONS:
-            raise ValueError(f"calibration={calibration!r}, expected one of {CALIBRATIONS}")
-        n, T = p.dim, p.horizon
-        #: ``M``: bound on ``|f_t|`` (the family's scale).
-        self.scale = float(p.bound)
-        params = bandit_submod_parameters(self.scale, n, T)
-        self.gamma_uncapped = params["gamma_uncapped"]
-        self.gamma = params["gamma"] if gamma is None else check_real(
-            "gamma", gamma, 0.0, 1.0, low_inclusive=False)
-        self.H = params["H"] if regularization is None else check_real(
-            "regularization", regularization, 0.0, low_inclusive=False)
-        self.estimate_bound = one_point_estimate_bound(self.scale, n, self.gamma)
-        self.sensitivity = 2.0 * self.estimate_bound
-        self.paper_lipschitz = paper_lipschitz(self.scale, n, self.H)
-        self.calibration = calibration
-        noise = default_noise(self.delta)
-        probe = self._use_counter(
-            counter, noise, self.sensitivity if calibration == "real" else self.paper_lipschitz)
-        self.levels = int(T).bit_length()
-        if calibration == "real":
-            self.privacy = probe.guarantee()
-        else:
-            # The same noise, accounted for the real sensitivity Delta.
-            real = copy.copy(probe)
-            real.noise_strategy = dataclasses.replace(probe.noise_strategy,
-                                                      sensitivity=self.sensitivity)
-            event = real.describe()
-            eps_real = accountant_epsilon(event, probe.delta)
-            ns = probe.noise_strategy
-            self.privacy = verify_guarantee(
-                event, eps_real, probe.delta, idealized=ns.private and not ns.exact,
-                mechanism=f"{probe!r} with the paper's calibration L={self.paper_lipschitz:.4g} "
-                          f"for sensitivity {self.sensitivity:.4g}")
-
-    @property
-    def _counter_epsilon(self) -> float:
-        """The budget the counter is calibrated to (a subclass may scale it: the
-        setter replaces the frozen :attr:`counter_spec`)."""
-        return self.counter_spec.epsilon
-
-    @_counter_epsilon.setter
-    def _counter_epsilon(self, value: float) -> None:
-        self.counter_spec = dataclasses.replace(self.counter_spec, epsilon=value)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        noise_rng, play_rng = split_rng(self.rng, 2)
-        self._counter = self._make_counter(noise_rng)
-        self._start(np.zeros(self.problem.dim), play_rng)
-
-    def update(self, action, feedback) -> None:
-        g = self._estimate(feedback)
-        v = self.release(self._counter.add(g))
-        self.t += 1
-        self._x = lovasz_pftal_step(self.problem.domain, v, self.t, self.H)
-
-
 # ------------------------------------------------------------------- Hazan-Kale
 @register
-class HazanKaleSubmodularBandit(_ChainBandit):
+class HazanKaleSubmodularBandit(ChainBandit):
     r"""Hazan-Kale bandit online submodular minimization (JMLR 2012), non-private.
 
     Projected subgradient descent ``x_{t+1} = Proj_K(x_t - eta g_t)`` on the one-point
     estimates (module docstring) from ``x_1 = 1/2``, ``gamma = min(1, n / T^{1/3})``,
     ``eta = 1 / (4 M T^{2/3})``; expected regret ``O(n M T^{2/3})``.
 
-    Options:
+    Args:
         gamma: Exploration probability override, in ``(0, 1]``.
         eta: Step size override, ``> 0``.
     """

@@ -2,15 +2,15 @@
 
 * ``ftrl`` (:class:`~agents.full_info.ftrl.FTRL`, linear losses): lazy
   ``x = Proj(x_1 - eta sum_s theta_s)`` or greedy ``x = Proj(x - eta theta)`` on the
-  rows, the projection by :func:`~agents.batched.base.project_rows` (one ``clip`` on
+  rows, the projection by :func:`~agents.vectorized.base.project_rows` (one ``clip`` on
   the cube, the ball's scaling on the rows, the domain's own projection row by row
   elsewhere).
 * ``private-ftrl`` (:class:`~agents.full_info.ftrl.PrivateFTRL`): each game keeps the
   generator its scalar reset built; with the default Agarwal-Singh counter the B
-  counters are one :class:`~agents.batched.counters.BatchedAgarwalSingh` (rows, the
+  counters are one :class:`~agents.vectorized.counters.BatchedAgarwalSingh` (rows, the
   scalar noise blocks), with the other counters the B releases of a round are the B
   counters' own ``add``; the leaders are computed on the rows (entropic:
-  :func:`~agents.batched.base.softmin_rows`; l2: the projection above).
+  :func:`~agents.vectorized.base.softmin_rows`; l2: the projection above).
 
 Only point actions (a ``Box`` action space): on arms the scalar learner draws the arm
 from its own generator every round.
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.batched.base import (
+from agents.vectorized.base import (
     BatchedAgent,
     batch_counters,
     box_actions,

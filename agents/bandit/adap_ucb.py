@@ -28,7 +28,7 @@ Privacy (Lemma 1, Thm. 6): ``epsilon``-DP for loss sequences differing in one ro
 loss. Every round belongs to exactly one episode, and only the episode's sum is released;
 the episodes are chosen from earlier releases only (post-processing), so one round's
 loss moves one release, by at most the width ``hi - lo`` of the declared range. As
-computed here (exact, like ``private-batched-htinf``, :mod:`agents.bandit.batched`): the
+computed here (exact, like ``private-batched-htinf``, :mod:`agents.bandit.private_batched_htinf`): the
 episode SUM of the clipped losses, each rounded to the grid ``g`` of
 :class:`~agents.privacy.noise.DiscreteLaplaceNoise` (integer sensitivity ``k =
 floor((hi-lo)/g) + 1``), plus one exact discrete Laplace integer of scale ``t = ceil(k /
@@ -182,7 +182,7 @@ class _AdaP(StochasticArms):
 class AdaPUCB(_AdaP):
     r"""AdaP-UCB (Azize & Basu 2022, Alg. 1 with Eq. (7)); see the module docstring.
 
-    Args (of ``setup``):
+    Args:
         alpha: ``alpha > 3`` (default 3.1).
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
     """
@@ -212,7 +212,7 @@ class AdaPUCB(_AdaP):
 class AdaPKLUCB(_AdaP):
     r"""AdaP-KLUCB (Azize & Basu 2022, Alg. 1 with Eq. (7)); see the module docstring.
 
-    Args (of ``setup``):
+    Args:
         alpha: ``alpha > 3`` (default 3.1).
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
     """

@@ -2,7 +2,7 @@
 
 The rows of :class:`~agents.full_info.hedge.Hedge` with linear losses on the
 simplex's points (``DPFullInfo-Experts-v0``): ``x_t = softmin(eta, sum_{s<t}
-clip(theta_s))`` row by row (:func:`~agents.batched.base.softmin_rows`, the scalar
+clip(theta_s))`` row by row (:func:`~agents.vectorized.base.softmin_rows`, the scalar
 operations along each row), no randomness (the point is played as is).
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.batched.base import BatchedAgent, box_actions, clip_full_rows, softmin_rows
+from agents.vectorized.base import BatchedAgent, box_actions, clip_full_rows, softmin_rows
 from dp_online_envs.losses import LinearLoss
 
 __all__ = ["BatchedHedge"]

@@ -58,7 +58,7 @@ class PrivateFTPL(CounterAgent, Agent):
     ``O(N^{1/4} ||X||_2 ||Y||_2 sqrt(T) + N ||X||_2 log^{1.5} T log(log T / delta) / eps)``,
     and the learner is (epsilon, delta)-DP. ``delta > 0`` is required.
 
-    Options:
+    Args:
         counter: Continual counter name (default ``"agarwal-singh"``).
 
     Raises:
@@ -179,7 +179,7 @@ class PrivateFTPLGrad(PrivateFTPL):
     (linear losses; hinge losses on a domain where every margin is ``< 1``, where
     ``g_t = -y_t a_t``). Measured regret: ``docs/results.md`` (real-data section).
 
-    Options:
+    Args:
         counter: Continual counter name (default ``"agarwal-singh"``).
 
     Attributes:

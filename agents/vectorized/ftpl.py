@@ -1,13 +1,13 @@
 """Batched ``private-ftpl`` (Agarwal-Singh Algorithm 3) for B games.
 
-The rows of :class:`~agents.full_info.ftpl.PrivateFTPL`: each game keeps the counter,
+The rows of :class:`~agents.full_info.private_ftpl.PrivateFTPL`: each game keeps the counter,
 the extra-noise generator and the first release its scalar reset made; a round is
-one ``add_batch`` of the counters (one :class:`~agents.batched.counters.
+one ``add_batch`` of the counters (one :class:`~agents.vectorized.counters.
 BatchedAgarwalSingh` with the default counter, else the B counters' own ``add``) and,
 when the counter's variance is below the target, each game's ``normal(0, s, dim)``
 from its extra generator (drawn for a block of rounds at once when ``s`` is constant,
 the same numbers), then the
-linear minimizer on the rows (:func:`~agents.batched.base.lmo_rows`: vectorized on
+linear minimizer on the rows (:func:`~agents.vectorized.base.lmo_rows`: vectorized on
 the simplex and the cube, the domain's own oracle row by row elsewhere).
 
 Only point actions (a ``Box`` action space): on arms the scalar learner draws the arm
@@ -22,14 +22,14 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.batched.base import (
+from agents.vectorized.base import (
     BatchedAgent,
     batch_counters,
     box_actions,
     clip_full_rows,
     lmo_rows,
 )
-from agents.batched.counters import FLOAT_BLOCK, BatchedAgarwalSingh
+from agents.vectorized.counters import FLOAT_BLOCK, BatchedAgarwalSingh
 from dp_online_envs.losses import LinearLoss
 
 __all__ = ["BatchedPrivateFTPL"]

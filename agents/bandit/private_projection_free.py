@@ -44,10 +44,6 @@ plus ``T zeta L D / r`` for the shrink (App. D); with the scale-aware ``zeta``,
 
 Derivations, the paper's calibration errors and the sign of line 6, and when the clamp
 is active: ``docs/algorithms/private-projection-free.md``.
-
-Options:
-    noise: ``"laplace"`` (default when ``delta = 0``) or ``"gaussian"`` (needs ``delta > 0``).
-    counter: Continual counter name (default ``"tree"``).
 """
 
 from __future__ import annotations
@@ -73,7 +69,13 @@ __all__ = ["PrivateProjectionFree"]
 @register
 class PrivateProjectionFree(CounterAgent, BlockedOnePointAgent):
     """Ene-Nguyen-Vladu PRIVATEBANDIT (Alg. 1 + App. D); see the module docstring and
-    ``docs/algorithms/private-projection-free.md``."""
+    ``docs/algorithms/private-projection-free.md``.
+
+    Args:
+        noise: ``"laplace"`` (default when ``delta = 0``) or ``"gaussian"`` (needs
+            ``delta > 0``).
+        counter: Continual counter name (default ``"tree"``).
+    """
 
     name = "private-projection-free"
     description = ("Ene-Nguyen-Vladu PrivateBandit (Alg. 1): batched one-point estimates, "

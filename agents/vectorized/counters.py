@@ -10,9 +10,12 @@ order) and adds ``R - popcount(t)`` fresh draws one after the other.
 The noise is drawn per game from its own generator, in the blocks the scalar counter
 uses or in blocks that give the same numbers:
 
-* exact integer noise (discrete Laplace): ``draw_int(rng, block * dim)`` with the
-  scalar block (``min(256, 2T)`` vectors), refilled at the same step as the scalar
-  counter refills (every game consumes the same number of vectors per step);
+* exact integer noise (discrete Laplace): each game's
+  :class:`~agents.privacy.noise.ExactNoise` (the scalar counter's own buffer, continued)
+  refilled with the scalar block (:meth:`~agents.privacy.counters.ContinualCounter.exact_block_rows`
+  vectors) at the same step as the scalar counter refills, through
+  :class:`~agents.privacy.noise.BatchedExactNoise` (every game consumes the same number
+  of vectors per step);
 * Gaussian noise: ``normal(0, sigma, (D, dim))`` for the ``D`` draws of several steps
   at once, which yields the same numbers as ``D`` successive ``normal(0, sigma, dim)``
   calls (numpy fills the array element by element from the stream, ``loc + scale z``).
@@ -22,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.privacy.counters import EXACT_NOISE_BLOCK, AgarwalSinghCounter, popcount
-from agents.privacy.noise import DiscreteLaplaceNoise, GaussianNoise, NoNoise
+from agents.privacy.counters import AgarwalSinghCounter, popcount
+from agents.privacy.noise import BatchedExactNoise, DiscreteLaplaceNoise, GaussianNoise, NoNoise
 
 __all__ = ["BatchedAgarwalSingh"]
 
@@ -66,11 +69,11 @@ class BatchedAgarwalSingh:
         self.t = 0
         self._prefix = np.zeros((b, self.dim), dtype=np.int64 if self.grid else np.float64)
         self._slots = np.stack([c._slots for c in counters])
-        leftover = {(len(c._int_noise), c._int_noise_used) for c in counters}
-        if len(leftover) != 1:
-            raise ValueError("the counters' exact noise buffers differ")
-        self._buffer = np.stack([c._int_noise for c in counters], axis=1)  # (n, B, dim)
-        self._used = counters[0]._int_noise_used
+        #: The games' exact noise, continued from the counters' own buffers.
+        self.exact_noise = BatchedExactNoise([c.exact_noise for c in counters], self._rngs)
+        self._exact_rows = first.exact_block_rows()  # the scalar counter's block
+        self._buffer = np.zeros((0, b, self.dim))  # Gaussian draws not yet used
+        self._used = 0
 
     def noise_variance(self, t: int) -> float:
         """Per-coordinate variance of every release (``R`` draws)."""
@@ -82,22 +85,18 @@ class BatchedAgarwalSingh:
 
     def _draw(self) -> np.ndarray:
         """The next noise vector of every game, ``(B, dim)``."""
+        if self.grid is not None:
+            return self.exact_noise.next_rows(self._exact_rows)
         if self._used == len(self._buffer):
             b = len(self._rngs)
-            if self.grid is not None:
-                n = min(EXACT_NOISE_BLOCK, 2 * self.horizon)  # the scalar counter's block
-                ns = self.noise_strategy
-                self._buffer = np.stack([ns.draw_int(r, n * self.dim).reshape(n, self.dim)
-                                         for r in self._rngs], axis=1)
-            else:
-                steps = max(1, FLOAT_BLOCK // (b * self.dim * (self.draws + 1)))
-                steps = min(steps, self.horizon - self.t + 1)
-                n = self._steps_draws(self.t, steps)
-                block = np.empty((b, n, self.dim))
-                scale = self.noise_strategy.scale
-                for r, rows in zip(self._rngs, block):
-                    rows[...] = r.normal(0.0, scale, size=(n, self.dim))
-                self._buffer = block.transpose(1, 0, 2)
+            steps = max(1, FLOAT_BLOCK // (b * self.dim * (self.draws + 1)))
+            steps = min(steps, self.horizon - self.t + 1)
+            n = self._steps_draws(self.t, steps)
+            block = np.empty((b, n, self.dim))
+            scale = self.noise_strategy.scale
+            for r, rows in zip(self._rngs, block):
+                rows[...] = r.normal(0.0, scale, size=(n, self.dim))
+            self._buffer = block.transpose(1, 0, 2)
             self._used = 0
         row = self._buffer[self._used]
         self._used += 1

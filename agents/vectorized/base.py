@@ -1,7 +1,7 @@
 """The batched-learner base: B seeds of one scalar learner, stepped together.
 
 A batched learner is built from a *prototype*, the scalar agent with the same problem,
-budget and options (:func:`agents.batched.make_batched` builds it), and reads its
+budget and options (:func:`agents.vectorized.make_batched` builds it), and reads its
 constants from there. Its :meth:`BatchedAgent.reset_batch` resets the prototype once
 per seed and keeps what that reset made (generators, counters, first points), so game
 ``b`` starts exactly as the scalar agent reset with ``seeds[b]``; from then on the
@@ -181,9 +181,9 @@ class _PerGameCounters:
 
 def batch_counters(counters: list[Any]) -> Any:
     """The B games' continual counters as one object with ``add_batch(z) -> (B, dim)``
-    and ``noise_variance(t)``: a :class:`~agents.batched.counters.BatchedAgarwalSingh`
+    and ``noise_variance(t)``: a :class:`~agents.vectorized.counters.BatchedAgarwalSingh`
     when they are Agarwal-Singh counters, else the B counters called row by row."""
-    from agents.batched.counters import BatchedAgarwalSingh
+    from agents.vectorized.counters import BatchedAgarwalSingh
 
     if BatchedAgarwalSingh.fits(counters):
         return BatchedAgarwalSingh(counters)

@@ -83,9 +83,9 @@ def _finite_only(feedback) -> np.ndarray:
 class PrivateBanditReduction(Agent):
     r"""Agarwal-Singh Algorithm 4: Laplace noise on every observed loss, any base learner.
 
-    Privacy proof: ``docs/algorithms/private-bandit.md``. Options:
+    Privacy proof: ``docs/algorithms/private-bandit.md``.
 
-    Args (of ``setup``):
+    Args:
         base: The non-private bandit learner to wrap: a registered name (``"exp2"``,
             ``"exp3"``, ``"scrible"``, ...) or an :class:`~agents.base.Agent` subclass
             with ``feedback = "bandit"`` and ``private = False``.
