@@ -9,9 +9,9 @@ measured under the same load):
    ``private-exp2`` at epsilon = 1 must not be.
 2. Trials per second of the audit played one run at a time (an in-process
    :class:`~dp_online_envs.lab.audit.ResettingSession`), B runs at a time with the
-   per-seed batched learner of ``agents.batched`` (run ``b`` the scalar game of its
+   per-seed batched learner of ``agents.vectorized`` (run ``b`` the scalar game of its
    seed: the findings must equal the scalar ones) and, for ``private-exp2``, B runs at
-   a time with its audit form (:class:`~agents.batched.arms.SharedStreamPrivateEXP2`:
+   a time with its audit form (:class:`~agents.vectorized.arms.SharedStreamPrivateEXP2`:
    independent runs whose uniforms and exact noise come from one generator, one
    ``draw_int(rng, B * T)`` call per chunk; other, equally valid runs, so its own
    finding), for the cheat and for ``private-exp2``: the ratios are the speedups.

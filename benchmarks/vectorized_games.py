@@ -3,7 +3,7 @@
 What is timed (one run-step = one round of one seed's game)
 -----------------------------------------------------------
 * batched: ``LinearVectorEnv("DPBandit-MAB-v0", B)`` and the batched learner
-  (``agents.batched.make_batched``) played by ``dp_online_envs.loop.run_batched_rounds``:
+  (``agents.vectorized.make_batched``) played by ``dp_online_envs.loop.run_batched_rounds``:
   the stochastic adversary's losses (drawn in blocks per seed), the feedback, the regret
   ledger (checkpoints included) and the learner; each seed's game equals the scalar
   game with that seed, bit for bit (``tests/vector``).

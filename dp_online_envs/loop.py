@@ -98,7 +98,7 @@ class BatchedLearner(Protocol):
     """What the batched loop needs of a learner playing B games at once.
 
     The shapes are the interface (``docs/vectorized.md``): a numpy implementation
-    (:mod:`agents.batched`) or a JAX one can stand behind it without changing callers.
+    (:mod:`agents.vectorized`) or a JAX one can stand behind it without changing callers.
     """
 
     def act_batch(self) -> np.ndarray:

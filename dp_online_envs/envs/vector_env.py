@@ -71,7 +71,7 @@ default mode); the batched games are the opt-in ``LinearVectorEnv(id, B, ...)`` 
 
 What is not offered (``ValueError`` naming it): adaptive adversaries (their losses
 depend on the play), non-linear losses, rendering and ``record_losses``. The batched
-learners and the loop (:mod:`agents.batched`,
+learners and the loop (:mod:`agents.vectorized`,
 :func:`dp_online_envs.loop.run_batched_rounds`, ``agents.play_batch``) play B games
 started together (``play_batch`` resets every game); staggered games are for loops
 that handle each game's end themselves, as with ``SyncVectorEnv``.

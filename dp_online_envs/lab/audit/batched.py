@@ -9,7 +9,7 @@ randomness) and played by :func:`~dp_online_envs.loop.run_batched_rounds`. Game 
 of a chunk is reset with the ``b``-th of the chunk's run seeds
 (:func:`~dp_online_envs.lab.audit.sessions.run_seeds`, the seeds the scalar path resets
 its session with, in the same order). A batched session whose game ``b`` plays as the
-scalar learner reset with ``seeds[b]`` (the contract of ``agents.batched``) therefore
+scalar learner reset with ``seeds[b]`` (the contract of ``agents.vectorized``) therefore
 gives the scalar path's scores, bit for bit, and so the same events, counts and
 bound (:func:`~dp_online_envs.lab.audit.scores.arm_scores` on arms; the per-run
 :func:`~dp_online_envs.lab.audit.scores.run_scores` on points). A batched session that

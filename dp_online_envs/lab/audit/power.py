@@ -10,8 +10,8 @@ learner (a registered name, resolved through
 
 With ``vectorize=True`` (the default) a reference with a batched form on an id with a
 vectorized path plays its runs B at a time (:mod:`~dp_online_envs.lab.audit.batched`). The
-form is the resolver's ``audit_batched`` (``agents.batched.make_audit_batched``) when
-it has one, else its ``batched`` (``agents.batched.make_batched``). For
+form is the resolver's ``audit_batched`` (``agents.vectorized.make_audit_batched``) when
+it has one, else its ``batched`` (``agents.vectorized.make_batched``). For
 ``private-exp2`` that is B independent runs drawn from one generator (seeded from the
 run seeds, so from ``settings.seed``): each run a game of the calibrated mechanism,
 but not the scalar game of its seed, so the findings are those of other, equally

@@ -8,10 +8,10 @@ starts a game afresh (as an isolated process does; cheaper when building is slow
 needs the agent object: it sees the actions and nothing else.
 
 A :class:`BatchedSession` plays B runs at once (``reset_batch(seeds)``, ``act_batch()``,
-``update_batch(actions, feedback)``: the batched learners of ``agents.batched`` are
+``update_batch(actions, feedback)``: the batched learners of ``agents.vectorized`` are
 ones); either run ``b`` is the game a session reset with ``seeds[b]`` plays, so the
 audit's statistics are the same on either (:mod:`~dp_online_envs.lab.audit.batched`), or
-(the audit's form of a learner, e.g. ``agents.batched.SharedStreamPrivateEXP2``) the
+(the audit's form of a learner, e.g. ``agents.vectorized.SharedStreamPrivateEXP2``) the
 runs are independent games of the learner drawn from one stream seeded with all the
 seeds. :func:`run_seeds` gives the seeds of the runs, for both.
 """
@@ -52,9 +52,9 @@ class BatchedSession(Protocol):
     The audit's bound assumes what it assumes of a session: the runs are independent
     games of the learner, and the same seeds give the same runs. Either each game's
     randomness comes from its own seed alone (the batched learners of
-    ``agents.batched``: one generator set per game, game ``b`` the scalar game of
+    ``agents.vectorized``: one generator set per game, game ``b`` the scalar game of
     ``seeds[b]``), or one generator seeded with all the seeds gives every game its own
-    positions of one i.i.d. stream (never a value used by two games; ``agents.batched.
+    positions of one i.i.d. stream (never a value used by two games; ``agents.vectorized.
     SharedStreamPrivateEXP2``: each run a game of the calibrated mechanism, not the
     scalar game of its seed). Two games reading the same draws would not be
     independent runs.

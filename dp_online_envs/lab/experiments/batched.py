@@ -4,7 +4,7 @@
 a seed-vectorized path -- an id of :data:`~dp_online_envs.envs.vector_env.VECTOR_ENV_IDS`
 with a linear loss and a non-adaptive adversary, a learner whose batched form the agent
 resolver's ``batched`` method builds (the ``agents`` registry's:
-``agents.batched.make_batched``), in process (no isolation) -- and :func:`play_batch` plays such a group in one
+``agents.vectorized.make_batched``), in process (no isolation) -- and :func:`play_batch` plays such a group in one
 :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`. Each record equals the one
 :func:`~dp_online_envs.lab.experiments.game.play_game` writes for that game (same seeds,
 same outcome bit for bit; only the volatile fields differ: ``vectorized`` is true,
