@@ -403,12 +403,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     cls = resolve_agent(args.agent, resolver)
     if cls.private and not args.epsilon:
         raise ExperimentError(f"agent {args.agent!r} is private: pass --epsilon E (a number > 0)")
-    if not cls.private:
-        given = [flag for flag, value in (("--epsilon", args.epsilon),
-                                          ("--delta", args.delta)) if value]
-        if given:
-            print(f"dp-online run: warning: {args.agent!r} is not private: "
-                  f"{' and '.join(given)} ignored (its games are non-private)", file=sys.stderr)
     # trivial play on the same games, for comparison (what not learning costs)
     reference = [] if args.agent in analysis.REFERENCE_AGENTS or args.no_reference else [
         {"name": analysis.REFERENCE_AGENTS[0]}]
@@ -424,6 +418,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         sweep = parse_sweep(data, source="command line", resolver=resolver)
     except ExperimentError as exc:  # one env and one agent: the sweep's locations are noise
         raise ExperimentError(_CLI_LOCATION.sub("", str(exc))) from None
+    if not cls.private:  # warned once the options are valid
+        given = [flag for flag, value in (("--epsilon", args.epsilon),
+                                          ("--delta", args.delta)) if value]
+        if given:
+            print(f"dp-online run: warning: {args.agent!r} is not private: "
+                  f"{' and '.join(given)} ignored (its games are non-private)", file=sys.stderr)
     isolation = _isolation(args)
     with interrupt_once():
         report = run_games(sweep.games, results=args.results, backend=args.backend,
