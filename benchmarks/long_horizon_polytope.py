@@ -18,6 +18,12 @@ log-log slope of the mean regret from the previous T.
 the Python path (:func:`agents.play`) and in the compiled loop, in this process, and
 prints both rates (rounds per second of process CPU time and of wall time).
 
+``--law`` first runs the two-sample test of the law: ``private-projection-free`` at
+``T = 2^12`` and epsilon 4 in the Python path on seeds 1..200 against the compiled loop
+on seeds 201..400 (disjoint), and the compiled loop at epsilon 2 and 8 (twice and half
+the noise scale, the radius clamped either way) on seeds 201..400: Kolmogorov-Smirnov
+and Mann-Whitney p-values of the regrets.
+
 Every game is appended as one JSON line to ``--out`` (if given); a rerun with the same
 file skips the games it holds, so a long run can be resumed.
 
@@ -84,17 +90,68 @@ def speed(horizon: int, seed: int = 1) -> dict:
     return out
 
 
+def law(horizon: int = 2**12, epsilon: float = 4.0, n: int = 200) -> list[str]:
+    """The two-sample test of the law (module docstring): one line per comparison."""
+    from scipy import stats
+
+    from agents.compiled import play_compiled_seeds
+
+    python = []
+    for seed in range(1, n + 1):
+        env = build_env(ENV_ID, horizon=horizon)
+        a = make("private-projection-free", env.get_wrapper_attr("problem"), seed=seed,
+                 epsilon=epsilon)
+        python.append(play(env, a, seed=seed).regret)
+    python = np.array(python)
+    lines = [f"python path, eps={epsilon:g}, seeds 1..{n}: mean regret {python.mean():.1f} "
+             f"(sd {python.std(ddof=1):.1f})"]
+    for eps in (epsilon, epsilon / 2, epsilon * 2):
+        games = play_compiled_seeds(ENV_ID, "private-projection-free", horizon,
+                                    range(n + 1, 2 * n + 1), agent_kw={"epsilon": eps})
+        r = np.array([g.regret for g in games])
+        lines.append(f"compiled, eps={eps:g} (noise scale x{epsilon / eps:g}), seeds "
+                     f"{n + 1}..{2 * n}: mean {r.mean():.1f} (sd {r.std(ddof=1):.1f}); "
+                     f"KS p = {stats.ks_2samp(python, r).pvalue:.3g}, Mann-Whitney p = "
+                     f"{stats.mannwhitneyu(python, r).pvalue:.3g}")
+    return lines
+
+
+def bound_rows(trivial_per_round: float, exps: range = range(12, 41, 2)) -> list[str]:
+    """Where the explicit bounds cross trivial play: per ``T = 2^e``, each learner's
+    unclamped radius ``zeta*`` against the clamp ``r/2`` and its bound (at the radius it
+    uses) over ``trivial_per_round x T`` (trivial play's regret is linear)."""
+    rows = ["| T | " + " | ".join(f"{a}: zeta* (clamp r/2) | bound / trivial" for a in LEARNERS)
+            + " |", "|---:|" + "---:|---:|" * len(LEARNERS)]
+    for e in exps:
+        horizon = 2**e
+        cells = []
+        for agent, kw in LEARNERS.items():
+            env = build_env(ENV_ID, horizon=horizon)
+            a = make(agent, env.get_wrapper_attr("problem"), seed=0, **kw)
+            cells.append(f"{a.params.zeta_formula:.4f} ({a.geometry.radius / 2:.4f}"
+                         f"{', clamped' if a.params.zeta_clamped else ''})")
+            cells.append(f"{explicit_bound(agent, horizon, kw) / (trivial_per_round * horizon):.3g}")
+        rows.append(f"| 2^{e} | " + " | ".join(cells) + " |")
+    return rows
+
+
 def _ci(values: list[float]) -> str:
     m, lo, hi = mean_ci(values)
     return f"{m:.4g}" if len(values) < 2 else f"{m:.4g} [{lo:.4g}, {hi:.4g}]"
+
+
+def _slope(t0: int, r0: float, t1: int, r1: float) -> str:
+    """The log-log slope ``log(r1/r0) / log(t1/t0)`` (empty unless both are positive)."""
+    return f"{math.log(r1 / r0) / math.log(t1 / t0):.3f}" if r0 > 0 and r1 > 0 else ""
 
 
 def table(games: list[dict]) -> str:
     """The markdown table of the games (one row per T and learner)."""
     rows = ["| T | seeds | trivial (mean [95%]) | learner | regret (mean [95%]) | ratio to "
             "trivial | radius | shrink cost alpha x trivial | remainder | explicit bound | "
-            "slope from previous T |", "|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|"]
-    prev: dict[str, tuple[int, float]] = {}
+            "slope from previous T | remainder's slope |",
+            "|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|"]
+    prev: dict[str, tuple[int, float, float]] = {}
     for horizon in sorted({g["T"] for g in games}):
         for agent in LEARNERS:
             gs = sorted((g for g in games if g["T"] == horizon and g["agent"] == agent),
@@ -106,16 +163,17 @@ def table(games: list[dict]) -> str:
             m, mt = float(np.mean(r)), float(np.mean(tr))
             g0 = gs[0]
             shrink = g0["alpha"] * mt
-            slope = ""
-            if agent in prev and prev[agent][1] > 0 and m > 0:
-                t0, m0 = prev[agent]
-                slope = f"{math.log(m / m0) / math.log(horizon / t0):.3f}"
-            prev[agent] = (horizon, m)
+            slope = rest_slope = ""
+            if agent in prev:
+                t0, m0, rest0 = prev[agent]
+                slope = _slope(t0, m0, horizon, m)
+                rest_slope = _slope(t0, rest0, horizon, m - shrink)
+            prev[agent] = (horizon, m, m - shrink)
             radius = (f"zeta={g0['zeta']:.4f} "
                       f"{'(clamp r/2)' if g0['zeta_clamped'] else '(unclamped)'}")
             rows.append(f"| 2^{int(math.log2(horizon))} | {len(gs)} | {_ci(tr)} | {agent} | "
                         f"{_ci(r)} | {m / mt:.3f} | {radius} | {shrink:.4g} | "
-                        f"{m - shrink:.4g} | {g0['bound']:.4g} | {slope} |")
+                        f"{m - shrink:.4g} | {g0['bound']:.4g} | {slope} | {rest_slope} |")
     return "\n".join(rows)
 
 
@@ -125,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", default="8", help="seeds per exponent (one value: all)")
     p.add_argument("--agents", default=",".join(LEARNERS))
     p.add_argument("--speed", type=int, default=0, help="horizon of the speed comparison")
+    p.add_argument("--bounds", action="store_true",
+                   help="print where the explicit bounds cross trivial play (T up to 2^40)")
+    p.add_argument("--law", action="store_true", help="run the two-sample test of the law")
     p.add_argument("--out", default="", help="JSON lines file (appended; resumes)")
     args = p.parse_args(argv)
     exps = [int(e) for e in args.exps.split(",")]
@@ -136,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.speed:
         s = speed(args.speed)
         print("speed:", json.dumps(s), flush=True)
+    if args.law:
+        for line in law():
+            print("law:", line, flush=True)
     out = Path(args.out) if args.out else None
     games: list[dict] = []
     if out is not None and out.exists():
@@ -162,6 +226,10 @@ def main(argv: list[str] | None = None) -> int:
                     with out.open("a") as f:
                         f.write(json.dumps(g) + "\n")
     print(table(games))
+    if args.bounds and games:
+        per_round = float(np.mean([g["trivial_regret"] / g["T"] for g in games]))
+        print(f"\ntrivial play: {per_round:.4f} a round (mean over the games above)")
+        print("\n".join(bound_rows(per_round)))
     return 0
 
 
