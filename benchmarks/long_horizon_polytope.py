@@ -15,8 +15,10 @@ explicit regret bound with the implemented constants
 log-log slope of the mean regret from the previous T.
 
 ``--speed T`` first times one game of ``private-projection-free`` at horizon ``T`` in
-the Python path (:func:`agents.play`) and in the compiled loop, in this process, and
-prints both rates (rounds per second of process CPU time and of wall time).
+the Python path (:func:`agents.play`) and one of ``--speed-long`` rounds (default
+2^24) in the compiled loop, in this process, and prints both rates (rounds per second
+of process CPU time and of wall time); the compiled loop also plays the Python game,
+whose regret must be the same.
 
 ``--law`` first runs the two-sample test of the law: ``private-projection-free`` at
 ``T = 2^12`` and epsilon 4 in the Python path on seeds 1..200 against the compiled loop
@@ -68,24 +70,27 @@ def explicit_bound(agent: str, horizon: int, agent_kw: dict) -> float:
                                 noise_norm=a._noise_norm())
 
 
-def speed(horizon: int, seed: int = 1) -> dict:
-    """Rounds per second of private-projection-free in the Python path and compiled."""
+def speed(horizon: int, long_horizon: int, seed: int = 1) -> dict:
+    """Rounds per second of private-projection-free in the Python path (a game of
+    ``horizon`` rounds) and compiled (a game of ``long_horizon`` rounds), in this process;
+    the compiled loop also plays the Python game's horizon, to check the regrets agree."""
     kw = LEARNERS["private-projection-free"]
     env = build_env(ENV_ID, horizon=horizon)
     a = make("private-projection-free", env.get_wrapper_attr("problem"), seed=seed, **kw)
     w, c = time.perf_counter(), time.process_time()
     python = play(env, a, seed=seed).regret
     py_wall, py_cpu = time.perf_counter() - w, time.process_time() - c
-    play_compiled(ENV_ID, "private-projection-free", 64, seed, agent_kw=kw)  # compile
-    w, c = time.perf_counter(), time.process_time()
     compiled = play_compiled(ENV_ID, "private-projection-free", horizon, seed,
-                             agent_kw=kw).regret
+                             agent_kw=kw).regret  # (and compiles the loop)
+    w, c = time.perf_counter(), time.process_time()
+    play_compiled(ENV_ID, "private-projection-free", long_horizon, seed, agent_kw=kw)
     co_wall, co_cpu = time.perf_counter() - w, time.process_time() - c
     out = {"T": horizon, "python_regret": python, "compiled_regret": compiled,
+           "compiled_T": long_horizon,
            "python_rounds_per_cpu_s": horizon / py_cpu,
            "python_rounds_per_wall_s": horizon / py_wall,
-           "compiled_rounds_per_cpu_s": horizon / co_cpu,
-           "compiled_rounds_per_wall_s": horizon / co_wall}
+           "compiled_rounds_per_cpu_s": long_horizon / co_cpu,
+           "compiled_rounds_per_wall_s": long_horizon / co_wall}
     out["ratio_cpu"] = out["compiled_rounds_per_cpu_s"] / out["python_rounds_per_cpu_s"]
     return out
 
@@ -182,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--exps", default="12,14,16,18,20", help="exponents e of T = 2^e")
     p.add_argument("--seeds", default="8", help="seeds per exponent (one value: all)")
     p.add_argument("--agents", default=",".join(LEARNERS))
-    p.add_argument("--speed", type=int, default=0, help="horizon of the speed comparison")
+    p.add_argument("--speed", type=int, default=0,
+                   help="horizon of the Python game of the speed comparison")
+    p.add_argument("--speed-long", type=int, default=2**24,
+                   help="horizon of the compiled game of the speed comparison")
     p.add_argument("--bounds", action="store_true",
                    help="print where the explicit bounds cross trivial play (T up to 2^40)")
     p.add_argument("--law", action="store_true", help="run the two-sample test of the law")
@@ -195,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--seeds: {len(counts)} counts for {len(exps)} exponents")
     agents = [a for a in args.agents.split(",") if a]
     if args.speed:
-        s = speed(args.speed)
+        s = speed(args.speed, args.speed_long)
         print("speed:", json.dumps(s), flush=True)
     if args.law:
         for line in law():
