@@ -123,28 +123,33 @@ def id_rows(frame: Any, env_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def table(frame: Any, ids: Sequence[str] = ENV_IDS) -> str:
-    """The markdown table of every id in ``ids`` that ``frame`` holds, in that order."""
+COLUMNS = ("id", "learner", "privacy", "T", "seeds", "regret", "ratio", "criterion")
+
+
+def rows_of(frame: Any, ids: Sequence[str] = ENV_IDS) -> list[dict[str, Any]]:
+    """The table's rows of every id in ``ids`` that ``frame`` holds, in that order."""
+    return [row for env_id in ids for row in id_rows(frame, env_id)]
+
+
+def table(frame: Any, ids: Sequence[str] = ENV_IDS,
+          rows: list[dict[str, Any]] | None = None) -> str:
+    """The markdown table of :func:`rows_of` (``rows`` when already computed)."""
+    rows = rows_of(frame, ids) if rows is None else rows
     head = ("| id | learner | privacy | T | seeds | regret [95% CI] | / trivial [95% CI] | "
             "criterion |\n|---|---|---|---|---|---|---|---|")
-    lines = [head]
-    for env_id in ids:
-        for row in id_rows(frame, env_id):
-            lines.append("| " + " | ".join(str(row[k]) for k in (
-                "id", "learner", "privacy", "T", "seeds", "regret", "ratio",
-                "criterion")) + " |")
-    return "\n".join(lines)
+    return "\n".join([head, *("| " + " | ".join(str(r[k]) for k in COLUMNS) + " |"
+                              for r in rows)])
 
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: the table and a count of the criteria per verdict."""
     frame = load_results(results)
-    text = table(frame)
-    verdicts = [line.rsplit(": ", 1)[-1].rstrip(" |") for line in text.splitlines()[2:]]
+    rows = rows_of(frame)
+    verdicts = [r["criterion"].rsplit(": ", 1)[-1] for r in rows]
     counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "~")}
     missing = [i for i in ENV_IDS if i not in set(frame.env_id)]
-    return (text + f"\n\n{counts['ok']} criteria ok, {counts['FAIL']} FAIL, "
-            f"{counts['~']} not shown either way (`~`)."
+    return (table(frame, rows=rows) + f"\n\n{counts['ok']} criteria ok, {counts['FAIL']} "
+            f"FAIL, {counts['~']} not shown either way (`~`)."
             + (f" Not in these results: {', '.join(missing)}." if missing else ""))
 
 
