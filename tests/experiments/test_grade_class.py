@@ -157,7 +157,7 @@ def test_a_stored_grade_is_kept_only_for_the_same_file_and_grading(tmp_path, kla
                   grader.grading_key(parse_assignment({**TINY, "seeds": 2}),
                                      grader.seed_secret(assignment, "s"), "mode")):
         assert other != key
-    g = Grade(submission="alice", path=str(klass[0]), sha256=grader._sha256(klass[0]),
+    g = Grade(submission="alice", path=str(klass[0]), sha256=grader.file_sha256(klass[0]),
               learner=None, parts=[], settings=[], declared=None, audit=None, power=None,
               power_text="", records=[], sandbox="mode")
     page = tmp_path / "out" / "alice"

@@ -75,6 +75,7 @@ from dp_online_envs.lab.grading.report import write_reports, write_submission
 from dp_online_envs.lab.grading.submission import (
     SubmissionError,
     SubmissionLoader,
+    file_sha256,
     probe_submission,
 )
 from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
@@ -217,16 +218,12 @@ def stored_grade(out_dir: pathlib.Path, path: pathlib.Path, key: str) -> Grade |
     page = out_dir / path.stem
     try:
         run = json.loads((page / "run.json").read_text(encoding="utf-8"))
-        if run.get("key") != key or run.get("sha256") != _sha256(path):
+        if run.get("key") != key or run.get("sha256") != file_sha256(path):
             return None
         return Grade.from_dict(json.loads((page / "grade.json").read_text(encoding="utf-8")),
                                run.get("audit_cpu_seconds"))
     except (OSError, ValueError, AttributeError):
         return None  # missing or damaged: graded again
-
-
-def _sha256(path: pathlib.Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
 def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: str,
@@ -366,7 +363,7 @@ def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
         return Grade(submission=path.stem, path=str(path), power=job.power,
                      power_text=job.power_text,
                      sandbox=Sandbox().describe() if job.sandboxed else UNSAFE_MODE,
-                     sha256=_sha256(path), learner=None, settings=[], declared=None,
+                     sha256=file_sha256(path), learner=None, settings=[], declared=None,
                      audit=None, records=[], parts=_all_zero(job.assignment, reason))
 
 
@@ -383,7 +380,7 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     try:
         info = probe_submission(path, limits)
     except SubmissionError as exc:
-        return blank(sha256=_sha256(path), learner=None, settings=[], declared=None, audit=None,
+        return blank(sha256=file_sha256(path), learner=None, settings=[], declared=None, audit=None,
                      records=[], parts=_all_zero(assignment, exc.reason))
     loader = SubmissionLoader(info)
     learner = {k: v for k, v in dataclasses.asdict(info).items() if k not in ("path", "sha256")}

@@ -176,8 +176,14 @@ def probe_submission(path: str | pathlib.Path, limits: IsolationLimits) -> Submi
         raise SubmissionError(_probe_reason(path.name, exc.reason), exc.detail) from None
     finally:
         process.kill()
-    return SubmissionInfo(path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                          **_probed(path.name, reply))
+    return SubmissionInfo(path=str(path), sha256=file_sha256(path), **_probed(path.name, reply))
+
+
+def file_sha256(path: str | pathlib.Path) -> str:
+    """Hex SHA-256 of a file's bytes (``""`` when it is no readable file): what a grade
+    records as the graded file."""
+    path = pathlib.Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
 def _probe_reason(name: str, reason: str) -> str:

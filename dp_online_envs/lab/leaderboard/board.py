@@ -43,6 +43,7 @@ from dp_online_envs.lab.grading.grades import finite_json
 from dp_online_envs.lab.grading.submission import (
     SubmissionError,
     SubmissionLoader,
+    file_sha256,
     probe_submission,
 )
 from dp_online_envs.lab.isolation import (
@@ -143,7 +144,7 @@ def load_learners(names: Sequence[str], *, limits: IsolationLimits, sandboxed: b
             path = path.resolve()
             mine = dataclasses.replace(limits, sandbox=Sandbox(files=(str(path),))
                                        ) if sandboxed else limits
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            digest = file_sha256(path)
             try:
                 info = probe_submission(path, mine)
             except SubmissionError as exc:
