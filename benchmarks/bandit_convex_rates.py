@@ -40,7 +40,7 @@ comparator is not exact). Usage::
 
 ``--only`` picks the parts: ``ball`` (the l2-ball ids at their defaults, above),
 ``polytopes`` (section 4; ``--polytopes`` is short for ``--only polytopes``),
-``former`` (sections 1 and 3 on the polytope ids' pre-issue-10 instances, pinned in
+``former`` (sections 1 and 3 on the polytope ids' v0 instances, pinned in
 :data:`PRE_2026_11`) and ``theory`` (section 2). Each part prints a markdown block.
 """
 
@@ -305,7 +305,7 @@ def main(argv=None) -> None:
                     help="largest horizon of the l2-ball part (grid T_max/100 .. T_max)")
     ap.add_argument("--only", default="ball,polytopes,former,theory",
                     help="parts to run (comma-separated): ball, polytopes (the polytope ids "
-                         "at their defaults, T <= 1e5), former (their pre-issue-10 "
+                         "at their defaults, T <= 1e5), former (their v0 "
                          "instances), theory")
     ap.add_argument("--polytopes", action="store_true",
                     help="short for --only polytopes")
@@ -348,7 +348,7 @@ def main(argv=None) -> None:
                             results, ball_h, seeds))
         ball_crossings(results, ball_h, seeds)
     if "former" in only:
-        means.update(report("Polytope ids at their pre-issue-10 defaults (slopes vs Thm 1.1 "
+        means.update(report("Polytope ids at their v0 defaults (slopes vs Thm 1.1 "
                             "of Ene-Nguyen-Vladu)", LEARNERS, results, horizons, seeds))
     if "theory" in only:
         theory = report("2-d l2 ball, distance losses (the last column says where zeta "

@@ -3,7 +3,7 @@
 Two tables. **Current defaults** (:data:`CURRENT`): for each domain kind a registered
 env uses, the env built with ``dp_online_envs.build_env(id)`` (the id's defaults: its
 size, loss and adversary) and with its size option at about 4x and 16x. **Former
-defaults** (:data:`FORMER`): the oracle polytopes at their pre-issue-10 default
+defaults** (:data:`FORMER`): the oracle polytopes at their v0 default
 instances with distance losses (:data:`_D`; the checkpoint is then the certified convex
 comparator), and the flow grid up to 24x32, where the flow targets (:data:`TARGETS`:
 a step <= 100 us, a regret checkpoint <= 50 ms) are checked and printed as CPU and wall
@@ -66,7 +66,7 @@ def _complete(m: int) -> tuple[int, list[tuple[int, int]]]:
 #: (label, env id, size meaning, [(size, options), ...] at default, ~4x, ~16x, extras).
 #: ``CURRENT``: every domain kind of the registered ids at the id's current default
 #: (the first size is ``{}``: the id's defaults, loss and adversary included), 4x and
-#: 16x. ``FORMER``: the oracle polytopes at their pre-issue-10 default instances with
+#: 16x. ``FORMER``: the oracle polytopes at their v0 default instances with
 #: distance losses (the checkpoint is then the certified convex comparator) and the
 #: flow grid up to 24x32, the size of the flow targets (:data:`TARGETS`).
 _D = {"loss": "distance"}
@@ -282,7 +282,7 @@ def main() -> None:
     targets = []
     for title, rows in (("Current defaults (the registered ids' defaults), 4x and 16x",
                          CURRENT),
-                        (("Former defaults (the pre-issue-10 polytope instances, distance "
+                        (("Former defaults (the v0 polytope instances, distance "
                           "losses; flow up to 24x32)"), FORMER)):
         rows = [r for r in rows
                 if not args.only or any(o.lower() in r[0].lower() for o in args.only)]

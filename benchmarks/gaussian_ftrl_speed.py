@@ -8,7 +8,7 @@ regret recorder, agent) of ``private-ftrl`` with ``epsilon = 1, delta = 1e-5`` o
 ``--counter`` (default ``"tree"``), under two mechanisms, in the SAME process,
 interleaved repeat by repeat (the machine is shared; the ratio is what is reported):
 
-* ``float``: the pre-issue-13 mechanism, numpy's ``rng.normal`` added in float64 (the
+* ``float``: the former mechanism, numpy's ``rng.normal`` added in float64 (the
   counter built with ``noise="gaussian"``; its guarantee is idealized);
 * ``exact``: the default, ``noise="discrete-gaussian"`` -- inputs on a
   power-of-two grid, int64 sums, integer noise from the CKS discrete Gaussian sampler

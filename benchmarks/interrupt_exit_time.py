@@ -13,7 +13,7 @@ SIGINT 0.2 s after the first is sent with ``--double``.
 
     python benchmarks/interrupt_exit_time.py [--tries 5] [--double] [--backend local]
 
-The issue asks for an exit within 2 s of Ctrl-C and within a few seconds of a SIGINT
+The aim is an exit within 2 s of Ctrl-C and within a few seconds of a SIGINT
 to the main process alone, with no process left behind.
 """
 

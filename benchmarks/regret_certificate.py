@@ -37,7 +37,7 @@ from agents import make, play  # noqa: E402
 from dp_online_envs import hindsight  # noqa: E402
 
 #: (env id, loss, agent, horizon factor): full-information FTAL on the l2 ball (the
-#: issue's setting), then oracle-only polytopes (bandit defaults use the distance loss).
+#: certificate's reference setting), then oracle-only polytopes (bandit defaults use the distance loss).
 CASES = [
     ("DPFullInfo-Convex-v1", "distance", "ftal", 1.0),
     ("DPFullInfo-Convex-v1", "absolute", "ftal", 1.0),

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: What a user cannot look up: a tracker's issue number, a dirty working-tree stamp, the
 #: name of a working session or of one of its helpers ("measured by h17").
-FORBIDDEN = re.compile(r"\b[Ii]ssues? #?\d+|\+dirty\b|\bby h\d{1,3}\b|\bsession \d+")
+FORBIDDEN = re.compile(r"\b[Ii]ssues?[- ]#?\d+|\b[Tt]he issue\b|\+dirty\b|\bby h\d{1,3}\b|\bsession \d+")
 #: Text files of the product (what ``git ls-files`` lists under these suffixes).
 SUFFIXES = (".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".cfg", ".json", ".html")
 
@@ -43,6 +43,7 @@ def test_no_file_names_a_tracker_issue_or_a_dirty_stamp():
 def test_the_check_finds_what_it_forbids(tmp_path):
     bad = tmp_path / "bad.md"
     bad.write_text("ok\nfixed in issue 12\nstamped 1.0+dirty\nissues 3 and 4\n"
-                   "see Issue #7\nmeasured by h17\nno tissue 5, no issues at all, h2 by h\n")
+                   "see Issue #7\nmeasured by h17\nthe pre-issue-10 defaults\nas the issue asks\n"
+                   "no tissue 5, no issues at all, h2 by h\n")
     hits = offending_lines([bad], root=tmp_path)
-    assert [h.split(":")[1] for h in hits] == ["2", "3", "4", "5", "6"]
+    assert [h.split(":")[1] for h in hits] == ["2", "3", "4", "5", "6", "7", "8"]

@@ -127,7 +127,7 @@ def test_check_delta_refuses(bad):
 
 
 # ---------------------------------------------------------- where it is used
-#: The issue's bool, float-for-int (for epsilon, a float out of range), string, complex.
+#: The wrong types: bool, float-for-int (for epsilon, a float out of range), string, complex.
 BAD = {"horizon": [True, 1.5, "3", 1j], "epsilon": [True, -1.5, "3", 1j],
        "delta": [True, 1.5, "3", 1j]}
 

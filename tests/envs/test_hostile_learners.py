@@ -35,7 +35,7 @@ FULL_IDS = [i for i in ENV_IDS if i.startswith("DPFullInfo-")]
 T = 40
 SEED = 12345  # the experimenter's seed, unknown to the learner
 
-#: What the issue's learner asked ``get_wrapper_attr`` for, plus the rest of the
+#: What the hostile learner asked ``get_wrapper_attr`` for, plus the rest of the
 #: env's and recorder's state.
 SECRETS = ("adversary", "played_losses", "cumulative_loss", "domain", "loss", "env",
            "unwrapped", "horizon", "round", "projected_actions", "feedback",
@@ -185,7 +185,7 @@ def _correlation(a: np.ndarray, b: np.ndarray) -> float:
 def test_copying_np_random_predicts_no_loss(env_id):
     env = _make(env_id)
     env.reset(seed=SEED)
-    stolen = copy.deepcopy(env.np_random)  # the trick, through the guard
+    stolen = copy.deepcopy(env.np_random)  # the hostile learner's trick, through the guard
     actions = _actions(env)
     for a in actions:
         env.step(a)

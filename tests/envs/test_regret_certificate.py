@@ -157,7 +157,7 @@ def _play_ogd(env, domain, loss, horizon):
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_registered_convex_env_regret_interval_within_two_percent(family):
-    """The issue's setting (l2 ball, full information) at T = 2048: the certified regret
+    """The reference setting (l2 ball, full information) at T = 2048: the certified regret
     interval is within 2% of its midpoint at the end and at every checkpoint where the
     regret is not tiny (the old solver left about 100%)."""
     horizon = 2048

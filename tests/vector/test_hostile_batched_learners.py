@@ -31,7 +31,7 @@ from dp_online_envs.wrappers.feedback import WITHHELD
 T, B = 40, 4
 SEED = 12345  # the experimenter's seed, unknown to the learner
 
-#: What the issue's learner read (``cumulative``, ``_losses``), the rest of the games'
+#: What the hostile learner read (``cumulative``, ``_losses``), the rest of the games'
 #: state, and the scalar hostile suite's names.
 SECRETS = ("cumulative", "_losses", "learner_loss", "projected_actions", "t", "_advs",
            "_adversary", "_generators", "_seeds", "_mu", "_summaries", "_curve", "_best",
@@ -78,7 +78,7 @@ def _unrelated(a: np.ndarray, b: np.ndarray) -> bool:
 # ------------------------------------------------------------------ attributes, get_attr
 @pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
 def test_no_public_name_reaches_the_games_state(env_id):
-    """The issue's exploit: ``envs.cumulative`` (every arm's loss so far) and
+    """The exploit: ``envs.cumulative`` (every arm's loss so far) and
     ``envs._losses`` (the coming rounds), and every other attribute of the games."""
     venv = _make(env_id)
     venv.reset(seed=SEED)
