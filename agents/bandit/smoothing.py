@@ -386,11 +386,15 @@ class BlockedOnePointAgent(Agent):
         if self._s is None:
             raise RuntimeError(f"{self.name}.update called before act")
         f = float(self.clip_feedback(feedback)[0])
-        self._batch_sum += self.geometry.estimate(f, self._s, self.zeta)
+        self._batch_sum += self.geometry.estimate(self._centered(f), self._s, self.zeta)
         self._s = None
         self.t += 1
         self._in_batch += 1
         return self._in_batch == self.batch or self.t == self.problem.horizon
+
+    def _centered(self, f: float) -> float:
+        """The value the one-point estimate scales: the feedback ``f`` itself."""
+        return f
 
     def _take_batch(self) -> np.ndarray:
         """The finished batch's sum of estimates (hull coordinates); starts a new batch."""

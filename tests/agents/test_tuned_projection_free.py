@@ -54,7 +54,7 @@ def test_theorem_variants_are_unchanged_by_the_tuned_ones():
     p = _problem(horizon=400)
     base = make("garber-kretzu", p, seed=3)
     tuned = make("garber-kretzu-tuned", p, seed=3, shrink=base.alpha,
-                 step=1.0, batch=base.batch)
+                 step=1.0, batch=base.batch, baseline=False)
     assert tuned.eta == pytest.approx(base.eta, rel=1e-12) and tuned.zeta == base.zeta
     env = build_env("DPBandit-Matroid-v2", horizon=400)
     for agent in (base, tuned):
@@ -75,3 +75,44 @@ def test_theorem_variants_are_unchanged_by_the_tuned_ones():
 def test_bad_tuned_options_are_refused(opts, match):
     with pytest.raises(ValueError, match=match):
         make("garber-kretzu-tuned", _problem(), seed=0, **opts)
+
+
+def _feed(agent, values):
+    """Plays ``agent`` against the feedback ``values`` (one per round); returns the
+    offsets ``b_m`` and base points ``y`` seen at the start of every block."""
+    offsets, points = [], []
+    for t, f in enumerate(values):
+        if t % agent.batch == 0:
+            offsets.append(agent._offset)
+            points.append(agent._y.copy())
+        agent.update(agent.act(), np.array([f]))
+    return offsets, points
+
+
+def test_the_baseline_is_the_mean_feedback_of_the_blocks_before():
+    p = _problem(horizon=400)
+    agent = make("garber-kretzu-tuned", p, seed=5)
+    agent.reset(5)
+    values = np.random.default_rng(0).uniform(-1.0, 1.0, 400)
+    offsets, _ = _feed(agent, values)
+    k = agent.batch
+    assert offsets[0] == 0.0
+    for m, b in enumerate(offsets[1:], 1):
+        assert b == pytest.approx(values[:m * k].mean(), rel=1e-12), m
+
+
+@pytest.mark.parametrize("baseline", [True, False])
+def test_a_constant_loss_moves_only_the_learner_without_baseline(baseline):
+    """Feedback 0.5 every round: with the baseline every estimate after the first block
+    is exactly 0, so the point played stays where the first block's step put it."""
+    p = _problem(horizon=400)
+    agent = make("garber-kretzu-tuned", p, seed=5, baseline=baseline)
+    agent.reset(5)
+    _, points = _feed(agent, np.full(400, 0.5))
+    moved = [not np.array_equal(a, b) for a, b in zip(points[1:], points[2:])]
+    assert any(moved) != baseline, moved
+
+
+def test_a_baseline_that_is_not_a_bool_is_refused():
+    with pytest.raises(TypeError, match="baseline='yes'"):
+        make("garber-kretzu-tuned", _problem(), seed=0, baseline="yes")

@@ -10,6 +10,8 @@ import sys
 import pandas as pd
 import pytest
 
+from agents import agent_options
+
 from dp_online_envs.lab.experiments import (
     ExperimentError,
     export_results,
@@ -45,12 +47,13 @@ def test_one_row_per_game_with_flattened_settings(results):
     records = sorted(load_records(results), key=lambda r: r["game_id"])
     table = load_results(results)
     assert len(table) == len(records) == 15
-    flat = [k for k in records[0] if k not in CURVE_KEYS + ("tags", "env_kwargs",
-                                                             "env_options", "agent_kwargs")]
+    flat = [k for k in records[0] if k not in CURVE_KEYS + (
+        "tags", "env_kwargs", "env_options", "agent_kwargs", "agent_options")]
     options = {f"env_options.{k}" for k in records[0]["env_options"]}
     assert "env_options.n_arms" in options and "env_options.adversary" in options
-    assert set(table.columns) == set(flat) | options | {"tags.suite", "env_kwargs.n_arms",
-                                                         "agent_kwargs.counter"}
+    played = {f"agent_options.{k}" for r in records for k in r["agent_options"]}
+    assert set(table.columns) == set(flat) | options | played | {
+        "tags.suite", "env_kwargs.n_arms", "agent_kwargs.counter"}
     for row, record in zip(table.to_dict("records"), records):
         for key in flat:
             assert _same(record[key], row[key]), (key, record[key], row[key])
@@ -58,6 +61,10 @@ def test_one_row_per_game_with_flattened_settings(results):
         assert row["env_kwargs.n_arms"] == row["env_options.n_arms"] == 4
         assert row["env_options.adversary"] == "stochastic"  # the default, resolved
         assert _same(record["agent_kwargs"].get("counter"), row["agent_kwargs.counter"])
+        for key, value in record["agent_options"].items():  # the defaults, resolved
+            assert _same(value, row[f"agent_options.{key}"]), key
+        assert record["agent_options"] == {**agent_options(record["agent"]),
+                                           **record["agent_kwargs"]}
     assert list(table["game_id"]) == [r["game_id"] for r in records]
     assert table["regret"].dtype == "float64" and table["horizon"].dtype == "int64"
 

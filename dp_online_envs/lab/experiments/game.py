@@ -448,6 +448,9 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
         "agent": spec.agent,
         "agent_label": spec.label,
         "agent_kwargs": plain(spec.agent_kwargs),
+        # what was played: the agent's options with their defaults, the given ones applied
+        "agent_options": plain({**dict(getattr(cls, "options", None) or {}),
+                                **spec.agent_kwargs}),
         "agent_feedback": cls.feedback,
         "private": bool(cls.private),
         "counterpart": (cls.counterpart_for(problem, **spec.agent_kwargs)

@@ -86,8 +86,9 @@ REQUIRED_KEYS = (
 #: Keys ``play_game`` writes that older records of the same schema may lack (readers
 #: fall back: ``counterpart`` is then the agent class's declared one; a record without
 #: ``vectorized`` was played one game at a time; ``switches``, the number of rounds whose
-#: action differs from the previous round's, is then unknown).
-OPTIONAL_KEYS = ("counterpart", "vectorized", "switches")
+#: action differs from the previous round's, is then unknown; ``agent_options``, the
+#: agent's options with their defaults resolved, is then known only as ``agent_kwargs``).
+OPTIONAL_KEYS = ("counterpart", "vectorized", "switches", "agent_options")
 #: Seconds between two looks at games claimed by another sweep.
 CLAIM_POLL_SECONDS = 0.5
 
@@ -431,6 +432,8 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
     for key in _MAPPING_KEYS:
         if not isinstance(data[key], dict):
             return f"{key}={data[key]!r}, expected an object"
+    if not isinstance(data.get("agent_options", {}), dict):  # absent from older records
+        return f"agent_options={data['agent_options']!r}, expected an object"
     curves = [data[k] for k in _CURVE_KEYS]
     if not all(isinstance(c, list) for c in curves) or len({len(c) for c in curves}) != 1:
         return f"{', '.join(_CURVE_KEYS)} must be lists of equal length"

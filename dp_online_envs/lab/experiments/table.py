@@ -7,9 +7,10 @@
     curves = load_curves("results/price_of_privacy")    # one row per game x checkpoint
 
 ``load_results`` flattens each record: the nested settings ``tags``, ``env_kwargs``,
-``env_options`` (every option of the env, resolved) and ``agent_kwargs`` become columns
-``tags.<key>``, ``env_kwargs.<key>``, ``env_options.<key>`` and ``agent_kwargs.<key>``
-(missing where a game has no such option; an option whose value
+``env_options`` (every option of the env, resolved), ``agent_kwargs`` and
+``agent_options`` (every option of the agent, resolved) become columns ``tags.<key>``,
+``env_kwargs.<key>``, ``env_options.<key>``, ``agent_kwargs.<key>`` and
+``agent_options.<key>`` (missing where a game has no such option; an option whose value
 is a list or a mapping is written as its JSON text), and the curve lists
 (``checkpoints``, ``regret_curve_lo``, ``regret_curve_hi``) are left to the curves
 table. ``load_curves`` has the columns :data:`CURVE_COLUMNS`: the game's id and main
@@ -33,7 +34,7 @@ from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.store import load_records, storage_error
 
 #: Record keys holding settings as a mapping; flattened into ``<key>.<option>`` columns.
-NESTED_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs")
+NESTED_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs", "agent_options")
 #: Record keys holding the regret curve; they go to the curves table.
 CURVE_KEYS = ("checkpoints", "regret_curve_lo", "regret_curve_hi")
 #: Settings repeated on every row of the curves table.
