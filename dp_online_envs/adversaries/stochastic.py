@@ -349,12 +349,13 @@ class LowerBoundAdversary(StochasticAdversary):
 
 
 class PlantedVertexAdversary(StochasticAdversary):
-    """i.i.d. linear losses whose mean has one planted vertex of the domain as its
-    unique minimizer, with a stated margin.
+    """i.i.d. losses, linear in their parameters, whose mean has one planted vertex of
+    the domain as its unique minimizer, with a stated margin.
 
     At reset a random direction ``c`` is drawn: the coordinates ``linspace(-1, 1, d)``
-    in a uniformly random order. Then, on a parameter box ``[-w, w]`` (``w > 0``
-    coordinatewise, the ``"linf"`` set of :class:`~dp_online_envs.losses.LinearLoss`):
+    in a uniformly random order. Then, for linear losses with parameters in a box
+    ``[-w, w]`` (``w > 0`` coordinatewise, the ``"linf"`` set of
+    :class:`~dp_online_envs.losses.LinearLoss`), on
 
     * **0/1 polytopes** (the domain's action box lies in ``[0, 1]^d``, or its actions
       are arms or subsets, and its vertex ``x* = domain.linear_minimizer(c)`` is a 0/1
@@ -372,9 +373,14 @@ class PlantedVertexAdversary(StochasticAdversary):
       is adjacent to the best, the margin is the least cost of swapping two consecutive
       elements of that order, ``(2 gap / (d - 1)) min_k (f(S_{k-1} + a_k) - f(S_{k-1})
       - f(S_{k+1}) + f(S_{k-1} + a_{k+1}))`` -- for ``f(S) = g(|S|)``,
-      ``(2 gap / (d - 1)) min_k (2 g(k) - g(k-1) - g(k+1))``.
+      ``(2 gap / (d - 1)) min_k (2 g(k) - g(k-1) - g(k+1))``. On the cube
+      ``[-1, 1]^d`` the best vertex is ``-sign(c)`` with margin ``2 gap min_i w_i
+      |c_i|``: ``2 gap / (d - 1)`` for ``w = 1`` and an even ``d``; an odd ``d`` has
+      ``c_i = 0`` for one ``i``, so two best vertices.
 
-    * **subsets under a concave-of-modular loss**
+    and, for a concave-of-modular loss, on
+
+    * **subsets**
       (:class:`~dp_online_envs.losses.ConcaveModularLoss` on a
       :class:`~dp_online_envs.domains.GroundSet`, parameters in ``[0, 1]``): the planted
       set ``S* = domain.linear_minimizer(c)`` (the ``floor(n/2)`` elements with

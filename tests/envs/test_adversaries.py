@@ -410,3 +410,20 @@ def test_planted_vertex_on_a_graph_cut_loss_names_the_families_it_plants():
     with pytest.raises(ValueError, match="concave-modular loss on a ground set.*'stochastic'"):
         make_adversary("planted-vertex").reset(np.random.default_rng(0), GroundSet(4),
                                                GraphCutLoss(4), 10)
+
+
+def test_planted_vertex_on_the_cube_has_the_stated_margin():
+    """Cube [-1, 1]^10, brute force over its 1024 vertices: ``-sign(c)`` is the unique
+    best with margin ``2 gap / 9`` and the center loses ``gap ||c||_1 = 0.9 * 50/9 = 5``."""
+    from dp_online_envs.domains import Cube
+
+    domain, gap = Cube(10), 0.9
+    for seed in range(3):
+        adv = _planted_vertex(domain, seed, gap)
+        mu = adv.mean_param
+        values = domain.vertices() @ mu
+        order = np.argsort(values)
+        np.testing.assert_array_equal(domain.vertices()[order[0]], -np.sign(mu))
+        np.testing.assert_array_equal(adv.planted, -np.sign(mu))
+        assert values[order[1]] - values[order[0]] == pytest.approx(2 * gap / 9, rel=1e-12)
+        assert -values[order[0]] == pytest.approx(5.0, rel=1e-12)
