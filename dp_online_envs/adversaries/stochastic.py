@@ -9,6 +9,8 @@ import numpy as np
 from gymnasium.spaces import Box
 
 from dp_online_envs.adversaries.base import Adversary
+from dp_online_envs.domains.ground_set import GroundSet
+from dp_online_envs.losses.submodular import ConcaveModularLoss
 from dp_online_envs.validation import check_int, check_real
 
 
@@ -347,12 +349,13 @@ class LowerBoundAdversary(StochasticAdversary):
 
 
 class PlantedVertexAdversary(StochasticAdversary):
-    """i.i.d. linear losses whose mean has one planted vertex of the domain as its
-    unique minimizer, with a stated margin.
+    """i.i.d. losses, linear in their parameters, whose mean has one planted vertex of
+    the domain as its unique minimizer, with a stated margin.
 
     At reset a random direction ``c`` is drawn: the coordinates ``linspace(-1, 1, d)``
-    in a uniformly random order. Then, on a parameter box ``[-w, w]`` (``w > 0``
-    coordinatewise, the ``"linf"`` set of :class:`~dp_online_envs.losses.LinearLoss`):
+    in a uniformly random order. Then, for linear losses with parameters in a box
+    ``[-w, w]`` (``w > 0`` coordinatewise, the ``"linf"`` set of
+    :class:`~dp_online_envs.losses.LinearLoss`), on
 
     * **0/1 polytopes** (the domain's action box lies in ``[0, 1]^d``, or its actions
       are arms or subsets, and its vertex ``x* = domain.linear_minimizer(c)`` is a 0/1
@@ -370,11 +373,32 @@ class PlantedVertexAdversary(StochasticAdversary):
       is adjacent to the best, the margin is the least cost of swapping two consecutive
       elements of that order, ``(2 gap / (d - 1)) min_k (f(S_{k-1} + a_k) - f(S_{k-1})
       - f(S_{k+1}) + f(S_{k-1} + a_{k+1}))`` -- for ``f(S) = g(|S|)``,
-      ``(2 gap / (d - 1)) min_k (2 g(k) - g(k-1) - g(k+1))``.
+      ``(2 gap / (d - 1)) min_k (2 g(k) - g(k-1) - g(k+1))``. On the cube
+      ``[-1, 1]^d`` the best vertex is ``-sign(c)`` with margin ``2 gap min_i w_i
+      |c_i|``: ``2 gap / (d - 1)`` for ``w = 1`` and an even ``d``; an odd ``d`` has
+      ``c_i = 0`` for one ``i``, so two best vertices.
+
+    and, for a concave-of-modular loss, on
+
+    * **subsets**
+      (:class:`~dp_online_envs.losses.ConcaveModularLoss` on a
+      :class:`~dp_online_envs.domains.GroundSet`, parameters in ``[0, 1]``): the planted
+      set ``S* = domain.linear_minimizer(c)`` (the ``floor(n/2)`` elements with
+      ``c_i < 0``, ``c`` of length ``n``) and the mean of
+      :meth:`~dp_online_envs.losses.ConcaveModularLoss.planted_mean`: equal weights on
+      the concave terms, the modular rewards ``(1 +- gap)/2`` on and off ``S*``, so
+      ``S*`` is the unique best set, every other set worse by at least :attr:`margin`,
+      ``(M / Z) (m_min / (c_max + m_min) - (1 - gap)/2)`` a round (0.01877 at ``n = 8``
+      with the default groups and ``gap = 0.9``).
 
     The draws are those of :class:`StochasticAdversary` on a box: coordinatewise
-    two-point draws ``theta_{t,i} in {-w_i, w_i}`` with mean ``mu_i`` exactly
-    (:attr:`mean_param` is ``mu``).
+    two-point draws ``theta_{t,i} in {low_i, high_i}`` (``{-w_i, w_i}``) with mean
+    ``mu_i`` exactly (:attr:`mean_param` is ``mu``).
+
+    Attributes:
+        planted: The planted vertex (set), after reset.
+        margin: On subsets under a concave-of-modular loss, the stated margin per round
+            after reset; ``None`` otherwise (the margins above).
 
     Args:
         gap: ``gap`` in (0, 1] (the mean's size relative to the box; default 0.9, so
@@ -383,7 +407,9 @@ class PlantedVertexAdversary(StochasticAdversary):
 
     Raises:
         ValueError: On ``gap`` out of range, or (at reset) a loss family whose
-            parameter set is not a box ``[-w, w]`` with ``w > 0``.
+            parameter set is not a box ``[-w, w]`` with ``w > 0`` (other than a
+            concave-of-modular loss on a ground set), or a ``gap`` too small to plant a
+            unique best set of that loss.
     """
 
     name = "planted-vertex"
@@ -393,16 +419,32 @@ class PlantedVertexAdversary(StochasticAdversary):
         self.gap = check_real("gap", gap, 0.0, 1.0, low_inclusive=False)
 
     def reset(self, np_random, domain, loss, horizon) -> None:
+        self.margin = None
+        self._plants_set = isinstance(loss, ConcaveModularLoss)
+        if self._plants_set:
+            if not (isinstance(domain, GroundSet) and domain.n == loss.n):
+                raise ValueError(f"planted-vertex plants a set of {loss!r} on a ground set "
+                                 f"of {loss.n} elements, got the domain {domain!r}")
+            super().reset(np_random, domain, loss, horizon)
+            return
         space = loss.param_space
         low, high = (np.asarray(space.low, dtype=np.float64),
                      np.asarray(space.high, dtype=np.float64))
         if not (loss.param_is_box and np.array_equal(low, -high) and np.all(high > 0)):
             raise ValueError(f"planted-vertex needs loss parameters in a box [-w, w] with "
-                             f"w > 0 (a linear loss with theta_set='linf'), got {loss!r} "
-                             f"with parameters in [{low.min()}, {high.max()}]")
+                             f"w > 0 (a linear loss with theta_set='linf') or a "
+                             f"concave-modular loss on a ground set, got {loss!r} with "
+                             f"parameters in [{low.min()}, {high.max()}]; another "
+                             f"adversary (e.g. 'stochastic') plays any loss family")
         super().reset(np_random, domain, loss, horizon)
 
     def _random_mean(self) -> np.ndarray:
+        if self._plants_set:
+            n = self.domain.dim
+            c = self.np_random.permutation(np.linspace(-1.0, 1.0, n)) if n > 1 else -np.ones(1)
+            self.planted = np.asarray(self.domain.linear_minimizer(c), dtype=np.float64)
+            mu, self.margin = self.loss.planted_mean(self.planted, self.gap)
+            return mu
         d = self._low.size
         w = 0.5 * self._width
         c = self.np_random.permutation(np.linspace(-1.0, 1.0, d)) if d > 1 else -np.ones(1)

@@ -270,23 +270,26 @@ _PLANTED_VERTEX_LINEAR = {"adversary": "planted-vertex", "loss": "linear"}
 
 #: The README's words for the linear losses whose parameters lie in a theta set.
 _THETA_SET_LOSSES = {"unit": "linear, [0,1]^K", "l2": "linear, ||theta||_2 <= 1",
-                     "l1": "linear, ||theta||_1 <= 1"}
+                     "l1": "linear, ||theta||_1 <= 1", "linf": "linear, ||theta||_inf <= 1"}
 
 
-def _linear_id(*, theta_set: str, own_defaults: dict[str, Any], **row: Any) -> EnvConfig:
+def _linear_id(*, theta_set: str, own_defaults: dict[str, Any],
+               adversary: str = "stochastic", **row: Any) -> EnvConfig:
     """An id of Agarwal-Singh 2017's setting: linear losses with parameters in
     ``theta_set``, a stochastic adversary by default.
 
     Args:
         theta_set: The :class:`~dp_online_envs.losses.LinearLoss` parameter set.
         own_defaults: The id's own options (its size) with their defaults.
+        adversary: The default adversary.
         **row: The remaining :class:`EnvConfig` fields (``paper`` defaults to
             Agarwal-Singh 2017).
     """
     row.setdefault("paper", "Agarwal-Singh 2017")
     return EnvConfig(losses=_THETA_SET_LOSSES[theta_set], loss_names=LINEAR_LOSSES,
                      loss_defaults={"theta_set": theta_set},
-                     defaults={**own_defaults, **_STOCHASTIC_LINEAR}, **row)
+                     defaults={**own_defaults, **_STOCHASTIC_LINEAR, "adversary": adversary},
+                     **row)
 
 
 # The fields that the ids of one paper's setting share; each row adds its own.
@@ -297,7 +300,7 @@ _ene_nguyen_vladu = partial(EnvConfig, losses="Lipschitz convex", feedback="band
 _cardoso_cummings = partial(EnvConfig, decision_set="subsets 2^[n]",
                             losses="submodular, [-M, M]", paper="Cardoso-Cummings 2019",
                             domain=_ground_set, loss_names=SUBMODULAR_LOSSES,
-                            defaults={"n": 8, "adversary": "stochastic",
+                            defaults={"n": 8, "adversary": "planted-vertex",
                                       "loss": "concave-modular"})
 
 CONFIGS: list[EnvConfig] = [
@@ -308,8 +311,9 @@ CONFIGS: list[EnvConfig] = [
                theta_set="unit", own_defaults={"n_arms": 10}),
     _linear_id(id="DPFullInfo-Sphere-v1", decision_set="l2 ball", feedback="full",
                domain=_ball, theta_set="l2", own_defaults={"dim": 10}),
-    _linear_id(id="DPFullInfo-Cube-v1", decision_set="cube [-1,1]^N", feedback="full",
-               domain=_cube, theta_set="l1", own_defaults={"dim": 10}),
+    _linear_id(id="DPFullInfo-Cube-v2", decision_set="cube [-1,1]^N", feedback="full",
+               domain=_cube, theta_set="linf", own_defaults={"dim": 10},
+               adversary="planted-vertex"),
     _linear_id(id="DPBandit-Linear-v1", decision_set="l2 ball (or cube)", feedback="bandit",
                paper="Agarwal-Singh 2017 (SCRiBLe)", domain=_ball_or_cube,
                theta_set="l2", own_defaults={"dim": 5, "domain": "ball"}),
@@ -338,8 +342,8 @@ CONFIGS: list[EnvConfig] = [
               paper="online Frank-Wolfe baseline (Hazan-Kale 2012)",
               domain=_matroid, loss_names=CONVEX_LOSSES,
               defaults={**_MATROID, **_PLANTED_VERTEX_LINEAR}),
-    _cardoso_cummings(id="DPFullInfo-Submodular-v1", feedback="full"),
-    _cardoso_cummings(id="DPBandit-Submodular-v1", feedback="bandit"),
+    _cardoso_cummings(id="DPFullInfo-Submodular-v2", feedback="full"),
+    _cardoso_cummings(id="DPBandit-Submodular-v2", feedback="bandit"),
     # Built on real data (the ``realdata`` extra ships it; see envs/real_data.py).
     EnvConfig(id="DPFullInfo-Classification-v0", decision_set="l2 ball (30 features)",
               losses="logistic / hinge on breast-cancer examples", feedback="full",
@@ -383,14 +387,21 @@ def _former(env_id: str, version: int, defaults: dict[str, Any], **fields: Any) 
 
 
 _OBLIVIOUS = {"adversary": "oblivious"}
+_STOCHASTIC = {"adversary": "stochastic"}
+#: The cube's losses before ``-v2``: parameters in the l1 ball.
+_L1_LOSSES = {"losses": _THETA_SET_LOSSES["l1"], "loss_defaults": {"theta_set": "l1"}}
 #: The former versions of the ids whose defaults changed: ``gym.make`` and
 #: :func:`build_env` build the former game from its id (the version history of each id
 #: is in :class:`~dp_online_envs.envs.online_env.OnlineLearningEnv`'s docstring).
 FORMER_CONFIGS: list[EnvConfig] = [
     *(_former(f"{name}-v1", 0, _OBLIVIOUS) for name in (
-        "DPFullInfo-Sphere", "DPFullInfo-Cube", "DPBandit-Linear",
-        "DPFullInfo-Submodular", "DPBandit-Submodular", "DPFullInfo-Convex",
+        "DPFullInfo-Sphere", "DPBandit-Linear", "DPFullInfo-Convex",
         "DPFullInfo-StronglyConvex")),
+    _former("DPFullInfo-Cube-v2", 1, _STOCHASTIC, **_L1_LOSSES),
+    _former("DPFullInfo-Cube-v2", 0, _OBLIVIOUS, **_L1_LOSSES),
+    *(_former(f"{name}-v2", version, adversary) for name in (
+        "DPFullInfo-Submodular", "DPBandit-Submodular")
+      for version, adversary in ((1, _STOCHASTIC), (0, _OBLIVIOUS))),
     _former("DPBandit-Convex-v1", 0, {"dim": 5, **_OBLIVIOUS}),
     _former("DPBandit-StronglyConvex-v1", 0, {"dim": 5, **_OBLIVIOUS}),
     _former("DPBandit-Matroid-v2", 1, {"n": 3, "rank": 2, "adversary": "planted"}),

@@ -324,3 +324,106 @@ def test_planted_vertex_refuses_parameters_outside_a_symmetric_box(theta_set):
 def test_planted_vertex_gap_out_of_range_is_refused(gap):
     with pytest.raises(ValueError, match="gap"):
         make_adversary("planted-vertex", gap=gap)
+
+
+# ------------------------------------------------------- planted set (submodular)
+def _all_masks(n):
+    import itertools
+
+    return np.array(list(itertools.product([0, 1], repeat=n)), dtype=bool)
+
+
+@pytest.mark.parametrize("n", [6, 8, 10])
+def test_planted_set_of_a_concave_modular_loss_is_best_by_the_stated_margin(n):
+    """Brute force over all 2^n sets: the planted set is the unique minimizer of the
+    mean loss and every other set is worse by at least the stated margin."""
+    from dp_online_envs.domains import GroundSet
+    from dp_online_envs.losses import ConcaveModularLoss
+
+    domain, loss = GroundSet(n), ConcaveModularLoss(n)
+    masks = _all_masks(n)
+    for seed in range(4):
+        adv = make_adversary("planted-vertex")
+        adv.reset(np.random.default_rng(seed), domain, loss, 100)
+        assert adv.planted.sum() == n // 2
+        values = loss.set_values(adv.mean_param, masks)
+        order = np.argsort(values)
+        np.testing.assert_array_equal(masks[order[0]], adv.planted.astype(bool))
+        assert values[order[1]] - values[order[0]] >= adv.margin - 1e-12 > 0.0
+
+
+def test_planted_mean_margin_is_tight_over_every_planted_set():
+    """n = 8, default groups, gap = 0.9: the stated margin
+    ``(m_min / (2 + m_min) - 0.05) / 8 = 0.01877`` is the least margin over all 256
+    planted sets (a lower bound that is attained), and each of them is its mean's unique
+    minimizer; the adversary's sets of size 4 have 0.0214."""
+    from dp_online_envs.losses import ConcaveModularLoss
+
+    loss = ConcaveModularLoss(8)
+    masks = _all_masks(8)
+    m_min = np.sqrt(3) - np.sqrt(2) + np.sqrt(8) - np.sqrt(7)
+    formula = (m_min / (2 + m_min) - 0.05) / 8
+    margins = []
+    for planted in masks:
+        mu, stated = loss.planted_mean(planted, 0.9)
+        assert stated == pytest.approx(formula, rel=1e-12)
+        assert np.all((mu >= 0.0) & (mu <= 1.0))
+        values = loss.set_values(mu, masks)
+        order = np.argsort(values)
+        np.testing.assert_array_equal(masks[order[0]], planted)
+        margins.append(values[order[1]] - values[order[0]])
+    margins = np.array(margins)
+    assert margins.min() == pytest.approx(formula, rel=1e-9)
+    assert margins[masks.sum(axis=1) == 4].min() == pytest.approx(0.0214, abs=5e-5)
+
+
+def test_planted_set_gap_too_small_for_a_margin_is_refused():
+    """n = 8, default groups: c_max = 2, m_min = sqrt(3) - sqrt(2) + sqrt(8) - sqrt(7),
+    so a gap must exceed (c_max - m_min) / (c_max + m_min) = 0.5997."""
+    from dp_online_envs.domains import GroundSet
+    from dp_online_envs.losses import ConcaveModularLoss
+
+    m_min = np.sqrt(3) - np.sqrt(2) + np.sqrt(8) - np.sqrt(7)
+    least = (2 - m_min) / (2 + m_min)
+    adv = make_adversary("planted-vertex", gap=least - 1e-3)
+    with pytest.raises(ValueError, match=r"plants no unique best set.*expected gap > 0\.5997"):
+        adv.reset(np.random.default_rng(0), GroundSet(8), ConcaveModularLoss(8), 10)
+    adv = make_adversary("planted-vertex", gap=least + 1e-3)
+    adv.reset(np.random.default_rng(0), GroundSet(8), ConcaveModularLoss(8), 10)
+    assert 0.0 < adv.margin < 1e-3 / 8
+
+
+def test_planted_set_needs_a_ground_set_of_the_loss_size():
+    from dp_online_envs.domains import Cube, GroundSet
+    from dp_online_envs.losses import ConcaveModularLoss
+
+    for domain in (GroundSet(6), Cube(8)):
+        with pytest.raises(ValueError, match="plants a set of .* on a ground set of 8"):
+            make_adversary("planted-vertex").reset(np.random.default_rng(0), domain,
+                                                   ConcaveModularLoss(8), 10)
+
+
+def test_planted_vertex_on_a_graph_cut_loss_names_the_families_it_plants():
+    from dp_online_envs.domains import GroundSet
+    from dp_online_envs.losses import GraphCutLoss
+
+    with pytest.raises(ValueError, match="concave-modular loss on a ground set.*'stochastic'"):
+        make_adversary("planted-vertex").reset(np.random.default_rng(0), GroundSet(4),
+                                               GraphCutLoss(4), 10)
+
+
+def test_planted_vertex_on_the_cube_has_the_stated_margin():
+    """Cube [-1, 1]^10, brute force over its 1024 vertices: ``-sign(c)`` is the unique
+    best with margin ``2 gap / 9`` and the center loses ``gap ||c||_1 = 0.9 * 50/9 = 5``."""
+    from dp_online_envs.domains import Cube
+
+    domain, gap = Cube(10), 0.9
+    for seed in range(3):
+        adv = _planted_vertex(domain, seed, gap)
+        mu = adv.mean_param
+        values = domain.vertices() @ mu
+        order = np.argsort(values)
+        np.testing.assert_array_equal(domain.vertices()[order[0]], -np.sign(mu))
+        np.testing.assert_array_equal(adv.planted, -np.sign(mu))
+        assert values[order[1]] - values[order[0]] == pytest.approx(2 * gap / 9, rel=1e-12)
+        assert -values[order[0]] == pytest.approx(5.0, rel=1e-12)
