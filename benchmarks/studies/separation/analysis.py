@@ -1,10 +1,11 @@
 """Do the registered ids' defaults separate learning from not learning? (the analysis)
 
 Reads the stored results of ``sweep.yaml`` (next to this file) and writes the markdown
-table of ``docs/results.md``: for every id, trivial play's regret at the larger horizon
-``T`` and the slope of its regret between the two horizons, then, for each learner of the
-id's family at ``T``, its regret and its ratio to trivial play's on the same games, each
-with a 95% interval over the paired seeds. The criteria:
+tables of ``docs/results.md``. :func:`render`: for every id, trivial play's regret at the
+largest horizon ``T`` and the slope of its regret from the smallest ``T0``, then, for
+each learner of the id's family at every horizon above ``T0``, its regret and its ratio
+to trivial play's on the same games, each with a 95% interval over the paired seeds.
+The criteria:
 
 1. ``slope``: trivial play's regret is linear: the mean over seeds of its per-seed
    log-log slope (seed ``i`` at ``T0`` against seed ``i`` at ``T``) has its Student-t
@@ -16,6 +17,10 @@ with a 95% interval over the paired seeds. The criteria:
 
 A criterion is ``ok`` where its interval supports it, ``FAIL`` where the interval
 supports the opposite, and ``~`` where it contains the threshold (or is unbounded).
+
+:func:`render_rates`: for the smoothed learners of the polytope ids, the regret at every
+horizon split into the shrink's cost ``alpha x trivial`` and the remainder, with their
+slopes and where the slope may be called the theorem's (:func:`rate_rows`).
 
 Usage::
 
@@ -102,25 +107,33 @@ def id_rows(frame: Any, env_id: str) -> list[dict[str, Any]]:
                           f"{interval_verdict(slo, shi, LINEAR, below=False)}"}]
     learners = [a for a in dict.fromkeys(games.agent) if a != TRIVIAL]
     for agent in learners:
-        mine = games[(games.agent == agent) & (games.horizon == t)]
-        eps = mine.epsilon.dropna()
-        private = not eps.empty
-        r = paired(frame, env_id, agent, t)
-        seeds = sorted(set(r) & set(tr))
-        if not seeds:
-            continue
-        a, b = [r[s] for s in seeds], [tr[s] for s in seeds]
-        m, lo, hi = mean_ci(a)
-        ratio, rlo, rhi = ratio_ci(a, b)
-        threshold = 1.0 if private else NON_PRIVATE_SHARE
-        rows.append({
-            "id": env_id, "learner": agent,
+        for h in horizons[1:]:
+            row = learner_row(frame, env_id, agent, h)
+            if row is not None:
+                rows.append(row)
+    return rows
+
+
+def learner_row(frame: Any, env_id: str, agent: str, t: int) -> dict[str, Any] | None:
+    """One learner's row at ``T = t``: its regret and its paired ratio to trivial play's,
+    with the criterion of its kind (``None`` without paired games)."""
+    tr, r = paired(frame, env_id, TRIVIAL, t), paired(frame, env_id, agent, t)
+    seeds = sorted(set(r) & set(tr))
+    if not seeds:
+        return None
+    mine = frame[(frame.env_id == env_id) & (frame.agent == agent) & (frame.horizon == t)]
+    eps = mine.epsilon.dropna()
+    private = not eps.empty
+    a, b = [r[s] for s in seeds], [tr[s] for s in seeds]
+    m, lo, hi = mean_ci(a)
+    ratio, rlo, rhi = ratio_ci(a, b)
+    threshold = 1.0 if private else NON_PRIVATE_SHARE
+    return {"id": env_id, "learner": agent,
             "privacy": f"ε = {eps.iloc[0]:g}" if private else "non-private",
             "T": t, "seeds": len(seeds), "regret": _fmt(m, lo, hi),
             "ratio": _fmt(ratio, rlo, rhi, 2),
             "criterion": ("< trivial: " if private else "<= trivial/2: ")
-                         + interval_verdict(rlo, rhi, threshold, below=True)})
-    return rows
+                         + interval_verdict(rlo, rhi, threshold, below=True)}
 
 
 COLUMNS = ("id", "learner", "privacy", "T", "seeds", "regret", "ratio", "criterion")
@@ -153,6 +166,122 @@ def render(results: str | pathlib.Path) -> str:
             + (f" Not in these results: {', '.join(missing)}." if missing else ""))
 
 
+#: The smoothed (shrinking) learners whose regret :func:`rate_rows` splits.
+SMOOTHED = ("garber-kretzu", "garber-kretzu-tuned", "private-projection-free",
+            "private-projection-free-tuned")
+#: The theorem's exponent of T and the distance from it a slope may have to be called
+#: the theorem's regime.
+THEOREM_SLOPE, SLOPE_TOLERANCE = 0.75, 0.1
+
+
+def shrink_of(env_id: str, agent: str, horizon: int, epsilon: float | None) -> tuple[float, bool]:
+    """``(alpha, clamped)``: the shrink the learner uses at ``horizon`` on the id's
+    default, and whether its smoothing radius is clamped at ``r / 2`` (from the learner
+    itself: its parameters depend on the problem and ``T`` only)."""
+    from agents import make
+    from dp_online_envs.envs.registry import build_env
+
+    problem = build_env(env_id, horizon=horizon).get_wrapper_attr("problem")
+    kw = {} if epsilon is None or math.isnan(epsilon) else {"epsilon": float(epsilon)}
+    learner = make(agent, problem, seed=0, **kw)
+    return float(learner.alpha), bool(learner.params.zeta_clamped)
+
+
+def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[str, Any]]:
+    """Per smoothed learner and ``T``: the regret split into the shrink cost and the rest.
+
+    A learner that plays ``(1 - alpha) x_t + alpha c + zeta u_t`` on linear losses has
+    regret ``alpha R_c + (1 - alpha) R_x + Z`` on every game, ``R_c`` trivial play's
+    regret on the same losses, ``R_x`` the unshrunk points' and ``Z`` the perturbations'
+    (mean 0). So ``alpha R_c`` is the shrink's cost, exactly, seed by seed; the remainder
+    is what the learning leaves. Slopes are per-seed log-log slopes from the previous
+    ``T`` (mean and Student-t interval). The regime column says ``theorem's regime`` only
+    where the radius is free (unclamped at both horizons), the remainder is the larger
+    part, and the remainder's slope interval meets ``0.75 +- 0.1``; a tuned learner's
+    shrink is fixed, so its slope is not the theorem's.
+
+    ``shrink_at(env_id, agent, horizon, epsilon) -> (alpha, clamped)`` gives each
+    learner's shrink (default :func:`shrink_of`, the learner's own).
+    """
+    games = frame[frame.env_id == env_id]
+    horizons = sorted(int(h) for h in games.horizon.unique())
+    rows: list[dict[str, Any]] = []
+    for agent in SMOOTHED:
+        mine = games[games.agent == agent]
+        if mine.empty:
+            continue
+        eps = mine.epsilon.dropna()
+        epsilon = float(eps.iloc[0]) if not eps.empty else None
+        previous = None
+        for t in horizons:
+            tr, r = paired(frame, env_id, TRIVIAL, t), paired(frame, env_id, agent, t)
+            seeds = sorted(set(r) & set(tr))
+            if not seeds:
+                continue
+            alpha, clamped = shrink_at(env_id, agent, t, epsilon)
+            regret = {s: r[s] for s in seeds}
+            shrink = {s: alpha * tr[s] for s in seeds}
+            rest = {s: regret[s] - shrink[s] for s in seeds}
+            share = float(np.mean(list(shrink.values())) / np.mean(list(regret.values())))
+            row = {"id": env_id, "learner": agent, "T": t, "seeds": len(seeds),
+                   "alpha": f"{alpha:.3g}" + (" (clamped)" if clamped else ""),
+                   "regret": f"{np.mean(list(regret.values())):,.0f}",
+                   "shrink": f"{np.mean(list(shrink.values())):,.0f} ({share:.0%})",
+                   "rest": f"{np.mean(list(rest.values())):,.0f}",
+                   "slope": "", "rest_slope": "", "regime": ""}
+            if previous is not None:
+                t0, regret0, rest0, clamped0 = previous
+                slope = per_seed_slopes(regret0, regret, t0, t)
+                rest_slope = per_seed_slopes(rest0, rest, t0, t)
+                row["slope"] = _slope_text(slope)
+                row["rest_slope"] = _slope_text(rest_slope)
+                row["regime"] = _regime(agent, clamped0 or clamped, share, rest_slope)
+            rows.append(row)
+            previous = (t, regret, rest, clamped)
+    return rows
+
+
+def _slope_text(slopes: np.ndarray) -> str:
+    finite = slopes[np.isfinite(slopes)]
+    if not finite.size:
+        return "n/a"
+    m, lo, hi = mean_ci(finite)
+    return _fmt(m, lo, hi, 2)
+
+
+def _regime(agent: str, clamped: bool, share: float, rest_slope: np.ndarray) -> str:
+    if agent.endswith("-tuned"):
+        return "tuned (fixed shrink)"
+    if clamped:
+        return "clamped"
+    if share >= 0.5:
+        return "schedule (shrink cost the larger part)"
+    finite = rest_slope[np.isfinite(rest_slope)]
+    if finite.size < 2:
+        return "n/a"
+    _, lo, hi = mean_ci(finite)
+    near = (lo is not None and hi is not None and lo <= THEOREM_SLOPE + SLOPE_TOLERANCE
+            and hi >= THEOREM_SLOPE - SLOPE_TOLERANCE)
+    return "theorem's regime" if near else "unclamped, another slope"
+
+
+RATE_COLUMNS = ("id", "learner", "T", "seeds", "alpha", "regret", "shrink", "rest", "slope",
+                "rest_slope", "regime")
+
+
+def render_rates(results: str | pathlib.Path) -> str:
+    """The polytope rates block: :func:`rate_rows` of every id with smoothed learners."""
+    frame = load_results(results)
+    ids = [i for i in ENV_IDS if i in set(frame.env_id)
+           and set(frame[frame.env_id == i].agent) & set(SMOOTHED)]
+    rows = [row for env_id in ids for row in rate_rows(frame, env_id)]
+    head = ("| id | learner | T | seeds | α | regret | shrink cost α × trivial (share) | "
+            "remainder | slope [95% CI] | remainder's slope [95% CI] | regime |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|")
+    return "\n".join([head, *("| " + " | ".join(str(r[k]) for k in RATE_COLUMNS) + " |"
+                              for r in rows)])
+
+
 if __name__ == "__main__":
-    print(render(sys.argv[1] if len(sys.argv) > 1 else ROOT / "results" / "studies" /
-                 "separation"))
+    where = sys.argv[1] if len(sys.argv) > 1 else ROOT / "results" / "studies" / "separation"
+    print(render(where) + "\n\n" + render_rates(where))
