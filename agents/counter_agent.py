@@ -159,6 +159,12 @@ class CounterAgent:
         self.levels = getattr(probe, "levels", None)
         return probe
 
+    @property
+    def counter(self) -> ContinualCounter:
+        """The continual counter of the current game (built by ``reset`` with
+        :meth:`_make_counter`)."""
+        return self._counter
+
     # ------------------------------------------------------ views of the spec
     counter_name = _SpecField("counter")
     counter_sensitivity = _SpecField("sensitivity")
