@@ -244,6 +244,9 @@ class PrivateEXP2(PrivateBanditReduction):
         gamma: ``"theorem"`` (default), ``"proof"`` or a mixing weight in ``[0, 1]``,
             passed to EXP2.
         loss_range: ``(lo, hi)`` overriding the declared range.
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit, where the learner plays as ``exp2``, bit for bit.
     """
 
     name = "private-exp2"
@@ -253,8 +256,8 @@ class PrivateEXP2(PrivateBanditReduction):
     counterpart = "exp2"
 
     def setup(self, eta: float | None = None, gamma: str | float = "theorem",
-              loss_range: tuple[float, float] | None = None) -> None:
-        self._setup_reduction(EXP2, {"eta": eta, "gamma": gamma}, loss_range)
+              loss_range: tuple[float, float] | None = None, add_noise: bool = True) -> None:
+        self._setup_reduction(EXP2, {"eta": eta, "gamma": gamma}, loss_range, add_noise)
 
     @property
     def eta(self) -> float:
