@@ -93,8 +93,8 @@ class Agent(ABC):
     options: ClassVar[MappingProxyType[str, Any]] = MappingProxyType({})
 
     privacy = None
-    #: Keep a copy of every released value in ``releases`` (for tests and debugging; the
-    #: auditor listens through :mod:`dp_online_envs.release_tap` instead).
+    #: Keep a copy of every released value in ``releases`` (set it on an agent to inspect
+    #: its releases; the auditor listens through :mod:`dp_online_envs.release_tap`).
     record_releases: bool = False
 
     def __init__(

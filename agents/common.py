@@ -111,8 +111,8 @@ def exact_laplace_guarantee(strategy, released: str, exact: str):
 
     With a calibrated :class:`~agents.privacy.noise.DiscreteLaplaceNoise`, the mechanism
     reads ``"exact discrete Laplace (t=..., grid g=2^k, b=t*g=...) <released>"``; with
-    :class:`~agents.privacy.noise.NoNoise` (the tests' non-private limit) it is
-    ``exact``.
+    :class:`~agents.privacy.noise.NoNoise` (a learner built with ``add_noise=False``:
+    the non-private limit) it is ``exact``.
 
     Args:
         strategy: The calibrated noise strategy.

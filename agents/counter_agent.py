@@ -106,9 +106,9 @@ class CounterAgent:
             ``"blt"``).
         counter_name, counter_sensitivity: The spec's ``counter`` and ``sensitivity``.
         noise: The spec's noise kind. Setting it to ``None`` switches the noise off
-            from the next ``reset`` (exact sums, NOT private: the tests' hook for the
-            non-private limit, where the learner must play exactly like its
-            :attr:`~agents.base.Agent.counterpart`).
+            from the next ``reset`` (exact sums, NOT private: the guarantee's epsilon is
+            infinite): the non-private limit, where the learner plays exactly like its
+            :attr:`~agents.base.Agent.counterpart`.
     """
 
     counter_spec: CounterSpec
@@ -158,6 +158,12 @@ class CounterAgent:
         self.noise_scale = float(probe.draw_scale)
         self.levels = getattr(probe, "levels", None)
         return probe
+
+    @property
+    def counter(self) -> ContinualCounter:
+        """The continual counter of the current game (built by ``reset`` with
+        :meth:`_make_counter`)."""
+        return self._counter
 
     # ------------------------------------------------------ views of the spec
     counter_name = _SpecField("counter")

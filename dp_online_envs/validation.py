@@ -33,7 +33,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["DELTA_RANGE", "EPSILON_RANGE", "check_delta", "check_epsilon",
+__all__ = ["DELTA_RANGE", "EPSILON_RANGE", "check_bool", "check_delta", "check_epsilon",
            "check_gaussian_delta", "check_int", "check_real", "did_you_mean"]
 
 #: ``(low, high, low_inclusive, high_inclusive)`` of the privacy parameter epsilon.
@@ -52,6 +52,18 @@ def _refuse(name: str, value: object, expected: str, *, wrong_type: bool) -> Val
 
 def _is_bool(value: object) -> bool:
     return isinstance(value, (bool, np.bool_))
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``value`` as a Python bool, refusing anything that is not ``True`` or ``False``
+    (a NumPy bool is accepted; ``0``, ``1`` and strings are not).
+
+    Raises:
+        ValueError: Naming ``name``, the value and its type.
+    """
+    if not _is_bool(value):
+        raise _refuse(name, value, "True or False", wrong_type=True)
+    return bool(value)
 
 
 def check_int(name: str, value: object, minimum: int | None = None,

@@ -22,6 +22,7 @@ from dp_online_envs.lab.experiments.sweep import make_games, parse_sweep
 from dp_online_envs.validation import (
     DELTA_RANGE,
     EPSILON_RANGE,
+    check_bool,
     check_delta,
     check_epsilon,
     check_gaussian_delta,
@@ -38,6 +39,14 @@ BAD_DELTAS = [*NOT_NUMBERS, 1, 1.0, 1.5, -1e-9, math.nan, math.inf]
 
 
 # ----------------------------------------------------------------- the module
+def test_check_bool_takes_only_true_and_false():
+    assert check_bool("flag", True) is True and check_bool("flag", np.bool_(False)) is False
+    for bad, kind in ((0, "an int"), (1.0, "a float"), ("yes", "a str"), (None, "a NoneType")):
+        with pytest.raises(ValueError, match=rf"^flag={bad!r} rejected: expected True or "
+                                             rf"False, got {kind}$"):
+            check_bool("flag", bad)
+
+
 @pytest.mark.parametrize("bad", NOT_INTS)
 def test_check_int_refuses_non_integers_naming_argument_and_value(bad):
     with pytest.raises(ValueError) as err:

@@ -59,8 +59,8 @@ import math
 from agents.bandit.stochastic import StochasticArms, best_arm, kl_ucb_index
 from agents.base import register
 from agents.common import NoiseQueue, exact_laplace_guarantee
-from agents.privacy.noise import DiscreteLaplaceNoise
-from dp_online_envs.validation import check_real
+from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
+from dp_online_envs.validation import check_bool, check_real
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
@@ -81,10 +81,12 @@ class _AdaP(StochasticArms):
     private = True
     counterpart = None  # with the noise off it still forgets and doubles: not ucb1/kl-ucb
 
-    def setup(self, alpha: float = 3.1, loss_range: tuple[float, float] | None = None) -> None:
+    def setup(self, alpha: float = 3.1, loss_range: tuple[float, float] | None = None,
+              add_noise: bool = True) -> None:
         self._setup_arms(loss_range)
         self.alpha = check_real("alpha", alpha, 3.0, low_inclusive=False)
-        self.noise_strategy = self._noise_strategy()
+        self.noise_strategy = (self._noise_strategy() if check_bool("add_noise", add_noise)
+                               else NoNoise())
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
         self.privacy = exact_laplace_guarantee(
@@ -96,8 +98,8 @@ class _AdaP(StochasticArms):
 
     def _noise_strategy(self):
         """The calibrated exact discrete Laplace strategy of one episode sum of
-        sensitivity ``hi - lo`` (a :class:`~agents.privacy.noise.NoNoise` here switches
-        the noise off: the tests' hook for the non-private limit)."""
+        sensitivity ``hi - lo`` (``add_noise=False`` takes
+        :class:`~agents.privacy.noise.NoNoise` instead)."""
         return DiscreteLaplaceNoise(self.epsilon, self.width, secure=self.secure).calibrate()
 
     def reset(self, seed: int | None = None) -> None:
@@ -185,6 +187,9 @@ class AdaPUCB(_AdaP):
     Args:
         alpha: ``alpha > 3`` (default 3.1).
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit (the same episodes and indices on exact sums).
     """
 
     name = "adap-ucb"
@@ -215,6 +220,9 @@ class AdaPKLUCB(_AdaP):
     Args:
         alpha: ``alpha > 3`` (default 3.1).
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit (the same episodes and indices on exact sums).
     """
 
     name = "adap-klucb"

@@ -17,18 +17,49 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from itertools import accumulate
+from typing import NamedTuple
 
 import numpy as np
 
 from agents.base import Agent
 from agents.common import clipped_loss, noise_block
 
-__all__ = ["LOG_LIMIT", "ArmsExpWeights"]
+__all__ = ["LOG_LIMIT", "SCALAR_ARMS", "ArmsConstants", "ArmsExpWeights"]
 
 #: Above this many arms the weights are a NumPy array (cumsum + searchsorted).
-_SCALAR_ARMS = 64
+SCALAR_ARMS = 64
 #: A log-weight (relative to the shift) beyond +-LOG_LIMIT renormalizes the weights.
 LOG_LIMIT = 300.0
+
+
+class ArmsConstants(NamedTuple):
+    """The constants of one :class:`ArmsExpWeights` game, fixed in ``setup``.
+
+    What a round's arithmetic reads besides the state; the batched engine
+    (:mod:`agents.vectorized.arms`) reads them from here to compute the same numbers.
+
+    Attributes:
+        k: The number of arms ``K``.
+        lo, hi: The loss range ``[lo, hi]`` the feedback is clipped to.
+        scalar_weights: Whether the weights are a Python list (``K <=``
+            :data:`SCALAR_ARMS`; else a NumPy array).
+        one_minus_gamma: ``1 - gamma``.
+        inv_one_minus_gamma: ``1 / (1 - gamma)`` (0 when ``gamma = 1``).
+        k_over_gamma: ``K / gamma`` (0 when ``gamma = 0``).
+        gamma_over_k: ``gamma / K``.
+        eta_per_width: ``eta / width``: a normalized loss ``l~`` of probability ``p``
+            moves the arm's log-weight by ``-eta_per_width (f - lo) / p``.
+    """
+
+    k: int
+    lo: float
+    hi: float
+    scalar_weights: bool
+    one_minus_gamma: float
+    inv_one_minus_gamma: float
+    k_over_gamma: float
+    gamma_over_k: float
+    eta_per_width: float
 
 
 class ArmsExpWeights(Agent):
@@ -39,6 +70,10 @@ class ArmsExpWeights(Agent):
     normalized loss), ``self.gamma`` (uniform mixing), ``self._lo``, ``self._hi`` and
     ``self._width`` (``l = (f - lo) / width``) in ``setup`` and call
     :meth:`_init_arms`. Per round: O(K) scalar work, no NumPy call for K <= 64.
+
+    Attributes:
+        k: The number of arms.
+        arms_constants: The game's :class:`ArmsConstants` (set by :meth:`_init_arms`).
 
     State (made by :meth:`reset`): ``_log_weights`` (``-eta`` times each arm's summed
     estimates), ``_shift`` (the weights are ``exp(_log_weights - _shift)``),
@@ -51,16 +86,25 @@ class ArmsExpWeights(Agent):
     private = False
 
     def _init_arms(self, k: int) -> None:
+        """Fixes :attr:`arms_constants` (and the working copies a round reads)."""
         self.k = int(k)
-        self._small = self.k <= _SCALAR_ARMS
-        self._inv_width = 1.0 / self._width
         g = self.gamma
-        self._one_minus_gamma = 1.0 - g
-        self._inv_one_minus_gamma = 1.0 / (1.0 - g) if g < 1.0 else 0.0
-        self._k_over_gamma = self.k / g if g > 0.0 else 0.0
-        self._gamma_over_k = g / self.k
         # a loss l~ costs eta * l~ / p in log-weight; precompute eta / width
-        self._eta_w = self.eta * self._inv_width
+        c = self.arms_constants = ArmsConstants(
+            k=self.k, lo=self._lo, hi=self._hi, scalar_weights=self.k <= SCALAR_ARMS,
+            one_minus_gamma=1.0 - g, inv_one_minus_gamma=1.0 / (1.0 - g) if g < 1.0 else 0.0,
+            k_over_gamma=self.k / g if g > 0.0 else 0.0, gamma_over_k=g / self.k,
+            eta_per_width=self.eta * (1.0 / self._width))
+        self._small = c.scalar_weights
+        self._one_minus_gamma, self._inv_one_minus_gamma = c.one_minus_gamma, c.inv_one_minus_gamma
+        self._k_over_gamma, self._gamma_over_k = c.k_over_gamma, c.gamma_over_k
+        self._eta_w = c.eta_per_width
+
+    @property
+    def plays_arms(self) -> bool:
+        """Whether a game is played by this engine (True; a subclass that also plays
+        other action sets says when it does)."""
+        return True
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -1,9 +1,9 @@
 r"""EXP2 with uniform exploration (Agarwal & Singh 2017, Algorithm 5) and ``private-exp2``.
 
 * ``exp2`` -- :class:`EXP2`, non-private: exponential weights over a finite action set
-  ``A`` mixed with the uniform distribution ``mu``; :class:`EXP2Arms` on the K arms
-  (the vertices ``e_i`` of the simplex, ``Discrete(K)``), :class:`EXP2Vertices` on the
-  vertices of any other domain that lists at most :data:`MAX_ACTIONS` of them.
+  ``A`` mixed with the uniform distribution ``mu``: the K arms (the vertices ``e_i``
+  of the simplex, ``Discrete(K)``) or the vertices of any other domain that lists at
+  most :data:`MAX_ACTIONS` of them.
 * ``private-exp2`` -- :class:`PrivateEXP2`, Algorithm 4 (the private reduction,
   :mod:`agents.bandit.private_bandit`) around EXP2 with the parameters of Theorem 4.1.
 
@@ -39,8 +39,6 @@ theorem's parameters and its proof's condition: ``docs/algorithms/exp2.md``.
 from __future__ import annotations
 
 import math
-from abc import abstractmethod
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -48,14 +46,14 @@ import numpy as np
 from agents.bandit.arms import ArmsExpWeights
 from agents.bandit.private_bandit import PrivateBanditReduction
 from agents.base import Agent, register
-from agents.common import check_bandit_problem, check_range, clipped_loss
+from agents.common import check_bandit_problem, check_range
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_int, check_real
 
-__all__ = ["EXP2", "MAX_ACTIONS", "EXP2Arms", "EXP2Vertices", "PrivateEXP2",
+__all__ = ["EXP2", "MAX_ACTIONS", "PrivateEXP2",
            "exp2_parameters", "plays_arms", "theorem_4_1_parameters"]
 
 #: Largest finite action set (number of vertices) EXP2 enumerates.
@@ -102,14 +100,18 @@ def plays_arms(domain: Domain) -> bool:
 
 
 @register
-class EXP2(Agent):
+class EXP2(ArmsExpWeights):
     r"""EXP2 with uniform exploration (Agarwal-Singh Alg. 5; Bubeck et al. 2012).
 
-    ``exp2`` is two implementations of Algorithm 5, chosen once from the domain when
-    the agent is built (``EXP2(problem)`` returns an instance of one of them):
-    :class:`EXP2Arms` on K arms (:func:`plays_arms`), :class:`EXP2Vertices` on every
-    other domain with at most :data:`MAX_ACTIONS` enumerable vertices. Both take the
-    parameters of Theorem 4.1 (module docstring) with ``N`` the number of actions.
+    One class plays every finite action set, with Theorem 4.1's parameters (module
+    docstring) and ``N`` the number of actions. How a round is computed is fixed once
+    from the domain, in ``setup``: on K arms (:func:`plays_arms`) it is the arms engine
+    :class:`~agents.bandit.arms.ArmsExpWeights` (``l~_t = (l_t / p_t(i_t)) e_{i_t}``,
+    O(K) per round); on every other domain with at most :data:`MAX_ACTIONS` enumerable
+    vertices it is the general form: ``P_t = sum_a p_t(a) a a^T``,
+    ``l~_t = P_t^+ a_t (f_t / B)`` (a pseudo-inverse, ``d x d``), ``mu`` uniform on
+    ``A``, the loss normalized as ``l = f / B`` with ``B = max(|lo|, |hi|)`` (no shift:
+    a shift is not a linear loss there).
 
     Args:
         eta: Learning rate (per unit of normalized loss); default Theorem 4.1.
@@ -123,6 +125,12 @@ class EXP2(Agent):
             gamma exceeded 1 and was clamped.
         lam: The noise scale on the normalized loss scale (Theorem 4.1's ``lambda``).
         n_actions: ``N``, the number of actions.
+        actions: The actions ``A``, one vertex a row; ``None`` on K arms
+            (:attr:`plays_arms`).
+
+    Raises:
+        ValueError: On a non-arm domain: non-linear losses, or a domain without at most
+            :data:`MAX_ACTIONS` enumerable vertices.
     """
 
     name = "exp2"
@@ -133,88 +141,52 @@ class EXP2(Agent):
     feedback = "bandit"
     private = False
 
-    def __new__(cls, problem: Problem | None = None, *args: Any, **kwargs: Any) -> EXP2:
-        if cls is EXP2:
-            domain = getattr(problem, "domain", None)
-            cls = EXP2Arms if plays_arms(domain) else EXP2Vertices
-        return super().__new__(cls)
-
     def setup(self, eta: float | None = None, gamma: str | float = "theorem",
               noise_scale: float = 0.0, loss_range: tuple[float, float] | None = None) -> None:
         p = self.problem
         check_bandit_problem(self.name, p)
         self.noise_scale = check_real("noise_scale", noise_scale, 0.0)
         self._lo, self._hi = check_range(p, loss_range)
-        n = self._decision_set()
+        if plays_arms(p.domain):
+            self.actions = None
+            self._width = self._hi - self._lo
+            n = p.domain.dim
+        else:
+            self.actions = _vertex_actions(p)
+            self._width = max(abs(self._lo), abs(self._hi))   # l = f / B, no shift
+            self._space = p.domain.action_space
+            n = len(self.actions)
         self.lam = self.noise_scale / self._width
         self.n_actions = n
         eta_thm, g, self.gamma_clamped = exp2_parameters(p.horizon, n, self.lam, gamma)
         self.eta = eta_thm if eta is None else check_real("eta", eta, 0.0)
         self.gamma = g
-        self._start()
+        if self.actions is None:
+            self._init_arms(n)
 
-    @abstractmethod
-    def _decision_set(self) -> int:
-        """Reads the action set off the domain, sets ``_width``; returns ``N``."""
-
-    @abstractmethod
-    def _start(self) -> None:
-        """Fixes the per-game constants once ``eta`` and ``gamma`` are known."""
-
-
-class EXP2Arms(EXP2, ArmsExpWeights):
-    """``exp2`` on K arms: :class:`~agents.bandit.arms.ArmsExpWeights` with Theorem
-    4.1's ``eta`` and ``gamma``, the loss normalized as ``l = (f - lo) / (hi - lo)``."""
-
-    def _decision_set(self) -> int:
-        self._width = self._hi - self._lo
-        return self.problem.domain.dim
-
-    def _start(self) -> None:
-        self._init_arms(self.n_actions)
-
-
-class EXP2Vertices(EXP2):
-    """``exp2`` on the vertices ``A`` of a domain (``|A| <= MAX_ACTIONS``), linear losses.
-
-    ``P_t = sum_a p_t(a) a a^T``, ``l~_t = P_t^+ a_t (f_t / B)`` (a pseudo-inverse,
-    ``d x d``), ``mu`` uniform on ``A``; the loss is normalized as ``l = f / B`` with
-    ``B = max(|lo|, |hi|)`` (no shift: a shift is not a linear loss here).
-
-    Raises:
-        ValueError: On non-linear losses or a domain without at most
-            :data:`MAX_ACTIONS` enumerable vertices.
-    """
-
-    def _decision_set(self) -> int:
-        p = self.problem
-        if not isinstance(p.loss, LinearLoss):
-            raise ValueError(f"exp2 on a non-arm finite set needs linear losses, got {p.loss!r}")
-        verts = p.domain.vertices()
-        if verts is None or len(verts) > MAX_ACTIONS:
-            raise ValueError(f"exp2 needs a finite action set of at most {MAX_ACTIONS} "
-                             f"enumerable vertices; {p.domain!r} has "
-                             f"{'too many' if verts is not None else 'no enumerable'} vertices")
-        #: The actions ``A``, one vertex a row.
-        self.actions = np.asarray(verts, dtype=np.float64)
-        self._width = max(abs(self._lo), abs(self._hi))   # l = f / B, no shift
-        return len(self.actions)
-
-    def _start(self) -> None:
-        self._space = self.problem.domain.action_space
+    @property
+    def plays_arms(self) -> bool:
+        """Whether this game is played by the arms engine (the domain is K arms)."""
+        return self.actions is None
 
     def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
+        if self.actions is None:
+            return ArmsExpWeights.reset(self, seed)
+        Agent.reset(self, seed)  # the general form keeps none of the arms engine's state
         self._log_weights = np.zeros(self.n_actions)
         self._action_index = 0
 
     def probabilities(self) -> np.ndarray:
         """``p_t = (1 - gamma) q_t + gamma / N`` of the next round."""
+        if self.actions is None:
+            return ArmsExpWeights.probabilities(self)
         q = np.exp(self._log_weights - self._log_weights.max())
         q /= q.sum()
         return (1.0 - self.gamma) * q + self.gamma / self.n_actions
 
     def act(self):
+        if self.actions is None:
+            return ArmsExpWeights.act(self)
         p = self.probabilities()
         cdf = np.cumsum(p)
         i = min(int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right")),
@@ -227,17 +199,33 @@ class EXP2Vertices(EXP2):
             return np.rint(a).astype(np.int8)
         return a.copy()
 
-    def update(self, action, feedback) -> None:
-        self.observe_loss(action, clipped_loss(self, feedback, self._lo, self._hi))
-
     def observe_loss(self, action, loss: float) -> None:
         """Update with the scalar loss of ``action`` (not clipped: may be noisy/negative)."""
+        if self.actions is None:
+            return ArmsExpWeights.observe_loss(self, action, loss)
         a, probs = self.actions[self._action_index], self._probs
         cov = (self.actions * probs[:, None]).T @ self.actions        # P_t = E[a a^T]
         est = np.linalg.pinv(cov, hermitian=True) @ a * (loss / self._width)
         self._log_weights -= self.eta * (self.actions @ est)
         self._log_weights -= self._log_weights.max()
         self.t += 1
+
+
+def _vertex_actions(p: Problem) -> np.ndarray:
+    """The finite action set ``A`` of a non-arm problem, one vertex a row.
+
+    Raises:
+        ValueError: Non-linear losses, or a domain without at most :data:`MAX_ACTIONS`
+            enumerable vertices.
+    """
+    if not isinstance(p.loss, LinearLoss):
+        raise ValueError(f"exp2 on a non-arm finite set needs linear losses, got {p.loss!r}")
+    verts = p.domain.vertices()
+    if verts is None or len(verts) > MAX_ACTIONS:
+        raise ValueError(f"exp2 needs a finite action set of at most {MAX_ACTIONS} "
+                         f"enumerable vertices; {p.domain!r} has "
+                         f"{'too many' if verts is not None else 'no enumerable'} vertices")
+    return np.asarray(verts, dtype=np.float64)
 
 
 @register
@@ -256,6 +244,9 @@ class PrivateEXP2(PrivateBanditReduction):
         gamma: ``"theorem"`` (default), ``"proof"`` or a mixing weight in ``[0, 1]``,
             passed to EXP2.
         loss_range: ``(lo, hi)`` overriding the declared range.
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit, where the learner plays as ``exp2``, bit for bit.
     """
 
     name = "private-exp2"
@@ -265,8 +256,8 @@ class PrivateEXP2(PrivateBanditReduction):
     counterpart = "exp2"
 
     def setup(self, eta: float | None = None, gamma: str | float = "theorem",
-              loss_range: tuple[float, float] | None = None) -> None:
-        self._setup_reduction(EXP2, {"eta": eta, "gamma": gamma}, loss_range)
+              loss_range: tuple[float, float] | None = None, add_noise: bool = True) -> None:
+        self._setup_reduction(EXP2, {"eta": eta, "gamma": gamma}, loss_range, add_noise)
 
     @property
     def eta(self) -> float:

@@ -67,7 +67,8 @@ from agents.common import (
     clipped_loss,
     exact_laplace_guarantee,
 )
-from agents.privacy.noise import DiscreteLaplaceNoise
+from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
+from dp_online_envs.validation import check_bool
 
 __all__ = ["PrivateBanditReduction"]
 
@@ -92,6 +93,9 @@ class PrivateBanditReduction(Agent):
         base_options: Keyword options of the base's ``setup``. ``noise_scale`` is
             filled in with the Laplace scale when the base accepts it.
         loss_range: ``(lo, hi)`` overriding :func:`~agents.common.loss_range` (the clip enforces it).
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit, where the learner plays as its base, bit for bit.
 
     Attributes:
         base: The wrapped learner (it only ever sees noisy losses).
@@ -119,11 +123,12 @@ class PrivateBanditReduction(Agent):
         return base if isinstance(base, str) else getattr(base, "name", None)
 
     def setup(self, base: str | type[Agent] = "exp2", base_options: dict | None = None,
-              loss_range: tuple[float, float] | None = None) -> None:
-        self._setup_reduction(base, base_options, loss_range)
+              loss_range: tuple[float, float] | None = None, add_noise: bool = True) -> None:
+        self._setup_reduction(base, base_options, loss_range, add_noise)
 
     # ----------------------------------------------------------- construction
-    def _setup_reduction(self, base, base_options, given_range) -> None:
+    def _setup_reduction(self, base, base_options, given_range, add_noise: bool = True
+                         ) -> None:
         check_bandit_problem(self.name, self.problem)
         cls = agent_class(base) if isinstance(base, str) else base
         if not (isinstance(cls, type) and issubclass(cls, Agent)):
@@ -135,7 +140,8 @@ class PrivateBanditReduction(Agent):
                              "non-private learner")
         self.loss_lo, self.loss_hi = check_range(self.problem, given_range)
         self.sensitivity = self.loss_hi - self.loss_lo
-        self.noise_strategy = self._noise_strategy()
+        self.noise_strategy = (self._noise_strategy() if check_bool("add_noise", add_noise)
+                               else NoNoise())
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
         opts: dict[str, Any] = dict(base_options or {})
@@ -156,8 +162,8 @@ class PrivateBanditReduction(Agent):
 
     def _noise_strategy(self):
         """The calibrated exact discrete Laplace strategy of one scalar of sensitivity
-        ``hi - lo`` (a :class:`~agents.privacy.noise.NoNoise` here switches the noise
-        off: the tests' hook for the non-private limit)."""
+        ``hi - lo`` (``add_noise=False`` takes :class:`~agents.privacy.noise.NoNoise`
+        instead)."""
         return DiscreteLaplaceNoise(self.epsilon, self.sensitivity,
                                     secure=self.secure).calibrate()
 

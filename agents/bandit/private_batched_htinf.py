@@ -59,8 +59,8 @@ from agents.common import (
     clipped_loss,
     exact_laplace_guarantee,
 )
-from agents.privacy.noise import DiscreteLaplaceNoise
-from dp_online_envs.validation import check_epsilon, check_int
+from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
+from dp_online_envs.validation import check_bool, check_epsilon, check_int
 
 __all__ = ["THEOREM_SIGMA", "PrivateBatchedHTINF", "batch_size"]
 
@@ -84,6 +84,9 @@ class PrivateBatchedHTINF(Agent):
         sigma: HTINF's moment bound: ``"theorem"`` (default, ``sqrt(6)``), ``"moment"``
             (``sqrt(1 + Var(Z_j))`` in normalized units) or a number ``> 0``.
         loss_range: ``(lo, hi)`` overriding the declared range (the clip enforces it).
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit, where the learner plays as ``htinf``, bit for bit.
 
     Attributes:
         batch: ``tau``. ``base``: the wrapped ``htinf`` (it sees only batch averages).
@@ -102,14 +105,15 @@ class PrivateBatchedHTINF(Agent):
     counterpart = "htinf"
 
     def setup(self, batch: int | None = None, sigma: str | float = "theorem",
-              loss_range: tuple[float, float] | None = None) -> None:
+              loss_range: tuple[float, float] | None = None, add_noise: bool = True) -> None:
         p = self.problem
         check_bandit_problem(self.name, p)
         self.batch = (batch_size(self.epsilon, p.horizon) if batch is None
                       else check_int("batch", batch, 1, p.horizon))
         self.loss_lo, self.loss_hi = check_range(p, loss_range)
         self.sensitivity = self.loss_hi - self.loss_lo
-        self.noise_strategy = self._noise_strategy()
+        self.noise_strategy = (self._noise_strategy() if check_bool("add_noise", add_noise)
+                               else NoNoise())
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
         #: Variance of the noise on one batch AVERAGE, in normalized loss units.
@@ -137,8 +141,8 @@ class PrivateBatchedHTINF(Agent):
 
     def _noise_strategy(self):
         """The calibrated exact discrete Laplace strategy of one batch sum of sensitivity
-        ``hi - lo`` (a :class:`~agents.privacy.noise.NoNoise` here switches the noise
-        off: the tests' hook for the non-private limit)."""
+        ``hi - lo`` (``add_noise=False`` takes :class:`~agents.privacy.noise.NoNoise`
+        instead)."""
         return DiscreteLaplaceNoise(self.epsilon, self.sensitivity,
                                     secure=self.secure).calibrate()
 

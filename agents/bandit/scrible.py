@@ -391,6 +391,9 @@ class PrivateSCRiBLe(PrivateBanditReduction):
         eta: Step size override passed to SCRiBLe.
         constraints: ``(A, b)`` passed to SCRiBLe.
         loss_range: ``(lo, hi)`` overriding the declared range.
+        add_noise: ``False`` switches the noise off: the exact clipped losses are
+            released (NOT private: the guarantee's epsilon is infinite), the non-private
+            limit, where the learner plays as ``scrible``, bit for bit.
     """
 
     name = "private-scrible"
@@ -401,8 +404,9 @@ class PrivateSCRiBLe(PrivateBanditReduction):
 
     def setup(self, eta: float | None = None,
               constraints: tuple[np.ndarray, np.ndarray] | None = None,
-              loss_range: tuple[float, float] | None = None) -> None:
-        self._setup_reduction(SCRiBLe, {"eta": eta, "constraints": constraints}, loss_range)
+              loss_range: tuple[float, float] | None = None, add_noise: bool = True) -> None:
+        self._setup_reduction(SCRiBLe, {"eta": eta, "constraints": constraints}, loss_range,
+                              add_noise)
 
     @property
     def eta(self) -> float:

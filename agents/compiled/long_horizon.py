@@ -146,7 +146,7 @@ def play_compiled(env_id: str, agent: str, horizon: int, seed: int, *,
         seed: The game's seed (as :func:`agents.play`'s).
         env_kw, agent_kw: Options of the env and of the learner.
         noise: ``False`` switches the private learner's counter noise off (exact sums,
-            NOT private: the comparison hook of the tests).
+            NOT private: the non-private limit, which plays as the non-private learner).
         record: Return the first ``record`` actions.
 
     Raises:

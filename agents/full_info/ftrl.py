@@ -212,6 +212,12 @@ class PrivateFTRL(CounterAgent, Agent):
         """The FTRL point ``x_t`` of the coming round."""
         return self._x.copy()
 
+    @property
+    def noisy_sum(self) -> np.ndarray:
+        """``L~_t``: the counter's last release (at reset, the data-independent start
+        ``L~_0``). The learner's own array: read it, do not write it."""
+        return self._noisy
+
     def act(self):
         return env_action(self.problem.domain, self._x, self._play_rng)
 
@@ -399,6 +405,11 @@ class FTRL(Agent):
         self._x1 = start_point(dom)
         self._x = self._x1.copy()
         self._grad_sum = np.zeros(dom.dim)
+
+    @property
+    def x1(self) -> np.ndarray:
+        """The start point ``x_1`` (the domain's center, set by ``reset``)."""
+        return self._x1
 
     def act(self):
         return env_action(self.problem.domain, self._x, self.rng)

@@ -131,6 +131,22 @@ class PrivateFTPL(CounterAgent, Agent):
             self._noisy = np.zeros(dim)
             self._noise_var = 0.0
 
+    @property
+    def noisy_sum(self) -> np.ndarray:
+        """``L~_t``: the counter's last release (at reset, the data-independent start
+        ``L~_0``). The learner's own array: read it, do not write it."""
+        return self._noisy
+
+    @property
+    def release_variance(self) -> float:
+        """Per-coordinate variance of the counter noise in :attr:`noisy_sum`."""
+        return self._noise_var
+
+    @property
+    def extra_rng(self) -> np.random.Generator:
+        """The generator of the extra perturbation ``xi_t`` (:meth:`perturbation_std`)."""
+        return self._extra_rng
+
     def perturbation_std(self) -> float:
         """Std of the fresh extra noise ``xi_t`` of the coming round (per coordinate)."""
         return math.sqrt(max(self.target_variance - self._noise_var, 0.0))

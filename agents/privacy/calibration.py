@@ -383,8 +383,8 @@ def _zcdp_epsilon(rho: float, d: float) -> float:
 
 #: How often each accounting route was taken (``"gaussian"``: closed form of Balle &
 #: Wang; ``"pure"``: basic composition at delta = 0; ``"zcdp"``: the RDP accountant on
-#: zCDP events; ``"pld"``: the PLD accountant).
-#: Read by the tests to pin that large epsilons never reach the PLD grid.
+#: zCDP events; ``"pld"``: the PLD accountant), a diagnostic: e.g. whether a large
+#: epsilon ever reached the PLD accountant's privacy-loss grid (whose size grows with it).
 ACCOUNTING_CALLS: collections.Counter[str] = collections.Counter()
 
 

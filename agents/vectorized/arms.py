@@ -56,6 +56,7 @@ class _ArmsState:
 
     def __init__(self, engine: ArmsExpWeights, rngs: list[np.random.Generator]) -> None:
         self.e = engine
+        self.c = engine.arms_constants
         self.rngs = rngs
         b, k = len(rngs), engine.k
         self.cols = np.arange(b)
@@ -83,33 +84,33 @@ class _ArmsState:
         return u
 
     def act(self) -> np.ndarray:
-        e = self.e
+        c = self.c
         u = self._uniforms()
-        g, k, w, cdf = e.gamma, e.k, self.w, self.cdf
+        g, k, w, cdf = self.e.gamma, c.k, self.w, self.cdf
         cdf[0] = w[0]
         for j in range(1, k):  # sequential, as itertools.accumulate / np.cumsum
             np.add(cdf[j - 1], w[j], out=cdf[j])
-        wsum = cdf[-1] if e._small else self.wsum
-        target = (u - g) * e._inv_one_minus_gamma * wsum
+        wsum = cdf[-1] if c.scalar_weights else self.wsum
+        target = (u - g) * c.inv_one_minus_gamma * wsum
         arm = np.add.reduce(cdf <= target, axis=0, dtype=np.intp)  # bisect_right
         bad = (arm >= k) | (w[np.minimum(arm, k - 1), self.cols] <= 0.0)
         if g > 0.0:
             explore = u < g
-            arm = np.where(explore, np.minimum((u * e._k_over_gamma).astype(np.intp), k - 1),
+            arm = np.where(explore, np.minimum((u * c.k_over_gamma).astype(np.intp), k - 1),
                            arm)
             bad &= ~explore
         for b in np.flatnonzero(bad):  # rounding at the top end: last positive weight
             arm[b] = max(j for j in range(k) if w[j, b] > 0.0)
         self.arm = arm
-        self.p = e._one_minus_gamma * w[arm, self.cols] / wsum + e._gamma_over_k
+        self.p = c.one_minus_gamma * w[arm, self.cols] / wsum + c.gamma_over_k
         return arm
 
     def observe(self, actions: np.ndarray, loss: np.ndarray) -> None:
-        e = self.e
+        c = self.c
         if not np.array_equal(actions, self.arm):
             raise ValueError("update_batch needs the actions of the last act_batch")
         arm, cols = self.arm, self.cols
-        v = self.lw[arm, cols] - e._eta_w * (loss - e._lo) / self.p
+        v = self.lw[arm, cols] - c.eta_per_width * (loss - c.lo) / self.p
         self.lw[arm, cols] = v
         ex = v - self.shift
         ok = (ex > -LOG_LIMIT) & (ex < LOG_LIMIT)
@@ -119,7 +120,7 @@ class _ArmsState:
             self.w[arm[ok], cols[ok]] = exp_list(ex[ok])
             for b in np.flatnonzero(~ok):
                 self._renormalize(b)
-        if not e._small:  # the scalar float(w.sum()): numpy's (pairwise) sum of a row
+        if not c.scalar_weights:  # the scalar float(w.sum()): numpy's (pairwise) sum of a row
             self.wsum = np.ascontiguousarray(self.w.T).sum(axis=1)
         self.rounds += 1
 
@@ -127,7 +128,7 @@ class _ArmsState:
         lw = self.lw[:, b].tolist()
         shift = max(lw)
         self.shift[b] = shift
-        if self.e._small:  # the scalar list code: math.exp of each Python float
+        if self.c.scalar_weights:  # the scalar list code: math.exp of each Python float
             self.w[:, b] = [math.exp(v - shift) for v in lw]
         else:
             self.w[:, b] = np.exp(np.asarray(lw) - shift)
@@ -159,7 +160,7 @@ class BatchedArms(BatchedAgent):
 
     @classmethod
     def refusal(cls, prototype: Agent) -> str | None:
-        if not isinstance(prototype, ArmsExpWeights):
+        if not (isinstance(prototype, ArmsExpWeights) and prototype.plays_arms):
             return f"{prototype.name} plays arms only here (got {prototype.problem.domain!r})"
         return None
 
@@ -173,8 +174,8 @@ class BatchedArms(BatchedAgent):
         return self._state.act()
 
     def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
-        e = self.prototype
-        self._state.observe(actions, clip_bandit_rows(self, feedback, e._lo, e._hi))
+        c = self.prototype.arms_constants
+        self._state.observe(actions, clip_bandit_rows(self, feedback, c.lo, c.hi))
         self.t += 1
 
 
@@ -185,7 +186,7 @@ class BatchedPrivateEXP2(BatchedAgent):
 
     @classmethod
     def refusal(cls, prototype: Agent) -> str | None:
-        if not isinstance(prototype.base, ArmsExpWeights):
+        if not (isinstance(prototype.base, ArmsExpWeights) and prototype.base.plays_arms):
             return f"private-exp2 plays arms only here (got {prototype.problem.domain!r})"
         if prototype.record_releases:
             return "record_releases is not offered by the batched path"
@@ -210,8 +211,8 @@ class BatchedPrivateEXP2(BatchedAgent):
     def update_batch(self, actions: np.ndarray, feedback: np.ndarray) -> None:
         proto = self.prototype
         f = clip_bandit_rows(self, feedback, proto.loss_lo, proto.loss_hi)
-        g = proto._grid
-        if g is None:  # NoNoise: exact losses (the tests' non-private limit)
+        g = proto.noise_strategy.grid
+        if g is None:  # NoNoise: exact losses (the non-private limit)
             self._state.observe(actions, f)
             self.t += 1
             return

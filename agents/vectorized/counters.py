@@ -64,11 +64,11 @@ class BatchedAgarwalSingh:
         self.grid = first.grid
         self.noise_strategy = first.noise_strategy
         self._private = first.noise_strategy.private
-        self._rngs = [c._rng for c in counters]
+        self._rngs = [c.rng for c in counters]
         b = len(counters)
         self.t = 0
         self._prefix = np.zeros((b, self.dim), dtype=np.int64 if self.grid else np.float64)
-        self._slots = np.stack([c._slots for c in counters])
+        self._slots = np.stack([c.slots for c in counters])
         #: The games' exact noise, continued from the counters' own buffers.
         self.exact_noise = BatchedExactNoise([c.exact_noise for c in counters], self._rngs)
         self._exact_rows = first.exact_block_rows()  # the scalar counter's block

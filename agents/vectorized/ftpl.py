@@ -51,7 +51,7 @@ class BatchedPrivateFTPL(BatchedAgent):
         return None
 
     def _harvest(self, agent: Agent) -> Any:
-        return agent._counter, agent._noisy, agent._noise_var, agent._extra_rng
+        return agent.counter, agent.noisy_sum, agent.release_variance, agent.extra_rng
 
     def _start(self, states: list[Any]) -> None:
         self._counter = batch_counters([s[0] for s in states])

@@ -56,7 +56,7 @@ class BatchedFTRL(BatchedAgent):
         return _refusal(prototype)
 
     def _harvest(self, agent: Agent) -> Any:
-        return agent._x1
+        return agent.x1
 
     def _start(self, states: list[Any]) -> None:
         self._x1 = states[0]
@@ -87,7 +87,7 @@ class BatchedPrivateFTRL(BatchedAgent):
         return _refusal(prototype)
 
     def _harvest(self, agent: Agent) -> Any:
-        return agent._counter, agent._noisy
+        return agent.counter, agent.noisy_sum
 
     def _start(self, states: list[Any]) -> None:
         self._counter = batch_counters([s[0] for s in states])

@@ -23,7 +23,7 @@ from agents import make
 from agents.bandit import adap_ucb
 from agents.bandit.stochastic import kl_bernoulli
 from agents.common import noise_block
-from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
+from agents.privacy.noise import DiscreteLaplaceNoise
 from dp_online_envs import build_env
 
 NAMES = ("adap-ucb", "adap-klucb")
@@ -43,15 +43,10 @@ def _run(agent, losses):
     return arms
 
 
-@pytest.fixture
-def noise_off(monkeypatch):
-    monkeypatch.setattr(adap_ucb._AdaP, "_noise_strategy", lambda self: NoNoise())
-
-
 # ------------------------------------------------------------ the episodes
 @pytest.mark.parametrize("name", NAMES)
-def test_episodes_double_and_release_only_their_own_losses(name, noise_off):
-    agent = make(name, _problem(k=3, horizon=40), epsilon=1.0, seed=0)
+def test_episodes_double_and_release_only_their_own_losses(name):
+    agent = make(name, _problem(k=3, horizon=40), epsilon=1.0, seed=0, add_noise=False)
     agent.record_releases = True
     rng = np.random.default_rng(1)
     losses = (rng.random((40, 3)) < [0.2, 0.6, 0.7]).astype(float)
@@ -83,9 +78,9 @@ def test_episodes_double_and_release_only_their_own_losses(name, noise_off):
             1.0 - losses[end - length:end, a].mean(), abs=1e-15)
 
 
-def test_adap_ucb_index_by_hand(noise_off):
+def test_adap_ucb_index_by_hand():
     eps, alpha = 0.5, 3.1
-    agent = make("adap-ucb", _problem(k=3), epsilon=eps, alpha=alpha)
+    agent = make("adap-ucb", _problem(k=3), epsilon=eps, alpha=alpha, add_noise=False)
     _run(agent, np.array([[0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 0.0]]))
     # after the initial pulls: rewards 1, 0, 1, m = 1, episode starts at t_l = 4
     bonus = math.sqrt(alpha * math.log(8) / 2) + alpha * math.log(4) / eps
@@ -97,9 +92,10 @@ def test_adap_ucb_index_by_hand(noise_off):
             for g in (0.2, 0.5)), rel=1e-14)
 
 
-def test_adap_klucb_index_against_bisection(noise_off):
+def test_adap_klucb_index_against_bisection():
     eps, alpha = 3.0, 3.5
-    agent = make("adap-klucb", _problem(k=2, horizon=200), epsilon=eps, alpha=alpha)
+    agent = make("adap-klucb", _problem(k=2, horizon=200), epsilon=eps, alpha=alpha,
+                 add_noise=False)
     losses = np.tile([[0.0, 1.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]], (50, 1))
     _run(agent, losses[:37])
     t = agent.t + 1

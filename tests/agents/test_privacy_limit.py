@@ -17,10 +17,8 @@ import pytest
 from agent_helpers import played_points
 from test_all_agents import PLAYS
 
-import agents.bandit.private_bandit as reduction
 from agents import agent_class, list_agents, make
 from agents.privacy import calibration
-from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
 
 T = 64
@@ -72,22 +70,37 @@ REDUCTION_PAIRS = [
 
 @pytest.mark.parametrize("name,env_id,kw,other_kw", REDUCTION_PAIRS,
                          ids=[c[0] for c in REDUCTION_PAIRS])
-def test_reduction_without_noise_is_its_base(name, env_id, kw, other_kw, monkeypatch):
+def test_reduction_without_noise_is_its_base(name, env_id, kw, other_kw):
     env = build_env(env_id, horizon=T)
     problem = env.unwrapped.problem
     other = agent_class(name).counterpart_for(problem, **kw)
     assert other is not None and not agent_class(other).private
     # Noise switched off: no noise strategy (the base is then tuned for noise 0, as its
-    # non-private self, and receives the exact clipped losses).
-    monkeypatch.setattr(reduction.PrivateBanditReduction, "_noise_strategy",
-                        lambda self: NoNoise())
-    agent = make(name, problem, epsilon=1.0, seed=0, **kw)
-    assert agent.noise_scale == 0.0
+    # non-private self, and receives the exact clipped losses); the claim says so.
+    agent = make(name, problem, epsilon=1.0, seed=0, add_noise=False, **kw)
+    assert agent.noise_scale == 0.0 and agent.privacy.epsilon == math.inf
     priv = played_points(agent, env, seed=3, reset_seed=5)
     # the reduction seeds its base with the first draw of its own generator
     base_seed = int(np.random.default_rng(5).integers(2**63))
     base = played_points(make(other, problem, seed=0, **other_kw), env, seed=3, reset_seed=base_seed)
     assert np.array_equal(priv, base)
+    # and the switch matters: with its noise the reduction plays differently
+    noisy = played_points(make(name, problem, epsilon=1.0, seed=0, **kw), env, seed=3,
+                          reset_seed=5)
+    assert not np.array_equal(noisy, base)
+
+
+@pytest.mark.parametrize("name,kw", [("private-exp2", {}), ("private-bandit", {}),
+                                     ("private-scrible", {}), ("private-batched-htinf", {}),
+                                     ("adap-ucb", {}), ("adap-klucb", {})])
+def test_add_noise_must_be_a_bool(name, kw):
+    env_id = "DPBandit-Linear-v1" if name == "private-scrible" else "DPBandit-MAB-v0"
+    problem = build_env(env_id, horizon=T).unwrapped.problem
+    for bad in (0, "no", None):
+        with pytest.raises(ValueError, match=rf"^add_noise={bad!r} rejected: expected True "
+                                             "or False"):
+            make(name, problem, epsilon=1.0, add_noise=bad, **kw)
+    assert make(name, problem, epsilon=1.0, add_noise=True).privacy.epsilon <= 1.0 + 1e-9
 
 
 def test_counterparts_are_declared_in_one_place():

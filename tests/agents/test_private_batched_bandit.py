@@ -18,7 +18,6 @@ from agents.bandit import private_batched_htinf
 from agents.bandit.htinf import skip_constant, tsallis_leader
 from agents.bandit.private_batched_htinf import THEOREM_SIGMA, batch_size
 from agents.privacy.discrete import discrete_laplace_variance
-from agents.privacy.noise import NoNoise
 from dp_online_envs import build_env
 from dp_online_envs.lab.audit import audit
 from dp_online_envs.loop import run_rounds
@@ -178,19 +177,18 @@ def test_wider_range_means_more_noise():
 
 # -------------------------------------------------------------- noise-off limit
 @pytest.mark.parametrize("sigma,other_kw", [("moment", {}), ("theorem", {"sigma": THEOREM_SIGMA})])
-def test_noise_off_is_htinf_bit_for_bit(monkeypatch, sigma, other_kw):
+def test_noise_off_is_htinf_bit_for_bit(sigma, other_kw):
     env = _mab(T=200)
     problem = env.unwrapped.problem
-    monkeypatch.setattr(private_batched_htinf.PrivateBatchedHTINF, "_noise_strategy",
-                        lambda self: NoNoise())
-    agent = make("private-batched-htinf", problem, epsilon=1.0, seed=0, sigma=sigma)
+    agent = make("private-batched-htinf", problem, epsilon=1.0, seed=0, sigma=sigma,
+                 add_noise=False)
     assert agent.batch == 1 and agent.noise_scale == 0.0
+    assert agent.privacy.epsilon == math.inf
     priv, _ = _play(agent, env, 5)
     base_seed = int(np.random.default_rng(5).integers(2**63))
     other = make("htinf", problem, seed=0, **other_kw)
     plain, _ = _play(other, env, 5, agent_seed=base_seed)
     assert priv == plain
-    monkeypatch.undo()
     noisy, _ = _play(make("private-batched-htinf", problem, epsilon=1.0, seed=0, sigma=sigma),
                      env, 5)
     assert noisy != plain

@@ -257,6 +257,11 @@ def test_unsupported_settings_are_named():
     assert "no batched form" in batched_refusal("scrible", problem)
     with pytest.raises(ValueError, match="no batched form"):
         make_batched("fkm", problem)
+    cube = build_env("DPBandit-Linear-v1", horizon=8, domain="cube", dim=3
+                     ).get_wrapper_attr("problem")
+    assert batched_refusal("exp2", problem) is None
+    assert "plays arms only" in batched_refusal("exp2", cube)
+    assert "plays arms only" in batched_refusal("private-exp2", cube, epsilon=1.0)
 
 
 def test_vector_entry_point_builds_the_vector_env():

@@ -122,6 +122,11 @@ class ContinualCounter(ABC):
         return self._t
 
     @property
+    def rng(self) -> np.random.Generator:
+        """The generator the counter draws its noise from."""
+        return self._rng
+
+    @property
     def released(self) -> int:
         """Number of prefix sums released so far (one per :meth:`add`)."""
         return self._t

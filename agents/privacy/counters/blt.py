@@ -144,12 +144,12 @@ class BLTParameters:
         return len(self.eps)
 
     def strategy_coefficients(self, n: int) -> np.ndarray:
-        """``c_0 .. c_{n-1}`` of ``C`` (materialized; for tests and small ``n``)."""
+        """``c_0 .. c_{n-1}`` of ``C`` (materialized: ``n`` values; for small ``n``)."""
         k = np.arange(n - 1, dtype=float)[:, None]
         return np.concatenate(([1.0], (self.omega * self.theta**k).sum(axis=1)))
 
     def noise_coefficients(self, n: int) -> np.ndarray:
-        """``d_0 .. d_{n-1}`` of ``C^{-1}`` (materialized; for tests and small ``n``)."""
+        """``d_0 .. d_{n-1}`` of ``C^{-1}`` (materialized: ``n`` values; for small ``n``)."""
         k = np.arange(n - 1, dtype=float)[:, None]
         return np.concatenate(([1.0], (self.omega_hat * self.theta_hat**k).sum(axis=1)))
 

@@ -63,6 +63,13 @@ class _DyadicCounter(ContinualCounter):
         self._slots = np.zeros((self.levels if self.noise_strategy.private else 0, self.dim),
                                dtype=np.int64 if self.grid is not None else np.float64)
 
+    @property
+    def slots(self) -> np.ndarray:
+        """The noise of the stored left-child node of each level, ``(levels, dim)``
+        (valid where ``t`` has a 1-bit; no rows without noise). The counter's own array:
+        read it, do not write it."""
+        return self._slots
+
     def _buffers(self) -> list[np.ndarray]:
         return [self._slots] + ([self._node_start] if hasattr(self, "_node_start") else [])
 
