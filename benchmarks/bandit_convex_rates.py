@@ -17,14 +17,8 @@ Plays the registered envs end to end for several horizons T and seeds and report
    on, so Ene-Nguyen-Vladu's radius is used unclamped.
 3. **Price of privacy**: mean regret of each private learner at ``epsilon = 1`` over its
    non-private counterpart (bandit-pftal / fkm, private-projection-free / garber-kretzu).
-4. **Oracle polytopes at their current defaults, T up to 10^5**:
-   trivial play (``center``), ``garber-kretzu`` and ``private-projection-free``
-   (``epsilon = 1``, Laplace) on the four Ene-Nguyen-Vladu ids at their defaults (where
-   trivial play is linear), the least-squares log-log slope over the horizons, and
-   whether it lies within 0.75 +- 0.1 (Thm 1.1 of 000; Garber-Kretzu). Where a
-   learner's scale-aware smoothing radius is clamped to ``r/2`` at the smaller
-   horizons, the row gives the T from which it is not (the crossing into the
-   ``T^{3/4}`` regime). ``--polytopes`` runs this section alone.
+The polytope ids at their current defaults are the separation study's
+(``benchmarks/studies/separation``, its ``render_rates``).
 
 The l2-ball part (``--only ball``) plays ``DPBandit-Convex-v1`` and
 ``DPBandit-StronglyConvex-v1`` at their current defaults (dimension 2, planted losses:
@@ -36,10 +30,9 @@ Regret is ``summary.regret`` (the midpoint of the recorder's bracket when the
 comparator is not exact). Usage::
 
     python benchmarks/bandit_convex_rates.py [--seeds 3] [--jobs 2] [--quick] [--T-max 100000]
-        [--only ball,polytopes,former,theory] [--polytopes]
+        [--only ball,former,theory]
 
 ``--only`` picks the parts: ``ball`` (the l2-ball ids at their defaults, above),
-``polytopes`` (section 4; ``--polytopes`` is short for ``--only polytopes``),
 ``former`` (sections 1 and 3 on the polytope ids' v0 instances, pinned in
 :data:`PRE_2026_11`) and ``theory`` (section 2). Each part prints a markdown block.
 """
@@ -62,7 +55,11 @@ import gymnasium as gym  # noqa: E402
 
 import dp_online_envs  # noqa: E402,F401  (registers the env ids)
 from agents import make, play  # noqa: E402
-from dp_online_envs.lab.experiments.rates import below_from, geometric_horizons  # noqa: E402
+from dp_online_envs.lab.experiments.rates import (  # noqa: E402
+    below_from,
+    geometric_horizons,
+    loglog_slope,
+)
 
 DELTA = 1e-5
 #: The ids' defaults before 2026-11, pinned so the numbers in docs/results.md
@@ -157,90 +154,12 @@ def run_one(job):
             time.perf_counter() - t0)
 
 
-#: Section 4: (label, agent, agent options) on each polytope id at its CURRENT defaults.
-POLYTOPE_AGENTS = [
-    ("trivial (center)", "center", ()),
-    ("garber-kretzu", "garber-kretzu", ()),
-    ("private-projection-free eps=1", "private-projection-free", (("epsilon", 1.0),)),
-]
-POLYTOPE_HORIZONS = [2**12, 2**14, 2**16, 100_000]
-POLYTOPE_HORIZONS_QUICK = [2**11, 2**13, 2**15]
-RATE, RATE_TOL = 0.75, 0.1
-
-
-def run_current(job):
-    """One game at the id's current defaults: returns (key, T, seed, regret)."""
-    label, agent_name, env_id, agent_kw, T, seed = job
-    env = gym.make(env_id, horizon=T)
-    agent = make(agent_name, env.get_wrapper_attr("problem"), seed=seed, **dict(agent_kw))
-    summary = play(env, agent, seed=seed)
-    if summary.projected_actions:
-        raise RuntimeError(f"{agent_name} played {summary.projected_actions} infeasible actions")
-    return (label, env_id), T, seed, float(summary.regret)
-
-
-def unclamped_from(agent_name: str, env_id: str, agent_kw, t_max: int = 10**9) -> int | None:
-    """The smallest power-of-two T (up to ``t_max``) from which the learner's smoothing
-    radius is not clamped at the id's defaults (``None`` if it never is; the radius
-    decreases with T)."""
-    T = 2**8
-    while T <= t_max:
-        env = gym.make(env_id, horizon=T)
-        agent = make(agent_name, env.get_wrapper_attr("problem"), seed=0, **dict(agent_kw))
-        if not agent.params.zeta_clamped:
-            return T
-        T *= 2
-    return None
-
-
-def polytope_section(horizons, seeds, jobs: int) -> None:
-    """Section 4 (see the module docstring): prints its markdown block."""
-    work = [(label, name, env_id, kw, t, s) for env_id in POLYTOPES
-            for label, name, kw in POLYTOPE_AGENTS for t in horizons for s in seeds]
-    work.sort(key=lambda j: -j[-2])
-    t0 = time.perf_counter()
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            out = list(pool.map(run_current, work, chunksize=1))
-    else:
-        out = [run_current(j) for j in work]
-    res = {(key, t, s): r for key, t, s, r in out}
-    print(f"\n## Oracle polytopes at their defaults: regret vs T ({len(seeds)} seeds, "
-          f"{len(work)} games, {time.perf_counter() - t0:.0f} s)\n")
-    print("| learner | env | " + " | ".join(f"T={t}" for t in horizons)
-          + " | slope | T^{3/4} regime (0.75 +- 0.1) |")
-    print("|" + "---|" * (len(horizons) + 4))
-    for env_id in POLYTOPES:
-        for label, name, kw in POLYTOPE_AGENTS:
-            row = [float(np.mean([res[((label, env_id), t, s)] for s in seeds]))
-                   for t in horizons]
-            k = slope(horizons, row)
-            if name == "center":
-                verdict = "linear (trivial play)" if k >= 0.9 else "NOT linear"
-            elif abs(k - RATE) <= RATE_TOL:
-                verdict = "yes"
-            else:
-                first = unclamped_from(name, env_id, kw)
-                if first is None or first <= horizons[0]:
-                    verdict = "no (zeta not clamped)"
-                else:
-                    verdict = (f"no (zeta clamped to r/2 up to T = {first // 2}, "
-                               f"not from T = {first}")
-                    free = [(t, v) for t, v in zip(horizons, row) if t >= first]
-                    if len(free) >= 2:
-                        ts, vs = zip(*free)
-                        verdict += f"; slope {slope(ts, vs):.2f} from there on"
-                    verdict += ")"
-            print(f"| {label} | {env_name(env_id, ())} | "
-                  + " | ".join(f"{v:.1f}" for v in row) + f" | {k:.2f} | {verdict} |")
-
-
-def slope(ts, ys) -> float:
-    x, y = np.log(np.asarray(ts, float)), np.log(np.maximum(np.asarray(ys, float), 1e-12))
-    return float(np.polyfit(x, y, 1)[0])
-
-
-def within(fit: float, expo: float) -> str:
+def within(fit: float, expo: float, clamped: bool) -> str:
+    """Whether the slope is within 0.1 of the theorem's exponent; ``n/a (clamped)`` where
+    the radius is clamped at either end (the slope is then the shrink's, not the
+    theorem's)."""
+    if clamped:
+        return "n/a (clamped)"
     return "yes" if abs(fit - expo) <= 0.1 else "no"
 
 
@@ -290,8 +209,8 @@ def report(title, learners, results, horizons, seeds):
         cl = [results[(key, t, seeds[0])][1] for t in (horizons[0], horizons[-1])]
         print(f"| {label} | {env_name(env_id, env_kw)} | "
               + " | ".join(f"{v:.1f}" for v in row)
-              + f" | {slope(horizons, row):.2f} | {expo:.2f} ({src}) | "
-              + f"{within(slope(horizons, row), expo)} | "
+              + f" | {loglog_slope(horizons, row):.2f} | {expo:.2f} ({src}) | "
+              + f"{within(loglog_slope(horizons, row), expo, any(cl))} | "
               + "/".join("yes" if c else "no" for c in cl) + " |")
     return means
 
@@ -303,17 +222,14 @@ def main(argv=None) -> None:
     ap.add_argument("--quick", action="store_true", help="shorter horizons, at most 2 seeds")
     ap.add_argument("--T-max", type=int, default=100_000,
                     help="largest horizon of the l2-ball part (grid T_max/100 .. T_max)")
-    ap.add_argument("--only", default="ball,polytopes,former,theory",
-                    help="parts to run (comma-separated): ball, polytopes (the polytope ids "
-                         "at their defaults, T <= 1e5), former (their v0 "
-                         "instances), theory")
-    ap.add_argument("--polytopes", action="store_true",
-                    help="short for --only polytopes")
+    ap.add_argument("--only", default="ball,former,theory",
+                    help="parts to run (comma-separated): ball, former (the polytope ids' "
+                         "v0 instances), theory")
     args = ap.parse_args(argv)
-    only = {"polytopes"} if args.polytopes else set(args.only.split(","))
-    unknown = only - {"ball", "polytopes", "former", "theory"}
+    only = set(args.only.split(","))
+    unknown = only - {"ball", "former", "theory"}
     if unknown:
-        ap.error(f"unknown part(s) {sorted(unknown)}; expected ball, polytopes, former, theory")
+        ap.error(f"unknown part(s) {sorted(unknown)}; expected ball, former, theory")
     horizons = [1000, 2000, 4000, 8000, 16000]
     theory_h = [2000, 4000, 8000, 16000]
     ball_h = geometric_horizons(args.T_max)
@@ -367,9 +283,6 @@ def main(argv=None) -> None:
                     print(f"- {priv} / {base} on {env_name(env_id, env_kw)}: "
                           + ", ".join(f"{a / b:.1f}" for a, b in zip(row, other))
                           + f" (the {hh} horizons above)")
-    if "polytopes" in only:
-        polytope_section(POLYTOPE_HORIZONS_QUICK if args.quick else POLYTOPE_HORIZONS,
-                         seeds, args.jobs)
     print(f"\n(total {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
 
