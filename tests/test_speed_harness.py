@@ -195,3 +195,13 @@ def test_the_benchmarks_stay_out_of_the_test_suite_and_the_test_extra():
     extras = project["project"]["optional-dependencies"]
     assert any(d.startswith("pytest-benchmark") for d in extras["bench"])
     assert not any(d.startswith("pytest-benchmark") for d in extras["test"])
+
+
+def test_the_performance_guide_quotes_the_stored_ratios():
+    text = (ROOT / "docs" / "guides" / "performance.md").read_text()
+    quoted = {m.group(1): (float(m.group(2)), float(m.group(3))) for m in re.finditer(
+        r"^\| `([\w-]+)` \|.*\| ([\d.]+) \| ([\d.]+)x \|$", text, re.M)}
+    stored = load_baseline(BASELINE)
+    assert quoted == {name: (round(e["ratio"], 2), e["threshold"])
+                      for name, e in stored["benchmarks"].items()}
+    assert stored["date"] in text and stored["release"] in text

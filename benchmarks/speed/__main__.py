@@ -90,7 +90,7 @@ def baseline_document(run: dict[str, Any], load: tuple[float, float], rounds: in
         "release": release(),
         "date": datetime.date.today().isoformat(),
         "machine": machine(run),
-        "load average (1 min) before, after": list(load),
+        "load average (1 min) before, after": [round(x, 2) for x in load],
         "rounds": rounds,
         "size": "full",
         "benchmarks": {name: {"ratio": round(info["ratio"], 4),
