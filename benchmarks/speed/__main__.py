@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import os
 import subprocess
@@ -47,8 +48,10 @@ def run_benchmarks(report: Path, rounds: int, select: str | None) -> tuple[float
     returns the 1-minute load average before and after.
 
     Raises:
-        SystemExit: When pytest fails (its status).
+        SystemExit: When pytest-benchmark is not installed, or pytest fails (its status).
     """
+    if importlib.util.find_spec("pytest_benchmark") is None:
+        raise SystemExit('the speed harness needs pytest-benchmark: pip install -e ".[bench]"')
     argv = [sys.executable, "-m", "pytest", str(BENCH.relative_to(ROOT)), "-p", "no:xdist",
             "-p", "no:cacheprovider", "-o", "addopts=", "-q",
             "--benchmark-columns=median,iqr,rounds",
