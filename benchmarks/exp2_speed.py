@@ -60,6 +60,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import gymnasium as gym
@@ -91,25 +92,37 @@ _SMPY_CHILD = textwrap.dedent("""
 """)
 
 
-def ours(k: int, rounds: int, repeats: int, name: str = "private-exp2",
-         secure: bool = False) -> list[float]:
-    """Rounds/s of the full loop (env + wrappers + agent), one value per repeat
-    (``secure``: the agent draws its noise from the OS generator)."""
-    rates = []
-    for r in range(repeats):
-        env = gym.make("DPBandit-MAB-v0", n_arms=k, horizon=rounds)
-        kw = {"epsilon": 1.0} if agents.agent_class(name).private else {}
-        if secure:
-            kw["secure"] = True
-        agent = agents.make(name, env.get_wrapper_attr("problem"), seed=r, **kw)
-        agent.reset(r)
-        env.reset(seed=r)
-        act, step, update = agent.act, env.step, agent.update
-        start = time.perf_counter()
+def full_loop(k: int, rounds: int, seed: int, name: str = "private-exp2",
+              secure: bool = False) -> Callable[[], None]:
+    """One game of the full loop (env + wrappers + agent), built and reset: calling the
+    result plays its ``rounds`` rounds (``secure``: the agent draws its noise from the OS
+    generator). Building it is outside any timed region."""
+    env = gym.make("DPBandit-MAB-v0", n_arms=k, horizon=rounds)
+    kw = {"epsilon": 1.0} if agents.agent_class(name).private else {}
+    if secure:
+        kw["secure"] = True
+    agent = agents.make(name, env.get_wrapper_attr("problem"), seed=seed, **kw)
+    agent.reset(seed)
+    env.reset(seed=seed)
+    act, step, update = agent.act, env.step, agent.update
+
+    def play() -> None:
         for _ in range(rounds):
             a = act()
             obs = step(a)[0]
             update(a, obs)
+
+    return play
+
+
+def ours(k: int, rounds: int, repeats: int, name: str = "private-exp2",
+         secure: bool = False) -> list[float]:
+    """Rounds/s of the full loop (:func:`full_loop`), one value per repeat."""
+    rates = []
+    for r in range(repeats):
+        play = full_loop(k, rounds, r, name, secure)
+        start = time.perf_counter()
+        play()
         rates.append(rounds / (time.perf_counter() - start))
     return rates
 

@@ -55,8 +55,10 @@ def timed(work: Callable[[], None], steps: int) -> tuple[float, float]:
     return steps / (time.process_time() - cpu), steps / (time.perf_counter() - wall)
 
 
-def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
-                 ) -> tuple[float, float]:
+def batched_game(agent: str, seeds: int, horizon: int, epsilon: float | None
+                 ) -> Callable[[], None]:
+    """``seeds`` games of ``agent`` on the vector env: calling the result resets the
+    learner and the env (seeds ``0 .. seeds - 1``) and plays every round."""
     venv = LinearVectorEnv(ENV_ID, seeds, horizon=horizon)
     learner = make_batched(agent, venv.problem, epsilon=epsilon)
 
@@ -65,7 +67,13 @@ def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
         venv.reset(seed=list(range(seeds)))
         run_batched_rounds(venv, learner)
 
-    return timed(work, seeds * horizon)
+    return work
+
+
+def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
+                 ) -> tuple[float, float]:
+    """:func:`timed` rates of :func:`batched_game`."""
+    return timed(batched_game(agent, seeds, horizon, epsilon), seeds * horizon)
 
 
 def scalar_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
@@ -81,22 +89,49 @@ def lean_rate(seeds: int, horizon: int, k: int = 10) -> tuple[float, float]:
     return timed(lambda: lean_exp3(seeds, horizon, k), seeds * horizon)
 
 
-def lean_exp3(seeds: int, horizon: int, k: int) -> None:
+def lean_exp3(seeds: int, horizon: int, k: int, eta: float | None = None, gamma: float = 0.0,
+              noise_scale: float = 0.0) -> np.ndarray:
+    """A lean numpy EXP3 over ``seeds`` games at once, the floor of a numpy loop.
+
+    One shared generator (seed 0), Bernoulli losses of means drawn from ``U(0.3, 0.7)``
+    per game and arm, exponential weights mixed with ``gamma`` of the uniform
+    distribution, inverse-CDF sampling, the importance-weighted estimate of the loss
+    plus Laplace noise of scale ``noise_scale``; no env, no regret ledger, no per-seed
+    streams. With Theorem 4.1's ``eta`` and ``gamma`` and ``noise_scale = 1/epsilon``
+    it is ``private-exp2``'s algorithm (Alg. 4 + 5) on K arms.
+
+    Args:
+        seeds: Games played at once (rows of every array).
+        horizon: Rounds.
+        k: Arms.
+        eta: Learning rate; default ``sqrt(2 ln k / (horizon k))``.
+        gamma: Weight of the uniform distribution in the sampling distribution.
+        noise_scale: Scale of the Laplace noise added to each loss (0: none).
+
+    Returns:
+        Each game's total loss.
+    """
     rng = np.random.default_rng(0)
     mu = rng.uniform(0.3, 0.7, size=(seeds, k))
-    eta = np.sqrt(2.0 * np.log(k) / (horizon * k))
+    if eta is None:
+        eta = np.sqrt(2.0 * np.log(k) / (horizon * k))
     lw = np.zeros((seeds, k))
     rows = np.arange(seeds)
     total = np.zeros(seeds)
     for _ in range(horizon):
         w = np.exp(lw - lw.max(axis=1, keepdims=True))
-        cdf = np.cumsum(w, axis=1)
+        p = w / w.sum(axis=1, keepdims=True)
+        if gamma:
+            p = (1.0 - gamma) * p + gamma / k
+        cdf = np.cumsum(p, axis=1)
         u = rng.random(seeds) * cdf[:, -1]
         arm = np.minimum(np.count_nonzero(cdf <= u[:, None], axis=1), k - 1)
-        p = w[rows, arm] / cdf[:, -1]
         loss = (rng.random(seeds) < mu[rows, arm]).astype(np.float64)
         total += loss
-        lw[rows, arm] -= eta * loss / p
+        if noise_scale:
+            loss += rng.laplace(0.0, noise_scale, seeds)
+        lw[rows, arm] -= eta * loss / p[rows, arm]
+    return total
 
 
 FULL_INFO = [("DPFullInfo-Experts-v0", "hedge", None, 0.0),

@@ -1,0 +1,250 @@
+"""The speed cases: each one a product path and the reference it is measured against.
+
+A :class:`Case` builds a :class:`Pair` for given sizes: two preparers, each returning a
+:class:`Round` (built and reset outside any timed region) whose ``run()`` does the
+work of one measurement, ``units`` units of it (steps, rounds, run-steps, adds) on
+both sides. The harness (``bench_speed.py``) times the two sides round by round and
+reports their ratio, product time per unit over reference time per unit: 1.0 is as
+fast as the reference, 2.0 twice as slow. Lower is better.
+
+Cases (:data:`CASES`):
+
+* ``env-step``: a step of ``DPBandit-MAB-v0`` (K = 10, ``gym.make`` with both
+  wrappers) against a step of Gymnasium's ``CartPole-v1`` (``gym.make``).
+* ``private-exp2``: a round of the full loop of ``private-exp2`` (env, wrappers,
+  agent; ``benchmarks/exp2_speed.py``) against a lean numpy loop of the same algorithm
+  (EXP2 with Theorem 4.1's parameters on Laplace-noised losses; ``lean_exp3`` of
+  ``benchmarks/vectorized_games.py`` with one game).
+* ``isolated``: a round of ``private-exp2`` played through
+  :class:`~dp_online_envs.lab.isolation.IsolatedLearner` (the learner in its own
+  process) against the same game in process; both end with the same regret.
+* ``vectorized``: a run-step (one round of one seed's game) of ``exp3`` seed-batched
+  (``agents.vectorized`` on ``LinearVectorEnv``) against the lean numpy EXP3 over the
+  same number of games.
+* ``counter-NAME``, one per registered counter (:data:`agents.privacy.COUNTERS`): an
+  ``add`` (Gaussian noise; ``benchmarks/counter_noise.py``) against one addition of a
+  plain running sum over the same inputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import agents
+import dp_online_envs  # noqa: F401  (registers the ids)
+from agents.bandit.exp2 import exp2_parameters
+from agents.privacy import COUNTERS
+from benchmarks.counter_noise import counter_adds
+from benchmarks.exp2_speed import full_loop
+from benchmarks.vectorized_games import batched_game, lean_exp3
+from dp_online_envs.lab.isolation import IsolatedLearner
+from dp_online_envs.loop import run_rounds
+
+__all__ = ["CASES", "CLOCKS", "SIZES", "Case", "Pair", "Round", "cumulative_sum", "env_steps",
+           "exp2_game", "time_ratio"]
+
+#: The sizes a case is built at: ``full`` for the measurement, ``tiny`` to check that it
+#: runs (``tests/test_speed_harness.py``), in a fraction of a second.
+SIZES = ("full", "tiny")
+
+#: The clocks a case is timed with: ``cpu``, the CPU time of this process (the other jobs
+#: of a shared machine do not inflate it; numpy runs these loops on one thread), and
+#: ``wall``, for a case whose work runs partly in another process.
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+#: Arms of the bandit cases and the privacy budget of their private learner.
+ARMS, EPSILON = 10, 1.0
+
+
+def _nothing() -> None:
+    """No clean-up."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Round:
+    """One measurement's work, prepared: ``run()`` is timed, ``close()`` is not.
+
+    Attributes:
+        run: Does the work (``Pair.units`` units of it); what it returns is checked
+            by the tests of the harness, never by the timing.
+        close: Releases what the round holds (a process, say); called after ``run``.
+    """
+
+    run: Callable[[], Any]
+    close: Callable[[], None] = _nothing
+
+
+@dataclasses.dataclass(frozen=True)
+class Pair:
+    """A product path and its reference, at one size.
+
+    Attributes:
+        product: Builds a fresh :class:`Round` of the product path.
+        reference: Builds a fresh :class:`Round` of the reference.
+        units: Units of work in one ``run()`` of either side.
+    """
+
+    product: Callable[[], Round]
+    reference: Callable[[], Round]
+    units: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """A named speed comparison.
+
+    Attributes:
+        name: Its key in :data:`CASES` and in the baseline file.
+        product: What the product side times.
+        reference: What the reference side times.
+        unit: The unit of work (``"step"``, ``"round"``, ...).
+        build: ``build(**sizes[size])`` returns the :class:`Pair`.
+        sizes: Keyword arguments of ``build`` for each of :data:`SIZES`.
+        threshold: How many times worse than the stored ratio a fresh one may be before
+            the comparison fails (``python -m benchmarks.speed``).
+        clock: A key of :data:`CLOCKS`, the same for both sides.
+    """
+
+    name: str
+    product: str
+    reference: str
+    unit: str
+    build: Callable[..., Pair]
+    sizes: Mapping[str, Mapping[str, int]]
+    threshold: float = 1.5
+    clock: str = "cpu"
+
+    def pair(self, size: str = "full") -> Pair:
+        """The :class:`Pair` at ``size`` (one of :data:`SIZES`).
+
+        Raises:
+            ValueError: On an unknown size.
+        """
+        if size not in self.sizes:
+            raise ValueError(f"size={size!r} rejected: expected one of {list(self.sizes)}")
+        return self.build(**self.sizes[size])
+
+
+def env_steps(env_id: str, action: Any, steps: int, **kwargs: Any) -> Round:
+    """``steps`` steps of ``gym.make(env_id, **kwargs)`` with a fixed ``action``
+    (reset when an episode ends), the env made and reset beforehand."""
+    env = gym.make(env_id, **kwargs)
+    env.reset(seed=0)
+    step, reset = env.step, env.reset
+
+    def run() -> None:
+        for _ in range(steps):
+            _, _, terminated, truncated, _ = step(action)
+            if terminated or truncated:
+                reset()
+
+    return Round(run, env.close)
+
+
+def _env_step(steps: int) -> Pair:
+    return Pair(product=lambda: env_steps("DPBandit-MAB-v0", 3, steps, horizon=steps),
+                reference=lambda: env_steps("CartPole-v1", 0, steps), units=steps)
+
+
+def _private_exp2(rounds: int) -> Pair:
+    eta, gamma, _ = exp2_parameters(rounds, ARMS, 1.0 / EPSILON)
+    return Pair(product=lambda: Round(full_loop(ARMS, rounds, seed=1)),
+                reference=lambda: Round(functools.partial(
+                    lean_exp3, 1, rounds, ARMS, eta=eta, gamma=gamma, noise_scale=1.0 / EPSILON)),
+                units=rounds)
+
+
+def exp2_game(horizon: int, isolated: bool) -> Round:
+    """A game of ``private-exp2`` on ``DPBandit-MAB-v0`` (learner seed 1, env seed 2)
+    through the one game loop, the learner in its own process (``isolated``) or in this
+    one; ``run()`` returns the final regret, the same on both."""
+    env = gym.make("DPBandit-MAB-v0", n_arms=ARMS, horizon=horizon)
+    problem = env.get_wrapper_attr("problem")
+    factory = functools.partial(agents.make, "private-exp2", epsilon=EPSILON, seed=1)
+    learner = (IsolatedLearner(factory, problem, env.action_space) if isolated
+               else factory(problem))
+    learner.reset(1)
+    env.reset(seed=2)
+    return Round(lambda: run_rounds(env, learner)["regret"].regret,
+                 learner.close if isolated else _nothing)
+
+
+def _isolated(horizon: int) -> Pair:
+    return Pair(product=lambda: exp2_game(horizon, isolated=True),
+                reference=lambda: exp2_game(horizon, isolated=False), units=horizon)
+
+
+def _vectorized(seeds: int, horizon: int) -> Pair:
+    return Pair(product=lambda: Round(batched_game("exp3", seeds, horizon, None)),
+                reference=lambda: Round(functools.partial(lean_exp3, seeds, horizon, ARMS)),
+                units=seeds * horizon)
+
+
+def cumulative_sum(dim: int, adds: int, seed: int) -> Round:
+    """A plain running sum of the inputs :func:`~benchmarks.counter_noise.counter_adds`
+    feeds a counter (same generator, same shape), one addition per input; ``run()``
+    returns the last sum."""
+    stream = np.random.default_rng(seed + 1).uniform(-1.0, 1.0, size=(adds, dim))
+
+    def run() -> np.ndarray:
+        total = np.zeros(dim)
+        for z in stream:
+            total = total + z
+        return total
+
+    return Round(run)
+
+
+def _counter(name: str, horizon: int, dim: int) -> Pair:
+    budget = {"epsilon": 1.0, "delta": 1e-6, "sensitivity": 1.0}
+    return Pair(product=lambda: Round(counter_adds(name, horizon, dim, horizon, 0, budget)),
+                reference=lambda: cumulative_sum(dim, horizon, 0), units=horizon)
+
+
+def _cases() -> dict[str, Case]:
+    cases = [
+        Case("env-step", "DPBandit-MAB-v0 step (K=10, FeedbackGuard + RegretRecorder)",
+             "CartPole-v1 step", "step", _env_step,
+             {"full": {"steps": 20_000}, "tiny": {"steps": 50}}),
+        Case("private-exp2", "private-exp2 + env + wrappers, one round (K=10, eps=1)",
+             "lean numpy EXP2 + Laplace noise, one round", "round", _private_exp2,
+             {"full": {"rounds": 20_000}, "tiny": {"rounds": 50}}),
+        Case("isolated", "private-exp2 round, learner in its own process",
+             "the same game in process", "round", _isolated,
+             {"full": {"horizon": 5_000}, "tiny": {"horizon": 30}}, threshold=2.0,
+             clock="wall"),
+        Case("vectorized", "exp3 seed-batched (agents.vectorized), one run-step",
+             "lean numpy EXP3 over the same games, one run-step", "run-step", _vectorized,
+             {"full": {"seeds": 500, "horizon": 600}, "tiny": {"seeds": 3, "horizon": 20}}),
+    ]
+    for name in COUNTERS:
+        cases.append(Case(f"counter-{name}", f"{name} counter add (Gaussian noise, dim 1)",
+                          "running-sum addition", "add", functools.partial(_counter, name),
+                          {"full": {"horizon": 8192, "dim": 1},
+                           "tiny": {"horizon": 16, "dim": 1}}))
+    return {case.name: case for case in cases}
+
+
+#: Every speed case, by name.
+CASES: dict[str, Case] = _cases()
+
+
+def time_ratio(product_s: list[float], reference_s: list[float]) -> float:
+    """The product's median time over the reference's (both sides do the same units of
+    work): the ratio the harness reports and the baseline stores.
+
+    Raises:
+        ValueError: When a side has no time, or a time that is not positive.
+    """
+    for side, times in (("product", product_s), ("reference", reference_s)):
+        if not times or min(times) <= 0:
+            raise ValueError(f"{side} times {times!r} rejected: expected positive seconds")
+    return statistics.median(product_s) / statistics.median(reference_s)
