@@ -181,8 +181,10 @@ def play_compiled(env_id: str, agent: str, horizon: int, seed: int, *,
     agents.make(agent, problem, seed=seed, **agent_kw), seed=seed)``.
 
     Args:
-        env_id: A matroid id with linear losses and a stochastic box adversary
-            (``DPBandit-Matroid-v2``).
+        env_id: A matroid, s-t path, submodular base or Birkhoff polytope id with linear
+            losses and a stochastic box adversary (``DPBandit-Matroid-v2``,
+            ``DPBandit-Flow-v2``, ``DPBandit-SubmodularBase-v2``,
+            ``DPBandit-Birkhoff-v2``; the domains of :func:`polytope_arrays`).
         agent: One of :data:`SUPPORTED_AGENTS`.
         horizon: ``T >= 1``.
         seed: The game's seed (as :func:`agents.play`'s).
