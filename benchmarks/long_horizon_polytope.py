@@ -1,8 +1,11 @@
-"""Regret against T up to 2^30 on the real-size matroid default, in the compiled loop.
+"""Regret against T up to 2^30 on the real-size polytope defaults, in the compiled loop.
 
 Plays ``garber-kretzu`` and ``private-projection-free`` (epsilon 1, Laplace, the tree
-counter with the exact discrete Laplace noise) on ``DPBandit-Matroid-v2`` (uniform
-matroid n=10, rank 4, planted-vertex linear losses) with :mod:`agents.compiled`, at
+counter with the exact discrete Laplace noise) on ``--env`` at its defaults -- one of
+``DPBandit-Matroid-v2`` (the default: uniform matroid n=10, rank 4),
+``DPBandit-Flow-v2`` (monotone paths of the 3 x 4 grid), ``DPBandit-SubmodularBase-v2``
+(the concave cardinality function on n=7) and ``DPBandit-Birkhoff-v2`` (n=4), all with
+planted-vertex linear losses -- with :mod:`agents.compiled`, at
 ``T = 2^e`` for the exponents ``--exps``, on game seeds ``1..s`` where ``--seeds``
 gives ``s`` per exponent (fewer seeds at the longest horizons). Trivial play (the
 domain's center) is measured in the same games (its loss is kept in the same loop).
@@ -26,15 +29,18 @@ on seeds 201..400 (disjoint), and the compiled loop at epsilon 2 and 8 (twice an
 the noise scale, the radius clamped either way) on seeds 201..400: Kolmogorov-Smirnov
 and Mann-Whitney p-values of the regrets.
 
-Every game is appended as one JSON line to ``--out`` (if given); a rerun with the same
-file skips the games it holds, so a long run can be resumed.
+Every game is appended as one JSON line to ``--out`` (if given, with its env id); a
+rerun with the same file skips the games it holds, so a long run can be resumed, and one
+file can hold several envs (the table shows ``--env``'s; a line without an env id is a
+``DPBandit-Matroid-v2`` game).
 
 Usage::
 
     nice -n 10 python benchmarks/long_horizon_polytope.py --speed 16384 \\
         --exps 12,14,16,18,20,22,24,26,28,30 --seeds 8,8,8,8,8,8,8,4,2,1 \\
         --out /tmp/long_horizon.jsonl
-    python benchmarks/long_horizon_polytope.py --exps 10,12 --seeds 2,2   # a quick look
+    python benchmarks/long_horizon_polytope.py --env DPBandit-Birkhoff-v2 --exps 10,12 \\
+        --seeds 2,2   # a quick look
 """
 
 from __future__ import annotations
@@ -57,12 +63,15 @@ from dp_online_envs.envs.registry import build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 
 ENV_ID = "DPBandit-Matroid-v2"
+#: The real-size polytope defaults the compiled loop plays.
+ENV_IDS = ("DPBandit-Matroid-v2", "DPBandit-Flow-v2", "DPBandit-SubmodularBase-v2",
+           "DPBandit-Birkhoff-v2")
 LEARNERS = {"garber-kretzu": {}, "private-projection-free": {"epsilon": 1.0}}
 
 
-def explicit_bound(agent: str, horizon: int, agent_kw: dict) -> float:
+def explicit_bound(agent: str, horizon: int, agent_kw: dict, env_id: str = ENV_ID) -> float:
     """The learner's explicit regret bound with the implemented constants at its radius."""
-    env = build_env(ENV_ID, horizon=horizon)
+    env = build_env(env_id, horizon=horizon)
     a = make(agent, env.get_wrapper_attr("problem"), seed=0, **agent_kw)
     p, g = a.problem, a.geometry
     return blocked_regret_bound(a.zeta, horizon, g.rank, p.diameter, p.lipschitz, p.bound,
@@ -70,22 +79,22 @@ def explicit_bound(agent: str, horizon: int, agent_kw: dict) -> float:
                                 noise_norm=a._noise_norm())
 
 
-def speed(horizon: int, long_horizon: int, seed: int = 1) -> dict:
+def speed(horizon: int, long_horizon: int, seed: int = 1, env_id: str = ENV_ID) -> dict:
     """Rounds per second of private-projection-free in the Python path (a game of
     ``horizon`` rounds) and compiled (a game of ``long_horizon`` rounds), in this process;
     the compiled loop also plays the Python game's horizon, to check the regrets agree."""
     kw = LEARNERS["private-projection-free"]
-    env = build_env(ENV_ID, horizon=horizon)
+    env = build_env(env_id, horizon=horizon)
     a = make("private-projection-free", env.get_wrapper_attr("problem"), seed=seed, **kw)
     w, c = time.perf_counter(), time.process_time()
     python = play(env, a, seed=seed).regret
     py_wall, py_cpu = time.perf_counter() - w, time.process_time() - c
-    compiled = play_compiled(ENV_ID, "private-projection-free", horizon, seed,
+    compiled = play_compiled(env_id, "private-projection-free", horizon, seed,
                              agent_kw=kw).regret  # (and compiles the loop)
     w, c = time.perf_counter(), time.process_time()
-    play_compiled(ENV_ID, "private-projection-free", long_horizon, seed, agent_kw=kw)
+    play_compiled(env_id, "private-projection-free", long_horizon, seed, agent_kw=kw)
     co_wall, co_cpu = time.perf_counter() - w, time.process_time() - c
-    out = {"T": horizon, "python_regret": python, "compiled_regret": compiled,
+    out = {"env": env_id, "T": horizon, "python_regret": python, "compiled_regret": compiled,
            "compiled_T": long_horizon,
            "python_rounds_per_cpu_s": horizon / py_cpu,
            "python_rounds_per_wall_s": horizon / py_wall,
@@ -121,7 +130,8 @@ def law(horizon: int = 2**12, epsilon: float = 4.0, n: int = 200) -> list[str]:
     return lines
 
 
-def bound_rows(trivial_per_round: float, exps: range = range(12, 41, 2)) -> list[str]:
+def bound_rows(trivial_per_round: float, exps: range = range(12, 41, 2),
+               env_id: str = ENV_ID) -> list[str]:
     """Where the explicit bounds cross trivial play: per ``T = 2^e``, each learner's
     unclamped radius ``zeta*`` against the clamp ``r/2`` and its bound (at the radius it
     uses) over ``trivial_per_round x T`` (trivial play's regret is linear)."""
@@ -131,11 +141,12 @@ def bound_rows(trivial_per_round: float, exps: range = range(12, 41, 2)) -> list
         horizon = 2**e
         cells = []
         for agent, kw in LEARNERS.items():
-            env = build_env(ENV_ID, horizon=horizon)
+            env = build_env(env_id, horizon=horizon)
             a = make(agent, env.get_wrapper_attr("problem"), seed=0, **kw)
             cells.append(f"{a.params.zeta_formula:.4f} ({a.geometry.radius / 2:.4f}"
                          f"{', clamped' if a.params.zeta_clamped else ''})")
-            cells.append(f"{explicit_bound(agent, horizon, kw) / (trivial_per_round * horizon):.3g}")
+            bound = explicit_bound(agent, horizon, kw, env_id)
+            cells.append(f"{bound / (trivial_per_round * horizon):.3g}")
         rows.append(f"| 2^{e} | " + " | ".join(cells) + " |")
     return rows
 
@@ -184,6 +195,7 @@ def table(games: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--env", default=ENV_ID, choices=ENV_IDS, help="the game (at its defaults)")
     p.add_argument("--exps", default="12,14,16,18,20", help="exponents e of T = 2^e")
     p.add_argument("--seeds", default="8", help="seeds per exponent (one value: all)")
     p.add_argument("--agents", default=",".join(LEARNERS))
@@ -203,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--seeds: {len(counts)} counts for {len(exps)} exponents")
     agents = [a for a in args.agents.split(",") if a]
     if args.speed:
-        s = speed(args.speed, args.speed_long)
+        s = speed(args.speed, args.speed_long, env_id=args.env)
         print("speed:", json.dumps(s), flush=True)
     if args.law:
         for line in law():
@@ -212,18 +224,19 @@ def main(argv: list[str] | None = None) -> int:
     games: list[dict] = []
     if out is not None and out.exists():
         games = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+        games = [g for g in games if g.get("env", ENV_ID) == args.env]
     done = {(g["T"], g["agent"], g["seed"]) for g in games}
     for e, count in zip(exps, counts):
         horizon = 2**e
         for agent in agents:
             kw = LEARNERS[agent]
-            bound = explicit_bound(agent, horizon, kw)
+            bound = explicit_bound(agent, horizon, kw, args.env)
             for seed in range(1, count + 1):
                 if (horizon, agent, seed) in done:
                     continue
                 w, c = time.perf_counter(), time.process_time()
-                r = play_compiled(ENV_ID, agent, horizon, seed, agent_kw=kw)
-                g = {"T": horizon, "agent": agent, "seed": seed, "regret": r.regret,
+                r = play_compiled(args.env, agent, horizon, seed, agent_kw=kw)
+                g = {"env": args.env, "T": horizon, "agent": agent, "seed": seed, "regret": r.regret,
                      "trivial_regret": r.trivial_regret, "zeta": r.zeta, "alpha": r.alpha,
                      "zeta_clamped": r.zeta_clamped, "bound": bound,
                      "lmo_calls": r.lmo_calls, "fw_cap_hits": r.fw_cap_hits,
@@ -237,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.bounds and games:
         per_round = float(np.mean([g["trivial_regret"] / g["T"] for g in games]))
         print(f"\ntrivial play: {per_round:.4f} a round (mean over the games above)")
-        print("\n".join(bound_rows(per_round)))
+        print("\n".join(bound_rows(per_round, env_id=args.env)))
     return 0
 
 

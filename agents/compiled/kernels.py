@@ -6,7 +6,8 @@ each docstring); the random streams are numpy ``Generator`` objects passed in, w
 numba draws from with numpy's own algorithms (PCG64 words, ``random``,
 ``standard_normal``, ``integers``), so the same generator state gives the same numbers.
 
-One game is one call of :func:`play_game`: the env (the planted-vertex adversary's
+One game is one call of :func:`play_game` on a matroid, s-t path, submodular base or
+Birkhoff polytope (their linear oracles compiled): the env (the planted-vertex adversary's
 two-point draws ``theta_t = low + width (U < p_high)``), the learner and the O(dim)
 regret ledger (the learner's and trivial play's cumulative loss, the cumulative
 parameter, the hindsight minimum by the linear oracle at the end) in one loop.
@@ -134,6 +135,28 @@ def matvec(basis, s, identity):
     return np.dot(basis, s)
 
 
+#: Polytope codes of :func:`play_game` and the layout of its ``polytope`` tuple
+#: ``(sizes, i1, i2, i3, i4, i5, f1)`` (int64 arrays but ``f1``; unused ones empty):
+#:
+#: * :data:`MATROID` (partition or uniform): ``sizes = [total capacity]``, ``i1`` the
+#:   block of each element, ``i2`` the blocks' capacities.
+#: * :data:`FLOW` (s-t paths of a DAG): ``sizes = [n_nodes, source, sink]``, ``i1, i2``
+#:   the edges' tails and heads, ``i3`` the nodes with a useful incoming edge in
+#:   topological order, ``i4, i5`` every node's useful incoming edges in increasing index
+#:   (``i5[i4[v]:i4[v + 1]]``), ``f1`` 1.0 on useful edges, 0.0 on the others.
+#: * :data:`SUBMODULAR_BASE` (cardinality-based ``f(S) = g(|S|)``): ``sizes = [n]``,
+#:   ``f1 = g(0), ..., g(n)``.
+#: * :data:`BIRKHOFF`: ``sizes = [n]``.
+MATROID = 0
+FLOW = 1
+SUBMODULAR_BASE = 2
+BIRKHOFF = 3
+
+#: How far outside the polytope a played point may be before it is counted outside
+#: (the envs' ``contains`` tolerance).
+OUTSIDE_TOLERANCE = 1e-9
+
+
 @njit(cache=False)
 def partition_lmo(c, block_of, capacities):
     """The partition (and uniform) matroid's linear oracle, as
@@ -163,11 +186,206 @@ def partition_lmo(c, block_of, capacities):
 
 
 @njit(cache=False)
-def fw_step(x, target, block_of, capacities):
+def flow_lmo(c, sizes, tails, dp_nodes, in_ptr, in_edges):
+    """The s-t path polytope's linear oracle, as
+    :meth:`dp_online_envs.domains.flow.FlowPolytope.linear_minimizer`: ``dist(v) = min
+    over useful edges (u, v) of dist(u) + c_e`` (the same sums; a minimum is exact, so
+    the topological order gives the level schedule's values), then the path traced back
+    from the sink taking at each node the first incoming edge in index attaining
+    ``dist(v)``."""
+    n_nodes, source, sink = sizes[0], sizes[1], sizes[2]
+    dist = np.full(n_nodes, np.inf)
+    dist[source] = 0.0
+    for v in dp_nodes:
+        best = np.inf
+        for p in range(in_ptr[v], in_ptr[v + 1]):
+            e = in_edges[p]
+            val = dist[tails[e]] + c[e]
+            if val < best:
+                best = val
+        dist[v] = best
+    x = np.zeros(c.size)
+    node = sink
+    while node != source:
+        target = dist[node]
+        chosen = in_edges[in_ptr[node]]
+        for p in range(in_ptr[node], in_ptr[node + 1]):
+            e = in_edges[p]
+            if dist[tails[e]] + c[e] == target:
+                chosen = e
+                break
+        x[chosen] = 1.0
+        node = tails[chosen]
+    return x
+
+
+@njit(cache=False)
+def greedy_lmo(c, card):
+    """The cardinality-based submodular base polytope's linear oracle, as
+    :meth:`dp_online_envs.domains.base_polytope.SubmodularBasePolytope.linear_minimizer`
+    (Edmonds' greedy): the elements in increasing cost, ties by index (a stable sort),
+    the ``j``-th of them getting ``g(j + 1) - g(j)``."""
+    n = c.size
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):  # insertion sort: stable
+        j = i
+        while j > 0 and c[order[j - 1]] > c[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    x = np.empty(n)
+    for j in range(n):
+        x[order[j]] = card[j + 1] - card[j]
+    return x
+
+
+@njit(cache=False)
+def assignment_lmo(c, n):
+    """The Birkhoff polytope's linear oracle, as
+    :meth:`dp_online_envs.domains.birkhoff.Birkhoff.linear_minimizer`: the permutation
+    matrix of ``scipy.optimize.linear_sum_assignment(c.reshape(n, n))``, computed by the
+    same shortest augmenting path method (Crouse 2016, as scipy's
+    ``rectangular_lsap``, on the costs as given: older scipy releases shifted them by their
+    minimum first) with the same arithmetic, scan order and tie-breaks, so the same
+    permutation, ties included."""
+    cost = c
+    u = np.zeros(n)
+    v = np.zeros(n)
+    short = np.empty(n)
+    path = np.full(n, -1, dtype=np.int64)
+    col4row = np.full(n, -1, dtype=np.int64)
+    row4col = np.full(n, -1, dtype=np.int64)
+    seen_row = np.zeros(n, dtype=np.bool_)
+    seen_col = np.zeros(n, dtype=np.bool_)
+    remaining = np.empty(n, dtype=np.int64)
+    for cur in range(n):
+        # the shortest augmenting path from row cur
+        for it in range(n):
+            remaining[it] = n - it - 1
+        n_left = n
+        seen_row[:] = False
+        seen_col[:] = False
+        short[:] = np.inf
+        min_val = 0.0
+        i = cur
+        sink = -1
+        while sink == -1:
+            index = -1
+            lowest = np.inf
+            seen_row[i] = True
+            for it in range(n_left):
+                j = remaining[it]
+                r = min_val + cost[i * n + j] - u[i] - v[j]
+                if r < short[j]:
+                    path[j] = i
+                    short[j] = r
+                if short[j] < lowest or (short[j] == lowest and row4col[j] == -1):
+                    lowest = short[j]
+                    index = it
+            min_val = lowest
+            if index < 0 or min_val == np.inf:
+                raise ValueError("assignment: infeasible cost matrix")
+            j = remaining[index]
+            if row4col[j] == -1:
+                sink = j
+            else:
+                i = row4col[j]
+            seen_col[j] = True
+            n_left -= 1
+            remaining[index] = remaining[n_left]
+        # the dual variables
+        u[cur] += min_val
+        for i in range(n):
+            if seen_row[i] and i != cur:
+                u[i] += min_val - short[col4row[i]]
+        for j in range(n):
+            if seen_col[j]:
+                v[j] -= min_val - short[j]
+        # augment
+        j = sink
+        while True:
+            i = path[j]
+            row4col[j] = i
+            j, col4row[i] = col4row[i], j
+            if i == cur:
+                break
+    x = np.zeros(n * n)
+    for i in range(n):
+        x[i * n + col4row[i]] = 1.0
+    return x
+
+
+@njit(cache=False)
+def lmo(kind, c, polytope):
+    """The linear oracle of the polytope ``(kind, polytope)`` (see :data:`MATROID`)."""
+    sizes, i1, i2, i3, i4, i5, f1 = polytope
+    if kind == MATROID:
+        return partition_lmo(c, i1, i2)
+    if kind == FLOW:
+        return flow_lmo(c, sizes, i1, i3, i4, i5)
+    if kind == SUBMODULAR_BASE:
+        return greedy_lmo(c, f1)
+    return assignment_lmo(c, sizes[0])
+
+
+@njit(cache=False)
+def is_outside(kind, x, polytope):
+    """Whether ``x`` is outside the polytope by more than :data:`OUTSIDE_TOLERANCE`
+    (the conditions of the domain's ``contains``; the matroid's: ``0 <= x <= 1`` and
+    ``sum x <= `` the total capacity)."""
+    tol = OUTSIDE_TOLERANCE
+    sizes, i1, i2, i3, i4, i5, f1 = polytope
+    dim = x.size
+    if kind == MATROID:
+        xs = 0.0
+        for i in range(dim):
+            xs += x[i]
+            if x[i] < -tol or x[i] > 1.0 + tol:
+                return True
+        return xs > sizes[0] + tol
+    if kind == FLOW:
+        net = np.zeros(sizes[0])
+        for e in range(dim):
+            if x[e] < -tol or (f1[e] == 0.0 and x[e] > tol):
+                return True
+            net[i1[e]] += x[e]
+            net[i2[e]] -= x[e]
+        net[sizes[1]] -= 1.0
+        net[sizes[2]] += 1.0
+        for v in range(sizes[0]):
+            if abs(net[v]) > tol:
+                return True
+        return False
+    if kind == SUBMODULAR_BASE:
+        n = sizes[0]
+        desc = -np.sort(-x)
+        prefix = 0.0
+        for j in range(n - 1):
+            prefix += desc[j]
+            if prefix > f1[j + 1] + tol:
+                return True
+        return abs(prefix + desc[n - 1] - f1[n]) > tol
+    n = sizes[0]
+    for i in range(dim):
+        if x[i] < -tol:
+            return True
+    for i in range(n):
+        rs = 0.0
+        cs = 0.0
+        for j in range(n):
+            rs += x[i * n + j]
+            cs += x[j * n + i]
+        if abs(rs - 1.0) > tol or abs(cs - 1.0) > tol:
+            return True
+    return False
+
+
+@njit(cache=False)
+def fw_step(x, target, kind, polytope):
     """One Frank-Wolfe step on ``||x - target||^2 / 2``, as
     :func:`agents.bandit.smoothing.fw_projection_step`. Returns ``(new x, gap)``."""
     grad = x - target
-    v = partition_lmo(grad, block_of, capacities)
+    v = lmo(kind, grad, polytope)
     d = v - x
     gap = -dot(grad, d)
     dd = dot(d, d)
@@ -191,7 +409,7 @@ def sphere_direction(gen, k):
 # --------------------------------------------------------------- one game
 @njit(cache=False, nogil=True)
 def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
-              block_of, capacities, dir_gen, center, basis, bound, batch, eta, zeta,
+              kind, polytope, dir_gen, center, basis, bound, batch, eta, zeta,
               alpha, tolerance, max_fw, noise_kind, noise_gen, noise_t, grid, levels,
               noise_block, record):
     """One game of ``horizon`` rounds: the learner, the env and the ledger in one loop.
@@ -201,7 +419,8 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
         adv_gen, low, width, p_high: The adversary's generator (after its reset) and its
             two-point law.
         trivial_point: The point trivial play stands at (the domain's center).
-        block_of, capacities: The partition matroid (one block: uniform).
+        kind, polytope: The polytope (:data:`MATROID`, :data:`FLOW`,
+            :data:`SUBMODULAR_BASE` or :data:`BIRKHOFF`) and its arrays.
         dir_gen: The learner's direction generator; ``center, basis``: the inner-ball
             center and the hull basis; ``bound``: ``B`` (feedback clipped to ``[-B, B]``).
         batch, eta, zeta, alpha: The learner's parameters.
@@ -215,7 +434,7 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
     Returns:
         ``(learner_loss, trivial_loss, theta_sum, actions, outside, lmo_calls,
         fw_cap_hits)``; ``outside`` counts played points outside the polytope by more
-        than 1e-9 (the Python env would project them).
+        than :data:`OUTSIDE_TOLERANCE` (the Python env would project them).
     """
     dim = low.size
     k = basis.shape[1]
@@ -240,9 +459,6 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
     noise_rows = np.zeros((0, k), dtype=np.int64)
     noise_used = 0
     counter_t = 0
-    total_cap = 0
-    for b in range(capacities.size):
-        total_cap += capacities[b]
     step = eta * (1.0 - alpha)
     coef_scale = k / zeta
     for t in range(1, horizon + 1):
@@ -252,13 +468,7 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
         x = (1.0 - alpha) * y + alpha * center + zeta * u
         if t <= record:
             actions[t - 1] = x
-        xs = 0.0
-        bad = False
-        for i in range(dim):
-            xs += x[i]
-            if x[i] < -1e-9 or x[i] > 1.0 + 1e-9:
-                bad = True
-        if bad or xs > total_cap + 1e-9:
+        if is_outside(kind, x, polytope):
             outside += 1
         # ---- env: the adversary's draw, the losses, the ledger
         draw = adv_gen.random(dim)
@@ -273,7 +483,7 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
         in_batch += 1
         end = in_batch == batch or t == horizon
         if learner == PRIVATE_PROJECTION_FREE:
-            x_fw, _ = fw_step(x_fw, target, block_of, capacities)
+            x_fw, _ = fw_step(x_fw, target, kind, polytope)
             lmo_calls += 1
             if end:
                 counter_t += 1
@@ -324,7 +534,7 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
                 if calls >= max_fw:
                     cap_hits += 1
                     break
-                x_new, gap = fw_step(xp, yp, block_of, capacities)
+                x_new, gap = fw_step(xp, yp, kind, polytope)
                 calls += 1
                 if gap <= tolerance:
                     yp = xp.copy()

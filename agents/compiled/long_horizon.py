@@ -19,18 +19,21 @@ from typing import Any
 import numpy as np
 
 from agents.bandit.garber_kretzu import GarberKretzu
-from agents.bandit.projection_free import PrivateProjectionFree
+from agents.bandit.private_projection_free import PrivateProjectionFree
 from agents.base import make
 from agents.compiled import kernels
 from agents.privacy.counters.base import EXACT_NOISE_BLOCK
 from dp_online_envs.adversaries.stochastic import StochasticAdversary
+from dp_online_envs.domains.base_polytope import SubmodularBasePolytope
+from dp_online_envs.domains.birkhoff import Birkhoff
+from dp_online_envs.domains.flow import FlowPolytope
 from dp_online_envs.domains.matroid import PartitionMatroid
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.loop import game_seeds
 from dp_online_envs.losses.linear import LinearLoss
 
 __all__ = ["SUPPORTED_AGENTS", "CompiledGame", "kernel_arguments", "play_compiled",
-           "play_compiled_seeds"]
+           "play_compiled_seeds", "polytope_arrays"]
 
 #: The learners the compiled loop plays.
 SUPPORTED_AGENTS = ("garber-kretzu", "garber-kretzu-tuned", "private-projection-free",
@@ -69,6 +72,44 @@ class CompiledGame:
     actions: np.ndarray
 
 
+def polytope_arrays(domain) -> tuple[int, tuple]:
+    """``(kind, polytope)`` of :func:`agents.compiled.kernels.play_game` for a domain
+    (the layout is documented at :data:`agents.compiled.kernels.MATROID`).
+
+    Raises:
+        ValueError: A domain whose linear oracle is not compiled (named): the compiled
+            polytopes are the partition (and uniform) matroids, the s-t path polytopes of
+            DAGs, the cardinality-based submodular base polytopes and the Birkhoff
+            polytopes.
+    """
+    none = np.zeros(0, dtype=np.int64)
+    nofloat = np.zeros(0)
+    if isinstance(domain, PartitionMatroid):
+        capacities = domain.capacities.astype(np.int64)
+        return kernels.MATROID, (np.array([capacities.sum()], dtype=np.int64),
+                                 domain._block_of.astype(np.int64), capacities,
+                                 none, none, none, nofloat)
+    if isinstance(domain, FlowPolytope):
+        incoming = domain._incoming
+        ptr = np.cumsum([0] + [len(ins) for ins in incoming]).astype(np.int64)
+        return kernels.FLOW, (
+            np.array([domain.n_nodes, domain.source, domain.sink], dtype=np.int64),
+            domain.edges[:, 0].astype(np.int64), domain.edges[:, 1].astype(np.int64),
+            np.array([v for v in domain.order if incoming[v]], dtype=np.int64), ptr,
+            np.array([e for ins in incoming for e in ins], dtype=np.int64),
+            domain.useful.astype(np.float64))
+    if isinstance(domain, SubmodularBasePolytope) and domain.is_cardinality_based:
+        return kernels.SUBMODULAR_BASE, (np.array([domain.n], dtype=np.int64), none, none,
+                                         none, none, none,
+                                         np.asarray(domain._card, dtype=np.float64))
+    if isinstance(domain, Birkhoff):
+        return kernels.BIRKHOFF, (np.array([domain.n], dtype=np.int64), none, none, none,
+                                  none, none, nofloat)
+    raise ValueError(f"{domain!r}: the compiled loop needs a partition (or uniform) "
+                     f"matroid, s-t path (DAG), cardinality-based submodular base or "
+                     f"Birkhoff polytope")
+
+
 def _setup(env_id: str, agent: str, horizon: int, seed: int, env_kw: dict,
            agent_kw: dict, noise: bool):
     """The Python path's env and learner, reset as :func:`agents.play` resets them."""
@@ -76,9 +117,10 @@ def _setup(env_id: str, agent: str, horizon: int, seed: int, env_kw: dict,
         raise ValueError(f"agent={agent!r}: the compiled loop plays {SUPPORTED_AGENTS}")
     env = build_env(env_id, horizon=horizon, **env_kw)
     base = env.unwrapped
-    if not isinstance(base.domain, PartitionMatroid):
-        raise ValueError(f"{env_id}: the compiled loop needs a partition (or uniform) "
-                         f"matroid polytope, got {base.domain!r}")
+    try:
+        polytope_arrays(base.domain)
+    except ValueError as exc:
+        raise ValueError(f"{env_id}: {exc}") from None
     if not isinstance(base.loss, LinearLoss):
         raise ValueError(f"{env_id}: the compiled loop needs linear losses, got {base.loss!r}")
     learner = make(agent, env.get_wrapper_attr("problem"), seed=seed, **agent_kw)
@@ -109,6 +151,7 @@ def kernel_arguments(env, learner, private: bool, record: int = 0) -> tuple:
     counter's noise."""
     base = env.unwrapped
     adversary, domain = base.adversary, base.domain
+    kind, polytope = polytope_arrays(domain)
     g = learner.geometry
     counter = learner._counter if private else None
     strategy = counter.noise_strategy if counter is not None else None
@@ -118,8 +161,7 @@ def kernel_arguments(env, learner, private: bool, record: int = 0) -> tuple:
     return (kernels.PRIVATE_PROJECTION_FREE if private else kernels.GARBER_KRETZU,
             int(base.horizon), adversary.np_random, adversary._low, adversary._width,
             adversary._p_high, np.array(domain.center, dtype=np.float64),
-            domain._block_of.astype(np.int64), domain.capacities.astype(np.int64),
-            learner._dir_rng, g.center, np.ascontiguousarray(g.basis),
+            kind, polytope, learner._dir_rng, g.center, np.ascontiguousarray(g.basis),
             float(learner.problem.bound), int(learner.batch), float(learner.eta),
             float(learner.zeta), float(learner.alpha),
             float(getattr(learner, "tolerance", 0.0)),
@@ -139,8 +181,10 @@ def play_compiled(env_id: str, agent: str, horizon: int, seed: int, *,
     agents.make(agent, problem, seed=seed, **agent_kw), seed=seed)``.
 
     Args:
-        env_id: A matroid id with linear losses and a stochastic box adversary
-            (``DPBandit-Matroid-v2``).
+        env_id: A matroid, s-t path, submodular base or Birkhoff polytope id with linear
+            losses and a stochastic box adversary (``DPBandit-Matroid-v2``,
+            ``DPBandit-Flow-v2``, ``DPBandit-SubmodularBase-v2``,
+            ``DPBandit-Birkhoff-v2``; the domains of :func:`polytope_arrays`).
         agent: One of :data:`SUPPORTED_AGENTS`.
         horizon: ``T >= 1``.
         seed: The game's seed (as :func:`agents.play`'s).

@@ -2,7 +2,10 @@
 
 * Same seed, same game: the compiled loop reproduces the Python path's actions and
   regret bit for bit (noise off and on, both learners and their tuned variants, a
-  short last batch, Garber-Kretzu's capped projections), and trivial play's regret.
+  short last batch, Garber-Kretzu's capped projections), and trivial play's regret, on
+  the matroid, s-t path, submodular base and Birkhoff defaults.
+* The compiled linear oracles return the domains' own vertices, ties included, and the
+  compiled feasibility test agrees with the domains' ``contains``.
 * The compiled exact sampler draws numpy's discrete Laplace integers from the same
   generator state, and its law has the analytic variance and pmf.
 * Regret distributions over 200 seeds at T = 2^12 agree between disjoint seed sets, and
@@ -21,17 +24,21 @@ from scipy import stats
 from agents import make, play
 from agents.bandit.garber_kretzu import GarberKretzu
 from agents.compiled import kernels, play_compiled, play_compiled_seeds
-from agents.compiled.long_horizon import _setup, kernel_arguments
+from agents.compiled.long_horizon import _setup, kernel_arguments, polytope_arrays
 from agents.privacy.discrete import discrete_laplace, discrete_laplace_variance
+from dp_online_envs.domains import Birkhoff, FlowPolytope, SubmodularBasePolytope
 from dp_online_envs.envs.registry import build_env
 
 ENV = "DPBandit-Matroid-v2"
+#: The other real-size polytope defaults the compiled loop plays.
+OTHER_ENVS = ("DPBandit-Flow-v2", "DPBandit-SubmodularBase-v2", "DPBandit-Birkhoff-v2")
 T = 300  # round(sqrt 300) = 17: 18 batches, the last one of 11 rounds
 
 
-def python_game(agent: str, horizon: int, seed: int, noise: bool = True, **kw):
+def python_game(agent: str, horizon: int, seed: int, noise: bool = True, env_id: str = ENV,
+                **kw):
     """The Python path's regret, actions and learner for one game."""
-    env = build_env(ENV, horizon=horizon)
+    env = build_env(env_id, horizon=horizon)
     a = make(agent, env.get_wrapper_attr("problem"), seed=seed, **kw)
     if not noise:
         a.noise = None
@@ -69,6 +76,88 @@ def test_same_game_bit_for_bit(agent, kw, noise, seed):
             assert c.fw_cap_hits > 0  # the cap is exercised
     trivial, _, _ = python_game("center", T, seed)
     assert c.trivial_regret == trivial
+
+
+@pytest.mark.parametrize("agent, kw, noise", [
+    ("garber-kretzu", {}, True),
+    ("garber-kretzu-tuned", {"max_fw_iterations": 1, "step": 128}, True),
+    ("private-projection-free", {"epsilon": 1.0}, False),
+    ("private-projection-free-tuned", {"epsilon": 0.5}, True),
+])
+@pytest.mark.parametrize("env_id", OTHER_ENVS)
+def test_same_game_bit_for_bit_on_the_other_polytopes(env_id, agent, kw, noise):
+    """The s-t path (17 edges, hull dimension 6), submodular base (n = 7, a strided hull
+    basis) and Birkhoff (n = 4, hull dimension 9) defaults, seed 7: the hull basis is no
+    identity here, and ``basis @ s`` goes to the BLAS ``dgemv`` in both paths."""
+    regret, actions, learner = python_game(agent, T, 7, noise, env_id, **kw)
+    c = play_compiled(env_id, agent, T, 7, agent_kw=kw, noise=noise, record=T)
+    assert np.array_equal(c.actions, actions)
+    assert c.regret == regret
+    assert c.lmo_calls == learner.lmo_calls
+    if isinstance(learner, GarberKretzu):
+        assert c.fw_cap_hits == learner.fw_cap_hits
+        assert (c.fw_cap_hits > 0) == (kw.get("step") == 128)
+    trivial, _, _ = python_game("center", T, 7, env_id=env_id)
+    assert c.trivial_regret == trivial
+
+
+def _domains():
+    """The defaults' domains and a few more: a DAG with parallel and useless edges, the
+    Birkhoff polytopes n = 1..6."""
+    envs = (ENV,) + OTHER_ENVS
+    dag = FlowPolytope(6, [(0, 1), (1, 2), (0, 2), (2, 5), (1, 5), (3, 5), (0, 4),
+                           (2, 5), (4, 1)], 0, 5)  # (3, 5) useless, (2, 5) twice
+    return ([build_env(e, horizon=10).unwrapped.domain for e in envs]
+            + [dag, SubmodularBasePolytope.permutahedron(5)]
+            + [Birkhoff(n) for n in range(1, 7)])
+
+
+def _costs(rng, dim, i):
+    """Random costs, and the tie patterns: integers in {-2..2}, zeros, and values an ulp
+    apart (0 or 0.1 plus 1e-17 noise)."""
+    kind = i % 4
+    if kind == 0:
+        return rng.standard_normal(dim)
+    if kind == 1:
+        return rng.integers(-2, 3, dim).astype(float)
+    if kind == 2:
+        return np.zeros(dim)
+    return rng.integers(0, 2, dim) * 0.1 + rng.standard_normal(dim) * 1e-17
+
+
+def test_linear_oracles_are_the_domains():
+    """The compiled oracle returns the domain's own vertex, bit for bit, on 600 costs per
+    domain, a third of them with ties (the tie-breaks are the domains': first incoming
+    edge, stable sort, scipy's assignment)."""
+    rng = np.random.default_rng(5)
+    for domain in _domains():
+        kind, polytope = polytope_arrays(domain)
+        for i in range(600):
+            c = _costs(rng, domain.dim, i)
+            assert np.array_equal(kernels.lmo(kind, c, polytope),
+                                  domain.linear_minimizer(c)), (domain, c.tolist())
+
+
+def test_outside_test_is_contains():
+    """The compiled feasibility test of a played point agrees with the domain's
+    ``contains`` (tolerance 1e-9) on points of the polytope moved by 1e-12 (inside) and
+    on vertices moved by 1e-6 (mostly outside), and both answers occur."""
+    rng = np.random.default_rng(9)
+    for domain in _domains():
+        kind, polytope = polytope_arrays(domain)
+        vertices = np.array([domain.linear_minimizer(rng.standard_normal(domain.dim))
+                             for _ in range(20)])
+        seen = set()
+        for i in range(200):
+            if i % 2:
+                x = rng.dirichlet(np.ones(20)) @ vertices + 1e-12 * rng.standard_normal(
+                    domain.dim)
+            else:
+                x = vertices[i % 20] + 1e-6 * rng.standard_normal(domain.dim)
+            inside = domain.contains(x, 1e-9)
+            assert kernels.is_outside(kind, x, polytope) == (not inside), (domain, x.tolist())
+            seen.add(inside)
+        assert seen == {True, False}, domain
 
 
 def test_noise_changes_the_game():
@@ -139,8 +228,9 @@ def test_points_outside_are_caught(monkeypatch):
         self.zeta = 4 * self.geometry.radius
 
     monkeypatch.setattr(GarberKretzu, "setup", wide)
-    with pytest.raises(RuntimeError, match="outside the polytope"):
-        play_compiled(ENV, "garber-kretzu", 200, 0)
+    for env_id in (ENV,) + OTHER_ENVS:
+        with pytest.raises(RuntimeError, match="outside the polytope"):
+            play_compiled(env_id, "garber-kretzu", 200, 0)
 
 
 def test_integer_grid_overflow_is_refused():
@@ -152,16 +242,24 @@ def test_integer_grid_overflow_is_refused():
         kernels.play_game(*args)
 
 
-@pytest.mark.parametrize("env_id, agent, kw, match", [
-    (ENV, "fkm", {}, "the compiled loop plays"),
-    ("DPBandit-Birkhoff-v2", "garber-kretzu", {}, "partition"),
-    (ENV, "private-projection-free", {"epsilon": 1.0, "counter": "honaker"}, "tree counter"),
-    (ENV, "private-projection-free", {"epsilon": 1.0, "delta": 1e-6, "noise": "gaussian"},
+@pytest.mark.parametrize("env_id, env_kw, agent, kw, match", [
+    (ENV, {}, "fkm", {}, "the compiled loop plays"),
+    (ENV, {"matroid": "graphic"}, "garber-kretzu", {}, "GraphicMatroid.*compiled loop needs"),
+    (ENV, {}, "private-projection-free", {"epsilon": 1.0, "counter": "honaker"},
      "tree counter"),
+    (ENV, {}, "private-projection-free",
+     {"epsilon": 1.0, "delta": 1e-6, "noise": "gaussian"}, "tree counter"),
 ])
-def test_refuses_what_it_does_not_play(env_id, agent, kw, match):
+def test_refuses_what_it_does_not_play(env_id, env_kw, agent, kw, match):
     with pytest.raises(ValueError, match=match):
-        play_compiled(env_id, agent, 100, 0, agent_kw=kw)
+        play_compiled(env_id, agent, 100, 0, env_kw=env_kw, agent_kw=kw)
+
+
+def test_refuses_a_base_polytope_not_cardinality_based():
+    """Only ``f(S) = g(|S|)`` has its greedy compiled."""
+    f = SubmodularBasePolytope(lambda m: float(min(int(m[:2].sum()), 1) + m[2]), 3)
+    with pytest.raises(ValueError, match="cardinality-based submodular base"):
+        polytope_arrays(f)
 
 
 def test_refuses_bad_workers():
