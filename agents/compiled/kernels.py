@@ -411,7 +411,7 @@ def sphere_direction(gen, k):
 def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
               kind, polytope, dir_gen, center, basis, bound, batch, eta, zeta,
               alpha, tolerance, max_fw, noise_kind, noise_gen, noise_t, grid, levels,
-              noise_block, record):
+              noise_block, record, baseline):
     """One game of ``horizon`` rounds: the learner, the env and the ledger in one loop.
 
     Args:
@@ -430,6 +430,8 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
             scale ``noise_t`` on the grid ``grid``), its generator, the tree's levels and
             the rows drawn per sampler call.
         record: Number of first actions to return (0: none).
+        baseline: Scale ``f - b`` instead of ``f`` in the estimates, ``b`` the mean
+            feedback of the blocks before (``garber-kretzu-tuned``'s baseline).
 
     Returns:
         ``(learner_loss, trivial_loss, theta_sum, actions, outside, lmo_calls,
@@ -461,6 +463,8 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
     counter_t = 0
     step = eta * (1.0 - alpha)
     coef_scale = k / zeta
+    feedback_sum = 0.0
+    offset = 0.0
     for t in range(1, horizon + 1):
         # ---- act
         s = sphere_direction(dir_gen, k)
@@ -479,6 +483,9 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
         theta_sum += theta
         # ---- update
         f = min(max(loss, -bound), bound)
+        if baseline:
+            feedback_sum += f
+            f = f - offset
         batch_sum += (coef_scale * f) * s
         in_batch += 1
         end = in_batch == batch or t == horizon
@@ -519,6 +526,8 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
                 y = x_fw.copy()
                 target = center - step * matvec(basis, noisy, identity)
         elif end:
+            if baseline:  # the next block's b: the mean over every round so far
+                offset = feedback_sum / t
             g = matvec(basis, batch_sum, identity)
             batch_sum = np.zeros(k)
             in_batch = 0

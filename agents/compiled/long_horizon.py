@@ -169,7 +169,8 @@ def kernel_arguments(env, learner, private: bool, record: int = 0) -> tuple:
             kernels.NOISE_DISCRETE_LAPLACE if exact else kernels.NOISE_NONE,
             counter._rng if exact else np.random.default_rng(0),
             int(strategy.t) if exact else 1, float(counter.grid) if exact else 1.0,
-            int(counter.levels) if exact else 1, int(noise_block), int(record))
+            int(counter.levels) if exact else 1, int(noise_block), int(record),
+            bool(getattr(learner, "baseline", False)))
 
 
 def play_compiled(env_id: str, agent: str, horizon: int, seed: int, *,

@@ -59,6 +59,7 @@ def python_game(agent: str, horizon: int, seed: int, noise: bool = True, env_id:
     ("garber-kretzu", {}, True),
     ("garber-kretzu-tuned", {}, True),
     ("garber-kretzu-tuned", {"max_fw_iterations": 1, "step": 128}, True),
+    ("garber-kretzu-tuned", {"baseline": False}, True),
     ("private-projection-free", {"epsilon": 1.0}, False),
     ("private-projection-free", {"epsilon": 1.0}, True),
     ("private-projection-free-tuned", {"epsilon": 0.5}, True),
