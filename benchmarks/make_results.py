@@ -63,6 +63,8 @@ class Section:
         study: A study under ``benchmarks/studies/`` (its ``sweep.yaml`` played by
             ``dp-online sweep``, resumable, then its ``analysis.py`` rendering the block
             from the stored results); ``script`` and ``args`` are then unused.
+        render: The study's analysis function that renders this block (a study may
+            give several blocks).
     """
 
     name: str
@@ -71,6 +73,7 @@ class Section:
     quick_args: tuple[str, ...] | None = ()
     fence: bool = False
     study: str | None = None
+    render: str = "render"
 
     def command(self, quick: bool = False) -> list[str]:
         """The argv (without the interpreter) of the full or the quick run (for a study:
@@ -105,9 +108,7 @@ SECTIONS: tuple[Section, ...] = (
             ("--seeds", "1", "--instances", "id defaults"), ("--quick",)),
     Section("bandit-convex-ball", "bandit_convex_rates.py", ("--only", "ball", "--seeds", "2"),
             ("--only", "ball", "--quick")),
-    Section("bandit-convex-polytopes", "bandit_convex_rates.py",
-            ("--only", "polytopes", "--seeds", "2"),
-            ("--only", "polytopes", "--quick", "--seeds", "1")),
+    Section("polytope-rates", quick_args=None, study="separation", render="render_rates"),
     Section("bandit-convex-former", "bandit_convex_rates.py",
             ("--only", "former,theory"), ("--only", "theory", "--quick", "--seeds", "1")),
     Section("domain-scaling", "domain_scaling.py", ("--budget", "1.5"),
@@ -239,7 +240,7 @@ def run_study(section: Section) -> str:
                                                   folder / "analysis.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.render(ROOT / load_sweep(sweep).results)
+    return getattr(module, section.render)(ROOT / load_sweep(sweep).results)
 
 
 def run_script(section: Section, quick: bool) -> str:
