@@ -13,7 +13,8 @@ Common options: ``horizon``, ``adversary`` (a name from
 
 Every default instance is one where not learning is costly: the ``center`` reference
 agent (the domain's center; a uniformly random arm or subset) has regret linear in T
-(``benchmarks/separation.py`` measures it against each family's learners).
+(the separation study, ``benchmarks/studies/separation``, measures it against each
+family's learners).
 
 Versions: any change to what an id plays bumps its ``-vN``; the former version stays
 registered and builds the former game (its rows are :data:`FORMER_CONFIGS`, listed in

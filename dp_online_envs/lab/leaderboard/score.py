@@ -78,8 +78,8 @@ class Family:
 
     Attributes:
         nonprivate: The non-private references (the score's 1 is the best of them).
-        private: The family's private learner (what ``benchmarks/separation.py``
-            checks the id separates).
+        private: The family's private learner (with which the separation study,
+            ``benchmarks/studies/separation``, checks the id separates).
         private_kwargs: Its options (besides epsilon).
     """
 
