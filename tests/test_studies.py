@@ -250,7 +250,7 @@ def test_private_experts_pairs_lazy_mw_with_every_other_learner_and_counts_switc
     rows = []
     for s in range(12):
         level = 300 * (1 + 0.2 * rng.normal())
-        for adv in ("oblivious", "punish-favorite"):
+        for adv in ("stochastic", "punish-favorite"):
             rows += [(adv, "private-lazy-mw", 2000, 0.1, s, level, 10 + s % 2),
                      (adv, "private-ftrl(counter=tree)", 2000, 0.1, s,
                       level + 150 + 5 * rng.normal(), 1999),
@@ -260,7 +260,10 @@ def test_private_experts_pairs_lazy_mw_with_every_other_learner_and_counts_switc
                      (adv, "center", 2000, None, s, 2 * level, 0)]
     frame = games_frame(rows)
     (obl, adaptive) = pe.difference_rows(frame, 2000)
-    assert obl["adversary"] == "oblivious" and adaptive["adversary"] == "punish-favorite"
+    assert obl["adversary"] == "stochastic" and adaptive["adversary"] == "punish-favorite"
+    from dp_online_envs.lab.experiments.game import env_options
+
+    assert env_options(pe.ENV, {})["adversary"] == pe.ADVERSARIES[0]  # the id's default
     assert obl["private-ftrl(counter=tree)"][1] == "private-lazy-mw"
     assert obl["private-ftrl(counter=blt)"][1] == "~"
     table = pe.regret_rows(frame, 2000)
@@ -273,7 +276,7 @@ def test_private_experts_pairs_lazy_mw_with_every_other_learner_and_counts_switc
 
 def test_private_experts_slope_block_fits_the_means_and_the_bound():
     pe = analysis("private-experts")
-    rows = [("oblivious", name, t, eps, s, (1 + 0.01 * s) * t ** p)
+    rows = [("stochastic", name, t, eps, s, (1 + 0.01 * s) * t ** p)
             for s in range(6) for t in (1000, 4000, 16000)
             for name, eps, p in (("private-lazy-mw", 0.1, 0.75), ("hedge", None, 0.5))]
     block = pe.slope_block(games_frame(rows), bound=lambda t, eps, delta: 3 * t ** 0.4)

@@ -25,18 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from paired_stats import (  # noqa: E402
-    NOISE,
-    ROOT,
-    difference,
-    listed,
-    mean_text,
-    ratio,
-    regrets,
-    seed_slopes,
-    slope_texts,
-    table,
-)
+import paired_stats as ps  # noqa: E402
 
 from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
 
@@ -76,16 +65,16 @@ def comparison_rows(frame: Any, adversary: str, horizon: int,
     """One row per epsilon: the learners' regret, their paired ratio and difference,
     the verdict, and each one's ratio to trivial play (``batch(epsilon, T)``: the
     batch column, default :func:`batch_of`)."""
-    trivial = regrets(frame, TRIVIAL, horizon, adversary=adversary)
+    trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adversary)
     rows = []
     for eps in epsilons_at(frame, adversary, horizon):
-        r = {n: regrets(frame, n, horizon, eps, adversary) for n in LEARNERS}
-        ratio_text, _ = ratio(r[HTINF], r[EXP2])
-        diff_text, verdict = difference(r[HTINF], r[EXP2], LEARNERS)
+        r = {n: ps.regrets(frame, n, horizon, eps, adversary) for n in LEARNERS}
+        ratio_text, _ = ps.ratio(r[HTINF], r[EXP2])
+        diff_text, verdict = ps.difference(r[HTINF], r[EXP2], LEARNERS)
         rows.append({"epsilon": eps, "tau": batch(eps, horizon), "seeds": len(r[HTINF]),
-                     HTINF: mean_text(r[HTINF]), EXP2: mean_text(r[EXP2]),
+                     HTINF: ps.mean_text(r[HTINF]), EXP2: ps.mean_text(r[EXP2]),
                      "ratio": ratio_text, "difference": diff_text, "lower": verdict,
-                     **{f"{n}/trivial": ratio(r[n], trivial) for n in LEARNERS}})
+                     **{f"{n}/trivial": ps.ratio(r[n], trivial) for n in LEARNERS}})
     return rows
 
 
@@ -95,7 +84,7 @@ def comparison_block(frame: Any, adversary: str, batch: Any = batch_of) -> str:
     if horizon is None:
         return ""
     rows = comparison_rows(frame, adversary, horizon, batch)
-    trivial = regrets(frame, TRIVIAL, horizon, adversary=adversary)
+    trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adversary)
     name = f"{adversary} (default)" if adversary == DEFAULT else adversary
     seeds = sorted({r["seeds"] for r in rows})
     head = ["ε", "τ", f"{HTINF} [95% CI]", f"{EXP2} [95% CI]", "htinf / exp2 [Fieller]",
@@ -103,18 +92,18 @@ def comparison_block(frame: Any, adversary: str, batch: Any = batch_of) -> str:
     body = [[f"{r['epsilon']:g}", r["tau"], r[HTINF], r[EXP2], r["ratio"], r["difference"],
              r["lower"], *(r[f"{n}/trivial"][0] for n in LEARNERS)] for r in rows]
     wins = {n: [r["epsilon"] for r in rows if r["lower"] == n] for n in LEARNERS}
-    noise = [r["epsilon"] for r in rows if r["lower"] == NOISE]
+    noise = [r["epsilon"] for r in rows if r["lower"] == ps.NOISE]
     below = {n: [r["epsilon"] for r in rows if r[f"{n}/trivial"][1] == "below"]
              for n in LEARNERS}
     return "\n".join([
         f"**Adversary: {name}**, T = {horizon}, {'/'.join(map(str, seeds))} paired seeds. "
-        f"Trivial play (`{TRIVIAL}`): {mean_text(trivial)}.", "",
-        table(head, body), "",
+        f"Trivial play (`{TRIVIAL}`): {ps.mean_text(trivial)}.", "",
+        ps.table(head, body), "",
         f"Lower regret where the paired interval of the difference excludes 0: "
-        f"`{HTINF}` at ε ∈ {listed(wins[HTINF])}, `{EXP2}` at ε ∈ {listed(wins[EXP2])}; "
-        f"within noise at ε ∈ {listed(noise)}. Below trivial play (Fieller interval of "
-        f"the paired ratio below 1): `{HTINF}` at ε ∈ {listed(below[HTINF])}, `{EXP2}` at "
-        f"ε ∈ {listed(below[EXP2])}."])
+        f"`{HTINF}` at ε ∈ {ps.listed(wins[HTINF])}, `{EXP2}` at ε ∈ {ps.listed(wins[EXP2])}; "
+        f"within noise at ε ∈ {ps.listed(noise)}. Below trivial play (Fieller interval of "
+        f"the paired ratio below 1): `{HTINF}` at ε ∈ {ps.listed(below[HTINF])}, `{EXP2}` at "
+        f"ε ∈ {ps.listed(below[EXP2])}."])
 
 
 def slope_block(frame: Any, epsilon: float, adversary: str = DEFAULT) -> str:
@@ -125,21 +114,21 @@ def slope_block(frame: Any, epsilon: float, adversary: str = DEFAULT) -> str:
     by = {}
     for name in (*LEARNERS, TRIVIAL):
         eps = None if name == TRIVIAL else epsilon
-        by[name] = {t: regrets(frame, name, t, eps, adversary) for t in horizons}
+        by[name] = {t: ps.regrets(frame, name, t, eps, adversary) for t in horizons}
     body = []
     for name in (*LEARNERS, TRIVIAL):
-        means = [mean_text(by[name][t]).split(" [")[0] for t in horizons]
-        body.append([name, *means, *slope_texts(by[name])])
+        means = [ps.mean_text(by[name][t]).split(" [")[0] for t in horizons]
+        body.append([name, *means, *ps.slope_texts(by[name])])
     head = ["learner", *(f"T={t}" for t in horizons), "slope of the means",
             "per-seed slope [95% CI]"]
-    diff_text, verdict = difference(seed_slopes(by[HTINF]), seed_slopes(by[EXP2]),
+    diff_text, verdict = ps.difference(ps.seed_slopes(by[HTINF]), ps.seed_slopes(by[EXP2]),
                                     ("htinf's", "exp2's"))
     seeds = len(by[HTINF][horizons[-1]])
     return "\n".join([
         f"**Slope in T at ε = {epsilon:g}** ({adversary} adversary, {seeds} seeds; mean "
-        f"regret at each T)", "", table(head, body), "",
+        f"regret at each T)", "", ps.table(head, body), "",
         f"htinf's per-seed slope minus exp2's, paired: {diff_text} "
-        + (f"({verdict} is the smaller)." if verdict != NOISE else "(within noise).")])
+        + (f"({verdict} is the smaller)." if verdict != ps.NOISE else "(within noise).")])
 
 
 def slope_epsilons(frame: Any, adversary: str = DEFAULT) -> list[float]:
@@ -165,5 +154,5 @@ def render(results: str | pathlib.Path) -> str:
 
 if __name__ == "__main__":
     where = (sys.argv[1] if len(sys.argv) > 1
-             else ROOT / "results" / "studies" / "newer-learners")
+             else ps.ROOT / "results" / "studies" / "newer-learners")
     print(render(where))

@@ -27,14 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from paired_stats import (  # noqa: E402
-    ROOT,
-    difference,
-    mean_text,
-    regrets,
-    slope_texts,
-    table,
-)
+import paired_stats as ps  # noqa: E402
 
 from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
 from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
@@ -44,8 +37,11 @@ L2P = "private-lazy-mw"
 #: The non-private rows: the reference learner and trivial play (the uniform mixture).
 NON_PRIVATE = {"hedge": "hedge (non-private)",
                "center": "center (trivial: the uniform mixture)"}
-#: The default adversary first, then the adaptive one.
-ADVERSARIES = ("oblivious", "punish-favorite")
+#: The env's default adversary (i.i.d. losses: oblivious) first, then the adaptive one.
+ADVERSARIES = ("stochastic", "punish-favorite")
+#: How the tables name them.
+SHOWN = {"stochastic": "stochastic (default, oblivious)",
+         "punish-favorite": "punish-favorite (adaptive)"}
 
 
 def short(label: str) -> str:
@@ -90,9 +86,9 @@ def regret_rows(frame: Any, horizon: int) -> list[list[str]]:
     for label, eps in cells:
         row = []
         for adv in advs:
-            reg = regrets(frame, label, horizon, eps, adv)
-            sw = regrets(frame, label, horizon, eps, adv, column="switches")
-            row += [mean_text(reg), f"{sum(sw.values()) / len(sw):.0f}" if sw else "n/a"]
+            reg = ps.regrets(frame, label, horizon, eps, adv)
+            sw = ps.regrets(frame, label, horizon, eps, adv, column="switches")
+            row += [ps.mean_text(reg), f"{sum(sw.values()) / len(sw):.0f}" if sw else "n/a"]
         if any(c != "n/a" for c in row):
             name = NON_PRIVATE.get(label, label + (" (idealized)" if idealized(frame, label)
                                                    else ""))
@@ -109,10 +105,10 @@ def difference_rows(frame: Any, horizon: int) -> list[dict[str, Any]]:
     rows = []
     for eps in epsilons:
         for adv in adversaries_of(frame):
-            mine = regrets(frame, L2P, horizon, eps, adv)
+            mine = ps.regrets(frame, L2P, horizon, eps, adv)
             row: dict[str, Any] = {"epsilon": eps, "adversary": adv}
             for other in others:
-                row[other] = difference(mine, regrets(frame, other, horizon, eps, adv),
+                row[other] = ps.difference(mine, ps.regrets(frame, other, horizon, eps, adv),
                                         (L2P, short(other)))
             rows.append(row)
     return rows
@@ -142,21 +138,21 @@ def slope_block(frame: Any, bound: Any = calibration_bound) -> str:
     delta = float(games[games.epsilon == eps].delta.iloc[0])
     body = []
     for label, e in ((L2P, eps), ("hedge", None)):
-        by = {t: regrets(frame, label, t, e, ADVERSARIES[0]) for t in horizons}
+        by = {t: ps.regrets(frame, label, t, e, ADVERSARIES[0]) for t in horizons}
         by = {t: r for t, r in by.items() if r}
         if len(by) < 2:
             continue
-        means = [mean_text(by[t]).split(" [")[0] if t in by else "n/a" for t in horizons]
+        means = [ps.mean_text(by[t]).split(" [")[0] if t in by else "n/a" for t in horizons]
         body.append([label if e is not None else NON_PRIVATE[label], *means,
-                     *slope_texts(by)])
+                     *ps.slope_texts(by)])
     bounds = [bound(t, eps, delta) for t in horizons]
     body.append([f"{L2P}: its calibration's bound", *(f"{b:.1f}" for b in bounds),
                  f"{loglog_slope(horizons, bounds):.2f}", ""])
-    seeds = len(regrets(frame, L2P, horizons[-1], eps, ADVERSARIES[0]))
+    seeds = len(ps.regrets(frame, L2P, horizons[-1], eps, ADVERSARIES[0]))
     head = ["learner", *(f"T={t}" for t in horizons), "slope of the means",
             "per-seed slope [95% CI]"]
-    return (f"**Slope in T** ({ADVERSARIES[0]}, ε = {eps:g}, δ = {delta:g}, {seeds} seeds; "
-            f"mean regret at each T)\n\n" + table(head, body))
+    return (f"**Slope in T** ({SHOWN[ADVERSARIES[0]]}, ε = {eps:g}, δ = {delta:g}, {seeds} seeds; "
+            f"mean regret at each T)\n\n" + ps.table(head, body))
 
 
 def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
@@ -167,7 +163,7 @@ def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
     horizon = main_horizon(frame)
     advs = adversaries_of(frame)
     seeds = frame[frame.horizon == horizon].groupby("agent_label").seed_index.nunique()
-    head = ["learner", "ε", *(f"{a}: {c}" for a in advs
+    head = ["learner", "ε", *(f"{SHOWN.get(a, a)}: {c}" for a in advs
                               for c in ("regret [95% CI]", "switches"))]
     deltas = sorted({float(d) for d in frame.delta.dropna() if d > 0})
     top = (f"**Regret and switches**, T = {horizon}, "
@@ -178,19 +174,19 @@ def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
     diffs = difference_rows(frame, horizon)
     others = [x for x in private_labels(frame) if x != L2P]
     diff_head = ["ε", "adversary", *(short(o) for o in others)]
-    diff_body = [[f"{r['epsilon']:g}", r["adversary"],
+    diff_body = [[f"{r['epsilon']:g}", SHOWN.get(r["adversary"], r["adversary"]),
                   *(f"{r[o][0]} {r[o][1]}" for o in others)] for r in diffs]
-    parts = [top, table(head, regret_rows(frame, horizon)),
+    parts = [top, ps.table(head, regret_rows(frame, horizon)),
              f"**{L2P} minus each other private learner**, paired on the seeds: mean [95% "
              f"paired t interval] and the one with the lower regret where the interval "
-             f"excludes 0 (`~`: within noise)", table(diff_head, diff_body)]
+             f"excludes 0 (`~`: within noise)", ps.table(diff_head, diff_body)]
     slope = slope_block(frame, bound)
     return "\n\n".join(parts + ([slope] if slope else []))
 
 
 def _main() -> None:
     where = (sys.argv[1] if len(sys.argv) > 1
-             else ROOT / "results" / "studies" / "private-experts")
+             else ps.ROOT / "results" / "studies" / "private-experts")
     print(render(where))
 
 

@@ -28,15 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from paired_stats import (  # noqa: E402
-    ROOT,
-    difference,
-    listed,
-    mean_text,
-    ratio,
-    regrets,
-    table,
-)
+import paired_stats as ps  # noqa: E402
 
 from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
 
@@ -66,13 +58,13 @@ def reference_rows(frame: Any, horizon: int) -> list[list[str]]:
     and whether it is below trivial play."""
     rows = []
     for adv in adversaries_of(frame):
-        trivial = regrets(frame, TRIVIAL, horizon, adversary=adv)
+        trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adv)
         for name in (*STOCHASTIC, *ADVERSARIAL, TRIVIAL):
-            r = regrets(frame, name, horizon, adversary=adv)
+            r = ps.regrets(frame, name, horizon, adversary=adv)
             if not r:
                 continue
-            text, verdict = ratio(r, trivial) if name != TRIVIAL else ("1", "")
-            rows.append([adv, name, mean_text(r), text,
+            text, verdict = ps.ratio(r, trivial) if name != TRIVIAL else ("1", "")
+            rows.append([adv, name, ps.mean_text(r), text,
                          {"below": "yes", "above": "no (above)", "~": "~"}.get(verdict, "")])
     return rows
 
@@ -84,8 +76,8 @@ def reference_differences(frame: Any, horizon: int) -> list[list[str]]:
         cells = []
         for s in STOCHASTIC:
             for a in ADVERSARIAL:
-                text, verdict = difference(regrets(frame, s, horizon, adversary=adv),
-                                           regrets(frame, a, horizon, adversary=adv), (s, a))
+                text, verdict = ps.difference(ps.regrets(frame, s, horizon, adversary=adv),
+                                           ps.regrets(frame, a, horizon, adversary=adv), (s, a))
                 cells.append(f"{text} {verdict}")
         rows.append([adv, *cells])
     return rows
@@ -100,21 +92,21 @@ def private_block(frame: Any, adversary: str, horizon: int) -> str:
     """The private learners under ``adversary``: regret, below trivial, differences."""
     epsilons = epsilons_of(frame)
     learners = (*ADAP, *BASELINES)
-    r = {(n, e): regrets(frame, n, horizon, e, adversary) for n in learners for e in epsilons}
-    trivial = regrets(frame, TRIVIAL, horizon, adversary=adversary)
-    regret_table = table(["ε", *learners],
-                         [[f"{e:g}", *(mean_text(r[n, e]) for n in learners)]
+    r = {(n, e): ps.regrets(frame, n, horizon, e, adversary) for n in learners for e in epsilons}
+    trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adversary)
+    regret_table = ps.table(["ε", *learners],
+                         [[f"{e:g}", *(ps.mean_text(r[n, e]) for n in learners)]
                           for e in epsilons])
-    below = {n: [e for e in epsilons if ratio(r[n, e], trivial)[1] == "below"]
+    below = {n: [e for e in epsilons if ps.ratio(r[n, e], trivial)[1] == "below"]
              for n in learners}
     pairs = [(a, b) for a in ADAP for b in BASELINES]
-    diff_table = table(["ε", *(f"{a} − {b}" for a, b in pairs)],
-                       [[f"{e:g}", *(" ".join(difference(r[a, e], r[b, e], (a, b)))
+    diff_table = ps.table(["ε", *(f"{a} − {b}" for a, b in pairs)],
+                       [[f"{e:g}", *(" ".join(ps.difference(r[a, e], r[b, e], (a, b)))
                                      for a, b in pairs)] for e in epsilons])
     return "\n\n".join([
         f"**Adversary: {adversary}**", regret_table,
         "Below trivial play (Fieller interval of the paired ratio to `uniform` below 1): "
-        + "; ".join(f"`{n}` at ε ∈ {listed(below[n])}" for n in learners) + ".",
+        + "; ".join(f"`{n}` at ε ∈ {ps.listed(below[n])}" for n in learners) + ".",
         "Paired differences (AdaP minus baseline): mean [95% paired t interval] and the "
         "learner with the lower regret where the interval excludes 0 (`~`: within noise):",
         diff_table])
@@ -133,16 +125,16 @@ def render(results: str | pathlib.Path) -> str:
         f"for every learner), regret against the best fixed arm in hindsight.",
         "**Non-private references**: mean regret [Student-t 95% interval] and the paired "
         "ratio to trivial play [Fieller's 95% interval]",
-        table(["adversary", "learner", "regret [95% CI]", "/ trivial [Fieller]",
+        ps.table(["adversary", "learner", "regret [95% CI]", "/ trivial [Fieller]",
                "below trivial"], reference_rows(frame, horizon)),
         "Stochastic minus adversarial learners (non-private), paired: mean [95% paired t "
         "interval] and the one with the lower regret where the interval excludes 0:",
-        table(["adversary", *pairs], reference_differences(frame, horizon))]
+        ps.table(["adversary", *pairs], reference_differences(frame, horizon))]
     parts += [private_block(frame, adv, horizon) for adv in adversaries_of(frame)]
     return "\n\n".join(parts)
 
 
 if __name__ == "__main__":
     where = (sys.argv[1] if len(sys.argv) > 1
-             else ROOT / "results" / "studies" / "private-stochastic")
+             else ps.ROOT / "results" / "studies" / "private-stochastic")
     print(render(where))
