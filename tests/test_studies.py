@@ -344,3 +344,13 @@ def test_a_paired_difference_and_ratio_use_the_shared_seeds_only():
     assert verdict == "below" and text.startswith("0.50 [0.4")
     assert ratio(b, a)[1] == "above" and difference(b, a, ("b", "a"))[1] == "a"
     assert difference({0: 1.0}, {0: 2.0}, ("a", "b")) == ("n/a", "~")
+
+
+def test_slopes_and_their_means_use_the_seeds_held_at_every_horizon():
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import on_common_seeds, slope_texts
+
+    by = {1000: {0: 10.0, 1: 20.0}, 4000: {0: 20.0, 1: 40.0, 2: 1e6}}  # seed 2: one T only
+    assert on_common_seeds(by) == {1000: {0: 10.0, 1: 20.0}, 4000: {0: 20.0, 1: 40.0}}
+    of_means, per_seed = slope_texts(by)
+    assert of_means == "0.50" and per_seed == "0.50 [0.50, 0.50]"

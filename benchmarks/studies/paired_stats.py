@@ -102,19 +102,31 @@ def ratio(a: dict[int, float], b: dict[int, float]) -> tuple[str, str]:
     return fmt(r, lo, hi, ".2f"), side(lo, hi, ("below", "above"), null=1.0)
 
 
+def on_common_seeds(by_horizon: dict[int, dict[int, float]]) -> dict[int, dict[int, float]]:
+    """``by_horizon`` restricted to the seed indices held at every horizon (so that
+    means at different ``T`` average the same seeds)."""
+    if not by_horizon:
+        return {}
+    seeds = set.intersection(*(set(r) for r in by_horizon.values()))
+    return {t: {s: r[s] for s in sorted(seeds)} for t, r in by_horizon.items()}
+
+
 def seed_slopes(by_horizon: dict[int, dict[int, float]]) -> dict[int, float]:
     """``{seed_index: slope}``: per seed index held at every horizon, the least-squares
     log-log slope of its regret over the horizons (``nan`` where a regret is not
     positive)."""
     horizons = sorted(by_horizon)
-    seeds = sorted(set.intersection(*(set(by_horizon[t]) for t in horizons)))
-    return {s: loglog_slope(horizons, [by_horizon[t][s] for t in horizons]) for s in seeds}
+    common = on_common_seeds(by_horizon)
+    seeds = sorted(common[horizons[0]]) if horizons else []
+    return {s: loglog_slope(horizons, [common[t][s] for t in horizons]) for s in seeds}
 
 
 def slope_texts(by_horizon: dict[int, dict[int, float]]) -> tuple[str, str]:
-    """``(slope of the means, mean per-seed slope [95% interval])`` over the horizons."""
+    """``(slope of the means, mean per-seed slope [95% interval])`` over the horizons,
+    on the seed indices held at every horizon."""
     horizons = sorted(by_horizon)
-    means = [float(np.mean(list(by_horizon[t].values()))) for t in horizons]
+    common = on_common_seeds(by_horizon)
+    means = [float(np.mean(list(common[t].values()))) for t in horizons]
     of_means = loglog_slope(horizons, means)
     per_seed = np.array(list(seed_slopes(by_horizon).values()))
     finite = per_seed[np.isfinite(per_seed)]

@@ -114,7 +114,8 @@ def slope_block(frame: Any, epsilon: float, adversary: str = DEFAULT) -> str:
     by = {}
     for name in (*LEARNERS, TRIVIAL):
         eps = None if name == TRIVIAL else epsilon
-        by[name] = {t: ps.regrets(frame, name, t, eps, adversary) for t in horizons}
+        by[name] = ps.on_common_seeds({t: ps.regrets(frame, name, t, eps, adversary)
+                                       for t in horizons})
     body = []
     for name in (*LEARNERS, TRIVIAL):
         means = [ps.mean_text(by[name][t]).split(" [")[0] for t in horizons]

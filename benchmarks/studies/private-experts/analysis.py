@@ -139,7 +139,7 @@ def slope_block(frame: Any, bound: Any = calibration_bound) -> str:
     body = []
     for label, e in ((L2P, eps), ("hedge", None)):
         by = {t: ps.regrets(frame, label, t, e, ADVERSARIES[0]) for t in horizons}
-        by = {t: r for t, r in by.items() if r}
+        by = ps.on_common_seeds({t: r for t, r in by.items() if r})
         if len(by) < 2:
             continue
         means = [ps.mean_text(by[t]).split(" [")[0] if t in by else "n/a" for t in horizons]
