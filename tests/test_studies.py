@@ -4,6 +4,7 @@ stored results (checked here on results whose verdicts are known)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import pathlib
@@ -354,3 +355,20 @@ def test_slopes_and_their_means_use_the_seeds_held_at_every_horizon():
     assert on_common_seeds(by) == {1000: {0: 10.0, 1: 20.0}, 4000: {0: 20.0, 1: 40.0}}
     of_means, per_seed = slope_texts(by)
     assert of_means == "0.50" and per_seed == "0.50 [0.50, 0.50]"
+
+
+def test_a_study_reads_only_the_games_of_its_sweep(tmp_path):
+    """A record in the results directory that the sweep does not play (an earlier
+    version's, say) is left out of the analysis."""
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import load_study
+
+    from dp_online_envs.lab.experiments.game import play_game
+
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("name: tiny\nenvs: [DPFullInfo-Experts-v0]\nagents: [center]\n"
+                     "horizons: [5]\nseeds: 1\n")
+    (ours,) = load_sweep(sweep).games
+    other = dataclasses.replace(ours, horizon=6)
+    frame = load_study([play_game(ours), play_game(other)], sweep)
+    assert list(frame.game_id) == [ours.game_id]

@@ -33,6 +33,18 @@ from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
 NOISE = "~"
 
 
+def load_study(results: str | pathlib.Path, sweep: str | pathlib.Path) -> Any:
+    """The games of ``sweep`` stored in ``results``, as a
+    :func:`~dp_online_envs.lab.experiments.table.load_results` frame (records of other
+    games in the directory, e.g. of an earlier version of the sweep, are left out)."""
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+    from dp_online_envs.lab.experiments.table import load_results
+
+    frame = load_results(results)
+    wanted = {g.game_id for g in load_sweep(sweep).games}
+    return frame[frame.game_id.isin(wanted)]
+
+
 def regrets(frame: Any, label: str, horizon: int, epsilon: float | None = None,
             adversary: str | None = None, column: str = "regret") -> dict[int, float]:
     """``{seed_index: value}`` of one learner's games.

@@ -27,8 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
-
+SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
 ENV = "DPBandit-MAB-v0"
 HTINF, EXP2, TRIVIAL = "private-batched-htinf", "private-exp2", "uniform"
 LEARNERS = (HTINF, EXP2)
@@ -144,7 +143,7 @@ def slope_epsilons(frame: Any, adversary: str = DEFAULT) -> list[float]:
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: one comparison per adversary, then the slopes."""
-    frame = load_results(results)
+    frame = ps.load_study(results, SWEEP)
     frame = frame[frame.env_id == ENV]
     adversaries = sorted(frame["env_options.adversary"].unique(),
                          key=lambda a: (a != DEFAULT, a))

@@ -30,8 +30,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import paired_stats as ps  # noqa: E402
 
 from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
-from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
 
+SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
 ENV = "DPFullInfo-Experts-v0"
 L2P = "private-lazy-mw"
 #: The non-private rows: the reference learner and trivial play (the uniform mixture).
@@ -49,11 +49,15 @@ def short(label: str) -> str:
     return label.replace("private-ftrl(counter=", "ftrl-").rstrip(")")
 
 
+#: The order of the private learners' rows and columns (others follow, by name).
+ORDER = (L2P, *(f"private-ftrl(counter={c})" for c in
+                ("tree", "agarwal-singh", "honaker", "factorization", "blt")), "private-ftpl")
+
+
 def private_labels(frame: Any) -> list[str]:
-    """The private learners, ``private-lazy-mw`` first, then in the order of the sweep's
-    results (``agent_label``)."""
-    labels = list(dict.fromkeys(frame[frame.epsilon.notna()].agent_label))
-    return sorted(labels, key=lambda x: (x != L2P, labels.index(x)))
+    """The private learners (``agent_label``) in :data:`ORDER`, then the others by name."""
+    labels = set(frame[frame.epsilon.notna()].agent_label)
+    return sorted(labels, key=lambda x: (ORDER.index(x) if x in ORDER else len(ORDER), x))
 
 
 def idealized(frame: Any, label: str) -> bool:
@@ -158,7 +162,7 @@ def slope_block(frame: Any, bound: Any = calibration_bound) -> str:
 def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
     """The section's block: the regret and switches table, the paired differences, the
     slope."""
-    frame = load_results(results)
+    frame = ps.load_study(results, SWEEP)
     frame = frame[frame.env_id == ENV]
     horizon = main_horizon(frame)
     advs = adversaries_of(frame)

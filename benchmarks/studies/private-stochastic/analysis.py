@@ -30,8 +30,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
-
+SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
 ENV = "DPBandit-MAB-v0"
 ADAP = ("adap-ucb", "adap-klucb")
 BASELINES = ("private-exp2", "private-batched-htinf")
@@ -114,7 +113,7 @@ def private_block(frame: Any, adversary: str, horizon: int) -> str:
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: the references, then one block per adversary."""
-    frame = load_results(results)
+    frame = ps.load_study(results, SWEEP)
     frame = frame[frame.env_id == ENV]
     horizon = horizon_of(frame)
     seeds = sorted(set(frame[frame.horizon == horizon].groupby("agent_label")
