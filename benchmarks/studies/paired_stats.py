@@ -91,16 +91,16 @@ def side(lo: float, hi: float, names: tuple[str, str], null: float = 0.0) -> str
     return names[0] if hi < null else names[1] if lo > null else NOISE
 
 
-def difference(a: dict[int, float], b: dict[int, float],
-               names: tuple[str, str]) -> tuple[str, str]:
+def difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
+               spec: str = "+.1f") -> tuple[str, str]:
     """``(text, verdict)`` of the paired difference ``a - b``: ``mean [lo, hi]``
-    (signed) and the name of the one with the lower regret where the interval excludes 0
+    (in format ``spec``) and the name of the one with the lower regret where the interval excludes 0
     (:data:`NOISE` otherwise, or with fewer than two shared seeds)."""
     gap = paired_gap(a, b)
     if gap is None:
         return "n/a", NOISE
     m, lo, hi = gap
-    return fmt(m, lo, hi, "+.1f"), side(lo, hi, names)
+    return fmt(m, lo, hi, spec), side(lo, hi, names)
 
 
 def ratio(a: dict[int, float], b: dict[int, float]) -> tuple[str, str]:

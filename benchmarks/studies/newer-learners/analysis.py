@@ -122,10 +122,11 @@ def slope_block(frame: Any, epsilon: float, adversary: str = DEFAULT) -> str:
     head = ["learner", *(f"T={t}" for t in horizons), "slope of the means",
             "per-seed slope [95% CI]"]
     diff_text, verdict = ps.difference(ps.seed_slopes(by[HTINF]), ps.seed_slopes(by[EXP2]),
-                                    ("htinf's", "exp2's"))
+                                       ("htinf's", "exp2's"), spec="+.2f")
     seeds = len(by[HTINF][horizons[-1]])
     return "\n".join([
-        f"**Slope in T at ε = {epsilon:g}** ({adversary} adversary, {seeds} seeds; mean "
+        f"**Slope in T at ε = {epsilon:g}** ({adversary}"
+        f"{' (default)' if adversary == DEFAULT else ''} adversary, {seeds} seeds; mean "
         f"regret at each T)", "", ps.table(head, body), "",
         f"htinf's per-seed slope minus exp2's, paired: {diff_text} "
         + (f"({verdict} is the smaller)." if verdict != ps.NOISE else "(within noise).")])

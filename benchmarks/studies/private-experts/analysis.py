@@ -44,9 +44,11 @@ SHOWN = {"stochastic": "stochastic (default, oblivious)",
          "punish-favorite": "punish-favorite (adaptive)"}
 
 
-def short(label: str) -> str:
-    """A learner's column name: ``ftrl-tree`` for ``private-ftrl(counter=tree)``."""
-    return label.replace("private-ftrl(counter=", "ftrl-").rstrip(")")
+def short(frame: Any, label: str) -> str:
+    """A learner's column name: ``ftrl-tree`` for ``private-ftrl(counter=tree)``, with
+    `` (idealized)`` where its guarantee is idealized."""
+    name = label.replace("private-ftrl(counter=", "ftrl-").rstrip(")")
+    return name + (" (idealized)" if idealized(frame, label) else "")
 
 
 #: The order of the private learners' rows and columns (others follow, by name).
@@ -113,7 +115,7 @@ def difference_rows(frame: Any, horizon: int) -> list[dict[str, Any]]:
             row: dict[str, Any] = {"epsilon": eps, "adversary": adv}
             for other in others:
                 row[other] = ps.difference(mine, ps.regrets(frame, other, horizon, eps, adv),
-                                        (L2P, short(other)))
+                                        (L2P, short(frame, other)))
             rows.append(row)
     return rows
 
@@ -177,7 +179,7 @@ def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
            "for the real-valued mechanism, not its float64 computation)")
     diffs = difference_rows(frame, horizon)
     others = [x for x in private_labels(frame) if x != L2P]
-    diff_head = ["ε", "adversary", *(short(o) for o in others)]
+    diff_head = ["ε", "adversary", *(short(frame, o) for o in others)]
     diff_body = [[f"{r['epsilon']:g}", SHOWN.get(r["adversary"], r["adversary"]),
                   *(f"{r[o][0]} {r[o][1]}" for o in others)] for r in diffs]
     parts = [top, ps.table(head, regret_rows(frame, horizon)),
