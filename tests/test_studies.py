@@ -4,6 +4,7 @@ stored results (checked here on results whose verdicts are known)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import pathlib
@@ -149,3 +150,227 @@ def test_the_separation_study_plays_each_ids_family_as_the_leaderboard_defines_i
         agents = {g.agent for g in sweep.games if g.env_id == env_id}
         fam = family(env_id)
         assert {fam.nonprivate[0], fam.private} <= agents, (env_id, agents)
+
+
+# --- the paired comparisons of the newer-learners, private-experts and private-stochastic
+# studies, on hand-made frames whose verdicts are known
+
+PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic")
+
+
+@pytest.mark.parametrize("name", PAIRED_STUDIES)
+def test_a_paired_study_plays_every_learner_on_the_same_games(name):
+    """Within one env setting and horizon, every learner and epsilon plays the same seed
+    indices, and one seed index is one loss sequence (one env seed)."""
+    sweep = load_sweep(STUDIES / name / "sweep.yaml")
+    cells: dict = {}
+    for g in sweep.games:
+        cell = cells.setdefault((g.env_id, repr(sorted(g.env_kwargs.items())), g.horizon), {})
+        cell.setdefault((g.label, g.epsilon), set()).add(g.seed_index)
+    for key, by_learner in cells.items():
+        assert len({frozenset(s) for s in by_learner.values()}) == 1, key
+        games = [g for g in sweep.games if (g.env_id, repr(sorted(g.env_kwargs.items())),
+                                            g.horizon) == key]
+        for index in {g.seed_index for g in games}:
+            assert len({g.env_seed for g in games if g.seed_index == index}) == 1, key
+
+
+def test_newer_learners_has_enough_seeds_for_a_95_interval_under_each_adversary():
+    sweep = load_sweep(STUDIES / "newer-learners" / "sweep.yaml")
+    seeds = {}
+    for g in sweep.games:
+        if g.horizon == 32000:
+            seeds.setdefault(g.env_kwargs.get("adversary", "stochastic"), set()).add(
+                g.seed_index)
+    assert len(seeds["stochastic"]) >= 8 and len(seeds["lower-bound"]) >= 16
+
+
+def games_frame(rows):
+    """A results frame from ``(adversary, label, horizon, epsilon, seed, regret[,
+    switches])`` rows (the columns the analyses read)."""
+    out = []
+    for row in rows:
+        adv, label, t, eps, s, regret, *rest = row
+        out.append({"env_id": "E", "env_options.adversary": adv, "agent_label": label,
+                    "horizon": t, "epsilon": np.nan if eps is None else eps,
+                    "delta": np.nan if eps is None else 1e-6,
+                    "privacy": "non-private" if eps is None else "(eps, 1e-06)-DP"
+                               + (" idealized" if "blt" in label else ""),
+                    "seed_index": s, "regret": regret,
+                    "switches": rest[0] if rest else 0})
+    return pd.DataFrame(out)
+
+
+def test_newer_learners_names_the_lower_regret_only_where_the_paired_interval_allows():
+    nl = analysis("newer-learners")
+    rng = np.random.default_rng(2)
+    rows = []
+    for s in range(10):
+        level = 1000 * (1 + 0.3 * rng.normal())  # a seed's shared difficulty
+        rows.append(("stochastic", "uniform", 32000, None, s, 2 * level))
+        for eps, factor in ((0.1, 1.0), (1.0, 0.5), (3.0, 1.3)):
+            exp2 = level * (1 + 0.02 * rng.normal())
+            rows += [("stochastic", "private-exp2", 32000, eps, s, exp2),
+                     ("stochastic", "private-batched-htinf", 32000, eps, s,
+                      exp2 + 50 * (-1) ** s if factor == 1  # mean gap 0: within noise
+                      else factor * level * (1 + 0.02 * rng.normal()))]
+    got = {r["epsilon"]: r for r in nl.comparison_rows(games_frame(rows), "stochastic", 32000,
+                                                        batch=lambda e, t: 7)}
+    assert got[1.0]["lower"] == "private-batched-htinf"
+    assert got[3.0]["lower"] == "private-exp2"
+    assert got[0.1]["lower"] == "~"
+    assert 0.45 < float(got[1.0]["ratio"].split()[0]) < 0.55
+    assert got[1.0]["private-batched-htinf/trivial"][1] == "below"
+    assert got[1.0]["tau"] == 7 and got[1.0]["seeds"] == 10
+    block = nl.comparison_block(games_frame(rows), "stochastic", batch=lambda e, t: 7)
+    assert "`private-batched-htinf` at ε ∈ {1}, `private-exp2` at ε ∈ {3}" in block
+    assert "within noise at ε ∈ {0.1}" in block
+
+
+def test_newer_learners_slopes_are_per_seed_with_a_paired_gap():
+    nl = analysis("newer-learners")
+    rng = np.random.default_rng(3)
+    rows = []
+    for s in range(8):
+        c = 1 + 0.05 * rng.normal()  # a seed's level: its slopes are exact
+        for t in (1000, 4000, 16000):
+            rows += [("stochastic", "private-batched-htinf", t, 1.0, s, c * t ** 0.5),
+                     ("stochastic", "private-exp2", t, 1.0, s, c * t ** 0.9),
+                     ("stochastic", "uniform", t, None, s, c * t)]
+    frame = games_frame(rows)
+    assert nl.slope_epsilons(frame) == [1.0]
+    block = nl.slope_block(frame, 1.0)
+    lines = {line.split(" | ")[0].strip("| "): line for line in block.splitlines()}
+    assert "| 0.50 | 0.50 [" in lines["private-batched-htinf"]
+    assert "| 0.90 | 0.90 [" in lines["private-exp2"]
+    assert "(htinf's is the smaller)" in block
+    assert nl.slope_epsilons(games_frame([r for r in rows if r[2] == 1000])) == []  # one T
+
+
+def test_private_experts_pairs_lazy_mw_with_every_other_learner_and_counts_switches():
+    pe = analysis("private-experts")
+    rng = np.random.default_rng(4)
+    rows = []
+    for s in range(12):
+        level = 300 * (1 + 0.2 * rng.normal())
+        for adv in ("stochastic", "punish-favorite"):
+            rows += [(adv, "private-lazy-mw", 2000, 0.1, s, level, 10 + s % 2),
+                     (adv, "private-ftrl(counter=tree)", 2000, 0.1, s,
+                      level + 150 + 5 * rng.normal(), 1999),
+                     (adv, "private-ftrl(counter=blt)", 2000, 0.1, s,
+                      level + 40 * rng.normal(), 1999),
+                     (adv, "hedge", 2000, None, s, 25.0, 1995),
+                     (adv, "center", 2000, None, s, 2 * level, 0)]
+    frame = games_frame(rows)
+    (obl, adaptive) = pe.difference_rows(frame, 2000)
+    assert obl["adversary"] == "stochastic" and adaptive["adversary"] == "punish-favorite"
+    from dp_online_envs.lab.experiments.game import env_options
+
+    assert env_options(pe.ENV, {})["adversary"] == pe.ADVERSARIES[0]  # the id's default
+    assert obl["private-ftrl(counter=tree)"][1] == "private-lazy-mw"
+    assert obl["private-ftrl(counter=blt)"][1] == "~"
+    table = pe.regret_rows(frame, 2000)
+    by = {r[0]: r for r in table}
+    assert by["private-lazy-mw"][3] == "10"  # mean switches: 10.5 printed without decimals
+    assert "private-ftrl(counter=blt) (idealized)" in by
+    assert by["hedge (non-private)"][1] == "-"
+    assert [r[0] for r in table][0] == "private-lazy-mw"
+
+
+def test_private_experts_slope_block_fits_the_means_and_the_bound():
+    pe = analysis("private-experts")
+    rows = [("stochastic", name, t, eps, s, (1 + 0.01 * s) * t ** p)
+            for s in range(6) for t in (1000, 4000, 16000)
+            for name, eps, p in (("private-lazy-mw", 0.1, 0.75), ("hedge", None, 0.5))]
+    block = pe.slope_block(games_frame(rows), bound=lambda t, eps, delta: 3 * t ** 0.4)
+    lines = {line.split(" | ")[0].strip("| "): line for line in block.splitlines()}
+    assert "| 0.75 | 0.75 [" in lines["private-lazy-mw"]
+    assert "| 0.50 | 0.50 [" in lines["hedge (non-private)"]
+    assert lines["private-lazy-mw: its calibration's bound"].endswith("| 0.40 |  |")
+    assert pe.slope_block(games_frame(rows[:4])) == ""  # fewer than three horizons
+
+
+def test_private_stochastic_verdicts_follow_the_paired_intervals():
+    ps = analysis("private-stochastic")
+    rng = np.random.default_rng(5)
+    rows = []
+    for s in range(10):
+        level = 1000 * (1 + 0.2 * rng.normal())
+        rows += [("stochastic", "uniform", 10000, None, s, 3 * level),
+                 ("stochastic", "thompson", 10000, None, s, 0.1 * level + 5 * (-1) ** s),
+                 ("stochastic", "ucb1", 10000, None, s, level),
+                 ("stochastic", "kl-ucb", 10000, None, s, 3 * level + 100 * (-1) ** s),
+                 ("stochastic", "exp3", 10000, None, s, level + 30 * (-1) ** s),
+                 ("stochastic", "htinf", 10000, None, s, 0.5 * level),
+                 ("stochastic", "adap-ucb", 10000, 1.0, s, 2 * level),
+                 ("stochastic", "adap-klucb", 10000, 1.0, s, level + 30 * (-1) ** s),
+                 ("stochastic", "private-exp2", 10000, 1.0, s, level),
+                 ("stochastic", "private-batched-htinf", 10000, 1.0, s, 4 * level)]
+    frame = games_frame(rows)
+    ref = {r[1]: r for r in ps.reference_rows(frame, 10000)}
+    assert ref["thompson"][4] == "yes" and ref["kl-ucb"][4] == "~"
+    (diffs,) = ps.reference_differences(frame, 10000)
+    assert diffs[0] == "stochastic"
+    # ucb1 - exp3: ~; thompson - exp3: thompson; thompson - htinf: thompson; ucb1 - htinf: htinf
+    assert diffs[1].endswith("~") and diffs[2].endswith(" htinf")
+    assert diffs[5].endswith(" thompson") and diffs[6].endswith(" thompson")
+    block = ps.private_block(frame, "stochastic", 10000)
+    row = next(line for line in block.splitlines() if line.startswith("| 1 |")
+               and "−" not in line and "+" in line)
+    cells = [c.strip() for c in row.strip("|").split("|")][1:]
+    # adap-ucb - exp2: exp2; adap-ucb - htinf: adap-ucb; adap-klucb - exp2: ~;
+    # adap-klucb - htinf: adap-klucb
+    assert [c.rsplit(" ", 1)[-1] for c in cells] == ["private-exp2", "adap-ucb", "~",
+                                                      "adap-klucb"]
+    assert "`private-batched-htinf` at ε ∈ {}" in block  # 4x trivial: not below it
+    assert "`adap-klucb` at ε ∈ {1}" in block
+
+
+@pytest.mark.parametrize("lo, hi, expected", [(-3, -1, "a"), (1, 3, "b"), (-1, 1, "~"),
+                                              (None, -1, "~"), (math.nan, 1, "~")])
+def test_the_side_an_interval_supports(lo, hi, expected):
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import side
+
+    assert side(lo, hi, ("a", "b")) == expected
+
+
+def test_a_paired_difference_and_ratio_use_the_shared_seeds_only():
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import difference, ratio
+
+    a = {0: 10.0, 1: 12.5, 2: 11.0, 3: 12.0, 7: 1e9}  # seed 7 has no partner: ignored
+    b = {0: 20.0, 1: 24.0, 2: 22.0, 3: 25.0}
+    text, verdict = difference(a, b, ("a", "b"))
+    assert verdict == "a" and text.startswith("-11.4 [")
+    text, verdict = ratio(a, b)
+    assert verdict == "below" and text.startswith("0.50 [0.4")
+    assert ratio(b, a)[1] == "above" and difference(b, a, ("b", "a"))[1] == "a"
+    assert difference({0: 1.0}, {0: 2.0}, ("a", "b")) == ("n/a", "~")
+
+
+def test_slopes_and_their_means_use_the_seeds_held_at_every_horizon():
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import on_common_seeds, slope_texts
+
+    by = {1000: {0: 10.0, 1: 20.0}, 4000: {0: 20.0, 1: 40.0, 2: 1e6}}  # seed 2: one T only
+    assert on_common_seeds(by) == {1000: {0: 10.0, 1: 20.0}, 4000: {0: 20.0, 1: 40.0}}
+    of_means, per_seed = slope_texts(by)
+    assert of_means == "0.50" and per_seed == "0.50 [0.50, 0.50]"
+
+
+def test_a_study_reads_only_the_games_of_its_sweep(tmp_path):
+    """A record in the results directory that the sweep does not play (an earlier
+    version's, say) is left out of the analysis."""
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import load_study
+
+    from dp_online_envs.lab.experiments.game import play_game
+
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("name: tiny\nenvs: [DPFullInfo-Experts-v0]\nagents: [center]\n"
+                     "horizons: [5]\nseeds: 1\n")
+    (ours,) = load_sweep(sweep).games
+    other = dataclasses.replace(ours, horizon=6)
+    frame = load_study([play_game(ours), play_game(other)], sweep)
+    assert list(frame.game_id) == [ours.game_id]

@@ -1,0 +1,158 @@
+"""What the studies' analyses share: paired regrets out of a results frame, and the
+paired intervals and verdicts their tables print.
+
+Every comparison is paired: two learners' games of one seed index face the same losses
+(the env's seed derives from its settings and the seed index only), so the analyses
+compare ``{seed_index: regret}`` maps on the seed indices both hold. A difference gets
+the Student-t 95% interval of its mean (:func:`~dp_online_envs.lab.experiments.
+analysis.paired_gap`), a ratio Fieller's interval (:func:`~dp_online_envs.lab.
+experiments.analysis.ratio_ci`), a slope in ``T`` the Student-t interval of the mean of
+the per-seed least-squares slopes (:func:`~dp_online_envs.lab.experiments.rates.
+loglog_slope`). A side is named only where its interval excludes the null value;
+otherwise the verdict is ``~`` (within noise).
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from dp_online_envs.lab.experiments.analysis import mean_ci, paired_gap, ratio_ci  # noqa: E402
+from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
+
+#: The verdict of an interval that contains the null value.
+NOISE = "~"
+
+
+def load_study(results: str | pathlib.Path, sweep: str | pathlib.Path) -> Any:
+    """The games of ``sweep`` stored in ``results``, as a
+    :func:`~dp_online_envs.lab.experiments.table.load_results` frame (records of other
+    games in the directory, e.g. of an earlier version of the sweep, are left out)."""
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+    from dp_online_envs.lab.experiments.table import load_results
+
+    frame = load_results(results)
+    wanted = {g.game_id for g in load_sweep(sweep).games}
+    return frame[frame.game_id.isin(wanted)]
+
+
+def regrets(frame: Any, label: str, horizon: int, epsilon: float | None = None,
+            adversary: str | None = None, column: str = "regret") -> dict[int, float]:
+    """``{seed_index: value}`` of one learner's games.
+
+    Args:
+        frame: A :func:`~dp_online_envs.lab.experiments.table.load_results` frame (the
+            columns ``agent_label``, ``horizon``, ``epsilon``, ``seed_index``,
+            ``env_options.adversary`` and ``column``).
+        label: The configured learner (``agent_label``: ``private-ftrl(counter=tree)``).
+        horizon: ``T``.
+        epsilon: The learner's epsilon (``None``: a non-private learner's games).
+        adversary: ``env_options.adversary`` (``None``: any).
+        column: The value read (``regret``, ``switches``).
+    """
+    rows = frame[(frame.agent_label == label) & (frame.horizon == horizon)]
+    if epsilon is None:
+        rows = rows[rows.epsilon.isna()]
+    else:
+        rows = rows[np.isclose(rows.epsilon.astype(float), float(epsilon))]
+    if adversary is not None:
+        rows = rows[rows["env_options.adversary"] == adversary]
+    return dict(zip(rows.seed_index.astype(int), rows[column].astype(float)))
+
+
+def fmt(m: float, lo: float | None, hi: float | None, spec: str = ".1f") -> str:
+    """``m [lo, hi]`` in format ``spec`` (``m [unbounded]`` when an end is ``None``)."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{m:{spec}} [unbounded]"
+    return f"{m:{spec}} [{lo:{spec}}, {hi:{spec}}]"
+
+
+def mean_text(values: dict[int, float], spec: str = ".1f") -> str:
+    """The mean over the seeds and its Student-t 95% interval (``n/a`` when empty)."""
+    if not values:
+        return "n/a"
+    return fmt(*mean_ci(list(values.values())), spec=spec)
+
+
+def side(lo: float, hi: float, names: tuple[str, str], null: float = 0.0) -> str:
+    """``names[0]`` where ``[lo, hi]`` lies below ``null``, ``names[1]`` where above,
+    :data:`NOISE` where it contains it (or an end is missing)."""
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return NOISE
+    return names[0] if hi < null else names[1] if lo > null else NOISE
+
+
+def difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
+               spec: str = "+.1f") -> tuple[str, str]:
+    """``(text, verdict)`` of the paired difference ``a - b``: ``mean [lo, hi]``
+    (in format ``spec``) and the name of the one with the lower regret where the interval excludes 0
+    (:data:`NOISE` otherwise, or with fewer than two shared seeds)."""
+    gap = paired_gap(a, b)
+    if gap is None:
+        return "n/a", NOISE
+    m, lo, hi = gap
+    return fmt(m, lo, hi, spec), side(lo, hi, names)
+
+
+def ratio(a: dict[int, float], b: dict[int, float]) -> tuple[str, str]:
+    """``(text, verdict)`` of the paired ratio ``mean(a) / mean(b)`` with Fieller's
+    interval: ``below`` where it lies below 1, ``above`` where above, :data:`NOISE`
+    where it contains 1 or is unbounded."""
+    seeds = sorted(set(a) & set(b))
+    if len(seeds) < 2:
+        return "n/a", NOISE
+    r, lo, hi = ratio_ci([a[s] for s in seeds], [b[s] for s in seeds])
+    return fmt(r, lo, hi, ".2f"), side(lo, hi, ("below", "above"), null=1.0)
+
+
+def on_common_seeds(by_horizon: dict[int, dict[int, float]]) -> dict[int, dict[int, float]]:
+    """``by_horizon`` restricted to the seed indices held at every horizon (so that
+    means at different ``T`` average the same seeds)."""
+    if not by_horizon:
+        return {}
+    seeds = set.intersection(*(set(r) for r in by_horizon.values()))
+    return {t: {s: r[s] for s in sorted(seeds)} for t, r in by_horizon.items()}
+
+
+def seed_slopes(by_horizon: dict[int, dict[int, float]]) -> dict[int, float]:
+    """``{seed_index: slope}``: per seed index held at every horizon, the least-squares
+    log-log slope of its regret over the horizons (``nan`` where a regret is not
+    positive)."""
+    horizons = sorted(by_horizon)
+    common = on_common_seeds(by_horizon)
+    seeds = sorted(common[horizons[0]]) if horizons else []
+    return {s: loglog_slope(horizons, [common[t][s] for t in horizons]) for s in seeds}
+
+
+def slope_texts(by_horizon: dict[int, dict[int, float]]) -> tuple[str, str]:
+    """``(slope of the means, mean per-seed slope [95% interval])`` over the horizons,
+    on the seed indices held at every horizon."""
+    horizons = sorted(by_horizon)
+    common = on_common_seeds(by_horizon)
+    means = [float(np.mean(list(common[t].values()))) for t in horizons]
+    of_means = loglog_slope(horizons, means)
+    per_seed = np.array(list(seed_slopes(by_horizon).values()))
+    finite = per_seed[np.isfinite(per_seed)]
+    return (f"{of_means:.2f}",
+            fmt(*mean_ci(finite), spec=".2f") if finite.size else "n/a")
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A markdown table."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def listed(values: Sequence[float]) -> str:
+    """``{0.1, 0.3}`` (``{}`` when empty)."""
+    return "{" + ", ".join(f"{v:g}" for v in values) + "}"

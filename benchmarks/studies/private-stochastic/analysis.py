@@ -1,0 +1,139 @@
+"""Private stochastic bandits against the adversarial private learners on
+``DPBandit-MAB-v0`` (the analysis)
+
+Reads the stored results of ``sweep.yaml`` (next to this file) and writes the markdown
+of the ``private-stochastic`` section of ``docs/results.md``, every interval over the
+paired seeds (the same games for every learner):
+
+1. the non-private references per adversary: mean regret [Student-t 95% interval] and
+   the paired ratio to trivial play (``uniform``) [Fieller's interval]; then each
+   stochastic learner minus each adversarial one, paired (:func:`reference_rows`,
+   :func:`reference_differences`);
+2. per adversary, per epsilon: the four private learners' mean regret [95% interval],
+   where each is below trivial play (Fieller interval of the paired ratio below 1), and
+   the paired differences ``AdaP - baseline`` [Student-t interval] with the learner of
+   lower regret where the interval excludes 0 (``~``: within noise)
+   (:func:`private_block`).
+
+Usage::
+
+    python benchmarks/studies/private-stochastic/analysis.py [RESULTS_DIR]
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+from typing import Any
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+import paired_stats as ps  # noqa: E402
+
+SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+ENV = "DPBandit-MAB-v0"
+ADAP = ("adap-ucb", "adap-klucb")
+BASELINES = ("private-exp2", "private-batched-htinf")
+STOCHASTIC = ("ucb1", "kl-ucb", "thompson")
+ADVERSARIAL = ("exp3", "htinf")
+TRIVIAL = "uniform"
+#: The default (i.i.d.) adversary first.
+ADVERSARIES = ("stochastic", "switching", "lower-bound")
+
+
+def adversaries_of(frame: Any) -> list[str]:
+    """The adversaries in the results, in the order of :data:`ADVERSARIES`."""
+    found = set(frame["env_options.adversary"])
+    return [a for a in ADVERSARIES if a in found] + sorted(found - set(ADVERSARIES))
+
+
+def horizon_of(frame: Any) -> int:
+    """The (largest) horizon of the results."""
+    return int(frame.horizon.max())
+
+
+def reference_rows(frame: Any, horizon: int) -> list[list[str]]:
+    """Per adversary and non-private learner: regret [CI], ratio to trivial [Fieller]
+    and whether it is below trivial play."""
+    rows = []
+    for adv in adversaries_of(frame):
+        trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adv)
+        for name in (*STOCHASTIC, *ADVERSARIAL, TRIVIAL):
+            r = ps.regrets(frame, name, horizon, adversary=adv)
+            if not r:
+                continue
+            text, verdict = ps.ratio(r, trivial) if name != TRIVIAL else ("1", "")
+            rows.append([adv, name, ps.mean_text(r), text,
+                         {"below": "yes", "above": "no (above)", "~": "~"}.get(verdict, "")])
+    return rows
+
+
+def reference_differences(frame: Any, horizon: int) -> list[list[str]]:
+    """Per adversary, each stochastic learner minus each adversarial one, paired."""
+    rows = []
+    for adv in adversaries_of(frame):
+        cells = []
+        for s in STOCHASTIC:
+            for a in ADVERSARIAL:
+                text, verdict = ps.difference(ps.regrets(frame, s, horizon, adversary=adv),
+                                           ps.regrets(frame, a, horizon, adversary=adv), (s, a))
+                cells.append(f"{text} {verdict}")
+        rows.append([adv, *cells])
+    return rows
+
+
+def epsilons_of(frame: Any) -> list[float]:
+    """The private learners' epsilons."""
+    return sorted(float(e) for e in frame.epsilon.dropna().unique())
+
+
+def private_block(frame: Any, adversary: str, horizon: int) -> str:
+    """The private learners under ``adversary``: regret, below trivial, differences."""
+    epsilons = epsilons_of(frame)
+    learners = (*ADAP, *BASELINES)
+    r = {(n, e): ps.regrets(frame, n, horizon, e, adversary) for n in learners for e in epsilons}
+    trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adversary)
+    regret_table = ps.table(["ε", *learners],
+                         [[f"{e:g}", *(ps.mean_text(r[n, e]) for n in learners)]
+                          for e in epsilons])
+    below = {n: [e for e in epsilons if ps.ratio(r[n, e], trivial)[1] == "below"]
+             for n in learners}
+    pairs = [(a, b) for a in ADAP for b in BASELINES]
+    diff_table = ps.table(["ε", *(f"{a} − {b}" for a, b in pairs)],
+                       [[f"{e:g}", *(" ".join(ps.difference(r[a, e], r[b, e], (a, b)))
+                                     for a, b in pairs)] for e in epsilons])
+    return "\n\n".join([
+        f"**Adversary: {adversary}**", regret_table,
+        "Below trivial play (Fieller interval of the paired ratio to `uniform` below 1): "
+        + "; ".join(f"`{n}` at ε ∈ {ps.listed(below[n])}" for n in learners) + ".",
+        "Paired differences (AdaP minus baseline): mean [95% paired t interval] and the "
+        "learner with the lower regret where the interval excludes 0 (`~`: within noise):",
+        diff_table])
+
+
+def render(results: str | pathlib.Path) -> str:
+    """The section's block: the references, then one block per adversary."""
+    frame = ps.load_study(results, SWEEP)
+    frame = frame[frame.env_id == ENV]
+    horizon = horizon_of(frame)
+    seeds = sorted(set(frame[frame.horizon == horizon].groupby("agent_label")
+                       .seed_index.nunique()))
+    pairs = [f"{s} − {a}" for s in STOCHASTIC for a in ADVERSARIAL]
+    parts = [
+        f"`{ENV}`, T = {horizon}, {'/'.join(map(str, seeds))} paired seeds (the same games "
+        f"for every learner), regret against the best fixed arm in hindsight.",
+        "**Non-private references**: mean regret [Student-t 95% interval] and the paired "
+        "ratio to trivial play [Fieller's 95% interval]",
+        ps.table(["adversary", "learner", "regret [95% CI]", "/ trivial [Fieller]",
+               "below trivial"], reference_rows(frame, horizon)),
+        "Stochastic minus adversarial learners (non-private), paired: mean [95% paired t "
+        "interval] and the one with the lower regret where the interval excludes 0:",
+        ps.table(["adversary", *pairs], reference_differences(frame, horizon))]
+    parts += [private_block(frame, adv, horizon) for adv in adversaries_of(frame)]
+    return "\n\n".join(parts)
+
+
+if __name__ == "__main__":
+    where = (sys.argv[1] if len(sys.argv) > 1
+             else ps.ROOT / "results" / "studies" / "private-stochastic")
+    print(render(where))
