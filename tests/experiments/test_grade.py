@@ -58,7 +58,9 @@ def numbers(grade_dict: dict) -> dict:
 
 
 def test_a_regrade_with_the_same_secret_is_identical_and_another_secret_changes_it(tmp_path):
-    assignment = parse_assignment(tiny(seeds=1))
+    # two audit games: the finding's guess counts still hang on the secret's audit seed,
+    # with a third of the processes of the default six
+    assignment = parse_assignment(tiny(seeds=1, audit={"games": 2, "power_factors": [10]}))
     first = grade(assignment, [HONEST], secret="instructor-secret-1", out_dir=tmp_path / "a")
     isolated = dataclasses.replace(assignment, isolate_references=True)
     again = grade(isolated, [HONEST], secret="instructor-secret-1", out_dir=tmp_path / "b")
@@ -86,8 +88,8 @@ FAILURES = {  # submission -> what its regret part's reason must say
     "hangs": "agent timed out: no answer to act within 5 s",
     "nan_action": "expected integers",
     "bad_arm": "arm index 99 out of range",
-    "reads_secret": "secret variables visible to the submission: []",
-    "looks_for_env": "game objects in the submission's process: []",
+    "snoops": "secret variables visible to the submission: []; game objects in the "
+              "submission's process: []",
     "two_learners": "expected exactly one agents.Agent subclass (with act and update) defined "
                     "in the file, found 2: ['First', 'Second']",
     "no_learner": "found 0",
@@ -130,7 +132,9 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
 def test_the_command_grades_the_starter_low_and_writes_the_reports(tmp_path, monkeypatch,
                                                                     capsys):
     monkeypatch.setenv("DP_ONLINE_GRADE_SECRET", "course-secret")
-    data = tiny(horizons=[16384], seeds=2, secret={}, references=["private-exp2"],
+    # one hidden seed: the starter's regret is ~1.48x private-exp2's on it (zero points
+    # from 1.35x); averaging over seeds is tested in test_grade_rules.py
+    data = tiny(horizons=[16384], seeds=1, secret={}, references=["private-exp2"],
                 grading={"regret": {"factor": 1.15, "zero_at": 1.35}})
     (tmp_path / "a.json").write_text(json.dumps(data))
     code = main(["grade", str(tmp_path / "a.json"), str(COURSE / "starter_agent.py"), "-o",

@@ -6,6 +6,8 @@ environment holds the secret from its start, so ``/proc/<grader>/environ`` shows
 In the sandbox every attack fails or earns nothing, with the reason, and nothing
 outside the sandbox changes. The same submissions graded with ``--unsafe-no-sandbox``
 (bubblewrap hidden from the grader) succeed, which shows that each test can fail.
+Attacks that can share a process share one submission (every submission costs a probe
+and a game, each a sandboxed process); its reason reports each attack's outcome.
 """
 
 from __future__ import annotations
@@ -83,37 +85,29 @@ ATTACKS = {
                 pass
         raise PermissionError(f"stolen: {sorted(set(found))}")
 ''',
-    # another student's file: read it, change it, write next to it
-    "tamper": '''
+    # out of the sandbox (one submission, one process): another student's file (read it,
+    # change it, write next to it); the network (a TCP listener of the grader's host, and
+    # the internet); a daemon that outlives the game (double fork, new session, renamed)
+    "escape": '''
     def setup(self):
-        done = []
+        import socket
+        tampered = []
         for what, action in (
                 ("read", lambda: open(<<victim>>).read()),
                 ("append", lambda: open(<<victim>>, "a").write("# pwned")),
                 ("create", lambda: open(<<victim>> + ".new", "w").write("pwned"))):
             try:
                 action()
-                done.append(what)
+                tampered.append(what)
             except OSError:
                 pass
-        raise PermissionError(f"tampered: {done}")
-''',
-    # the network: a TCP listener of the grader's host, and the internet
-    "network": '''
-    def setup(self):
-        import socket
-        done = []
+        connected = []
         for what, address in (("host", ("127.0.0.1", <<port>>)), ("internet", ("1.1.1.1", 53))):
             try:
                 socket.create_connection(address, timeout=3).close()
-                done.append(what)
+                connected.append(what)
             except OSError as exc:
-                done.append(f"{what}: {exc.strerror}")
-        raise PermissionError(f"connected: {done}")
-''',
-    # a daemon that outlives the game (double fork, new session, renamed)
-    "daemon": '''
-    def setup(self):
+                connected.append(f"{what}: {exc.strerror}")
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:
@@ -124,40 +118,35 @@ ATTACKS = {
                 os.execv("/usr/bin/sleep", [<<token>>, "300"])
             os._exit(0)
         os.wait()
-        raise RuntimeError("daemon started")
+        raise RuntimeError(f"tampered: {tampered}; connected: {connected}; daemon started")
 ''',
-    # as many processes as possible
-    "fork_bomb": '''
+    # the limits (one submission, one process): as many processes as possible, every
+    # file descriptor (closed again), one big file in the working directory and files
+    # outside it
+    "exhaust": '''
     def setup(self):
         import time
-        n, why = 0, "no limit hit"
-        while n < 64:
+        forked, why_fork = 0, "no limit hit"
+        while forked < 64:
             try:
                 if os.fork() == 0:
                     time.sleep(5)
                     os._exit(0)
             except OSError as exc:
-                why = exc.strerror
+                why_fork = exc.strerror
                 break
-            n += 1
-        raise RuntimeError(f"forked {n}: {why}")
-''',
-    # every file descriptor
-    "fd_exhaust": '''
-    def setup(self):
-        kept, why = [], "no limit hit"
+            forked += 1
+        kept, why_fd = [], "no limit hit"
         while len(kept) < 1000:
             try:
                 kept.append(open("/dev/null"))
             except OSError as exc:
-                why = exc.strerror
+                why_fd = exc.strerror
                 break
-        raise RuntimeError(f"opened {len(kept)}: {why}")
-''',
-    # the disk: one big file in the working directory, and files outside it
-    "disk": '''
-    def setup(self):
-        written, why = 0, "no limit hit"
+        opened = len(kept)
+        for f in kept:
+            f.close()
+        written, why_disk = 0, "no limit hit"
         try:
             with open("fill", "wb") as f:
                 while written < 100 * 2**20:
@@ -165,7 +154,7 @@ ATTACKS = {
                     f.flush()
                     written += 2**20
         except OSError as exc:
-            why = exc.strerror
+            why_disk = exc.strerror
         outside = []
         for path in (<<out>> + "/pwned", "/tmp/dp-online-attack-pwned"):
             try:
@@ -174,7 +163,8 @@ ATTACKS = {
             except OSError:
                 pass
         os.remove("fill")
-        raise RuntimeError(f"wrote {written >> 20} MiB: {why}; outside: {outside}")
+        raise RuntimeError(f"forked {forked}: {why_fork}; opened {opened}: {why_fd}; "
+                           f"wrote {written >> 20} MiB: {why_disk}; outside: {outside}")
 ''',
     # a pickle instead of the end-of-game summary
     "game_pickle": '''
@@ -301,22 +291,23 @@ def test_every_attack_fails_in_the_sandbox_and_nothing_outside_changes(tmp_path,
     assert done.returncode == 0, done.stderr
     assert f"graded in: {Sandbox().describe()}" in done.stdout
     mode = Sandbox(files=(str(files[0]),)).describe()
-    assert json.loads((paths["out"] / "tamper" / "grade.json").read_text())["sandbox"] == mode
+    assert json.loads((paths["out"] / "escape" / "grade.json").read_text())["sandbox"] == mode
     assert f"Graded in: {html.escape(mode)}" in (paths["out"] / "grades.html").read_text()
     reasons = _reasons(paths["out"])
     limits = Sandbox()
     assert "stolen: []" in reasons["steal_secret"]
-    assert "tampered: []" in reasons["tamper"]
+    assert "tampered: []" in reasons["escape"]
     assert "connected: ['host: Connection refused', 'internet: Network is " \
-           "unreachable']" in reasons["network"]
-    assert "daemon started" in reasons["daemon"]
-    forked = int(reasons["fork_bomb"].split("forked ")[1].split(":")[0])
-    assert 0 < forked < limits.processes and "Resource temporarily unavailable" in \
-        reasons["fork_bomb"]
-    opened = int(reasons["fd_exhaust"].split("opened ")[1].split(":")[0])
-    assert 0 < opened < limits.open_files and "Too many open files" in reasons["fd_exhaust"]
+           "unreachable']" in reasons["escape"]
+    assert "daemon started" in reasons["escape"]
+    forked = int(reasons["exhaust"].split("forked ")[1].split(":")[0])
+    assert 0 < forked < limits.processes and "forked " + str(forked) + \
+        ": Resource temporarily unavailable;" in reasons["exhaust"]
+    opened = int(reasons["exhaust"].split("opened ")[1].split(":")[0])
+    assert 0 < opened < limits.open_files and "opened " + str(opened) + \
+        ": Too many open files;" in reasons["exhaust"]
     assert f"wrote {limits.file_bytes >> 20} MiB: File too large; outside: []" in \
-        reasons["disk"]
+        reasons["exhaust"]
     assert "(malformed reply b'\\x80\\x04" in reasons["game_pickle"]
     assert "to finish: expected a summary frame" in reasons["game_pickle"]
     assert "epsilon=-1, expected a number >= 0" in reasons["bad_summary"]
@@ -339,6 +330,8 @@ def test_every_attack_fails_in_the_sandbox_and_nothing_outside_changes(tmp_path,
 def test_without_the_sandbox_grading_is_refused_unless_unsafe_and_then_the_attacks_work(
         tmp_path, listener):
     files, paths = _write(tmp_path, listener.getsockname()[1])
+    # the malformed summary is the protocol's to refuse, sandbox or not: not graded here
+    files = [f for f in files if f.stem != "bad_summary"]
     hidden = "/nonexistent"  # no bwrap on the grader's PATH: the sandbox cannot start
     refused = _grade(tmp_path, files, paths, path_env=hidden)
     assert refused.returncode == 2
@@ -351,17 +344,17 @@ def test_without_the_sandbox_grading_is_refused_unless_unsafe_and_then_the_attac
         done = _grade(tmp_path, files, paths, "--unsafe-no-sandbox", path_env=hidden)
         assert done.returncode == 0, done.stderr
         assert "graded in: no sandbox (--unsafe-no-sandbox)" in done.stdout
-        assert json.loads((paths["out"] / "tamper" / "grade.json").read_text())[
+        assert json.loads((paths["out"] / "escape" / "grade.json").read_text())[
             "sandbox"].startswith("no sandbox (--unsafe-no-sandbox)")
         reasons = _reasons(paths["out"])
         stolen = reasons["steal_secret"]
         assert "ancestor" in stolen and str(paths["assignment"]) in stolen
-        assert "tampered: ['read', 'append', 'create']" in reasons["tamper"]
-        assert "connected: ['host'" in reasons["network"]
+        assert "tampered: ['read', 'append', 'create']" in reasons["escape"]
+        assert "connected: ['host'" in reasons["escape"]
         assert _connections(listener) == 1
         assert _daemons() != []
-        assert "forked 64: no limit hit" in reasons["fork_bomb"]
-        assert "opened 1000: no limit hit" in reasons["fd_exhaust"]
+        assert "forked 64: no limit hit" in reasons["exhaust"]
+        assert "opened 1000: no limit hit" in reasons["exhaust"]
         # the protocol holds without the sandbox: no pickle is loaded
         assert not paths["marker"].exists()
         assert "(malformed reply b'\\x80\\x04" in reasons["game_pickle"]

@@ -2,7 +2,7 @@
 grade written as soon as it is done, a rerun keeping what is unchanged (by the file's
 and the grading's digests), every submission's output in its own capped log.
 
-The assignment is tiny (T = 40, one hidden seed, two audit games): what is under test
+The assignment is tiny (T = 40, one hidden seed, one audit game): what is under test
 is the bookkeeping, not the games.
 """
 
@@ -35,7 +35,7 @@ TINY = {
     "privacy": {"epsilon": 1},
     "references": ["private-exp2"],
     "limits": {"timeout": 60, "startup_timeout": 600},
-    "audit": {"games": 2, "power_factors": [10]},
+    "audit": {"games": 1, "power_factors": [10]},
     "grading": {"regret": {"points": 50, "reference": "private-exp2", "factor": 1.5,
                            "zero_at": 3}},
 }
@@ -98,10 +98,12 @@ def test_a_stored_grade_reads_back_as_the_same_grade():
         Grade.from_dict({k: v for k, v in g.to_dict().items() if k != "parts"})
 
 
-def test_a_class_graded_serially_then_in_parallel_then_resumed(tmp_path, klass, monkeypatch):
+def test_a_class_graded_serially_then_in_parallel_then_resumed(tmp_path, klass, monkeypatch,
+                                                              capsys):
     """Serially: each grade on disk when its line is printed, the class table last, the
     chatty learner's output in its capped log. In two processes: the same grades. A
-    rerun: every unchanged grade kept; an edited file graded again."""
+    rerun: every unchanged grade kept; an edited file graded again, by the command, which
+    prints a line per submission graded or kept."""
     assignment = parse_assignment(TINY)
     serial_out, out = tmp_path / "serial", tmp_path / "parallel"
     seen = []
@@ -140,9 +142,16 @@ def test_a_class_graded_serially_then_in_parallel_then_resumed(tmp_path, klass, 
     assert [line.split(":")[0] for line in lines] == ["alice", "carol"]
     assert all("unchanged since its stored grade, kept" in line for line in lines)
     assert {f.stem: (out / f.stem / "grade.json").read_bytes() for f in klass} == stored
-    klass[0].write_text(klass[0].read_text() + "\n# edited\n")
-    grade(assignment, klass, secret="s1", out_dir=out)
-    assert graded == ["alice"]
+    klass[1].write_text(klass[1].read_text() + "\n# edited\n")
+    spec = tmp_path / "tiny.json"
+    spec.write_text(json.dumps(TINY))
+    monkeypatch.setenv(VAR, "s1")
+    capsys.readouterr()
+    assert main(["grade", str(spec), *map(str, klass), "-o", str(out)]) == 0
+    assert graded == ["carol"]
+    err = capsys.readouterr().err
+    assert "alice: unchanged since its stored grade, kept" in err
+    assert "[2/2] carol: " in err
 
 
 def test_a_stored_grade_is_kept_only_for_the_same_file_and_grading(tmp_path, klass,
@@ -192,15 +201,7 @@ def test_the_log_drain_copies_up_to_the_cap_and_drops_the_rest(tmp_path):
         IsolationLimits(log_bytes=-1)
 
 
-def test_the_command_prints_a_line_per_submission_and_names_the_secret_variable(
-        tmp_path, klass, monkeypatch, capsys):
-    spec = tmp_path / "tiny.json"
-    spec.write_text(json.dumps(TINY))
-    monkeypatch.setenv(VAR, "s")
-    assert main(["grade", str(spec), *map(str, klass[:1]), "-o", str(tmp_path / "o")]) == 0
-    assert "[1/1] alice: " in capsys.readouterr().err
-    assert main(["grade", str(spec), *map(str, klass[:1]), "-o", str(tmp_path / "o")]) == 0
-    assert "alice: unchanged since its stored grade, kept" in capsys.readouterr().err
+def test_the_command_help_names_the_secret_variable(capsys):
     with pytest.raises(SystemExit):
         main(["grade", "--help"])
     from dp_online_envs.lab.grading.assignment import DEFAULT_SECRET_ENV

@@ -3,7 +3,7 @@ the one-run audit, which plays its games as graded games are played; the honest 
 sample is not. At the course assignment's default settings (its horizon, audit games,
 seed derivation), each audit game in a fresh copy of the submission's module, as a
 fresh process gives it; and graded end to end, every submission in its own sandboxed
-processes, at a shorter horizon.
+processes, at a shorter horizon with fewer audit games.
 """
 
 from __future__ import annotations
@@ -69,27 +69,29 @@ def test_the_default_audit_refutes_every_dodger_and_not_the_honest_learner(name)
 
 
 def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
-    """The course assignment with its default audit settings (16 audit games per env
-    and horizon), but graded at T = 4096 instead of 16384 and on one hidden seed: an
-    isolated round costs about 0.25 ms of CPU, so the default's 21 games of T = 16384 per
-    submission take over a minute of CPU each (``benchmarks/grader_audit.py`` grades
-    every dodger at the default). The dodger graded is the one whose dodge needs the
-    grader's processes: it counts its process's resets."""
+    """The course assignment graded end to end, but at T = 2048 instead of 16384, on one
+    hidden seed and with 8 audit games instead of 16: every graded and audit game is a
+    sandboxed process of its own (about a second of CPU to start), and an isolated round
+    costs about 0.25 ms of CPU (``benchmarks/grader_audit.py`` grades every dodger at the
+    default). The dodger graded is the one whose dodge needs the grader's processes: it
+    counts its process's resets. At these settings its audit's eps_lb is about 1.8 (1.0
+    claimed); the honest learner's is 0."""
     course = load_assignment(COURSE / "assignment.yaml")
-    audit = dataclasses.replace(course.audit, power_factors=(10.0,))  # one power audit
+    audit = dataclasses.replace(course.audit, power_factors=(10.0,),  # one power audit
+                                settings=dataclasses.replace(course.audit.settings, games=8))
     # no verdict may hang on the machine's load: the calls' timeouts far above their time
     limits = dataclasses.replace(course.limits, startup_timeout=600.0, timeout=600.0)
-    assignment = dataclasses.replace(course, horizons=(4096,), seeds=1, audit=audit,
+    assignment = dataclasses.replace(course, horizons=(2048,), seeds=1, audit=audit,
                                      limits=limits)
-    assert assignment.audit.settings.games == 16 and assignment.audit.settings.ratio == 6
+    assert assignment.audit.settings.games == 8 and assignment.audit.settings.ratio == 6
     files = [HONEST, BAD / "dodges_resets.py"]
     result = grade(assignment, files, secret="course-secret", backend="local", workers=2)
     by_name = {g.submission: g for g in result.grades}
     g, name = by_name["dodges_resets"], "dodges_resets"
     assert g.declared[:2] == (1.0, 0.0) and g.parts[1].earned == 0.0, name  # refuted
     assert g.audit["refuted"] is True and g.parts[2].earned == 0.0, (name, g.audit)
-    assert g.audit["eps_lb"] > 1.0 and g.audit["games"] == 16, name
-    assert g.audit["horizons"] == [4096], name  # the graded horizon, not a short one
+    assert g.audit["eps_lb"] > 1.0 and g.audit["games"] == 8, name  # the assignment's count
+    assert g.audit["horizons"] == [2048], name  # the graded horizon, not a short one
     assert "refuted" in g.parts[2].reason, name
     assert g.audit_cpu_seconds is not None and g.audit_cpu_seconds > 0, name
     honest = by_name["honest"]
