@@ -95,9 +95,7 @@ class Section:
 #: Every section of docs/results.md, in order.
 SECTIONS: tuple[Section, ...] = (
     Section("separation", quick_args=None, study="separation"),
-    Section("full-info-rates", "full_info_rates.py",
-            ("--rate-seeds", "2", "--seeds", "4"),
-            ("--quick", "--only", "rates,counters")),
+    Section("full-info-rates", quick_args=None, study="full-info-rates"),
     Section("privacy-limit", "privacy_limit.py", ("--seeds", "5"),
             ("--seeds", "1", "--horizon", "1000", "--repeats", "1"), fence=True),
     Section("counter-noise", "counter_noise.py", (), ("--max-exp", "12")),

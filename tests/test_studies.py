@@ -155,7 +155,7 @@ def test_the_separation_study_plays_each_ids_family_as_the_leaderboard_defines_i
 # --- the paired comparisons of the newer-learners, private-experts and private-stochastic
 # studies, on hand-made frames whose verdicts are known
 
-PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic")
+PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic", "full-info-rates")
 
 
 @pytest.mark.parametrize("name", PAIRED_STUDIES)
@@ -195,7 +195,8 @@ def games_frame(rows):
                     "horizon": t, "epsilon": np.nan if eps is None else eps,
                     "delta": np.nan if eps is None else 1e-6,
                     "privacy": "non-private" if eps is None else "(eps, 1e-06)-DP"
-                               + (" idealized" if "blt" in label else ""),
+                               + (" idealized" if "blt" in label or "factorization" in label
+                                  else ""),
                     "seed_index": s, "regret": regret,
                     "switches": rest[0] if rest else 0})
     return pd.DataFrame(out)
@@ -374,3 +375,128 @@ def test_a_study_reads_only_the_games_of_its_sweep(tmp_path):
     other = dataclasses.replace(ours, horizon=6)
     frame = load_study([play_game(ours), play_game(other)], sweep)
     assert list(frame.game_id) == [ours.game_id]
+
+
+# --- the full-information rates study, on hand-made frames whose verdicts are known
+
+
+def rates_frame(rows):
+    """A results frame from ``(env_id, label, horizon, epsilon, seed, regret)`` rows."""
+    frame = games_frame([("stochastic", *row[1:]) for row in rows])
+    frame["env_id"] = [row[0] for row in rows]
+    return frame
+
+
+EXPERTS = "DPFullInfo-Experts-v0"
+
+
+def test_full_info_rates_names_a_ratio_side_and_its_trend_only_where_the_interval_does():
+    fir = analysis("full-info-rates")
+    rng = np.random.default_rng(5)
+    rows = []
+    for s in range(8):
+        c = 1 + 0.2 * rng.normal()  # a seed's level, shared by the learners
+        for t in (64, 128, 256, 512):
+            hedge = c * t ** 0.5
+            rows += [(EXPERTS, "hedge", t, None, s, hedge),
+                     # ratio 50 T^-0.2 > 1, falling: slope gap -0.2
+                     (EXPERTS, "private-ftrl", t, 1.0, s,
+                      50 * c * t ** 0.3 * (1 + 0.01 * rng.normal())),
+                     # the same regret up to a symmetric +-5%: ratio within noise of 1
+                     (EXPERTS, "private-ftrl", t, 10.0, s, hedge * (1 + 0.05 * (-1) ** s)),
+                     (EXPERTS, "private-ftpl", t, 1.0, s,
+                      0.5 * hedge * (1 + 0.01 * rng.normal()))]
+    frame = rates_frame(rows)
+    got = {r["T"]: r for r in fir.free_rows(frame)}
+    assert sorted(got) == [64, 128, 256, 512] and got[64]["seeds"] == 8
+    assert all(got[t][("private-ftrl", 1.0)][1] == "above" for t in got)
+    assert all(got[t][("private-ftrl", 10.0)][1] == "~" for t in got)
+    assert all(got[t][("private-ftpl", 1.0)][1] == "below" for t in got)
+    ratio = float(got[512][("private-ftrl", 1.0)][0].split()[0])
+    assert ratio == pytest.approx(50 * 512 ** -0.2, rel=0.02)
+    horizons, text, verdict = fir.trend(frame, "private-ftrl", 1.0)
+    assert horizons == [64, 128, 256, 512] and verdict == "ratio falls"
+    assert text.startswith("-0.20 [")
+    assert fir.trend(frame, "private-ftrl", 10.0)[2] == "~"
+    block = fir.free_block(frame, rate_check=lambda horizons: True)
+    assert "`private-ftrl ε=1` over `hedge`: above 1 at T ∈ {64, 128, 256, 512}" in block
+    assert "`private-ftrl ε=10` over `hedge`: above 1 at T ∈ {}, within noise of 1" in block
+    assert "the ratio falls" in block and "cost of the noise alone" in block
+    assert "below 1 at T ∈ {64, 128, 256, 512}" in block  # private-ftpl
+    assert "different learning rates" in fir.free_block(frame, rate_check=lambda h: False)
+
+
+def test_full_info_rates_compares_every_counter_to_the_factorization_on_paired_seeds():
+    fir = analysis("full-info-rates")
+    rng = np.random.default_rng(6)
+    rows = []
+    for s in range(8):
+        level = 200 * (1 + 0.2 * rng.normal())
+        for t in (100, 400):
+            rows += [(EXPERTS, "private-ftrl(counter=factorization)", t, 0.2, s, level),
+                     (EXPERTS, "private-ftrl(counter=tree)", t, 0.2, s,
+                      2 * level * (1 + 0.01 * rng.normal())),
+                     (EXPERTS, "private-ftrl(counter=honaker)", t, 0.2, s,
+                      level * (1 + 0.05 * (-1) ** s))]
+    block = fir.counters_block(rates_frame(rows), noise_sd=lambda *a, **k: 7.0)
+    lines = [line for line in block.splitlines() if line.startswith("| 400 |")]
+    regrets, ratios = lines
+    assert regrets.count("(7)") == 3 and "ε = 0.2, δ = 1e-06" in block
+    assert "factorization (idealized) [95% CI]" in block
+    honaker, tree = ratios.strip("| ").split(" | ")[1:]
+    assert honaker.endswith(" ~") and tree.endswith(" above")
+    assert float(tree.split()[0]) == pytest.approx(2.0, rel=0.02)
+
+
+def test_full_info_rates_checks_slopes_against_each_papers_exponent():
+    fir = analysis("full-info-rates")
+    rng = np.random.default_rng(7)
+    rows = []
+    for s in range(8):
+        c = 1 + 0.2 * rng.normal()
+        for t in (100, 400, 1600):
+            n = (1 + 0.01 * rng.normal())
+            rows += [(EXPERTS, "hedge", t, None, s, c * t ** 0.5 * n),
+                     (EXPERTS, "private-ftpl", t, 1.0, s, c * t ** 0.9 * n),
+                     ("DPFullInfo-Matroid-v2", "online-fw", t, None, s, c * t ** 0.75 * n),
+                     ("DPFullInfo-Matroid-v2", "private-ftpl", t, 1.0, s, c * t ** 0.3 * n)]
+    block = fir.slopes_block(rates_frame(rows))
+    cells = {tuple(line.split(" | ")[:2]): line.split(" | ")
+             for line in block.splitlines() if line.startswith("| ")}
+    assert cells["| hedge", "Experts-v0"][-2] == "~ 0.5"
+    assert cells["| private-ftpl ε=1", "Experts-v0"][-2] == "above 0.5"
+    assert cells["| online-fw", "Matroid-v2"][-2:] == ["~ 0.75", "0.75 |"]
+    assert cells["| private-ftpl ε=1", "Matroid-v2"][-2] == "below 0.5"
+    assert "8 paired seeds" in block
+
+
+def test_full_info_rates_fits_the_rates_and_reads_the_bounds_at_the_ids_defaults():
+    fir = analysis("full-info-rates")
+    rng = np.random.default_rng(8)
+    rows = []
+    for s in range(8):
+        c = 1 + 0.2 * rng.normal()
+        for t in (1000, 4000, 16000):
+            n = 1 + 0.01 * rng.normal()
+            rows += [(EXPERTS, "center", t, None, s, 0.3 * t * n),
+                     (EXPERTS, "hedge", t, None, s, c * t ** 0.5 * n),
+                     (EXPERTS, "private-ftrl", t, 1.0, s, c * t ** 0.8 * n)]
+    block = fir.rates_block(rates_frame(rows))
+    lines = {line.split(" | ")[1]: line.split(" | ") for line in block.splitlines()
+             if line.startswith("| Experts")}
+    assert lines["trivial (center)"][5] == "1.00"
+    assert lines["hedge"][7] == "~ 0.5" and lines["hedge"][8] == "0.50"
+    assert lines["private-ftrl ε=1"][7] == "above 0.5"
+    # the bound's noise term hides sqrt(T) far beyond 1e5 at eps = 1
+    assert float(lines["private-ftrl ε=1"][8]) < 0.3
+    assert "trivial play taken as 0.300 T" in block
+
+
+def test_the_private_ftrl_bound_uses_the_counters_own_noise():
+    fir = analysis("full-info-rates")
+    for t in (1000, 4096, 100000):
+        fir.check_noise_sd(t, 10, 1.0)
+    with pytest.raises(ValueError, match="noise std at T=1000"):
+        fir.check_noise_sd(1000, 11, 1.0)  # a formula for 11 experts is 10% off
+    # Theorem 4.1's bound at lambda = 0 is that of exp2: sqrt-like, below trivial play
+    assert fir.exp2_bound(1e5, 10, 0.0) < fir.exp2_bound(1e5, 10, 1.0) < 1e5
