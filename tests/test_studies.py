@@ -484,7 +484,7 @@ def test_full_info_rates_fits_the_rates_and_reads_the_bounds_at_the_ids_defaults
     block = fir.rates_block(rates_frame(rows))
     lines = {line.split(" | ")[1]: line.split(" | ") for line in block.splitlines()
              if line.startswith("| Experts")}
-    assert lines["trivial (center)"][5] == "1.00"
+    assert lines["trivial (center)"][5] == "1.00" and lines["trivial (center)"][7] == "~ 1"
     assert lines["hedge"][7] == "~ 0.5" and lines["hedge"][8] == "0.50"
     assert lines["private-ftrl ε=1"][7] == "above 0.5"
     # the bound's noise term hides sqrt(T) far beyond 1e5 at eps = 1

@@ -222,9 +222,9 @@ def rate_rows(frame: Any, env_id: str, kind: str, learners: Sequence[str],
     short = env_id.split("-")[1]
     trivial = ps.on_common_seeds({t: ps.regrets(games, TRIVIAL, t) for t in horizons})
     per_round = float(np.mean(list(trivial[horizons[-1]].values()))) / horizons[-1]
-    cells = slope_cells(trivial, 1.0)
-    rows = [[short, "trivial (center)", *means_over(trivial, horizons, ".0f"), cells[0],
-             cells[1], "", "", "", ""]]
+    cells = slope_cells(trivial, 1.0)  # linear: the slope's interval holds 1
+    rows = [[short, "trivial (center)", *means_over(trivial, horizons, ".0f"), *cells,
+             "", "", ""]]
     for label in learners:
         for eps in ([None] if label == learners[0] else epsilons_of(games, label, horizons)):
             by = ps.on_common_seeds({t: ps.regrets(games, label, t, eps) for t in horizons})
@@ -269,8 +269,8 @@ def rates_block(frame: Any, check: bool = True) -> str:
             "per-seed slope [95% CI]", "CI vs 0.5", "bound's slope at the largest T",
             "bound's slope within 0.1 of 0.5 from T", "bound < trivial from T"]
     return (f"**0. Rates at T = {horizons[0]} .. {horizons[-1]}** (ids at their defaults, "
-            f"{'/'.join(map(str, sorted(seeds)))} paired seeds; trivial play's row: its "
-            f"slope, the theorems' exponent 0.5 for the others)\n\n"
+            f"{'/'.join(map(str, sorted(seeds)))} paired seeds; trivial play's slope against "
+            f"1, the others' against the theorems' exponent 0.5)\n\n"
             + ps.table(head, rows) + "\n\n" + ";\n".join(notes) + ".")
 
 
