@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from agents import agent_options
-
 from dp_online_envs.lab.experiments import (
     ExperimentError,
     export_results,
