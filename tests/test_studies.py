@@ -155,7 +155,8 @@ def test_the_separation_study_plays_each_ids_family_as_the_leaderboard_defines_i
 # --- the paired comparisons of the newer-learners, private-experts and private-stochastic
 # studies, on hand-made frames whose verdicts are known
 
-PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic", "full-info-rates")
+PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic",
+                  "full-info-rates", "bandit-convex")
 
 
 @pytest.mark.parametrize("name", PAIRED_STUDIES)
@@ -500,3 +501,112 @@ def test_the_private_ftrl_bound_uses_the_counters_own_noise():
         fir.check_noise_sd(1000, 11, 1.0)  # a formula for 11 experts is 10% off
     # Theorem 4.1's bound at lambda = 0 is that of exp2: sqrt-like, below trivial play
     assert fir.exp2_bound(1e5, 10, 0.0) < fir.exp2_bound(1e5, 10, 1.0) < 1e5
+
+
+# --- the bandit convex study: slopes against the theorems' exponents only where the
+# radius is free, and the price of privacy as a paired ratio with Fieller's interval
+
+
+def convex_frame(rows):
+    """A results frame from ``(experiment, env_id, label, horizon, epsilon, seed,
+    regret)`` rows."""
+    return pd.DataFrame([{"tags.experiment": e, "env_id": env, "agent_label": label,
+                          "horizon": t, "epsilon": np.nan if eps is None else eps,
+                          "seed_index": s, "regret": regret}
+                         for e, env, label, t, eps, s, regret in rows])
+
+
+def test_bandit_convex_claims_its_ratios_on_at_least_8_paired_seeds():
+    bc = analysis("bandit-convex")
+    sweep = load_sweep(STUDIES / "bandit-convex" / "sweep.yaml")
+    seeds: dict = {}
+    for g in sweep.games:
+        key = (g.tags["experiment"], g.env_id, g.label, g.epsilon, g.horizon)
+        seeds.setdefault(key, set()).add(g.seed_index)
+    for env, (pexp, plabel, eps), (bexp, blabel) in bc.BALL_PAIRS + bc.FORMER_PAIRS:
+        horizons = {k[-1] for k in seeds if k[:4] == (pexp, env, plabel, eps)}
+        assert horizons, (env, plabel)
+        for t in horizons:
+            shared = seeds[(pexp, env, plabel, eps, t)] & seeds[(bexp, env, blabel, None, t)]
+            assert len(shared) >= 8, (env, plabel, t)
+    for rows in (bc.BALL_ROWS, bc.FORMER_ROWS):  # every row is a part of the sweep
+        for experiment, env, label, eps, _, _ in rows:
+            assert (experiment, env, label, eps) in {k[:4] for k in seeds}, (env, label)
+
+
+@pytest.mark.parametrize("lo, hi, clamped, expected", [
+    (0.70, 0.80, False, "yes"), (0.5, 0.6, False, "no"), (0.9, 1.0, False, "no"),
+    (0.6, 0.7, False, "~"), (0.70, 0.80, True, "n/a (clamped)"),
+    (math.nan, 0.8, False, "~")])
+def test_a_slope_is_the_theorems_only_where_its_interval_and_the_radius_allow(
+        lo, hi, clamped, expected):
+    assert analysis("bandit-convex").exponent_verdict(lo, hi, 0.75, clamped) == expected
+
+
+def test_bandit_convex_slope_rows_compare_only_unclamped_slopes_with_the_exponent():
+    bc = analysis("bandit-convex")
+    rng = np.random.default_rng(7)
+    rows = []
+    for s in range(8):
+        c = 1 + 0.1 * rng.normal()  # a seed's level: its slopes are exact
+        for t in (1000, 4000, 16000):
+            rows += [("x", "E", "fast", t, None, s, c * t ** 0.75),
+                     ("x", "E", "slow", t, None, s, c * t ** 0.5),
+                     ("x", "E", "shrunk", t, 1.0, s, c * t ** 0.75),
+                     ("x", "E", "shrunk", t, 3.0, s, 1e9)]  # another epsilon: not read
+    spec = [("x", "E", "fast", None, 0.75, "A"), ("x", "E", "slow", None, 0.75, "B"),
+            ("x", "E", "shrunk", 1.0, 0.75, "C"), ("x", "E", "absent", None, 0.75, "D")]
+    clamped = {("shrunk", 16000)}
+    got = bc.slope_rows(convex_frame(rows), spec,
+                        clamped_at=lambda e, env, label, eps, t: (label, t) in clamped)
+    assert [r[0] for r in got] == ["fast", "slow", "shrunk ε=1"]  # no games: no row
+    fast, slow, shrunk = got
+    assert fast[2] == 8 and fast[4] == "0.75" and fast[5].startswith("0.75 [0.75")
+    assert fast[7] == "yes" and slow[7] == "no" and slow[4] == "0.50"
+    assert shrunk[7] == "n/a (clamped)" and shrunk[8] == "no/yes"
+    table = bc.slope_table(convex_frame(rows), spec,
+                           clamped_at=lambda *a: False)
+    assert "mean regret at T = 1,000 / 4,000 / 16,000" in table
+
+
+def test_bandit_convex_price_of_privacy_names_a_side_only_where_fieller_allows():
+    bc = analysis("bandit-convex")
+    rng = np.random.default_rng(8)
+    rows = []
+    for s in range(8):
+        level = 100 * (1 + 0.3 * rng.normal())  # a seed's shared difficulty
+        rows += [("b", "E", "base", 1000, None, s, level),
+                 ("p", "E", "twice", 1000, 1.0, s, 2 * level * (1 + 0.01 * rng.normal())),
+                 ("p", "E", "same", 1000, 1.0, s, level + (-1) ** s),
+                 ("p", "E", "half", 1000, 1.0, s, 0.5 * level)]
+    rows.append(("p", "E", "twice", 1000, 1.0, 9, 1e9))  # seed 9 has no partner: ignored
+    pairs = [("E", ("p", label, 1.0), ("b", "base")) for label in ("twice", "same", "half")]
+    got = bc.privacy_rows(convex_frame(rows), pairs)
+    assert [r[-1] for r in got] == ["private higher", "~", "private lower"]
+    assert got[0][3] == 8 and got[0][6].startswith("2.0")
+    assert got[2][6].startswith("0.50 [0.50, 0.50]")
+    assert bc.privacy_summary(got) == ("1 ratios above 1 (privacy costs regret), 1 below 1, "
+                                       "1 containing 1 (`~`).")
+
+
+def test_smith_thakurta_leading_term_and_where_it_falls_below_trivial_play():
+    """Thm 17 (convex): chi = B R + (1 + R/r) L + B^3/eps = 1 + 2 + 1 = 4 with every
+    constant 1, so the leading term 4 T^{3/4} is below trivial play's 0.5 T from
+    T = (4 / 0.5)^4 = 4096."""
+    from types import SimpleNamespace
+
+    bc = analysis("bandit-convex")
+    agent = SimpleNamespace(
+        geometry=SimpleNamespace(rank=1, radius=1.0), epsilon=1.0,
+        problem=SimpleNamespace(bound=1.0, lipschitz=1.0,
+                                domain=SimpleNamespace(norm_bound=lambda p: 1.0)),
+        params=SimpleNamespace(mode="convex", adversary="adaptive", H=None))
+    assert bc.st_exponent_and_chi(agent) == (0.75, 4.0)
+    assert bc.st_leading_term(agent, 16.0) == pytest.approx(32.0)
+    rows = [("ball", "DPBandit-Convex-v1", "center", 1000, None, s, 500.0 + (-1) ** s)
+            for s in range(8)]  # mean 500: rate 0.5
+    got = bc.crossing_rows(convex_frame(rows), learner=lambda *a: agent)
+    assert {r[1] for r in got} == {"Convex-v1"}  # no trivial games on StronglyConvex
+    row = got[0]
+    assert row[2] == "4" and row[3] == "1,000"
+    assert float(row[-1]) == pytest.approx(4096, rel=0.01)

@@ -1,0 +1,326 @@
+"""The bandit convex learners against their non-private counterparts (the analysis)
+
+Reads the stored results of ``sweep.yaml`` (next to this file) and writes two blocks of
+``docs/results.md``:
+
+* :func:`render_ball`: ``bandit-pftal``, ``fkm`` and trivial play on the l2-ball ids at
+  their defaults: per learner the mean regret at every ``T``, the slope of the means and
+  the mean per-seed log-log slope [Student-t 95% interval], next to the theorem's
+  exponent (:func:`slope_rows`); the horizon from which Smith-Thakurta's leading term
+  ``p T^a chi`` is below trivial play's regret (:func:`crossing_rows`); and the price of
+  privacy (:func:`privacy_rows`).
+* :func:`render_former`: ``private-projection-free`` and ``garber-kretzu`` on the
+  polytope ids' former instances and the 2-d ball, the same slope rows and price of
+  privacy.
+
+A slope is compared with a theorem's exponent only where the smoothing radius is free
+(not clamped to ``r / 2``) at the smallest and the largest ``T``: while it is clamped
+the learner plays a half-size copy of the domain and its regret grows linearly,
+whatever the theorem's exponent (``n/a (clamped)``). Otherwise ``yes`` where the
+per-seed slope's interval lies within ``exponent +- 0.1``, ``no`` where it lies outside,
+``~`` where it straddles an edge.
+
+The price of privacy is the paired ratio ``mean(private) / mean(non-private)`` over the
+seed indices both played (the same losses), with Fieller's interval
+(:func:`paired_stats.ratio`): ``private higher`` where the interval lies above 1,
+``private lower`` where below, ``~`` where it contains 1.
+
+Usage::
+
+    python benchmarks/studies/bandit-convex/analysis.py [RESULTS_DIR]
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+import paired_stats as ps  # noqa: E402
+
+from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
+from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
+
+SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+#: How far a slope may be from the theorem's exponent to be called the theorem's.
+SLOPE_TOLERANCE = 0.1
+
+#: The ball block's rows: (experiment, env id, agent label, epsilon, exponent, source).
+BALL_ROWS = (
+    ("ball", "DPBandit-Convex-v1", "center", None, 1.0, "linear"),
+    ("ball", "DPBandit-Convex-v1", "bandit-pftal", 1.0, 0.75, "ST13 Thm 17"),
+    ("ball", "DPBandit-Convex-v1", "bandit-pftal", 10.0, 0.75, "ST13 Thm 17"),
+    ("ball", "DPBandit-Convex-v1", "fkm", None, 0.75, "FKM05 Thm 3.3"),
+    ("ball", "DPBandit-StronglyConvex-v1", "center", None, 1.0, "linear"),
+    ("ball", "DPBandit-StronglyConvex-v1", "bandit-pftal", 1.0, 0.75, "ST13 Thm 6.2"),
+    ("ball", "DPBandit-StronglyConvex-v1", "bandit-pftal", 10.0, 0.75, "ST13 Thm 6.2"),
+    ("ball-oblivious", "DPBandit-StronglyConvex-v1", "bandit-pftal(adversary=oblivious)",
+     1.0, 2 / 3, "ST13 Thm 6.1"),
+    ("ball", "DPBandit-StronglyConvex-v1", "fkm", None, 0.75, "FKM05 Thm 3.3"),
+)
+POLYTOPES = ("DPBandit-Matroid-v1", "DPBandit-Flow-v1", "DPBandit-SubmodularBase-v1",
+             "DPBandit-Birkhoff-v1")
+BALL2 = "DPBandit-Convex-v1"
+#: The former block's rows (the polytopes' former instances, then the 2-d ball).
+FORMER_ROWS = tuple(
+    row for env in POLYTOPES for row in (
+        ("former", env, "private-projection-free", 1.0, 0.75, "ENV21 Thm 1.1"),
+        ("former", env, "garber-kretzu", None, 0.75, "GK20"))
+) + (
+    ("theory", BALL2, "private-projection-free", 1.0, 0.75, "ENV21 Thm 1.1"),
+    ("theory-gaussian", BALL2, "private-projection-free(noise=gaussian)", 1.0, 0.75,
+     "ENV21 Thm 1.1"),
+    ("theory", BALL2, "garber-kretzu", None, 0.75, "GK20"),
+    ("theory", BALL2, "fkm", None, 0.75, "FKM05 Thm 3.3"),
+)
+#: Price of privacy: (env id, (experiment, label, epsilon) private, (experiment, label)
+#: non-private).
+BALL_PAIRS = (
+    ("DPBandit-Convex-v1", ("ball", "bandit-pftal", 1.0), ("ball", "fkm")),
+    ("DPBandit-StronglyConvex-v1", ("ball", "bandit-pftal", 1.0), ("ball", "fkm")),
+    ("DPBandit-StronglyConvex-v1",
+     ("ball-oblivious", "bandit-pftal(adversary=oblivious)", 1.0), ("ball", "fkm")),
+)
+FORMER_PAIRS = tuple(
+    (env, ("former", "private-projection-free", 1.0), ("former", "garber-kretzu"))
+    for env in POLYTOPES
+) + (
+    (BALL2, ("theory", "private-projection-free", 1.0), ("theory", "garber-kretzu")),
+    (BALL2, ("theory-gaussian", "private-projection-free(noise=gaussian)", 1.0),
+     ("theory", "garber-kretzu")),
+)
+
+
+def games(frame: Any, experiment: str, env_id: str) -> Any:
+    """The games of one block (``tags.experiment``) of the sweep on ``env_id``."""
+    return frame[(frame["tags.experiment"] == experiment) & (frame.env_id == env_id)]
+
+
+def by_horizon(frame: Any, experiment: str, env_id: str, label: str,
+               epsilon: float | None) -> dict[int, dict[int, float]]:
+    """``{T: {seed_index: regret}}`` of one learner's games."""
+    mine = games(frame, experiment, env_id)
+    horizons = sorted(int(t) for t in mine[mine.agent_label == label].horizon.unique())
+    return {t: ps.regrets(mine, label, t, epsilon) for t in horizons}
+
+
+def exponent_verdict(lo: float, hi: float, exponent: float, clamped: bool) -> str:
+    """``n/a (clamped)`` where the radius is clamped; ``yes`` where ``[lo, hi]`` lies
+    within ``exponent +- SLOPE_TOLERANCE``, ``no`` where it lies outside, ``~`` where it
+    straddles an edge (or is not finite)."""
+    if clamped:
+        return "n/a (clamped)"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return ps.NOISE
+    a, b = exponent - SLOPE_TOLERANCE, exponent + SLOPE_TOLERANCE
+    if a <= lo and hi <= b:
+        return "yes"
+    return "no" if hi < a or lo > b else ps.NOISE
+
+
+def _part(experiment: str, env_id: str, label: str) -> Any:
+    """The sweep's part (env and agent settings) of one row."""
+    from dp_online_envs.lab.experiments.game import agent_label
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+
+    for part in load_sweep(SWEEP).parts:
+        if (part.tags.get("experiment") == experiment and part.env_id == env_id
+                and agent_label(part.agent, part.agent_kwargs) == label):
+            return part
+    raise KeyError(f"no part {experiment}/{env_id}/{label} in {SWEEP}")
+
+
+def learner_at(experiment: str, env_id: str, label: str, epsilon: float | None,
+               horizon: int) -> Any:
+    """The row's learner as the sweep built it at ``horizon`` (seed 0: its parameters
+    depend on the problem, ``T`` and the privacy only)."""
+    from agents import make
+    from dp_online_envs.envs.registry import build_env
+
+    part = _part(experiment, env_id, label)
+    problem = build_env(env_id, horizon=horizon, **part.env_kwargs).get_wrapper_attr("problem")
+    privacy = {}
+    if epsilon is not None:
+        delta = next(d for e, d in part.privacy if e is not None and math.isclose(e, epsilon))
+        privacy = {"epsilon": float(epsilon), **({"delta": delta} if delta else {})}
+    return make(part.agent, problem, seed=0, **privacy, **part.agent_kwargs)
+
+
+def clamped_of(experiment: str, env_id: str, label: str, epsilon: float | None,
+               horizon: int) -> bool:
+    """Whether the row's learner clamps its smoothing radius to ``r / 2`` at ``horizon``
+    (``fkm``'s ``delta``, ``bandit-pftal``'s ``beta``, the projection-free learners'
+    ``zeta``; trivial play has none)."""
+    params = getattr(learner_at(experiment, env_id, label, epsilon, horizon), "params", None)
+    if isinstance(params, dict):
+        return bool(params.get("delta_clamped"))
+    return bool(getattr(params, "zeta_clamped", getattr(params, "beta_clamped", False)))
+
+
+def slope_rows(frame: Any, rows: Sequence[tuple],
+               clamped_at: Callable[..., bool] = clamped_of) -> list[list[str]]:
+    """One table row per learner in ``rows`` that ``frame`` holds: the mean regret at
+    every ``T`` (on the seeds held at every ``T``), the slope of the means, the mean
+    per-seed slope [95% interval], the exponent, the verdict and the clamping at the
+    smallest and the largest ``T`` (``clamped_at(experiment, env_id, label, epsilon, T)``,
+    default :func:`clamped_of`)."""
+    out = []
+    for experiment, env_id, label, eps, exponent, source in rows:
+        data = by_horizon(frame, experiment, env_id, label, eps)
+        common = ps.on_common_seeds(data)
+        if len(common) < 2 or not next(iter(common.values())):
+            continue
+        horizons = sorted(common)
+        means = [float(np.mean(list(common[t].values()))) for t in horizons]
+        of_means, per_seed = ps.slope_texts(data)
+        slopes = np.array(list(ps.seed_slopes(data).values()))
+        _, lo, hi = mean_ci(slopes[np.isfinite(slopes)])
+        clamped = [clamped_at(experiment, env_id, label, eps, t)
+                   for t in (horizons[0], horizons[-1])]
+        out.append([label + ("" if eps is None else f" ε={eps:g}"), short(env_id),
+                    len(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
+                    of_means, per_seed, f"{exponent:.2f} ({source})",
+                    exponent_verdict(lo, hi, exponent, any(clamped)),
+                    "/".join("yes" if c else "no" for c in clamped)])
+    return out
+
+
+SLOPE_HEAD = ("learner", "env", "seeds", "mean regret at T = {}", "slope of the means",
+              "per-seed slope [95% CI]", "theorem", "within 0.1", "clamped (T min/max)")
+
+
+def slope_table(frame: Any, rows: Sequence[tuple],
+                clamped_at: Callable[..., bool] = clamped_of) -> str:
+    """The markdown table of :func:`slope_rows` (the horizons in the header)."""
+    body = slope_rows(frame, rows, clamped_at)
+    first = rows[0]
+    horizons = sorted(by_horizon(frame, first[0], first[1], first[2], first[3]))
+    head = list(SLOPE_HEAD)
+    head[3] = head[3].format(" / ".join(f"{t:,}" for t in horizons))
+    return ps.table(head, body)
+
+
+def privacy_rows(frame: Any, pairs: Sequence[tuple]) -> list[list[str]]:
+    """Per pair and ``T``: both learners' regret [95% interval], their paired ratio
+    private / non-private [Fieller's interval] and the side that interval supports."""
+    out = []
+    for env_id, (pexp, plabel, eps), (bexp, blabel) in pairs:
+        priv = by_horizon(frame, pexp, env_id, plabel, eps)
+        base = by_horizon(frame, bexp, env_id, blabel, None)
+        for t in sorted(set(priv) & set(base)):
+            text, side = ps.ratio(priv[t], base[t])
+            out.append([f"{plabel} ε={eps:g} / {blabel}", short(env_id), f"{t:,}",
+                        len(set(priv[t]) & set(base[t])), ps.mean_text(priv[t], ",.0f"),
+                        ps.mean_text(base[t], ",.0f"), text,
+                        {"above": "private higher", "below": "private lower"}.get(side, side)])
+    return out
+
+
+PRIVACY_HEAD = ("private / non-private", "env", "T", "seeds", "private regret [95% CI]",
+                "non-private regret [95% CI]", "ratio [Fieller 95% CI]", "verdict")
+
+
+def privacy_summary(rows: Sequence[Sequence[Any]]) -> str:
+    """How many ratios lie above 1, below 1 and contain 1."""
+    verdicts = [r[-1] for r in rows]
+    return (f"{verdicts.count('private higher')} ratios above 1 (privacy costs regret), "
+            f"{verdicts.count('private lower')} below 1, {verdicts.count(ps.NOISE)} "
+            f"containing 1 (`~`).")
+
+
+def st_leading_term(agent: Any, T: float) -> float:
+    """Smith-Thakurta's leading term ``p T^a chi`` (logs and constants dropped, so a lower
+    estimate of the bound). Thm. 6 (strongly convex): ``a = 2/3`` against an oblivious
+    adversary, else ``3/4``, ``chi = B R + (1 + R/r) L + (H ||C|| + B)^2 / H (1 + B / eps)``
+    with the agent's ``H``. Thm. 17 (convex, ``H = 1/T^{1/4}``): ``a = 3/4``,
+    ``chi = B R + (1 + R/r) L + B^3 / eps`` (as printed in App. E.3)."""
+    a, chi = st_exponent_and_chi(agent)
+    return agent.geometry.rank * T**a * chi
+
+
+def st_exponent_and_chi(agent: Any) -> tuple[float, float]:
+    """``(a, chi)`` of :func:`st_leading_term` for a ``bandit-pftal`` learner."""
+    prob = agent.problem
+    r = agent.geometry.radius
+    B, L, R = prob.bound, prob.lipschitz, prob.domain.norm_bound(2)
+    par = agent.params
+    base = B * R + (1 + R / r) * L
+    if par.mode == "strongly-convex":
+        a = 2 / 3 if par.adversary == "oblivious" else 0.75
+        return a, base + (par.H * R + B) ** 2 / par.H * (1 + B / agent.epsilon)
+    return 0.75, base + B**3 / agent.epsilon
+
+
+def crossing_rows(frame: Any, learner: Callable[..., Any] = learner_at) -> list[list[str]]:
+    """Per ``bandit-pftal`` row of :data:`BALL_ROWS`: ``chi``, the leading term and trivial
+    play's regret [95% interval] at the largest ``T``, and the horizon from which the
+    leading term is below trivial play's regret taken linear at its measured mean rate
+    (``learner(experiment, env_id, label, epsilon, T)``: the learner, default
+    :func:`learner_at`)."""
+    out = []
+    for experiment, env_id, label, eps, _, _ in BALL_ROWS:
+        if not label.startswith("bandit-pftal"):
+            continue
+        trivial = by_horizon(frame, "ball", env_id, "center", None)
+        if not trivial:
+            continue
+        t_max = max(trivial)
+        triv = trivial[t_max]
+        agent = learner(experiment, env_id, label, eps, t_max)
+        _, chi = st_exponent_and_chi(agent)
+        lead = st_leading_term(agent, t_max)
+        rate = float(np.mean(list(triv.values()))) / t_max
+        cross = below_from(lambda T, a=agent: st_leading_term(a, T),
+                           lambda T, c=rate: c * T, t_max=1e30)
+        out.append([f"{label} ε={eps:g}", short(env_id), f"{chi:.3g}", f"{t_max:,}",
+                    f"{lead:.3g}", ps.mean_text(triv, ",.0f"),
+                    "> 1e30" if math.isinf(cross) else f"{cross:.2g}"])
+    return out
+
+
+CROSSING_HEAD = ("learner", "env", "χ", "T max", "leading term at T max",
+                 "trivial at T max [95% CI]", "leading term < trivial from T")
+
+
+def short(env_id: str) -> str:
+    """``DPBandit-Convex-v1`` -> ``Convex-v1``."""
+    return env_id.replace("DPBandit-", "")
+
+
+def render_ball(results: str | pathlib.Path) -> str:
+    """The l2-ball block: slopes, the leading term's crossing, the price of privacy."""
+    frame = ps.load_study(results, SWEEP)
+    pairs = privacy_rows(frame, BALL_PAIRS)
+    return "\n\n".join([
+        "**Slopes** (l2-ball ids at their defaults):", slope_table(frame, BALL_ROWS),
+        "**Smith-Thakurta's leading term** `p T^a χ` (Thm 6 on StronglyConvex, Thm 17 on "
+        "Convex; logs and constants dropped) against trivial play's regret, taken linear at "
+        "its measured rate at T max:", ps.table(CROSSING_HEAD, crossing_rows(frame)),
+        "**Price of privacy**, paired by seed:", ps.table(PRIVACY_HEAD, pairs),
+        privacy_summary(pairs)])
+
+
+def render_former(results: str | pathlib.Path) -> str:
+    """The former-instances block: slopes on the polytopes and the 2-d ball, the price
+    of privacy."""
+    frame = ps.load_study(results, SWEEP)
+    pairs = privacy_rows(frame, FORMER_PAIRS)
+    polytopes = [r for r in FORMER_ROWS if r[0] == "former"]
+    ball = [r for r in FORMER_ROWS if r[0] != "former"]
+    return "\n\n".join([
+        "**Slopes** on the polytope ids' former instances:", slope_table(frame, polytopes),
+        "**Slopes** on the 2-d l2 ball, distance losses:", slope_table(frame, ball),
+        "**Price of privacy**, paired by seed:", ps.table(PRIVACY_HEAD, pairs),
+        privacy_summary(pairs)])
+
+
+if __name__ == "__main__":
+    where = (sys.argv[1] if len(sys.argv) > 1
+             else ps.ROOT / "results" / "studies" / "bandit-convex")
+    print(render_ball(where) + "\n\n" + render_former(where))
