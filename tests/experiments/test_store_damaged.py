@@ -78,10 +78,18 @@ DAMAGE = {
                               "game_id '000000000000000000000000' does not match the file"),
     "regret is text": (lambda r: json.dumps({**r, "regret": "low"}).encode(),
                        "regret='low', expected a number"),
+    "agent options not an object": (lambda r: json.dumps({**r, "agent_options": [1]}).encode(),
+                                    "agent_options=[1], expected an object"),
     "curves of unequal length": (
         lambda r: json.dumps({**r, "regret_curve_lo": r["regret_curve_lo"][:-1]}).encode(),
         "must be lists of equal length"),
 }
+
+
+def test_a_record_written_before_agent_options_is_still_read(results):
+    _, record = _one_game(results)
+    assert store_module.check_record(_without(record, "agent_options")) is None
+    assert store_module.check_record(record) is None
 
 
 def test_required_keys_are_what_play_game_writes():

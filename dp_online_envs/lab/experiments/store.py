@@ -135,7 +135,8 @@ _CLAIM_SUFFIX = ".claim"
 _NUMBER_KEYS = ("regret", "regret_lo", "regret_hi", "learner_loss", "comparator_lo",
                 "comparator_hi")
 _INT_KEYS = ("horizon", "seed_index", "rounds")
-_MAPPING_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs")
+#: Keys whose value is an object (``agent_options`` is absent from older records).
+_MAPPING_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs", "agent_options")
 _CURVE_KEYS = ("checkpoints", "regret_curve_lo", "regret_curve_hi")
 
 
@@ -430,10 +431,8 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
         if isinstance(data[key], bool) or not isinstance(data[key], int):
             return f"{key}={data[key]!r}, expected an integer"
     for key in _MAPPING_KEYS:
-        if not isinstance(data[key], dict):
+        if key in data and not isinstance(data[key], dict):
             return f"{key}={data[key]!r}, expected an object"
-    if not isinstance(data.get("agent_options", {}), dict):  # absent from older records
-        return f"agent_options={data['agent_options']!r}, expected an object"
     curves = [data[k] for k in _CURVE_KEYS]
     if not all(isinstance(c, list) for c in curves) or len({len(c) for c in curves}) != 1:
         return f"{', '.join(_CURVE_KEYS)} must be lists of equal length"
