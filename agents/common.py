@@ -22,12 +22,13 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from agents.privacy.noise import ExactNoise
+from agents.privacy.noise import ExactNoise, NoNoise
 from dp_online_envs.domains import Simplex
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.losses import LinearLoss
 from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_bool
 
 __all__ = [
     "NOISE_BLOCK",
@@ -39,6 +40,7 @@ __all__ = [
     "clipped_loss",
     "env_action",
     "ftal_leader",
+    "scalar_release_noise",
     "gradient_sensitivity",
     "hedge_eta",
     "loss_range",
@@ -104,6 +106,22 @@ class NoiseQueue:
         z = self._block[self._i]
         self._i += 1
         return z
+
+
+def scalar_release_noise(noise_class, epsilon: float, sensitivity: float, secure: bool,
+                         add_noise: object):
+    """The strategy of a learner that releases scalars of ``sensitivity``:
+    ``noise_class(epsilon, sensitivity, secure=secure)`` calibrated (the learner passes its
+    module's :class:`~agents.privacy.noise.DiscreteLaplaceNoise`), or
+    :class:`~agents.privacy.noise.NoNoise` when ``add_noise`` is False (the non-private
+    limit: exact releases, epsilon infinite).
+
+    Raises:
+        ValueError: ``add_noise`` is not True or False.
+    """
+    if not check_bool("add_noise", add_noise):
+        return NoNoise()
+    return noise_class(epsilon, sensitivity, secure=secure).calibrate()
 
 
 def exact_laplace_guarantee(strategy, released: str, exact: str):

@@ -58,9 +58,9 @@ import math
 
 from agents.bandit.stochastic import StochasticArms, best_arm, kl_ucb_index
 from agents.base import register
-from agents.common import NoiseQueue, exact_laplace_guarantee
-from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
-from dp_online_envs.validation import check_bool, check_real
+from agents.common import NoiseQueue, exact_laplace_guarantee, scalar_release_noise
+from agents.privacy.noise import DiscreteLaplaceNoise
+from dp_online_envs.validation import check_real
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
@@ -85,8 +85,8 @@ class _AdaP(StochasticArms):
               add_noise: bool = True) -> None:
         self._setup_arms(loss_range)
         self.alpha = check_real("alpha", alpha, 3.0, low_inclusive=False)
-        self.noise_strategy = (self._noise_strategy() if check_bool("add_noise", add_noise)
-                               else NoNoise())
+        self.noise_strategy = scalar_release_noise(DiscreteLaplaceNoise, self.epsilon,
+                                                   self.width, self.secure, add_noise)
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
         self.privacy = exact_laplace_guarantee(
@@ -95,12 +95,6 @@ class _AdaP(StochasticArms):
             f"rounded to the grid (each round's loss in one episode), then the {self.name} "
             "index",
             exact="exact episode sums")
-
-    def _noise_strategy(self):
-        """The calibrated exact discrete Laplace strategy of one episode sum of
-        sensitivity ``hi - lo`` (``add_noise=False`` takes
-        :class:`~agents.privacy.noise.NoNoise` instead)."""
-        return DiscreteLaplaceNoise(self.epsilon, self.width, secure=self.secure).calibrate()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

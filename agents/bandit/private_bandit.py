@@ -66,9 +66,9 @@ from agents.common import (
     check_range,
     clipped_loss,
     exact_laplace_guarantee,
+    scalar_release_noise,
 )
-from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
-from dp_online_envs.validation import check_bool
+from agents.privacy.noise import DiscreteLaplaceNoise
 
 __all__ = ["PrivateBanditReduction"]
 
@@ -140,8 +140,8 @@ class PrivateBanditReduction(Agent):
                              "non-private learner")
         self.loss_lo, self.loss_hi = check_range(self.problem, given_range)
         self.sensitivity = self.loss_hi - self.loss_lo
-        self.noise_strategy = (self._noise_strategy() if check_bool("add_noise", add_noise)
-                               else NoNoise())
+        self.noise_strategy = scalar_release_noise(DiscreteLaplaceNoise, self.epsilon,
+                                                   self.sensitivity, self.secure, add_noise)
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
         opts: dict[str, Any] = dict(base_options or {})
@@ -159,13 +159,6 @@ class PrivateBanditReduction(Agent):
             f"on each clipped loss in [{self.loss_lo:g}, {self.loss_hi:g}] rounded to the grid "
             f"(each round's loss released once), then {cls.name}",
             exact=f"exact losses, then {cls.name}")
-
-    def _noise_strategy(self):
-        """The calibrated exact discrete Laplace strategy of one scalar of sensitivity
-        ``hi - lo`` (``add_noise=False`` takes :class:`~agents.privacy.noise.NoNoise`
-        instead)."""
-        return DiscreteLaplaceNoise(self.epsilon, self.sensitivity,
-                                    secure=self.secure).calibrate()
 
     # --------------------------------------------------------------- the API
     def reset(self, seed: int | None = None) -> None:

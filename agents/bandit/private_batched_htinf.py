@@ -58,9 +58,10 @@ from agents.common import (
     check_range,
     clipped_loss,
     exact_laplace_guarantee,
+    scalar_release_noise,
 )
-from agents.privacy.noise import DiscreteLaplaceNoise, NoNoise
-from dp_online_envs.validation import check_bool, check_epsilon, check_int
+from agents.privacy.noise import DiscreteLaplaceNoise
+from dp_online_envs.validation import check_epsilon, check_int
 
 __all__ = ["THEOREM_SIGMA", "PrivateBatchedHTINF", "batch_size"]
 
@@ -112,8 +113,8 @@ class PrivateBatchedHTINF(Agent):
                       else check_int("batch", batch, 1, p.horizon))
         self.loss_lo, self.loss_hi = check_range(p, loss_range)
         self.sensitivity = self.loss_hi - self.loss_lo
-        self.noise_strategy = (self._noise_strategy() if check_bool("add_noise", add_noise)
-                               else NoNoise())
+        self.noise_strategy = scalar_release_noise(DiscreteLaplaceNoise, self.epsilon,
+                                                   self.sensitivity, self.secure, add_noise)
         self._grid = self.noise_strategy.grid
         self.noise_scale = self.noise_strategy.scale
         #: Variance of the noise on one batch AVERAGE, in normalized loss units.
@@ -138,13 +139,6 @@ class PrivateBatchedHTINF(Agent):
             f"{self.loss_hi:g}] rounded to the grid (each round's loss in one batch), then "
             "htinf on the averages",
             exact="exact batch sums, then htinf")
-
-    def _noise_strategy(self):
-        """The calibrated exact discrete Laplace strategy of one batch sum of sensitivity
-        ``hi - lo`` (``add_noise=False`` takes :class:`~agents.privacy.noise.NoNoise`
-        instead)."""
-        return DiscreteLaplaceNoise(self.epsilon, self.sensitivity,
-                                    secure=self.secure).calibrate()
 
     # --------------------------------------------------------------- the API
     def reset(self, seed: int | None = None) -> None:
