@@ -40,7 +40,8 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from dp_online_envs.envs.registry import ENV_IDS  # noqa: E402
+from agents import make  # noqa: E402
+from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci, ratio_ci  # noqa: E402
 from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
 
@@ -178,9 +179,6 @@ def shrink_of(env_id: str, agent: str, horizon: int, epsilon: float | None) -> t
     """``(alpha, clamped)``: the shrink the learner uses at ``horizon`` on the id's
     default, and whether its smoothing radius is clamped at ``r / 2`` (from the learner
     itself: its parameters depend on the problem and ``T`` only)."""
-    from agents import make
-    from dp_online_envs.envs.registry import build_env
-
     problem = build_env(env_id, horizon=horizon).get_wrapper_attr("problem")
     kw = {} if epsilon is None or math.isnan(epsilon) else {"epsilon": float(epsilon)}
     learner = make(agent, problem, seed=0, **kw)
