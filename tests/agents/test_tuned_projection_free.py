@@ -116,3 +116,14 @@ def test_a_constant_loss_moves_only_the_learner_without_baseline(baseline):
 def test_a_baseline_that_is_not_a_bool_is_refused():
     with pytest.raises(TypeError, match="baseline='yes'"):
         make("garber-kretzu-tuned", _problem(), seed=0, baseline="yes")
+
+
+def test_the_private_tuned_learner_has_no_baseline():
+    """A baseline would carry every earlier loss into each block's sum, which the
+    theorem's calibration of one block does not cover: the private variant refuses it
+    and scales the feedback itself."""
+    p = _problem()
+    with pytest.raises(TypeError, match="baseline"):
+        make("private-projection-free-tuned", p, seed=0, epsilon=1.0, baseline=True)
+    agent = make("private-projection-free-tuned", p, seed=0, epsilon=1.0)
+    assert agent._centered(0.75) == 0.75
