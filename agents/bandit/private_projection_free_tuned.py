@@ -61,7 +61,7 @@ from agents.bandit.smoothing import (
     batch_sizes,
 )
 from agents.base import register
-from dp_online_envs.validation import check_int, check_real
+from dp_online_envs.validation import check_bool, check_int, check_real
 
 __all__ = ["DEFAULT_SHRINK", "DEFAULT_STEP", "GarberKretzuTuned", "PrivateProjectionFreeTuned",
            "tuned_parameters"]
@@ -138,10 +138,8 @@ class GarberKretzuTuned(_Tuned, GarberKretzu):
     def setup(self, shrink: float = DEFAULT_SHRINK, batch: int | None = None,
               step: float = DEFAULT_STEP, baseline: bool = True,
               max_fw_iterations: int | None = None) -> None:
-        if not isinstance(baseline, bool):
-            raise TypeError(f"baseline={baseline!r}: expected True or False")
         self._shrink, self._batch, self._step = shrink, batch, step
-        self.baseline = baseline
+        self.baseline = check_bool("baseline", baseline)
         super().setup(max_fw_iterations=max_fw_iterations)
 
     def reset(self, seed: int | None = None) -> None:

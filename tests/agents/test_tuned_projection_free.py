@@ -113,9 +113,11 @@ def test_a_constant_loss_moves_only_the_learner_without_baseline(baseline):
     assert any(moved) != baseline, moved
 
 
-def test_a_baseline_that_is_not_a_bool_is_refused():
-    with pytest.raises(TypeError, match="baseline='yes'"):
-        make("garber-kretzu-tuned", _problem(), seed=0, baseline="yes")
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_a_baseline_that_is_not_a_bool_is_refused(bad):
+    with pytest.raises(ValueError, match=rf"^baseline={bad!r} rejected: expected True or "
+                                         rf"False, got an? \w+$"):
+        make("garber-kretzu-tuned", _problem(), seed=0, baseline=bad)
 
 
 def test_the_private_tuned_learner_has_no_baseline():
