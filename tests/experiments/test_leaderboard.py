@@ -8,10 +8,18 @@ import pathlib
 
 import pytest
 
+from agents.full_info.hedge import Hedge
+from agents.privacy import PrivacyGuarantee
 from dp_online_envs.lab.cli import main
 from dp_online_envs.lab.experiments.runner import RunReport
 from dp_online_envs.lab.isolation import IsolationLimits
-from dp_online_envs.lab.leaderboard import Benchmark, build_board, load_learners, write_board
+from dp_online_envs.lab.leaderboard import (
+    Benchmark,
+    Learner,
+    build_board,
+    load_learners,
+    write_board,
+)
 from dp_online_envs.lab.leaderboard import board as board_module
 from dp_online_envs.lab.leaderboard.score import SCORE_VERSION, Interval, yardstick
 from dp_online_envs.lab.sandbox import sandbox_unavailable
@@ -91,14 +99,23 @@ def test_a_liar_is_refuted_and_unranked_a_crash_has_its_reason(tmp_path):
     assert "divided by zero" in crash_row
 
 
+class HedgeClaimsPrivacy(Hedge):
+    """Plain Hedge (no noise) declaring epsilon-DP: a full-information liar."""
+
+    name = "hedge-liar"
+    private = True
+
+    def setup(self) -> None:
+        super().setup()
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="none (a lie)")
+
+
 def test_full_information_liars_are_refuted_and_the_unaudited_unranked(tmp_path):
     """Full-information learners are audited on DPFullInfo-Experts-v0: Hedge claiming
     epsilon = 1 is refuted and unranked, private-ftrl is ranked, and submod-pftal, which
     cannot play the audit game, is scored but not ranked (nothing unaudited is)."""
-    liar = ROOT / "tests/experiments/grade_submissions/hedge_claims_privacy.py"
-    learners = load_learners(["private-ftrl", "submod-pftal", str(liar)],
-                             limits=IsolationLimits(timeout=5.0),
-                             sandboxed=sandbox_unavailable() is None)
+    learners = [*load_learners(["private-ftrl", "submod-pftal"], limits=IsolationLimits(),
+                               sandboxed=False), Learner("hedge-liar", HedgeClaimsPrivacy)]
     # two audit games of T = 1024 (64 guesses each): Hedge's eps_lb is about 3.7,
     # private-ftrl's 0; one noise cut of private-ftrl for the power
     bench = Benchmark(ids=("DPFullInfo-Experts-v0", "DPFullInfo-Submodular-v2"),
@@ -106,8 +123,7 @@ def test_full_information_liars_are_refuted_and_the_unaudited_unranked(tmp_path)
                       audit_games=2, power_factors=(1000.0,))
     board = build_board(learners, bench, results=tmp_path / "r", secret="class")
     rows = {r.learner: r for r in board.rows}
-    cheat, honest, unaudited = (rows["hedge_claims_privacy"], rows["private-ftrl"],
-                                rows["submod-pftal"])
+    cheat, honest, unaudited = rows["hedge-liar"], rows["private-ftrl"], rows["submod-pftal"]
     assert cheat.score is not None and cheat.declared[:2] == (1.0, 0.0)
     assert cheat.refuted and cheat.audit["eps_lb"] > 1.0 and not cheat.ranked
     assert "moved most" in cheat.audit["rule"]
