@@ -519,7 +519,7 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
     there is no finding)."""
     env = AUDIT_ENVS.get(row.feedback)
     if env is None:
-        row.audit_note = f"not audited: no audit game for feedback {row.feedback!r}"
+        row.audit_note = f"not audited, so not ranked: no audit game for feedback {row.feedback!r}"
         return
     status = row.ids.get(env, {}).get("status", "")
     if status:  # the benchmark played the audit game: the learner refused or failed it
