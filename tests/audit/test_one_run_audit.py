@@ -16,9 +16,11 @@ from dp_online_envs.lab.audit.one_run import (
     AuditGame,
     OneRunSettings,
     audit_one_run,
+    guess_moves,
     guess_rounds,
     one_run_eps_lower_bound,
     one_run_p_value,
+    one_run_power,
     partner_losses,
     play_audit_game,
 )
@@ -179,11 +181,120 @@ def test_envs_the_audit_cannot_pair_and_bad_settings_are_refused():
     with pytest.raises(ValueError, match="needs i.i.d. two-point losses"):
         play_audit_game(lambda p, s, seed: None, AuditGame("DPFullInfo-Sphere-v1", {}, 10),
                         1, 2)
+    # i.i.d. two-point losses, but subsets for actions: neither arms nor points
+    with pytest.raises(ValueError, match=r"neither|got MultiBinary\(8\)"):
+        play_audit_game(lambda p, s, seed: None, AuditGame(
+            "DPFullInfo-Submodular-v2", {"adversary": "stochastic"}, 10), 1, 2)
     for kwargs, match in (({"games": 0}, "games=0"), ({"ratio": 1.0}, "ratio=1.0"),
                           ({"min_gap": 0}, "min_gap=0"), ({"history": 0}, "history=0"),
-                          ({"confidence": 1.0}, "confidence")):
+                          ({"moves": 0}, "moves=0"), ({"confidence": 1.0}, "confidence")):
         with pytest.raises(ValueError, match=match):
             OneRunSettings(**kwargs)
     assert OneRunSettings().gap(16384) == 128 and OneRunSettings(min_gap=7).gap(16384) == 7
     with pytest.raises(ValueError, match="games is empty"):
         audit_one_run(lambda p, s, seed: None, [], (1.0, 0.0))
+
+
+# ---------------------------------------------------------------- games of points
+def brute_moves(points, first, second, moves):
+    """The move guesses by a loop: each round's move along the pair's difference, then the
+    largest ``moves`` of them (earlier rounds first on ties)."""
+    horizon = len(points)
+    s = [float(np.dot(points[t + 1] - points[t], first[t] - second[t])) if t + 1 < horizon
+         else 0.0 for t in range(horizon)]
+    ranked = sorted((t for t in range(horizon) if s[t] != 0), key=lambda t: (-abs(s[t]), t))
+    out = np.zeros(horizon, np.int8)
+    for t in ranked[:moves]:
+        out[t] = 1 if s[t] < 0 else -1
+    return out
+
+
+def test_move_guesses_match_brute_force_and_read_the_pair_unordered():
+    rng = np.random.default_rng(8)
+    points = rng.dirichlet(np.ones(4), size=300)
+    points[100:140] = points[100]  # rounds without a move are never guessed
+    first = (rng.random((300, 4)) < 0.5).astype(float)
+    second = np.where(rng.random((300, 4)) < 0.4, 1 - first, first)
+    for moves in (1, 25, 1000):
+        fast = guess_moves(points, first, second, moves)
+        assert np.array_equal(fast, brute_moves(points, first, second, moves))
+        # the pair is unordered: swapping its sides guesses the same loss
+        assert np.array_equal(guess_moves(points, second, first, moves), -fast)
+    assert np.count_nonzero(guess_moves(points, first, second, 25)) == 25
+    still = guess_moves(points, first, second, 1000)
+    assert not still[100:139].any() and still[99] != 0 and still[139] != 0
+    assert guess_moves(points, first, second, 1000)[-1] == 0  # no next point
+    with pytest.raises(ValueError, match="same"):
+        guess_moves(points, first[:-1], second, 5)
+
+
+def test_hedges_moves_are_guessed_right_on_every_differing_round():
+    """Noise-free Hedge moves weight away from every coordinate whose loss was high (it
+    moves at all when the round's loss is not constant): whatever the pair, the guess is
+    the loss it met."""
+    rng = np.random.default_rng(9)
+    eta, k, horizon = 0.3, 5, 200
+    thetas = (rng.random((horizon, k)) < 0.5).astype(float)
+    partners = (rng.random((horizon, k)) < 0.5).astype(float)
+    cum = np.vstack([np.zeros(k), np.cumsum(thetas, axis=0)])[:-1]
+    points = np.exp(-eta * cum) / np.exp(-eta * cum).sum(axis=1, keepdims=True)
+    moved = np.any(thetas != partners, axis=1) & (np.ptp(thetas, axis=1) > 0)
+    moved[-1] = False
+    assert 100 < moved.sum() < horizon - 1
+    # as many guesses as such rounds: they are those rounds (a constant loss moves the
+    # point by rounding only), and every one is right
+    guess = guess_moves(points, thetas, partners, int(moved.sum()))
+    assert np.array_equal(guess != 0, moved) and np.all(guess[moved] == 1)
+
+
+def test_an_audit_game_of_points_keeps_the_released_points():
+    """On DPFullInfo-Experts-v0 the audit keeps the simplex points as released (copies,
+    even when the learner reuses its array) and their arms of largest weight."""
+
+    class Reuser(Recorder):
+        name = "test-reuser"
+        feedback = "full"
+
+        def setup(self):
+            self.x = np.full(self.problem.dim, 1.0 / self.problem.dim)
+
+        def act(self):
+            self.x[:] = self.rng.dirichlet(np.ones(self.problem.dim))
+            return self.x  # the same array every round
+
+        def update(self, action, feedback):
+            self.t += 1
+
+    seen = []
+
+    def make(problem, space, seed):
+        learner = Reuser(problem, seed=seed)
+        original = learner.act
+        learner.act = lambda: (seen.append(original().copy()), learner.x)[1]
+        return learner
+
+    played = play_audit_game(make, AuditGame("DPFullInfo-Experts-v0", {}, 30), 5, 6)
+    assert played.points.shape == (30, 10) and np.array_equal(played.points, np.stack(seen))
+    assert np.array_equal(played.arms, np.argmax(np.stack(seen), axis=1))
+
+
+def test_noise_free_ftrl_is_refuted_on_experts_and_private_ftrl_is_not():
+    """Hedge is private-ftrl with its noise off (bit for bit): claiming epsilon = 1 it is
+    refuted; private-ftrl at its calibration is not; its noise cuts measure the power."""
+    games = [AuditGame("DPFullInfo-Experts-v0", {}, 1024)]
+    settings = OneRunSettings(games=2, seed=1)
+
+    def hedge(problem, space, seed):
+        return agents.make("hedge", problem, seed=seed)
+
+    def private(problem, space, seed):
+        return agents.make("private-ftrl", problem, epsilon=1.0, seed=seed)
+
+    liar = audit_one_run(hedge, games, (1.0, 0.0), settings)
+    assert liar.refuted and liar.guesses == liar.correct == 2 * 64
+    assert liar.canaries == 2 * 1024 and "moved most" in liar.rule
+    honest = audit_one_run(private, games, (1.0, 0.0), settings)
+    assert not honest.refuted and honest.guesses == 2 * 64
+    assert "moved most" in honest.rule and "arm's last" not in honest.rule
+    power = one_run_power("private-ftrl", games, (1.0, 0.0), settings, factors=(10.0, 1000.0))
+    assert power.refuted == (False, True) and power.smallest_refuted == 1000.0

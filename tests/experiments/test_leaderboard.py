@@ -8,12 +8,20 @@ import pathlib
 
 import pytest
 
+from agents.full_info.hedge import Hedge
+from agents.privacy import PrivacyGuarantee
 from dp_online_envs.lab.cli import main
 from dp_online_envs.lab.experiments.runner import RunReport
 from dp_online_envs.lab.isolation import IsolationLimits
-from dp_online_envs.lab.leaderboard import Benchmark, build_board, load_learners, write_board
+from dp_online_envs.lab.leaderboard import (
+    Benchmark,
+    Learner,
+    build_board,
+    load_learners,
+    write_board,
+)
 from dp_online_envs.lab.leaderboard import board as board_module
-from dp_online_envs.lab.leaderboard.score import SCORE_VERSION, yardstick
+from dp_online_envs.lab.leaderboard.score import SCORE_VERSION, Interval, yardstick
 from dp_online_envs.lab.sandbox import sandbox_unavailable
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -89,6 +97,62 @@ def test_a_liar_is_refuted_and_unranked_a_crash_has_its_reason(tmp_path):
     assert "<span class=refuted>refuted</span>" in cheat_row and "unranked" in cheat_row
     crash_row = next(line for line in page.split("<tr") if "crashes.py" in line)
     assert "divided by zero" in crash_row
+
+
+class HedgeClaimsPrivacy(Hedge):
+    """Plain Hedge (no noise) declaring epsilon-DP: a full-information liar."""
+
+    name = "hedge-liar"
+    private = True
+
+    def setup(self) -> None:
+        super().setup()
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="none (a lie)")
+
+
+def test_full_information_liars_are_refuted_and_the_unaudited_unranked(tmp_path):
+    """Full-information learners are audited on DPFullInfo-Experts-v0: Hedge claiming
+    epsilon = 1 is refuted and unranked, private-ftrl is ranked, and submod-pftal, which
+    cannot play the audit game, is scored but not ranked (nothing unaudited is)."""
+    learners = [*load_learners(["private-ftrl", "submod-pftal"], limits=IsolationLimits(),
+                               sandboxed=False), Learner("hedge-liar", HedgeClaimsPrivacy)]
+    # two audit games of T = 1024 (64 guesses each): Hedge's eps_lb is about 3.7,
+    # private-ftrl's 0; one noise cut of private-ftrl for the power
+    bench = Benchmark(ids=("DPFullInfo-Experts-v0", "DPFullInfo-Submodular-v2"),
+                      horizons=(64,), seeds=2, epsilons=(1.0,), audit_horizon=1024,
+                      audit_games=2, power_factors=(1000.0,))
+    board = build_board(learners, bench, results=tmp_path / "r", secret="class")
+    rows = {r.learner: r for r in board.rows}
+    cheat, honest, unaudited = rows["hedge-liar"], rows["private-ftrl"], rows["submod-pftal"]
+    assert cheat.score is not None and cheat.declared[:2] == (1.0, 0.0)
+    assert cheat.refuted and cheat.audit["eps_lb"] > 1.0 and not cheat.ranked
+    assert "moved most" in cheat.audit["rule"]
+    assert honest.audit is not None and not honest.refuted
+    assert honest.ranked and honest.rank == 1
+    assert unaudited.score is not None and unaudited.audit is None
+    assert not unaudited.ranked and unaudited.rank is None
+    assert "not audited, so not ranked" in unaudited.audit_note
+    assert "DPFullInfo-Experts-v0" in unaudited.audit_note
+    power, text = board.power[("full", 1.0)]
+    assert power["reference"] == "private-ftrl" and power["smallest_refuted"] == 1000.0
+    write_board(board, tmp_path / "out")
+    page = (tmp_path / "out" / "index.html").read_text()
+    row = next(line for line in page.split("<tr") if "submod-pftal" in line)
+    assert "unranked" in row and "not audited" in row
+    assert "Audit power at &epsilon; = 1</b> (on DPFullInfo-Experts-v0)" in page
+
+
+def test_an_unaudited_private_row_is_not_ranked():
+    """A scored private row within its table's budget but without an audit finding is
+    not ranked, and says so."""
+    row = board_module.Row("x", "registered", "full", 1.0, 0.0, declared=(1.0, 0.0, "m"),
+                           score=Interval.of([0.5, 0.7]))
+    board_module._rank_flag(row)
+    assert not row.ranked and row.audit_note == "not audited, so not ranked"
+    row.audit = {"refuted": False, "eps_lb": 0.0}
+    row.audit_note = ""
+    board_module._rank_flag(row)
+    assert row.ranked
 
 
 def test_infeasible_actions_are_the_rows_reason():

@@ -14,10 +14,10 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
 
 1. **Canaries.** For the i.i.d. two-point draws of a box-parameter
    :class:`~dp_online_envs.adversaries.StochasticAdversary` (Bernoulli losses on
-   ``DPBandit-MAB-v0``), every round ``t`` gets a partner ``theta'_t`` drawn from the
-   antithetic coupling of the round's law given the loss that was played
-   (:func:`partner_losses`): ``(theta_t, theta'_t)`` is exchangeable with the env's law
-   as both marginals. Ordering the pair by a fair coin ``S_t`` makes the game the
+   ``DPBandit-MAB-v0`` and ``DPFullInfo-Experts-v0``), every round ``t`` gets a partner
+   ``theta'_t`` drawn from the antithetic coupling of the round's law given the loss
+   that was played (:func:`partner_losses`): ``(theta_t, theta'_t)`` is exchangeable
+   with the env's law as both marginals. Ordering the pair by a fair coin ``S_t`` makes the game the
    one-run experiment "the learner played the loss of the pair that ``S_t`` chose", the
    neighbouring inputs differing in round ``t`` only, for every ``t`` at once.
 2. **Guesses** (:func:`guess_rounds`): in round ``t`` the learner played arm ``a``; when
@@ -26,7 +26,16 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    ``g >= min_gap`` rounds (over its last ``history`` plays), is next played only
    ``>= ratio * g`` rounds after (or never again): a learner that drops an arm after
    one high loss. Everything a guess reads is the actions and the unordered pair,
-   never which loss was played.
+   never which loss was played. With points for actions (full information on
+   ``DPFullInfo-Experts-v0``: a point of the simplex per round, the learner seeing every
+   coordinate of ``theta_t``, so that the arm-dropping rule has nothing to read) the
+   guess is :func:`guess_moves`: in each game's ``moves`` rounds where the released
+   point moved most along the pair's difference (``|<x_{t+1} - x_t, theta_t -
+   theta'_t>|``), the auditor guesses the loss of the pair the learner moved *away* from
+   (the one higher where the learner's weight fell). The guess reads the released points
+   (the output itself; any summary of them, such as the arm of largest weight, is a
+   post-processing, so an epsilon-DP output sequence stays epsilon-DP under it) and the
+   unordered pair only.
 3. **Bound** (:func:`one_run_eps_lower_bound`): with ``r`` guesses of which ``v`` are
    right, an ``epsilon``-DP learner makes ``v`` at most a ``Binomial(r, e^eps / (1 +
    e^eps))`` (their Theorem 3.1): ``eps_lb`` is the largest epsilon whose tail
@@ -36,7 +45,8 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
 
 Validity, the conditioning on the number of guesses and the coupling:
 ``docs/algorithms/one-run-audit.md``. Power: :func:`one_run_power` (the noise cuts of a
-reference learner the same audit refutes).
+reference learner the same audit refutes; ``private-exp2`` for arms, ``private-ftrl``
+for the points of ``DPFullInfo-Experts-v0``).
 """
 
 from __future__ import annotations
@@ -57,8 +67,9 @@ from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["DEFAULT_ONE_RUN", "AuditGame", "OneRunFinding", "OneRunSettings", "PlayedGame",
-           "audit_one_run", "check_canary_env", "guess_rounds", "one_run_eps_lower_bound",
-           "one_run_p_value", "one_run_power", "partner_losses", "play_audit_game"]
+           "audit_one_run", "check_canary_env", "guess_moves", "guess_rounds",
+           "one_run_eps_lower_bound", "one_run_p_value", "one_run_power", "partner_losses",
+           "play_audit_game"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +85,8 @@ class OneRunSettings:
         ratio: A guess needs the arm's next play ``>= ratio`` times that mean gap after
             the round (``> 1``).
         history: Previous plays of the arm whose gaps are averaged (``>= 1``).
+        moves: Full information: the rounds guessed per game, those where the released
+            point moved most along the pair's difference (:func:`guess_moves`, ``>= 1``).
 
     Raises:
         ValueError: An invalid setting, named with what was expected.
@@ -85,6 +98,7 @@ class OneRunSettings:
     min_gap: int | None = None
     ratio: float = 6.0
     history: int = 3
+    moves: int = 64
 
     def __post_init__(self) -> None:
         check_int("games", self.games, 1)
@@ -94,6 +108,7 @@ class OneRunSettings:
             check_int("min_gap", self.min_gap, 1)
         check_real("ratio", self.ratio, 1.0, low_inclusive=False)
         check_int("history", self.history, 1)
+        check_int("moves", self.moves, 1)
 
     def gap(self, horizon: int) -> int:
         """The ``min_gap`` of a game of ``horizon`` rounds."""
@@ -190,7 +205,7 @@ def check_canary_env(adversary: Any, loss: Any) -> None:
     if type(adversary) is not StochasticAdversary or not getattr(loss, "param_is_box", False):
         raise ValueError(
             f"the one-run audit needs i.i.d. two-point losses (a stochastic adversary on a "
-            f"box parameter set, e.g. DPBandit-MAB-v0), got {type(adversary).__name__} on "
+            f"box parameter set, e.g. DPBandit-MAB-v0 or DPFullInfo-Experts-v0), got {type(adversary).__name__} on "
             f"{type(loss).__name__}")
 
 
@@ -266,6 +281,56 @@ def guess_rounds(arms: np.ndarray, differ: np.ndarray, min_gap: int, ratio: floa
     return np.asarray(differ, bool) & (gap >= min_gap) & (nxt >= ratio * gap) & (gap > 0)
 
 
+def guess_moves(points: np.ndarray, first: np.ndarray, second: np.ndarray,
+                moves: int) -> np.ndarray:
+    """Full-information guesses: which loss of each round's pair the learner met, read
+    from where its released point moved next.
+
+    With ``d_t = first_t - second_t`` and ``s_t = <points[t + 1] - points[t], d_t>``
+    (``0`` in the last round, which has no next point): ``s_t < 0`` means the learner
+    moved weight away from the coordinates where ``first_t`` is the higher loss, so the
+    guess is ``first_t`` (``+1``); ``s_t > 0`` guesses ``second_t`` (``-1``). Only the
+    ``moves`` rounds with the largest ``|s_t| > 0`` are guessed (ties: the earlier round),
+    the others get ``0``. A learner that moves its weight away from a coordinate after a
+    high loss on it (Hedge, FTRL: ``x_{t+1, i}`` proportional to ``x_{t, i} e^{-eta
+    theta_{t, i}}``) is guessed right in every round whose pair differs; one that plays
+    vertices (the leader) moves only when its leader changes, and the guess is then
+    the loss of the pair that is higher on the old leader than on the new one.
+
+    The guesses read the released points (the learner's output itself) and the pair
+    as an unordered pair: swapping ``first`` and ``second`` negates every guess, so the
+    loss guessed is the same. Any other summary of the points computed without the
+    losses (e.g. the one-hot of the arm of largest weight) is a post-processing of the
+    output and may be passed as ``points`` instead: an epsilon-DP output sequence stays
+    epsilon-DP under it, so the audit's bound holds for it too.
+
+    Args:
+        points: ``(T, P)`` the released points.
+        first, second: ``(T, P)`` the two losses of each round's pair (scaled alike, e.g.
+            to a unit box).
+        moves: Rounds guessed at most (``>= 1``).
+
+    Returns:
+        ``(T,)`` int8: ``+1`` (guess ``first``), ``-1`` (guess ``second``) or ``0``.
+
+    Raises:
+        ValueError: Arrays of different shapes, or ``moves < 1``.
+    """
+    moves = check_int("moves", moves, 1)
+    points = np.asarray(points, np.float64)
+    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
+    if points.ndim != 2 or first.shape != points.shape or second.shape != points.shape:
+        raise ValueError(f"points {points.shape}, first {first.shape} and second "
+                         f"{second.shape} must be the same (T, P) shape")
+    s = np.zeros(points.shape[0])
+    s[:-1] = np.einsum("tk,tk->t", np.diff(points, axis=0), (first - second)[:-1])
+    moved = np.flatnonzero(s)
+    chosen = moved[np.lexsort((moved, -np.abs(s[moved])))][:moves]
+    out = np.zeros(points.shape[0], np.int8)
+    out[chosen] = np.where(s[chosen] < 0, 1, -1)
+    return out
+
+
 # --------------------------------------------------------------------------
 # playing the games
 # --------------------------------------------------------------------------
@@ -287,13 +352,17 @@ class AuditGame:
 
 @dataclasses.dataclass(frozen=True)
 class PlayedGame:
-    """What an audit keeps of a game: the arms played, the losses, the law's mean.
+    """What an audit keeps of a game: the actions played, the losses, the law's mean.
 
     Attributes:
-        arms: ``(T,)`` arm indices.
+        arms: ``(T,)`` arm indices (a game of points: the arm of largest weight of each
+            released point, the lowest index on ties).
         thetas: ``(T, P)`` the parameters played.
         mean: ``(P,)`` the adversary's mean.
         low, high: The parameter box.
+        points: ``(T, P)`` the released points of a game of points (a ``Box`` action
+            of the parameter's dimension, e.g. the simplex of ``DPFullInfo-Experts-v0``;
+            ``None``: a game of arms).
     """
 
     arms: np.ndarray
@@ -301,6 +370,7 @@ class PlayedGame:
     mean: np.ndarray
     low: np.ndarray
     high: np.ndarray
+    points: np.ndarray | None = None
 
 
 #: ``make_learner(problem, action_space, seed) -> learner``: built with ``seed`` (and
@@ -316,11 +386,13 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
     ``make_learner(problem, space, agent_seed)`` and reset with ``agent_seed``; the env
     reset with ``env_seed``; the rounds through :func:`~dp_online_envs.loop.run_rounds`;
     then ``finish()`` (an isolated learner's end-of-game summary). The learner is closed
-    on success and on error alike.
+    on success and on error alike. The actions kept are the arms (a ``Discrete`` action
+    space) or the released points (a ``Box`` of the parameter's dimension, e.g. the
+    simplex of the full-information ``DPFullInfo-Experts-v0``), copied as released.
 
     Raises:
         ValueError: An env whose rounds the audit cannot pair (:func:`check_canary_env`)
-            or whose actions are not arms.
+            or whose actions are neither arms nor points of the parameter's dimension.
         Exception: Whatever the learner raises (e.g.
             :class:`~dp_online_envs.lab.isolation.AgentFailure`) propagates.
     """
@@ -331,16 +403,22 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
     try:
         base = env.unwrapped
         check_canary_env(base.adversary, base.loss)
-        if not isinstance(env.action_space, gym.spaces.Discrete):
+        space = base.loss.param_space
+        action_space = env.action_space
+        full = (isinstance(action_space, gym.spaces.Box)
+                and action_space.shape == space.shape and len(space.shape) == 1)
+        if not (full or isinstance(action_space, gym.spaces.Discrete)):
             raise ValueError(f"the one-run audit guesses from arms (a Discrete action "
-                             f"space), got {env.action_space}")
+                             f"space) or from points of the parameter's dimension (a Box "
+                             f"of shape {space.shape}), got {action_space}")
         problem = env.get_wrapper_attr("problem")
-        learner = make_learner(problem, env.action_space, agent_seed)
+        learner = make_learner(problem, action_space, agent_seed)
         try:
-            arms: list[int] = []
+            actions: list[Any] = []
             learner.reset(agent_seed)
             env.reset(seed=env_seed)
-            run_rounds(env, learner, lambda t, action, feedback: arms.append(int(action)))
+            run_rounds(env, learner, lambda t, action, feedback: actions.append(
+                np.array(action, np.float64) if full else int(action)))
             finish = getattr(learner, "finish", None)
             if callable(finish):
                 finish()
@@ -348,10 +426,12 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
             close = getattr(learner, "close", None)
             if callable(close):
                 close()
-        space = base.loss.param_space
-        return PlayedGame(np.asarray(arms, np.int64), base.played_losses().thetas.copy(),
+        points = np.stack(actions) if full else None
+        arms = np.argmax(points, axis=1) if full else np.asarray(actions, np.int64)
+        return PlayedGame(arms.astype(np.int64), base.played_losses().thetas.copy(),
                           np.asarray(base.adversary.mean_param, np.float64),
-                          np.asarray(space.low, np.float64), np.asarray(space.high, np.float64))
+                          np.asarray(space.low, np.float64), np.asarray(space.high, np.float64),
+                          points)
     finally:
         env.close()
 
@@ -369,7 +449,8 @@ class OneRunFinding:
         games: Audit games played.
         horizons: The horizons they were played at.
         canaries: Rounds paired (every round of every game).
-        differing: Rounds whose pair differs on the arm played (those a guess can use).
+        differing: Rounds a guess can use: whose pair differs on the arm played (a game
+            of points: whose pair differs, but the last round of a game).
         guesses: Guesses made (``r``).
         correct: Right guesses (``v``).
         rule: What was guessed (one line).
@@ -449,10 +530,11 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     plan = [g for _ in range(settings.games) for g in games]
 
     def one(game: AuditGame, seeds: tuple[int, int, np.random.SeedSequence]
-            ) -> tuple[int, int, int, int]:
+            ) -> tuple[int, int, int, int, bool]:
         played = play_audit_game(make_learner, game, seeds[0], seeds[1])
         return (played.arms.size, *score_game(played, settings, game.horizon,
-                                               np.random.default_rng(seeds[2])))
+                                               np.random.default_rng(seeds[2])),
+                played.points is not None)
 
     seeds = game_seeds(settings.seed, len(plan))
     if workers == 1:
@@ -467,10 +549,18 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     eps_lb = one_run_eps_lower_bound(guesses, correct, confidence=settings.confidence,
                                      delta=delta, canaries=canaries)
     horizons = tuple(sorted({g.horizon for g in games}))
-    gaps = sorted({settings.gap(h) for h in horizons})
-    rule = (f"guess the higher loss in a round whose arm's last {settings.history} gaps "
-            f"average g >= {'/'.join(map(str, gaps))} rounds and whose arm is next played "
-            f">= {settings.ratio:g} g rounds after (or never)")
+    rules = []
+    arm_horizons = sorted({g.horizon for g, c in zip(plan, counts) if not c[4]})
+    if arm_horizons:
+        gaps = sorted({settings.gap(h) for h in arm_horizons})
+        rules.append(f"guess the higher loss in a round whose arm's last {settings.history} "
+                     f"gaps average g >= {'/'.join(map(str, gaps))} rounds and whose arm is "
+                     f"next played >= {settings.ratio:g} g rounds after (or never)")
+    if any(c[4] for c in counts):
+        rules.append(f"points: in each game's {settings.moves} rounds where the "
+                     "released point moved most along the pair's difference, guess the "
+                     "loss of the pair it moved away from")
+    rule = "; ".join(rules)
     return OneRunFinding(epsilon, delta, float(eps_lb), bool(eps_lb > epsilon),
                          float(settings.confidence), len(plan), horizons, canaries,
                          differing, guesses, correct, rule)
@@ -478,8 +568,18 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
 
 def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                rng: np.random.Generator) -> tuple[int, int, int]:
-    """``(guesses, informative rounds, right guesses)`` of one played game."""
+    """``(guesses, informative rounds, right guesses)`` of one played game: with arms
+    (:func:`guess_rounds`) the informative rounds are those whose pair differs on the
+    arm played; with points (:func:`guess_moves`) those whose pair differs, but the last
+    (which has no next point)."""
     partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+    if played.points is not None:
+        width = played.high - played.low
+        scale = np.divide(1.0, width, out=np.zeros_like(width), where=width > 0)
+        guess = guess_moves(played.points, played.thetas * scale, partners * scale,
+                            settings.moves)
+        differ = np.any(played.thetas != partners, axis=1)[:-1]
+        return int(np.count_nonzero(guess)), int(differ.sum()), int((guess == 1).sum())
     rows = np.arange(played.arms.size)
     mine, other = played.thetas[rows, played.arms], partners[rows, played.arms]
     differ = mine != other

@@ -433,7 +433,7 @@ def _audit(value: Any, where: str, envs: tuple[EnvEntry, ...],
                               f"power is measured on a private reference's noise cuts; "
                               f"private references: {private}")
     given = {k: v for k, v in section.items() if k not in ("env", "reference", "power_factors")}
-    for k in ("games", "min_gap", "history"):
+    for k in ("games", "min_gap", "history", "moves"):
         if k in given and not (k == "min_gap" and given[k] is None):
             given[k] = _checked(lambda v, k=k: check_int(k, v, 1), given[k], f"{where}: {k}")
     if "confidence" in given:

@@ -52,7 +52,8 @@ from dp_online_envs.lab.isolation import (
     IsolationLimits,
 )
 from dp_online_envs.lab.leaderboard.score import (
-    AUDIT_ENV,
+    AUDIT_ENVS,
+    AUDIT_REFERENCES,
     BENCHMARK_DELTA,
     SCORE_VERSION,
     TRIVIAL,
@@ -68,8 +69,6 @@ from dp_online_envs.lab.leaderboard.score import (
 from dp_online_envs.lab.sandbox import Sandbox
 from dp_online_envs.loop import seed_of
 
-#: The audit's reference learner, whose noise cuts measure its power.
-AUDIT_REFERENCE = "private-exp2"
 #: Relative slack when comparing a declared epsilon with the table's.
 BUDGET_RTOL = 1e-9
 
@@ -179,7 +178,8 @@ class Row:
         audit: The audit's finding (``OneRunFinding.to_dict()``), or ``None``.
         audit_note: Why there is no finding, or ``""``.
         ranked: Whether it is ranked in its table (scored, and for a private learner: a
-            declared budget within the table's that the audit does not refute).
+            declared budget within the table's that the audit of its kind's audit game
+            ran on and does not refute).
         rank: Its place among the ranked rows of its table.
     """
 
@@ -223,7 +223,7 @@ class Board:
         rows: Every learner at every privacy level.
         sticks: ``(id, horizon) -> Yardstick``.
         curves: ``(row key or reference name, id) -> curve at the largest horizon``.
-        power: ``epsilon -> (AuditPower.to_dict(), text)``.
+        power: ``(feedback kind, epsilon) -> (AuditPower.to_dict(), text)``.
         notes: What the page must say about the benchmark (unscorable games).
     """
 
@@ -231,7 +231,7 @@ class Board:
     rows: list[Row]
     sticks: dict[tuple[str, int], Yardstick]
     curves: dict[tuple[str, str], dict[str, list[float]]]
-    power: dict[float, tuple[dict[str, Any], str]]
+    power: dict[tuple[str, float], tuple[dict[str, Any], str]]
     notes: list[str]
 
 
@@ -269,7 +269,7 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
             if mine:
                 curves[(name, env_id)] = _curve(mine)
     rows: list[Row] = []
-    power: dict[float, tuple[dict[str, Any], str]] = {}
+    power: dict[tuple[str, float], tuple[dict[str, Any], str]] = {}
     _prefetch(learners, benchmark, run, sticks)
     for learner in learners:
         levels: list[float | None] = list(benchmark.epsilons) if learner.private else [None]
@@ -282,8 +282,9 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
                     curves[(row.key, env_id)] = _curve(mine)
             if eps is not None and row.declared is not None and not row.reason:
                 _audit(row, learner, benchmark, results, keyed)
-                if row.audit is not None and eps not in power:
-                    power[eps] = _power(eps, benchmark, results, keyed, resolver)
+                if row.audit is not None and (row.feedback, eps) not in power:
+                    power[(row.feedback, eps)] = _power(row.feedback, eps, benchmark,
+                                                        results, keyed, resolver)
             _rank_flag(row)
         if progress is not None:
             progress(f"{learner.name}: " + "; ".join(_short(r) for r in rows
@@ -461,7 +462,8 @@ def _play(learner: Learner, eps: float | None, benchmark: Benchmark, run: Any,
 
 
 def _rank_flag(row: Row) -> None:
-    """Whether the row is ranked; a private row that is not says why (``audit_note``)."""
+    """Whether the row is ranked; a private row that is not says why (``audit_note``):
+    nothing unaudited is ranked among the private learners."""
     if row.score is None:
         return
     if row.epsilon is None:
@@ -469,6 +471,9 @@ def _rank_flag(row: Row) -> None:
         return
     if row.declared is None:
         row.audit_note = row.audit_note or "declares no privacy budget"
+        return
+    if row.audit is None:
+        row.audit_note = row.audit_note or "not audited, so not ranked"
         return
     if row.refuted:
         return
@@ -503,26 +508,40 @@ def _cached(path: pathlib.Path, key: str, make: Callable[[], Any]) -> Any:
     return value
 
 
+class _Refused(Exception):
+    """A registered learner refusing the audit game's problem (as it refuses an id)."""
+
+
 def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Path,
            keyed: str) -> None:
-    """The one-run audit of the row's declared claim on :data:`AUDIT_ENV` (sets
-    ``row.audit`` or ``row.audit_note``)."""
-    if AUDIT_ENV not in row.ids or "score" not in row.ids[AUDIT_ENV]:
-        row.audit_note = f"not audited: does not play {AUDIT_ENV} (the audited game)"
+    """The one-run audit of the row's declared claim on its feedback kind's audit game
+    (:data:`~.score.AUDIT_ENVS`; sets ``row.audit``, or ``row.audit_note`` saying why
+    there is no finding)."""
+    env = AUDIT_ENVS.get(row.feedback)
+    if env is None:
+        row.audit_note = f"not audited, so not ranked: no audit game for feedback {row.feedback!r}"
+        return
+    status = row.ids.get(env, {}).get("status", "")
+    if status:  # the benchmark played the audit game: the learner refused or failed it
+        row.audit_note = (f"not audited, so not ranked: {env} (the audit game of "
+                          f"{row.feedback} learners): {status}")
         return
     assert row.epsilon is not None and row.declared is not None
     eps, delta = row.epsilon, row.delta or 0.0
     claim = (row.declared[0], row.declared[1])
     settings = _settings(benchmark, keyed, eps)
-    games = [audit_step.AuditGame(AUDIT_ENV, {}, benchmark.audit_horizon)]
+    games = [audit_step.AuditGame(env, {}, benchmark.audit_horizon)]
     key = stable_hash({"version": SCORE_VERSION, "learner": learner.agent, "eps": eps,
                        "delta": delta, "claim": claim, "settings": settings.to_dict(),
                        "games": [dataclasses.astuple(g) for g in games],
-                       "feedback": feedback_option(AUDIT_ENV, learner.cls) or ""})
+                       "feedback": feedback_option(env, learner.cls) or ""})
 
     def make_learner(problem: Any, space: Any, seed: int) -> Any:
         if learner.limits is None:
-            return learner.cls(problem, epsilon=eps, delta=delta, seed=seed)
+            try:
+                return learner.cls(problem, epsilon=eps, delta=delta, seed=seed)
+            except (ValueError, TypeError) as exc:
+                raise _Refused(f"{type(exc).__name__}: {exc}") from exc
         factory = functools.partial(learner.cls, epsilon=eps, delta=delta, seed=seed)
         return IsolatedLearner(factory, problem, space, learner.limits)
 
@@ -530,7 +549,11 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
         try:
             finding = audit_step.audit_one_run(make_learner, games, claim, settings)
         except AgentFailure as exc:
-            return {"note": f"the learner failed under audit: {exc.reason}"}
+            return {"note": f"not audited, so not ranked: the learner failed under audit "
+                            f"on {env}: {exc.reason}"}
+        except _Refused as exc:
+            return {"note": f"not audited, so not ranked: cannot play {env} (the audit "
+                            f"game of {row.feedback} learners): {exc}"}
         return {"finding": finite_json(finding.to_dict())}
 
     found = _cached(results / "audits" / f"{key[:24]}.json", key, audit)
@@ -538,17 +561,19 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
     row.audit_note = found.get("note", "")
 
 
-def _power(eps: float, benchmark: Benchmark, results: pathlib.Path, keyed: str,
+def _power(kind: str, eps: float, benchmark: Benchmark, results: pathlib.Path, keyed: str,
            resolver: AgentResolver | None) -> tuple[dict[str, Any], str]:
-    """What the audit refutes of :data:`AUDIT_REFERENCE`'s noise cuts at ``eps``."""
+    """What the audit of ``kind``'s learners refutes of its reference's noise cuts
+    (:data:`~.score.AUDIT_REFERENCES`) at ``eps``."""
     settings = _settings(benchmark, keyed, eps)
-    games = [audit_step.AuditGame(AUDIT_ENV, {}, benchmark.audit_horizon)]
-    key = stable_hash({"version": SCORE_VERSION, "reference": AUDIT_REFERENCE, "eps": eps,
-                       "settings": settings.to_dict(), "factors": benchmark.power_factors,
-                       "horizon": benchmark.audit_horizon})
+    env, reference = AUDIT_ENVS[kind], AUDIT_REFERENCES[kind]
+    games = [audit_step.AuditGame(env, {}, benchmark.audit_horizon)]
+    key = stable_hash({"version": SCORE_VERSION, "reference": reference, "env": env,
+                       "eps": eps, "settings": settings.to_dict(),
+                       "factors": benchmark.power_factors, "horizon": benchmark.audit_horizon})
 
     def measure() -> list[Any]:
-        p = audit_step.one_run_power(AUDIT_REFERENCE, games, (eps, 0.0), settings,
+        p = audit_step.one_run_power(reference, games, (eps, 0.0), settings,
                                      factors=benchmark.power_factors, resolver=resolver)
         return [finite_json(p.to_dict()), str(p)]
 
@@ -556,5 +581,5 @@ def _power(eps: float, benchmark: Benchmark, results: pathlib.Path, keyed: str,
     return value[0], value[1]
 
 
-__all__ = ["AUDIT_REFERENCE", "Board", "Learner", "Row", "board_secret", "build_board",
+__all__ = ["Board", "Learner", "Row", "board_secret", "build_board",
            "load_learners"]

@@ -27,8 +27,13 @@ from typing import Any
 
 from dp_online_envs.lab.experiments.store import atomic_write
 from dp_online_envs.lab.html_page import CSS, escape, number
-from dp_online_envs.lab.leaderboard.board import AUDIT_REFERENCE, Board, Row
-from dp_online_envs.lab.leaderboard.score import AUDIT_ENV, SCORE_VERSION, TRIVIAL
+from dp_online_envs.lab.leaderboard.board import Board, Row
+from dp_online_envs.lab.leaderboard.score import (
+    AUDIT_ENVS,
+    AUDIT_REFERENCES,
+    SCORE_VERSION,
+    TRIVIAL,
+)
 
 #: Columns of ``scores.csv``.
 CSV_COLUMNS = ("score_version", "learner", "source", "feedback", "epsilon", "delta",
@@ -122,7 +127,8 @@ def board_json(board: Board) -> dict[str, Any]:
                         "trivial_mean": float(s.trivial.mean()),
                         "reference_means": dict(s.reference_means)}
                        for (i, h), s in sorted(board.sticks.items())],
-        "power": {f"{e:g}": {"power": p, "text": t} for e, (p, t) in sorted(board.power.items())},
+        "power": {f"{k} {e:g}": {"power": p, "text": t}
+                  for (k, e), (p, t) in sorted(board.power.items())},
         "rows": [{"learner": r.learner, "source": r.source, "feedback": r.feedback,
                   "epsilon": r.epsilon, "delta": r.delta,
                   "declared": None if r.declared is None else list(r.declared),
@@ -209,16 +215,19 @@ def render_index(board: Board) -> str:
              f"<p class=meta>score {escape(SCORE_VERSION)}; {len(b.ids)} ids at their "
              f"defaults; T in {escape(', '.join(map(str, b.horizons)))}; {b.seeds} hidden "
              f"seeds per id and T (paired: every learner meets the same losses); audit: "
-             f"{b.audit_games} one-run games of {escape(AUDIT_ENV)} at T = {b.audit_horizon}"
-             "</p>",
+             f"{b.audit_games} one-run games at T = {b.audit_horizon} of "
+             + ", ".join(f"{escape(env)} ({escape(_KIND.get(kind, kind))})"
+                         for kind, env in sorted(AUDIT_ENVS.items())) + "</p>",
              "<p class=note>Score per game: (trivial play's regret &minus; the learner's) / "
              "(trivial play's mean regret &minus; the best non-private reference's): 0 is "
              f"trivial play ({escape(TRIVIAL)}), 1 the best reference. A learner's score is "
              "the mean over the ids of its feedback kind (an id it cannot play counts 0; "
              "<i>ids</i> is how many it plays), with the Student-t 95% interval over seeds. "
              "Private learners are ranked only when they declare a budget within the "
-             "table's epsilon that the privacy audit does not refute; <i>not refuted</i> is "
-             "evidence, not proof (see each epsilon's audit power). Click a column's head "
+             "table's epsilon that the privacy audit of their feedback kind's audit game "
+             "does not refute; one the audit cannot play is not ranked. <i>Not "
+             "refuted</i> is evidence, not proof (see each table's audit power). Click a "
+             "column's head "
              "to sort; a learner's name opens its curves and its audit.</p>"]
     from dp_online_envs.lab.leaderboard.score import default_benchmark
 
@@ -237,9 +246,10 @@ def render_index(board: Board) -> str:
         title = f"{_KIND.get(kind, kind)}: " + ("non-private learners" if eps is None
                                                 else f"&epsilon; = {eps:g}")
         parts.append(f"<h2>{title}</h2>")
-        if eps is not None and eps in board.power:
-            parts.append(f"<p class=note><b>Audit power at &epsilon; = {eps:g}:</b> "
-                         f"{escape(board.power[eps][1])}</p>")
+        if eps is not None and (kind, eps) in board.power:
+            parts.append(f"<p class=note><b>Audit power at &epsilon; = {eps:g}</b> (on "
+                         f"{escape(AUDIT_ENVS[kind])}): "
+                         f"{escape(board.power[(kind, eps)][1])}</p>")
         parts.append(_table(board, rows))
     parts.append(_yardstick_table(board))
     parts.append(f"{_SORT}</main></body></html>\n")
@@ -341,9 +351,11 @@ def render_row(board: Board, row: Row) -> str:
                 for k, v in sorted(row.audit.items())) + "</table>")
         if row.audit_note:
             parts.append(f"<p>{escape(row.audit_note)}</p>")
-        if row.epsilon in board.power:
+        if row.table in board.power:
             parts.append(f"<p><b>What this audit could detect</b> (noise cuts of "
-                         f"{escape(AUDIT_REFERENCE)}): {escape(board.power[row.epsilon][1])}</p>")
+                         f"{escape(AUDIT_REFERENCES[row.feedback])} on "
+                         f"{escape(AUDIT_ENVS[row.feedback])}): "
+                         f"{escape(board.power[row.table][1])}</p>")
     parts.append("</main></body></html>\n")
     return "".join(parts)
 

@@ -43,9 +43,16 @@ first reason.
 (``delta = 0``, or :data:`BENCHMARK_DELTA` for a learner that needs ``delta > 0``), each
 epsilon a table of its own; the row shows the budget the learner *declares* at the end
 of its games, and the verdict of the one-run privacy audit
-(:mod:`dp_online_envs.lab.audit.one_run`) of that claim on ``DPBandit-MAB-v0``, the
-game whose rounds the audit can pair. A refuted claim is shown as ``refuted`` beside
-the score and is not ranked among the private learners.
+(:mod:`dp_online_envs.lab.audit.one_run`) of that claim on its feedback kind's audit
+game (:data:`AUDIT_ENVS`: ``DPBandit-MAB-v0`` for bandit learners, whose arms it reads,
+``DPFullInfo-Experts-v0`` for full-information learners, whose simplex points it
+reads; both games' rounds are i.i.d. two-point losses the audit can pair), with the
+audit's power at that epsilon (the smallest noise cut of the kind's reference,
+:data:`AUDIT_REFERENCES`, it refutes). A private learner is ranked among the private
+learners only when it declares a budget within its table's epsilon that the audit
+does not refute: a refuted claim is shown as ``refuted`` beside the score, and a
+learner the audit cannot play (it refuses its kind's audit game, or fails in it) is
+not ranked either, its row saying why.
 
 Any change to this definition, to :data:`FAMILIES` or to :data:`DEFAULT_BENCHMARK`
 bumps :data:`SCORE_VERSION`, which every output records.
@@ -62,14 +69,17 @@ import numpy as np
 from dp_online_envs.lab.experiments.analysis import mean_ci
 
 #: The version of the definition above; recorded in every page, CSV and JSON.
-SCORE_VERSION = "leaderboard-v1"
+SCORE_VERSION = "leaderboard-v2"
 #: Trivial play: the registered reference agent whose regret is the score's 0.
 TRIVIAL = "center"
 #: The delta of a private learner that refuses ``delta = 0``.
 BENCHMARK_DELTA = 1e-6
-#: The env the privacy audit plays (the one-run audit pairs the rounds of its i.i.d.
-#: two-point losses from the arms played).
-AUDIT_ENV = "DPBandit-MAB-v0"
+#: Feedback kind -> the env its learners' privacy audit plays (the one-run audit pairs
+#: the rounds of its i.i.d. two-point losses; it reads the arms of a bandit learner and
+#: the simplex points of a full-information one).
+AUDIT_ENVS: dict[str, str] = {"bandit": "DPBandit-MAB-v0", "full": "DPFullInfo-Experts-v0"}
+#: Feedback kind -> the private reference whose noise cuts measure the audit's power.
+AUDIT_REFERENCES: dict[str, str] = {"bandit": "private-exp2", "full": "private-ftrl"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,8 +150,8 @@ class Benchmark:
         epsilons: The epsilons private learners are scored at.
         audit_horizon: ``T`` of the audit's games.
         audit_games: Audit games per learner and epsilon.
-        power_factors: Noise cuts of the audit's reference (``private-exp2``) whose
-            refutation measures the audit's power.
+        power_factors: Noise cuts of the audit's references (:data:`AUDIT_REFERENCES`)
+            whose refutation measures the audit's power.
     """
 
     ids: tuple[str, ...]
@@ -150,7 +160,7 @@ class Benchmark:
     epsilons: tuple[float, ...] = (0.1, 1.0, 10.0)
     audit_horizon: int = 16384
     audit_games: int = 16
-    power_factors: tuple[float, ...] = (3.0, 10.0, 30.0, 100.0)
+    power_factors: tuple[float, ...] = (3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
     def __post_init__(self) -> None:
         if not self.ids:
@@ -179,7 +189,8 @@ class Benchmark:
 def default_benchmark() -> Benchmark:
     """The benchmark of :data:`SCORE_VERSION`: every registered id, ``T`` in (1024,
     4096), 4 seeds, epsilon in (0.1, 1, 10), audits of 16 games of ``T = 16384`` (as
-    the course assignment's, which catch plain EXP3 claiming ``epsilon = 1``)."""
+    the course assignment's, which catch plain EXP3 claiming ``epsilon = 1``), the
+    power measured at noise cuts up to 1000 (the full-information audit's reach)."""
     from dp_online_envs.envs.registry import ENV_IDS
 
     return Benchmark(ids=tuple(ENV_IDS))
@@ -304,6 +315,6 @@ def finite(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-__all__ = ["AUDIT_ENV", "BENCHMARK_DELTA", "FAMILIES", "SCORE_VERSION", "TRIVIAL", "Benchmark",
-           "Family", "Interval", "Yardstick", "benchmark_score", "default_benchmark", "family",
-           "finite", "game_scores", "id_score", "yardstick"]
+__all__ = ["AUDIT_ENVS", "AUDIT_REFERENCES", "BENCHMARK_DELTA", "FAMILIES", "SCORE_VERSION",
+           "TRIVIAL", "Benchmark", "Family", "Interval", "Yardstick", "benchmark_score",
+           "default_benchmark", "family", "finite", "game_scores", "id_score", "yardstick"]
