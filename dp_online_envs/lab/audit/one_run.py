@@ -63,11 +63,12 @@ from scipy import optimize, stats
 from dp_online_envs.adversaries.stochastic import StochasticAdversary
 from dp_online_envs.lab.audit.statistics import check_confidence, clopper_pearson
 from dp_online_envs.loop import run_rounds, seed_of
+from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["DEFAULT_ONE_RUN", "AuditGame", "OneRunFinding", "OneRunSettings", "PlayedGame",
-           "audit_one_run", "check_canary_env", "guess_moves", "guess_rounds",
+           "audit_one_run", "check_canary_env", "guess_explorations", "guess_moves", "guess_rounds",
            "one_run_eps_lower_bound", "one_run_p_value", "one_run_power", "partner_losses",
            "play_audit_game"]
 
@@ -86,7 +87,11 @@ class OneRunSettings:
             the round (``> 1``).
         history: Previous plays of the arm whose gaps are averaged (``>= 1``).
         moves: Full information: the rounds guessed per game, those where the released
-            point moved most along the pair's difference (:func:`guess_moves`, ``>= 1``).
+            point moved most along the pair's difference (:func:`guess_moves`, ``>= 1``);
+            a bandit learner's points: the rounds guessed per game by
+            :func:`guess_explorations`.
+        window: A bandit learner's points: released points averaged on each side of a
+            round for its centre's move (:func:`guess_explorations`, ``>= 1``).
 
     Raises:
         ValueError: An invalid setting, named with what was expected.
@@ -99,6 +104,7 @@ class OneRunSettings:
     ratio: float = 6.0
     history: int = 3
     moves: int = 64
+    window: int = 8
 
     def __post_init__(self) -> None:
         check_int("games", self.games, 1)
@@ -109,6 +115,7 @@ class OneRunSettings:
         check_real("ratio", self.ratio, 1.0, low_inclusive=False)
         check_int("history", self.history, 1)
         check_int("moves", self.moves, 1)
+        check_int("window", self.window, 1)
 
     def gap(self, horizon: int) -> int:
         """The ``min_gap`` of a game of ``horizon`` rounds."""
@@ -282,7 +289,8 @@ def guess_rounds(arms: np.ndarray, differ: np.ndarray, min_gap: int, ratio: floa
 
 
 def guess_moves(points: np.ndarray, first: np.ndarray, second: np.ndarray,
-                moves: int) -> np.ndarray:
+                moves: int, values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+                ) -> np.ndarray:
     """Full-information guesses: which loss of each round's pair the learner met, read
     from where its released point moved next.
 
@@ -304,11 +312,23 @@ def guess_moves(points: np.ndarray, first: np.ndarray, second: np.ndarray,
     output and may be passed as ``points`` instead: an epsilon-DP output sequence stays
     epsilon-DP under it, so the audit's bound holds for it too.
 
+    **Any loss** (``values`` given): ``s_t = d_t(x_{t+1}) - d_t(x_t)`` with ``d_t(x) =
+    f(first_t, x) - f(second_t, x)``, the change the move made to how much more the
+    first loss costs than the second; for a linear loss ``f(theta, x) = <theta, x>`` it
+    is the form above. The points may then be any released actions (points of a
+    polytope or a ball, subsets as 0/1 vectors) and the parameters of another dimension.
+    It reads the released points, the unordered pair and the public loss family only,
+    so it is a post-processing of the output like the linear form: valid for any
+    learner's released actions (a bandit learner's included), whatever its power.
+
     Args:
-        points: ``(T, P)`` the released points.
+        points: ``(T, P)`` the released points (``(T, N)`` with ``values``).
         first, second: ``(T, P)`` the two losses of each round's pair (scaled alike, e.g.
             to a unit box).
         moves: Rounds guessed at most (``>= 1``).
+        values: ``values(theta, xs) -> (m,)`` the loss at each row of ``xs`` (a
+            :class:`~dp_online_envs.losses.base.LossFamily`'s ``values``); ``None``: the
+            linear form.
 
     Returns:
         ``(T,)`` int8: ``+1`` (guess ``first``), ``-1`` (guess ``second``) or ``0``.
@@ -319,15 +339,89 @@ def guess_moves(points: np.ndarray, first: np.ndarray, second: np.ndarray,
     moves = check_int("moves", moves, 1)
     points = np.asarray(points, np.float64)
     first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
-    if points.ndim != 2 or first.shape != points.shape or second.shape != points.shape:
-        raise ValueError(f"points {points.shape}, first {first.shape} and second "
-                         f"{second.shape} must be the same (T, P) shape")
-    s = np.zeros(points.shape[0])
-    s[:-1] = np.einsum("tk,tk->t", np.diff(points, axis=0), (first - second)[:-1])
+    if values is None:
+        if points.ndim != 2 or first.shape != points.shape or second.shape != points.shape:
+            raise ValueError(f"points {points.shape}, first {first.shape} and second "
+                             f"{second.shape} must be the same (T, P) shape")
+        s = np.zeros(points.shape[0])
+        s[:-1] = np.einsum("tk,tk->t", np.diff(points, axis=0), (first - second)[:-1])
+    else:
+        if (points.ndim != 2 or first.ndim != 2 or first.shape != second.shape
+                or first.shape[0] != points.shape[0]):
+            raise ValueError(f"points {points.shape} (T, N), first {first.shape} and second "
+                             f"{second.shape} (T, P) must have the same number of rounds")
+        s = np.zeros(points.shape[0])
+        for t in np.flatnonzero(np.any(first[:-1] != second[:-1], axis=1)):
+            pair = points[t:t + 2]
+            d = np.asarray(values(first[t], pair)) - np.asarray(values(second[t], pair))
+            s[t] = float(d[1] - d[0])
     moved = np.flatnonzero(s)
     chosen = moved[np.lexsort((moved, -np.abs(s[moved])))][:moves]
     out = np.zeros(points.shape[0], np.int8)
     out[chosen] = np.where(s[chosen] < 0, 1, -1)
+    return out
+
+
+def guess_explorations(points: np.ndarray, met: np.ndarray, other: np.ndarray, moves: int,
+                       window: int) -> np.ndarray:
+    """Bandit guesses from released points: did the learner's centre move away from the
+    round's exploration direction by more than the pair's mean loss explains?
+
+    A one-point-estimate learner (FKM, Garber-Kretzu, the projection-free and PFTAL
+    bandit learners) releases ``x_t = y_t + delta u_t`` around a centre ``y_t`` it does
+    not release, and moves its centre by about ``-c f_t(x_t) u_t``: the higher the loss
+    it met, the further away from the direction it explored. With ``m_-`` and ``m_+``
+    the means of the ``window`` released points before and after round ``t`` (the
+    centre before and after, up to exploration), ``c_t = <m_+ - m_-, x_t - m_->`` reads
+    that move; its part explained by the pair's mean loss ``(a_t + b_t) / 2`` at
+    ``x_t`` is removed by a least-squares line over the game's rounds, leaving ``r_t``.
+    ``r_t < 0`` (moved further away than the mean loss explains) guesses the pair's
+    loss that is higher at ``x_t``; ``r_t > 0`` the lower. Only the ``moves`` rounds
+    with the largest ``|r_t (a_t - b_t)|`` are guessed (ties: the earlier round).
+
+    Everything read is the released points, the public loss at them and the pair as an
+    unordered pair (swapping ``met`` and ``other`` negates every guess and leaves the
+    fitted line unchanged): a post-processing of the output, so the audit's bound holds
+    for any learner, whatever the rule's power on it.
+
+    Args:
+        points: ``(T, N)`` the released points.
+        met, other: ``(T,)`` the losses of each round's pair at ``x_t`` (any order: the
+            guess ``+1`` names ``met``, ``-1`` names ``other``).
+        moves: Rounds guessed at most (``>= 1``).
+        window: Points averaged on each side (``>= 1``).
+
+    Returns:
+        ``(T,)`` int8: ``+1`` (guess ``met``), ``-1`` (guess ``other``) or ``0``.
+
+    Raises:
+        ValueError: Arrays of mismatched shapes, ``moves < 1`` or ``window < 1``.
+    """
+    moves, window = check_int("moves", moves, 1), check_int("window", window, 1)
+    points = np.asarray(points, np.float64)
+    a, b = np.asarray(met, np.float64), np.asarray(other, np.float64)
+    if points.ndim != 2 or a.shape != (points.shape[0],) or b.shape != a.shape:
+        raise ValueError(f"points {points.shape} (T, N), met {a.shape} and other {b.shape} "
+                         "(T,) must have the same number of rounds")
+    horizon = points.shape[0]
+    out = np.zeros(horizon, np.int8)
+    t = np.arange(window, horizon - window)
+    diff = a[t] - b[t]
+    used = diff != 0
+    if used.sum() < 3:
+        return out
+    sums = np.cumsum(np.vstack([np.zeros(points.shape[1]), points]), axis=0)
+    before = (sums[t] - sums[t - window]) / window
+    after = (sums[t + 1 + window] - sums[t + 1]) / window
+    c = np.einsum("tk,tk->t", after - before, points[t] - before)
+    mid = (a[t] + b[t]) / 2
+    line = np.vstack([mid[used], np.ones(int(used.sum()))]).T
+    coef = np.linalg.lstsq(line, c[used], rcond=None)[0]
+    r = c - (coef[0] * mid + coef[1])
+    weight = np.where(used, np.abs(r * diff), 0.0)
+    chosen = np.flatnonzero(weight)
+    chosen = chosen[np.lexsort((chosen, -weight[chosen]))][:moves]
+    out[t[chosen]] = np.where((r[chosen] < 0) == (diff[chosen] > 0), 1, -1)
     return out
 
 
@@ -360,9 +454,15 @@ class PlayedGame:
         thetas: ``(T, P)`` the parameters played.
         mean: ``(P,)`` the adversary's mean.
         low, high: The parameter box.
-        points: ``(T, P)`` the released points of a game of points (a ``Box`` action
-            of the parameter's dimension, e.g. the simplex of ``DPFullInfo-Experts-v0``;
-            ``None``: a game of arms).
+        points: ``(T, N)`` the released points of a game of points (a ``Box`` action,
+            e.g. the simplex of ``DPFullInfo-Experts-v0`` or a polytope, or a
+            ``MultiBinary`` subset as a 0/1 vector; ``None``: a game of arms).
+        values: The loss family's ``values(theta, xs)`` when the guesses read loss values
+            (:func:`guess_moves` with ``values``): a game of points whose loss is not
+            linear in a parameter of the points' dimension; ``None``: the linear form.
+        bandit: Whether the learner saw bandit feedback (its points are then guessed by
+            :func:`guess_explorations`, a full-information learner's by
+            :func:`guess_moves`).
     """
 
     arms: np.ndarray
@@ -371,6 +471,8 @@ class PlayedGame:
     low: np.ndarray
     high: np.ndarray
     points: np.ndarray | None = None
+    values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    bandit: bool = False
 
 
 #: ``make_learner(problem, action_space, seed) -> learner``: built with ``seed`` (and
@@ -387,12 +489,15 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
     reset with ``env_seed``; the rounds through :func:`~dp_online_envs.loop.run_rounds`;
     then ``finish()`` (an isolated learner's end-of-game summary). The learner is closed
     on success and on error alike. The actions kept are the arms (a ``Discrete`` action
-    space) or the released points (a ``Box`` of the parameter's dimension, e.g. the
-    simplex of the full-information ``DPFullInfo-Experts-v0``), copied as released.
+    space) or the released points (a one-dimensional ``Box``, e.g. the simplex of
+    ``DPFullInfo-Experts-v0`` or a polytope, or a ``MultiBinary`` subset), copied as
+    released; the guesses read points through the linear form when the loss is linear
+    in a parameter of the points' dimension, else through the loss's values.
 
     Raises:
         ValueError: An env whose rounds the audit cannot pair (:func:`check_canary_env`)
-            or whose actions are neither arms nor points of the parameter's dimension.
+            or whose actions are neither arms nor points (a ``Box`` or ``MultiBinary``
+            vector).
         Exception: Whatever the learner raises (e.g.
             :class:`~dp_online_envs.lab.isolation.AgentFailure`) propagates.
     """
@@ -405,12 +510,14 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
         check_canary_env(base.adversary, base.loss)
         space = base.loss.param_space
         action_space = env.action_space
-        full = (isinstance(action_space, gym.spaces.Box)
-                and action_space.shape == space.shape and len(space.shape) == 1)
+        full = (isinstance(action_space, (gym.spaces.Box, gym.spaces.MultiBinary))
+                and len(action_space.shape) == 1)
         if not (full or isinstance(action_space, gym.spaces.Discrete)):
             raise ValueError(f"the one-run audit guesses from arms (a Discrete action "
-                             f"space) or from points of the parameter's dimension (a Box "
-                             f"of shape {space.shape}), got {action_space}")
+                             f"space) or from points (a one-dimensional Box or "
+                             f"MultiBinary), got {action_space}")
+        linear = (isinstance(base.loss, LinearLoss) and len(space.shape) == 1
+                  and action_space.shape == space.shape)
         problem = env.get_wrapper_attr("problem")
         learner = make_learner(problem, action_space, agent_seed)
         try:
@@ -431,7 +538,8 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
         return PlayedGame(arms.astype(np.int64), base.played_losses().thetas.copy(),
                           np.asarray(base.adversary.mean_param, np.float64),
                           np.asarray(space.low, np.float64), np.asarray(space.high, np.float64),
-                          points)
+                          points, None if (linear or not full) else base.loss.values,
+                          problem.feedback == "bandit")
     finally:
         env.close()
 
@@ -530,11 +638,11 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     plan = [g for _ in range(settings.games) for g in games]
 
     def one(game: AuditGame, seeds: tuple[int, int, np.random.SeedSequence]
-            ) -> tuple[int, int, int, int, bool]:
+            ) -> tuple[int, int, int, int, str]:
         played = play_audit_game(make_learner, game, seeds[0], seeds[1])
         return (played.arms.size, *score_game(played, settings, game.horizon,
                                                np.random.default_rng(seeds[2])),
-                played.points is not None)
+                "" if played.points is None else "bandit" if played.bandit else "full")
 
     seeds = game_seeds(settings.seed, len(plan))
     if workers == 1:
@@ -556,10 +664,15 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
         rules.append(f"guess the higher loss in a round whose arm's last {settings.history} "
                      f"gaps average g >= {'/'.join(map(str, gaps))} rounds and whose arm is "
                      f"next played >= {settings.ratio:g} g rounds after (or never)")
-    if any(c[4] for c in counts):
+    if any(c[4] == "full" for c in counts):
         rules.append(f"points: in each game's {settings.moves} rounds where the "
                      "released point moved most along the pair's difference, guess the "
                      "loss of the pair it moved away from")
+    if any(c[4] == "bandit" for c in counts):
+        rules.append(f"bandit points: in each game's {settings.moves} rounds where the "
+                     f"centre (means of {settings.window} points either side) moved "
+                     "furthest from the explored direction beyond what the pair's mean "
+                     "loss explains, guess the loss higher (further) or lower there")
     rule = "; ".join(rules)
     return OneRunFinding(epsilon, delta, float(eps_lb), bool(eps_lb > epsilon),
                          float(settings.confidence), len(plan), horizons, canaries,
@@ -573,11 +686,22 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
     arm played; with points (:func:`guess_moves`) those whose pair differs, but the last
     (which has no next point)."""
     partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+    if played.points is not None and played.bandit:
+        values = played.values or (lambda theta, xs: xs @ theta)
+        met, other = (np.array([float(values(th[t], played.points[t:t + 1])[0])
+                                for t in range(played.points.shape[0])])
+                      for th in (played.thetas, partners))
+        guess = guess_explorations(played.points, met, other, settings.moves,
+                                   settings.window)
+        return (int(np.count_nonzero(guess)), int(np.count_nonzero(met != other)),
+                int((guess == 1).sum()))
     if played.points is not None:
-        width = played.high - played.low
-        scale = np.divide(1.0, width, out=np.zeros_like(width), where=width > 0)
-        guess = guess_moves(played.points, played.thetas * scale, partners * scale,
-                            settings.moves)
+        first, second = played.thetas, partners
+        if played.values is None:  # the linear form, on the pair scaled to a unit box
+            width = played.high - played.low
+            scale = np.divide(1.0, width, out=np.zeros_like(width), where=width > 0)
+            first, second = first * scale, second * scale
+        guess = guess_moves(played.points, first, second, settings.moves, played.values)
         differ = np.any(played.thetas != partners, axis=1)[:-1]
         return int(np.count_nonzero(guess)), int(differ.sum()), int((guess == 1).sum())
     rows = np.arange(played.arms.size)

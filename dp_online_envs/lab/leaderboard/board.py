@@ -52,7 +52,7 @@ from dp_online_envs.lab.isolation import (
     IsolationLimits,
 )
 from dp_online_envs.lab.leaderboard.score import (
-    AUDIT_ENVS,
+    AUDIT_GAMES,
     AUDIT_REFERENCES,
     BENCHMARK_DELTA,
     SCORE_VERSION,
@@ -176,6 +176,8 @@ class Row:
         coverage: ``(ids played, scorable ids of its kind)``.
         reason: Why it has no score, or ``""``.
         audit: The audit's finding (``OneRunFinding.to_dict()``), or ``None``.
+        audit_game: The game it was audited on, ``{"env_id", "env_kwargs"}`` (``None``:
+            not audited).
         audit_note: Why there is no finding, or ``""``.
         ranked: Whether it is ranked in its table (scored, and for a private learner: a
             declared budget within the table's that the audit of its kind's audit game
@@ -194,6 +196,7 @@ class Row:
     coverage: tuple[int, int] = (0, 0)
     reason: str = ""
     audit: dict[str, Any] | None = None
+    audit_game: dict[str, Any] | None = None
     audit_note: str = ""
     ranked: bool = False
     rank: int | None = None
@@ -223,7 +226,7 @@ class Board:
         rows: Every learner at every privacy level.
         sticks: ``(id, horizon) -> Yardstick``.
         curves: ``(row key or reference name, id) -> curve at the largest horizon``.
-        power: ``(feedback kind, epsilon) -> (AuditPower.to_dict(), text)``.
+        power: ``(audit game id, epsilon) -> (AuditPower.to_dict(), text)``.
         notes: What the page must say about the benchmark (unscorable games).
     """
 
@@ -282,9 +285,10 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
                     curves[(row.key, env_id)] = _curve(mine)
             if eps is not None and row.declared is not None and not row.reason:
                 _audit(row, learner, benchmark, results, keyed)
-                if row.audit is not None and (row.feedback, eps) not in power:
-                    power[(row.feedback, eps)] = _power(row.feedback, eps, benchmark,
-                                                        results, keyed, resolver)
+                where = None if row.audit_game is None else row.audit_game["env_id"]
+                if where is not None and (where, eps) not in power:
+                    power[(where, eps)] = _power(row.audit_game, eps, benchmark, results,
+                                                 keyed, resolver)
             _rank_flag(row)
         if progress is not None:
             progress(f"{learner.name}: " + "; ".join(_short(r) for r in rows
@@ -512,29 +516,31 @@ class _Refused(Exception):
     """A registered learner refusing the audit game's problem (as it refuses an id)."""
 
 
+def audit_game_text(game: dict[str, Any]) -> str:
+    """``env_id`` with its options, e.g. ``DPBandit-Matroid-v2 (adversary='stochastic')``."""
+    opts = ", ".join(f"{k}={v!r}" for k, v in sorted(game["env_kwargs"].items()))
+    return game["env_id"] + (f" ({opts})" if opts else "")
+
+
 def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Path,
            keyed: str) -> None:
-    """The one-run audit of the row's declared claim on its feedback kind's audit game
-    (:data:`~.score.AUDIT_ENVS`; sets ``row.audit``, or ``row.audit_note`` saying why
-    there is no finding)."""
-    env = AUDIT_ENVS.get(row.feedback)
-    if env is None:
+    """The one-run audit of the row's declared claim on the first of its feedback kind's
+    audit games (:data:`~.score.AUDIT_GAMES`) the learner plays: sets ``row.audit`` and
+    ``row.audit_game``, or ``row.audit_note`` saying why there is no finding."""
+    candidates = AUDIT_GAMES.get(row.feedback, ())
+    if not candidates:
         row.audit_note = f"not audited, so not ranked: no audit game for feedback {row.feedback!r}"
-        return
-    status = row.ids.get(env, {}).get("status", "")
-    if status:  # the benchmark played the audit game: the learner refused or failed it
-        row.audit_note = (f"not audited, so not ranked: {env} (the audit game of "
-                          f"{row.feedback} learners): {status}")
         return
     assert row.epsilon is not None and row.declared is not None
     eps, delta = row.epsilon, row.delta or 0.0
     claim = (row.declared[0], row.declared[1])
     settings = _settings(benchmark, keyed, eps)
-    games = [audit_step.AuditGame(env, {}, benchmark.audit_horizon)]
     key = stable_hash({"version": SCORE_VERSION, "learner": learner.agent, "eps": eps,
                        "delta": delta, "claim": claim, "settings": settings.to_dict(),
-                       "games": [dataclasses.astuple(g) for g in games],
-                       "feedback": feedback_option(env, learner.cls) or ""})
+                       "games": [[env, dict(kw)] for env, kw in candidates],
+                       "horizon": benchmark.audit_horizon,
+                       "feedback": [feedback_option(env, learner.cls) or ""
+                                    for env, _ in candidates]})
 
     def make_learner(problem: Any, space: Any, seed: int) -> Any:
         if learner.limits is None:
@@ -546,30 +552,46 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
         return IsolatedLearner(factory, problem, space, learner.limits)
 
     def audit() -> dict[str, Any]:
-        try:
-            finding = audit_step.audit_one_run(make_learner, games, claim, settings)
-        except AgentFailure as exc:
-            return {"note": f"not audited, so not ranked: the learner failed under audit "
-                            f"on {env}: {exc.reason}"}
-        except _Refused as exc:
-            return {"note": f"not audited, so not ranked: cannot play {env} (the audit "
-                            f"game of {row.feedback} learners): {exc}"}
-        return {"finding": finite_json(finding.to_dict())}
+        refusals = []
+        for env, kwargs in candidates:
+            status = row.ids.get(env, {}).get("status", "")
+            if status.startswith("cannot play"):  # the benchmark saw it refuse the id
+                refusals.append(f"{env}: {status.removeprefix('cannot play: ')}")
+                continue
+            game = {"env_id": env, "env_kwargs": dict(kwargs)}
+            try:
+                finding = audit_step.audit_one_run(
+                    make_learner, [audit_step.AuditGame(env, kwargs, benchmark.audit_horizon)],
+                    claim, settings)
+            except _Refused as exc:
+                refusals.append(f"{env}: {exc}")
+                continue
+            except AgentFailure as exc:
+                if _refusal(exc.reason):
+                    refusals.append(f"{env}: {exc.reason}")
+                    continue
+                return {"note": f"not audited, so not ranked: the learner failed under "
+                                f"audit on {audit_game_text(game)}: {exc.reason}"}
+            return {"finding": finite_json(finding.to_dict()), "game": game}
+        return {"note": f"not audited, so not ranked: plays none of the audit games of "
+                        f"{row.feedback} learners ({'; '.join(refusals)})"}
 
     found = _cached(results / "audits" / f"{key[:24]}.json", key, audit)
     row.audit = found.get("finding")
+    row.audit_game = found.get("game")
     row.audit_note = found.get("note", "")
 
 
-def _power(kind: str, eps: float, benchmark: Benchmark, results: pathlib.Path, keyed: str,
-           resolver: AgentResolver | None) -> tuple[dict[str, Any], str]:
-    """What the audit of ``kind``'s learners refutes of its reference's noise cuts
+def _power(game: dict[str, Any], eps: float, benchmark: Benchmark, results: pathlib.Path,
+           keyed: str, resolver: AgentResolver | None) -> tuple[dict[str, Any], str]:
+    """What the audit on ``game`` refutes of its reference's noise cuts
     (:data:`~.score.AUDIT_REFERENCES`) at ``eps``."""
     settings = _settings(benchmark, keyed, eps)
-    env, reference = AUDIT_ENVS[kind], AUDIT_REFERENCES[kind]
-    games = [audit_step.AuditGame(env, {}, benchmark.audit_horizon)]
+    env, kwargs = game["env_id"], game["env_kwargs"]
+    reference = AUDIT_REFERENCES[env]
+    games = [audit_step.AuditGame(env, kwargs, benchmark.audit_horizon)]
     key = stable_hash({"version": SCORE_VERSION, "reference": reference, "env": env,
-                       "eps": eps, "settings": settings.to_dict(),
+                       "env_kwargs": kwargs, "eps": eps, "settings": settings.to_dict(),
                        "factors": benchmark.power_factors, "horizon": benchmark.audit_horizon})
 
     def measure() -> list[Any]:
@@ -582,4 +604,4 @@ def _power(kind: str, eps: float, benchmark: Benchmark, results: pathlib.Path, k
 
 
 __all__ = ["Board", "Learner", "Row", "board_secret", "build_board",
-           "load_learners"]
+           "audit_game_text", "load_learners"]

@@ -27,23 +27,26 @@ from typing import Any
 
 from dp_online_envs.lab.experiments.store import atomic_write
 from dp_online_envs.lab.html_page import CSS, escape, number
-from dp_online_envs.lab.leaderboard.board import Board, Row
+from dp_online_envs.lab.leaderboard.board import Board, Row, audit_game_text
 from dp_online_envs.lab.leaderboard.score import (
-    AUDIT_ENVS,
+    AUDIT_GAMES,
     AUDIT_REFERENCES,
     SCORE_VERSION,
     TRIVIAL,
+    default_benchmark,
 )
 
 #: Columns of ``scores.csv``.
 CSV_COLUMNS = ("score_version", "learner", "source", "feedback", "epsilon", "delta",
                "declared_epsilon", "declared_delta", "id", "score", "lo", "hi", "status",
-               "rank", "audit", "eps_lb", "reason")
+               "rank", "audit", "audit_game", "eps_lb", "reason")
 
 _CSS = CSS + """
 th.s{cursor:pointer}th.s:after{content:" \\2195";color:#9aa3b5}
 .refuted{color:#fff;background:#a3261b;border-radius:3px;padding:0 4px;font-size:.85em}
 .unranked td{color:#6b7385}td.wrap{white-space:normal;text-align:left;max-width:34em}
+td.note{white-space:normal;text-align:left;min-width:24em;max-width:40em}
+ul.diff{margin:.2em 0 .2em 1.2em;padding:0}
 svg{background:#fff;border:1px solid #e3e6ec;margin:4px}
 """
 _SORT = """<script>
@@ -103,6 +106,7 @@ def csv_rows(board: Board) -> list[dict[str, Any]]:
                 "declared_epsilon": None if row.declared is None else row.declared[0],
                 "declared_delta": None if row.declared is None else row.declared[1],
                 "rank": row.rank, "audit": _audit_word(row),
+                "audit_game": "" if row.audit_game is None else audit_game_text(row.audit_game),
                 "eps_lb": None if row.audit is None else row.audit.get("eps_lb"),
                 "reason": row.reason or row.audit_note}
         s = row.score
@@ -136,7 +140,8 @@ def board_json(board: Board) -> dict[str, Any]:
                   {"score": r.score.score, "lo": r.score.lo, "hi": r.score.hi,
                    "per_seed": list(r.score.per_seed)},
                   "coverage": list(r.coverage), "ids": r.ids, "reason": r.reason,
-                  "audit": r.audit, "audit_note": r.audit_note, "ranked": r.ranked,
+                  "audit": r.audit, "audit_game": r.audit_game,
+                  "audit_note": r.audit_note, "ranked": r.ranked,
                   "rank": r.rank} for r in _ordered(board.rows)]})
 
 
@@ -181,8 +186,11 @@ def _table(board: Board, rows: list[Row]) -> str:
         declared = ("&ndash;" if r.declared is None
                     else f"({r.declared[0]:g}, {r.declared[1]:g})")
         if r.audit is not None:
+            where = "" if r.audit_game is None else (
+                f" <span class=ci title='{escape(audit_game_text(r.audit_game))}'>on "
+                f"{escape(r.audit_game['env_id'].split('-', 1)[1])}</span>")
             audit = (f"{'refuted' if r.refuted else 'not refuted'} "
-                     f"(&epsilon;<sub>lb</sub> = {number(r.audit.get('eps_lb'), 3)})")
+                     f"(&epsilon;<sub>lb</sub> = {number(r.audit.get('eps_lb'), 3)}){where}")
         else:
             audit = "&ndash;" if r.epsilon is None else "not audited"
         cells = [_cell(r.rank if r.rank is not None else "", str(r.rank or "&ndash;")),
@@ -201,10 +209,36 @@ def _table(board: Board, rows: list[Row]) -> str:
                 cells.append(_cell("", f"<span title='{escape(c.get('status', ''))}'>"
                                        "&ndash;</span>"))
         note = r.reason or r.audit_note
-        cells.append(_cell(note, escape(note), "wrap l" + (" bad" if r.reason else "")))
+        cells.append(_cell(note, _note_text(note), "note l" + (" bad" if r.reason else "")))
         body.append(f"<tr{'' if r.ranked else ' class=unranked'}>{''.join(cells)}</tr>")
     return (f"<div class=scroll><table class=sortable><thead>{head}</thead><tbody>"
             f"{''.join(body)}</tbody></table></div>")
+
+
+#: Characters of a note shown in its cell; a longer note is cut there, in full on hover.
+NOTE_CHARS = 110
+
+
+def _note_text(note: str) -> str:
+    """A note for the table: at most :data:`NOTE_CHARS` characters (cut at a word, with
+    an ellipsis, the full text as its title) so that a row stays one or two lines."""
+    if len(note) <= NOTE_CHARS:
+        return escape(note)
+    cut = note[:NOTE_CHARS].rsplit(" ", 1)[0].rstrip(" ,;:(")
+    return f"<span title='{escape(note)}'>{escape(cut)}&hellip;</span>"
+
+
+def _differences(b: Any) -> list[tuple[str, str, str]]:
+    """``(setting, this page's value, the full benchmark's)`` where they differ."""
+    full = default_benchmark().to_dict()
+    mine = b.to_dict()
+
+    def text(name: str, v: Any) -> str:
+        if name == "ids":
+            return f"{len(v)} ids" + ("" if len(v) > 4 else f" ({', '.join(v)})")
+        return ", ".join(f"{x:g}" for x in v) if isinstance(v, list) else f"{v:g}"
+
+    return [(k, text(k, mine[k]), text(k, full[k])) for k in full if mine[k] != full[k]]
 
 
 def render_index(board: Board) -> str:
@@ -215,27 +249,29 @@ def render_index(board: Board) -> str:
              f"<p class=meta>score {escape(SCORE_VERSION)}; {len(b.ids)} ids at their "
              f"defaults; T in {escape(', '.join(map(str, b.horizons)))}; {b.seeds} hidden "
              f"seeds per id and T (paired: every learner meets the same losses); audit: "
-             f"{b.audit_games} one-run games at T = {b.audit_horizon} of "
-             + ", ".join(f"{escape(env)} ({escape(_KIND.get(kind, kind))})"
-                         for kind, env in sorted(AUDIT_ENVS.items())) + "</p>",
+             f"{b.audit_games} one-run games at T = {b.audit_horizon} of the first game a "
+             "learner plays of "
+             + "; ".join(f"{escape(_KIND.get(kind, kind))}: "
+                         + ", ".join(escape(env) for env, _ in games)
+                         for kind, games in sorted(AUDIT_GAMES.items())) + "</p>",
              "<p class=note>Score per game: (trivial play's regret &minus; the learner's) / "
              "(trivial play's mean regret &minus; the best non-private reference's): 0 is "
              f"trivial play ({escape(TRIVIAL)}), 1 the best reference. A learner's score is "
              "the mean over the ids of its feedback kind (an id it cannot play counts 0; "
              "<i>ids</i> is how many it plays), with the Student-t 95% interval over seeds. "
              "Private learners are ranked only when they declare a budget within the "
-             "table's epsilon that the privacy audit of their feedback kind's audit game "
-             "does not refute; one the audit cannot play is not ranked. <i>Not "
+             "table's epsilon that the privacy audit does not refute (on the first of "
+             "their feedback kind's audit games they play, named in the audit column); "
+             "one that plays none of them is not ranked. <i>Not "
              "refuted</i> is evidence, not proof (see each table's audit power). Click a "
              "column's head "
              "to sort; a learner's name opens its curves and its audit.</p>"]
-    from dp_online_envs.lab.leaderboard.score import default_benchmark
-
     if b != default_benchmark():
-        parts.append("<p class='bad'><b>A subset of the benchmark:</b> these settings differ "
-                     f"from {escape(SCORE_VERSION)}'s (the full benchmark: "
-                     f"{escape(json.dumps(default_benchmark().to_dict()))}); the scores are "
-                     "not comparable with a full run's.</p>")
+        items = "".join(f"<li>{escape(k)}: {escape(mine)} (full benchmark: {escape(full)})</li>"
+                        for k, mine, full in _differences(b))
+        parts.append("<div class='bad'><b>A subset of the benchmark:</b> these settings "
+                     f"differ from {escape(SCORE_VERSION)}'s, so the scores are not "
+                     f"comparable with a full run's:<ul class=diff>{items}</ul></div>")
     if board.notes:
         parts.append("<p class=note><b>Left out:</b> " + "; ".join(map(escape, board.notes))
                      + "</p>")
@@ -246,10 +282,14 @@ def render_index(board: Board) -> str:
         title = f"{_KIND.get(kind, kind)}: " + ("non-private learners" if eps is None
                                                 else f"&epsilon; = {eps:g}")
         parts.append(f"<h2>{title}</h2>")
-        if eps is not None and (kind, eps) in board.power:
-            parts.append(f"<p class=note><b>Audit power at &epsilon; = {eps:g}</b> (on "
-                         f"{escape(AUDIT_ENVS[kind])}): "
-                         f"{escape(board.power[(kind, eps)][1])}</p>")
+        if eps is not None:
+            used = sorted({r.audit_game["env_id"] for r in rows if r.audit_game is not None})
+            for env in used:
+                if (env, eps) in board.power:
+                    parts.append(f"<p class=note><b>Audit power at &epsilon; = {eps:g}</b> "
+                                 f"(on {escape(env)}, noise cuts of "
+                                 f"{escape(AUDIT_REFERENCES[env])}): "
+                                 f"{escape(board.power[(env, eps)][1])}</p>")
         parts.append(_table(board, rows))
     parts.append(_yardstick_table(board))
     parts.append(f"{_SORT}</main></body></html>\n")
@@ -351,11 +391,13 @@ def render_row(board: Board, row: Row) -> str:
                 for k, v in sorted(row.audit.items())) + "</table>")
         if row.audit_note:
             parts.append(f"<p>{escape(row.audit_note)}</p>")
-        if row.table in board.power:
-            parts.append(f"<p><b>What this audit could detect</b> (noise cuts of "
-                         f"{escape(AUDIT_REFERENCES[row.feedback])} on "
-                         f"{escape(AUDIT_ENVS[row.feedback])}): "
-                         f"{escape(board.power[row.table][1])}</p>")
+        if row.audit_game is not None:
+            env = row.audit_game["env_id"]
+            parts.append(f"<p><b>Audit game:</b> {escape(audit_game_text(row.audit_game))}</p>")
+            if (env, row.epsilon) in board.power:
+                parts.append(f"<p><b>What this audit could detect</b> (noise cuts of "
+                             f"{escape(AUDIT_REFERENCES[env])} on {escape(env)}): "
+                             f"{escape(board.power[(env, row.epsilon)][1])}</p>")
     parts.append("</main></body></html>\n")
     return "".join(parts)
 

@@ -1,4 +1,4 @@
-"""The leaderboard's score: what one number per learner means (definition ``leaderboard-v1``).
+"""The leaderboard's score: what one number per learner means (definition ``leaderboard-v2``).
 
 **Games.** Every registered benchmark id (:data:`~dp_online_envs.envs.registry.ENV_IDS`)
 at its defaults, at each horizon of :attr:`Benchmark.horizons`, on seed indices ``0 ..
@@ -8,7 +8,11 @@ from a submitted learner, and the same games for every learner (paired).
 **Yardsticks.** On each id, *trivial play* is the ``center`` reference (the domain's
 center on ``Box`` actions, a uniformly random arm or subset otherwise; its regret is
 linear in ``T`` on every benchmark id) and the *references* are the family's
-non-private learners (:data:`FAMILIES`). At each id and horizon ``T``, the best
+non-private learners (:data:`FAMILIES`): every registered non-private learner that
+plays the id and is a natural baseline for it (on the bandit polytope ids ``exp2`` over
+the vertices where it plays, ``fkm`` and both Garber-Kretzu learners; on
+``DPFullInfo-Matroid`` ``online-fw``, ``ftrl`` and ``ftal``), so the score's 1 is the
+best non-private learner the suite has for the game. At each id and horizon ``T``, the best
 reference ``k*`` is the one with the smallest mean regret over the seeds, and the
 *margin* is ``D = mean_s R_trivial(s) - mean_s R_k*(s)``.
 
@@ -44,10 +48,15 @@ first reason.
 epsilon a table of its own; the row shows the budget the learner *declares* at the end
 of its games, and the verdict of the one-run privacy audit
 (:mod:`dp_online_envs.lab.audit.one_run`) of that claim on its feedback kind's audit
-game (:data:`AUDIT_ENVS`: ``DPBandit-MAB-v0`` for bandit learners, whose arms it reads,
+game (:data:`AUDIT_GAMES`: ``DPBandit-MAB-v0`` for bandit learners, whose arms it reads,
 ``DPFullInfo-Experts-v0`` for full-information learners, whose simplex points it
-reads; both games' rounds are i.i.d. two-point losses the audit can pair), with the
-audit's power at that epsilon (the smallest noise cut of the kind's reference,
+reads; both games' rounds are i.i.d. two-point losses the audit can pair). A bandit
+learner that does not play ``DPBandit-MAB-v0`` is audited on the first game of
+:data:`AUDIT_GAMES` it plays (polytopes, the ball, subsets; their stochastic
+adversaries draw two-point losses too), whose released points the audit reads
+(:func:`~dp_online_envs.lab.audit.one_run.guess_explorations`: a post-processing of the
+output, valid for any learner). The row names its audit game, with the audit's power
+there at that epsilon (the smallest noise cut of that game's reference,
 :data:`AUDIT_REFERENCES`, it refutes). A private learner is ranked among the private
 learners only when it declares a budget within its table's epsilon that the audit
 does not refute: a refuted claim is shown as ``refuted`` beside the score, and a
@@ -74,12 +83,27 @@ SCORE_VERSION = "leaderboard-v2"
 TRIVIAL = "center"
 #: The delta of a private learner that refuses ``delta = 0``.
 BENCHMARK_DELTA = 1e-6
-#: Feedback kind -> the env its learners' privacy audit plays (the one-run audit pairs
-#: the rounds of its i.i.d. two-point losses; it reads the arms of a bandit learner and
-#: the simplex points of a full-information one).
-AUDIT_ENVS: dict[str, str] = {"bandit": "DPBandit-MAB-v0", "full": "DPFullInfo-Experts-v0"}
-#: Feedback kind -> the private reference whose noise cuts measure the audit's power.
-AUDIT_REFERENCES: dict[str, str] = {"bandit": "private-exp2", "full": "private-ftrl"}
+_STOCHASTIC = {"adversary": "stochastic"}
+#: Feedback kind -> the games its learners' privacy audit may play, in order: a learner
+#: is audited on the first it can play. Each is ``(env id, env options)`` whose rounds
+#: are i.i.d. two-point losses the one-run audit can pair (a stochastic adversary on a
+#: box of parameters: ``DPBandit-Linear-v1``'s default l2-ball parameters are not one,
+#: so its audit game takes the cube ``theta_set='linf'``).
+AUDIT_GAMES: dict[str, tuple[tuple[str, Mapping[str, object]], ...]] = {
+    "bandit": (("DPBandit-MAB-v0", {}),
+               ("DPBandit-Matroid-v2", _STOCHASTIC),
+               ("DPBandit-Flow-v2", _STOCHASTIC),
+               ("DPBandit-Convex-v1", _STOCHASTIC),
+               ("DPBandit-Submodular-v2", _STOCHASTIC),
+               ("DPBandit-Linear-v1", {**_STOCHASTIC, "loss_kwargs": {"theta_set": "linf"}})),
+    "full": (("DPFullInfo-Experts-v0", {}),),
+}
+#: Audit game id -> the private reference whose noise cuts measure the audit's power there.
+AUDIT_REFERENCES: dict[str, str] = {
+    "DPBandit-MAB-v0": "private-exp2", "DPBandit-Matroid-v2": "bandit-pftal",
+    "DPBandit-Flow-v2": "bandit-pftal", "DPBandit-Convex-v1": "bandit-pftal",
+    "DPBandit-Submodular-v2": "bandit-submod-pftal", "DPBandit-Linear-v1": "private-scrible",
+    "DPFullInfo-Experts-v0": "private-ftrl"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,7 +124,8 @@ class Family:
 
 _ARMS = Family(("exp3", "ucb1", "thompson"), "private-exp2")
 _CONVEX_BANDIT = Family(("fkm",), "bandit-pftal")
-_POLYTOPE_BANDIT = Family(("garber-kretzu", "garber-kretzu-tuned"), "private-projection-free")
+_POLYTOPE_BANDIT = Family(("exp2", "fkm", "garber-kretzu", "garber-kretzu-tuned"),
+                          "private-projection-free")
 #: Game name (an id without ``-vN``) -> its :class:`Family`.
 FAMILIES: dict[str, Family] = {
     "DPFullInfo-Experts": Family(("hedge",), "private-ftrl"),
@@ -114,9 +139,11 @@ FAMILIES: dict[str, Family] = {
     "DPBandit-StronglyConvex": _CONVEX_BANDIT,
     "DPBandit-Matroid": _POLYTOPE_BANDIT,
     "DPBandit-Flow": _POLYTOPE_BANDIT,
-    "DPBandit-SubmodularBase": _POLYTOPE_BANDIT,
+    "DPBandit-SubmodularBase": Family(("fkm", "garber-kretzu", "garber-kretzu-tuned"),
+                                      "private-projection-free"),
     "DPBandit-Birkhoff": _POLYTOPE_BANDIT,
-    "DPFullInfo-Matroid": Family(("online-fw",), "private-ftpl", {"delta": BENCHMARK_DELTA}),
+    "DPFullInfo-Matroid": Family(("online-fw", "ftrl", "ftal"), "private-ftpl",
+                                 {"delta": BENCHMARK_DELTA}),
     "DPFullInfo-Submodular": Family(("hazan-kale-submodular",), "submod-pftal"),
     "DPBandit-Submodular": Family(("hazan-kale-submodular-bandit",), "bandit-submod-pftal"),
     "DPFullInfo-Classification": Family(("ftal",), "pftal"),
@@ -315,6 +342,6 @@ def finite(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
-__all__ = ["AUDIT_ENVS", "AUDIT_REFERENCES", "BENCHMARK_DELTA", "FAMILIES", "SCORE_VERSION",
+__all__ = ["AUDIT_GAMES", "AUDIT_REFERENCES", "BENCHMARK_DELTA", "FAMILIES", "SCORE_VERSION",
            "TRIVIAL", "Benchmark", "Family", "Interval", "Yardstick", "benchmark_score",
            "default_benchmark", "family", "finite", "game_scores", "id_score", "yardstick"]
