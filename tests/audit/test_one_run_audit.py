@@ -16,6 +16,7 @@ from dp_online_envs.lab.audit.one_run import (
     AuditGame,
     OneRunSettings,
     audit_one_run,
+    guess_explorations,
     guess_moves,
     guess_rounds,
     one_run_eps_lower_bound,
@@ -181,13 +182,16 @@ def test_envs_the_audit_cannot_pair_and_bad_settings_are_refused():
     with pytest.raises(ValueError, match="needs i.i.d. two-point losses"):
         play_audit_game(lambda p, s, seed: None, AuditGame("DPFullInfo-Sphere-v1", {}, 10),
                         1, 2)
-    # i.i.d. two-point losses, but subsets for actions: neither arms nor points
-    with pytest.raises(ValueError, match=r"neither|got MultiBinary\(8\)"):
-        play_audit_game(lambda p, s, seed: None, AuditGame(
-            "DPFullInfo-Submodular-v2", {"adversary": "stochastic"}, 10), 1, 2)
+    # subsets are points (0/1 vectors) whose loss is not linear: read through its values
+    played = play_audit_game(lambda p, s, seed: agents.make("bandit-submod-pftal", p,
+                                                            epsilon=1.0, seed=seed),
+                             AuditGame("DPBandit-Submodular-v2", {"adversary": "stochastic"},
+                                       12), 1, 2)
+    assert played.points.shape == (12, 8) and played.thetas.shape == (12, 12)
+    assert played.values is not None and played.bandit
     for kwargs, match in (({"games": 0}, "games=0"), ({"ratio": 1.0}, "ratio=1.0"),
                           ({"min_gap": 0}, "min_gap=0"), ({"history": 0}, "history=0"),
-                          ({"moves": 0}, "moves=0"), ({"confidence": 1.0}, "confidence")):
+                          ({"moves": 0}, "moves=0"), ({"window": 0}, "window=0"), ({"confidence": 1.0}, "confidence")):
         with pytest.raises(ValueError, match=match):
             OneRunSettings(**kwargs)
     assert OneRunSettings().gap(16384) == 128 and OneRunSettings(min_gap=7).gap(16384) == 7
@@ -298,3 +302,24 @@ def test_noise_free_ftrl_is_refuted_on_experts_and_private_ftrl_is_not():
     assert "moved most" in honest.rule and "arm's last" not in honest.rule
     power = one_run_power("private-ftrl", games, (1.0, 0.0), settings, factors=(10.0, 1000.0))
     assert power.refuted == (False, True) and power.smallest_refuted == 1000.0
+
+
+def test_exploration_guesses_read_a_one_point_learner_and_ignore_the_order():
+    """A centre moved by -c f_t(x_t) u_t (an FKM step, no noise) is guessed right far
+    more often than by chance; swapping the pair negates every guess."""
+    rng = np.random.default_rng(4)
+    horizon, dim = 400, 3
+    u = rng.choice([-1.0, 1.0], size=(horizon, dim))
+    a = rng.choice([0.0, 1.0], size=horizon)  # the loss met at x_t
+    b = rng.choice([0.0, 1.0], size=horizon)  # the pair's other loss
+    centre = np.zeros(dim)
+    points = np.empty((horizon, dim))
+    for t in range(horizon):
+        points[t] = centre + u[t]
+        centre = centre - 0.5 * a[t] * u[t]
+    guess = guess_explorations(points, a, b, moves=50, window=8)
+    assert np.count_nonzero(guess) == 50 and np.mean(guess[guess != 0] == 1) >= 0.7  # 0.76; chance 0.5
+    assert np.array_equal(guess_explorations(points, b, a, 50, 8), -guess)
+    assert not guess_explorations(points, a, a, 50, 8).any()  # equal pairs: no guess
+    with pytest.raises(ValueError, match="same number of rounds"):
+        guess_explorations(points, a[:-1], b, 5, 1)

@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 from agents.full_info.hedge import Hedge
+from dp_online_envs.lab.experiments.resolver import resolve_agent
 from agents.privacy import PrivacyGuarantee
 from dp_online_envs.lab.cli import main
 from dp_online_envs.lab.experiments.runner import RunReport
@@ -21,7 +22,12 @@ from dp_online_envs.lab.leaderboard import (
     write_board,
 )
 from dp_online_envs.lab.leaderboard import board as board_module
-from dp_online_envs.lab.leaderboard.score import SCORE_VERSION, Interval, yardstick
+from dp_online_envs.lab.leaderboard.score import (
+    AUDIT_GAMES,
+    SCORE_VERSION,
+    Interval,
+    yardstick,
+)
 from dp_online_envs.lab.sandbox import sandbox_unavailable
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -133,13 +139,13 @@ def test_full_information_liars_are_refuted_and_the_unaudited_unranked(tmp_path)
     assert not unaudited.ranked and unaudited.rank is None
     assert "not audited, so not ranked" in unaudited.audit_note
     assert "DPFullInfo-Experts-v0" in unaudited.audit_note
-    power, text = board.power[("full", 1.0)]
+    power, text = board.power[("DPFullInfo-Experts-v0", 1.0)]
     assert power["reference"] == "private-ftrl" and power["smallest_refuted"] == 1000.0
     write_board(board, tmp_path / "out")
     page = (tmp_path / "out" / "index.html").read_text()
     row = next(line for line in page.split("<tr") if "submod-pftal" in line)
     assert "unranked" in row and "not audited" in row
-    assert "Audit power at &epsilon; = 1</b> (on DPFullInfo-Experts-v0)" in page
+    assert "Audit power at &epsilon; = 1</b> (on DPFullInfo-Experts-v0," in page
 
 
 def test_an_unaudited_private_row_is_not_ranked():
@@ -177,3 +183,80 @@ def test_unknown_learner_is_named(name):
 
     with pytest.raises(ExperimentError, match=name):
         load_learners([name], limits=IsolationLimits(), sandboxed=False)
+
+
+class FKMClaimsPrivacy(resolve_agent("fkm")):
+    """Plain FKM (no noise) declaring epsilon-DP: a bandit liar that cannot play arms."""
+
+    name = "fkm-liar"
+    private = True
+
+    def setup(self) -> None:
+        super().setup()
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="none (a lie)")
+
+
+def _audited(learner, bench, tmp_path, feedback="bandit"):
+    row = board_module.Row(learner.name, "registered", feedback, 1.0, 0.0,
+                           declared=(1.0, 0.0, "m"))
+    board_module._audit(row, learner, bench, tmp_path, "k")
+    return row
+
+
+def test_a_bandit_learner_refusing_arms_is_audited_on_the_matroid_game(tmp_path):
+    """Neither refuses to be audited: both refuse DPBandit-MAB-v0 and get the next audit
+    game, the matroid. Plain FKM claiming epsilon = 1 is refuted there (eps_lb about
+    2.2 on two games of T = 1024), bandit-pftal (its private form) is not; one that plays
+    no audit game is named unaudited, with every game's refusal."""
+    bench = Benchmark(ids=("DPBandit-Matroid-v2",), horizons=(64,), seeds=2, epsilons=(1.0,),
+                      audit_horizon=1024, audit_games=2)
+    liar = _audited(Learner("fkm-liar", FKMClaimsPrivacy), bench, tmp_path)
+    honest = _audited(Learner("bandit-pftal", resolve_agent("bandit-pftal")), bench, tmp_path)
+    for row in (liar, honest):
+        assert row.audit_game == {"env_id": "DPBandit-Matroid-v2",
+                                  "env_kwargs": {"adversary": "stochastic"}}
+        assert "bandit points" in row.audit["rule"] and row.audit["guesses"] > 0
+    assert liar.refuted and liar.audit["eps_lb"] > 1.0
+    assert not honest.refuted and honest.audit["eps_lb"] < 1.0
+    # a cached finding is read back with its game
+    again = _audited(Learner("fkm-liar", FKMClaimsPrivacy), bench, tmp_path)
+    assert again.audit == liar.audit and again.audit_game == liar.audit_game
+
+    class Refuses(FKMClaimsPrivacy):
+        def setup(self) -> None:
+            raise ValueError("plays nothing")
+
+    none = _audited(Learner("refuses", Refuses), bench, tmp_path)
+    assert none.audit is None and none.audit_game is None
+    assert none.audit_note.startswith("not audited, so not ranked: plays none of the audit "
+                                      "games of bandit learners")
+    for env, _ in AUDIT_GAMES["bandit"]:
+        assert env in none.audit_note
+
+
+def test_the_page_gives_notes_room_and_lists_the_differing_settings():
+    from dp_online_envs.lab.leaderboard.page import NOTE_CHARS, render_index
+
+    long = "not audited, so not ranked: " + "a very long reason " * 20
+    rows = [board_module.Row("x", "registered", "bandit", 1.0, 0.0, declared=(1.0, 0.0, "m"),
+                             score=Interval.of([0.5, 0.7]), audit_note=long),
+            board_module.Row("y", "registered", "bandit", 1.0, 0.0, declared=(1.0, 0.0, "m"),
+                             score=Interval.of([0.5, 0.7]),
+                             audit={"refuted": False, "eps_lb": 0.0},
+                             audit_game={"env_id": "DPBandit-Matroid-v2",
+                                         "env_kwargs": {"adversary": "stochastic"}})]
+    bench = Benchmark(ids=("DPBandit-MAB-v0",), horizons=(64,), seeds=2, epsilons=(1.0,))
+    page = render_index(board_module.Board(bench, rows, {}, {}, {}, []))
+    cell = next(c for c in page.split("<td") if "a very long reason" in c)
+    assert "class='note l'" in cell and "&hellip;" in cell
+    assert f"title='{long}'" in cell  # the full note on hover
+    shown = cell.split(">", 3)[2].split("&hellip;")[0]
+    assert len(shown) <= NOTE_CHARS
+    assert "td.note{white-space:normal;text-align:left;min-width:24em" in page
+    assert "on Matroid-v2" in page  # the audit game beside the verdict
+    banner = page.split("A subset of the benchmark", 1)[1].split("</div>", 1)[0]
+    assert "{" not in banner  # no JSON dict
+    assert "<li>horizons: 64 (full benchmark: 1024, 4096)</li>" in banner
+    assert "<li>seeds: 2 (full benchmark: 4)</li>" in banner
+    assert "<li>epsilons: 1 (full benchmark: 0.1, 1, 10)</li>" in banner
+    assert "audit_games" not in banner  # equal settings are not listed

@@ -69,3 +69,19 @@ def test_every_benchmark_id_has_a_family_and_the_default_is_versioned():
 def test_bad_benchmark_settings_are_named(bad, match):
     with pytest.raises(ValueError, match=match):
         sc.Benchmark(**{"ids": ("DPBandit-MAB-v0",), **bad})
+
+
+def test_polytope_references_are_every_natural_baseline_and_the_best_is_their_min():
+    for env_id in ("DPBandit-Matroid-v2", "DPBandit-Flow-v2", "DPBandit-Birkhoff-v2"):
+        assert sc.family(env_id).nonprivate == ("exp2", "fkm", "garber-kretzu",
+                                             "garber-kretzu-tuned")
+    assert sc.family("DPBandit-SubmodularBase-v2").nonprivate == (
+        "fkm", "garber-kretzu", "garber-kretzu-tuned")  # exp2 refuses this polytope
+    assert sc.family("DPFullInfo-Matroid-v2").nonprivate == ("online-fw", "ftrl", "ftal")
+    # trivial 10, 14 (mean 12); exp2 3, 5 (mean 4) beats the Garber-Kretzu learners
+    stick = sc.yardstick([10.0, 14.0], {"exp2": [3.0, 5.0], "fkm": [6.0, 6.0],
+                                     "garber-kretzu": [8.0, 9.0],
+                                     "garber-kretzu-tuned": [7.0, 8.0]})
+    assert stick.best == "exp2" and stick.margin == 8.0
+    # exp2's own score is then 1 on average: ((10-3) + (14-5)) / 2 / 8
+    assert sc.game_scores([3.0, 5.0], stick).mean() == 1.0
