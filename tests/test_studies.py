@@ -754,4 +754,4 @@ def test_full_info_pftal_names_the_side_of_trivial_play_only_where_fieller_allow
     assert [r[1] for r in got] == ["pftal ε=1", "pftal ε=10", "ftal"]
     assert [r[2].split()[-1] for r in got] == ["below", "~", "above"]
     assert got[0][0] == "stochastic adversary, loss=distance"
-    assert got[0][3].startswith("0.200 [0.200, 0.200]")
+    assert got[0][3] == "0.2 [0.2, 0.2] below"  # three significant digits

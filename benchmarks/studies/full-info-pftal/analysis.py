@@ -180,7 +180,7 @@ def trivial_rows(frame: Any) -> tuple[list[int], list[list[str]]]:
             games = frame[frame["env_options.adversary"] == adv]
             cells = []
             for t in horizons:
-                text, verdict = ps.ratio(ps.regrets(games, agent, t, eps), trivial[t], ".3f")
+                text, verdict = ps.ratio(ps.regrets(games, agent, t, eps), trivial[t], ".3g")
                 cells.append(f"{text} {verdict}")
             out.append([INSTANCES.get(adv, adv),
                         agent + ("" if eps is None else f" ε={eps:g}"), *cells])
