@@ -62,7 +62,7 @@ INSTANCES = {"planted": "id defaults (planted absolute-value losses)",
 #: The learners' rows: ``(agent, epsilon, paper rate)``.
 LEARNERS = (("pftal", 1.0, "ST13 Thm 11: sqrt(p T log^2.5 T / eps)"),
             ("pftal", 10.0, "ST13 Thm 11: sqrt(p T log^2.5 T / eps)"),
-            ("ftal", None, "L ||C|| sqrt(T log T)"))
+            ("ftal", None, "L ‖C‖ sqrt(T log T)"))
 
 
 def proof_bound(agent: Any, T: float) -> float:
