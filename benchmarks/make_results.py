@@ -96,11 +96,9 @@ class Section:
 SECTIONS: tuple[Section, ...] = (
     Section("separation", quick_args=None, study="separation"),
     Section("full-info-rates", quick_args=None, study="full-info-rates"),
-    Section("privacy-limit", "privacy_limit.py", ("--seeds", "5"),
-            ("--seeds", "1", "--horizon", "1000", "--repeats", "1"), fence=True),
+    Section("privacy-limit", quick_args=None, study="privacy-limit"),
     Section("counter-noise", "counter_noise.py", (), ("--max-exp", "12")),
-    Section("full-info-pftal", "full_info_pftal_rates.py",
-            ("--seeds", "1", "--cases", "convex (,id defaults"), ("--quick",)),
+    Section("full-info-pftal", quick_args=None, study="full-info-pftal"),
     Section("exp2-speed", "exp2_speed.py", (), None, fence=True),
     Section("bandit-submodular", "bandit_submodular_rates.py",
             ("--seeds", "1", "--instances", "id defaults"), ("--quick",)),

@@ -116,7 +116,7 @@ def test_quick_uses_the_quick_arguments_skips_the_others_and_not_the_doc(tmp_pat
     mr.main(["--quick", "--out", str(out)], runner=fake)
     quick = [s for s in mr.SECTIONS if s.quick_args is not None]
     assert calls == [(s.name, [f"benchmarks/{s.script}", *s.quick_args]) for s in quick]
-    assert ("full-info-pftal", ["benchmarks/full_info_pftal_rates.py", "--quick"]) in calls
+    assert ("counter-noise", ["benchmarks/counter_noise.py", "--max-exp", "12"]) in calls
     assert mr.RESULTS.read_text() == before
     assert "quick run" in out.read_text()
 

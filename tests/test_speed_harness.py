@@ -15,7 +15,15 @@ import pytest
 from agents.bandit.exp2 import exp2_parameters
 from agents.privacy import COUNTERS
 from benchmarks.speed import __main__ as cli
-from benchmarks.speed.cases import CASES, CLOCKS, SIZES, cumulative_sum, time_ratio
+from benchmarks.speed.cases import (
+    BUILDS,
+    CASES,
+    CLOCKS,
+    LARGE_EPSILONS,
+    SIZES,
+    cumulative_sum,
+    time_ratio,
+)
 from benchmarks.speed.compare import BASELINE, compare, load_baseline, ratios_of_run, regressions
 from benchmarks.vectorized_games import lean_exp3
 
@@ -48,6 +56,31 @@ def test_the_counters_reference_is_the_running_sum_of_the_counters_inputs():
     stream = np.random.default_rng(8).uniform(-1.0, 1.0, size=(50, 3))
     assert np.allclose(cumulative_sum(3, 50, 7).run(), stream.sum(axis=0), atol=1e-12)
     assert {n for n in CASES if n.startswith("counter-")} == {f"counter-{n}" for n in COUNTERS}
+
+
+def test_the_build_case_builds_every_learner_at_the_large_epsilons_uncached():
+    from agents.privacy import calibration
+
+    pair = CASES["build-large-epsilon"].pair("tiny")
+    calls = []
+    for side in (pair.product, pair.product, pair.reference):
+        before = sum(calibration.ACCOUNTING_CALLS.values())
+        claims = side().run()
+        calls.append(sum(calibration.ACCOUNTING_CALLS.values()) - before)
+        assert len(claims) == pair.units == len(BUILDS) * len(LARGE_EPSILONS)
+        assert [c.delta for c in claims] == [
+            delta if name == "private-ftrl" else 0.0  # private-exp2 is Laplace only
+            for name, _, delta in BUILDS for _ in LARGE_EPSILONS]
+    product, reference = claims_at(pair.product), claims_at(pair.reference)
+    assert product == [e for _ in BUILDS for e in LARGE_EPSILONS]
+    assert reference == [1.0] * pair.units
+    # the caches are cleared before each build: a second run accounts as much as the first
+    assert calls[0] == calls[1] > 0 and calls[2] > 0
+
+
+def claims_at(side):
+    """The epsilon of each privacy claim a side's run builds."""
+    return [c.epsilon for c in side().run()]
 
 
 def scalar_private_exp2(horizon, k, eta, gamma, noise_scale):

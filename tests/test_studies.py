@@ -156,7 +156,7 @@ def test_the_separation_study_plays_each_ids_family_as_the_leaderboard_defines_i
 # studies, on hand-made frames whose verdicts are known
 
 PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic",
-                  "full-info-rates", "bandit-convex")
+                  "full-info-rates", "bandit-convex", "privacy-limit", "full-info-pftal")
 
 
 @pytest.mark.parametrize("name", PAIRED_STUDIES)
@@ -610,3 +610,148 @@ def test_smith_thakurta_leading_term_and_where_it_falls_below_trivial_play():
     row = got[0]
     assert row[2] == "4" and row[3] == "1,000"
     assert float(row[-1]) == pytest.approx(4096, rel=0.01)
+
+
+@pytest.mark.parametrize("lo, hi, low, high, expected", [
+    (0.45, 0.55, 0.4, 0.6, "yes"), (0.1, 0.3, 0.4, 0.6, "no"), (0.7, 0.8, 0.4, 0.6, "no"),
+    (0.35, 0.45, 0.4, 0.6, "~"), (0.9, 1.1, -math.inf, 1.15, "yes"),
+    (1.1, 1.2, -math.inf, 1.15, "~"), (1.2, 1.3, -math.inf, 1.15, "no"),
+    (None, 1.0, -math.inf, 1.15, "~"), (0.9, math.inf, -math.inf, 1.15, "~")])
+def test_an_interval_lies_within_a_band_outside_it_or_straddles_an_edge(lo, hi, low, high,
+                                                                        expected):
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import band
+
+    assert band(lo, hi, low, high) == expected
+
+
+# --- the privacy-limit study: the private learners at a large epsilon against their
+# declared non-private counterparts, the target claimed only where Fieller's interval allows
+
+
+def test_privacy_limit_pairs_each_private_learner_with_its_declared_counterpart():
+    from agents import agent_class
+    from dp_online_envs.envs.registry import build_env
+
+    pl = analysis("privacy-limit")
+    sweep = load_sweep(STUDIES / "privacy-limit" / "sweep.yaml")
+    for env_id, private, other, trivial in pl.PAIRS:
+        problem = build_env(env_id, horizon=64).get_wrapper_attr("problem")
+        assert agent_class(private).counterpart_for(problem) == other
+        seeds = {name: {g.seed_index for g in sweep.games
+                        if g.env_id == env_id and g.agent == name}
+                 for name in (private, other, trivial)}
+        assert seeds[private] == seeds[other] == seeds[trivial] and len(seeds[other]) >= 16
+        assert {g.epsilon for g in sweep.games if g.agent == private} == {1000.0}
+
+
+def test_privacy_limit_claims_the_target_only_where_the_whole_interval_is_below_it():
+    pl = analysis("privacy-limit")
+    rng = np.random.default_rng(9)
+    rows = []
+    for s in range(16):
+        level = 100 * (1 + 0.3 * rng.normal())  # a seed's shared difficulty
+        rows += [("stochastic", "base", 1000, None, s, level),
+                 ("stochastic", "trivial", 1000, None, s, 1000.0 + s),
+                 ("stochastic", "same", 1000, 1e3, s, level * (1 + 0.01 * rng.normal())),
+                 ("stochastic", "worse", 1000, 1e3, s,
+                  1.5 * level * (1 + 0.01 * rng.normal())),
+                 # +-20% around 1.15 x base, alternating: the interval straddles 1.15
+                 ("stochastic", "edge", 1000, 1e3, s, 1.15 * level * (1 + 0.2 * (-1) ** s))]
+    frame = games_frame(rows)
+    got = {label: pl.pair_row(frame, "E", label, "base", "trivial", 1000, 1e3)
+           for label in ("same", "worse", "edge")}
+    assert {k: r[-1] for k, r in got.items()} == {"same": "yes", "worse": "no", "edge": "~"}
+    assert got["same"][2] == "16"
+    assert float(got["same"][7].split()[0]) == pytest.approx(1.0, abs=0.01)
+    assert float(got["worse"][7].split()[0]) == pytest.approx(1.5, rel=0.01)
+    assert got["same"][5].startswith("1008 [")  # trivial play's mean, for scale
+    assert pl.pair_row(frame, "E", "absent", "base", "trivial", 1000, 1e3) is None
+    assert pl.summary([got["same"], got["edge"]]) == (
+        "`same / base`: the interval lies at or below 1.15. "
+        "`edge / base`: the interval straddles 1.15.")
+
+
+# --- the full-info-pftal study: per-seed slopes, the proof's bound and trivial play
+
+
+def test_the_smith_thakurta_proof_bound_is_the_papers_formula():
+    """Unregularized (strongly convex, ``lam = 0``): ``2 K ln T`` (+ ``4 p K ln^2.5 T /
+    eps`` when private) with ``K = (L + H ||C||)^2 / H``; regularized, FTAL's ``lam`` is
+    recomputed at ``T``, ``lam = (L/||C||) sqrt(ln T / T)``, so that the bound is
+    ``2 K ln T + lam T ||C||^2 / 2``."""
+    from types import SimpleNamespace
+
+    fip = analysis("full-info-pftal")
+
+    def agent(private, H, lam):
+        problem = SimpleNamespace(dim=3, lipschitz=2.0,
+                                  domain=SimpleNamespace(norm_bound=lambda p: 1.5))
+        return SimpleNamespace(problem=problem, H=H, regularization=lam, private=private,
+                               epsilon=4.0)
+
+    T = 1e4
+    K = (2.0 + 0.5 * 1.5) ** 2 / 0.5
+    assert fip.proof_bound(agent(False, 0.5, 0.0), T) == pytest.approx(2 * K * math.log(T))
+    assert fip.proof_bound(agent(True, 0.5, 0.0), T) == pytest.approx(
+        2 * K * math.log(T) + 4 * 3 * K * math.log(T) ** 2.5 / 4.0)
+    lam = (2.0 / 1.5) * math.sqrt(math.log(T) / T)
+    K = (2.0 + lam * 1.5) ** 2 / lam
+    # the agent's own lam (of another horizon) is replaced by the one at T
+    assert fip.proof_bound(agent(False, 1.0, 1.0), T) == pytest.approx(
+        2 * K * math.log(T) + lam * T * 1.5**2 / 2)
+
+
+def test_full_info_pftal_fits_per_seed_slopes_and_reads_the_bound_of_each_learner():
+    from types import SimpleNamespace
+
+    fip = analysis("full-info-pftal")
+    rng = np.random.default_rng(10)
+    rows = []
+    for s in range(8):
+        c = 1 + 0.2 * rng.normal()  # a seed's level: its slopes are exact
+        for t in (1000, 4000, 16000):
+            rows += [("planted", "center", t, None, s, 0.5 * t),
+                     ("planted", "pftal", t, 1.0, s, c * t ** 0.5),
+                     ("planted", "pftal", t, 10.0, s, c * t ** 0.2),
+                     ("planted", "ftal", t, None, s, c * t ** 0.5 * (1 + 0.2 * (-1) ** s))]
+    bounds = []
+
+    def learner(adv, agent, eps, t):
+        bounds.append((adv, agent, eps, t))
+        problem = SimpleNamespace(dim=1, lipschitz=1.0,
+                                  domain=SimpleNamespace(norm_bound=lambda p: 1.0))
+        return SimpleNamespace(problem=problem, H=1.0, regularization=0.0,
+                               private=eps is not None, epsilon=eps)
+
+    got = {r[1]: r for r in fip.slope_rows(games_frame(rows), learner)}
+    assert list(got) == ["center", "pftal ε=1", "pftal ε=10", "ftal"]
+    assert got["center"][5] == "1.00" and got["center"][6] == "1.00 [1.00, 1.00]"
+    assert got["pftal ε=1"][6].startswith("0.50 [0.50") and got["pftal ε=1"][7] == "yes"
+    assert got["pftal ε=10"][7] == "no" and got["pftal ε=10"][2] == "8"
+    assert got["ftal"][5] == "0.50"
+    # with H = 1 and lam = 0 the bound is 8 ln T (+ 16 ln^2.5 T / eps): its local slope
+    # at T is 1 / ln T (+ 2.5 / ln T for the noise term), and it is below 0.5 T early on
+    assert float(got["ftal"][8]) == pytest.approx(1 / math.log(16000), abs=0.005)
+    assert got["ftal"][9] == "> 1e15" and float(got["ftal"][10]) < 200
+    assert bounds == [("planted", "pftal", 1.0, 16000), ("planted", "pftal", 10.0, 16000),
+                      ("planted", "ftal", None, 16000)]
+
+
+def test_full_info_pftal_names_the_side_of_trivial_play_only_where_fieller_allows():
+    fip = analysis("full-info-pftal")
+    rng = np.random.default_rng(11)
+    rows = []
+    for s in range(8):
+        for t in (1000, 4000):
+            level = 0.5 * t * (1 + 0.3 * rng.normal())  # a game's shared difficulty
+            rows += [("stochastic", "center", t, None, s, level),
+                     ("stochastic", "pftal", t, 1.0, s, 0.2 * level),
+                     ("stochastic", "pftal", t, 10.0, s, level * (1 + 0.2 * (-1) ** s)),
+                     ("stochastic", "ftal", t, None, s, 2 * level)]
+    horizons, got = fip.trivial_rows(games_frame(rows))
+    assert horizons == [1000, 4000]
+    assert [r[1] for r in got] == ["pftal ε=1", "pftal ε=10", "ftal"]
+    assert [r[2].split()[-1] for r in got] == ["below", "~", "above"]
+    assert got[0][0] == "stochastic adversary, loss=distance"
+    assert got[0][3] == "0.2 [0.2, 0.2] below"  # three significant digits

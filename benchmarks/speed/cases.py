@@ -24,6 +24,14 @@ Cases (:data:`CASES`):
 * ``counter-NAME``, one per registered counter (:data:`agents.privacy.COUNTERS`): an
   ``add`` (Gaussian noise; ``benchmarks/counter_noise.py``) against one addition of a
   plain running sum over the same inputs.
+* ``build-large-epsilon``: building a private learner at a large epsilon (300, 1e3 and
+  1e6) against building it at epsilon = 1: ``private-ftrl`` on
+  ``DPFullInfo-Experts-v0`` and ``private-exp2`` on ``DPBandit-MAB-v0`` (T = 10^4),
+  each at ``delta = 0`` (Laplace) and ``delta = 1e-6`` (Gaussian where the learner
+  offers it), the calibration and accounting caches cleared before each build. The
+  product's claim: the build time does not grow with epsilon (no privacy-loss grid
+  whose size grows with it; ``tests/agents/test_privacy_limit.py`` checks that no such
+  grid is built).
 """
 
 from __future__ import annotations
@@ -41,15 +49,16 @@ import numpy as np
 import agents
 import dp_online_envs  # noqa: F401  (registers the ids)
 from agents.bandit.exp2 import exp2_parameters
-from agents.privacy import COUNTERS
+from agents.privacy import COUNTERS, calibration
 from benchmarks.counter_noise import counter_adds
 from benchmarks.exp2_speed import full_loop
 from benchmarks.vectorized_games import batched_game, lean_exp3
 from dp_online_envs.lab.isolation import IsolatedLearner
 from dp_online_envs.loop import run_rounds
 
-__all__ = ["CASES", "CLOCKS", "SIZES", "Case", "Pair", "Round", "cumulative_sum", "env_steps",
-           "exp2_game", "time_ratio"]
+__all__ = ["BUILDS", "CASES", "CLOCKS", "LARGE_EPSILONS", "SIZES", "Case", "Pair", "Round",
+           "clear_calibration_caches", "cumulative_sum", "env_steps", "exp2_game",
+           "private_builds", "time_ratio"]
 
 #: The sizes a case is built at: ``full`` for the measurement, ``tiny`` to check that it
 #: runs (``tests/test_speed_harness.py``), in a fraction of a second.
@@ -209,6 +218,52 @@ def _counter(name: str, horizon: int, dim: int) -> Pair:
                 reference=lambda: cumulative_sum(dim, horizon, 0), units=horizon)
 
 
+#: The learners the ``build-large-epsilon`` case builds: ``(agent, env id, delta)``.
+BUILDS = (("private-ftrl", "DPFullInfo-Experts-v0", 0.0),
+          ("private-ftrl", "DPFullInfo-Experts-v0", 1e-6),
+          ("private-exp2", "DPBandit-MAB-v0", 0.0),
+          ("private-exp2", "DPBandit-MAB-v0", 1e-6))
+#: The large epsilons of the ``build-large-epsilon`` case (its reference builds at 1).
+LARGE_EPSILONS = (300.0, 1e3, 1e6)
+
+
+def clear_calibration_caches() -> None:
+    """Empties every cache of :mod:`agents.privacy.calibration` (so that a build times
+    the calibration and the accounting, not a cache hit)."""
+    for value in vars(calibration).values():
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()
+
+
+def private_builds(epsilons: tuple[float, ...], repeats: int, horizon: int) -> Round:
+    """``repeats`` times, every learner of :data:`BUILDS` built at every epsilon of
+    ``epsilons`` (problems made beforehand), the calibration caches cleared before each
+    build; ``run()`` returns the privacy claims of the last repeat."""
+    problems = {env_id: gym.make(env_id, horizon=horizon).get_wrapper_attr("problem")
+                for _, env_id, _ in BUILDS}
+
+    def run() -> list[Any]:
+        claims = []
+        for seed in range(repeats):
+            claims = []
+            for name, env_id, delta in BUILDS:
+                for eps in epsilons:
+                    clear_calibration_caches()
+                    learner = agents.make(name, problems[env_id], epsilon=eps, delta=delta,
+                                          seed=seed)
+                    claims.append(learner.privacy)
+        return claims
+
+    return Round(run)
+
+
+def _build_large_epsilon(repeats: int, horizon: int) -> Pair:
+    small = (1.0,) * len(LARGE_EPSILONS)  # as many builds as the product side
+    return Pair(product=lambda: private_builds(LARGE_EPSILONS, repeats, horizon),
+                reference=lambda: private_builds(small, repeats, horizon),
+                units=repeats * len(BUILDS) * len(LARGE_EPSILONS))
+
+
 def _cases() -> dict[str, Case]:
     cases = [
         Case("env-step", "DPBandit-MAB-v0 step (K=10, FeedbackGuard + RegretRecorder)",
@@ -230,6 +285,12 @@ def _cases() -> dict[str, Case]:
                           "running-sum addition", "add", functools.partial(_counter, name),
                           {"full": {"horizon": 8192, "dim": 1},
                            "tiny": {"horizon": 16, "dim": 1}}))
+    cases.append(Case("build-large-epsilon",
+                      "a private learner built at epsilon 300, 1e3 or 1e6 (private-ftrl, "
+                      "private-exp2; delta 0 and 1e-6)", "the same built at epsilon 1",
+                      "build", _build_large_epsilon,
+                      {"full": {"repeats": 2, "horizon": 10_000},
+                       "tiny": {"repeats": 1, "horizon": 64}}, threshold=2.0))
     return {case.name: case for case in cases}
 
 

@@ -91,6 +91,17 @@ def side(lo: float, hi: float, names: tuple[str, str], null: float = 0.0) -> str
     return names[0] if hi < null else names[1] if lo > null else NOISE
 
 
+def band(lo: float | None, hi: float | None, low: float, high: float) -> str:
+    """``yes`` where ``[lo, hi]`` lies within ``[low, high]`` (either may be infinite),
+    ``no`` where the two are disjoint, :data:`NOISE` where ``[lo, hi]`` straddles an edge
+    (or an end is missing or not finite)."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return NOISE
+    if low <= lo and hi <= high:
+        return "yes"
+    return "no" if hi < low or lo > high else NOISE
+
+
 def difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
                spec: str = "+.1f") -> tuple[str, str]:
     """``(text, verdict)`` of the paired difference ``a - b``: ``mean [lo, hi]``
@@ -103,15 +114,26 @@ def difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
     return fmt(m, lo, hi, spec), side(lo, hi, names)
 
 
-def ratio(a: dict[int, float], b: dict[int, float]) -> tuple[str, str]:
-    """``(text, verdict)`` of the paired ratio ``mean(a) / mean(b)`` with Fieller's
-    interval: ``below`` where it lies below 1, ``above`` where above, :data:`NOISE`
-    where it contains 1 or is unbounded."""
+def paired_ratio(a: dict[int, float], b: dict[int, float]
+                 ) -> tuple[float, float | None, float | None] | None:
+    """``(ratio, lo, hi)``: ``mean(a) / mean(b)`` over the seed indices both hold, with
+    Fieller's 95% interval (an end ``None``: unbounded); ``None`` with fewer than two
+    shared seed indices."""
     seeds = sorted(set(a) & set(b))
     if len(seeds) < 2:
+        return None
+    return ratio_ci([a[s] for s in seeds], [b[s] for s in seeds])
+
+
+def ratio(a: dict[int, float], b: dict[int, float], spec: str = ".2f") -> tuple[str, str]:
+    """``(text, verdict)`` of the paired ratio ``mean(a) / mean(b)`` with Fieller's
+    interval (in format ``spec``): ``below`` where it lies below 1, ``above`` where
+    above, :data:`NOISE` where it contains 1 or is unbounded."""
+    found = paired_ratio(a, b)
+    if found is None:
         return "n/a", NOISE
-    r, lo, hi = ratio_ci([a[s] for s in seeds], [b[s] for s in seeds])
-    return fmt(r, lo, hi, ".2f"), side(lo, hi, ("below", "above"), null=1.0)
+    r, lo, hi = found
+    return fmt(r, lo, hi, spec), side(lo, hi, ("below", "above"), null=1.0)
 
 
 def on_common_seeds(by_horizon: dict[int, dict[int, float]]) -> dict[int, dict[int, float]]:

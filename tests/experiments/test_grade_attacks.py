@@ -59,12 +59,15 @@ ATTACKS = {
     "steal_secret": '''
     def setup(self):
         found = [k for k in os.environ if "SECRET" in k]
+        # any process's files last: the grade's reason is cut short, and on a busy host
+        # other processes may carry a secret of their own
+        procs = []
         for pid in os.listdir("/proc"):
             for part in ("environ", "cmdline"):
                 try:
                     with open(f"/proc/{pid}/{part}", "rb") as f:
                         if b"SECRET" in f.read():
-                            found.append(f"/proc/{pid}/{part}")
+                            procs.append(f"/proc/{pid}/{part}")
                 except OSError:
                     pass
         pid = os.getpid()
@@ -83,7 +86,7 @@ ATTACKS = {
                 found.append(path)
             except OSError:
                 pass
-        raise PermissionError(f"stolen: {sorted(set(found))}")
+        raise PermissionError(f"stolen: {sorted(set(found)) + sorted(set(procs))}")
 ''',
     # out of the sandbox (one submission, one process): another student's file (read it,
     # change it, write next to it); the network (a TCP listener of the grader's host, and
