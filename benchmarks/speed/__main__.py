@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.make_results import release, versions
+from benchmarks.stored import release, versions
 from benchmarks.speed.cases import CASES
 from benchmarks.speed.compare import (
     BASELINE,
