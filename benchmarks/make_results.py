@@ -61,7 +61,6 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as `python benchmarks/make_results.py`: the checkout's
@@ -159,7 +158,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("private-experts", quick_args=None, study="private-experts"),
     Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
     Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
-            ("--rounds", "300", "--repeats", "2"), stored=True),
+            ("--rounds", "300", "--repeats", "2"), fence=True, stored=True),
     # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
     Section("audit-power", "audit_power.py", (), None, fence=True, stored=True),
     # about 5 minutes of CPU: five submissions graded at the course's defaults
