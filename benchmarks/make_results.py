@@ -74,6 +74,11 @@ RESULTS = ROOT / "docs" / "results.md"
 COMMAND = "python benchmarks/make_results.py"
 
 
+def _relative(path: Path) -> str:
+    """``path`` relative to the checkout when inside it (as a reader types it)."""
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
 @dataclasses.dataclass(frozen=True)
 class Section:
     """One section of docs/results.md and the script that produces its numbers.
@@ -118,9 +123,7 @@ class Section:
             return [f"benchmarks/studies/{self.study}/analysis.py"]
         args = [f"benchmarks/{self.script}", *((self.quick_args if quick else self.args) or ())]
         if self.stored:
-            path = self.results(quick)
-            args += ["--save", str(path.relative_to(ROOT) if path.is_relative_to(ROOT)
-                                   else path)]
+            args += ["--save", _relative(self.results(quick))]
         return args
 
     def shown(self, quick: bool = False) -> str:
@@ -341,7 +344,7 @@ def _kind(section: Section) -> str:
         when = stored.load(path, section.name)["date"]
     except stored.MissingResults:
         when = "missing"
-    return f"stored {path.relative_to(ROOT)} ({when})"
+    return f"stored {_relative(path)} ({when})"
 
 
 def main(argv: list[str] | None = None,
@@ -360,7 +363,7 @@ def main(argv: list[str] | None = None,
         install_signal_handlers()
     if args.list:
         for s in SECTIONS:
-            print(f"{s.name:24s} {_kind(s):44s} {s.shown()}")
+            print(f"{s.name:22s} {_kind(s)}\n{'':22s} {s.shown()}")
         return 0
     names = [s.name for s in SECTIONS]
     only = [n for n in args.only.split(",") if n] or names

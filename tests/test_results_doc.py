@@ -357,3 +357,14 @@ mr.run_script(Sleeper("sleeper", "sleeper.py"), False)
     else:
         os.kill(child, signal.SIGKILL)
         pytest.fail("the section script outlived its generator")
+
+
+def test_list_names_each_sections_kind_command_and_stored_file(results_dir, capsys):
+    mr.stored.save(_section("gaussian-speed").results(), _gaussian_doc())
+    assert mr.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    for section in mr.SECTIONS:
+        assert section.shown() in out
+    assert f"stored {results_dir / 'gaussian-speed.json'} (2026-01-02 03:04 UTC)" in out
+    assert "counter-noise.json (missing)" in out
+    assert "study separation" in out
