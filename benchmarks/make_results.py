@@ -89,7 +89,8 @@ class Section:
         args: Its arguments for the full run.
         quick_args: Its arguments for ``--quick``; ``None``: skipped by ``--quick``
             (the block of the current file is kept).
-        fence: Whether the script prints plain text (wrapped in a code fence).
+        fence: Whether the block (the script's stdout, or its render of the stored
+            numbers) is plain text, wrapped in a code fence.
         study: A study under ``benchmarks/studies/`` (its ``sweep.yaml`` played by
             ``dp-online sweep``, resumable, then its ``analysis.py`` rendering the block
             from the stored results); ``script`` and ``args`` are then unused.
