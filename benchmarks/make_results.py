@@ -163,7 +163,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
     Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
             ("--rounds", "300", "--repeats", "2"), fence=True, stored=True),
-    # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
+    # about 6 minutes of CPU at the audit's default settings, none of them shortcuts
     Section("audit-power", "audit_power.py", (), None, fence=True, stored=True),
     # about 5 minutes of CPU: five submissions graded at the course's defaults
     Section("grader-audit", "grader_audit.py", (), None, stored=True),
