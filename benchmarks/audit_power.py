@@ -26,8 +26,12 @@ measured under the same load):
 CPU time is this process's plus its finished children's (the isolated learners):
 what "minutes on two cores" is about when the machine is shared.
 
+``--save FILE`` stores the numbers (:mod:`benchmarks.stored`); :func:`render` draws the
+block of ``docs/results.md`` from them.
+
     python benchmarks/audit_power.py [--horizon 64] [--runs 3000] [--pilot-runs 400]
         [--scale 3,10,20] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
+        [--save FILE]
 """
 
 from __future__ import annotations
@@ -35,12 +39,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import resource
+import sys
 import time
+from typing import Any
 
 import agents
 from agents.bandit.exp3 import EXP3
 from agents.privacy import PrivacyGuarantee
 from agents.vectorized import make_audit_batched, make_batched
+from benchmarks import stored
 from dp_online_envs.lab.audit import (
     AuditSettings,
     ResettingSession,
@@ -90,50 +97,55 @@ def _timed(fn):
     return out, time.perf_counter() - start, cpu_seconds() - cpu
 
 
-def isolated_audits(settings: AuditSettings) -> None:
-    print("1. grader's path (isolated learners, one run at a time)", flush=True)
+def _finding(f) -> dict[str, Any]:
+    """An audit finding as data: its lower bound, verdict, event counts and summary."""
+    return {"eps_lb": f.eps_lb, "refuted": f.refuted, "counts": list(f.counts),
+            "text": str(f)}
+
+
+def isolated_audits(settings: AuditSettings) -> list[dict[str, Any]]:
+    """Part 1: the cheat and ``private-exp2``, each learner isolated in its process."""
+    rows = []
     for name, factory in (("exp3 declaring (1, 0)", EXP3ClaimsPrivacy),
                           ("private-exp2 at eps=1", _private_exp2)):
         f, wall, cpu = _timed(lambda factory=factory: audit_actions(
             isolated(factory), ENV, {}, CLAIM, settings))
-        print(f"  {name} [isolated]: {wall:.1f} s wall, {cpu:.1f} s CPU "
-              f"({games(settings) / cpu:.0f} games/s), "
-              f"eps_lb = {f.eps_lb:.3f}, refuted = {f.refuted}\n    {f}", flush=True)
+        rows.append({"label": name, "wall s": wall, "cpu s": cpu, "games": games(settings),
+                     **_finding(f)})
+        _progress(f"isolated {name}: {cpu:.1f} s CPU")
+    return rows
 
 
-
-
-def speed(settings: AuditSettings) -> None:
+def speed(settings: AuditSettings) -> list[dict[str, Any]]:
+    """Part 2: CPU time of one audit played one run at a time and batched."""
     n = games(settings)
-    print(f"2. trials per second, one run at a time vs batched ({n} games per audit)",
-          flush=True)
     cases = (("exp3 declaring (1, 0)", "exp3", lambda p: EXP3ClaimsPrivacy(p), {}),
              ("private-exp2 at eps=1", "private-exp2", _private_exp2, {"epsilon": 1.0}))
+    rows = []
     for label, name, build, kw in cases:
         scalar, _, cpu_s = _timed(lambda build=build: audit_actions(
             lambda p, s: ResettingSession(build(p)), ENV, {}, CLAIM, settings))
         batched, _, cpu_b = _timed(lambda name=name, kw=kw: audit_actions(
             lambda p, s: make_batched(name, p, **kw), ENV, {}, CLAIM, settings))
-        print(f"  {label}: scalar {cpu_s:.2f} s CPU ({n / cpu_s:.0f} games/s); per-seed "
-              f"batched {cpu_b:.2f} s CPU ({n / cpu_b:.0f} games/s): ratio "
-              f"{cpu_s / cpu_b:.1f}x, same finding: {scalar == batched} (eps_lb = "
-              f"{batched.eps_lb:.3f}, counts {batched.counts})", flush=True)
+        row = {"label": label, "games": n, "scalar cpu s": cpu_s, "batched cpu s": cpu_b,
+               "same finding": scalar == batched, "batched": _finding(batched),
+               "shared": None}
         if name == "private-exp2":
             shared, _, cpu_h = _timed(lambda name=name, kw=kw: audit_actions(
                 lambda p, s: make_audit_batched(name, p, **kw), ENV, {}, CLAIM, settings))
-            print(f"    shared-stream batched {cpu_h:.2f} s CPU ({n / cpu_h:.0f} games/s): "
-                  f"ratio {cpu_s / cpu_h:.1f}x the scalar, {cpu_b / cpu_h:.1f}x the "
-                  f"per-seed batched; its own finding (other runs): eps_lb = "
-                  f"{shared.eps_lb:.3f}, counts {shared.counts}, refuted = "
-                  f"{shared.refuted}", flush=True)
-            time_shares(settings, cpu_b / n, cpu_h / n)
+            row["shared"] = {"cpu s": cpu_h, **_finding(shared),
+                             **time_shares(settings, cpu_b / n, cpu_h / n)}
+        rows.append(row)
+        _progress(f"speed {label}: {cpu_s:.1f} s CPU one run at a time")
+    return rows
 
 
-def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> None:
-    """Where a batched private-exp2 run's time goes: its exact noise (per-seed: one
-    ``T``-value block from each run's generator; shared stream: one ``B * T``-value
-    draw for a chunk of B runs) and, on the shared path, the vector env's reset (the
-    per-game adversary copies and seed sequences of ``LinearVectorEnv.reset``)."""
+def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> dict[str, float]:
+    """Where a batched private-exp2 run's time goes (seconds per game): its exact noise
+    (per-seed: one ``T``-value block from each run's generator; shared stream: one
+    ``B * T``-value draw for a chunk of B runs) and, on the shared path, the vector env's
+    reset (the per-game adversary copies and seed sequences of
+    ``LinearVectorEnv.reset``), beside the whole game's ``per_seed`` and ``shared``."""
     import numpy as np
 
     from dp_online_envs.lab.audit.batched import _vector_env
@@ -157,13 +169,8 @@ def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> None
         venv.reset(seed=0)
     reset = (time.process_time() - start) / 3 / B
     venv.close()
-    print(f"  where a batched private-exp2 run's time goes: per-seed, its exact noise "
-          f"(one {T}-value block from its own generator) {1e6 * block:.0f} us of the "
-          f"{1e6 * per_seed:.0f} us per game ({100 * block / per_seed:.0f}%); shared "
-          f"stream, its share of one {B}x{T}-value draw {1e6 * draw:.1f} us and of the "
-          f"vector env's reset {1e6 * reset:.1f} us of the {1e6 * shared:.0f} us per "
-          f"game ({100 * draw / shared:.0f}% and {100 * reset / shared:.0f}%)",
-          flush=True)
+    return {"per-seed game s": per_seed, "per-seed noise block s": block,
+            "shared game s": shared, "shared noise draw s": draw, "shared reset s": reset}
 
 
 def _problem(settings: AuditSettings):
@@ -173,19 +180,113 @@ def _problem(settings: AuditSettings):
 
 
 def ladder(settings: AuditSettings, factors: tuple[float, ...], label: str,
-           vectorize: bool, resolver=None) -> tuple[object, float]:
+           vectorize: bool, resolver=None) -> dict[str, Any]:
+    """One power ladder: its settings, time and findings per noise cut."""
     power, wall, cpu = _timed(lambda: audit_power("private-exp2", ENV, {}, CLAIM, settings,
                                                   factors=factors, vectorize=vectorize,
                                                   resolver=resolver))
+    _progress(f"ladder {label}: {cpu:.1f} s CPU")
+    return {"label": label, "runs": settings.runs, "pilot runs": settings.pilot_runs,
+            "games": len(factors) * games(settings), "wall s": wall, "cpu s": cpu,
+            "summary": str(power), "factors": list(power.factors),
+            "eps_lbs": list(power.eps_lbs), "refuted": list(power.refuted)}
+
+
+def measure(settings: AuditSettings, factors: tuple[float, ...], scales: list[int],
+            skip_isolated: bool = False, skip_ladder: bool = False) -> dict[str, Any]:
+    """Parts 1 to 3 (module docstring) as data."""
+    data: dict[str, Any] = {
+        "isolated": [] if skip_isolated else isolated_audits(settings),
+        "speed": speed(settings), "ladders": []}
+    if skip_ladder:
+        return data
+    ladders = data["ladders"]
+    ladders.append(ladder(settings, factors, "one run at a time", vectorize=False))
+    ladders.append(ladder(settings, factors, "per-seed batched", vectorize=True,
+                          resolver=agents.per_seed_registry))
+    ladders.append(ladder(settings, factors, "shared-stream batched (audit_power's "
+                          "default)", vectorize=True))
+    for scale in scales:
+        big = dataclasses.replace(settings, runs=settings.runs * scale,
+                                  pilot_runs=settings.pilot_runs * scale)
+        ladders.append(ladder(big, factors, f"shared-stream batched, {scale}x the runs",
+                              vectorize=True))
+    data["same findings one at a time / per-seed"] = (
+        ladders[0]["eps_lbs"] == ladders[1]["eps_lbs"]
+        and ladders[0]["refuted"] == ladders[1]["refuted"])
+    return data
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _counts(finding: dict[str, Any]) -> str:
+    return "(" + ", ".join(str(c) for c in finding["counts"]) + ")"
+
+
+def _ladder_lines(row: dict[str, Any]) -> list[str]:
     lbs = ", ".join(f"{c:g}x: {lb:.3f}{' R' if r else ''}"
-                    for c, lb, r in zip(power.factors, power.eps_lbs, power.refuted))
-    print(f"  {label} (runs {settings.runs}, pilot runs {settings.pilot_runs}, "
-          f"{len(factors) * games(settings)} games): {wall:.1f} s wall, {cpu:.1f} s CPU; "
-          f"{power}\n    eps_lb per noise cut (R: refuted): {lbs}", flush=True)
-    return power, cpu
+                    for c, lb, r in zip(row["factors"], row["eps_lbs"], row["refuted"]))
+    return [f"  {row['label']} (runs {row['runs']}, pilot runs {row['pilot runs']}, "
+            f"{row['games']} games): {row['wall s']:.1f} s wall, {row['cpu s']:.1f} s CPU; "
+            f"{row['summary']}", f"    eps_lb per noise cut (R: refuted): {lbs}"]
 
 
-def main() -> None:
+def render(doc: dict[str, Any]) -> str:
+    """The text block of a stored document of :func:`measure`."""
+    data, lines = doc["data"], [f"settings: {doc['settings']['audit']}"]
+    if data["isolated"]:
+        lines.append("1. grader's path (isolated learners, one run at a time)")
+    for r in data["isolated"]:
+        lines += [f"  {r['label']} [isolated]: {r['wall s']:.1f} s wall, {r['cpu s']:.1f} s "
+                  f"CPU ({r['games'] / r['cpu s']:.0f} games/s), eps_lb = {r['eps_lb']:.3f}, "
+                  f"refuted = {r['refuted']}", f"    {r['text']}"]
+    n = data["speed"][0]["games"]
+    lines.append(f"2. trials per second, one run at a time vs batched ({n} games per audit)")
+    for r in data["speed"]:
+        s, b, f = r["scalar cpu s"], r["batched cpu s"], r["batched"]
+        lines.append(f"  {r['label']}: scalar {s:.2f} s CPU ({n / s:.0f} games/s); per-seed "
+                     f"batched {b:.2f} s CPU ({n / b:.0f} games/s): ratio {s / b:.1f}x, "
+                     f"same finding: {r['same finding']} (eps_lb = {f['eps_lb']:.3f}, "
+                     f"counts {_counts(f)})")
+        h = r["shared"]
+        if h is None:
+            continue
+        lines.append(f"    shared-stream batched {h['cpu s']:.2f} s CPU ({n / h['cpu s']:.0f} "
+                     f"games/s): ratio {s / h['cpu s']:.1f}x the scalar, {b / h['cpu s']:.1f}x "
+                     f"the per-seed batched; its own finding (other runs): eps_lb = "
+                     f"{h['eps_lb']:.3f}, counts {_counts(h)}, refuted = {h['refuted']}")
+        audit = doc["settings"]["audit"]
+        per_seed, shared = h["per-seed game s"], h["shared game s"]
+        lines.append(
+            f"  where a batched private-exp2 run's time goes: per-seed, its exact noise (one "
+            f"{audit['horizon']}-value block from its own generator) "
+            f"{1e6 * h['per-seed noise block s']:.0f} us of the {1e6 * per_seed:.0f} us per "
+            f"game ({100 * h['per-seed noise block s'] / per_seed:.0f}%); shared stream, its "
+            f"share of one {audit['runs']}x{audit['horizon']}-value draw "
+            f"{1e6 * h['shared noise draw s']:.1f} us and of the vector env's reset "
+            f"{1e6 * h['shared reset s']:.1f} us of the {1e6 * shared:.0f} us per game "
+            f"({100 * h['shared noise draw s'] / shared:.0f}% and "
+            f"{100 * h['shared reset s'] / shared:.0f}%)")
+    ladders = data["ladders"]
+    if not ladders:
+        return "\n".join(lines)
+    slow = ladders[0]["cpu s"]
+    lines.append("3. power ladder: private-exp2 built at eps*c, declaring eps = 1")
+    lines += _ladder_lines(ladders[0]) + _ladder_lines(ladders[1])
+    lines.append(f"  same findings: {data['same findings one at a time / per-seed']}; "
+                 f"ratio {slow / ladders[1]['cpu s']:.1f}x")
+    lines += _ladder_lines(ladders[2])
+    lines.append(f"    ratio {slow / ladders[2]['cpu s']:.1f}x the one-run-at-a-time ladder")
+    for row in ladders[3:]:
+        lines += _ladder_lines(row)
+        lines.append(f"    CPU time {row['cpu s'] / slow:.2f}x that of the one-run-at-a-time "
+                     f"ladder at {ladders[0]['runs']} runs")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--horizon", type=int, default=AuditSettings.horizon)
     parser.add_argument("--runs", type=int, default=AuditSettings.runs)
@@ -197,34 +298,24 @@ def main() -> None:
     parser.add_argument("--factors", default="1,2,5,10,30,100")
     parser.add_argument("--skip-isolated", action="store_true")
     parser.add_argument("--skip-ladder", action="store_true")
-    args = parser.parse_args()
+    stored.add_save_argument(parser)
+    args = parser.parse_args(argv)
     settings = AuditSettings(horizon=args.horizon, runs=args.runs,
                              pilot_runs=args.pilot_runs, seed=args.seed)
-    print(f"settings: {settings.to_dict()}", flush=True)
-    if not args.skip_isolated:
-        isolated_audits(settings)
-    speed(settings)
-    if args.skip_ladder:
-        return
     factors = tuple(float(c) for c in args.factors.split(","))
-    print("3. power ladder: private-exp2 built at eps*c, declaring eps = 1", flush=True)
-    slow, cpu_slow = ladder(settings, factors, "one run at a time", vectorize=False)
-    per_seed, cpu_per_seed = ladder(settings, factors, "per-seed batched", vectorize=True,
-                                    resolver=agents.per_seed_registry)
-    print(f"  same findings: {slow == per_seed}; ratio {cpu_slow / cpu_per_seed:.1f}x",
-          flush=True)
-    _, cpu_shared = ladder(settings, factors, "shared-stream batched (audit_power's "
-                           "default)", vectorize=True)
-    print(f"    ratio {cpu_slow / cpu_shared:.1f}x the one-run-at-a-time ladder",
-          flush=True)
-    for scale in (int(s) for s in args.scale.split(",")):
-        big = dataclasses.replace(settings, runs=settings.runs * scale,
-                                  pilot_runs=settings.pilot_runs * scale)
-        _, cpu = ladder(big, factors, f"shared-stream batched, {scale}x the runs",
-                        vectorize=True)
-        print(f"    CPU time {cpu / cpu_slow:.2f}x that of the one-run-at-a-time ladder at "
-              f"{settings.runs} runs", flush=True)
+    scales = [int(s) for s in args.scale.split(",")]
+    run = stored.Measurement("audit-power", {
+        "audit": settings.to_dict(), "factors": list(factors), "scales": scales,
+        "skip isolated": args.skip_isolated, "skip ladder": args.skip_ladder})
+    doc = run.document(measure(settings, factors, scales, args.skip_isolated,
+                               args.skip_ladder))
+    stored.save(args.save, doc)
+    print(render(doc))
 
 
 if __name__ == "__main__":
-    main()
+    # the isolated learners' processes unpickle the factories by their module's name:
+    # run them as benchmarks.audit_power's, not as __main__'s (not importable there)
+    from benchmarks.audit_power import main as _main
+
+    _main()

@@ -36,8 +36,11 @@ A checkpoint above ``--budget`` seconds stops the larger sizes of that row (show
 ``skipped``): they would only be slower. The l1 ball is not used by any registered
 env, so it is not here.
 
+``--save FILE`` stores the times (:mod:`benchmarks.stored`); :func:`render` draws the
+block of ``docs/results.md`` from them.
+
     OPENBLAS_NUM_THREADS=1 nice python benchmarks/domain_scaling.py [--rounds 50] [--budget 10] \\
-        [--only flow --only Birkhoff]
+        [--only flow --only Birkhoff] [--save FILE]
 """
 
 from __future__ import annotations
@@ -45,18 +48,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import gymnasium as gym  # noqa: E402
-
-import dp_online_envs  # noqa: E402
-from dp_online_envs.wrappers.regret import regret_summary  # noqa: E402
+import dp_online_envs
+from benchmarks import stored
+from dp_online_envs.wrappers.regret import regret_summary
 
 
 def _complete(m: int) -> tuple[int, list[tuple[int, int]]]:
@@ -217,41 +217,60 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:,.0f}" if seconds >= 1e-5 else f"{seconds * 1e6:.1f}"
 
 
-def _table(rows: list, args: argparse.Namespace, ref: float) -> list[str]:
-    """Print the table of ``rows``; return the target lines of the :data:`TARGETS`
-    rows measured."""
-    print("| domain | env id | size | step (us) | step CPU (us) | step / default "
-          "| step / CartPole | checkpoint (us) | checkpoint / default | checkpoint CPU (us) "
-          "| construction (us) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    targets = []
+def measure_rows(rows: list, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The times of every size of ``rows`` (seconds; a skipped checkpoint is ``None``)."""
+    out = []
     for label, env_id, meaning, sizes in rows:
-        base_step = base_cp = None
-        over = False
-        for i, (size, opts) in enumerate(sizes):
+        over, measured = False, []
+        for size, opts in sizes:
             build = time_construction(env_id, opts)
             step, step_cpu = time_step(env_id, opts, args.steps, args.repeats)
             cp, cp_cpu = (None, None) if over else time_checkpoint(env_id, opts, args.rounds,
                                                                    args.repeats)
-            if i == 0:
-                base_step, base_cp = step, cp
             over = over or (cp is not None and cp > args.budget)
-            cp_cell = "skipped" if cp is None else _us(cp)
-            cpu_cell = "" if cp_cpu is None else _us(cp_cpu)
+            measured.append({"size": size, "step s": step, "step cpu s": step_cpu,
+                             "checkpoint s": cp, "checkpoint cpu s": cp_cpu,
+                             "construction s": build})
+        out.append({"label": label, "env": env_id, "meaning": meaning, "sizes": measured})
+    return out
+
+
+def _table(rows: list[dict[str, Any]], ref: float) -> list[str]:
+    """The markdown table of measured ``rows``, times per step and checkpoint against the
+    default size (the first) and the CartPole step ``ref``."""
+    lines = ["| domain | env id | size | step (us) | step CPU (us) | step / default "
+             "| step / CartPole | checkpoint (us) | checkpoint / default | checkpoint CPU (us) "
+             "| construction (us) |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        base_step, base_cp = row["sizes"][0]["step s"], row["sizes"][0]["checkpoint s"]
+        for i, m in enumerate(row["sizes"]):
+            step, cp, cp_cpu = m["step s"], m["checkpoint s"], m["checkpoint cpu s"]
             cp_ratio = "" if cp is None or not base_cp else f"{cp / base_cp:.1f}x"
-            name = f"{label} ({meaning})" if i == 0 else ""
-            print(f"| {name} | {env_id if i == 0 else ''} | {size} | {_us(step)} | "
-                  f"{_us(step_cpu)} | {step / base_step:.1f}x | {step / ref:.1f}x | "
-                  f"{cp_cell} | {cp_ratio} | {cpu_cell} | {_us(build)} |", flush=True)
-            if (label, size) in TARGETS and cp is not None:
-                targets.append(
-                    f"- {label} at {size}: step {_us(step_cpu)} us CPU, {_us(step)} us "
-                    f"wall ({step / ref:.1f}x CartPole; target <= {_us(STEP_TARGET)} us): "
-                    f"{_verdict(step_cpu, step, STEP_TARGET)}; checkpoint "
-                    f"{cp_cpu * 1e3:.2f} ms CPU, {cp * 1e3:.2f} ms wall (target <= "
-                    f"{CHECKPOINT_TARGET * 1e3:.0f} ms): "
-                    f"{_verdict(cp_cpu, cp, CHECKPOINT_TARGET)}")
-    return targets
+            name = f"{row['label']} ({row['meaning']})" if i == 0 else ""
+            lines.append(
+                f"| {name} | {row['env'] if i == 0 else ''} | {m['size']} | {_us(step)} | "
+                f"{_us(m['step cpu s'])} | {step / base_step:.1f}x | {step / ref:.1f}x | "
+                f"{'skipped' if cp is None else _us(cp)} | {cp_ratio} | "
+                f"{'' if cp_cpu is None else _us(cp_cpu)} | {_us(m['construction s'])} |")
+    return lines
+
+
+def _targets(rows: list[dict[str, Any]], ref: float) -> list[str]:
+    """The verdicts of the :data:`TARGETS` sizes measured in ``rows``."""
+    lines = []
+    for row in rows:
+        for m in row["sizes"]:
+            if (row["label"], m["size"]) not in TARGETS or m["checkpoint s"] is None:
+                continue
+            step, step_cpu = m["step s"], m["step cpu s"]
+            cp, cp_cpu = m["checkpoint s"], m["checkpoint cpu s"]
+            lines.append(
+                f"- {row['label']} at {m['size']}: step {_us(step_cpu)} us CPU, {_us(step)} us "
+                f"wall ({step / ref:.1f}x CartPole; target <= {_us(STEP_TARGET)} us): "
+                f"{_verdict(step_cpu, step, STEP_TARGET)}; checkpoint {cp_cpu * 1e3:.2f} ms "
+                f"CPU, {cp * 1e3:.2f} ms wall (target <= {CHECKPOINT_TARGET * 1e3:.0f} ms): "
+                f"{_verdict(cp_cpu, cp, CHECKPOINT_TARGET)}")
+    return lines
 
 
 def _verdict(cpu: float, wall: float, target: float) -> str:
@@ -260,12 +279,40 @@ def _verdict(cpu: float, wall: float, target: float) -> str:
             f"wall {'met' if wall <= target else 'MISSED'}")
 
 
-def _load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.2f} (1 min) / {five:.2f} (5 min) on {os.cpu_count()} CPUs"
+TITLES = {"current": "Current defaults (the registered ids' defaults), 4x and 16x",
+          "former": ("Former defaults (the v0 polytope instances, distance losses; flow up "
+                     "to 24x32)")}
 
 
-def main() -> None:
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Both tables' times and the CartPole step at the start and at the end."""
+    data: dict[str, Any] = {"cartpole step s, start": cartpole_step(), "tables": {}}
+    for key, rows in (("current", CURRENT), ("former", FORMER)):
+        rows = [r for r in rows
+                if not args.only or any(o.lower() in r[0].lower() for o in args.only)]
+        if rows:
+            data["tables"][key] = measure_rows(rows, args)
+    data["cartpole step s, end"] = cartpole_step()
+    return data
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The markdown block of a stored document of :func:`measure`."""
+    cfg, data = doc["settings"], doc["data"]
+    ref, end = data["cartpole step s, start"], data["cartpole step s, end"]
+    lines = [f"reference: CartPole-v1 step (unwrapped) {_us(ref)} us at the start, {_us(end)} "
+             f"us at the end (the ratios use the first); checkpoint after {cfg['rounds']} "
+             f"rounds; OPENBLAS_NUM_THREADS={cfg['OPENBLAS_NUM_THREADS']}", ""]
+    targets = []
+    for key, rows in data["tables"].items():
+        lines += [f"**{TITLES[key]}**", "", *_table(rows, ref), ""]
+        targets += _targets(rows, ref)
+    if targets:
+        lines += ["The flow targets at grid 24x32:", "", *targets]
+    return "\n".join(lines).rstrip("\n")
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=50, help="rounds before the checkpoint")
     parser.add_argument("--steps", type=int, default=300, help="timed steps per repeat")
@@ -274,27 +321,15 @@ def main() -> None:
                         help="seconds; a slower checkpoint skips the larger sizes")
     parser.add_argument("--only", action="append", default=None,
                         help="substring of the row labels to run (repeatable)")
-    args = parser.parse_args()
-    ref = cartpole_step()
-    print(f"reference: CartPole-v1 step (unwrapped) {_us(ref)} us; checkpoint after "
-          f"{args.rounds} rounds; OPENBLAS_NUM_THREADS="
-          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; at the start {_load()}\n")
-    targets = []
-    for title, rows in (("Current defaults (the registered ids' defaults), 4x and 16x",
-                         CURRENT),
-                        (("Former defaults (the v0 polytope instances, distance "
-                          "losses; flow up to 24x32)"), FORMER)):
-        rows = [r for r in rows
-                if not args.only or any(o.lower() in r[0].lower() for o in args.only)]
-        if rows:
-            print(f"**{title}**\n")
-            targets += _table(rows, args, ref)
-            print()
-    if targets:
-        print("The flow targets at grid 24x32:\n")
-        print("\n".join(targets))
-        print()
-    print(f"At the end: {_load()}; CartPole-v1 step {_us(cartpole_step())} us.")
+    stored.add_save_argument(parser)
+    args = parser.parse_args(argv)
+    run = stored.Measurement("domain-scaling", {
+        "rounds": args.rounds, "steps": args.steps, "repeats": args.repeats,
+        "budget s": args.budget, "only": args.only,
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "unset")})
+    doc = run.document(measure(args))
+    stored.save(args.save, doc)
+    print(render(doc))
 
 
 if __name__ == "__main__":

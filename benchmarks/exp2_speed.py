@@ -1,4 +1,4 @@
-"""Rounds per second of ``private-exp2`` (env and wrappers included) vs SMPyBandits' Exp3.
+"""Rounds per CPU second of ``private-exp2`` (env and wrappers included) vs SMPyBandits' Exp3.
 
 What is timed
 -------------
@@ -12,10 +12,15 @@ What is timed
   ``getReward(arm, reward)`` per round on pre-drawn Bernoulli rewards of a K-armed
   instance -- no environment, no regret bookkeeping.
 
-Each side runs ``repeats`` times ``rounds`` rounds; the median rounds/s is reported and
-the ratio ours / SMPyBandits (the target is >= 2). For reference the script also times
-``env.step`` alone and ``act()`` + ``update()`` alone (on pre-drawn feedback). The
-machine is shared: rates move by ~20% between runs; the ratio is what is reported.
+Each side runs ``repeats`` times ``rounds`` rounds; the median rounds per CPU second
+(``time.process_time`` of the process playing: the other jobs of a shared machine do
+not inflate it; both sides run on one thread) is reported and the ratio ours /
+SMPyBandits (the target is >= 2). The script also times ``act()`` + ``update()`` alone
+(on pre-drawn feedback), the part that compares with a policy alone. ``env.step``
+against Gymnasium's CartPole and the full loop against a lean numpy loop of the same
+algorithm are cases of the speed harness (``python -m benchmarks.speed``), which builds
+its game with :func:`full_loop`. ``--save FILE`` stores the rates
+(:mod:`benchmarks.stored`); :func:`render` draws the block of ``docs/results.md``.
 
 How SMPyBandits is run
 ----------------------
@@ -36,7 +41,7 @@ Since the discrete mechanism landed, private-exp2 releases ``g (round(f/g) + Z)`
 of ``NOISE_BLOCK``. Measured on the shared 2-core machine, K = 10, 100000 rounds x 5
 repeats, median rounds/s, four interleaved runs of each:
 
-* full loop (env + wrappers): float Laplace (commit 7cad7fd) 72.6k, 74.8k, 77.2k,
+* full loop (env + wrappers): float Laplace (the mechanism before) 72.6k, 74.8k, 77.2k,
   76.7k; exact discrete 72.5k, 71.8k, 68.4k, 69.6k;
 * ``act()`` + ``update()`` alone: float 460k, 494k, 509k, 493k; exact 374k, 375k,
   365k, 352k.
@@ -47,6 +52,7 @@ instead of 0.5 us; the full loop then ran at 65.1k and 67.6k rounds/s against 72
 with PCG64 (about 91%).
 
     python benchmarks/exp2_speed.py [--arms 10] [--rounds 200000] [--repeats 5] [--secure]
+        [--venv DIR] [--save FILE]
 """
 
 from __future__ import annotations
@@ -62,11 +68,13 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 
 import agents
 import dp_online_envs  # noqa: F401  (registers the ids)
+from benchmarks import stored
 
 _SMPY_CHILD = textwrap.dedent("""
     import json, statistics, sys, time, warnings
@@ -81,11 +89,11 @@ _SMPY_CHILD = textwrap.dedent("""
     for _ in range(repeats):
         policy = Exp3(k)
         policy.startGame()
-        start = time.perf_counter()
+        start = time.process_time()
         for t in range(rounds):
             arm = policy.choice()
             policy.getReward(arm, rewards[t, arm])
-        rates.append(rounds / (time.perf_counter() - start))
+        rates.append(rounds / (time.process_time() - start))
     import SMPyBandits, scipy
     print(json.dumps({"rates": rates, "version": SMPyBandits.__version__,
                       "numpy": np.__version__, "scipy": scipy.__version__}))
@@ -117,18 +125,18 @@ def full_loop(k: int, rounds: int, seed: int, name: str = "private-exp2",
 
 def ours(k: int, rounds: int, repeats: int, name: str = "private-exp2",
          secure: bool = False) -> list[float]:
-    """Rounds/s of the full loop (:func:`full_loop`), one value per repeat."""
+    """Rounds per CPU second of the full loop (:func:`full_loop`), one value per repeat."""
     rates = []
     for r in range(repeats):
         play = full_loop(k, rounds, r, name, secure)
-        start = time.perf_counter()
+        start = time.process_time()
         play()
-        rates.append(rounds / (time.perf_counter() - start))
+        rates.append(rounds / (time.process_time() - start))
     return rates
 
 
 def agent_only(k: int, rounds: int, repeats: int, name: str = "private-exp2") -> list[float]:
-    """Rounds/s of ``act()`` + ``update()`` alone, on pre-drawn feedback arrays."""
+    """Rounds per CPU second of ``act()`` + ``update()`` alone, on pre-drawn feedback."""
     import numpy as np
 
     problem = gym.make("DPBandit-MAB-v0", n_arms=k, horizon=rounds).get_wrapper_attr("problem")
@@ -139,24 +147,10 @@ def agent_only(k: int, rounds: int, repeats: int, name: str = "private-exp2") ->
         kw = {"epsilon": 1.0} if agents.agent_class(name).private else {}
         agent = agents.make(name, problem, seed=r, **kw)
         act, update = agent.act, agent.update
-        start = time.perf_counter()
+        start = time.process_time()
         for obs in feedback:
             update(act(), obs)
-        rates.append(rounds / (time.perf_counter() - start))
-    return rates
-
-
-def env_only(k: int, rounds: int, repeats: int) -> list[float]:
-    """Rounds/s of ``env.step`` alone (a fixed arm), for reference."""
-    rates = []
-    for r in range(repeats):
-        env = gym.make("DPBandit-MAB-v0", n_arms=k, horizon=rounds)
-        env.reset(seed=r)
-        step = env.step
-        start = time.perf_counter()
-        for _ in range(rounds):
-            step(3)
-        rates.append(rounds / (time.perf_counter() - start))
+        rates.append(rounds / (time.process_time() - start))
     return rates
 
 
@@ -180,7 +174,7 @@ def smpybandits(k: int, rounds: int, repeats: int, venv: str | None = None) -> d
             subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
                             "SMPyBandits", "scipy<1.14"], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        where = f"virtualenv {root} (subprocess)"
+        where = "a throw-away virtualenv (subprocess)"
     try:
         out = subprocess.run([python, "-c", _SMPY_CHILD, str(k), str(rounds), str(repeats)],
                              capture_output=True, text=True, check=True)
@@ -193,7 +187,59 @@ def smpybandits(k: int, rounds: int, repeats: int, venv: str | None = None) -> d
     return result
 
 
-def main(argv: list[str] | None = None) -> float:
+def measure(k: int, rounds: int, repeats: int, venv: str | None, secure: bool
+            ) -> dict[str, Any]:
+    """Every side's rates (rounds per CPU second, one per repeat); SMPyBandits' with its
+    versions, or the reason it could not be measured."""
+    data: dict[str, Any] = {"agent alone": agent_only(k, rounds, repeats),
+                            "full loop": ours(k, rounds, repeats)}
+    if secure:
+        data["full loop, secure"] = ours(k, rounds, repeats, secure=True)
+    try:
+        data["smpybandits"] = smpybandits(k, rounds, repeats, venv)
+    except (OSError, subprocess.CalledProcessError, IndexError, ValueError) as exc:
+        detail = getattr(exc, "stderr", None) or ""
+        data["smpybandits"] = {"error": f"{type(exc).__name__}: {exc} {detail}"[-500:]}
+    return data
+
+
+def _rate(rates: list[float]) -> str:
+    med = statistics.median(rates)
+    return (f"{med / 1e3:.1f}k rounds/s ({1e6 / med:.2f} us/round; repeats "
+            f"{min(rates) / 1e3:.1f}k-{max(rates) / 1e3:.1f}k)")
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The markdown block of a stored document of :func:`measure`."""
+    cfg, data = doc["settings"], doc["data"]
+    ours_rate = statistics.median(data["full loop"])
+    alone = statistics.median(data["agent alone"])
+    lines = [f"K = {cfg['arms']}, {cfg['rounds']} rounds x {cfg['repeats']} repeats, median "
+             "rounds per CPU second:", "",
+             f"- `private-exp2` with env and wrappers (full loop): {_rate(data['full loop'])}",
+             f"- `private-exp2` `act()` + `update()` alone: {_rate(data['agent alone'])}"]
+    if "full loop, secure" in data:
+        lines.append(f"- the full loop with `secure=True`: {_rate(data['full loop, secure'])}")
+    smpy = data["smpybandits"]
+    if "error" in smpy:
+        lines += [f"- SMPyBandits' Exp3: not measured ({smpy['error']})"]
+    else:
+        theirs = statistics.median(smpy["rates"])
+        lines += [f"- SMPyBandits {smpy['version']} `Exp3` alone (`choice` + `getReward`; "
+                  f"{smpy['where']}, numpy {smpy['numpy']}, scipy {smpy['scipy']}): "
+                  f"{_rate(smpy['rates'])}", "",
+                  f"Ratio: the full loop runs **{ours_rate / theirs:.2f}x** SMPyBandits' "
+                  f"policy alone (target >= 2); `private-exp2` alone "
+                  f"{alone / theirs:.2f}x."]
+    lines += ["", "The env step against Gymnasium's CartPole and this full loop against a "
+              "lean numpy loop of the same algorithm: the speed harness's `env-step` and "
+              "`private-exp2` cases (`python -m benchmarks.speed`; stored ratios in "
+              "`benchmarks/speed/baseline.json`, tabled in "
+              "[the performance guide](guides/performance.md))."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--arms", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=200_000)
@@ -201,30 +247,14 @@ def main(argv: list[str] | None = None) -> float:
     ap.add_argument("--venv", default=None, help="reuse / keep the SMPyBandits virtualenv here")
     ap.add_argument("--secure", action="store_true",
                     help="also time private-exp2 with secure=True (OS generator)")
+    stored.add_save_argument(ap)
     args = ap.parse_args(argv)
-    k, n, reps = args.arms, args.rounds, args.repeats
-
-    env_rate = statistics.median(env_only(k, n, reps))
-    agent_rate = statistics.median(agent_only(k, n, reps))
-    ours_rate = statistics.median(ours(k, n, reps))
-    smpy = smpybandits(k, n, reps, args.venv)
-    smpy_rate = statistics.median(smpy["rates"])
-    ratio = ours_rate / smpy_rate
-    print(f"K = {k}, {n} rounds x {reps} repeats (median rounds/s)")
-    print(f"  env.step alone (DPBandit-MAB-v0, gym.make):       {env_rate:10.0f} /s "
-          f"({1e6 / env_rate:.2f} us/step)")
-    print(f"  private-exp2 act()+update() alone:                {agent_rate:10.0f} /s "
-          f"({1e6 / agent_rate:.2f} us/round)")
-    print(f"  private-exp2 + env + wrappers (full loop):        {ours_rate:10.0f} /s "
-          f"({1e6 / ours_rate:.2f} us/round)")
-    if args.secure:
-        sec = statistics.median(ours(k, n, reps, secure=True))
-        print(f"  private-exp2 secure=True + env + wrappers:        {sec:10.0f} /s "
-              f"({1e6 / sec:.2f} us/round)")
-    print(f"  SMPyBandits {smpy['version']} Exp3 alone (choice+getReward): {smpy_rate:10.0f} /s "
-          f"[{smpy['where']}; numpy {smpy['numpy']}, scipy {smpy['scipy']}]")
-    print(f"  ratio private-exp2 loop / SMPyBandits Exp3:       {ratio:10.2f}x  (target >= 2)")
-    return ratio
+    run = stored.Measurement("exp2-speed", {"arms": args.arms, "rounds": args.rounds,
+                                            "repeats": args.repeats, "secure": args.secure,
+                                            "clock": "CPU time (time.process_time)"})
+    doc = run.document(measure(args.arms, args.rounds, args.repeats, args.venv, args.secure))
+    stored.save(args.save, doc)
+    print(render(doc))
 
 
 if __name__ == "__main__":

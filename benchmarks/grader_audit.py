@@ -2,11 +2,13 @@
 
 Grades the course's sample submissions (honest, a noise-free cheat) and the three
 dodging test submissions on ``examples/course/assignment.yaml`` as it is (T = 16384, 5
-hidden seeds, 16 audit games), sandboxed, and prints, per submission, the audit's
-finding and its CPU time (the grader's and the learner's processes), then the audit's
-power against noise cuts of the reference::
+hidden seeds, 16 audit games), sandboxed, and reports, per submission, its score, the
+audit's finding and its CPU time (the grader's and the learner's processes), then the
+audit's power against noise cuts of the reference. ``--save FILE`` stores the numbers
+(:mod:`benchmarks.stored`); :func:`render` draws the block of ``docs/results.md`` from
+them::
 
-    python benchmarks/grader_audit.py [SECRET] [--workers N]
+    python benchmarks/grader_audit.py [SECRET] [--workers N] [--save FILE]
 """
 
 from __future__ import annotations
@@ -14,32 +16,70 @@ from __future__ import annotations
 import argparse
 import pathlib
 import time
+from typing import Any
 
+from benchmarks import stored
 from dp_online_envs.lab.grading import grade, load_assignment
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HERE = ROOT / "examples" / "course"
 DODGERS = ROOT / "tests" / "experiments" / "grade_submissions"
+SECRET = "measure-the-audit"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("secret", nargs="?", default="measure-the-audit")
-    parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
+def measure(secret: str, workers: int) -> dict[str, Any]:
+    """Grades the five submissions; their scores, audit findings and CPU times, the
+    audit's power and the wall time of the whole run."""
     assignment = load_assignment(HERE / "assignment.yaml")
     files = [HERE / "submissions" / "honest.py", HERE / "submissions" / "cheat.py",
              *(DODGERS / f"dodges_{n}.py" for n in ("horizon", "resets", "late_rounds"))]
     start = time.perf_counter()
-    result = grade(assignment, files, secret=args.secret, backend="local",
-                   workers=args.workers)
+    result = grade(assignment, files, secret=secret, backend="local", workers=workers)
+    wall = time.perf_counter() - start
+    rows = []
     for g in result.grades:
         audit = g.audit or {}
-        print(f"{g.submission:20s} score {g.score:5.1f}  refuted={audit.get('refuted')}  "
-              f"eps_lb={audit.get('eps_lb')}  right {audit.get('correct')} of "
-              f"{audit.get('guesses')}  audit CPU {g.audit_cpu_seconds:.1f} s")
-    print(f"power: {result.power_text}")
-    print(f"wall clock of the whole grading run: {time.perf_counter() - start:.0f} s")
+        rows.append({"submission": g.submission, "score": g.score, "total": g.total,
+                     "refuted": audit.get("refuted"), "eps_lb": audit.get("eps_lb"),
+                     "correct": audit.get("correct"), "guesses": audit.get("guesses"),
+                     "audit cpu s": g.audit_cpu_seconds})
+    return {"grades": rows, "power": result.power, "power text": result.power_text,
+            "sandbox": result.sandbox, "wall s": wall}
+
+
+def _cell(value: Any, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The markdown block of a stored document of :func:`measure`."""
+    data = doc["data"]
+    lines = ["| submission | score | audit: refuted | eps lower bound | right guesses "
+             "| audit CPU (s) |", "|---|---:|---|---:|---:|---:|"]
+    for r in data["grades"]:
+        guesses = ("-" if r["guesses"] is None else f"{r['correct']} of {r['guesses']}")
+        lines.append(f"| `{r['submission']}` | {r['score']:.1f} / {r['total']:g} | "
+                     f"{'-' if r['refuted'] is None else ('yes' if r['refuted'] else 'no')} | "
+                     f"{_cell(r['eps_lb'], '.3f')} | {guesses} | "
+                     f"{_cell(r['audit cpu s'], '.1f')} |")
+    lines += ["", f"Power: the audit {data['power text']}.",
+              f"Sandbox: {data['sandbox']}. Wall clock of the whole grading run "
+              f"({doc['settings']['workers']} workers): {data['wall s']:.0f} s."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("secret", nargs="?", default=SECRET)
+    parser.add_argument("--workers", type=int, default=2)
+    stored.add_save_argument(parser)
+    args = parser.parse_args(argv)
+    run = stored.Measurement("grader-audit", {
+        "assignment": "examples/course/assignment.yaml", "workers": args.workers,
+        "secret": "the default" if args.secret == SECRET else "given"})
+    doc = run.document(measure(args.secret, args.workers))
+    stored.save(args.save, doc)
+    print(render(doc))
 
 
 if __name__ == "__main__":

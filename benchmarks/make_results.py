@@ -1,28 +1,47 @@
-"""Regenerate ``docs/results.md`` from the benchmark scripts: one command.
+"""Regenerate ``docs/results.md`` from stored results: one command.
 
 ``docs/results.md`` is written from ``benchmarks/results_template.md`` (the hand-written
-prose, section by section) and the stdout of one benchmark script per section (the
-numbers). Each section of the template is delimited by ``<!-- section: NAME -->`` and
+prose, section by section) and one generated block per section (the numbers). Each
+section of the template is delimited by ``<!-- section: NAME -->`` and
 ``<!-- /section: NAME -->`` and holds one ``{{output}}`` placeholder; :data:`SECTIONS`
-says which script fills it, with which arguments. The generated block is stamped with
-the command, the date and the release it was produced with, between
-``<!-- output: NAME -->`` and ``<!-- /output: NAME -->``; a section that is not rerun
-keeps the block it has in the current file, so ``--only`` regenerates part of it.
+says what fills it. A block is always rendered from stored results, never from a
+script's stdout:
+
+* a **study** (``Section(study=...)``): ``dp-online sweep`` plays its
+  ``benchmarks/studies/NAME/sweep.yaml`` (games already stored are kept), then its
+  ``analysis.py`` renders the block from the stored games;
+* a **stored** section (``Section(script, stored=True)``): the script measures and
+  writes its numbers as data (``--save results/benchmarks/NAME.json``: the settings,
+  the release, the date, the machine and its load average, the numbers; see
+  :mod:`benchmarks.stored`), then the script module's ``render(doc)`` draws the block
+  from that file.
+
+(A plain script section, the remaining kind, still fills its block with the script's
+stdout; the sections are moving to the two kinds above.)
+
+The generated block is stamped with the command and with the date and the release of
+its numbers (a stored section: also the load average while they were measured),
+between ``<!-- output: NAME -->`` and ``<!-- /output: NAME -->``; a section that is not
+rerun keeps the block it has in the current file, so ``--only`` regenerates part of it.
+The measurement runs only when asked (every section, or ``--only NAME``); ``--render``
+runs nothing and redraws the stored sections from their files (a section whose file is
+missing keeps its block, and the message names the command that measures it).
 
 Usage::
 
     python benchmarks/make_results.py                    # every section (long: one to two hours)
-    python benchmarks/make_results.py --only full-info-rates,privacy-limit
+    python benchmarks/make_results.py --only full-info-rates,counter-noise
     python benchmarks/make_results.py --quick            # smoke run, written elsewhere
-    python benchmarks/make_results.py --list             # the sections and their commands
-    python benchmarks/make_results.py --render           # prose edited: rewrite, run nothing
+    python benchmarks/make_results.py --list             # the sections, commands, stored files
+    python benchmarks/make_results.py --render           # prose or a render edited: measure nothing
 
-``--quick`` runs each script with its fast arguments and writes to ``--out`` (default:
-a file in the temporary directory, printed), never over ``docs/results.md``. The file
-is rewritten after every section that completes (the other sections' blocks re-read
-from it then), so an interrupted run keeps what it finished and concurrent runs of
-disjoint ``--only`` sets compose; a script that fails keeps its section's previous
-block and makes the exit status 1.
+``--quick`` runs each script with its fast arguments, stores their results apart
+(``results/benchmarks/quick/``) and writes to ``--out`` (default: a file in the
+temporary directory, printed), never over ``docs/results.md`` nor the stored results
+of full runs. The file is rewritten after every section that completes (the other
+sections' blocks re-read from it then), so an interrupted run keeps what it finished
+and concurrent runs of disjoint ``--only`` sets compose; a script that fails keeps its
+section's previous block and makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -30,6 +49,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import importlib
 import os
 import re
 import shlex
@@ -40,13 +60,23 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as `python benchmarks/make_results.py`: the checkout's
+    sys.path.insert(0, str(ROOT))  # benchmarks package (not installed) holds the renders
+
+from benchmarks import stored  # noqa: E402
+from benchmarks.stored import release, versions  # noqa: E402
+
 TEMPLATE = ROOT / "benchmarks" / "results_template.md"
 RESULTS = ROOT / "docs" / "results.md"
 COMMAND = "python benchmarks/make_results.py"
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the checkout when inside it (as a reader types it)."""
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,12 +89,16 @@ class Section:
         args: Its arguments for the full run.
         quick_args: Its arguments for ``--quick``; ``None``: skipped by ``--quick``
             (the block of the current file is kept).
-        fence: Whether the script prints plain text (wrapped in a code fence).
+        fence: Whether the block (the script's stdout, or its render of the stored
+            numbers) is plain text, wrapped in a code fence.
         study: A study under ``benchmarks/studies/`` (its ``sweep.yaml`` played by
             ``dp-online sweep``, resumable, then its ``analysis.py`` rendering the block
             from the stored results); ``script`` and ``args`` are then unused.
-        render: The study's analysis function that renders this block (a study may
-            give several blocks).
+        render: The function that renders this block: of the study's analysis (a study
+            may give several blocks), or of the script's module (``stored``).
+        stored: The script writes its numbers as data (``--save FILE``) and its
+            module's ``render(doc)`` draws the block from the stored file
+            (:mod:`benchmarks.stored`), never from its stdout.
     """
 
     name: str
@@ -74,14 +108,24 @@ class Section:
     fence: bool = False
     study: str | None = None
     render: str = "render"
+    stored: bool = False
+
+    def results(self, quick: bool = False) -> Path:
+        """The file a ``stored`` section's numbers are kept in (a quick run's apart), under
+        :data:`benchmarks.stored.RESULTS_DIR`."""
+        folder = stored.RESULTS_DIR
+        return (folder / "quick" if quick else folder) / f"{self.name}.json"
 
     def command(self, quick: bool = False) -> list[str]:
         """The argv (without the interpreter) of the full or the quick run (for a study:
-        its analysis, which renders what its sweep stored)."""
+        its analysis, which renders what its sweep stored; for a ``stored`` section the
+        script saving its numbers to :meth:`results`)."""
         if self.study is not None:
             return [f"benchmarks/studies/{self.study}/analysis.py"]
-        args = self.quick_args if quick else self.args
-        return [f"benchmarks/{self.script}", *(args or ())]
+        args = [f"benchmarks/{self.script}", *((self.quick_args if quick else self.args) or ())]
+        if self.stored:
+            args += ["--save", _relative(self.results(quick))]
+        return args
 
     def shown(self, quick: bool = False) -> str:
         """The command(s) a reader runs to reproduce the block."""
@@ -97,9 +141,10 @@ SECTIONS: tuple[Section, ...] = (
     Section("separation", quick_args=None, study="separation"),
     Section("full-info-rates", quick_args=None, study="full-info-rates"),
     Section("privacy-limit", quick_args=None, study="privacy-limit"),
-    Section("counter-noise", "counter_noise.py", (), ("--max-exp", "12")),
+    Section("counter-noise", "counter_noise.py", (), ("--max-exp", "12"), stored=True),
     Section("full-info-pftal", quick_args=None, study="full-info-pftal"),
-    Section("exp2-speed", "exp2_speed.py", (), None, fence=True),
+    # installs SMPyBandits in a throw-away virtualenv: not part of --quick
+    Section("exp2-speed", "exp2_speed.py", (), None, stored=True),
     Section("bandit-submodular", "bandit_submodular_rates.py",
             ("--seeds", "1", "--instances", "id defaults"), ("--quick",)),
     Section("bandit-convex-ball", quick_args=None, study="bandit-convex", render="render_ball"),
@@ -107,19 +152,19 @@ SECTIONS: tuple[Section, ...] = (
     Section("bandit-convex-former", quick_args=None, study="bandit-convex",
             render="render_former"),
     Section("domain-scaling", "domain_scaling.py", ("--budget", "1.5"),
-            ("--only", "simplex", "--repeats", "1", "--steps", "50")),
+            ("--only", "simplex", "--repeats", "1", "--steps", "50"), stored=True),
     Section("vectorized-games", "vectorized_games.py", ("--repeats", "5", "--full-info"),
-            ("--seeds", "50", "--horizon", "200", "--repeats", "1"), fence=True),
+            ("--seeds", "50", "--horizon", "200", "--repeats", "1"), stored=True),
     Section("newer-learners", quick_args=None, study="newer-learners"),
     Section("private-stochastic", quick_args=None, study="private-stochastic"),
     Section("private-experts", quick_args=None, study="private-experts"),
     Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
     Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
-            ("--rounds", "300", "--repeats", "2"), fence=True),
-    # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
-    Section("audit-power", "audit_power.py", (), None, fence=True),
+            ("--rounds", "300", "--repeats", "2"), fence=True, stored=True),
+    # about 6 minutes of CPU at the audit's default settings, none of them shortcuts
+    Section("audit-power", "audit_power.py", (), None, fence=True, stored=True),
     # about 5 minutes of CPU: five submissions graded at the course's defaults
-    Section("grader-audit", "grader_audit.py", (), None, fence=True),
+    Section("grader-audit", "grader_audit.py", (), None, stored=True),
 )
 
 _SECTION_RE = re.compile(r"<!-- section: ([\w-]+) -->\n(.*?)<!-- /section: \1 -->\n?", re.DOTALL)
@@ -148,9 +193,10 @@ def parse_outputs(text: str) -> dict[str, str]:
     return {m.group(1): m.group(0) for m in _OUTPUT_RE.finditer(text)}
 
 
-def output_block(section: Section, stdout: str, stamp: str, quick: bool = False) -> str:
-    """The generated block of one section: markers, the command line, the script's stdout."""
-    body = stdout.strip("\n")
+def output_block(section: Section, body: str, stamp: str, quick: bool = False) -> str:
+    """The generated block of one section: markers, the command line and its stamp, the
+    rendered numbers (``body``)."""
+    body = body.strip("\n")
     if section.fence:
         body = f"```text\n{body}\n```"
     cmd = section.shown(quick)
@@ -185,27 +231,6 @@ def render(template: str, blocks: dict[str, str], header: str,
     return _SECTION_RE.sub(fill, template).replace(HEADER, header)
 
 
-def versions() -> str:
-    """Python and the versions of the packages the numbers depend on."""
-    names = ("numpy", "scipy", "gymnasium", "dp-accounting", "dp-online-envs")
-    parts = [f"Python {sys.version.split()[0]}"]
-    for n in names:
-        try:
-            parts.append(f"{n} {metadata.version(n)}")
-        except metadata.PackageNotFoundError:
-            parts.append(f"{n} (not installed)")
-    return ", ".join(parts)
-
-
-def release() -> str:
-    """The release the numbers were produced with (``dp-online-envs X.Y.Z``): a stamp a
-    reader can look up, unlike a working tree's commit."""
-    try:
-        return f"dp-online-envs {metadata.version('dp-online-envs')}"
-    except metadata.PackageNotFoundError:
-        return "dp-online-envs (not installed)"
-
-
 #: The section scripts running now (killed when this process is told to stop).
 _LIVE: set[subprocess.Popen] = set()
 _LIVE_LOCK = threading.Lock()
@@ -231,7 +256,8 @@ def run_study(section: Section) -> str:
 
 def run_script(section: Section, quick: bool) -> str:
     """Runs one section's script with this interpreter (a study: :func:`run_study`);
-    returns its stdout.
+    returns its stdout (a ``stored`` section's script writes its numbers to
+    :meth:`Section.results`, which :func:`render_stored` reads; its stdout is unused).
 
     The child is registered in ``_LIVE`` while it runs, so that :func:`stop_children`
     (SIGTERM / SIGHUP) kills it, and killed if this call leaves early.
@@ -242,6 +268,19 @@ def run_script(section: Section, quick: bool) -> str:
     if section.study is not None:
         return run_study(section)
     return _run([sys.executable, *section.command(quick)], section.script)
+
+
+def render_stored(section: Section, quick: bool = False) -> tuple[str, str]:
+    """The block body of a ``stored`` section, drawn by its script module's render
+    function from the stored file alone, and its stamp (:func:`benchmarks.stored.stamp`).
+
+    Raises:
+        benchmarks.stored.MissingResults: When the file is missing or is not this
+            section's (the message names the command that measures it).
+    """
+    doc = stored.load(section.results(quick), section.name)
+    module = importlib.import_module(f"benchmarks.{Path(section.script).stem}")
+    return getattr(module, section.render)(doc), stored.stamp(doc)
 
 
 def _run(argv: list[str], what: str) -> str:
@@ -293,6 +332,20 @@ def header(stamp: str) -> str:
             f"the date of its own numbers.")
 
 
+def _kind(section: Section) -> str:
+    """What fills a section's block, for ``--list``."""
+    if section.study is not None:
+        return f"study {section.study}"
+    if not section.stored:
+        return "script stdout"
+    path = section.results()
+    try:
+        when = stored.load(path, section.name)["date"]
+    except stored.MissingResults:
+        when = "missing"
+    return f"stored {_relative(path)} ({when})"
+
+
 def main(argv: list[str] | None = None,
          runner: Callable[[Section, bool], str] = run_script) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -302,13 +355,14 @@ def main(argv: list[str] | None = None,
     ap.add_argument("--jobs", type=int, default=1, help="sections run in parallel")
     ap.add_argument("--list", action="store_true", help="print the sections and exit")
     ap.add_argument("--render", action="store_true",
-                    help="run nothing: rewrite the file from the template and its current blocks")
+                    help="measure nothing: rewrite the file from the template, redrawing the "
+                         "stored sections from their files and keeping the other blocks")
     args = ap.parse_args(argv)
     if threading.current_thread() is threading.main_thread():
         install_signal_handlers()
     if args.list:
         for s in SECTIONS:
-            print(f"{s.name:24s} {s.shown()}")
+            print(f"{s.name:22s} {_kind(s)}\n{'':22s} {s.shown()}")
         return 0
     names = [s.name for s in SECTIONS]
     only = [n for n in args.only.split(",") if n] or names
@@ -316,49 +370,59 @@ def main(argv: list[str] | None = None,
     if unknown:
         ap.error(f"unknown section(s) {unknown}; expected some of {names}")
     chosen = [s for s in SECTIONS if s.name in only and not (args.quick and s.quick_args is None)
-              and not args.render]
+              and (s.stored or not args.render)]
     out = Path(args.out) if args.out else (
         Path(tempfile.gettempdir()) / "results.quick.md" if args.quick else RESULTS)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     stamped = release()
     lock = threading.Lock()
     failed: list[str] = []
+    done: list[str] = []
 
-    def write(name: str, block: str) -> None:
-        """Writes ``out`` with one more section: the other blocks are re-read from the
-        file now (then from docs/results.md), so concurrent runs of disjoint sections
-        compose, and a failure later loses nothing done."""
+    def write(name: str | None = None, block: str = "") -> None:
+        """Writes ``out`` with one more section (none: the template with the current
+        blocks): the other blocks are re-read from the file now (then from
+        docs/results.md), so concurrent runs of disjoint sections compose, and a failure
+        later loses nothing done."""
         with lock:
             blocks = parse_outputs(RESULTS.read_text()) if RESULTS.exists() else {}
             if out.exists():
                 blocks.update(parse_outputs(out.read_text()))
-            blocks[name] = block
+            if name is not None:
+                blocks[name] = block
             text = render(TEMPLATE.read_text(), blocks, header(now))
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text)
 
     def one(section: Section) -> None:
-        print(f"running {section.name}: {section.shown(args.quick)}", file=sys.stderr,
-              flush=True)
+        if not args.render:
+            print(f"running {section.name}: {section.shown(args.quick)}", file=sys.stderr,
+                  flush=True)
         try:
-            stdout = runner(section, args.quick)
+            output = None if args.render else runner(section, args.quick)
+            if section.stored:  # the stored file alone, whatever the script printed
+                body, stamp = render_stored(section, args.quick)
+            else:
+                body, stamp = output, f"{now}, {stamped}"
         except Exception as exc:  # noqa: BLE001 - reported; the old block is kept
+            if args.render and not args.only:  # a fresh checkout stores nothing yet
+                print(f"kept the block of {section.name}: {exc}", file=sys.stderr, flush=True)
+                return
             print(f"FAILED {section.name}: {exc}", file=sys.stderr, flush=True)
             failed.append(section.name)
             return
-        stamp = f"{now}, {stamped}" + (", quick run" if args.quick else "")
-        write(section.name, output_block(section, stdout, stamp, args.quick))
+        stamp += ", quick run" if args.quick else ""
+        write(section.name, output_block(section, body, stamp, args.quick))
+        done.append(section.name)
         print(f"wrote {section.name} to {out}", file=sys.stderr, flush=True)
 
     if args.quick and out.exists() and not args.out:
         out.unlink()  # a quick run starts from docs/results.md, not from the last quick run
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         list(pool.map(one, chosen))
-    if not chosen:
-        write_all = render(TEMPLATE.read_text(), parse_outputs(RESULTS.read_text()),
-                           header(now))
-        out.write_text(write_all)
-    print(f"{out}: {len(chosen) - len(failed)} section(s) regenerated"
+    if args.render or not chosen:
+        write()  # the prose of the template, every section's current block
+    print(f"{out}: {len(done)} section(s) regenerated"
           + (f", FAILED: {failed} (their previous blocks kept)" if failed else ""),
           file=sys.stderr)
     return 1 if failed else 0

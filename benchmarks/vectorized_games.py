@@ -1,4 +1,4 @@
-"""Run-steps per second of seed-vectorized games against the scalar path and a lean loop.
+"""Run-steps per CPU second of seed-vectorized games against the scalar path.
 
 What is timed (one run-step = one round of one seed's game)
 -----------------------------------------------------------
@@ -6,28 +6,28 @@ What is timed (one run-step = one round of one seed's game)
   (``agents.vectorized.make_batched``) played by ``dp_online_envs.loop.run_batched_rounds``:
   the stochastic adversary's losses (drawn in blocks per seed), the feedback, the regret
   ledger (checkpoints included) and the learner; each seed's game equals the scalar
-  game with that seed, bit for bit (``tests/vector``).
+  game with that seed, bit for bit (``tests/vector``). Setup (the B resets of env and
+  learner) is timed too.
 * scalar: ``agents.play`` on ``build_env("DPBandit-MAB-v0")`` for a few seeds (the
   registered env with its wrappers, one seed after the other).
-* lean: a numpy EXP3 over B seeds written here -- one shared generator, Bernoulli
-  losses drawn per round, exponential weights with ``np.exp``, inverse-CDF sampling --
-  no env, no regret ledger, no per-seed streams: the floor a batched numpy loop can
-  reach on this machine.
 
 Each side is timed ``repeats`` times in the same process (interleaved) and the median
-is reported with the ratios batched / lean and batched / scalar, in CPU time of this
-process (``time.process_time``: the other jobs of the shared 2-core machine do not
-inflate it; numpy runs these loops on one thread) and in wall time (which they do: it
-moves by 2x between runs). Setup (the B resets of env and learner) is timed too.
+is reported with the ratio batched / scalar, in CPU time of this process
+(``time.process_time``: the other jobs of a shared machine do not inflate it; numpy
+runs these loops on one thread). ``--full-info`` adds the full-information pairs
+(``--full-seeds`` games of ``--full-horizon`` rounds, once; the scalar side is timed on
+five seeds).
 
-``--full-info`` adds the full-information pairs (batched against scalar only, CPU
-time, ``--full-seeds`` games of ``--full-horizon`` rounds; the scalar side is timed on
-five seeds and scaled).
+The batched path against a lean numpy EXP3 over as many games (:func:`lean_exp3`: no
+env, no regret ledger, no per-seed streams) is the speed harness's ``vectorized`` case
+(``python -m benchmarks.speed -k vectorized``), which builds its games with
+:func:`batched_game`. ``--save FILE`` stores the rates (:mod:`benchmarks.stored`);
+:func:`render` draws the block of ``docs/results.md`` from them.
 
 Usage::
 
     PYTHONPATH=. python benchmarks/vectorized_games.py [--seeds 1000] [--horizon 2000]
-        [--full-info]
+        [--repeats 3] [--full-info] [--save FILE]
 """
 
 from __future__ import annotations
@@ -36,11 +36,13 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 import agents
 from agents.vectorized import make_batched
+from benchmarks import stored
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import LinearVectorEnv
 from dp_online_envs.loop import run_batched_rounds
@@ -48,11 +50,11 @@ from dp_online_envs.loop import run_batched_rounds
 ENV_ID = "DPBandit-MAB-v0"
 
 
-def timed(work: Callable[[], None], steps: int) -> tuple[float, float]:
-    """``(run-steps per CPU second, run-steps per wall second)`` of ``work()``."""
-    cpu, wall = time.process_time(), time.perf_counter()
+def timed(work: Callable[[], None], steps: int) -> float:
+    """Run-steps per CPU second of ``work()``, which plays ``steps`` of them."""
+    cpu = time.process_time()
     work()
-    return steps / (time.process_time() - cpu), steps / (time.perf_counter() - wall)
+    return steps / (time.process_time() - cpu)
 
 
 def batched_game(agent: str, seeds: int, horizon: int, epsilon: float | None
@@ -70,23 +72,17 @@ def batched_game(agent: str, seeds: int, horizon: int, epsilon: float | None
     return work
 
 
-def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
-                 ) -> tuple[float, float]:
+def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
     """:func:`timed` rates of :func:`batched_game`."""
     return timed(batched_game(agent, seeds, horizon, epsilon), seeds * horizon)
 
 
-def scalar_rate(agent: str, seeds: int, horizon: int, epsilon: float | None
-                ) -> tuple[float, float]:
+def scalar_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
+    """:func:`timed` rate of ``agents.play`` over ``seeds`` scalar games."""
     env = build_env(ENV_ID, horizon=horizon)
     learner = agents.make(agent, env.get_wrapper_attr("problem"), epsilon=epsilon)
     return timed(lambda: [agents.play(env, learner, seed=s) for s in range(seeds)],
                  seeds * horizon)
-
-
-def lean_rate(seeds: int, horizon: int, k: int = 10) -> tuple[float, float]:
-    """A lean numpy EXP3 over ``seeds`` games (module docstring)."""
-    return timed(lambda: lean_exp3(seeds, horizon, k), seeds * horizon)
 
 
 def lean_exp3(seeds: int, horizon: int, k: int, eta: float | None = None, gamma: float = 0.0,
@@ -142,23 +138,57 @@ FULL_INFO = [("DPFullInfo-Experts-v0", "hedge", None, 0.0),
              ("DPFullInfo-Matroid-v1", "private-ftpl", 1.0, 1e-6)]
 
 
-def full_info(seeds: int, horizon: int) -> None:
+def full_info(seeds: int, horizon: int) -> list[dict[str, Any]]:
     """Batched against scalar run-steps per CPU second on the full-information ids."""
+    rows = []
     for env_id, agent, eps, delta in FULL_INFO:
         venv = LinearVectorEnv(env_id, seeds, horizon=horizon)
         learner = make_batched(agent, venv.problem, epsilon=eps, delta=delta)
         batched = timed(lambda v=venv, b=learner: agents.play_batch(v, b, range(seeds)),
-                        seeds * horizon)[0]
+                        seeds * horizon)
         env = build_env(env_id, horizon=horizon)
         one = agents.make(agent, env.get_wrapper_attr("problem"), epsilon=eps, delta=delta)
         scalar = timed(lambda e=env, a=one: [agents.play(e, a, seed=s) for s in range(5)],
-                       5 * horizon)[0]
-        print(f"{env_id:22s} {agent:13s} B={seeds} T={horizon} [CPU ] batched "
-              f"{batched:,.0f} run-steps/s, scalar {scalar:,.0f} | batched/scalar "
-              f"{batched / scalar:.1f}")
+                       5 * horizon)
+        rows.append({"env": env_id, "agent": agent, "seeds": seeds, "horizon": horizon,
+                     "scalar seeds": 5, "batched": [batched], "scalar": [scalar]})
+    return rows
 
 
-def main() -> None:
+def measure(seeds: int, horizon: int, scalar_seeds: int, repeats: int,
+            full: tuple[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+    """The rates (one per repeat) of the bandit pairs, and of the full-information pairs
+    when ``full`` is ``(seeds, horizon)``."""
+    rows = []
+    for agent, eps in (("exp3", None), ("private-exp2", 1.0)):
+        runs: dict[str, list[float]] = {"batched": [], "scalar": []}
+        for _ in range(repeats):
+            runs["batched"].append(batched_rate(agent, seeds, horizon, eps))
+            runs["scalar"].append(scalar_rate(agent, scalar_seeds, horizon, eps))
+        rows.append({"env": ENV_ID, "agent": agent, "seeds": seeds, "horizon": horizon,
+                     "scalar seeds": scalar_seeds, **runs})
+    return {"pairs": rows + (full_info(*full) if full else [])}
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The markdown block of a stored document of :func:`measure`."""
+    lines = ["| env | agent | B x T | batched (run-steps / CPU s) | scalar (seeds timed) "
+             "| batched / scalar |", "|---|---|---|---:|---:|---:|"]
+    for r in doc["data"]["pairs"]:
+        batched, scalar = statistics.median(r["batched"]), statistics.median(r["scalar"])
+        lines.append(f"| `{r['env']}` | `{r['agent']}` | {r['seeds']} x {r['horizon']} | "
+                     f"{batched:,.0f} | {scalar:,.0f} ({r['scalar seeds']}) | "
+                     f"{batched / scalar:.1f} |")
+    lines += ["", f"Medians of {doc['settings']['repeats']} interleaved repeats for "
+              f"`{ENV_ID}`, one run for the full-information pairs. The batched path "
+              "against a lean numpy EXP3 loop: the speed harness's `vectorized` case "
+              "(`python -m benchmarks.speed -k vectorized`; stored ratio in "
+              "`benchmarks/speed/baseline.json`, tabled in "
+              "[the performance guide](guides/performance.md))."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=1000)
     parser.add_argument("--horizon", type=int, default=2000)
@@ -167,22 +197,16 @@ def main() -> None:
     parser.add_argument("--full-info", action="store_true")
     parser.add_argument("--full-seeds", type=int, default=200)
     parser.add_argument("--full-horizon", type=int, default=1000)
-    args = parser.parse_args()
-    for agent, eps in (("exp3", None), ("private-exp2", 1.0)):
-        runs: dict[str, list[tuple[float, float]]] = {"batched": [], "lean": [], "scalar": []}
-        for _ in range(args.repeats):
-            runs["batched"].append(batched_rate(agent, args.seeds, args.horizon, eps))
-            runs["lean"].append(lean_rate(args.seeds, args.horizon))
-            runs["scalar"].append(scalar_rate(agent, args.scalar_seeds, args.horizon, eps))
-        for clock, i in (("CPU", 0), ("wall", 1)):
-            med = {k: statistics.median(r[i] for r in v) for k, v in runs.items()}
-            print(f"{agent:13s} B={args.seeds} T={args.horizon} [{clock:4s}] batched "
-                  f"{med['batched']:,.0f} run-steps/s, lean numpy EXP3 {med['lean']:,.0f}, "
-                  f"scalar {med['scalar']:,.0f} | batched/lean "
-                  f"{med['batched'] / med['lean']:.2f}, batched/scalar "
-                  f"{med['batched'] / med['scalar']:.1f}")
-    if args.full_info:
-        full_info(args.full_seeds, args.full_horizon)
+    stored.add_save_argument(parser)
+    args = parser.parse_args(argv)
+    run = stored.Measurement("vectorized-games", {
+        key: getattr(args, key) for key in ("seeds", "horizon", "scalar_seeds", "repeats",
+                                            "full_info", "full_seeds", "full_horizon")})
+    full = (args.full_seeds, args.full_horizon) if args.full_info else None
+    doc = run.document(measure(args.seeds, args.horizon, args.scalar_seeds, args.repeats,
+                               full))
+    stored.save(args.save, doc)
+    print(render(doc))
 
 
 if __name__ == "__main__":

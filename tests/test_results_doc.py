@@ -87,38 +87,157 @@ def test_render_rejects_a_template_that_does_not_match_the_sections():
         mr.render(_template(["a", "b"], placeholder="no placeholder"), {}, "", secs)
 
 
-def test_only_regenerates_the_chosen_section_and_keeps_the_others(tmp_path):
+def _section(name):
+    return next(s for s in mr.SECTIONS if s.name == name)
+
+
+GAUSSIAN = {"float": [2000.0, 2200.0, 2100.0], "exact": [1500.0, 1700.0, 1600.0]}
+
+
+def _gaussian_doc(rates=GAUSSIAN, section="gaussian-speed"):
+    """A stored document of the gaussian-speed script (its measurement made up)."""
+    import datetime
+
+    settings = {"rounds": 10, "arms": 3, "repeats": 3, "counter": "tree", "secure": False}
+    return mr.stored.document(section, settings, rates,
+                              datetime.datetime(2026, 1, 2, 3, 4, tzinfo=datetime.timezone.utc),
+                              (1.5, 2.5))
+
+
+def _counter_doc():
+    import datetime
+
+    row = {"T": 1024, "tree": 44.0, "agarwal-singh": 44.0, "honaker": 33.0,
+           "factorization": 13.0, "blt": 13.5, "blt setup s": 0.05}
+    settings = {"epsilon": 1.0, "delta": 1e-6, "sensitivity": 1.0}
+    return mr.stored.document("counter-noise", settings, {"rows": [row]},
+                              datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc),
+                              (None, None))
+
+
+@pytest.fixture
+def results_dir(tmp_path, monkeypatch):
+    """The stored results in a fresh folder (the checkout's are left alone)."""
+    folder = tmp_path / "stored"
+    monkeypatch.setattr(mr.stored, "RESULTS_DIR", folder)
+    return folder
+
+
+def _measuring(docs, calls=None):
+    """A runner that stores ``docs[name]`` where make_results reads it, and prints
+    (returns) text that must never reach the file."""
+    def runner(section, quick):
+        if calls is not None:
+            calls.append((section.name, section.command(quick)))
+        if section.name in docs:
+            mr.stored.save(section.results(quick), docs[section.name])
+        return "STDOUT, NOT THE NUMBERS\n"
+    return runner
+
+
+def test_only_regenerates_the_chosen_section_from_its_stored_file_and_keeps_the_others(
+        tmp_path, results_dir):
     calls = []
-
-    def fake(section, quick):
-        calls.append((section.name, quick))
-        return f"| fresh {section.name} |\n"
-
     out = tmp_path / "results.md"
-    assert mr.main(["--only", "counter-noise", "--out", str(out)], runner=fake) == 0
-    assert calls == [("counter-noise", False)]
+    runner = _measuring({"gaussian-speed": _gaussian_doc()}, calls)
+    assert mr.main(["--only", "gaussian-speed", "--out", str(out)], runner=runner) == 0
+    assert [c[0] for c in calls] == ["gaussian-speed"]
+    assert calls[0][1][-2:] == ["--save", str(results_dir / "gaussian-speed.json")]
     new, old = mr.parse_outputs(out.read_text()), mr.parse_outputs(mr.RESULTS.read_text())
-    assert "| fresh counter-noise |" in new["counter-noise"]
-    assert "`python benchmarks/counter_noise.py`" in new["counter-noise"]
-    assert {k: v for k, v in new.items() if k != "counter-noise"} == {
-        k: v for k, v in old.items() if k != "counter-noise"}
+    block = new["gaussian-speed"]
+    assert "STDOUT" not in block  # rendered from the stored file, never from stdout
+    assert "float:       2100   (2000, 2200, 2100)" in block
+    assert "exact / float = 0.762" in block  # 1600 / 2100
+    assert ("(2026-01-02 03:04 UTC, dp-online-envs " in block
+            and "load average 1.50 at the start and 2.50 at the end" in block)
+    assert "`python benchmarks/gaussian_ftrl_speed.py --save " in block
+    assert {k: v for k, v in new.items() if k != "gaussian-speed"} == {
+        k: v for k, v in old.items() if k != "gaussian-speed"}
 
 
-def test_quick_uses_the_quick_arguments_skips_the_others_and_not_the_doc(tmp_path):
+def test_render_redraws_a_stored_section_from_its_file_and_measures_nothing(
+        tmp_path, results_dir):
+    out = tmp_path / "results.md"
+    mr.stored.save(_section("gaussian-speed").results(), _gaussian_doc())
+
+    def never(section, quick):
+        raise AssertionError("--render measured something")
+
+    assert mr.main(["--render", "--only", "gaussian-speed", "--out", str(out)],
+                   runner=never) == 0
+    assert "exact / float = 0.762" in mr.parse_outputs(out.read_text())["gaussian-speed"]
+    # the stored numbers change (a render function edited, a file restored): so does the block
+    mr.stored.save(_section("gaussian-speed").results(),
+                   _gaussian_doc({"float": [1000.0], "exact": [900.0]}))
+    assert mr.main(["--render", "--out", str(out)], runner=never) == 0
+    text = out.read_text()
+    assert "exact / float = 0.900" in mr.parse_outputs(text)["gaussian-speed"]
+    # the sections without stored files keep their blocks
+    assert (mr.parse_outputs(text)["audit-power"]
+            == mr.parse_outputs(mr.RESULTS.read_text())["audit-power"])
+
+
+def test_missing_stored_results_name_the_command_and_keep_the_block(
+        tmp_path, results_dir, capsys):
+    out = tmp_path / "results.md"
+    old = mr.parse_outputs(mr.RESULTS.read_text())
+    # asked to render a section whose numbers were never stored: an error naming the fix
+    status = mr.main(["--render", "--only", "grader-audit", "--out", str(out)],
+                     runner=lambda s, q: 1 / 0)
+    err = capsys.readouterr().err
+    assert status == 1
+    assert ("no stored results for 'grader-audit' at "
+            f"{results_dir / 'grader-audit.json'}: run "
+            "`python benchmarks/make_results.py --only grader-audit` to measure it") in err
+    assert mr.parse_outputs(out.read_text())["grader-audit"] == old["grader-audit"]
+    # a script that exits cleanly but stores nothing fails the same way
+    status = mr.main(["--only", "grader-audit", "--out", str(out)], runner=_measuring({}))
+    assert status == 1 and "--only grader-audit` to measure it" in capsys.readouterr().err
+    # a plain --render (a fresh checkout stores nothing) keeps every block and succeeds
+    assert mr.main(["--render", "--out", str(out)], runner=lambda s, q: 1 / 0) == 0
+    assert "kept the block of grader-audit: no stored results" in capsys.readouterr().err
+    assert mr.parse_outputs(out.read_text()) == old
+
+
+def test_stored_results_of_another_section_or_damaged_are_refused(tmp_path):
+    path = tmp_path / "x.json"
+    mr.stored.save(path, _gaussian_doc(section="counter-noise"))
+    with pytest.raises(mr.stored.MissingResults, match="holds no results of 'gaussian-speed' "
+                       r"\(found section 'counter-noise'\)"):
+        mr.stored.load(path, "gaussian-speed")
+    path.write_text("{damaged")
+    with pytest.raises(mr.stored.MissingResults, match="are not JSON.*--only gaussian-speed"):
+        mr.stored.load(path, "gaussian-speed")
+
+
+def test_a_stored_document_records_settings_release_date_machine_and_load(tmp_path):
+    run = mr.stored.Measurement("gaussian-speed", {"rounds": 10})
+    doc = run.document({"float": [1.0], "exact": [1.0]})
+    mr.stored.save(tmp_path / "g.json", doc)
+    back = mr.stored.load(tmp_path / "g.json", "gaussian-speed")
+    assert back == doc
+    assert back["settings"] == {"rounds": 10} and back["release"] == mr.release()
+    assert re.fullmatch(r"20\d\d-\d\d-\d\d \d\d:\d\d UTC", back["date"])
+    assert back["machine"]["logical cpus"] and back["machine"]["cpu"]
+    assert len(back["load average (1 min) before, after"]) == 2
+
+
+def test_quick_uses_the_quick_arguments_stores_apart_skips_the_others_and_not_the_doc(
+        tmp_path, results_dir):
     calls = []
-
-    def fake(section, quick):
-        calls.append((section.name, section.command(quick)))
-        return "x\n"
-
     out = tmp_path / "q.md"
     before = mr.RESULTS.read_text()
-    mr.main(["--quick", "--out", str(out)], runner=fake)
+    docs = {"gaussian-speed": _gaussian_doc(), "counter-noise": _counter_doc()}
+    mr.main(["--quick", "--out", str(out)], runner=_measuring(docs, calls))
     quick = [s for s in mr.SECTIONS if s.quick_args is not None]
-    assert calls == [(s.name, [f"benchmarks/{s.script}", *s.quick_args]) for s in quick]
-    assert ("counter-noise", ["benchmarks/counter_noise.py", "--max-exp", "12"]) in calls
+    assert calls == [(s.name, s.command(True)) for s in quick]
+    assert ("gaussian-speed", ["benchmarks/gaussian_ftrl_speed.py", "--rounds", "300",
+                               "--repeats", "2", "--save",
+                               str(results_dir / "quick" / "gaussian-speed.json")]) in calls
     assert mr.RESULTS.read_text() == before
-    assert "quick run" in out.read_text()
+    assert not (results_dir / "gaussian-speed.json").exists()  # a full run's file untouched
+    blocks = mr.parse_outputs(out.read_text())
+    assert "quick run" in blocks["gaussian-speed"] and "quick run" in blocks["counter-noise"]
 
 
 def test_unknown_section_is_an_error(capsys):
@@ -127,37 +246,76 @@ def test_unknown_section_is_an_error(capsys):
     assert "unknown section(s) ['nope']" in capsys.readouterr().err
 
 
-def test_a_failing_script_keeps_its_old_block_and_the_others_are_written(tmp_path):
-    def fake(section, quick):
-        if section.name == "counter-noise":
-            raise RuntimeError("counter_noise.py exited with 1")
-        return f"| fresh {section.name} |\n"
+def test_a_failing_script_keeps_its_old_block_and_the_others_are_written(tmp_path,
+                                                                         results_dir):
+    measure = _measuring({"counter-noise": _counter_doc()})
+
+    def runner(section, quick):
+        if section.name == "gaussian-speed":
+            raise RuntimeError("gaussian_ftrl_speed.py exited with 1")
+        return measure(section, quick)
 
     out = tmp_path / "results.md"
-    status = mr.main(["--only", "counter-noise,privacy-limit", "--out", str(out)], runner=fake)
+    status = mr.main(["--only", "counter-noise,gaussian-speed", "--out", str(out)],
+                     runner=runner)
     assert status == 1
     new, old = mr.parse_outputs(out.read_text()), mr.parse_outputs(mr.RESULTS.read_text())
-    assert new["counter-noise"] == old["counter-noise"]
-    assert "| fresh privacy-limit |" in new["privacy-limit"]
+    assert new["gaussian-speed"] == old["gaussian-speed"]
+    assert "| 2^10 | 44.00 | 44.00 | 33.00 | 13.00 | 13.50 | 3.38 | 1.0385 | 0.050 |" in (
+        new["counter-noise"])
 
 
-def test_the_file_is_written_after_each_section(tmp_path):
+def test_the_file_is_written_after_each_section(tmp_path, results_dir):
     out = tmp_path / "results.md"
     seen = []
+    measure = _measuring({"gaussian-speed": _gaussian_doc(), "counter-noise": _counter_doc()})
 
-    def fake(section, quick):
+    def runner(section, quick):
         seen.append(out.read_text() if out.exists() else "")
-        return f"| fresh {section.name} |\n"
+        return measure(section, quick)
 
-    mr.main(["--only", "privacy-limit,counter-noise", "--out", str(out)], runner=fake)
+    mr.main(["--only", "gaussian-speed,counter-noise", "--out", str(out)], runner=runner)
     assert seen[0] == ""  # nothing written before the first section finished
-    assert "| fresh privacy-limit |" in seen[1]  # the first is on disk before the second runs
+    assert "| 2^10 | 44.00 |" in seen[1]  # the first is on disk before the second runs
 
 
-def test_render_runs_nothing_and_keeps_every_block(tmp_path):
+def test_render_runs_nothing_and_keeps_every_block(tmp_path, results_dir):
     out = tmp_path / "results.md"
     assert mr.main(["--render", "--out", str(out)], runner=lambda s, q: 1 / 0) == 0
     assert mr.parse_outputs(out.read_text()) == mr.parse_outputs(mr.RESULTS.read_text())
+
+
+def test_a_stored_section_measured_for_real_is_drawn_from_its_file(tmp_path, results_dir):
+    """The real runner: the script saves its numbers where make_results reads them, and
+    the block is its module's render of that file."""
+    from benchmarks import gaussian_ftrl_speed
+
+    out = tmp_path / "q.md"
+    assert mr.main(["--quick", "--only", "gaussian-speed", "--out", str(out)]) == 0
+    doc = mr.stored.load(results_dir / "quick" / "gaussian-speed.json", "gaussian-speed")
+    assert doc["settings"]["rounds"] == 300 and len(doc["data"]["exact"]) == 2
+    block = mr.parse_outputs(out.read_text())["gaussian-speed"]
+    assert f"```text\n{gaussian_ftrl_speed.render(doc)}\n```" in block
+    assert f"({mr.stored.stamp(doc)}, quick run)" in block
+
+
+def test_every_stored_section_has_a_render_function():
+    import importlib
+
+    for section in mr.SECTIONS:
+        if section.stored:
+            module = importlib.import_module(f"benchmarks.{Path(section.script).stem}")
+            assert callable(getattr(module, section.render)), section.name
+
+
+def test_no_block_is_stamped_with_a_commit():
+    """A stamp names what a reader can look up: a date and a release."""
+    stamps = re.findall(r"<!-- output: ([\w-]+) -->\n(_.*?_)\n", mr.RESULTS.read_text(), re.S)
+    assert [name for name, _ in stamps] == NAMES
+    for name, line in stamps:
+        assert re.search(r"20\d\d-\d\d-\d\d", line) and "dp-online-envs " in line, name
+        # (tracker issues and dirty stamps: tests/test_product_text.py, over every file)
+        assert not re.search(r"\bcommit\b|\b[0-9a-f]{7,40}\b", line), (name, line)
 
 
 def test_a_terminated_generator_kills_its_running_script(tmp_path):
@@ -199,3 +357,14 @@ mr.run_script(Sleeper("sleeper", "sleeper.py"), False)
     else:
         os.kill(child, signal.SIGKILL)
         pytest.fail("the section script outlived its generator")
+
+
+def test_list_names_each_sections_kind_command_and_stored_file(results_dir, capsys):
+    mr.stored.save(_section("gaussian-speed").results(), _gaussian_doc())
+    assert mr.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    for section in mr.SECTIONS:
+        assert section.shown() in out
+    assert f"stored {results_dir / 'gaussian-speed.json'} (2026-01-02 03:04 UTC)" in out
+    assert "counter-noise.json (missing)" in out
+    assert "study separation" in out

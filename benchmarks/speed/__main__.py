@@ -27,7 +27,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.make_results import release, versions
 from benchmarks.speed.cases import CASES
 from benchmarks.speed.compare import (
     BASELINE,
@@ -37,6 +36,7 @@ from benchmarks.speed.compare import (
     regressions,
     table,
 )
+from benchmarks.stored import release, versions
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path(__file__).with_name("bench_speed.py")

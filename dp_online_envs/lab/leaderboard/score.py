@@ -111,7 +111,8 @@ class Family:
     """The learners of one game (an id's name, without its version).
 
     Attributes:
-        nonprivate: The non-private references (the score's 1 is the best of them).
+        nonprivate: The non-private references (the score's 1 is the best of them);
+            the first is the family's own, which the separation study plays.
         private: The family's private learner (with which the separation study,
             ``benchmarks/studies/separation``, checks the id separates).
         private_kwargs: Its options (besides epsilon).
@@ -124,7 +125,7 @@ class Family:
 
 _ARMS = Family(("exp3", "ucb1", "thompson"), "private-exp2")
 _CONVEX_BANDIT = Family(("fkm",), "bandit-pftal")
-_POLYTOPE_BANDIT = Family(("exp2", "fkm", "garber-kretzu", "garber-kretzu-tuned"),
+_POLYTOPE_BANDIT = Family(("garber-kretzu", "garber-kretzu-tuned", "exp2", "fkm"),
                           "private-projection-free")
 #: Game name (an id without ``-vN``) -> its :class:`Family`.
 FAMILIES: dict[str, Family] = {
@@ -139,7 +140,7 @@ FAMILIES: dict[str, Family] = {
     "DPBandit-StronglyConvex": _CONVEX_BANDIT,
     "DPBandit-Matroid": _POLYTOPE_BANDIT,
     "DPBandit-Flow": _POLYTOPE_BANDIT,
-    "DPBandit-SubmodularBase": Family(("fkm", "garber-kretzu", "garber-kretzu-tuned"),
+    "DPBandit-SubmodularBase": Family(("garber-kretzu", "garber-kretzu-tuned", "fkm"),
                                       "private-projection-free"),
     "DPBandit-Birkhoff": _POLYTOPE_BANDIT,
     "DPFullInfo-Matroid": Family(("online-fw", "ftrl", "ftal"), "private-ftpl",
