@@ -102,8 +102,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("full-info-pftal", "full_info_pftal_rates.py",
             ("--seeds", "1", "--cases", "convex (,id defaults"), ("--quick",)),
     Section("exp2-speed", "exp2_speed.py", (), None, fence=True),
-    Section("bandit-submodular", "bandit_submodular_rates.py",
-            ("--seeds", "1", "--instances", "id defaults"), ("--quick",)),
+    Section("bandit-submodular", quick_args=None, study="bandit-submodular"),
     Section("bandit-convex-ball", quick_args=None, study="bandit-convex", render="render_ball"),
     Section("polytope-rates", quick_args=None, study="separation", render="render_rates"),
     Section("bandit-convex-former", quick_args=None, study="bandit-convex",
@@ -115,7 +114,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("newer-learners", quick_args=None, study="newer-learners"),
     Section("private-stochastic", quick_args=None, study="private-stochastic"),
     Section("private-experts", quick_args=None, study="private-experts"),
-    Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
+    Section("real-data", quick_args=None, study="real-data"),
     Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
             ("--rounds", "300", "--repeats", "2"), fence=True),
     # about 5 minutes of CPU at the audit's default settings, none of them shortcuts
