@@ -772,12 +772,8 @@ def test_real_data_separation_rows_read_only_the_separation_learners():
     assert "< trivial: ok" in lines[2] and "slope > 0.9: ok" in lines[0]
 
 
-def test_real_data_reads_identical_play_and_refuses_a_stale_step():
+def test_real_data_refuses_a_stale_step():
     rd = analysis("real-data")
-    a = {s: 100.0 + s for s in range(8)}
-    assert rd.same_play(a, dict(a)) == "0 on every seed (8/8)"
-    assert rd.same_play({s: v + 10 + (-1) ** s for s, v in a.items()}, a).endswith(
-        " ftrl-grad")
     rd.check_steps({1.0: 0.5}, balanced=lambda eps: 0.5)
     with pytest.raises(ValueError, match="epsilon 1 is 0.4.*update the sweep"):
         rd.check_steps({1.0: 0.4}, balanced=lambda eps: 0.5)
@@ -806,3 +802,25 @@ def test_the_real_data_sweep_plays_the_pairs_the_screen_finds_at_their_ranges():
                                                 p.env_kwargs["loss_kwargs"]["r_max"]))
               for p in sweep.parts if p.tags["experiment"].startswith("screen")}
     assert played == screen and len(screen) == 4
+
+
+def test_real_data_lists_a_learner_below_trivial_play_only_where_fieller_allows():
+    rd = analysis("real-data")
+    rows = []
+    for s in range(8):
+        rows.append(("center", None, 0.0, s, 470.0 + s))
+        for eps, factor in ((0.1, 1.0), (1.0, 0.6)):
+            rows += [("pftal", eps, 0.0, s, factor * (470.0 + s) + 20 * (-1) ** s),
+                     ("private-ftrl-grad", eps, 0.0, s, 480.0 + s),  # above: never listed
+                     ("private-ftrl-grad", eps, 1e-6, s, 0.5 * (470.0 + s)),
+                     ("private-ftpl-grad", eps, 1e-6, s, 0.5 * (470.0 + s))]
+    frame = pd.DataFrame([{"env_id": rd.CLS, "agent": a, "agent_label": a,
+                           "env_options.loss": "hinge", "horizon": 2048, "seed_index": s,
+                           "epsilon": np.nan if e is None else e,
+                           "delta": np.nan if e is None else d, "regret": r}
+                          for a, e, d, s, r in rows])
+    assert rd.below_trivial(frame, "hinge") == (
+        "Below trivial play (Fieller interval of the paired ratio to `center` below 1): "
+        "pftal at ε ∈ {1}; ftrl-grad Laplace at ε ∈ {}; ftrl-grad Gauss at ε ∈ {0.1, 1}; "
+        "ftpl-grad Gauss at ε ∈ {0.1, 1}.")
+    assert rd.below_trivial(frame, "logistic").endswith("ftpl-grad Gauss at ε ∈ {}.")

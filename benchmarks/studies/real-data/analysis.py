@@ -10,7 +10,8 @@ games for every learner of a table):
    :func:`id_rows <separation.analysis.id_rows>` of ``benchmarks/studies/separation``);
 2. on ``DPFullInfo-Classification-v0`` with logistic and hinge losses, the private
    learners' regret by epsilon [Student-t 95% interval] against trivial play, ``ftal``
-   and ``ftrl``; the paired comparisons the prose rests on (:func:`comparison_rows`:
+   and ``ftrl``, and where each is below trivial play (:func:`below_trivial`); the
+   paired comparisons the prose rests on (:func:`comparison_rows`:
    ratios with Fieller's interval, differences with the paired t interval, a side named
    only where its interval excludes the null); ``private-ftrl-grad``'s regret bounds
    (``docs/algorithms/private-ftrl-grad.md``) from the learner itself
@@ -137,22 +138,24 @@ def epsilon_table(frame: Any, loss: str) -> str:
     return ps.table(["learner", *(f"ε={e:g}" for e in epsilons)], rows)
 
 
+def below_trivial(frame: Any, loss: str) -> str:
+    """Per private learner, the epsilons at which Fieller's interval of its paired ratio
+    to trivial play lies below 1."""
+    games, t = cls_games(frame, loss), horizon_of(CLS)
+    trivial = cell(games, TRIVIAL, t)
+    below = {label: [e for e in epsilons_of(frame)
+                     if ps.ratio(cell(games, name, t, e, d), trivial)[1] == "below"]
+             for label, name, d in PRIVATE_ROWS}
+    return ("Below trivial play (Fieller interval of the paired ratio to `center` below 1): "
+            + "; ".join(f"{label} at ε ∈ {ps.listed(es)}" for label, es in below.items())
+            + ".")
+
+
 def reference_line(frame: Any, loss: str) -> str:
     """Trivial play's, ``ftal``'s and ``ftrl``'s mean regret [95% interval]."""
     games, t = cls_games(frame, loss), horizon_of(CLS)
     return f"loss = {loss}, T = {t}: " + ", ".join(
         f"`{a}` {ps.mean_text(cell(games, a, t), '.2f')}" for a in (TRIVIAL, "ftal", "ftrl"))
-
-
-def same_play(a: dict[int, float], b: dict[int, float]) -> str:
-    """The paired difference ``a - b``, or ``0 on every seed (N/N)`` where the regrets are
-    equal on every shared seed (the same points played, up to float rounding)."""
-    seeds = sorted(set(a) & set(b))
-    equal = sum(math.isclose(a[s], b[s], rel_tol=1e-12, abs_tol=1e-9) for s in seeds)
-    if seeds and equal == len(seeds):
-        return f"0 on every seed ({equal}/{len(seeds)})"
-    text, verdict = ps.difference(a, b, ("ftpl-grad", "ftrl-grad"), "+.0f")
-    return f"{text} {verdict}"
 
 
 COMPARISON_HEAD = ("ε", "pftal / trivial [Fieller]", "pftal / ftal [Fieller]",
@@ -176,7 +179,7 @@ def comparison_rows(frame: Any, loss: str) -> list[list[str]]:
                      " ".join(ps.ratio(pftal, ftal)),
                      " ".join(ps.difference(lap, pftal, ("Laplace", "pftal"), "+.0f")),
                      " ".join(ps.difference(gauss, pftal, ("Gauss", "pftal"), "+.0f")),
-                     same_play(ftpl, gauss)])
+                     " ".join(ps.difference(ftpl, gauss, ("ftpl-grad", "ftrl-grad"), "+.0f"))])
     return rows
 
 
@@ -413,6 +416,7 @@ def render(results: str | pathlib.Path) -> str:
         f"(Gauss: δ = {DELTA:g}; the others pure ε-DP)."]
     for loss in LOSSES:
         parts += [reference_line(frame, loss), epsilon_table(frame, loss),
+                  below_trivial(frame, loss),
                   f"Paired comparisons ({loss}): ratio [Fieller 95%] or difference [paired t "
                   "95%], then the side the interval supports (`~`: it contains the null):",
                   ps.table(COMPARISON_HEAD, comparison_rows(frame, loss))]
