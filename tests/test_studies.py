@@ -824,3 +824,15 @@ def test_real_data_lists_a_learner_below_trivial_play_only_where_fieller_allows(
         "pftal at ε ∈ {1}; ftrl-grad Laplace at ε ∈ {}; ftrl-grad Gauss at ε ∈ {0.1, 1}; "
         "ftpl-grad Gauss at ε ∈ {0.1, 1}.")
     assert rd.below_trivial(frame, "logistic").endswith("ftpl-grad Gauss at ε ∈ {}.")
+
+
+def test_bandit_submodular_gives_no_slope_over_a_range_a_learner_has_not_played():
+    bs = analysis("bandit-submodular")
+    frame = submodular_frame(SUB_SEEDS, {("center", None): 1.0,
+                                         ("bandit-submod-pftal", 1.0): 0.8})
+    frame = frame[~((frame.agent_label != "center") & (frame.horizon == 100000))]
+    rows = bs.slope_rows(frame, lead_of=lambda eps, t: lambda T: T ** 0.75)
+    assert [(r[0], r[1]) for r in rows] == [("center", "1,000 .. 31,623"),
+                                            ("center", "1,000 .. 100,000"),
+                                            ("bandit-submod-pftal ε=1", "1,000 .. 31,623")]
+    assert rows[-1][-1] != ""  # the crossing on the learner's last row

@@ -115,29 +115,31 @@ def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], flo
                = lambda eps, t: leading_term(learner_at(eps, t))) -> list[list[Any]]:
     """Per learner of :data:`ROWS` and horizon range of :func:`slope_ranges`: the
     seeds, the slope of the means, the per-seed slope [95% interval] (on the seeds held
-    at every horizon of the range), the exponent and the verdict; on a private learner's
-    last row, the leading term's crossing (``lead_of(epsilon, T_max)``: its leading
+    at every horizon of the range; no row where the learner misses one), the exponent and
+    the verdict; on a private learner's last row, the leading term's crossing (``lead_of(epsilon, T_max)``: its leading
     term, default the learner's own)."""
     trivial = by_horizon(frame, TRIVIAL, None)
-    ranges = slope_ranges(frame)
     out = []
     for label, eps, exponent, source in ROWS:
         everywhere = by_horizon(frame, label, eps)
-        for k, horizons in enumerate(ranges):
-            data = ps.on_common_seeds({t: everywhere[t] for t in horizons if t in everywhere})
-            if len(data) < 2 or not next(iter(data.values())):
+        mine = []
+        for horizons in slope_ranges(frame):
+            if not set(horizons) <= set(everywhere):
+                continue  # the learner misses a horizon of the range
+            data = ps.on_common_seeds({t: everywhere[t] for t in horizons})
+            if not next(iter(data.values())):
                 continue
             of_means, per_seed = ps.slope_texts(data)
             slopes = np.array(list(ps.seed_slopes(data).values()))
             _, lo, hi = mean_ci(slopes[np.isfinite(slopes)])
-            cross = ""
-            if eps is not None and trivial and k == len(ranges) - 1:
-                t_max = max(trivial)
-                cross = crossing(lead_of(eps, t_max), trivial[t_max], t_max)
-            out.append([label + ("" if eps is None else f" ε={eps:g}"),
-                        f"{min(data):,} .. {max(data):,}", len(next(iter(data.values()))),
-                        of_means, per_seed, f"{exponent:.2f} ({source})",
-                        ps.exponent_verdict(lo, hi, exponent), cross])
+            mine.append([label + ("" if eps is None else f" ε={eps:g}"),
+                         f"{min(data):,} .. {max(data):,}", len(next(iter(data.values()))),
+                         of_means, per_seed, f"{exponent:.2f} ({source})",
+                         ps.exponent_verdict(lo, hi, exponent), ""])
+        if mine and eps is not None and trivial:
+            t_max = max(trivial)
+            mine[-1][-1] = crossing(lead_of(eps, t_max), trivial[t_max], t_max)
+        out += mine
     return out
 
 
