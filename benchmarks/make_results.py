@@ -145,8 +145,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("full-info-pftal", quick_args=None, study="full-info-pftal"),
     # installs SMPyBandits in a throw-away virtualenv: not part of --quick
     Section("exp2-speed", "exp2_speed.py", (), None, stored=True),
-    Section("bandit-submodular", "bandit_submodular_rates.py",
-            ("--seeds", "1", "--instances", "id defaults"), ("--quick",)),
+    Section("bandit-submodular", quick_args=None, study="bandit-submodular"),
     Section("bandit-convex-ball", quick_args=None, study="bandit-convex", render="render_ball"),
     Section("polytope-rates", quick_args=None, study="separation", render="render_rates"),
     Section("bandit-convex-former", quick_args=None, study="bandit-convex",
@@ -158,7 +157,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("newer-learners", quick_args=None, study="newer-learners"),
     Section("private-stochastic", quick_args=None, study="private-stochastic"),
     Section("private-experts", quick_args=None, study="private-experts"),
-    Section("real-data", "real_data.py", (), ("--seeds", "1", "--eps", "1"), fence=True),
+    Section("real-data", quick_args=None, study="real-data"),
     Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
             ("--rounds", "300", "--repeats", "2"), fence=True, stored=True),
     # about 6 minutes of CPU at the audit's default settings, none of them shortcuts

@@ -156,7 +156,8 @@ def test_the_separation_study_plays_each_ids_family_as_the_leaderboard_defines_i
 # studies, on hand-made frames whose verdicts are known
 
 PAIRED_STUDIES = ("newer-learners", "private-experts", "private-stochastic",
-                  "full-info-rates", "bandit-convex", "privacy-limit", "full-info-pftal")
+                  "full-info-rates", "bandit-convex", "privacy-limit", "full-info-pftal",
+                  "bandit-submodular")
 
 
 @pytest.mark.parametrize("name", PAIRED_STUDIES)
@@ -755,3 +756,229 @@ def test_full_info_pftal_names_the_side_of_trivial_play_only_where_fieller_allow
     assert [r[2].split()[-1] for r in got] == ["below", "~", "above"]
     assert got[0][0] == "stochastic adversary, loss=distance"
     assert got[0][3] == "0.2 [0.2, 0.2] below"  # three significant digits
+
+
+# --- the bandit submodular study, on hand-made frames whose verdicts are known
+
+
+def submodular_frame(seeds_at, slopes, levels=None, offsets=None):
+    """Regret ``level * c_s * T^(slope + offset_s)`` per (label, epsilon) of ``slopes``,
+    seed ``s`` with its own level ``c_s`` (shared by the learners: paired)."""
+    rng = np.random.default_rng(9)
+    c = 1 + 0.1 * rng.normal(size=8)
+    rows = []
+    for t, seeds in seeds_at.items():
+        for s in range(seeds):
+            for (label, eps), slope in slopes.items():
+                off = (offsets or {}).get((label, eps), lambda s: 0.0)(s)
+                level = (levels or {}).get((label, eps), 1.0)
+                rows.append(("stochastic", label, t, eps, s, level * c[s] * t ** (slope + off)))
+    return games_frame(rows)
+
+
+SUB_SEEDS = {1000: 8, 3162: 8, 10000: 8, 31623: 8, 100000: 4}
+
+
+def test_bandit_submodular_slopes_per_range_and_their_verdicts():
+    bs = analysis("bandit-submodular")
+    frame = submodular_frame(SUB_SEEDS, {
+        ("center", None): 1.0, ("hazan-kale-submodular-bandit", None): 0.7,
+        ("bandit-submod-pftal", 1.0): 0.98, ("bandit-submod-pftal", 10.0): 0.85,
+        ("bandit-submod-pftal", 100.0): 0.75},
+        levels={("center", None): 0.2},
+        offsets={("bandit-submod-pftal", 10.0): lambda s: 0.06 * (-1) ** s})
+    assert bs.slope_ranges(frame) == [[1000, 3162, 10000, 31623],
+                                      [1000, 3162, 10000, 31623, 100000]]
+    rows = bs.slope_rows(frame, lead_of=lambda eps, t: lambda T: 0.8 / eps * T ** 0.75)
+    by = {(r[0], r[1]): r for r in rows}
+    assert len(rows) == 10
+    full, part = "1,000 .. 100,000", "1,000 .. 31,623"
+    assert by["center", part][2] == 8 and by["center", full][2] == 4  # seeds at every T
+    assert by["center", full][6] == "yes" and by["center", full][3] == "1.00"
+    assert by["hazan-kale-submodular-bandit", full][6] == "yes"  # 0.7 within 2/3 +- 0.1
+    assert by["bandit-submod-pftal ε=1", full][6] == "no"  # 0.98: outside 0.75 +- 0.1
+    assert by["bandit-submod-pftal ε=10", full][6] == "~"  # 0.85 +- noise straddles 0.85
+    assert by["bandit-submod-pftal ε=100", full][6] == "yes"
+    # the leading term 0.8 T^{3/4} / eps against trivial play's 0.2 c T: crosses at
+    # T = (4 / (eps mean(c)))^4; only on the private learners' last range
+    assert by["bandit-submod-pftal ε=1", part][7] == "" and by["center", full][7] == ""
+    rate = 0.2 * np.mean(np.random.default_rng(9).normal(size=8)[:4] * 0.1 + 1)
+    cross = by["bandit-submod-pftal ε=1", full][7]
+    assert float(cross.split()[0]) == pytest.approx((0.8 / rate) ** 4, rel=0.05)
+    lo, hi = (float(x) for x in cross.split("[")[1].rstrip("]").split(", "))
+    assert lo < float(cross.split()[0]) < hi  # the higher rate crosses first
+
+
+def test_bandit_submodular_price_of_privacy_names_a_side_only_where_fieller_allows():
+    bs = analysis("bandit-submodular")
+    frame = submodular_frame({1000: 8}, {
+        ("hazan-kale-submodular-bandit", None): 0.5, ("bandit-submod-pftal", 1.0): 0.5,
+        ("bandit-submod-pftal", 10.0): 0.5, ("bandit-submod-pftal", 100.0): 0.5},
+        levels={("bandit-submod-pftal", 1.0): 2.0, ("bandit-submod-pftal", 100.0): 0.5},
+        offsets={("bandit-submod-pftal", 10.0): lambda s: 0.05 * (-1) ** s})
+    got = bs.ratio_rows(frame)
+    assert [(r[0], r[-1]) for r in got] == [("ε=1", "private higher"), ("ε=10", "~"),
+                                            ("ε=100", "private lower")]
+    assert got[0][5].startswith("2.00 [2.00, 2.00]") and got[0][2] == 8
+
+
+def test_the_bandit_submodular_study_plays_the_ids_defaults_with_8_seeds_below_100000():
+    sweep = load_sweep(STUDIES / "bandit-submodular" / "sweep.yaml")
+    assert {g.env_id for g in sweep.games} == {"DPBandit-Submodular-v2"}
+    assert all(not g.env_kwargs for g in sweep.games)
+    seeds = {}
+    for g in sweep.games:
+        seeds.setdefault(g.horizon, set()).add(g.seed_index)
+    assert sorted(seeds) == [1000, 3162, 10000, 31623, 100000]
+    assert all(len(seeds[t]) == 8 for t in sorted(seeds)[:-1])
+    assert seeds[100000] <= seeds[1000] and len(seeds[100000]) >= 4  # a subset: paired
+    assert {(g.agent, g.epsilon) for g in sweep.games} == {
+        ("center", None), ("hazan-kale-submodular-bandit", None),
+        ("bandit-submod-pftal", 1.0), ("bandit-submod-pftal", 10.0),
+        ("bandit-submod-pftal", 100.0)}
+
+
+# --- the real-data study
+
+
+def test_the_real_data_study_pairs_its_games_and_plays_each_ids_family():
+    """Within one env setting and horizon a learner plays a subset of the seed indices
+    of the largest set there (the deterministic learners on the portfolio's one window
+    play fewer), and one seed index is one loss sequence."""
+    from dp_online_envs.lab.leaderboard.score import family
+
+    rd = analysis("real-data")
+    sweep = load_sweep(STUDIES / "real-data" / "sweep.yaml")
+    cells: dict = {}
+    for g in sweep.games:
+        cell = cells.setdefault((g.env_id, repr(sorted(g.env_kwargs.items())), g.horizon), {})
+        cell.setdefault((g.label, g.epsilon, g.delta), set()).add(g.seed_index)
+    for key, by_learner in cells.items():
+        largest = max(by_learner.values(), key=len)
+        assert all(s <= largest for s in by_learner.values()), key
+        games = [g for g in sweep.games if (g.env_id, repr(sorted(g.env_kwargs.items())),
+                                            g.horizon) == key]
+        for index in {g.seed_index for g in games}:
+            assert len({g.env_seed for g in games if g.seed_index == index}) == 1, key
+    for env_id, agents in rd.SEPARATION.items():
+        fam = family(env_id)
+        assert agents == (rd.TRIVIAL, fam.nonprivate[0], fam.private)
+        played = {(g.agent, g.horizon) for g in sweep.games if g.env_id == env_id}
+        t = rd.horizon_of(env_id)
+        assert {(a, t) for a in agents} | {(rd.TRIVIAL, t // 4)} <= played
+
+
+def portfolio_frame(rows):
+    """A frame of default-portfolio games from ``(agent, epsilon, seed, regret)``."""
+    return pd.DataFrame([{"env_id": "DPFullInfo-Portfolio-v1", "agent": a,
+                          "agent_label": a, "env_options.tickers": '["GE", "MSFT"]',
+                          "env_options.loss_kwargs": '{"r_max": 1.2, "r_min": 0.8}',
+                          "horizon": 8312,
+                          "epsilon": np.nan if eps is None else eps,
+                          "delta": np.nan if eps is None else 0.0, "seed_index": s,
+                          "regret": r} for a, eps, s, r in rows])
+
+
+def test_real_data_calls_pftal_on_the_portfolio_indistinguishable_unless_fieller_excludes_1():
+    rd = analysis("real-data")
+    rows = [("center", None, s, 2.0) for s in range(16)]  # one window: the same each seed
+    rows += [("pftal", 1.0, s, 2.0 * (0.99 + 0.1 * (-1) ** s)) for s in range(16)]
+    rows += [("pftal", 2.0, s, 1.6 + 0.01 * s) for s in range(16)]
+    rows += [("pftal", 8.0, s, 2.4 + 0.01 * s) for s in range(16)]
+    rows += [("center", None, 3, 9.0)]  # duplicate key: the frame of another game
+    got = {r[0]: r for r in rd.pftal_rows(portfolio_frame(rows[:-1]))}
+    assert got["1"][4] == "indistinguishable from trivial play"
+    assert got["1"][5] == "8 of 16" and got["1"][3].startswith("0.99 [")
+    assert got["2"][4] == "below trivial play" and got["2"][5] == "0 of 16"
+    assert got["8"][4] == "above trivial play" and got["8"][5] == "16 of 16"
+    other = portfolio_frame(rows[:-1])
+    other["env_options.tickers"] = '["GE", "UNH"]'  # another pair: not the default's
+    assert rd.pftal_rows(other) == []
+
+
+def test_real_data_separation_rows_read_only_the_separation_learners():
+    rd = analysis("real-data")
+    rows = []
+    for s in range(8):
+        for t, tr in ((512, 120.0), (2048, 470.0)):
+            rows.append(("center", None, 0.0, t, s, tr + s))
+        rows += [("ftal", None, 0.0, 2048, s, 2.0 + 0.1 * s),
+                 ("pftal", 1.0, 0.0, 2048, s, 400.0 + s),
+                 ("pftal", 0.1, 0.0, 2048, s, 1e6),  # another epsilon: not a row
+                 ("private-ftrl-grad", 1.0, 1e-6, 2048, s, 280.0),  # not the family's
+                 ("ftal", None, 0.0, 1024, s, 1e6)]  # another horizon
+    frame = pd.DataFrame([{"env_id": rd.CLS, "agent": a, "agent_label": a,
+                           "env_options.loss": "logistic", "horizon": t, "seed_index": s,
+                           "epsilon": np.nan if e is None else e,
+                           "delta": np.nan if e is None else d, "regret": r}
+                          for a, e, d, t, s, r in rows])
+    table = rd.separation_block(frame)
+    lines = [line for line in table.splitlines()[2:]]
+    assert [line.split(" | ")[1] for line in lines] == ["center (trivial)", "ftal", "pftal"]
+    assert "< trivial: ok" in lines[2] and "slope > 0.9: ok" in lines[0]
+
+
+def test_real_data_refuses_a_stale_step():
+    rd = analysis("real-data")
+    rd.check_steps({1.0: 0.5}, balanced=lambda eps: 0.5)
+    with pytest.raises(ValueError, match="epsilon 1 is 0.4.*update the sweep"):
+        rd.check_steps({1.0: 0.4}, balanced=lambda eps: 0.5)
+
+
+def test_the_real_data_sweeps_step_is_the_learners_noise_balanced_step():
+    rd = analysis("real-data")
+    steps = rd.sweep_steps()
+    assert sorted(steps) == [1.0, 10.0]
+    rd.check_steps(steps)  # raises once the learner's noise (so its balanced step) moves
+
+
+def test_the_real_data_sweep_plays_the_pairs_the_screen_finds_at_their_ranges():
+    """The screen is recomputed from the data at render time; the sweep's candidate
+    pairs must be the ones it finds (else the table reads "not played")."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("skfolio")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("the 'realdata' extra (skfolio, which ships the prices) is not installed")
+    rd = analysis("real-data")
+    screen = {(tuple(pair), rng) for _, pair, rng in rd.pair_screen()}
+    sweep = load_sweep(STUDIES / "real-data" / "sweep.yaml")
+    played = {(tuple(p.env_kwargs["tickers"]), (p.env_kwargs["loss_kwargs"]["r_min"],
+                                                p.env_kwargs["loss_kwargs"]["r_max"]))
+              for p in sweep.parts if p.tags["experiment"].startswith("screen")}
+    assert played == screen and len(screen) == 4
+
+
+def test_real_data_lists_a_learner_below_trivial_play_only_where_fieller_allows():
+    rd = analysis("real-data")
+    rows = []
+    for s in range(8):
+        rows.append(("center", None, 0.0, s, 470.0 + s))
+        for eps, factor in ((0.1, 1.0), (1.0, 0.6)):
+            rows += [("pftal", eps, 0.0, s, factor * (470.0 + s) + 20 * (-1) ** s),
+                     ("private-ftrl-grad", eps, 0.0, s, 480.0 + s),  # above: never listed
+                     ("private-ftrl-grad", eps, 1e-6, s, 0.5 * (470.0 + s)),
+                     ("private-ftpl-grad", eps, 1e-6, s, 0.5 * (470.0 + s))]
+    frame = pd.DataFrame([{"env_id": rd.CLS, "agent": a, "agent_label": a,
+                           "env_options.loss": "hinge", "horizon": 2048, "seed_index": s,
+                           "epsilon": np.nan if e is None else e,
+                           "delta": np.nan if e is None else d, "regret": r}
+                          for a, e, d, s, r in rows])
+    assert rd.below_trivial(frame, "hinge") == (
+        "Below trivial play (Fieller interval of the paired ratio to `center` below 1): "
+        "pftal at ε ∈ {1}; ftrl-grad Laplace at ε ∈ {}; ftrl-grad Gauss at ε ∈ {0.1, 1}; "
+        "ftpl-grad Gauss at ε ∈ {0.1, 1}.")
+    assert rd.below_trivial(frame, "logistic").endswith("ftpl-grad Gauss at ε ∈ {}.")
+
+
+def test_bandit_submodular_gives_no_slope_over_a_range_a_learner_has_not_played():
+    bs = analysis("bandit-submodular")
+    frame = submodular_frame(SUB_SEEDS, {("center", None): 1.0,
+                                         ("bandit-submod-pftal", 1.0): 0.8})
+    frame = frame[~((frame.agent_label != "center") & (frame.horizon == 100000))]
+    rows = bs.slope_rows(frame, lead_of=lambda eps, t: lambda T: T ** 0.75)
+    assert [(r[0], r[1]) for r in rows] == [("center", "1,000 .. 31,623"),
+                                            ("center", "1,000 .. 100,000"),
+                                            ("bandit-submod-pftal ε=1", "1,000 .. 31,623")]
+    assert rows[-1][-1] != ""  # the crossing on the learner's last row

@@ -31,6 +31,8 @@ from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
 
 #: The verdict of an interval that contains the null value.
 NOISE = "~"
+#: How far a slope may be from a theorem's exponent to be called the theorem's.
+SLOPE_TOLERANCE = 0.1
 
 
 def load_study(results: str | pathlib.Path, sweep: str | pathlib.Path) -> Any:
@@ -166,6 +168,31 @@ def slope_texts(by_horizon: dict[int, dict[int, float]]) -> tuple[str, str]:
     finite = per_seed[np.isfinite(per_seed)]
     return (f"{of_means:.2f}",
             fmt(*mean_ci(finite), spec=".2f") if finite.size else "n/a")
+
+
+def exponent_verdict(lo: float, hi: float, exponent: float,
+                     tolerance: float = SLOPE_TOLERANCE) -> str:
+    """``yes`` where the slope interval ``[lo, hi]`` lies within ``exponent +-
+    tolerance``, ``no`` where it lies outside, :data:`NOISE` where it straddles an edge
+    (or an end is missing or not finite)."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return NOISE
+    a, b = exponent - tolerance, exponent + tolerance
+    if a <= lo and hi <= b:
+        return "yes"
+    return "no" if hi < a or lo > b else NOISE
+
+
+def study_module(name: str) -> Any:
+    """The analysis module of the study ``benchmarks/studies/NAME`` (a study reusing
+    another's table, e.g. the separation criteria)."""
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parent / name / "analysis.py"
+    spec = importlib.util.spec_from_file_location(f"study_{name.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -80,7 +80,8 @@ def class_data(opts: Options) -> ShuffledRowsAdversary:
 #: than 1.5 log-wealth over the whole range are GE-MSFT, GE-UNH, GE-HD and BAC-UNH;
 #: GE-MSFT is the one where Online Newton Step (``ons``) gains the most on it (MSFT's
 #: log growth over 1990-2022 is 6.41, GE's 1.49), so not learning costs regret linear in
-#: T and learning pays. ``benchmarks/real_data.py`` reports the measurement.
+#: T and learning pays. The ``real-data`` study (``benchmarks/studies/real-data/``)
+#: reports the measurement.
 PORTFOLIO_TICKERS = ("GE", "MSFT")
 #: The declared price-relative range of the default game: it contains every daily
 #: relative of GE and MSFT in the data (0.844 to 1.197), so nothing of theirs is clipped.

@@ -82,3 +82,12 @@ def test_summary_pairs_rows_by_seed_index():
         (ratio, lo, hi))
     assert ratio == pytest.approx(np.mean(private[:3]) / 101.0)
     assert ratio != pytest.approx(np.mean(private) / 101.0)
+
+
+def test_pairs_without_spread_give_the_exact_ratio_not_an_unbounded_interval():
+    """Deterministic learners on one window: every pair is the same, so the interval is
+    the ratio itself (these values used to round ``disc`` below 0 and read unbounded)."""
+    a, b = [2.925331171282606] * 2, [2.926918017751575] * 2
+    ratio, lo, hi = ratio_ci(a, b)
+    assert lo == pytest.approx(ratio, rel=1e-9) and hi == pytest.approx(ratio, rel=1e-9)
+    assert ratio_ci([1.0, 1.0], [0.0, 0.0])[1:] == (None, None)  # b not away from 0

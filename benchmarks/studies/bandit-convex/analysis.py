@@ -49,7 +49,7 @@ from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
 
 SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
 #: How far a slope may be from the theorem's exponent to be called the theorem's.
-SLOPE_TOLERANCE = 0.1
+SLOPE_TOLERANCE = ps.SLOPE_TOLERANCE
 
 #: The ball block's rows: (experiment, env id, agent label, epsilon, exponent, source).
 BALL_ROWS = (
@@ -111,17 +111,13 @@ def by_horizon(frame: Any, experiment: str, env_id: str, label: str,
 
 
 def exponent_verdict(lo: float, hi: float, exponent: float, clamped: bool) -> str:
-    """``n/a (clamped)`` where the radius is clamped; ``yes`` where ``[lo, hi]`` lies
-    within ``exponent +- SLOPE_TOLERANCE``, ``no`` where it lies outside, ``~`` where it
-    straddles an edge (or is not finite)."""
+    """``n/a (clamped)`` where the radius is clamped; otherwise
+    :func:`paired_stats.exponent_verdict` (``yes`` where ``[lo, hi]`` lies within
+    ``exponent +- SLOPE_TOLERANCE``, ``no`` where it lies outside, ``~`` where it
+    straddles an edge or is not finite)."""
     if clamped:
         return "n/a (clamped)"
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return ps.NOISE
-    a, b = exponent - SLOPE_TOLERANCE, exponent + SLOPE_TOLERANCE
-    if a <= lo and hi <= b:
-        return "yes"
-    return "no" if hi < a or lo > b else ps.NOISE
+    return ps.exponent_verdict(lo, hi, exponent, SLOPE_TOLERANCE)
 
 
 def _part(experiment: str, env_id: str, label: str) -> Any:

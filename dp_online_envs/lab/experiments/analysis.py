@@ -71,6 +71,8 @@ def ratio_ci(a: Iterable[float], b: Iterable[float],
     a1 = ma * mb - q * cov[0, 1]
     a0 = ma * ma - q * cov[0, 0]
     disc = a1 * a1 - a2 * a0
+    if -1e-12 * a1 * a1 <= disc < 0:
+        disc = 0.0  # rounding: with no spread (deterministic pairs) disc is exactly 0
     if a2 <= 0 or disc < 0:
         return ratio, None, None
     root = math.sqrt(disc)
