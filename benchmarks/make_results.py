@@ -16,9 +16,6 @@ script's stdout:
   :mod:`benchmarks.stored`), then the script module's ``render(doc)`` draws the block
   from that file.
 
-(A plain script section, the remaining kind, still fills its block with the script's
-stdout; the sections are moving to the two kinds above.)
-
 The generated block is stamped with the command and with the date and the release of
 its numbers (a stored section: also the load average while they were measured),
 between ``<!-- output: NAME -->`` and ``<!-- /output: NAME -->``; a section that is not
@@ -109,6 +106,11 @@ class Section:
     study: str | None = None
     render: str = "render"
     stored: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.study is None) == (not self.stored):
+            raise ValueError(f"section {self.name!r} must be either a study or a stored "
+                             f"section (its block is never a script's stdout)")
 
     def results(self, quick: bool = False) -> Path:
         """The file a ``stored`` section's numbers are kept in (a quick run's apart), under
@@ -335,8 +337,6 @@ def _kind(section: Section) -> str:
     """What fills a section's block, for ``--list``."""
     if section.study is not None:
         return f"study {section.study}"
-    if not section.stored:
-        return "script stdout"
     path = section.results()
     try:
         when = stored.load(path, section.name)["date"]

@@ -68,19 +68,19 @@ def _template(names, placeholder="{{output}}"):
 
 
 def test_render_fills_blocks_and_marks_missing_ones():
-    secs = (mr.Section("a", "a.py"), mr.Section("b", "b.py", fence=True))
+    secs = (mr.Section("a", "a.py", stored=True), mr.Section("b", "b.py", fence=True, stored=True))
     block = mr.output_block(secs[1], "line 1\nline 2\n", "2026-01-01")
     text = mr.render(_template(["a", "b"]), {"b": block}, "HEAD", secs)
     assert "HEAD" in text and "{{" not in text
     assert "_Not generated yet: run `python benchmarks/make_results.py --only a`._" in text
     assert "```text\nline 1\nline 2\n```" in text
-    assert "`python benchmarks/b.py` (2026-01-01)" in text
+    assert "`python benchmarks/b.py --save results/benchmarks/b.json` (2026-01-01)" in text
     assert mr.parse_outputs(text)["b"] == block
     assert list(mr.parse_sections(text)) == ["a", "b"]
 
 
 def test_render_rejects_a_template_that_does_not_match_the_sections():
-    secs = (mr.Section("a", "a.py"), mr.Section("b", "b.py"))
+    secs = (mr.Section("a", "a.py", stored=True), mr.Section("b", "b.py", stored=True))
     with pytest.raises(ValueError, match=r"template sections \['b', 'a'\]"):
         mr.render(_template(["b", "a"]), {}, "", secs)
     with pytest.raises(ValueError, match="exactly one"):
@@ -338,7 +338,7 @@ class Sleeper(mr.Section):
         return ["-c", "import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)"]
 
 mr.install_signal_handlers()
-mr.run_script(Sleeper("sleeper", "sleeper.py"), False)
+mr.run_script(Sleeper("sleeper", "sleeper.py", stored=True), False)
 """)
     proc = subprocess.Popen([sys.executable, str(driver)])
     deadline = time.monotonic() + 60
@@ -368,3 +368,11 @@ def test_list_names_each_sections_kind_command_and_stored_file(results_dir, caps
     assert f"stored {results_dir / 'gaussian-speed.json'} (2026-01-02 03:04 UTC)" in out
     assert "counter-noise.json (missing)" in out
     assert "study separation" in out
+
+
+def test_a_section_is_a_study_or_a_stored_measurement_never_a_scripts_stdout():
+    with pytest.raises(ValueError, match="'plain' must be either a study or a stored"):
+        mr.Section("plain", "plain.py")
+    with pytest.raises(ValueError, match="'both' must be either"):
+        mr.Section("both", "both.py", study="both", stored=True)
+    assert all((s.study is None) == s.stored for s in mr.SECTIONS)
