@@ -9,9 +9,9 @@ import pathlib
 import pytest
 
 from agents.full_info.hedge import Hedge
-from dp_online_envs.lab.experiments.resolver import resolve_agent
 from agents.privacy import PrivacyGuarantee
 from dp_online_envs.lab.cli import main
+from dp_online_envs.lab.experiments.resolver import resolve_agent
 from dp_online_envs.lab.experiments.runner import RunReport
 from dp_online_envs.lab.isolation import IsolationLimits
 from dp_online_envs.lab.leaderboard import (
