@@ -10,6 +10,10 @@ experiments.analysis.ratio_ci`), a slope in ``T`` the Student-t interval of the 
 the per-seed least-squares slopes (:func:`~dp_online_envs.lab.experiments.rates.
 loglog_slope`). A side is named only where its interval excludes the null value;
 otherwise the verdict is ``~`` (within noise).
+
+Every study's analysis (``benchmarks/studies/NAME/analysis.py``) describes its folder
+with a :class:`Study` and runs as ``python benchmarks/studies/NAME/analysis.py
+[RESULTS_DIR]`` (:meth:`Study.main`: the study's blocks, printed).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import math
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,6 +49,36 @@ def load_study(results: str | pathlib.Path, sweep: str | pathlib.Path) -> Any:
     frame = load_results(results)
     wanted = {g.game_id for g in load_sweep(sweep).games}
     return frame[frame.game_id.isin(wanted)]
+
+
+class Study:
+    """The folder of a study: its sweep (``sweep.yaml``) next to its analysis module.
+
+    Args:
+        analysis: The analysis module's ``__file__`` (``benchmarks/studies/NAME/
+            analysis.py``).
+    """
+
+    def __init__(self, analysis: str | pathlib.Path) -> None:
+        self.folder = pathlib.Path(analysis).resolve().parent
+        self.sweep = self.folder / "sweep.yaml"
+
+    def load(self, results: str | pathlib.Path) -> Any:
+        """The games of the study's sweep stored in ``results`` (:func:`load_study`)."""
+        return load_study(results, self.sweep)
+
+    def results(self) -> pathlib.Path:
+        """Where the sweep stores its games (its ``results``, below the repository)."""
+        from dp_online_envs.lab.experiments.sweep import load_sweep
+
+        return ROOT / load_sweep(self.sweep).results
+
+    def main(self, *renders: Callable[[str | pathlib.Path], str]) -> None:
+        """The command line ``python benchmarks/studies/NAME/analysis.py [RESULTS_DIR]``:
+        prints the blocks ``renders`` draw from ``RESULTS_DIR`` (default: the sweep's
+        :meth:`results`), a blank line between two."""
+        where = sys.argv[1] if len(sys.argv) > 1 else self.results()
+        print("\n\n".join(render(where) for render in renders))
 
 
 def regrets(frame: Any, label: str, horizon: int, epsilon: float | None = None,

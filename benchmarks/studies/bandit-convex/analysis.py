@@ -24,10 +24,6 @@ The price of privacy is the paired ratio ``mean(private) / mean(non-private)`` o
 seed indices both played (the same losses), with Fieller's interval
 (:func:`paired_stats.ratio`): ``private higher`` where the interval lies above 1,
 ``private lower`` where below, ``~`` where it contains 1.
-
-Usage::
-
-    python benchmarks/studies/bandit-convex/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -47,7 +43,7 @@ import paired_stats as ps  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 #: How far a slope may be from the theorem's exponent to be called the theorem's.
 SLOPE_TOLERANCE = ps.SLOPE_TOLERANCE
 
@@ -125,11 +121,11 @@ def _part(experiment: str, env_id: str, label: str) -> Any:
     from dp_online_envs.lab.experiments.game import agent_label
     from dp_online_envs.lab.experiments.sweep import load_sweep
 
-    for part in load_sweep(SWEEP).parts:
+    for part in load_sweep(STUDY.sweep).parts:
         if (part.tags.get("experiment") == experiment and part.env_id == env_id
                 and agent_label(part.agent, part.agent_kwargs) == label):
             return part
-    raise KeyError(f"no part {experiment}/{env_id}/{label} in {SWEEP}")
+    raise KeyError(f"no part {experiment}/{env_id}/{label} in {STUDY.sweep}")
 
 
 def learner_at(experiment: str, env_id: str, label: str, epsilon: float | None,
@@ -291,7 +287,7 @@ def short(env_id: str) -> str:
 
 def render_ball(results: str | pathlib.Path) -> str:
     """The l2-ball block: slopes, the leading term's crossing, the price of privacy."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     pairs = privacy_rows(frame, BALL_PAIRS)
     return "\n\n".join([
         "**Slopes** (l2-ball ids at their defaults):", slope_table(frame, BALL_ROWS),
@@ -305,7 +301,7 @@ def render_ball(results: str | pathlib.Path) -> str:
 def render_former(results: str | pathlib.Path) -> str:
     """The former-instances block: slopes on the polytopes and the 2-d ball, the price
     of privacy."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     pairs = privacy_rows(frame, FORMER_PAIRS)
     polytopes = [r for r in FORMER_ROWS if r[0] == "former"]
     ball = [r for r in FORMER_ROWS if r[0] != "former"]
@@ -317,6 +313,4 @@ def render_former(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "bandit-convex")
-    print(render_ball(where) + "\n\n" + render_former(where))
+    STUDY.main(render_ball, render_former)

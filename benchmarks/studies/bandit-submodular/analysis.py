@@ -20,10 +20,6 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes the
    (``bandit-submod-pftal`` over ``hazan-kale-submodular-bandit``) with Fieller's 95%
    interval, and the side it supports: ``private higher`` where it lies above 1,
    ``private lower`` where below, ``~`` where it contains 1 (:func:`ratio_rows`).
-
-Usage::
-
-    python benchmarks/studies/bandit-submodular/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -43,7 +39,7 @@ import paired_stats as ps  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 ENV = "DPBandit-Submodular-v2"
 TRIVIAL = "center"
 NON_PRIVATE = "hazan-kale-submodular-bandit"
@@ -182,7 +178,7 @@ RATIO_HEAD = ("private ε", "T", "seeds", f"{PRIVATE} [95% CI]", f"{NON_PRIVATE}
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: the slope table, then the price of privacy."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     frame = frame[frame.env_id == ENV]
     trivial = by_horizon(frame, TRIVIAL, None)
     ratios = ratio_rows(frame)
@@ -203,6 +199,4 @@ def render(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "bandit-submodular")
-    print(render(where))
+    STUDY.main(render)

@@ -19,10 +19,6 @@ with distance losses:
 2. per learner and ``T`` (:func:`trivial_rows`): the paired ratio of its regret to
    trivial play's on the same games [Fieller's 95% interval], with ``below`` /
    ``above`` where the interval excludes 1 (``~``: within noise).
-
-Usage::
-
-    python benchmarks/studies/full-info-pftal/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -47,7 +43,7 @@ from dp_online_envs.lab.experiments.rates import (  # noqa: E402
     slope_reached,
 )
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 ENV = "DPFullInfo-Convex-v1"
 TRIVIAL = "center"
 #: Smith-Thakurta Thm. 11 (and FTAL's regularized bound): ``O~(sqrt(T))``.
@@ -93,7 +89,7 @@ def learner_at(adversary: str, agent: str, epsilon: float | None, horizon: int) 
     from dp_online_envs.envs.registry import build_env
     from dp_online_envs.lab.experiments.sweep import load_sweep
 
-    part = next(p for p in load_sweep(SWEEP).parts
+    part = next(p for p in load_sweep(STUDY.sweep).parts
                 if p.agent == agent and adversary_of(p.env_id, p.env_kwargs) == adversary)
     problem = build_env(ENV, horizon=horizon, **part.env_kwargs).get_wrapper_attr("problem")
     privacy = {} if epsilon is None else {"epsilon": float(epsilon), "delta": 0.0}
@@ -206,7 +202,7 @@ def seed_counts(frame: Any) -> str:
 def render(results: str | pathlib.Path, learner: Callable[..., Any] = learner_at) -> str:
     """The section's block: the slopes and proof-bound figures, the ratios to trivial
     play."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     frame = frame[frame.env_id == ENV]
     horizons, rows = trivial_rows(frame)
     return "\n\n".join([
@@ -222,6 +218,4 @@ def render(results: str | pathlib.Path, learner: Callable[..., Any] = learner_at
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "full-info-pftal")
-    print(render(where))
+    STUDY.main(render)

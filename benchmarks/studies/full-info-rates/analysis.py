@@ -21,10 +21,6 @@ of the ``full-info-rates`` section of ``docs/results.md``:
    ratio to the factorization (:func:`counters_block`).
 
 A side is named only where its interval excludes the null value (``~``: within noise).
-
-Usage::
-
-    python benchmarks/studies/full-info-rates/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -47,7 +43,7 @@ from dp_online_envs.lab.experiments.rates import (  # noqa: E402
     slope_reached,
 )
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 EXPERTS, MAB = "DPFullInfo-Experts-v0", "DPBandit-MAB-v0"
 TRIVIAL = "center"
 #: The exponent of ``sqrt(T)`` the theorems promise (others: :data:`EXPONENT`).
@@ -454,17 +450,11 @@ def counters_block(frame: Any, noise_sd: Callable[..., float] = counter_noise_sd
 
 def render(results: str | pathlib.Path, check: bool = True) -> str:
     """The section's block: sections 0 to 3 from the stored results of the sweep."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     parts = [rates_block(frame, check), slopes_block(frame), free_block(frame),
              counters_block(frame)]
     return "\n\n".join(p for p in parts if p)
 
 
-def _main() -> None:
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "full-info-rates")
-    print(render(where))
-
-
 if __name__ == "__main__":
-    _main()
+    STUDY.main(render)

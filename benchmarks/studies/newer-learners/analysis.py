@@ -11,10 +11,6 @@ of the ``newer-learners`` section of ``docs/results.md``:
 2. per epsilon played at three horizons or more (default adversary): each learner's
    mean regret at every ``T``, the slope of the means and the mean per-seed slope
    [95% interval], and htinf's slope minus exp2's, paired by seed (:func:`slope_block`).
-
-Usage::
-
-    python benchmarks/studies/newer-learners/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -27,7 +23,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 ENV = "DPBandit-MAB-v0"
 HTINF, EXP2, TRIVIAL = "private-batched-htinf", "private-exp2", "uniform"
 LEARNERS = (HTINF, EXP2)
@@ -144,7 +140,7 @@ def slope_epsilons(frame: Any, adversary: str = DEFAULT) -> list[float]:
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: one comparison per adversary, then the slopes."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     frame = frame[frame.env_id == ENV]
     adversaries = sorted(frame["env_options.adversary"].unique(),
                          key=lambda a: (a != DEFAULT, a))
@@ -154,6 +150,4 @@ def render(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "newer-learners")
-    print(render(where))
+    STUDY.main(render)

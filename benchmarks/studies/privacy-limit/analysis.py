@@ -15,10 +15,6 @@ and the non-private learner it declares as its counterpart (``private-ftrl`` and
 
 Every interval is over the paired seeds: the learners of one env play the same games
 (the env's seed derives from its settings and the seed index only).
-
-Usage::
-
-    python benchmarks/studies/privacy-limit/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 #: ``(env id, private learner, its non-private counterpart, trivial play)``.
 PAIRS = (("DPFullInfo-Experts-v0", "private-ftrl", "hedge", "center"),
          ("DPBandit-MAB-v0", "private-exp2", "exp2", "uniform"))
@@ -77,7 +73,7 @@ def summary(rows: list[list[str]]) -> str:
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: one row per pair of :data:`PAIRS`, and the verdicts."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     private = frame[frame.epsilon.notna()]
     horizon = int(private.horizon.max())
     epsilon = float(private.epsilon.max())
@@ -93,6 +89,4 @@ def render(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "privacy-limit")
-    print(render(where))
+    STUDY.main(render)

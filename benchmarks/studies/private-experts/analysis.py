@@ -13,10 +13,6 @@ of the ``private-experts`` section of ``docs/results.md``:
 3. ``private-lazy-mw``'s and ``hedge``'s regret against ``T`` (slope of the means and mean
    per-seed slope [95% interval]) and the bound ``private-lazy-mw``'s calibration
    minimizes (:func:`slope_block`).
-
-Usage::
-
-    python benchmarks/studies/private-experts/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ import paired_stats as ps  # noqa: E402
 
 from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 ENV = "DPFullInfo-Experts-v0"
 L2P = "private-lazy-mw"
 #: The non-private rows: the reference learner and trivial play (the uniform mixture).
@@ -164,7 +160,7 @@ def slope_block(frame: Any, bound: Any = calibration_bound) -> str:
 def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
     """The section's block: the regret and switches table, the paired differences, the
     slope."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     frame = frame[frame.env_id == ENV]
     horizon = main_horizon(frame)
     advs = adversaries_of(frame)
@@ -190,11 +186,5 @@ def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
     return "\n\n".join(parts + ([slope] if slope else []))
 
 
-def _main() -> None:
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "private-experts")
-    print(render(where))
-
-
 if __name__ == "__main__":
-    _main()
+    STUDY.main(render)

@@ -14,10 +14,6 @@ paired seeds (the same games for every learner):
    the paired differences ``AdaP - baseline`` [Student-t interval] with the learner of
    lower regret where the interval excludes 0 (``~``: within noise)
    (:func:`private_block`).
-
-Usage::
-
-    python benchmarks/studies/private-stochastic/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 ENV = "DPBandit-MAB-v0"
 ADAP = ("adap-ucb", "adap-klucb")
 BASELINES = ("private-exp2", "private-batched-htinf")
@@ -113,7 +109,7 @@ def private_block(frame: Any, adversary: str, horizon: int) -> str:
 
 def render(results: str | pathlib.Path) -> str:
     """The section's block: the references, then one block per adversary."""
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     frame = frame[frame.env_id == ENV]
     horizon = horizon_of(frame)
     seeds = sorted(set(frame[frame.horizon == horizon].groupby("agent_label")
@@ -134,6 +130,4 @@ def render(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "private-stochastic")
-    print(render(where))
+    STUDY.main(render)

@@ -27,10 +27,6 @@ games for every learner of a table):
    for every seed, so a deterministic learner's regret there is exact (its interval has
    width 0); only trivial play's windows of ``T/4`` and the private learners' noise vary
    with the seed.
-
-Usage::
-
-    python benchmarks/studies/real-data/analysis.py [RESULTS_DIR]
 """
 
 from __future__ import annotations
@@ -48,7 +44,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
+STUDY = ps.Study(__file__)
 CLS = "DPFullInfo-Classification-v0"
 CLASSES = "DPBandit-Classes-v0"
 PF = "DPFullInfo-Portfolio-v1"
@@ -259,7 +255,7 @@ def sweep_steps() -> dict[float, float]:
     """``{epsilon: eta}`` of the sweep's noise-balanced ``private-ftrl-grad`` games."""
     from dp_online_envs.lab.experiments.sweep import load_sweep
 
-    return {float(g.epsilon): float(g.agent_kwargs["eta"]) for g in load_sweep(SWEEP).games
+    return {float(g.epsilon): float(g.agent_kwargs["eta"]) for g in load_sweep(STUDY.sweep).games
             if g.agent == "private-ftrl-grad" and "eta" in g.agent_kwargs}
 
 
@@ -405,7 +401,7 @@ def render(results: str | pathlib.Path) -> str:
     """The section's block, parts 1-4."""
     from dp_online_envs import datasets
 
-    frame = ps.load_study(results, SWEEP)
+    frame = STUDY.load(results)
     steps = sweep_steps()
     check_steps(steps)
     former = {"r_min": 0.5, "r_max": 2.0}
@@ -443,6 +439,4 @@ def render(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    where = (sys.argv[1] if len(sys.argv) > 1
-             else ps.ROOT / "results" / "studies" / "real-data")
-    print(render(where))
+    STUDY.main(render)
