@@ -232,10 +232,9 @@ def render(doc: dict[str, Any]) -> str:
                   f"policy alone (target >= 2); `private-exp2` alone "
                   f"{alone / theirs:.2f}x."]
     lines += ["", "The env step against Gymnasium's CartPole and this full loop against a "
-              "lean numpy loop of the same algorithm: the speed harness's `env-step` and "
-              "`private-exp2` cases (`python -m benchmarks.speed`; stored ratios in "
-              "`benchmarks/speed/baseline.json`, tabled in "
-              "[the performance guide](guides/performance.md))."]
+              "lean numpy loop of the same algorithm: "
+              + stored.speed_harness("`env-step` and `private-exp2` cases",
+                                     "python -m benchmarks.speed", "stored ratios")]
     return "\n".join(lines)
 
 

@@ -168,3 +168,18 @@ def stamp(doc: dict[str, Any]) -> str:
             f", load average {before:.2f} at the start and {after:.2f} at the end on "
             f"{box.get('logical cpus')} logical CPUs ({box.get('cpu')})")
     return f"{doc['date']}, {doc['release']}{load}"
+
+
+def speed_harness(cases: str, command: str, stored: str) -> str:
+    """The sentence that points a block to the speed harness's cases timing the same
+    thing: ``the speed harness's CASES (`COMMAND`; STORED in
+    `benchmarks/speed/baseline.json`, tabled in [the performance guide](...)).``
+
+    Args:
+        cases: The cases named, in markdown (backticks around each name).
+        command: The harness's command line for them.
+        stored: What the baseline file keeps of them (``stored ratio``).
+    """
+    return (f"the speed harness's {cases} (`{command}`; {stored} in "
+            "`benchmarks/speed/baseline.json`, tabled in "
+            "[the performance guide](guides/performance.md)).")

@@ -181,10 +181,10 @@ def render(doc: dict[str, Any]) -> str:
                      f"{batched / scalar:.1f} |")
     lines += ["", f"Medians of {doc['settings']['repeats']} interleaved repeats for "
               f"`{ENV_ID}`, one run for the full-information pairs. The batched path "
-              "against a lean numpy EXP3 loop: the speed harness's `vectorized` case "
-              "(`python -m benchmarks.speed -k vectorized`; stored ratio in "
-              "`benchmarks/speed/baseline.json`, tabled in "
-              "[the performance guide](guides/performance.md))."]
+              "against a lean numpy EXP3 loop: "
+              + stored.speed_harness("`vectorized` case",
+                                     "python -m benchmarks.speed -k vectorized",
+                                     "stored ratio")]
     return "\n".join(lines)
 
 
