@@ -158,16 +158,24 @@ def test_an_audit_game_is_a_graded_game_of_the_env():
     assert played.thetas.shape == (50, 10) and played.arms.shape == (50,)
 
 
+def noise_free_and_private(noise_free, private, env_id, horizon, games):
+    """``(games, settings, noise_free maker, private maker)`` of an audit at ``(1, 0)``:
+    one game of ``env_id`` at ``horizon`` played ``games`` times from seed 1, the learner
+    ``noise_free`` without privacy and ``private`` at epsilon 1."""
+
+    def plain(problem, space, seed):
+        return agents.make(noise_free, problem, seed=seed)
+
+    def at_one(problem, space, seed):
+        return agents.make(private, problem, epsilon=1.0, seed=seed)
+
+    return ([AuditGame(env_id, {}, horizon)], OneRunSettings(games=games, seed=1), plain,
+            at_one)
+
+
 def test_noise_free_exp3_is_refuted_and_private_exp2_is_not():
-    games = [AuditGame("DPBandit-MAB-v0", {}, 4096)]
-    settings = OneRunSettings(games=16, seed=1)
-
-    def exp3(problem, space, seed):
-        return agents.make("exp3", problem, seed=seed)
-
-    def private(problem, space, seed):
-        return agents.make("private-exp2", problem, epsilon=1.0, seed=seed)
-
+    games, settings, exp3, private = noise_free_and_private(
+        "exp3", "private-exp2", "DPBandit-MAB-v0", 4096, games=16)
     cheat = audit_one_run(exp3, games, (1.0, 0.0), settings)
     assert cheat.refuted and cheat.eps_lb > 1.0 and cheat.games == 16
     assert cheat.canaries == 16 * 4096 and 0 < cheat.correct <= cheat.guesses
@@ -285,15 +293,8 @@ def test_an_audit_game_of_points_keeps_the_released_points():
 def test_noise_free_ftrl_is_refuted_on_experts_and_private_ftrl_is_not():
     """Hedge is private-ftrl with its noise off (bit for bit): claiming epsilon = 1 it is
     refuted; private-ftrl at its calibration is not; its noise cuts measure the power."""
-    games = [AuditGame("DPFullInfo-Experts-v0", {}, 1024)]
-    settings = OneRunSettings(games=2, seed=1)
-
-    def hedge(problem, space, seed):
-        return agents.make("hedge", problem, seed=seed)
-
-    def private(problem, space, seed):
-        return agents.make("private-ftrl", problem, epsilon=1.0, seed=seed)
-
+    games, settings, hedge, private = noise_free_and_private(
+        "hedge", "private-ftrl", "DPFullInfo-Experts-v0", 1024, games=2)
     liar = audit_one_run(hedge, games, (1.0, 0.0), settings)
     assert liar.refuted and liar.guesses == liar.correct == 2 * 64
     assert liar.canaries == 2 * 1024 and "moved most" in liar.rule
