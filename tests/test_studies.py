@@ -187,6 +187,20 @@ def test_newer_learners_has_enough_seeds_for_a_95_interval_under_each_adversary(
     assert len(seeds["stochastic"]) >= 8 and len(seeds["lower-bound"]) >= 16
 
 
+def seeded_rows(seed, spread, horizons, rows_at, seeds=8):
+    """Rows of hand-made games: seed index ``s`` has the level ``c = 1 + spread * N(0, 1)``
+    (drawn in turn from ``default_rng(seed)``, shared by the learners: paired), and
+    ``rows_at(s, c, t, rng)`` gives its rows at horizon ``t`` (any further draws from
+    ``rng``)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(seeds):
+        c = 1 + spread * rng.normal()
+        for t in horizons:
+            rows += rows_at(s, c, t, rng)
+    return rows
+
+
 def games_frame(rows):
     """A results frame from ``(adversary, label, horizon, epsilon, seed, regret[,
     switches])`` rows (the columns the analyses read)."""
@@ -232,14 +246,10 @@ def test_newer_learners_names_the_lower_regret_only_where_the_paired_interval_al
 
 def test_newer_learners_slopes_are_per_seed_with_a_paired_gap():
     nl = analysis("newer-learners")
-    rng = np.random.default_rng(3)
-    rows = []
-    for s in range(8):
-        c = 1 + 0.05 * rng.normal()  # a seed's level: its slopes are exact
-        for t in (1000, 4000, 16000):
-            rows += [("stochastic", "private-batched-htinf", t, 1.0, s, c * t ** 0.5),
-                     ("stochastic", "private-exp2", t, 1.0, s, c * t ** 0.9),
-                     ("stochastic", "uniform", t, None, s, c * t)]
+    rows = seeded_rows(3, 0.05, (1000, 4000, 16000), lambda s, c, t, rng: [
+        ("stochastic", "private-batched-htinf", t, 1.0, s, c * t ** 0.5),
+        ("stochastic", "private-exp2", t, 1.0, s, c * t ** 0.9),
+        ("stochastic", "uniform", t, None, s, c * t)])  # its slopes are exact
     frame = games_frame(rows)
     assert nl.slope_epsilons(frame) == [1.0]
     block = nl.slope_block(frame, 1.0)
@@ -295,20 +305,21 @@ def test_private_experts_slope_block_fits_the_means_and_the_bound():
 
 def test_private_stochastic_verdicts_follow_the_paired_intervals():
     ps = analysis("private-stochastic")
-    rng = np.random.default_rng(5)
-    rows = []
-    for s in range(10):
-        level = 1000 * (1 + 0.2 * rng.normal())
-        rows += [("stochastic", "uniform", 10000, None, s, 3 * level),
-                 ("stochastic", "thompson", 10000, None, s, 0.1 * level + 5 * (-1) ** s),
-                 ("stochastic", "ucb1", 10000, None, s, level),
-                 ("stochastic", "kl-ucb", 10000, None, s, 3 * level + 100 * (-1) ** s),
-                 ("stochastic", "exp3", 10000, None, s, level + 30 * (-1) ** s),
-                 ("stochastic", "htinf", 10000, None, s, 0.5 * level),
-                 ("stochastic", "adap-ucb", 10000, 1.0, s, 2 * level),
-                 ("stochastic", "adap-klucb", 10000, 1.0, s, level + 30 * (-1) ** s),
-                 ("stochastic", "private-exp2", 10000, 1.0, s, level),
-                 ("stochastic", "private-batched-htinf", 10000, 1.0, s, 4 * level)]
+
+    def at(s, c, t, rng):
+        level = 1000 * c
+        return [("stochastic", "uniform", t, None, s, 3 * level),
+                ("stochastic", "thompson", t, None, s, 0.1 * level + 5 * (-1) ** s),
+                ("stochastic", "ucb1", t, None, s, level),
+                ("stochastic", "kl-ucb", t, None, s, 3 * level + 100 * (-1) ** s),
+                ("stochastic", "exp3", t, None, s, level + 30 * (-1) ** s),
+                ("stochastic", "htinf", t, None, s, 0.5 * level),
+                ("stochastic", "adap-ucb", t, 1.0, s, 2 * level),
+                ("stochastic", "adap-klucb", t, 1.0, s, level + 30 * (-1) ** s),
+                ("stochastic", "private-exp2", t, 1.0, s, level),
+                ("stochastic", "private-batched-htinf", t, 1.0, s, 4 * level)]
+
+    rows = seeded_rows(5, 0.2, (10000,), at, seeds=10)
     frame = games_frame(rows)
     ref = {r[1]: r for r in ps.reference_rows(frame, 10000)}
     assert ref["thompson"][4] == "yes" and ref["kl-ucb"][4] == "~"
@@ -394,20 +405,13 @@ EXPERTS = "DPFullInfo-Experts-v0"
 
 def test_full_info_rates_names_a_ratio_side_and_its_trend_only_where_the_interval_does():
     fir = analysis("full-info-rates")
-    rng = np.random.default_rng(5)
-    rows = []
-    for s in range(8):
-        c = 1 + 0.2 * rng.normal()  # a seed's level, shared by the learners
-        for t in (64, 128, 256, 512):
-            hedge = c * t ** 0.5
-            rows += [(EXPERTS, "hedge", t, None, s, hedge),
-                     # ratio 50 T^-0.2 > 1, falling: slope gap -0.2
-                     (EXPERTS, "private-ftrl", t, 1.0, s,
-                      50 * c * t ** 0.3 * (1 + 0.01 * rng.normal())),
-                     # the same regret up to a symmetric +-5%: ratio within noise of 1
-                     (EXPERTS, "private-ftrl", t, 10.0, s, hedge * (1 + 0.05 * (-1) ** s)),
-                     (EXPERTS, "private-ftpl", t, 1.0, s,
-                      0.5 * hedge * (1 + 0.01 * rng.normal()))]
+    rows = seeded_rows(5, 0.2, (64, 128, 256, 512), lambda s, c, t, rng: [
+        (EXPERTS, "hedge", t, None, s, c * t ** 0.5),
+        # ratio 50 T^-0.2 > 1, falling: slope gap -0.2
+        (EXPERTS, "private-ftrl", t, 1.0, s, 50 * c * t ** 0.3 * (1 + 0.01 * rng.normal())),
+        # the same regret up to a symmetric +-5%: ratio within noise of 1
+        (EXPERTS, "private-ftrl", t, 10.0, s, c * t ** 0.5 * (1 + 0.05 * (-1) ** s)),
+        (EXPERTS, "private-ftpl", t, 1.0, s, 0.5 * c * t ** 0.5 * (1 + 0.01 * rng.normal()))])
     frame = rates_frame(rows)
     got = {r["T"]: r for r in fir.free_rows(frame)}
     assert sorted(got) == [64, 128, 256, 512] and got[64]["seeds"] == 8
@@ -452,16 +456,15 @@ def test_full_info_rates_compares_every_counter_to_the_factorization_on_paired_s
 
 def test_full_info_rates_checks_slopes_against_each_papers_exponent():
     fir = analysis("full-info-rates")
-    rng = np.random.default_rng(7)
-    rows = []
-    for s in range(8):
-        c = 1 + 0.2 * rng.normal()
-        for t in (100, 400, 1600):
-            n = (1 + 0.01 * rng.normal())
-            rows += [(EXPERTS, "hedge", t, None, s, c * t ** 0.5 * n),
-                     (EXPERTS, "private-ftpl", t, 1.0, s, c * t ** 0.9 * n),
-                     ("DPFullInfo-Matroid-v2", "online-fw", t, None, s, c * t ** 0.75 * n),
-                     ("DPFullInfo-Matroid-v2", "private-ftpl", t, 1.0, s, c * t ** 0.3 * n)]
+
+    def at(s, c, t, rng):
+        n = 1 + 0.01 * rng.normal()
+        return [(EXPERTS, "hedge", t, None, s, c * t ** 0.5 * n),
+                (EXPERTS, "private-ftpl", t, 1.0, s, c * t ** 0.9 * n),
+                ("DPFullInfo-Matroid-v2", "online-fw", t, None, s, c * t ** 0.75 * n),
+                ("DPFullInfo-Matroid-v2", "private-ftpl", t, 1.0, s, c * t ** 0.3 * n)]
+
+    rows = seeded_rows(7, 0.2, (100, 400, 1600), at)
     block = fir.slopes_block(rates_frame(rows))
     cells = {tuple(line.split(" | ")[:2]): line.split(" | ")
              for line in block.splitlines() if line.startswith("| ")}
@@ -474,15 +477,14 @@ def test_full_info_rates_checks_slopes_against_each_papers_exponent():
 
 def test_full_info_rates_fits_the_rates_and_reads_the_bounds_at_the_ids_defaults():
     fir = analysis("full-info-rates")
-    rng = np.random.default_rng(8)
-    rows = []
-    for s in range(8):
-        c = 1 + 0.2 * rng.normal()
-        for t in (1000, 4000, 16000):
-            n = 1 + 0.01 * rng.normal()
-            rows += [(EXPERTS, "center", t, None, s, 0.3 * t * n),
-                     (EXPERTS, "hedge", t, None, s, c * t ** 0.5 * n),
-                     (EXPERTS, "private-ftrl", t, 1.0, s, c * t ** 0.8 * n)]
+
+    def at(s, c, t, rng):
+        n = 1 + 0.01 * rng.normal()
+        return [(EXPERTS, "center", t, None, s, 0.3 * t * n),
+                (EXPERTS, "hedge", t, None, s, c * t ** 0.5 * n),
+                (EXPERTS, "private-ftrl", t, 1.0, s, c * t ** 0.8 * n)]
+
+    rows = seeded_rows(8, 0.2, (1000, 4000, 16000), at)
     block = fir.rates_block(rates_frame(rows))
     lines = {line.split(" | ")[1]: line.split(" | ") for line in block.splitlines()
              if line.startswith("| Experts")}
@@ -546,15 +548,11 @@ def test_a_slope_is_the_theorems_only_where_its_interval_and_the_radius_allow(
 
 def test_bandit_convex_slope_rows_compare_only_unclamped_slopes_with_the_exponent():
     bc = analysis("bandit-convex")
-    rng = np.random.default_rng(7)
-    rows = []
-    for s in range(8):
-        c = 1 + 0.1 * rng.normal()  # a seed's level: its slopes are exact
-        for t in (1000, 4000, 16000):
-            rows += [("x", "E", "fast", t, None, s, c * t ** 0.75),
-                     ("x", "E", "slow", t, None, s, c * t ** 0.5),
-                     ("x", "E", "shrunk", t, 1.0, s, c * t ** 0.75),
-                     ("x", "E", "shrunk", t, 3.0, s, 1e9)]  # another epsilon: not read
+    rows = seeded_rows(7, 0.1, (1000, 4000, 16000), lambda s, c, t, rng: [
+        ("x", "E", "fast", t, None, s, c * t ** 0.75),  # its slopes are exact
+        ("x", "E", "slow", t, None, s, c * t ** 0.5),
+        ("x", "E", "shrunk", t, 1.0, s, c * t ** 0.75),
+        ("x", "E", "shrunk", t, 3.0, s, 1e9)])  # another epsilon: not read
     spec = [("x", "E", "fast", None, 0.75, "A"), ("x", "E", "slow", None, 0.75, "B"),
             ("x", "E", "shrunk", 1.0, 0.75, "C"), ("x", "E", "absent", None, 0.75, "D")]
     clamped = {("shrunk", 16000)}
@@ -572,14 +570,11 @@ def test_bandit_convex_slope_rows_compare_only_unclamped_slopes_with_the_exponen
 
 def test_bandit_convex_price_of_privacy_names_a_side_only_where_fieller_allows():
     bc = analysis("bandit-convex")
-    rng = np.random.default_rng(8)
-    rows = []
-    for s in range(8):
-        level = 100 * (1 + 0.3 * rng.normal())  # a seed's shared difficulty
-        rows += [("b", "E", "base", 1000, None, s, level),
-                 ("p", "E", "twice", 1000, 1.0, s, 2 * level * (1 + 0.01 * rng.normal())),
-                 ("p", "E", "same", 1000, 1.0, s, level + (-1) ** s),
-                 ("p", "E", "half", 1000, 1.0, s, 0.5 * level)]
+    rows = seeded_rows(8, 0.3, (1000,), lambda s, c, t, rng: [
+        ("b", "E", "base", t, None, s, 100 * c),
+        ("p", "E", "twice", t, 1.0, s, 200 * c * (1 + 0.01 * rng.normal())),
+        ("p", "E", "same", t, 1.0, s, 100 * c + (-1) ** s),
+        ("p", "E", "half", t, 1.0, s, 50 * c)])
     rows.append(("p", "E", "twice", 1000, 1.0, 9, 1e9))  # seed 9 has no partner: ignored
     pairs = [("E", ("p", label, 1.0), ("b", "base")) for label in ("twice", "same", "half")]
     got = bc.privacy_rows(convex_frame(rows), pairs)
@@ -648,17 +643,13 @@ def test_privacy_limit_pairs_each_private_learner_with_its_declared_counterpart(
 
 def test_privacy_limit_claims_the_target_only_where_the_whole_interval_is_below_it():
     pl = analysis("privacy-limit")
-    rng = np.random.default_rng(9)
-    rows = []
-    for s in range(16):
-        level = 100 * (1 + 0.3 * rng.normal())  # a seed's shared difficulty
-        rows += [("stochastic", "base", 1000, None, s, level),
-                 ("stochastic", "trivial", 1000, None, s, 1000.0 + s),
-                 ("stochastic", "same", 1000, 1e3, s, level * (1 + 0.01 * rng.normal())),
-                 ("stochastic", "worse", 1000, 1e3, s,
-                  1.5 * level * (1 + 0.01 * rng.normal())),
-                 # +-20% around 1.15 x base, alternating: the interval straddles 1.15
-                 ("stochastic", "edge", 1000, 1e3, s, 1.15 * level * (1 + 0.2 * (-1) ** s))]
+    rows = seeded_rows(9, 0.3, (1000,), lambda s, c, t, rng: [
+        ("stochastic", "base", t, None, s, 100 * c),
+        ("stochastic", "trivial", t, None, s, 1000.0 + s),
+        ("stochastic", "same", t, 1e3, s, 100 * c * (1 + 0.01 * rng.normal())),
+        ("stochastic", "worse", t, 1e3, s, 150 * c * (1 + 0.01 * rng.normal())),
+        # +-20% around 1.15 x base, alternating: the interval straddles 1.15
+        ("stochastic", "edge", t, 1e3, s, 115 * c * (1 + 0.2 * (-1) ** s))], seeds=16)
     frame = games_frame(rows)
     got = {label: pl.pair_row(frame, "E", label, "base", "trivial", 1000, 1e3)
            for label in ("same", "worse", "edge")}
@@ -707,15 +698,11 @@ def test_full_info_pftal_fits_per_seed_slopes_and_reads_the_bound_of_each_learne
     from types import SimpleNamespace
 
     fip = analysis("full-info-pftal")
-    rng = np.random.default_rng(10)
-    rows = []
-    for s in range(8):
-        c = 1 + 0.2 * rng.normal()  # a seed's level: its slopes are exact
-        for t in (1000, 4000, 16000):
-            rows += [("planted", "center", t, None, s, 0.5 * t),
-                     ("planted", "pftal", t, 1.0, s, c * t ** 0.5),
-                     ("planted", "pftal", t, 10.0, s, c * t ** 0.2),
-                     ("planted", "ftal", t, None, s, c * t ** 0.5 * (1 + 0.2 * (-1) ** s))]
+    rows = seeded_rows(10, 0.2, (1000, 4000, 16000), lambda s, c, t, rng: [
+        ("planted", "center", t, None, s, 0.5 * t),  # its slopes are exact
+        ("planted", "pftal", t, 1.0, s, c * t ** 0.5),
+        ("planted", "pftal", t, 10.0, s, c * t ** 0.2),
+        ("planted", "ftal", t, None, s, c * t ** 0.5 * (1 + 0.2 * (-1) ** s))])
     bounds = []
 
     def learner(adv, agent, eps, t):
