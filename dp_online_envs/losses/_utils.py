@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.domains.ball import project_l2_rows
+from dp_online_envs.validation import check_int, check_real
 
 
 def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
@@ -111,6 +112,17 @@ class CenterInBoxParams:
     """
 
     param_is_box = True
+
+    def _init_center(self, dim: int, center_radius: float) -> None:
+        """Checks and sets ``dim``, ``center_radius``, ``param_dim`` and the box.
+
+        Raises:
+            ValueError: ``dim < 1`` or ``center_radius < 0`` (named, with the value).
+        """
+        self.dim = check_int("dim", dim, 1)
+        self.center_radius = c = check_real("center_radius", center_radius, 0.0)
+        self.param_dim = self.dim
+        self._space = gym.spaces.Box(low=-c, high=c, shape=(self.dim,), dtype=np.float64)
 
     @property
     def param_space(self) -> gym.spaces.Box:

@@ -20,7 +20,7 @@ from dp_online_envs.losses._utils import (
     sup_distance_to_box,
 )
 from dp_online_envs.losses.base import LossFamily
-from dp_online_envs.validation import check_int, check_real
+from dp_online_envs.validation import check_int
 
 
 class DistanceLoss(CenterInBoxParams, LossFamily):
@@ -52,11 +52,7 @@ class DistanceLoss(CenterInBoxParams, LossFamily):
     name = "distance"
 
     def __init__(self, dim: int, center_radius: float = 1.0) -> None:
-        self.dim = check_int("dim", dim, 1)
-        self.center_radius = check_real("center_radius", center_radius, 0.0)
-        self.param_dim = self.dim
-        c = self.center_radius
-        self._space = gym.spaces.Box(low=-c, high=c, shape=(self.dim,), dtype=np.float64)
+        self._init_center(dim, center_radius)
 
     def value(self, theta: np.ndarray, x: np.ndarray) -> float:
         """``||x - a||_2``."""

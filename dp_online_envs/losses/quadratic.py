@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.domains.base import Domain
@@ -48,13 +47,9 @@ class QuadraticLoss(CenterInBoxParams, LossFamily):
     def __init__(
         self, dim: int, strong_convexity: float = 1.0, center_radius: float = 1.0
     ) -> None:
-        self.dim = check_int("dim", dim, 1)
+        self._init_center(dim, center_radius)
         self.strong_convexity = check_real("strong_convexity", strong_convexity, 0.0,
                                            low_inclusive=False)
-        self.center_radius = check_real("center_radius", center_radius, 0.0)
-        self.param_dim = self.dim
-        c = self.center_radius
-        self._space = gym.spaces.Box(low=-c, high=c, shape=(self.dim,), dtype=np.float64)
 
     # ------------------------------------------------------------------ values
     def value(self, theta: np.ndarray, x: np.ndarray) -> float:
