@@ -288,6 +288,13 @@ def guess_rounds(arms: np.ndarray, differ: np.ndarray, min_gap: int, ratio: floa
     return np.asarray(differ, bool) & (gap >= min_gap) & (nxt >= ratio * gap) & (gap > 0)
 
 
+def _strongest(weight: np.ndarray, moves: int) -> np.ndarray:
+    """The indices of the (at most) ``moves`` largest positive entries of ``weight``,
+    largest first, the earlier index first on ties."""
+    nonzero = np.flatnonzero(weight)
+    return nonzero[np.lexsort((nonzero, -weight[nonzero]))][:moves]
+
+
 def guess_moves(points: np.ndarray, first: np.ndarray, second: np.ndarray,
                 moves: int, values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
                 ) -> np.ndarray:
@@ -355,8 +362,7 @@ def guess_moves(points: np.ndarray, first: np.ndarray, second: np.ndarray,
             pair = points[t:t + 2]
             d = np.asarray(values(first[t], pair)) - np.asarray(values(second[t], pair))
             s[t] = float(d[1] - d[0])
-    moved = np.flatnonzero(s)
-    chosen = moved[np.lexsort((moved, -np.abs(s[moved])))][:moves]
+    chosen = _strongest(np.abs(s), moves)
     out = np.zeros(points.shape[0], np.int8)
     out[chosen] = np.where(s[chosen] < 0, 1, -1)
     return out
@@ -419,8 +425,7 @@ def guess_explorations(points: np.ndarray, met: np.ndarray, other: np.ndarray, m
     coef = np.linalg.lstsq(line, c[used], rcond=None)[0]
     r = c - (coef[0] * mid + coef[1])
     weight = np.where(used, np.abs(r * diff), 0.0)
-    chosen = np.flatnonzero(weight)
-    chosen = chosen[np.lexsort((chosen, -weight[chosen]))][:moves]
+    chosen = _strongest(weight, moves)
     out[t[chosen]] = np.where((r[chosen] < 0) == (diff[chosen] > 0), 1, -1)
     return out
 
