@@ -137,3 +137,27 @@ def test_the_api_reference_shows_sphinx_roles_as_code(site):
     api = (site / "api" / "index.html").read_text()
     assert "<code>OnlineLearningEnv</code>" in api
     assert not re.search(r":(class|func|meth|mod|attr|data|exc):<code>", api)
+
+
+def test_the_published_leaderboard_is_the_full_benchmark_of_the_current_score():
+    """``docs/leaderboard`` is the page of every registered learner on the whole
+    benchmark of the current score version: a stale or subset page fails here."""
+    import json
+
+    from agents import list_agents
+    from dp_online_envs.lab.leaderboard.score import SCORE_VERSION, default_benchmark
+
+    page = ROOT / "docs" / "leaderboard"
+    board = json.loads((page / "board.json").read_text(encoding="utf-8"))
+    assert board["score_version"] == SCORE_VERSION
+    assert board["benchmark"] == default_benchmark().to_dict()
+    assert SCORE_VERSION in (page / "index.html").read_text(encoding="utf-8")
+    rows = {(r["learner"], r["epsilon"]) for r in board["rows"]}
+    learners = {name for name, _ in rows}
+    assert learners == {a.name for a in list_agents()} - {"center"}
+    for name in learners:
+        levels = {eps for n, eps in rows if n == name}
+        assert levels in ({None}, set(board["benchmark"]["epsilons"])), (name, levels)
+    for r in board["rows"]:
+        if r["ranked"] and r["epsilon"] is not None:
+            assert r["audit"] is not None, r["learner"]
