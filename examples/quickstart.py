@@ -1,4 +1,4 @@
-"""Play a simple agent on DPBandit-Matroid-v1 and print its regret.
+"""Play a simple agent on DPBandit-Matroid-v2 and print its regret.
 
     python examples/quickstart.py
 
@@ -15,7 +15,7 @@ import dp_online_envs  # noqa: F401  (registers the env ids)
 
 
 def main(horizon: int = 2000, seed: int = 0) -> None:
-    env = gym.make("DPBandit-Matroid-v1", horizon=horizon)
+    env = gym.make("DPBandit-Matroid-v2", horizon=horizon)
     problem = env.get_wrapper_attr("problem")
     print(f"decision set: {problem.domain!r}, loss: {problem.loss!r}")
     print(f"T={problem.horizon}  L={problem.lipschitz:.3g}  B={problem.bound:.3g}  "

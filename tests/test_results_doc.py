@@ -376,3 +376,18 @@ def test_a_section_is_a_study_or_a_stored_measurement_never_a_scripts_stdout():
     with pytest.raises(ValueError, match="'both' must be either"):
         mr.Section("both", "both.py", study="both", stored=True)
     assert all((s.study is None) == s.stored for s in mr.SECTIONS)
+
+
+def test_domain_scalings_current_rows_are_the_registered_ids_at_their_defaults():
+    """The "current defaults" table measures the ids ``gym.make`` builds today (a
+    superseded version there would publish the cost of a game nobody plays), each
+    first at its defaults, and covers every domain kind of the synthetic ids."""
+    from benchmarks import domain_scaling
+    from dp_online_envs.envs.registry import ENV_IDS, env_config
+
+    ids = [env_id for _, env_id, _, _ in domain_scaling.CURRENT]
+    assert set(ids) <= set(ENV_IDS), sorted(set(ids) - set(ENV_IDS))
+    assert all(sizes[0][1] == {} for _, _, _, sizes in domain_scaling.CURRENT)
+    measured = {env_config(i).domain for i in ids}
+    synthetic = {env_config(i).domain for i in ENV_IDS if env_config(i).data is None}
+    assert synthetic - measured <= {env_config("DPBandit-Linear-v1").domain}
