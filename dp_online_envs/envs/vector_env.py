@@ -107,7 +107,8 @@ __all__ = ["VECTOR_ENTRY_POINT", "VECTOR_ENV_IDS", "VECTOR_LEARNER_ATTRIBUTES",
 #: The ids with a seed-vectorized path (their linear-loss configurations).
 VECTOR_ENV_IDS: tuple[str, ...] = (
     "DPFullInfo-Experts-v0", "DPBandit-MAB-v0", "DPFullInfo-Sphere-v1",
-    "DPFullInfo-Cube-v2", "DPFullInfo-Cube-v1", "DPFullInfo-Matroid-v1",
+    "DPFullInfo-Cube-v2", "DPFullInfo-Cube-v1", "DPFullInfo-Matroid-v2",
+    "DPFullInfo-Matroid-v1",
 )
 
 #: The vector entry point in the spec of every batched env (a string, so that
