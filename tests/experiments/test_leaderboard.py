@@ -70,6 +70,22 @@ def test_same_secret_same_page_byte_for_byte(tmp_path, monkeypatch, capsys):
     assert by[("private-exp2", "benchmark")]["declared_epsilon"] == "1.0"
 
 
+def test_audits_on_worker_processes_give_the_serial_page(tmp_path, monkeypatch, capsys):
+    """The audits (two claims, two power measurements) run on two local worker
+    processes and write the page the serial build writes, byte for byte."""
+    monkeypatch.setenv("DP_ONLINE_LEADERBOARD_SECRET", "s1")
+    learners = ["private-exp2", "private-bandit"]
+    local = [a if a != "serial" else "local" for a in TINY if a != "--quiet"]
+    assert main(["leaderboard", *learners, "--results", str(tmp_path / "rs"),
+                 "-o", str(tmp_path / "serial"), *TINY]) == 0
+    assert main(["leaderboard", *learners, "--results", str(tmp_path / "rl"),
+                 "-o", str(tmp_path / "local"), *local, "--workers", "2"]) == 0
+    assert "auditing 2 claims on 2 worker(s)" in capsys.readouterr().err
+    serial, parallel = _files(tmp_path / "serial"), _files(tmp_path / "local")
+    assert serial == parallel
+    assert '"refuted"' in serial["board.json"].decode()  # the audits were run
+
+
 def test_missing_secret_and_unknown_id_are_named(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("DP_ONLINE_LEADERBOARD_SECRET", raising=False)
     assert main(["leaderboard", "exp3", "--results", str(tmp_path), "-o", str(tmp_path)]) == 2
@@ -199,7 +215,9 @@ class FKMClaimsPrivacy(resolve_agent("fkm")):
 def _audited(learner, bench, tmp_path, feedback="bandit"):
     row = board_module.Row(learner.name, "registered", feedback, 1.0, 0.0,
                            declared=(1.0, 0.0, "m"))
-    board_module._audit(row, learner, bench, tmp_path, "k")
+    job = board_module._audit_job(row, learner, bench, tmp_path, "k")
+    if job is not None:
+        board_module._set_audit(row, board_module._audit_finding(job))
     return row
 
 

@@ -140,3 +140,25 @@ def test_a_failing_game_is_reported_not_fatal():
     report = run_games(broken, backend="serial")
     assert report.played == 1 and len(report.failures) == 1
     assert "eta" in report.failures[0][1]
+
+
+def _pid_and_square(x: int) -> tuple[int, int]:
+    import os
+
+    if x < 0:
+        raise ValueError(f"x={x}, expected x >= 0")
+    return os.getpid(), x * x
+
+
+def test_run_tasks_keeps_the_order_runs_in_workers_and_raises_the_tasks_error():
+    import os
+
+    from dp_online_envs.lab.experiments.backends import run_tasks
+
+    out = run_tasks(_pid_and_square, range(6), workers=2)
+    assert [v for _, v in out] == [x * x for x in range(6)]
+    assert os.getpid() not in {pid for pid, _ in out}  # played by worker processes
+    assert run_tasks(_pid_and_square, [3], workers=2) == [(os.getpid(), 9)]  # one task: here
+    assert {pid for pid, _ in run_tasks(_pid_and_square, range(3), workers=1)} == {os.getpid()}
+    with pytest.raises(ValueError, match="x=-1"):
+        run_tasks(_pid_and_square, [1, -1, 2], workers=2)

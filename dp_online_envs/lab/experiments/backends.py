@@ -34,7 +34,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from multiprocessing.connection import Connection
 from typing import Any
@@ -232,37 +232,74 @@ def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> N
     threading.Thread(target=watch, name="dp-online-parent-watch", daemon=True).start()
 
 
-def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
-    ctx = _mp_context(_agent_packages(specs))
+@contextlib.contextmanager
+def local_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[ProcessPoolExecutor]:
+    """Local worker processes, set up as the games' are: the start method of
+    :func:`_mp_context` (a fork server preloading ``preload``), Ctrl-C left to this
+    process, and each worker exiting as soon as this process dies (:func:`_worker_init`).
+
+    Leaving the block normally waits for the workers; leaving it by an exception (Ctrl-C
+    or an early stop included) cancels what is pending and stops them at once
+    (:func:`_stop_workers`).
+    """
+    ctx = _mp_context(preload)
     lifeline, writer = ctx.Pipe(duplex=False)
     inherited = writer if ctx.get_start_method() == "fork" else None
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
                              initargs=(lifeline, inherited))
-    futures: dict[Future[tuple[str, Any]], GameSpec] = {}
-    seen: set[Future[tuple[str, Any]]] = set()
     try:
-        with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
-            futures = {ex.submit(play_safely, spec): spec for spec in specs}
-        for fut in as_completed(futures):
-            seen.add(fut)
-            yield _outcome(futures[fut], fut)
+        yield ex
         ex.shutdown(wait=True)
-    except KeyboardInterrupt:
-        with _sigint_ignored():
-            _stop_workers(ex)
-        # Games that finished while the interrupt was handled are still results.
-        finished = [f for f in futures if f not in seen and f.done() and not f.cancelled()
-                    and f.exception() is None]
-        for fut in finished:
-            yield _outcome(futures[fut], fut)
-        raise
-    except BaseException:  # the consumer stopped early (GeneratorExit) or failed
+    except BaseException:
         with _sigint_ignored():
             _stop_workers(ex)
         raise
     finally:
         writer.close()
         lifeline.close()
+
+
+def run_tasks(fn: Callable[[Any], Any], items: Sequence[Any], *, workers: int,
+              preload: Sequence[str] = ()) -> list[Any]:
+    """``[fn(x) for x in items]`` on up to ``workers`` local worker processes
+    (:func:`local_pool`), in the order of ``items``; in this process when ``workers`` is
+    1 or there is at most one item.
+
+    ``fn`` and the items must pickle (a module-level function, plain data). The results
+    do not depend on ``workers`` when ``fn``'s do not depend on the process it runs in.
+
+    Raises:
+        Exception: The first (in the order of ``items``) that ``fn`` raised; the other
+            workers are stopped first.
+    """
+    items = list(items)
+    if workers <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with local_pool(min(workers, len(items)), preload) as ex:
+        with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
+            futures = [ex.submit(fn, x) for x in items]
+        return [f.result() for f in futures]
+
+
+def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
+    with local_pool(workers, _agent_packages(specs)) as ex:
+        futures: dict[Future[tuple[str, Any]], GameSpec] = {}
+        seen: set[Future[tuple[str, Any]]] = set()
+        try:
+            with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
+                futures = {ex.submit(play_safely, spec): spec for spec in specs}
+            for fut in as_completed(futures):
+                seen.add(fut)
+                yield _outcome(futures[fut], fut)
+        except KeyboardInterrupt:
+            with _sigint_ignored():
+                _stop_workers(ex)
+            # Games that finished while the interrupt was handled are still results.
+            finished = [f for f in futures if f not in seen and f.done() and not f.cancelled()
+                        and f.exception() is None]
+            for fut in finished:
+                yield _outcome(futures[fut], fut)
+            raise
 
 
 def _outcome(spec: GameSpec, fut: Future[tuple[str, Any]]) -> Outcome:

@@ -47,10 +47,12 @@ import resource
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import as_completed
 from typing import Any
 
 import numpy as np
 
+from dp_online_envs.lab.experiments.backends import local_pool
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import (
     VOLATILE_FIELDS,
@@ -258,16 +260,10 @@ def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: st
     else:
         serial = dataclasses.replace(job, run=functools.partial(
             job.run, backend="serial", workers=None, quiet=True))
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(min(workers, len(todo))) as pool:
+        with local_pool(min(workers, len(todo)), preload=["agents"]) as pool:
             futures = {pool.submit(serial, paths[i]): i for i in todo}
-            try:
-                for future in as_completed(futures):
-                    done(futures[future], *future.result())
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+            for future in as_completed(futures):
+                done(futures[future], *future.result())
     return [grades[i] for i in range(len(paths))]
 
 

@@ -5,7 +5,8 @@ experiment runner (:func:`~dp_online_envs.lab.experiments.runner.run_games`) int
 results store ``RESULTS/games`` (a rerun plays only the games that have no record; any
 backend, Dask included), with seeds derived from the secret. Audit findings and the
 audit's power are kept in ``RESULTS/audits`` keyed by everything they depend on, so a
-rerun with the same secret reads them back. Nothing on a row depends on time, host or
+rerun with the same secret reads them back; they are measured on local worker processes
+(:func:`~dp_online_envs.lab.experiments.backends.run_tasks`). Nothing on a row depends on time, host or
 order of play: the same secret gives the same rows.
 
 Learners are registered names (played in process) or ``.py`` files with one
@@ -31,6 +32,7 @@ import numpy as np
 
 from dp_online_envs.envs.registry import env_config
 from dp_online_envs.lab.experiments import analysis
+from dp_online_envs.lab.experiments.backends import default_workers, run_tasks
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import GameSpec, feedback_option, stable_hash
 from dp_online_envs.lab.experiments.resolver import AgentResolver, resolve_agent
@@ -250,9 +252,13 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
         benchmark: The games.
         results: The board's results directory (``games/`` and ``audits/`` in it).
         secret: Keys the hidden seeds and the audits' seeds.
-        backend, workers, quiet: The runner's (submissions' games run isolated).
+        backend, workers, quiet: The runner's (submissions' games run isolated). The
+            audits and the power measurements, each a whole task, run on ``workers``
+            local processes (default: the CPUs available; one after another with
+            ``backend='serial'``, and the power measurements with a ``resolver``,
+            which need not pickle); the findings do not depend on it.
         resolver: Resolves the yardsticks' learners (``None``: the ``agents`` registry).
-        progress: Called with a line per learner done.
+        progress: Called with a line before the audits and a line per learner at the end.
 
     Raises:
         RuntimeError: A yardstick's game failed (the benchmark, not a learner, is wrong).
@@ -272,7 +278,7 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
             if mine:
                 curves[(name, env_id)] = _curve(mine)
     rows: list[Row] = []
-    power: dict[tuple[str, float], tuple[dict[str, Any], str]] = {}
+    audits: list[tuple[Row, _AuditJob]] = []
     _prefetch(learners, benchmark, run, sticks)
     for learner in learners:
         levels: list[float | None] = list(benchmark.epsilons) if learner.private else [None]
@@ -284,13 +290,29 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
                 if mine:
                     curves[(row.key, env_id)] = _curve(mine)
             if eps is not None and row.declared is not None and not row.reason:
-                _audit(row, learner, benchmark, results, keyed)
-                where = None if row.audit_game is None else row.audit_game["env_id"]
-                if where is not None and (where, eps) not in power:
-                    power[(where, eps)] = _power(row.audit_game, eps, benchmark, results,
-                                                 keyed, resolver)
-            _rank_flag(row)
-        if progress is not None:
+                job = _audit_job(row, learner, benchmark, results, keyed)
+                if job is not None:
+                    audits.append((row, job))
+    n = 1 if backend == "serial" else workers or default_workers()
+    if audits and progress is not None:
+        progress(f"auditing {len(audits)} claims on {min(n, len(audits))} worker(s)")
+    for (row, _), found in zip(audits, run_tasks(_audit_finding, [j for _, j in audits],
+                                                  workers=n, preload=["agents"])):
+        _set_audit(row, found)
+    wanted: dict[tuple[str, float], _PowerJob] = {}
+    for row in rows:
+        if row.audit_game is not None and row.epsilon is not None:
+            where = (row.audit_game["env_id"], row.epsilon)
+            if where not in wanted:
+                wanted[where] = _power_job(row.audit_game, row.epsilon, benchmark, results,
+                                           keyed, resolver)
+    power = dict(zip(wanted, run_tasks(_power_finding, list(wanted.values()),
+                                       workers=1 if resolver is not None else n,
+                                       preload=["agents"])))
+    for row in rows:
+        _rank_flag(row)
+    if progress is not None:
+        for learner in learners:
             progress(f"{learner.name}: " + "; ".join(_short(r) for r in rows
                                                       if r.learner == learner.name))
     for table in sorted({r.table for r in rows}, key=lambda t: (t[0], t[1] or 0.0)):
@@ -522,15 +544,44 @@ def audit_game_text(game: dict[str, Any]) -> str:
     return game["env_id"] + (f" ({opts})" if opts else "")
 
 
-def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Path,
-           keyed: str) -> None:
+@dataclasses.dataclass(frozen=True)
+class _AuditJob:
+    """One audit of a row's claim: plain data, so that a worker process can run it.
+
+    Attributes:
+        learner: The row's learner.
+        feedback: Its feedback kind.
+        eps, delta: The row's table (the learner is built with them).
+        claim: The declared ``(epsilon, delta)`` the audit tests.
+        settings: The one-run audit's settings.
+        candidates: The audit games of the feedback kind, ``(env_id, env_kwargs)``.
+        refused: ``env_id -> reason`` for the candidates the benchmark saw it refuse.
+        horizon: ``T`` of the audit's games.
+        path, key: Where the finding is kept, and the key it is kept under.
+    """
+
+    learner: Learner
+    feedback: str
+    eps: float
+    delta: float
+    claim: tuple[float, float]
+    settings: Any
+    candidates: tuple[tuple[str, Any], ...]
+    refused: dict[str, str]
+    horizon: int
+    path: pathlib.Path
+    key: str
+
+
+def _audit_job(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Path,
+               keyed: str) -> _AuditJob | None:
     """The one-run audit of the row's declared claim on the first of its feedback kind's
-    audit games (:data:`~.score.AUDIT_GAMES`) the learner plays: sets ``row.audit`` and
-    ``row.audit_game``, or ``row.audit_note`` saying why there is no finding."""
+    audit games (:data:`~.score.AUDIT_GAMES`) the learner plays; ``None``, with
+    ``row.audit_note`` saying why, when its kind has no audit game."""
     candidates = AUDIT_GAMES.get(row.feedback, ())
     if not candidates:
         row.audit_note = f"not audited, so not ranked: no audit game for feedback {row.feedback!r}"
-        return
+        return None
     assert row.epsilon is not None and row.declared is not None
     eps, delta = row.epsilon, row.delta or 0.0
     claim = (row.declared[0], row.declared[1])
@@ -541,28 +592,45 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
                        "horizon": benchmark.audit_horizon,
                        "feedback": [feedback_option(env, learner.cls) or ""
                                     for env, _ in candidates]})
+    refused = {env: row.ids[env]["status"].removeprefix("cannot play: ")
+               for env, _ in candidates
+               if row.ids.get(env, {}).get("status", "").startswith("cannot play")}
+    return _AuditJob(learner, row.feedback, eps, delta, claim, settings,
+                     tuple((env, dict(kw)) for env, kw in candidates), refused,
+                     benchmark.audit_horizon, results / "audits" / f"{key[:24]}.json", key)
+
+
+def _set_audit(row: Row, found: dict[str, Any]) -> None:
+    """Put an audit's finding (:func:`_audit_finding`) on its row."""
+    row.audit, row.audit_game = found.get("finding"), found.get("game")
+    row.audit_note = found.get("note", "")
+
+
+def _audit_finding(job: _AuditJob) -> dict[str, Any]:
+    """The job's finding (``finding`` and ``game``) or ``note`` saying why there is
+    none, read back from its file or measured and kept there."""
+    learner = job.learner
 
     def make_learner(problem: Any, space: Any, seed: int) -> Any:
         if learner.limits is None:
             try:
-                return learner.cls(problem, epsilon=eps, delta=delta, seed=seed)
+                return learner.cls(problem, epsilon=job.eps, delta=job.delta, seed=seed)
             except (ValueError, TypeError) as exc:
                 raise _Refused(f"{type(exc).__name__}: {exc}") from exc
-        factory = functools.partial(learner.cls, epsilon=eps, delta=delta, seed=seed)
+        factory = functools.partial(learner.cls, epsilon=job.eps, delta=job.delta, seed=seed)
         return IsolatedLearner(factory, problem, space, learner.limits)
 
     def audit() -> dict[str, Any]:
         refusals = []
-        for env, kwargs in candidates:
-            status = row.ids.get(env, {}).get("status", "")
-            if status.startswith("cannot play"):  # the benchmark saw it refuse the id
-                refusals.append(f"{env}: {status.removeprefix('cannot play: ')}")
+        for env, kwargs in job.candidates:
+            if env in job.refused:  # the benchmark saw it refuse the id
+                refusals.append(f"{env}: {job.refused[env]}")
                 continue
             game = {"env_id": env, "env_kwargs": dict(kwargs)}
             try:
                 finding = audit_step.audit_one_run(
-                    make_learner, [audit_step.AuditGame(env, kwargs, benchmark.audit_horizon)],
-                    claim, settings)
+                    make_learner, [audit_step.AuditGame(env, kwargs, job.horizon)],
+                    job.claim, job.settings)
             except _Refused as exc:
                 refusals.append(f"{env}: {exc}")
                 continue
@@ -574,32 +642,49 @@ def _audit(row: Row, learner: Learner, benchmark: Benchmark, results: pathlib.Pa
                                 f"audit on {audit_game_text(game)}: {exc.reason}"}
             return {"finding": finite_json(finding.to_dict()), "game": game}
         return {"note": f"not audited, so not ranked: plays none of the audit games of "
-                        f"{row.feedback} learners ({'; '.join(refusals)})"}
+                        f"{job.feedback} learners ({'; '.join(refusals)})"}
 
-    found = _cached(results / "audits" / f"{key[:24]}.json", key, audit)
-    row.audit = found.get("finding")
-    row.audit_game = found.get("game")
-    row.audit_note = found.get("note", "")
+    return _cached(job.path, job.key, audit)
 
 
-def _power(game: dict[str, Any], eps: float, benchmark: Benchmark, results: pathlib.Path,
-           keyed: str, resolver: AgentResolver | None) -> tuple[dict[str, Any], str]:
+@dataclasses.dataclass(frozen=True)
+class _PowerJob:
+    """What the audit on one game refutes of its reference's noise cuts at one epsilon:
+    plain data, so that a worker process can measure it (see :func:`_power_job`)."""
+
+    reference: str
+    games: tuple[Any, ...]
+    eps: float
+    settings: Any
+    factors: tuple[float, ...]
+    resolver: AgentResolver | None
+    path: pathlib.Path
+    key: str
+
+
+def _power_job(game: dict[str, Any], eps: float, benchmark: Benchmark, results: pathlib.Path,
+               keyed: str, resolver: AgentResolver | None) -> _PowerJob:
     """What the audit on ``game`` refutes of its reference's noise cuts
     (:data:`~.score.AUDIT_REFERENCES`) at ``eps``."""
     settings = _settings(benchmark, keyed, eps)
     env, kwargs = game["env_id"], game["env_kwargs"]
     reference = AUDIT_REFERENCES[env]
-    games = [audit_step.AuditGame(env, kwargs, benchmark.audit_horizon)]
     key = stable_hash({"version": SCORE_VERSION, "reference": reference, "env": env,
                        "env_kwargs": kwargs, "eps": eps, "settings": settings.to_dict(),
                        "factors": benchmark.power_factors, "horizon": benchmark.audit_horizon})
+    return _PowerJob(reference, (audit_step.AuditGame(env, kwargs, benchmark.audit_horizon),),
+                     eps, settings, tuple(benchmark.power_factors), resolver,
+                     results / "audits" / f"power-{key[:24]}.json", key)
 
+
+def _power_finding(job: _PowerJob) -> tuple[dict[str, Any], str]:
+    """The job's power (as JSON values) and its sentence, read back or measured."""
     def measure() -> list[Any]:
-        p = audit_step.one_run_power(reference, games, (eps, 0.0), settings,
-                                     factors=benchmark.power_factors, resolver=resolver)
+        p = audit_step.one_run_power(job.reference, list(job.games), (job.eps, 0.0),
+                                     job.settings, factors=job.factors, resolver=job.resolver)
         return [finite_json(p.to_dict()), str(p)]
 
-    value = _cached(results / "audits" / f"power-{key[:24]}.json", key, measure)
+    value = _cached(job.path, job.key, measure)
     return value[0], value[1]
 
 
