@@ -276,9 +276,16 @@ def run_tasks(fn: Callable[[Any], Any], items: Sequence[Any], *, workers: int,
     if workers <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
     with local_pool(min(workers, len(items)), preload) as ex:
-        with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
-            futures = [ex.submit(fn, x) for x in items]
-        return [f.result() for f in futures]
+        return [f.result() for f in submit_all(ex, fn, items)]
+
+
+def submit_all(ex: ProcessPoolExecutor, fn: Callable[[Any], Any],
+               items: Sequence[Any]) -> list[Future[Any]]:
+    """``fn(x)`` submitted for every item of ``items`` to a :func:`local_pool`, with a
+    Ctrl-C held until every submission is made (:func:`_sigint_deferred`: ``submit``
+    starts the workers, and none may start unrecorded)."""
+    with _sigint_deferred():
+        return [ex.submit(fn, x) for x in items]
 
 
 def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
@@ -286,8 +293,7 @@ def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
         futures: dict[Future[tuple[str, Any]], GameSpec] = {}
         seen: set[Future[tuple[str, Any]]] = set()
         try:
-            with _sigint_deferred():  # submit() starts the workers: none may start unrecorded
-                futures = {ex.submit(play_safely, spec): spec for spec in specs}
+            futures = dict(zip(submit_all(ex, play_safely, specs), specs))
             for fut in as_completed(futures):
                 seen.add(fut)
                 yield _outcome(futures[fut], fut)

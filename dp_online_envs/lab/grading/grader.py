@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from dp_online_envs.lab.experiments.backends import local_pool
+from dp_online_envs.lab.experiments.backends import local_pool, submit_all
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import (
     VOLATILE_FIELDS,
@@ -261,7 +261,7 @@ def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: st
         serial = dataclasses.replace(job, run=functools.partial(
             job.run, backend="serial", workers=None, quiet=True))
         with local_pool(min(workers, len(todo)), preload=["agents"]) as pool:
-            futures = {pool.submit(serial, paths[i]): i for i in todo}
+            futures = dict(zip(submit_all(pool, serial, [paths[i] for i in todo]), todo))
             for future in as_completed(futures):
                 done(futures[future], *future.result())
     return [grades[i] for i in range(len(paths))]

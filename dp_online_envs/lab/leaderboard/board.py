@@ -5,9 +5,9 @@ experiment runner (:func:`~dp_online_envs.lab.experiments.runner.run_games`) int
 results store ``RESULTS/games`` (a rerun plays only the games that have no record; any
 backend, Dask included), with seeds derived from the secret. Audit findings and the
 audit's power are kept in ``RESULTS/audits`` keyed by everything they depend on, so a
-rerun with the same secret reads them back; they are measured on local worker processes
-(:func:`~dp_online_envs.lab.experiments.backends.run_tasks`). Nothing on a row depends on time, host or
-order of play: the same secret gives the same rows.
+rerun with the same secret reads them back; those not stored yet are measured on local
+worker processes (:func:`~dp_online_envs.lab.experiments.backends.run_tasks`). Nothing
+on a row depends on time, host or order of play: the same secret gives the same rows.
 
 Learners are registered names (played in process) or ``.py`` files with one
 ``agents.Agent`` subclass, handled exactly as ``dp-online grade`` handles a submission:
@@ -258,7 +258,8 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
             ``backend='serial'``, and the power measurements with a ``resolver``,
             which need not pickle); the findings do not depend on it.
         resolver: Resolves the yardsticks' learners (``None``: the ``agents`` registry).
-        progress: Called with a line before the audits and a line per learner at the end.
+        progress: Called with a line before the audits and the power measurements not
+            stored yet, and a line per learner at the end.
 
     Raises:
         RuntimeError: A yardstick's game failed (the benchmark, not a learner, is wrong).
@@ -294,11 +295,10 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
                 if job is not None:
                     audits.append((row, job))
     n = 1 if backend == "serial" else workers or default_workers()
-    if audits and progress is not None:
-        progress(f"auditing {len(audits)} claims on {min(n, len(audits))} worker(s)")
-    for (row, _), found in zip(audits, run_tasks(_audit_finding, [j for _, j in audits],
-                                                  workers=n, preload=["agents"])):
-        _set_audit(row, found)
+    found = _findings(_audit_finding, [j for _, j in audits], n, "auditing {} claims",
+                      progress)
+    for (row, _), finding in zip(audits, found):
+        _set_audit(row, finding)
     wanted: dict[tuple[str, float], _PowerJob] = {}
     for row in rows:
         if row.audit_game is not None and row.epsilon is not None:
@@ -306,9 +306,10 @@ def build_board(learners: Sequence[Learner], benchmark: Benchmark, *, results: p
             if where not in wanted:
                 wanted[where] = _power_job(row.audit_game, row.epsilon, benchmark, results,
                                            keyed, resolver)
-    power = dict(zip(wanted, run_tasks(_power_finding, list(wanted.values()),
-                                       workers=1 if resolver is not None else n,
-                                       preload=["agents"])))
+    measured = _findings(_power_finding, list(wanted.values()),
+                         1 if resolver is not None else n,
+                         "measuring the audit's power {} time(s)", progress)
+    power = {where: (value[0], value[1]) for where, value in zip(wanted, measured)}
     for row in rows:
         _rank_flag(row)
     if progress is not None:
@@ -520,18 +521,42 @@ def _settings(benchmark: Benchmark, keyed: str, eps: float) -> Any:
     return audit_step.OneRunSettings(games=benchmark.audit_games, seed=_audit_seed(keyed, eps))
 
 
-def _cached(path: pathlib.Path, key: str, make: Callable[[], Any]) -> Any:
-    """``make()``, kept in ``path`` under ``key`` (read back when the key matches)."""
+def _stored(path: pathlib.Path, key: str) -> Any:
+    """The value kept in ``path`` under ``key``; ``None`` when missing, damaged or kept
+    under another key."""
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("key") == key:
             return stored["value"]
     except (OSError, ValueError, AttributeError):
         pass  # missing or damaged: computed again
+    return None
+
+
+def _cached(path: pathlib.Path, key: str, make: Callable[[], Any]) -> Any:
+    """``make()``, kept in ``path`` under ``key`` (read back when the key matches)."""
+    value = _stored(path, key)
+    if value is not None:
+        return value
     value = make()
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps({"key": key, "value": value}, indent=1, sort_keys=True))
     return value
+
+
+def _findings(measure: Callable[[Any], Any], jobs: Sequence[Any], workers: int, what: str,
+              progress: Callable[[str], None] | None) -> list[Any]:
+    """``measure(job)`` of every job (an :class:`_AuditJob` or a :class:`_PowerJob`):
+    the stored ones read here, the others measured on ``workers`` local processes
+    (announced to ``progress`` as ``what``, formatted with their number)."""
+    out = [_stored(job.path, job.key) for job in jobs]
+    todo = [i for i, value in enumerate(out) if value is None]
+    if todo and progress is not None:
+        progress(f"{what.format(len(todo))} on {min(workers, len(todo))} worker(s)")
+    for i, value in zip(todo, run_tasks(measure, [jobs[i] for i in todo], workers=workers,
+                                        preload=["agents"])):
+        out[i] = value
+    return out
 
 
 class _Refused(Exception):
@@ -677,15 +702,14 @@ def _power_job(game: dict[str, Any], eps: float, benchmark: Benchmark, results: 
                      results / "audits" / f"power-{key[:24]}.json", key)
 
 
-def _power_finding(job: _PowerJob) -> tuple[dict[str, Any], str]:
+def _power_finding(job: _PowerJob) -> list[Any]:
     """The job's power (as JSON values) and its sentence, read back or measured."""
     def measure() -> list[Any]:
         p = audit_step.one_run_power(job.reference, list(job.games), (job.eps, 0.0),
                                      job.settings, factors=job.factors, resolver=job.resolver)
         return [finite_json(p.to_dict()), str(p)]
 
-    value = _cached(job.path, job.key, measure)
-    return value[0], value[1]
+    return _cached(job.path, job.key, measure)
 
 
 __all__ = ["Board", "Learner", "Row", "board_secret", "build_board",
