@@ -310,7 +310,8 @@ def _isolation_args(s: argparse.ArgumentParser) -> None:
                    help="with --isolate: address-space limit of the agent's process")
     s.add_argument("--cpu-seconds", type=_option(check_int, "cpu_seconds", 1, MAX_LIMIT),
                    metavar="S",
-                   help="with --isolate: CPU-time limit of the agent's process")
+                   help="with --isolate: CPU seconds the agent may spend, building it and "
+                        "playing (the process's imports before the limit are not counted)")
     s.add_argument("--seed-secret-env", metavar="VAR",
                    help="mix the secret in environment variable VAR into every game's seeds")
 

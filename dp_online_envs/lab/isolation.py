@@ -102,7 +102,15 @@ class IsolationLimits:
         startup_timeout: Seconds to start the process and build the agent (imports
             included).
         memory_bytes: ``RLIMIT_AS`` of the agent's process (``None``: no limit).
-        cpu_seconds: ``RLIMIT_CPU`` of the agent's process (``None``: no limit).
+        cpu_seconds: Seconds of CPU the agent's process may spend on the agent: building
+            it and playing (``None``: no limit). The count starts when the limits are set,
+            after the process has imported the package and the modules its target names
+            (a learner given as ``module:Class`` is imported before, a graded submission's
+            file after); the CPU spent before is bounded by ``startup_timeout`` only. It
+            is ``RLIMIT_CPU`` of the process, set to the whole seconds it has used by then
+            (rounded up) plus ``cpu_seconds``, so the agent gets at least ``cpu_seconds``
+            and less than one second more: SIGXCPU ends the game past it, SIGKILL one
+            second later.
         sandbox: Run the agent's process in this bubblewrap sandbox (``None``: a plain
             process with the parent's environment, ``sys.path`` and working directory).
         log: Append the process's stdout and stderr to this file, at most ``log_bytes``
@@ -226,7 +234,11 @@ def _set_limits(limits: IsolationLimits) -> None:
     if limits.memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     if limits.cpu_seconds is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+        # RLIMIT_CPU counts the process's whole CPU time, its imports included: the budget
+        # starts from what the process has used so far (rounded up to whole seconds).
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = math.ceil(usage.ru_utime + usage.ru_stime) + limits.cpu_seconds
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
     if limits.sandbox is not None:
         for name, value in limits.sandbox.rlimits().items():
             resource.setrlimit(getattr(resource, name), (value, value))

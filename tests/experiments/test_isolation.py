@@ -76,6 +76,21 @@ def test_a_misbehaving_agent_fails_its_game_with_the_reason(cls, limits, reason)
     assert reason in caught.value.reason
 
 
+def test_the_cpu_budget_counts_the_agents_work_not_the_imports_before_it():
+    """The agent's module burns 2.5 s of CPU when imported, more than the whole one-second
+    budget: the budget starts after it. Half a second of the agent's own work fits; three
+    seconds do not (past the soft limit and its hard second)."""
+    limits = IsolationLimits(timeout=600.0, startup_timeout=600.0, cpu_seconds=1)
+    slow = "experiments.slow_import_agents"
+    record = play_game(GameSpec("DPBandit-MAB-v0", f"{slow}:BurnsHalfASecond", None, None,
+                                5, 0, isolation=limits))
+    assert record["horizon"] == 5 and record["regret"] == record["regret"]
+    with pytest.raises(AgentFailure) as caught:
+        play_game(GameSpec("DPBandit-MAB-v0", f"{slow}:BurnsThreeSeconds", None, None, 5, 0,
+                           isolation=limits))
+    assert "CPU limit exceeded" in caught.value.reason
+
+
 def test_a_failing_isolated_agent_does_not_stop_the_sweep():
     good = [GameSpec("DPBandit-MAB-v0", "exp3", None, None, 30, 1)]
     bad = GameSpec("DPBandit-MAB-v0", f"{MOD}:RaisesInAct", None, None, 30, 0)
