@@ -969,3 +969,82 @@ def test_bandit_submodular_gives_no_slope_over_a_range_a_learner_has_not_played(
                                             ("center", "1,000 .. 100,000"),
                                             ("bandit-submod-pftal ε=1", "1,000 .. 31,623")]
     assert rows[-1][-1] != ""  # the crossing on the learner's last row
+
+
+# --- no verdict from rounding: games equal up to the last bits get one verdict on every CPU
+
+
+def _ulps(value: float, k: int) -> float:
+    """``value`` moved by ``k`` units in its last place (what another CPU's kernels do)."""
+    return float(value + k * np.spacing(value))
+
+
+#: Ways two deterministic rows can be "the same" regret: bit for bit, up to one ulp (one
+#: CPU's summation order against another's), and up to 1e-12 of their size.
+SAME = {"exact": lambda v, s: v, "1 ulp": lambda v, s: _ulps(v, (-1) ** s),
+        "1e-12": lambda v, s: v * (1 + 1e-12 * (-1) ** s)}
+
+
+def _verdicts(same, rng=None):
+    """Every interval verdict of the studies on rows that are the same regret (``same(v,
+    s)``: the value ``v`` of seed ``s`` as another run gives it), against the null each
+    one tests; ``rng`` moves every value by up to 4 ulps more (another CPU)."""
+    ps = _paired_stats()
+    fir, sep = analysis("full-info-rates"), analysis("separation")
+    jitter = (lambda v: v) if rng is None else (lambda v: _ulps(v, int(rng.integers(-4, 5))))
+    levels = {s: 1 + 0.2 * s for s in range(8)}
+    base = {s: 100.0 * c for s, c in levels.items()}
+    mine = {s: jitter(same(v, s)) for s, v in base.items()}
+    horizons = (64, 128, 256, 512)
+    # regret c T^0.5 exactly: per-seed slopes are 0.5 up to rounding
+    by = {t: {s: jitter(same(c * t ** 0.5, s)) for s, c in levels.items()} for t in horizons}
+    rows = [(EXPERTS, label, t, eps, s, jitter(same(c * t ** 0.5, s)) if eps else c * t ** 0.5)
+            for s, c in levels.items() for t in horizons
+            for label, eps in (("hedge", None), ("private-ftrl", 10.0))]
+    _, lo, hi = ps.paired_ratio(mine, base)
+    slope_lo, slope_hi = ps.mean_ci(list(ps.seed_slopes(by).values()))[1:]
+    return {"difference": ps.difference(mine, base, ("lower", "higher"))[1],
+            "ratio": ps.ratio(mine, base)[1],
+            "separation ratio": sep.interval_verdict(lo, hi, 1.0, below=True),
+            "slope side": fir.slope_cells(by, 0.5)[2],
+            "slope band": ps.band(slope_lo, slope_hi, 0.5, 0.6),
+            "slope within 0.1": ps.exponent_verdict(slope_lo, slope_hi, 0.6),
+            "trend": fir.trend(rates_frame(rows), "private-ftrl", 10.0)[2]}
+
+
+def _paired_stats():
+    sys.path.insert(0, str(STUDIES))
+    try:
+        import paired_stats
+    finally:
+        sys.path.remove(str(STUDIES))
+    return paired_stats
+
+
+@pytest.mark.parametrize("how", SAME)
+def test_no_verdict_is_decided_by_rounding(how):
+    """Rows with no spread, or a spread of rounding, against a null they equal up to
+    rounding: every verdict is ``~`` (within noise), including a slope exactly on the edge
+    of a theorem's band; and it stays so when every value moves by a few more ulps, as on
+    a CPU with other kernels."""
+    expected = {"difference": "~", "ratio": "~", "separation ratio": "~",
+                "slope side": "~ 0.5", "slope band": "~", "slope within 0.1": "~",
+                "trend": "~"}
+    assert _verdicts(SAME[how]) == expected
+    rng = np.random.default_rng(37)
+    for _ in range(20):
+        assert _verdicts(SAME[how], rng) == expected
+
+
+def test_a_gap_beyond_rounding_is_decided_by_its_point_even_without_spread():
+    """Deterministic rows 1e-6 apart (no spread at all): the point decides, as it should;
+    rounding is 1e-9 of the size compared, far below."""
+    ps = _paired_stats()
+    base = {s: 100.0 * (1 + 0.2 * s) for s in range(8)}
+    more = {s: v * (1 + 1e-6) for s, v in base.items()}
+    assert ps.difference(more, base, ("lower", "higher"))[1] == "higher"
+    assert ps.difference(base, more, ("lower", "higher"))[1] == "lower"
+    assert ps.ratio(more, base)[1] == "above" and ps.ratio(base, more)[1] == "below"
+    slope = 0.5 + 1e-6
+    by = {t: {s: (1 + 0.2 * s) * t ** slope for s in range(8)} for t in (64, 128, 256, 512)}
+    assert analysis("full-info-rates").slope_cells(by, 0.5)[2] == "above 0.5"

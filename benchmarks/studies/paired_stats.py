@@ -9,7 +9,10 @@ analysis.paired_gap`), a ratio Fieller's interval (:func:`~dp_online_envs.lab.
 experiments.analysis.ratio_ci`), a slope in ``T`` the Student-t interval of the mean of
 the per-seed least-squares slopes (:func:`~dp_online_envs.lab.experiments.rates.
 loglog_slope`). A side is named only where its interval excludes the null value;
-otherwise the verdict is ``~`` (within noise).
+otherwise the verdict is ``~`` (within noise). Those intervals are never narrower than
+rounding (:data:`~dp_online_envs.lab.experiments.analysis.ROUNDING`, the one tolerance):
+games with no spread, or a spread of a few ulps, are decided by their point, and a point
+within rounding of the null is ``~``, so every verdict is the same on every CPU.
 
 Every study's analysis (``benchmarks/studies/NAME/analysis.py``) describes its folder
 with a :class:`Study` and runs as ``python benchmarks/studies/NAME/analysis.py

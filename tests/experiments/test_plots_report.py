@@ -29,7 +29,10 @@ def test_mean_ci_is_the_student_t_interval():
     m, lo, hi = analysis.mean_ci(x)
     half = stats.t.ppf(0.975, 3) * np.std(x, ddof=1) / 2
     assert (m, lo, hi) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
-    assert analysis.mean_ci([5.0]) == (5.0, 5.0, 5.0)
+    # one value, or no spread: the point, give or take rounding (relative to the values)
+    assert analysis.mean_ci([5.0]) == (5.0, 5.0 - 5 * analysis.ROUNDING, 5.0 + 5 * analysis.ROUNDING)
+    assert analysis.mean_ci([0.25, 0.25]) == (0.25, 0.25 - analysis.ROUNDING,
+                                              0.25 + analysis.ROUNDING)
 
 
 def test_summary_groups_by_setting_with_the_price_of_privacy(records):
