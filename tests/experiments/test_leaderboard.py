@@ -4,10 +4,12 @@ submission is refuted and unranked; a failing one gets its reason in its row."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import pathlib
 
 import pytest
 
+from agents.base import Agent
 from agents.full_info.hedge import Hedge
 from agents.privacy import PrivacyGuarantee
 from dp_online_envs.lab.cli import main
@@ -200,6 +202,79 @@ def test_unknown_learner_is_named(name):
 
     with pytest.raises(ExperimentError, match=name):
         load_learners([name], limits=IsolationLimits(), sandboxed=False)
+
+
+class HorizonLiar(Agent):
+    """Private at horizons of ``LONG`` rounds or more, its non-private form below (plain
+    EXP3 or Hedge, no noise), declaring epsilon-DP at every horizon: ranked first by a
+    leaderboard that audits only a horizon its scored games do not have."""
+
+    LONG = 2048
+    private = True
+    pair: tuple[str, str] = ("exp3", "private-exp2")
+
+    def setup(self) -> None:
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism=self.pair[1])
+        plain, private = self.pair
+        if self.problem.horizon >= self.LONG:
+            self.inner = resolve_agent(private)(self.problem, epsilon=self.epsilon,
+                                                seed=self.seed)
+        else:
+            self.inner = resolve_agent(plain)(self.problem, seed=self.seed)
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        if hasattr(self, "inner"):
+            self.inner.reset(seed)
+
+    def act(self):
+        return self.inner.act()
+
+    def update(self, action, feedback):
+        self.inner.update(action, feedback)
+        self.t += 1
+
+
+class BanditHorizonLiar(HorizonLiar):
+    name, feedback = "bandit-horizon-liar", "bandit"
+
+
+class FullHorizonLiar(HorizonLiar):
+    name, feedback, pair = "full-horizon-liar", "full", ("hedge", "private-ftrl")
+
+
+def test_horizon_switching_liars_are_audited_at_the_scored_horizons(tmp_path):
+    """Learners that are EXP3 (bandit) or Hedge (full information) in every scored game
+    (T = 1024) and private only in longer games: the audit plays every scored horizon,
+    drawn as the scored games are, so both are refuted and unranked, and private-exp2
+    and private-ftrl rank first. Audited at a horizon no scored game has (T = 4096,
+    as the audit's fixed T = 16384 once was) neither liar is refuted."""
+    learners = [*load_learners(["private-exp2", "private-ftrl"], limits=IsolationLimits(),
+                               sandboxed=False),
+                Learner(BanditHorizonLiar.name, BanditHorizonLiar),
+                Learner(FullHorizonLiar.name, FullHorizonLiar)]
+    # 16 games of T = 1024: plain EXP3 claiming 0.1 has eps_lb 1.2-1.8 (four seeds),
+    # Hedge about 5.8
+    bench = Benchmark(ids=("DPBandit-MAB-v0", "DPFullInfo-Experts-v0"), horizons=(1024,),
+                      seeds=2, epsilons=(0.1,), audit_games=16, power_factors=(1000.0,))
+    assert bench.audit_horizons == (1024,)
+    board = build_board(learners, bench, results=tmp_path / "r", secret="class")
+    rows = {r.learner: r for r in board.rows}
+    for liar, honest in (("bandit-horizon-liar", "private-exp2"),
+                         ("full-horizon-liar", "private-ftrl")):
+        cheat = rows[liar]
+        assert cheat.score is not None and cheat.declared[:2] == (0.1, 0.0)
+        assert cheat.audit["horizons"] == [1024] and cheat.audit["refuted"], cheat.audit
+        assert cheat.refuted and not cheat.ranked and cheat.rank is None
+        assert rows[honest].rank == 1 and not rows[honest].refuted
+        assert cheat.score.score > rows[honest].score.score  # it would have ranked first
+    elsewhere = dataclasses.replace(bench, audit_horizon=4096)
+    for cls in (BanditHorizonLiar, FullHorizonLiar):
+        row = board_module.Row(cls.name, "registered", cls.feedback, 0.1, 0.0,
+                               declared=(0.1, 0.0, "m"))
+        job = board_module._audit_job(row, Learner(cls.name, cls), elsewhere, tmp_path, "k")
+        board_module._set_audit(row, board_module._audit_finding(job))
+        assert row.audit["horizons"] == [4096] and not row.refuted, row.audit
 
 
 class FKMClaimsPrivacy(resolve_agent("fkm")):

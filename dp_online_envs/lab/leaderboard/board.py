@@ -581,7 +581,7 @@ class _AuditJob:
         settings: The one-run audit's settings.
         candidates: The audit games of the feedback kind, ``(env_id, env_kwargs)``.
         refused: ``env_id -> reason`` for the candidates the benchmark saw it refuse.
-        horizon: ``T`` of the audit's games.
+        horizons: The horizons of the audit's games (every scored one).
         path, key: Where the finding is kept, and the key it is kept under.
     """
 
@@ -593,7 +593,7 @@ class _AuditJob:
     settings: Any
     candidates: tuple[tuple[str, Any], ...]
     refused: dict[str, str]
-    horizon: int
+    horizons: tuple[int, ...]
     path: pathlib.Path
     key: str
 
@@ -614,7 +614,7 @@ def _audit_job(row: Row, learner: Learner, benchmark: Benchmark, results: pathli
     key = stable_hash({"version": SCORE_VERSION, "learner": learner.agent, "eps": eps,
                        "delta": delta, "claim": claim, "settings": settings.to_dict(),
                        "games": [[env, dict(kw)] for env, kw in candidates],
-                       "horizon": benchmark.audit_horizon,
+                       "horizons": list(benchmark.audit_horizons),
                        "feedback": [feedback_option(env, learner.cls) or ""
                                     for env, _ in candidates]})
     refused = {env: row.ids[env]["status"].removeprefix("cannot play: ")
@@ -622,7 +622,7 @@ def _audit_job(row: Row, learner: Learner, benchmark: Benchmark, results: pathli
                if row.ids.get(env, {}).get("status", "").startswith("cannot play")}
     return _AuditJob(learner, row.feedback, eps, delta, claim, settings,
                      tuple((env, dict(kw)) for env, kw in candidates), refused,
-                     benchmark.audit_horizon, results / "audits" / f"{key[:24]}.json", key)
+                     benchmark.audit_horizons, results / "audits" / f"{key[:24]}.json", key)
 
 
 def _set_audit(row: Row, found: dict[str, Any]) -> None:
@@ -654,7 +654,7 @@ def _audit_finding(job: _AuditJob) -> dict[str, Any]:
             game = {"env_id": env, "env_kwargs": dict(kwargs)}
             try:
                 finding = audit_step.audit_one_run(
-                    make_learner, [audit_step.AuditGame(env, kwargs, job.horizon)],
+                    make_learner, [audit_step.AuditGame(env, kwargs, h) for h in job.horizons],
                     job.claim, job.settings)
             except _Refused as exc:
                 refusals.append(f"{env}: {exc}")
@@ -696,8 +696,10 @@ def _power_job(game: dict[str, Any], eps: float, benchmark: Benchmark, results: 
     reference = AUDIT_REFERENCES[env]
     key = stable_hash({"version": SCORE_VERSION, "reference": reference, "env": env,
                        "env_kwargs": kwargs, "eps": eps, "settings": settings.to_dict(),
-                       "factors": benchmark.power_factors, "horizon": benchmark.audit_horizon})
-    return _PowerJob(reference, (audit_step.AuditGame(env, kwargs, benchmark.audit_horizon),),
+                       "factors": benchmark.power_factors,
+                       "horizons": list(benchmark.audit_horizons)})
+    return _PowerJob(reference, tuple(audit_step.AuditGame(env, kwargs, h)
+                                      for h in benchmark.audit_horizons),
                      eps, settings, tuple(benchmark.power_factors), resolver,
                      results / "audits" / f"power-{key[:24]}.json", key)
 

@@ -236,6 +236,8 @@ def _differences(b: Any) -> list[tuple[str, str, str]]:
     def text(name: str, v: Any) -> str:
         if name == "ids":
             return f"{len(v)} ids" + ("" if len(v) > 4 else f" ({', '.join(v)})")
+        if v is None:  # the audit's horizon: the scored ones
+            return "every scored horizon"
         return ", ".join(f"{x:g}" for x in v) if isinstance(v, list) else f"{v:g}"
 
     return [(k, text(k, mine[k]), text(k, full[k])) for k in full if mine[k] != full[k]]
@@ -249,7 +251,8 @@ def render_index(board: Board) -> str:
              f"<p class=meta>score {escape(SCORE_VERSION)}; {len(b.ids)} ids at their "
              f"defaults; T in {escape(', '.join(map(str, b.horizons)))}; {b.seeds} hidden "
              f"seeds per id and T (paired: every learner meets the same losses); audit: "
-             f"{b.audit_games} one-run games at T = {b.audit_horizon} of the first game a "
+             f"{b.audit_games} one-run games at each T = "
+             f"{escape(', '.join(map(str, b.audit_horizons)))} of the first game a "
              "learner plays of "
              + "; ".join(f"{escape(_KIND.get(kind, kind))}: "
                          + ", ".join(escape(env) for env, _ in games)

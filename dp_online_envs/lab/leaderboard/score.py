@@ -48,7 +48,9 @@ first reason.
 epsilon a table of its own; the row shows the budget the learner *declares* at the end
 of its games, and the verdict of the one-run privacy audit
 (:mod:`dp_online_envs.lab.audit.one_run`) of that claim on its feedback kind's audit
-game (:data:`AUDIT_GAMES`: ``DPBandit-MAB-v0`` for bandit learners, whose arms it reads,
+game at every scored horizon (``audit_games`` games per horizon, each drawn as a scored
+game of that horizon is, so a learner cannot be private only at a horizon no scored game
+has) (:data:`AUDIT_GAMES`: ``DPBandit-MAB-v0`` for bandit learners, whose arms it reads,
 ``DPFullInfo-Experts-v0`` for full-information learners, whose simplex points it
 reads; both games' rounds are i.i.d. two-point losses the audit can pair). A bandit
 learner that does not play ``DPBandit-MAB-v0`` is audited on the first game of
@@ -78,7 +80,7 @@ import numpy as np
 from dp_online_envs.lab.experiments.analysis import mean_ci
 
 #: The version of the definition above; recorded in every page, CSV and JSON.
-SCORE_VERSION = "leaderboard-v2"
+SCORE_VERSION = "leaderboard-v3"
 #: Trivial play: the registered reference agent whose regret is the score's 0.
 TRIVIAL = "center"
 #: The delta of a private learner that refuses ``delta = 0``.
@@ -176,8 +178,10 @@ class Benchmark:
         seeds: Seed indices per id and horizon (the seeds themselves come from the
             secret).
         epsilons: The epsilons private learners are scored at.
-        audit_horizon: ``T`` of the audit's games.
-        audit_games: Audit games per learner and epsilon.
+        audit_horizon: ``None`` (the benchmark's): the audit plays every scored horizon;
+            a ``T`` plays the audit at that horizon only, a setting that is not the
+            benchmark's (its page says so), kept for small trial runs.
+        audit_games: Audit games per learner, epsilon and audited horizon.
         power_factors: Noise cuts of the audit's references (:data:`AUDIT_REFERENCES`)
             whose refutation measures the audit's power.
     """
@@ -186,7 +190,7 @@ class Benchmark:
     horizons: tuple[int, ...] = (1024, 4096)
     seeds: int = 4
     epsilons: tuple[float, ...] = (0.1, 1.0, 10.0)
-    audit_horizon: int = 16384
+    audit_horizon: int | None = None
     audit_games: int = 16
     power_factors: tuple[float, ...] = (3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
@@ -202,11 +206,18 @@ class Benchmark:
             raise ValueError(f"horizons={self.horizons!r}, expected whole numbers")
         for name in ("seeds", "audit_horizon", "audit_games"):
             value = getattr(self, name)
+            if name == "audit_horizon" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}={value!r}, expected an integer >= 1")
         if self.seeds < 2:
             raise ValueError(f"seeds={self.seeds}, expected at least 2 (the 95% interval "
                              "needs two seeds)")
+
+    @property
+    def audit_horizons(self) -> tuple[int, ...]:
+        """The horizons the audit plays: every scored one (or ``audit_horizon``)."""
+        return self.horizons if self.audit_horizon is None else (self.audit_horizon,)
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON values."""
@@ -216,9 +227,9 @@ class Benchmark:
 
 def default_benchmark() -> Benchmark:
     """The benchmark of :data:`SCORE_VERSION`: every registered id, ``T`` in (1024,
-    4096), 4 seeds, epsilon in (0.1, 1, 10), audits of 16 games of ``T = 16384`` (as
-    the course assignment's, which catch plain EXP3 claiming ``epsilon = 1``), the
-    power measured at noise cuts up to 1000 (the full-information audit's reach)."""
+    4096), 4 seeds, epsilon in (0.1, 1, 10), audits of 16 games at each scored ``T``
+    (the games scored, drawn as they are), the power measured at noise cuts up to 1000
+    (the full-information audit's reach)."""
     from dp_online_envs.envs.registry import ENV_IDS
 
     return Benchmark(ids=tuple(ENV_IDS))
