@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, replace
 
@@ -90,3 +91,14 @@ class Problem:
     def with_feedback(self, feedback: str) -> Problem:
         """The same problem seen through another feedback kind."""
         return replace(self, feedback=feedback)
+
+    def public_copy(self) -> Problem:
+        """A copy of this problem that shares no object with it (a deep copy).
+
+        What a learner is handed: the fields of a ``Problem`` cannot be set (it is a
+        frozen dataclass), and its domain and loss family are copies, so a learner that
+        changes them (``problem.domain.radius = ...``, an array written in place)
+        changes its own copy only, never the decision set or the losses the env plays
+        and its regret ledger measures.
+        """
+        return copy.deepcopy(self)

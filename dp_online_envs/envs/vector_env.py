@@ -9,9 +9,9 @@ env, ``venv.unwrapped``). Every sub-game is the scalar game of
 round for round:
 
 * Seeding: ``reset(seed=[s_1, ..., s_B])`` seeds game ``b`` as ``env.reset(seed=s_b)``
-  seeds the scalar env (the adversary's generator ``PCG64(SeedSequence(s_b))``, its
-  ``reset`` on that generator, the learner's ``np_random`` spawned from the same
-  sequence). An integer seed ``s`` means ``[s, s + 1, ...]`` (Gymnasium's convention);
+  seeds the scalar env (the adversary's generator ``PCG64(SeedSequence(s_b))`` and its
+  ``reset`` on that generator; the learner's ``np_random`` is fresh entropy, never
+  derived from a seed, as the scalar guard's). An integer seed ``s`` means ``[s, s + 1, ...]`` (Gymnasium's convention);
   a ``None`` seed (or entry) keeps that game's generators running from where the scalar
   game's are, as the scalar env's ``reset()`` does (a game stopped mid-way first takes
   back the rounds drawn ahead for it), and gives fresh entropy to a game that has none
@@ -770,12 +770,15 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
       ``options={"reset_mask": mask}`` (restarting the games of ``mask``) and no other
       option.
     * ``problem``, ``num_envs``, the four spaces, ``metadata`` (with
-      ``"autoreset_mode"``), ``render_mode`` (``None``), ``closed``, ``close``.
+      ``"autoreset_mode"``), ``render_mode`` (``None``), ``closed``, ``close``. The
+      problem is a fresh copy at every access, and the spaces and ``metadata`` are the
+      wrapper's own copies (``get_attr`` hands out copies too): a learner that changes
+      them changes no game.
     * ``summaries()``: each game's regret summary once no game is running
       (``RuntimeError`` while one runs: it reveals the losses of points not played).
-    * ``np_random``: a tuple of the learner's own generators, game ``b``'s spawned from
-      its reset seed as the scalar guard's (``SeedSequence(s_b).spawn(2)[1]``), so it is
-      the generator ``env.np_random`` of the scalar game with that seed; it cannot be
+    * ``np_random``: a tuple of the learner's own generators, one per game, from fresh
+      OS entropy when first read and never from the reset seeds (as the scalar
+      guard's: no search over seeds leads from them to the games); it cannot be
       replaced. ``np_random_seed`` is ``(-1,) * B`` (Gymnasium's "seed not known"): the
       reset seeds are not handed out.
     * ``spec``: the public spec (the adversary options given read
@@ -802,27 +805,28 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
 
     def __init__(self, env_id: str, num_envs: int, **options: Any) -> None:
         super().__init__(LinearVectorGames(env_id, num_envs, **options))
-        self.problem = self.env.problem
-        # Per game: the learner's generator, or the seed it is spawned from when first
-        # read (None: fresh entropy). Spawning B generators at every reset would cost.
-        self._learner_rngs: list[np.random.Generator | int | None] = [None] * num_envs
+        # The learner's problem, spaces and metadata are copies: nothing it holds is an
+        # object the games or their ledger use, so changing them changes no game.
+        self._public = self.env.problem.public_copy()
+        self.single_action_space = copy.deepcopy(self.env.single_action_space)
+        self.single_observation_space = copy.deepcopy(self.env.single_observation_space)
+        self.action_space = copy.deepcopy(self.env.action_space)
+        self.observation_space = copy.deepcopy(self.env.observation_space)
+        self.metadata = copy.deepcopy(self.env.metadata)
+        # Per game: the learner's generator, made from fresh OS entropy when first read.
+        self._learner_rngs: tuple[np.random.Generator, ...] | None = None
 
     # ---------------------------------------------------------------- Gym API
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start new games, every game or those of ``options["reset_mask"]``
-        (:meth:`LinearVectorGames.reset`); a seeded game's learner generator restarts
-        from its seed, as the scalar guard's.
+        (:meth:`LinearVectorGames.reset`); the seeds never reach the learner's
+        generators (``np_random``), as in the scalar guard.
 
         Raises:
             ValueError, TypeError: As :meth:`LinearVectorGames.reset`.
         """
-        obs, info = self.env.reset(seed=seed, options=options)
-        mask = (options or {}).get("reset_mask")
-        for b, s in enumerate(seed_list(seed, self.num_envs)):
-            if s is not None and (mask is None or mask[b]):
-                self._learner_rngs[b] = s
-        return obs, info
+        return self.env.reset(seed=seed, options=options)
 
     def render(self) -> tuple[None, ...]:
         """No picture: the batched games have no render mode (``gym.make_vec(id,
@@ -868,15 +872,17 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
             if args or kwargs:
                 raise TypeError("summary takes no arguments")
             return tuple(self.summaries())
-        one = {"problem": self.problem, "action_space": self.single_action_space,
-               "observation_space": self.single_observation_space,
-               "metadata": self.env.game_metadata, "render_mode": None,
-               "np_random_seed": -1}
         if name == "np_random":
             return self.np_random
         if name == "spec":
             return tuple(self._game_spec() for _ in range(self.num_envs))
-        return tuple(copy.copy(one[name]) for _ in range(self.num_envs))
+        if name == "problem":
+            return tuple(self.problem for _ in range(self.num_envs))
+        one = {"action_space": self.single_action_space,
+               "observation_space": self.single_observation_space,
+               "metadata": self.env.game_metadata, "render_mode": None,
+               "np_random_seed": -1}
+        return tuple(copy.deepcopy(one[name]) for _ in range(self.num_envs))
 
     def set_attr(self, name: str, values: Any) -> NoReturn:
         """Refused: a game is configured when the env is made.
@@ -897,13 +903,19 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
         return dataclasses.replace(spec, kwargs=kwargs, vector_entry_point=None)
 
     @property
+    def problem(self) -> Any:
+        """The public :class:`~dp_online_envs.problem.Problem`: a fresh copy at every
+        access, sharing no object with the games, their ledger or another caller's."""
+        return self._public.public_copy()
+
+    @property
     def np_random(self) -> tuple[np.random.Generator, ...]:
         """The learner's own generators, one per game (class docstring)."""
-        for b, source in enumerate(self._learner_rngs):
-            if not isinstance(source, np.random.Generator):
-                child = np.random.SeedSequence(source).spawn(2)[1]
-                self._learner_rngs[b] = np.random.Generator(np.random.PCG64(child))
-        return tuple(self._learner_rngs)
+        if self._learner_rngs is None:
+            children = np.random.SeedSequence().spawn(self.num_envs)
+            self._learner_rngs = tuple(np.random.Generator(np.random.PCG64(c))
+                                       for c in children)
+        return self._learner_rngs
 
     @np_random.setter
     def np_random(self, value: Any) -> NoReturn:

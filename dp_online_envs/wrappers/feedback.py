@@ -67,7 +67,9 @@ class FeedbackGuard(gym.Wrapper):
     * A learner may ask for less: ``feedback="bandit"`` on a full-information env
       downgrades it. Asking for more (full on a bandit env) raises ``ValueError``.
     * The public :class:`~dp_online_envs.problem.Problem` is ``self.problem``, reachable
-      through ``env.get_wrapper_attr("problem")``.
+      through ``env.get_wrapper_attr("problem")``: a fresh copy at every access, so a
+      learner that changes its domain or loss family changes its own copy only. The
+      spaces and ``metadata`` are the guard's own copies too.
 
     The in-process guard (every public door of a ``gymnasium.Wrapper``):
 
@@ -78,11 +80,13 @@ class FeedbackGuard(gym.Wrapper):
       reveal the losses of points not played).
     * ``set_wrapper_attr`` is refused (``AttributeError``): a game is configured when
       the env is made.
-    * ``np_random`` is the learner's own generator, spawned from the reset seed
-      (``SeedSequence(seed).spawn(2)[1]``): reproducible, and independent of the
-      adversary's generator and of the env's; it cannot be replaced through the guard.
-      ``np_random_seed`` is ``-1`` (Gymnasium's "seed not known"): the reset seed is
-      not handed out.
+    * ``np_random`` is the learner's own generator, seeded from fresh OS entropy when
+      first read and never from the reset seed: no search over seeds leads from it to
+      the game's seed (a generator derived from a small seed would give the seed away,
+      and with it every loss), and it cannot be replaced through the guard. A learner
+      that needs reproducible randomness takes its own seed (``agents`` learners get
+      theirs from the caller). ``np_random_seed`` is ``-1`` (Gymnasium's "seed not
+      known"): the reset seed is not handed out.
     * ``spec`` is the public spec: the adversary options given to ``gym.make``
       (:data:`WITHHELD_SPEC_KWARGS`) read ``adversary=WITHHELD, adversary_kwargs=None``.
     * ``render()`` draws only the learner's own history: its points and the feedback it
@@ -114,20 +118,26 @@ class FeedbackGuard(gym.Wrapper):
                 "feedback='full' requested on a bandit env: feedback can be downgraded "
                 "(full -> bandit), never upgraded"
             )
-        self.problem = native.with_feedback(feedback)
+        # The learner's problem and spaces are copies: nothing it holds is an object
+        # the env or the regret ledger uses, so changing them changes no game.
+        self._public = native.with_feedback(feedback).public_copy()
         self._downgrade = feedback != native.feedback
         # The clipping range of a downgraded observation, f_t(x_t) in [-B, B].
         self._high = max(native.bound, 1e-12)
+        self.action_space = copy.deepcopy(env.action_space)
+        self.metadata = copy.deepcopy(env.metadata)
         if self._downgrade:
             self.observation_space = gym.spaces.Box(-self._high, self._high, shape=(1,),
                                                     dtype=np.float64)
+        else:
+            self.observation_space = copy.deepcopy(env.observation_space)
         self._learner_rng: np.random.Generator | None = None
         self._in_game = False
         self._track: RenderTrack | None = None
 
     # ---------------------------------------------------------------- Gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Start a game; ``seed`` seeds the game and the learner's ``np_random``.
+        """Start a game; ``seed`` seeds the game (never the learner's ``np_random``).
 
         Raises:
             ValueError: On non-empty ``options`` (a game is configured when made).
@@ -136,9 +146,6 @@ class FeedbackGuard(gym.Wrapper):
             raise ValueError(f"FeedbackGuard.reset takes no options, got {sorted(options)}: "
                              "a game is configured when the env is made")
         obs, _ = self.env.reset(seed=seed, options=options)
-        if seed is not None or self._learner_rng is None:
-            child = np.random.SeedSequence(seed).spawn(2)[1]
-            self._learner_rng = np.random.Generator(np.random.PCG64(child))
         if self._downgrade:
             obs = np.zeros(1, dtype=np.float64)
         self._in_game = True
@@ -152,7 +159,7 @@ class FeedbackGuard(gym.Wrapper):
         if self._downgrade:
             obs = np.array([min(max(record.loss, -self._high), self._high)], dtype=np.float64)
         if self._track is not None:
-            full = self.problem.feedback == "full"
+            full = self._public.feedback == "full"
             self._track.add(record.point, -float(reward), obs if full else None,
                             record.projected)
         if terminated or truncated:
@@ -176,8 +183,9 @@ class FeedbackGuard(gym.Wrapper):
 
     def _new_track(self) -> RenderTrack:
         spec = self.unwrapped.spec
-        return RenderTrack(self.problem.domain, self.problem.loss, self.problem.horizon,
-                           with_params=self.problem.feedback == "full",
+        problem = self.problem
+        return RenderTrack(problem.domain, problem.loss, problem.horizon,
+                           with_params=problem.feedback == "full",
                            title=spec.id if spec is not None else "OnlineLearningEnv")
 
     # ------------------------------------------------------- the learner's doors
@@ -231,8 +239,15 @@ class FeedbackGuard(gym.Wrapper):
         )
 
     @property
+    def problem(self) -> Problem:
+        """The public :class:`~dp_online_envs.problem.Problem`: a fresh copy at every
+        access (:meth:`~dp_online_envs.problem.Problem.public_copy`), sharing no object
+        with the env, its regret ledger or another caller's copy."""
+        return self._public.public_copy()
+
+    @property
     def np_random(self) -> np.random.Generator:
-        """The learner's own generator: spawned from the reset seed, predicts no loss."""
+        """The learner's own generator: fresh OS entropy, unrelated to the reset seed."""
         if self._learner_rng is None:
             self._learner_rng = np.random.default_rng()
         return self._learner_rng

@@ -182,7 +182,7 @@ def test_staggered_games_equal_the_sync_vector_env(env_id, mode):
     """Partial resets with and without seeds, mid-game and after the end, under each
     autoreset mode: every value equals the ``SyncVectorEnv``'s (each game's horizon,
     regret summary, autoreset and seeds its own), and so do the rounds each game has
-    played and the learner's generators."""
+    played."""
     batched, sync = _pair(env_id, mode, STAGGER_B, STAGGER_T, STAGGER_BLOCK)
     runs = [_staggered(env, mode) for env in (batched, sync)]
     _assert_same_runs(runs)
@@ -196,8 +196,6 @@ def test_staggered_games_equal_the_sync_vector_env(env_id, mode):
     assert batched.unwrapped.rounds.tolist() == [e.unwrapped.totals.rounds for e in sync.envs]
     assert batched.unwrapped.np_random_seed == tuple(  # the experimenter's record
         e.unwrapped.np_random_seed for e in sync.envs) == (100, 2, 102, 4)
-    for mine, theirs in zip(batched.get_attr("np_random"), sync.get_attr("np_random")):
-        assert np.array_equal(mine.random(3), theirs.random(3))
 
 
 @pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
@@ -328,8 +326,8 @@ def test_seeds_follow_gymnasiums_convention_and_the_scalar_games():
         batched.reset(seed=-1)
     batched.reset(seed=[4, 5, 6])
     sync.reset(seed=[4, 5, 6])
-    for mine, theirs in zip(batched.np_random, sync.np_random):  # the learner's own
-        assert np.array_equal(mine.random(4), theirs.random(4))
+    for mine, theirs in zip(batched.np_random, sync.np_random):  # the learner's own:
+        assert not np.array_equal(mine.random(4), theirs.random(4))  # not from the seeds
     assert batched.np_random_seed == sync.np_random_seed == (-1,) * B
     assert batched.unwrapped.np_random_seed == (4, 5, 6)  # the experimenter's record
 
@@ -342,7 +340,7 @@ def test_get_attr_and_call_answer_as_the_sync_vector_env_of_guards():
     for name in ("problem", "np_random_seed", "render_mode", "action_space",
                  "observation_space"):  # Problem compares its domain by identity
         assert repr(batched.get_attr(name)) == repr(sync.get_attr(name))
-    assert batched.get_attr("problem") == (batched.problem,) * B
+    assert [repr(p) for p in batched.get_attr("problem")] == [repr(batched.problem)] * B
     assert [s.kwargs["horizon"] for s in batched.get_attr("spec")] == [T] * B
     for env in (batched, sync):
         with pytest.raises(RuntimeError, match="withholds the regret summary|have not ended"):

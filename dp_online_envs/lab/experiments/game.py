@@ -383,9 +383,9 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
     factory = functools.partial(cls, epsilon=spec.epsilon, delta=spec.delta or 0.0,
                                 seed=agent_seed, **spec.agent_kwargs)
     try:
-        problem = env.get_wrapper_attr("problem")
+        problem = env.get_wrapper_attr("problem")  # the record's: the agent gets its own copy
         if spec.isolation is None:
-            agent = factory(problem)
+            agent = factory(env.get_wrapper_attr("problem"))
             summary, switches = _played(env, agent, agent_seed, env_seed)
             clipped = int(agent.clipped_feedback)
             guarantee = getattr(agent, "privacy", None)
