@@ -59,7 +59,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.lab.sandbox import SANDBOX_ENV, SANDBOX_UID, Sandbox
+from dp_online_envs.lab.sandbox import SANDBOX_ENV, Sandbox
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_int, check_real
 
@@ -330,6 +330,17 @@ def _summary(learner: Any) -> dict[str, Any]:
     }
 
 
+def checked_json(data: bytes, bad: Callable[[str], Exception]) -> Any:
+    """``data`` (UTF-8 JSON sent by an untrusted process) decoded, or ``bad(why)`` raised:
+    invalid UTF-8 or JSON, and nesting too deep for the decoder (``RecursionError``)."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise bad(f"not JSON ({exc})") from None
+    except RecursionError:
+        raise bad("JSON nested too deep to decode") from None
+
+
 def parse_summary(data: bytes) -> dict[str, Any]:
     """The end-of-game summary an agent's process sent, checked field by field.
 
@@ -347,10 +358,7 @@ def parse_summary(data: bytes) -> dict[str, Any]:
 
     if len(data) > MAX_SUMMARY:
         raise bad(f"{len(data)} bytes, expected at most {MAX_SUMMARY}")
-    try:
-        obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise bad(f"not JSON ({exc})") from None
+    obj = checked_json(data, bad)
     keys = ["clipped_feedback", "privacy"]
     if not isinstance(obj, dict) or sorted(obj) != keys:
         raise bad(f"expected an object with keys {keys}, got "
@@ -427,7 +435,7 @@ class IsolatedProcess:
             boot = _BOOT.format(keep="", path=list(sys.path), fd=fd, uid=None)
             cmd, fds, env, cwd = [sys.executable, "-c", boot], [], None, None
         else:
-            uid = SANDBOX_UID if sandbox.drops_privileges else None
+            uid = sandbox.process_uid()
             boot = _BOOT.format(keep=0, path=sandbox.python_path(), fd=fd, uid=uid)
             cmd, fds = sandbox.command([sys.executable, "-I", "-B", "-c", boot])
             env, cwd = dict(SANDBOX_ENV), "/"

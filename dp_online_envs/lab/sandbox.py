@@ -16,10 +16,17 @@ IsolatedLearner` starts its agent process through :meth:`Sandbox.command` when i
   ``RLIMIT_NOFILE`` and ``RLIMIT_FSIZE`` set before any submission code runs;
 * **network**: none (a network namespace of its own: only its own loopback, where the
   host's listening sockets do not exist); no System V IPC or hostname of the host;
-* **identity**: user ``nobody`` (65534) without capabilities. Started by root, the
-  sandbox keeps the host's user namespace and the agent's process switches to uid
-  65534 itself before it reads its setup (a root-mapped uid would be exempt from
-  ``RLIMIT_NPROC``); started by another user, a user namespace maps that user to 65534;
+* **identity**: a user without capabilities, of its own. Started by root, the sandbox
+  keeps the host's user namespace and the agent's process switches itself, before it
+  reads its setup, to a uid drawn at random for that process from
+  :data:`SANDBOX_UIDS` (a root-mapped uid would be exempt from ``RLIMIT_NPROC``), so
+  what the kernel counts or keeps per uid (``RLIMIT_NPROC``, keyrings, pipe and
+  message-queue quotas) is not shared with any other sandboxed process; started by
+  another user, a fresh user namespace maps that user to ``nobody`` (65534);
+* **system calls**: a seccomp filter (:func:`seccomp_filter`, :data:`BLOCKED_CALLS`)
+  refuses the calls that reach kernel state outliving the process (the keyrings) or
+  memory that no process's address space counts (``memfd``, System V shared memory
+  and message queues, a nested user namespace's own ``tmpfs``);
 * **environment**: only ``PATH``, ``HOME``, ``TMPDIR``, ``LANG`` and one-thread settings
   for the numerical libraries. Nothing of the grader's environment, files or arguments
   is passed (bubblewrap itself is started with that environment, so its own
@@ -35,14 +42,22 @@ import functools
 import importlib.util
 import os
 import pathlib
+import platform
+import secrets
 import shutil
+import struct
 import subprocess
 import sys
 
 from dp_online_envs.validation import check_int
 
-#: The uid and gid the sandboxed process runs as (``nobody``).
+#: The uid and gid the sandboxed process runs as inside a user namespace of its own
+#: (``nobody``; the sandbox started by a user other than root).
 SANDBOX_UID = 65534
+#: The uids (and gids) a sandboxed process started by root runs as: one drawn at random
+#: per process, mapped to no user of the host (two processes share one with probability
+#: 2^-29 per pair).
+SANDBOX_UIDS = range(2**30, 2**30 + 2**29)
 #: The sandbox's writable directory (its ``HOME``, ``TMPDIR`` and working directory).
 SCRATCH = "/scratch"
 #: The environment of the sandboxed process (and of bubblewrap itself).
@@ -57,6 +72,100 @@ class SandboxUnavailable(RuntimeError):
     """The sandbox cannot start on this machine (the message says why, in one line)."""
 
 
+# ---------------------------------------------------------------------- seccomp
+#: The system calls the sandbox refuses (``EPERM``) and why: each reaches kernel state
+#: that outlives the process or memory no process's address space counts. Every other
+#: channel is closed by a namespace (see :data:`CLOSED_CHANNELS`).
+BLOCKED_CALLS = {
+    "add_key": "the keyrings (user, user-session, persistent) outlive the process",
+    "request_key": "the keyrings outlive the process",
+    "keyctl": "the keyrings outlive the process (and the persistent keyring by days)",
+    "unshare": "a nested user namespace would give capabilities there: its own tmpfs "
+               "mounts hold memory that no address space counts",
+    "memfd_create": "its pages count in no address space while unmapped",
+    "memfd_secret": "its pages count in no address space while unmapped",
+    "shmget": "System V segments hold memory while attached to no process",
+    "msgget": "System V message queues hold memory outside any process",
+}
+#: Persistent or shared kernel state a sandboxed process could reach, and what closes it.
+CLOSED_CHANNELS = {
+    "keyrings (add_key, keyctl, request_key)": "refused by the seccomp filter; the uid is "
+                                               "also one of its own",
+    "files": "a read-only root; /scratch and /dev/shm are tmpfs of the sandbox, gone with it",
+    "System V IPC and POSIX message queues": "an IPC namespace of its own, gone with the "
+                                             "sandbox (shmget and msgget refused)",
+    "sockets (TCP, UDP, UNIX abstract)": "a network namespace of its own",
+    "processes and signals": "a PID namespace of its own: every process dies with the "
+                             "agent's",
+    "per-uid counts (RLIMIT_NPROC, pipe pages, message-queue bytes)": "a uid of its own",
+    "nested namespaces (a user namespace's mounts)": "clone with CLONE_NEWUSER and "
+                                                     "unshare refused, clone3 unavailable",
+    "page cache of the shared read-only files": "NOT closed: a process can warm a file "
+                                                "and a later one time its reads (a timing "
+                                                "channel no namespace removes)",
+}
+#: System call numbers of the filtered calls, per machine (``platform.machine()``).
+_SYSCALLS = {
+    "x86_64": {"add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272,
+               "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "msgget": 68,
+               "clone": 56, "clone3": 435},
+    "aarch64": {"add_key": 217, "request_key": 218, "keyctl": 219, "unshare": 97,
+                "memfd_create": 279, "memfd_secret": 447, "shmget": 194, "msgget": 186,
+                "clone": 220, "clone3": 435},
+}
+#: ``AUDIT_ARCH_*`` of each machine: a call made through another ABI kills the process.
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_CLONE_NEWUSER = 0x10000000
+_EPERM, _ENOSYS = 1, 38
+_RET_ALLOW, _RET_ERRNO, _RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+
+
+def seccomp_filter(machine: str | None = None) -> bytes:
+    """The sandbox's seccomp program (classic BPF, as bubblewrap's ``--seccomp`` reads it).
+
+    Refuses each of :data:`BLOCKED_CALLS` with ``EPERM``, ``clone`` with
+    ``CLONE_NEWUSER`` with ``EPERM`` and ``clone3`` (whose flags a filter cannot read)
+    with ``ENOSYS`` (the C library then uses ``clone``); kills the process on a call of
+    another ABI (x32, 32-bit) whose numbers differ; allows the rest.
+
+    Args:
+        machine: ``platform.machine()`` (``None``: this one).
+
+    Raises:
+        SandboxUnavailable: No filter for this machine.
+    """
+    machine = platform.machine() if machine is None else machine
+    if machine not in _SYSCALLS:
+        raise SandboxUnavailable(f"no seccomp filter for machine {machine!r} (the sandbox "
+                                 f"knows {sorted(_SYSCALLS)})")
+    nr = _SYSCALLS[machine]
+    prog: list[tuple[int, int, int, int]] = []
+
+    def ret(value: int) -> None:
+        prog.append((_RET, 0, 0, value))
+
+    prog.append((_LD_ABS, 0, 0, 4))  # seccomp_data.arch
+    prog.append((_JEQ, 1, 0, _AUDIT_ARCH[machine]))
+    ret(_RET_KILL)
+    prog.append((_LD_ABS, 0, 0, 0))  # seccomp_data.nr
+    if machine == "x86_64":  # the x32 ABI: numbers with bit 30 set
+        prog.append((_JGE, 0, 1, 0x40000000))
+        ret(_RET_KILL)
+    for name in BLOCKED_CALLS:
+        prog.append((_JEQ, 0, 1, nr[name]))
+        ret(_RET_ERRNO | _EPERM)
+    prog.append((_JEQ, 0, 1, nr["clone3"]))
+    ret(_RET_ERRNO | _ENOSYS)
+    prog.append((_JEQ, 0, 3, nr["clone"]))
+    prog.append((_LD_ABS, 0, 0, 16))  # the low half of args[0]: clone's flags
+    prog.append((_JSET, 0, 1, _CLONE_NEWUSER))
+    ret(_RET_ERRNO | _EPERM)
+    ret(_RET_ALLOW)
+    return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+
+
+
 @dataclasses.dataclass(frozen=True)
 class Sandbox:
     """What a sandboxed agent process may reach (see the module docstring).
@@ -67,7 +176,9 @@ class Sandbox:
             bound read-only); third-party libraries come with ``sys.prefix``.
         scratch_bytes: Size of the writable ``/scratch`` tmpfs.
         file_bytes: ``RLIMIT_FSIZE``: the largest file the process may write.
-        processes: ``RLIMIT_NPROC``: processes and threads of the sandbox user.
+        shm_bytes: Size of the sandbox's own ``/dev/shm`` tmpfs.
+        processes: ``RLIMIT_NPROC``: processes and threads of the sandbox (its uid is its
+            own), the agent's process included.
         open_files: ``RLIMIT_NOFILE``: open file descriptors per process.
     """
 
@@ -75,11 +186,12 @@ class Sandbox:
     packages: tuple[str, ...] = ("dp_online_envs", "agents")
     scratch_bytes: int = 64 * 2**20
     file_bytes: int = 16 * 2**20
-    processes: int = 32
+    shm_bytes: int = 16 * 2**20
+    processes: int = 4
     open_files: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("scratch_bytes", "file_bytes", "processes", "open_files"):
+        for name in ("scratch_bytes", "file_bytes", "shm_bytes", "processes", "open_files"):
             check_int(name, getattr(self, name), 1)
         object.__setattr__(self, "files", tuple(str(pathlib.Path(f).resolve())
                                                 for f in self.files))
@@ -146,18 +258,35 @@ class Sandbox:
             for fd in fds:
                 os.close(fd)
             raise SandboxUnavailable(f"cannot read {exc.filename}: {exc.strerror}") from None
-        cmd += ["--proc", "/proc", "--dev", "/dev",
+        try:
+            fds.append(_data_fd(seccomp_filter()))
+        except SandboxUnavailable:
+            for fd in fds:
+                os.close(fd)
+            raise
+        cmd += ["--seccomp", str(fds[-1]),
+                "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", str(self.shm_bytes), "--tmpfs", "/dev/shm",
                 "--perms", "1777", "--size", str(self.scratch_bytes), "--tmpfs", SCRATCH,
                 "--remount-ro", "/", "--chdir", SCRATCH, "--", *argv]
         return cmd, fds
 
+    def process_uid(self) -> int | None:
+        """The uid the agent's process switches to (a fresh one per call, drawn from
+        :data:`SANDBOX_UIDS`), or ``None`` when the sandbox's user namespace maps the
+        caller to :data:`SANDBOX_UID` itself (started by a user other than root)."""
+        if not self.drops_privileges:
+            return None
+        return SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
+
     def describe(self) -> str:
         """One line: what the sandbox allows (for reports)."""
-        return (f"bubblewrap sandbox: user nobody, no network, own PID namespace, read-only "
+        return (f"bubblewrap sandbox: a user of its own, no network, own PID and IPC "
+                f"namespaces, keyrings and memfd refused (seccomp), read-only "
                 f"system and Python libraries plus the submission's own file, "
-                f"{self.scratch_bytes // 2**20} MB scratch, at most {self.processes} "
-                f"processes, {self.open_files} open files, "
-                f"{self.file_bytes // 2**20} MB per file")
+                f"{self.scratch_bytes // 2**20} MB scratch, {self.shm_bytes // 2**20} MB "
+                f"/dev/shm, at most {self.processes} processes, {self.open_files} open "
+                f"files, {self.file_bytes // 2**20} MB per file")
 
     def _package_dirs(self) -> list[str]:
         out = []
@@ -168,6 +297,16 @@ class Sandbox:
                                          "into the sandbox")
             out.append(str(pathlib.Path(list(spec.submodule_search_locations)[0]).resolve()))
         return out
+
+
+def _data_fd(data: bytes) -> int:
+    """A descriptor to read ``data`` from (a pipe's read end; ``data`` fits its buffer)."""
+    read, write = os.pipe()
+    try:
+        os.write(write, data)
+    finally:
+        os.close(write)
+    return read
 
 
 @functools.cache
@@ -196,14 +335,17 @@ def sandbox_unavailable() -> str | None:
         return str(exc)
     try:
         done = subprocess.run(cmd, env=SANDBOX_ENV, capture_output=True, timeout=60,
-                              check=False)
+                              check=False, pass_fds=fds)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap did not run: {exc}"
+    finally:
+        for fd in fds:
+            os.close(fd)
     if done.returncode != 0:
         text = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[0]
         return f"bubblewrap could not start a sandbox (exit code {done.returncode}): {text}"
     return None
 
 
-__all__ = ["SANDBOX_ENV", "SANDBOX_UID", "SCRATCH", "Sandbox", "SandboxUnavailable",
-           "sandbox_unavailable"]
+__all__ = ["BLOCKED_CALLS", "CLOSED_CHANNELS", "SANDBOX_ENV", "SANDBOX_UID", "SANDBOX_UIDS",
+           "SCRATCH", "Sandbox", "SandboxUnavailable", "sandbox_unavailable", "seccomp_filter"]

@@ -175,13 +175,16 @@ class CountsUpdates(_UniformArm):
 
 
 class ShowsLimits(_UniformArm):
-    """Raises in its first ``act`` with its process's address-space and CPU limits."""
+    """Raises in its first ``act`` with its process's address-space and CPU limits and the
+    CPU seconds it has used."""
 
     def act(self):
         import resource
 
+        used = resource.getrusage(resource.RUSAGE_SELF)
         raise RuntimeError(f"RLIMIT_AS={resource.getrlimit(resource.RLIMIT_AS)} "
-                           f"RLIMIT_CPU={resource.getrlimit(resource.RLIMIT_CPU)}")
+                           f"RLIMIT_CPU={resource.getrlimit(resource.RLIMIT_CPU)} "
+                           f"USED={used.ru_utime + used.ru_stime}")
 
 
 #: Names of the objects that must never exist in an isolated agent's process.

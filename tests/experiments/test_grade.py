@@ -93,6 +93,8 @@ FAILURES = {  # submission -> what its regret part's reason must say
     "two_learners": "expected exactly one agents.Agent subclass (with act and update) defined "
                     "in the file, found 2: ['First', 'Second']",
     "no_learner": "found 0",
+    "deep_json": "malformed reply from the process importing the submission: JSON nested "
+                 "too deep to decode",
 }
 
 

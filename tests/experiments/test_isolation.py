@@ -7,6 +7,8 @@ import dataclasses
 import functools
 import importlib
 import json
+import math
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -241,6 +243,7 @@ def test_an_action_frame_of_the_wrong_size_is_refused():
     (b'{"clipped_feedback": 0, "privacy": [1, 0, "' + b"x" * 1001 + b'"]}',
      "of type str and 1001 characters, expected a string of at most 1000"),
     (b" " * 4097, "4097 bytes, expected at most 4096"),
+    (b"[" * 4096, "JSON nested too deep to decode"),  # RecursionError in the decoder
 ])
 def test_parse_summary_names_what_is_wrong(data, why):
     from dp_online_envs.lab.isolation import parse_summary
@@ -320,7 +323,11 @@ def test_the_limits_are_the_address_space_and_cpu_time_of_the_agent_process():
         proxy.reset(0)
         with pytest.raises(AgentFailure) as caught:
             proxy.act()
-    assert f"RLIMIT_AS={(3 * 2**30, 3 * 2**30)} RLIMIT_CPU=(50, 51)" in caught.value.reason
+    assert f"RLIMIT_AS={(3 * 2**30, 3 * 2**30)} RLIMIT_CPU=" in caught.value.reason
+    # the CPU limit: 50 s on top of the whole seconds used when it was set (its imports)
+    soft, hard = map(int, re.search(r"RLIMIT_CPU=\((\d+), (\d+)\)", caught.value.reason).groups())
+    used = float(re.search(r"USED=([\d.]+)", caught.value.reason).group(1))
+    assert hard == soft + 1 and 50 <= soft <= 50 + math.ceil(used)
 
 
 def test_a_side_polls_before_blocking_only_while_the_machine_has_a_cpu_free(monkeypatch):

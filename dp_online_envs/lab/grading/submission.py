@@ -21,7 +21,12 @@ from typing import Any
 
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.resolver import AgentResolver, default_resolver
-from dp_online_envs.lab.isolation import AgentFailure, IsolatedProcess, IsolationLimits
+from dp_online_envs.lab.isolation import (
+    AgentFailure,
+    IsolatedProcess,
+    IsolationLimits,
+    checked_json,
+)
 from dp_online_envs.lab.sandbox import SandboxUnavailable
 from dp_online_envs.problem import Problem
 
@@ -133,10 +138,7 @@ def _probed(name: str, reply: bytes) -> dict[str, Any]:
 
     if reply[:1] != b"p":
         raise bad(f"{reply[:16]!r}, expected a frame starting with b'p'")
-    try:
-        obj = json.loads(reply[1:].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise bad(f"not JSON ({exc})") from None
+    obj = checked_json(reply[1:], bad)
     if not isinstance(obj, dict) or sorted(obj) != sorted(PROBE_FIELDS):
         raise bad(f"expected an object with keys {sorted(PROBE_FIELDS)}")
     for key, kind in PROBE_FIELDS.items():
@@ -169,6 +171,9 @@ def probe_submission(path: str | pathlib.Path, limits: IsolationLimits) -> Submi
         process = IsolatedProcess(_probe, (str(path),), limits)
     except SandboxUnavailable as exc:
         raise SubmissionError(f"{path.name}: the sandbox could not start: {exc}") from None
+    except OSError as exc:  # no process could be started (out of processes, memory)
+        raise SubmissionError(f"{path.name}: the process importing the submission could "
+                              f"not start: {exc}") from None
     try:
         reply = process.receive(limits.startup_timeout, "importing the submission",
                                 1 + 4 * MAX_PROBE_TEXT)

@@ -151,6 +151,11 @@ def load_learners(names: Sequence[str], *, limits: IsolationLimits, sandboxed: b
             except SubmissionError as exc:
                 out.append(Learner(path.stem, None, str(path), digest, mine, exc.reason))
                 continue
+            except Exception as exc:  # noqa: BLE001 - one file never stops the board
+                reason = f"probing the file failed: {type(exc).__name__}: {exc}"
+                out.append(Learner(path.stem, None, str(path), digest, mine,
+                                   reason.splitlines()[0][:300]))
+                continue
             out.append(Learner(path.stem, SubmissionLoader(info), str(path), digest, mine))
         else:
             out.append(Learner(given, resolve_agent(given, resolver)))

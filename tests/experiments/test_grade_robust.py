@@ -1,0 +1,45 @@
+"""One submission never stops a grading run or a leaderboard: whatever its probe, import
+or play does, its row or grade says why and the others go on."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from dp_online_envs.lab.grading import submission
+from dp_online_envs.lab.isolation import IsolationLimits
+from dp_online_envs.lab.leaderboard import board
+from dp_online_envs.lab.leaderboard.board import load_learners
+
+BAD = pathlib.Path(__file__).resolve().parent / "grade_submissions"
+HONEST = pathlib.Path(__file__).resolve().parents[2] / "examples/course/submissions/honest.py"
+
+
+def test_the_leaderboard_records_a_deep_json_probe_reply_and_loads_the_rest():
+    learners = load_learners(["exp3", str(BAD / "deep_json.py"), str(HONEST)],
+                             limits=IsolationLimits(timeout=60.0), sandboxed=True)
+    by_name = {learner.name: learner for learner in learners}
+    deep = by_name["deep_json"]
+    assert deep.cls is None and deep.error == (
+        "deep_json.py: malformed reply from the process importing the submission: JSON "
+        "nested too deep to decode")
+    assert by_name["honest"].cls is not None and by_name["honest"].error == ""
+    assert by_name["exp3"].cls is not None
+
+
+@pytest.mark.parametrize("error", [MemoryError(), RecursionError("deep"),
+                                   BrokenPipeError(32, "Broken pipe")])
+def test_any_failure_of_a_probe_becomes_that_learners_reason(monkeypatch, error):
+    def probe(path, limits):
+        if path.name == "deep_json.py":
+            raise error
+        return real(path, limits)
+
+    real = submission.probe_submission
+    monkeypatch.setattr(board, "probe_submission", probe)
+    learners = load_learners([str(BAD / "deep_json.py"), "exp3"],
+                             limits=IsolationLimits(), sandboxed=False)
+    assert learners[0].cls is None
+    assert learners[0].error.startswith(f"probing the file failed: {type(error).__name__}")
+    assert learners[1].cls is not None
