@@ -1,12 +1,20 @@
-"""Seeded games are the same games on every x86-64 CPU.
+"""Seeded games, and every verdict on floats, are the same on every x86-64 CPU.
 
 NumPy picks SIMD kernels at run time (AVX-512, AVX2, ... down to its baseline) and so
-does OpenBLAS (its core type); summation order and fused multiply-adds differ between
-them, so floats differ in their last bits from one CPU to another. Here the seeded-game
-fingerprints and the batched-equals-scalar tests run again in a child process with every
-NumPy dispatch target above the baseline disabled and OpenBLAS pinned to its Nehalem
-(SSE4.2) kernels, the level every x86-64-v2 CPU has: a result that holds only on the
-machine that recorded it fails here.
+does OpenBLAS (its core type); numba compiles for the host CPU. Summation order and
+fused multiply-adds differ between them, so floats differ in their last bits from one
+CPU to another. Here tests run again in a child process at two lower levels, so that a
+result that holds only on the machine that recorded it fails on this one:
+
+* **x86-64-v2** (:func:`lowest_simd_env`): every NumPy dispatch target above the
+  baseline disabled and OpenBLAS pinned to its Nehalem (SSE4.2) kernels: the seeded-game
+  fingerprints and the batched-equals-scalar games (:data:`BASELINE_TESTS`).
+* **AVX2** (:func:`avx2_env`, x86-64-v3: the most common CPU without AVX-512): NumPy's
+  AVX-512 targets disabled, OpenBLAS on its Haswell kernels, numba compiling for
+  Haswell: every numerics-sensitive test (:data:`NUMERICS_TESTS`): the fingerprints,
+  the vector games, the compiled path against the Python path, and every test that
+  decides a verdict on an interval (the studies, Fieller's interval, the report, the
+  rates). On a CPU without AVX2 this level is the host's own.
 """
 
 from __future__ import annotations
@@ -18,8 +26,24 @@ import platform
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-TESTS = ["tests/agents/test_fingerprints.py", "tests/vector/test_vector_games.py"]
+#: What runs at the lowest SIMD level.
+BASELINE_TESTS = ["tests/agents/test_fingerprints.py", "tests/vector/test_vector_games.py"]
+#: What runs at the AVX2 level: every test whose result depends on the last bits of a
+#: float (a fingerprint, a bit-for-bit comparison, a verdict decided on an interval).
+NUMERICS_TESTS = [
+    *BASELINE_TESTS,
+    "tests/agents/test_compiled.py::test_same_game_bit_for_bit",
+    "tests/agents/test_compiled.py::test_same_game_bit_for_bit_on_the_other_polytopes",
+    "tests/agents/test_compiled.py::test_seeded_and_threaded_runs_repeat",
+    "tests/test_studies.py",
+    "tests/experiments/test_ratio_ci.py",
+    "tests/experiments/test_report_truth.py",
+    "tests/experiments/test_rates_fit.py",
+]
+X86 = platform.machine().lower() in ("x86_64", "amd64")
 
 
 def lowest_simd_env() -> dict[str, str]:
@@ -27,30 +51,81 @@ def lowest_simd_env() -> dict[str, str]:
     from numpy._core._multiarray_umath import __cpu_dispatch__
 
     env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=" ".join(__cpu_dispatch__))
-    if platform.machine().lower() in ("x86_64", "amd64"):
+    if X86:
         env["OPENBLAS_CORETYPE"] = "Nehalem"
     return env
 
 
-def test_the_child_runs_at_the_lowest_simd_level():
-    probe = ("import json, numpy, threadpoolctl\n"
-             "from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__\n"
-             "blas = [i.get('architecture') for i in threadpoolctl.threadpool_info()"
-             " if i['internal_api'] == 'openblas']\n"
-             "print(json.dumps({'on': [f for f in __cpu_dispatch__ if __cpu_features__[f]],"
-             " 'blas': blas}))\n")
-    out = subprocess.run([sys.executable, "-c", probe], env=lowest_simd_env(), check=True,
+def has_avx2() -> bool:
+    """Whether this CPU has AVX2 (NumPy's x86-64-v3 level, or its older ``AVX2`` flag)."""
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    return X86 and bool(__cpu_features__.get("X86_V3") or __cpu_features__.get("AVX2"))
+
+
+def above_avx2() -> list[str]:
+    """NumPy's dispatch targets above AVX2: x86-64-v4 and every AVX-512 group."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+
+    return [f for f in __cpu_dispatch__ if f == "X86_V4" or f.startswith("AVX512")]
+
+
+def avx2_env() -> dict[str, str]:
+    """The environment of an AVX2 machine without AVX-512: NumPy's AVX-512 targets off,
+    OpenBLAS on Haswell kernels, numba compiling for Haswell (the host's own settings on
+    a CPU without AVX2, where Haswell code would not run)."""
+    env = dict(os.environ)
+    if has_avx2():
+        env.update(NPY_DISABLE_CPU_FEATURES=" ".join(above_avx2()),
+                   OPENBLAS_CORETYPE="Haswell", NUMBA_CPU_NAME="haswell")
+    return env
+
+
+LEVELS = {"x86-64-v2": (lowest_simd_env, BASELINE_TESTS), "avx2": (avx2_env, NUMERICS_TESTS)}
+
+PROBE = """\
+import json, numpy, threadpoolctl
+from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+blas = [i.get('architecture') for i in threadpoolctl.threadpool_info()
+        if i['internal_api'] == 'openblas']
+try:
+    from numba.core import config
+    numba_cpu = config.CPU_NAME
+except ImportError:
+    numba_cpu = 'no numba'
+print(json.dumps({'on': [f for f in __cpu_dispatch__ if __cpu_features__[f]],
+                  'blas': blas, 'numba': numba_cpu}))
+"""
+
+
+def probe(env: dict[str, str]) -> dict:
+    out = subprocess.run([sys.executable, "-c", PROBE], env=env, check=True,
                          capture_output=True, text=True, timeout=120).stdout
-    seen = json.loads(out)
+    return json.loads(out)
+
+
+def test_the_child_runs_at_the_lowest_simd_level():
+    seen = probe(lowest_simd_env())
     assert seen["on"] == []
-    if platform.machine().lower() in ("x86_64", "amd64"):
+    if X86:
         assert seen["blas"] and set(seen["blas"]) == {"Nehalem"}
 
 
-def test_seeded_games_hold_at_the_lowest_simd_level():
+def test_the_child_runs_at_the_avx2_level():
+    seen = probe(avx2_env())
+    assert not set(seen["on"]) & set(above_avx2())
+    if has_avx2():
+        assert "X86_V3" in seen["on"] or "AVX2" in seen["on"]
+        assert seen["blas"] and set(seen["blas"]) == {"Haswell"}
+        assert seen["numba"] == "haswell"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_seeded_games_and_verdicts_hold_at_a_lower_simd_level(level):
+    env_of, tests = LEVELS[level]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q",
-         *TESTS],
-        cwd=ROOT, env=lowest_simd_env(), capture_output=True, text=True, timeout=900)
+         *tests],
+        cwd=ROOT, env=env_of(), capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert " passed" in run.stdout and "skipped" not in run.stdout
+    assert " passed" in run.stdout and "skipped" not in run.stdout, run.stdout[-2000:]
