@@ -79,6 +79,7 @@ from dp_online_envs.lab.grading.submission import (
     SubmissionLoader,
     file_sha256,
     probe_submission,
+    submission_names,
 )
 from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
 from dp_online_envs.lab.sandbox import Sandbox, sandbox_unavailable
@@ -196,10 +197,17 @@ class _Job:
     sandboxed: bool
     out_dir: pathlib.Path | None
 
+    names: dict[str, str] = dataclasses.field(default_factory=dict)
+
     def __call__(self, path: pathlib.Path) -> tuple[Grade, float]:
         """The submission's grade and the seconds it took."""
         start = time.perf_counter()
         return _grade_safely(self, path), time.perf_counter() - start
+
+    def name(self, path: pathlib.Path) -> str:
+        """The submission's name (its report directory and row): given by :attr:`names`
+        (the file's path as given to it), else the file's own safe name."""
+        return self.names.get(str(path)) or submission_names([path])[0]
 
 
 def grading_key(assignment: Assignment, keyed: str, mode: str) -> str:
@@ -214,10 +222,12 @@ def grading_key(assignment: Assignment, keyed: str, mode: str) -> str:
                         "mode": mode, "release": __version__})
 
 
-def stored_grade(out_dir: pathlib.Path, path: pathlib.Path, key: str) -> Grade | None:
-    """The grade stored in ``out_dir`` for the file ``path``, if its file and grading key
-    are those of this run (else ``None``: graded again)."""
-    page = out_dir / path.stem
+def stored_grade(out_dir: pathlib.Path, path: pathlib.Path, key: str,
+                 name: str | None = None) -> Grade | None:
+    """The grade stored in ``out_dir`` for the file ``path`` named ``name`` (``None``: its
+    name alone, :func:`~.submission.submission_names`), if its file and grading key are
+    those of this run (else ``None``: graded again)."""
+    page = out_dir / (submission_names([path])[0] if name is None else name)
     try:
         run = json.loads((page / "run.json").read_text(encoding="utf-8"))
         if run.get("key") != key or run.get("sha256") != file_sha256(path):
@@ -234,13 +244,15 @@ def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: st
     """Every submission's grade: kept from ``out_dir`` when unchanged, else graded (in
     ``workers`` processes when several are to be); each written as soon as it is done."""
     grades: dict[int, Grade] = {}
+    names = submission_names(paths)
+    job = dataclasses.replace(job, names={str(p): n for p, n in zip(paths, names)})
     if job.out_dir is not None and resume:
         for i, path in enumerate(paths):
-            kept = stored_grade(job.out_dir, path, key)
+            kept = stored_grade(job.out_dir, path, key, names[i])
             if kept is not None:
                 grades[i] = kept
                 if progress is not None:
-                    progress(f"{path.stem}: unchanged since its stored grade, kept "
+                    progress(f"{names[i]}: unchanged since its stored grade, kept "
                              f"({kept.score:.3g} / {kept.total:g})")
     todo = [i for i in range(len(paths)) if i not in grades]
 
@@ -356,7 +368,7 @@ def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
         return _grade_one(job, path)
     except Exception as exc:  # noqa: BLE001 - reported in the grade, not raised
         reason = f"grading failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]
-        return Grade(submission=path.stem, path=str(path), power=job.power,
+        return Grade(submission=job.name(path), path=str(path), power=job.power,
                      power_text=job.power_text,
                      sandbox=Sandbox().describe() if job.sandboxed else UNSAFE_MODE,
                      sha256=file_sha256(path), learner=None, settings=[], declared=None,
@@ -365,12 +377,13 @@ def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
 
 def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     """Probe, play, audit and score one submission; every failure becomes a reason."""
+    name = job.name(path)
     assignment, run, references, settings, power, power_text, sandboxed = (
         job.assignment, job.run, job.references, job.settings, job.power, job.power_text,
         job.sandboxed)
     limits = submission_limits(assignment, path, sandboxed, log=None if job.out_dir is None
-                               else job.out_dir / path.stem / "log.txt")
-    blank = functools.partial(Grade, submission=path.stem, path=str(path), power=power,
+                               else job.out_dir / name / "log.txt")
+    blank = functools.partial(Grade, submission=name, path=str(path), power=power,
                               power_text=power_text,
                               sandbox=limits.sandbox.describe() if sandboxed else UNSAFE_MODE)
     try:
@@ -386,12 +399,12 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     except ExperimentError as exc:
         return blank(sha256=info.sha256, learner=learner, settings=[], declared=None,
                      audit=None, records=[], parts=_all_zero(assignment, str(exc)))
-    specs = [GameSpec(env.id, f"submission:{path.stem}", assignment.epsilon, assignment.delta,
+    specs = [GameSpec(env.id, f"submission:{name}", assignment.epsilon, assignment.delta,
                       horizon, seed, dict(env.kwargs), {},
-                      {"role": "submission", "submission": path.stem}, assignment.name, loader)
+                      {"role": "submission", "submission": name}, assignment.name, loader)
              for env in assignment.envs for horizon in assignment.horizons
              for seed in range(assignment.seeds)]
-    report = run(specs, isolate=limits, desc=path.stem)
+    report = run(specs, isolate=limits, desc=name)
     failures = [(spec, failure_reason(error)) for spec, error in report.failures]
     declared, declared_note = declared_budget(report.records)
     cpu = _cpu_seconds()

@@ -24,6 +24,7 @@ import io
 import json
 import os
 import pathlib
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -71,6 +72,9 @@ def write_submission(g: Grade, grades: ClassGrades, out: pathlib.Path,
     a rerun needs to know it is unchanged, when ``run`` is given) into ``out/<name>/``,
     each all or nothing; returns that directory. ``grade.json`` is written last: a
     submission whose ``grade.json`` is there has its whole report."""
+    if not REPORT_NAME.fullmatch(g.submission):  # a name, never a path
+        raise ValueError(f"submission name {g.submission!r} rejected: expected a name "
+                         f"matching {REPORT_NAME.pattern} (submission_names gives one)")
     page = out / g.submission
     page.mkdir(parents=True, exist_ok=True)
     atomic_write(page / "report.html", render_page(g, grades))
@@ -80,10 +84,34 @@ def write_submission(g: Grade, grades: ClassGrades, out: pathlib.Path,
     return page
 
 
+#: What a submission's report directory may be named (what
+#: :func:`~.submission.submission_names` gives: a plain name, no path).
+REPORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """``value``, with a ``'`` put before a text that a spreadsheet would read as a formula
+    (starting with one of :data:`FORMULA_START`), as spreadsheet-safe CSV writers do;
+    numbers, and texts that are one (``"-inf"``), are left as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def csv_row(g: Grade) -> dict[str, Any]:
-    """The class table's row of one submission."""
+    """The class table's row of one submission (every text cell
+    :func:`spreadsheet_safe`)."""
     parts = {p.name: p for p in g.parts}
     audit = g.audit or {}
+    return {k: spreadsheet_safe(v) for k, v in _csv_cells(g, parts, audit).items()}
+
+
+def _csv_cells(g: Grade, parts: dict[str, Any], audit: dict[str, Any]) -> dict[str, Any]:
     return {
         "submission": g.submission,
         "learner": (g.learner or {}).get("class_name", ""),
@@ -286,5 +314,5 @@ def render_page(g: Grade, grades: ClassGrades) -> str:
             "</main></body></html>")
 
 
-__all__ = ["CSV_COLUMNS", "csv_row", "render_class", "render_page", "write_reports",
-           "write_submission"]
+__all__ = ["CSV_COLUMNS", "FORMULA_START", "REPORT_NAME", "csv_row", "render_class",
+           "render_page", "spreadsheet_safe", "write_reports", "write_submission"]

@@ -16,6 +16,7 @@ import importlib.util
 import inspect
 import json
 import pathlib
+import re
 import sys
 from typing import Any
 
@@ -247,6 +248,41 @@ class SubmissionLoader:
         return cls(problem, seed=seed)
 
 
+#: A file's stem that names its submission as it is (its report directory, its row):
+#: ASCII letters, digits, ``_`` and ``-``, starting with a letter or digit, at most 64.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def safe_name(stem: str) -> str:
+    """``stem`` if it matches :data:`SAFE_NAME`; else its runs of other characters
+    replaced by ``_``, without a leading or trailing ``_`` or ``-``, cut to 48 characters
+    (``"submission"`` if nothing is left). Never a path component other than a plain
+    name, never a spreadsheet formula."""
+    if SAFE_NAME.fullmatch(stem):
+        return stem
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "_", stem).strip("_-")[:48].strip("_-")
+    return cleaned or "submission"
+
+
+def submission_names(paths: list[pathlib.Path]) -> list[str]:
+    """Unique names of the files ``paths`` (one per file, in order): each file's
+    :func:`safe_name`, with ``-`` and 8 hex digits of its path's SHA-256 appended when
+    another file's name is the same (letter case ignored, as some file systems do)."""
+    names = [safe_name(p.stem) for p in paths]
+    folded = [n.casefold() for n in names]
+    out: list[str] = []
+    taken: set[str] = set()
+    for path, name, key in zip(paths, names, folded):
+        if folded.count(key) > 1:
+            digest = hashlib.sha256(str(pathlib.Path(path).resolve()).encode()).hexdigest()
+            name = f"{name}-{digest[:8]}"
+        while name.casefold() in taken:  # a suffixed name met again: number it
+            name = f"{name}-{len(out)}"
+        taken.add(name.casefold())
+        out.append(name)
+    return out
+
+
 def find_submissions(paths: list[str | pathlib.Path]) -> list[pathlib.Path]:
     """The submission files: each ``.py`` file given, and the ``.py`` files of each
     directory given (not recursive, sorted by name).
@@ -281,5 +317,6 @@ def find_submissions(paths: list[str | pathlib.Path]) -> list[pathlib.Path]:
     return out
 
 
-__all__ = ["SubmissionError", "SubmissionInfo", "SubmissionLoader", "find_submissions",
-           "learner_class", "probe_submission"]
+__all__ = ["SAFE_NAME", "SubmissionError", "SubmissionInfo", "SubmissionLoader",
+           "find_submissions", "learner_class", "probe_submission", "safe_name",
+           "submission_names"]

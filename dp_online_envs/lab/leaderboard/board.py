@@ -47,6 +47,7 @@ from dp_online_envs.lab.grading.submission import (
     SubmissionLoader,
     file_sha256,
     probe_submission,
+    safe_name,
 )
 from dp_online_envs.lab.isolation import (
     AgentFailure,
@@ -87,7 +88,8 @@ class Learner:
     """One learner on the board.
 
     Attributes:
-        name: Its row's name: the registered name, or the file's stem.
+        name: Its row's name: the registered name, or the file's stem made safe
+            (:func:`~dp_online_envs.lab.grading.submission.safe_name`).
         cls: The agent class (a :class:`~.submission.SubmissionLoader` for a file);
             ``None`` when the file could not be loaded.
         path: The submission file (``None``: a registered learner).
@@ -143,20 +145,21 @@ def load_learners(names: Sequence[str], *, limits: IsolationLimits, sandboxed: b
             if not path.is_file():
                 raise ExperimentError(f"learner {given!r}: no such .py file")
             path = path.resolve()
+            name = safe_name(path.stem)  # a row's name, never a formula or a path
             mine = dataclasses.replace(limits, sandbox=Sandbox(files=(str(path),))
                                        ) if sandboxed else limits
             digest = file_sha256(path)
             try:
                 info = probe_submission(path, mine)
             except SubmissionError as exc:
-                out.append(Learner(path.stem, None, str(path), digest, mine, exc.reason))
+                out.append(Learner(name, None, str(path), digest, mine, exc.reason))
                 continue
             except Exception as exc:  # noqa: BLE001 - one file never stops the board
                 reason = f"probing the file failed: {type(exc).__name__}: {exc}"
-                out.append(Learner(path.stem, None, str(path), digest, mine,
+                out.append(Learner(name, None, str(path), digest, mine,
                                    reason.splitlines()[0][:300]))
                 continue
-            out.append(Learner(path.stem, SubmissionLoader(info), str(path), digest, mine))
+            out.append(Learner(name, SubmissionLoader(info), str(path), digest, mine))
         else:
             out.append(Learner(given, resolve_agent(given, resolver)))
     seen = [learner.name for learner in out]
