@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -24,6 +25,7 @@ from dp_online_envs.lab.audit.one_run import (
     one_run_power,
     partner_losses,
     play_audit_game,
+    rr_power,
 )
 from dp_online_envs.loop import run_rounds
 
@@ -324,3 +326,73 @@ def test_exploration_guesses_read_a_one_point_learner_and_ignore_the_order():
     assert not guess_explorations(points, a, a, 50, 8).any()  # equal pairs: no guess
     with pytest.raises(ValueError, match="same number of rounds"):
         guess_explorations(points, a[:-1], b, 5, 1)
+
+
+@pytest.mark.parametrize("r, eps", [(5, 1.0), (20, 1.0), (64, 0.1), (200, 1.0), (30, 10.0)])
+def test_the_randomized_response_power_is_its_median_refutation(r, eps):
+    """Brute force: ``v*``, the fewest right guesses refuting ``eps``, by scanning every
+    ``v``; randomized response at ``rr_power`` is refuted (``v >= v*``) with
+    probability exactly 1/2 by the exact binomial sum, less just below it. With too
+    few guesses for even all right to refute, the power is infinite."""
+    refuting = [v for v in range(r + 1) if one_run_eps_lower_bound(r, v) > eps]
+    found = rr_power(r, eps)
+    if not refuting:
+        assert found == math.inf
+        return
+    v_star = refuting[0]
+    assert refuting == list(range(v_star, r + 1))
+
+    def refuted(e):
+        q = 1 / (1 + math.exp(-e))
+        return sum(stats.binom.pmf(v, r, q) for v in range(v_star, r + 1))
+
+    assert math.isfinite(found) and found > eps
+    assert refuted(found) == pytest.approx(0.5, abs=1e-9)
+    assert refuted(found - 0.01) < 0.5
+    assert rr_power(0, eps) == math.inf
+
+
+def test_every_verdict_carries_the_power_and_an_unseen_learner_has_none():
+    """A learner the audit makes no guess on is "no audit power" (it would not have
+    seen a lie); a not refuted claim whose noise-free twin is not refuted is too; one
+    whose twin is refuted is "not refuted" with the twin and the randomized response
+    in its text; a refuted claim needs no power."""
+    settings = OneRunSettings(games=2, seed=3)
+    games = [AuditGame("DPBandit-MAB-v0", {}, 1024)]
+    uniform = audit_one_run(lambda p, s, seed: UniformArm(p, seed), games, (1.0, 0.0),
+                            settings)
+    assert uniform.guesses == 0 and uniform.rr_epsilon == math.inf
+    assert uniform.verdict == "no audit power" and "NO AUDIT POWER" in str(uniform)
+    hedge = agents.agent_class("hedge")
+    liar = audit_one_run(lambda p, s, seed: hedge(p, seed=seed),
+                         [AuditGame("DPFullInfo-Experts-v0", {}, 1024)], (1.0, 0.0), settings)
+    assert liar.refuted and liar.verdict == "refuted"
+    blind = uniform.with_twin(uniform, 1e4)  # a twin the audit cannot see either
+    assert blind.twin["refuted"] is False and blind.verdict == "no audit power"
+    d = dataclasses.replace(uniform, guesses=40, correct=20, rr_epsilon=rr_power(40, 1.0))
+    assert d.verdict == "not refuted"  # no twin played: the reference alone
+    seen = d.with_twin(liar, 1e4)
+    assert seen.verdict == "not refuted" and seen.has_power
+    text = str(seen)
+    assert "not refuted" in text and "noise-free twin (noise cut 10000x) refuted" in text
+    assert "randomized response on its 40 guessed rounds refuted from eps'" in text
+    out = seen.to_dict()
+    assert out["verdict"] == "not refuted" and out["twin"]["refuted"] is True
+    assert "power" in out and out["power"] == seen.power_text()
+
+
+class UniformArm:
+    """Plays a uniformly random arm whatever it sees: private, and never guessed."""
+
+    def __init__(self, problem, seed):
+        self.k = int(problem.domain.action_space.n)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self):
+        return int(self.rng.integers(self.k))
+
+    def update(self, action, feedback):
+        pass

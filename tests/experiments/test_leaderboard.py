@@ -114,7 +114,11 @@ def test_a_liar_is_refuted_and_unranked_a_crash_has_its_reason(tmp_path):
     cheat, crash, honest = rows["cheat"], rows["crashes"], rows["private-exp2"]
     assert cheat.declared[:2] == (0.1, 0.0) and cheat.score is not None
     assert cheat.refuted and not cheat.ranked and cheat.rank is None
-    assert honest.ranked and honest.rank == 1 and not honest.refuted
+    # private-exp2's noise-free twin is not refuted either: the audit has no power on
+    # it, so it is not ranked as audited, and says why
+    assert not honest.refuted and honest.audit["verdict"] == "no audit power"
+    assert not honest.ranked and "no audit power" in honest.audit_note
+    assert honest.audit["twin"]["factor"] == 1e4 and not honest.audit["twin"]["refuted"]
     assert crash.score is None and "ZeroDivisionError" in crash.reason
     write_board(board, tmp_path / "out")
     page = (tmp_path / "out" / "index.html").read_text()
@@ -174,7 +178,11 @@ def test_an_unaudited_private_row_is_not_ranked():
                            score=Interval.of([0.5, 0.7]))
     board_module._rank_flag(row)
     assert not row.ranked and row.audit_note == "not audited, so not ranked"
-    row.audit = {"refuted": False, "eps_lb": 0.0}
+    row.audit = {"refuted": False, "eps_lb": 0.0, "verdict": "no audit power", "power": "p"}
+    row.audit_note = ""
+    board_module._rank_flag(row)
+    assert not row.ranked and row.audit_note == "no audit power, so not ranked as audited: p"
+    row.audit["verdict"] = "not refuted"
     row.audit_note = ""
     board_module._rank_flag(row)
     assert row.ranked
@@ -246,8 +254,7 @@ class FullHorizonLiar(HorizonLiar):
 def test_horizon_switching_liars_are_audited_at_the_scored_horizons(tmp_path):
     """Learners that are EXP3 (bandit) or Hedge (full information) in every scored game
     (T = 1024) and private only in longer games: the audit plays every scored horizon,
-    drawn as the scored games are, so both are refuted and unranked, and private-exp2
-    and private-ftrl rank first. Audited at a horizon no scored game has (T = 4096,
+    drawn as the scored games are, so both are refuted and unranked. Audited at a horizon no scored game has (T = 4096,
     as the audit's fixed T = 16384 once was) neither liar is refuted."""
     learners = [*load_learners(["private-exp2", "private-ftrl"], limits=IsolationLimits(),
                                sandboxed=False),
@@ -266,8 +273,13 @@ def test_horizon_switching_liars_are_audited_at_the_scored_horizons(tmp_path):
         assert cheat.score is not None and cheat.declared[:2] == (0.1, 0.0)
         assert cheat.audit["horizons"] == [1024] and cheat.audit["refuted"], cheat.audit
         assert cheat.refuted and not cheat.ranked and cheat.rank is None
-        assert rows[honest].rank == 1 and not rows[honest].refuted
+        assert not rows[honest].refuted
         assert cheat.score.score > rows[honest].score.score  # it would have ranked first
+    # Hedge, private-ftrl's twin, is refuted: private-ftrl is ranked; private-exp2's
+    # twin is not, so it is not ranked as audited
+    assert rows["private-ftrl"].rank == 1 and rows["private-ftrl"].audit["twin"]["refuted"]
+    assert rows["private-exp2"].audit["verdict"] == "no audit power"
+    assert not rows["private-exp2"].ranked
     elsewhere = dataclasses.replace(bench, audit_horizon=4096)
     for cls in (BanditHorizonLiar, FullHorizonLiar):
         row = board_module.Row(cls.name, "registered", cls.feedback, 0.1, 0.0,
@@ -354,3 +366,45 @@ def test_the_page_gives_notes_room_and_lists_the_differing_settings():
     assert "<li>seeds: 2 (full benchmark: 4)</li>" in banner
     assert "<li>epsilons: 1 (full benchmark: 0.1, 1, 10)</li>" in banner
     assert "audit_games" not in banner  # equal settings are not listed
+
+
+def test_every_registered_private_learners_verdict_is_printed_with_its_power(tmp_path):
+    """Each registered private learner audited (one game of T = 64 of its kind's audit
+    game: the verdicts here say nothing of the learners, only how they are shown): its
+    row's audit cell is "refuted", "not refuted" or "no audit power", its power cell
+    names the guesses and the randomized response (and the noise-free twin, played for
+    every claim not refuted), a "not refuted" needs the twin refuted, and a "no audit
+    power" row is not ranked as audited."""
+    from agents import agent_class, list_agents
+    from dp_online_envs.lab.leaderboard.page import _audit_word, render_index
+
+    names = sorted(a.name for a in list_agents() if agent_class(a.name).private)
+    bench = Benchmark(ids=("DPBandit-MAB-v0",), horizons=(64,), seeds=2, epsilons=(1.0,),
+                      audit_games=1)
+    rows = []
+    for name in names:
+        cls = resolve_agent(name)
+        delta = 1e-6 if name in ("private-ftpl", "private-ftpl-grad", "private-lazy-mw") else 0.0
+        row = board_module.Row(name, "registered", cls.feedback, 1.0, delta,
+                               declared=(1.0, delta, "m"), score=Interval.of([0.5, 0.7]))
+        job = board_module._audit_job(row, Learner(name, cls), bench, tmp_path, "k")
+        board_module._set_audit(row, board_module._audit_finding(job))
+        board_module._rank_flag(row)
+        rows.append(row)
+    audited = [r for r in rows if r.audit is not None]
+    assert len(audited) == len(names) - 1  # submod-pftal plays no audit game
+    page = render_index(board_module.Board(bench, rows, {}, {}, {}, []))
+    for row in audited:
+        word = _audit_word(row)
+        assert word in ("refuted", "not refuted", "no audit power"), (row.learner, word)
+        tr = next(t for t in page.split("<tr") if f"rows/{row.key}.html" in t)
+        cells = tr.split("<td")
+        audit_cell, power_cell = cells[6], cells[7]
+        assert word in audit_cell, (row.learner, audit_cell)
+        assert "guesses" in power_cell, (row.learner, power_cell)
+        if word != "refuted":
+            assert row.audit["twin"] is not None and "twin" in power_cell, row.learner
+        if word == "not refuted":
+            assert row.audit["twin"]["refuted"] and row.ranked, row.learner
+        if word == "no audit power":
+            assert not row.ranked and "no audit power" in row.audit_note, row.learner

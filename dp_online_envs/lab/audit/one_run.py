@@ -67,10 +67,10 @@ from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
 
-__all__ = ["DEFAULT_ONE_RUN", "AuditGame", "OneRunFinding", "OneRunSettings", "PlayedGame",
-           "audit_one_run", "check_canary_env", "guess_explorations", "guess_moves", "guess_rounds",
+__all__ = ["DEFAULT_ONE_RUN", "TWIN_FACTOR", "AuditGame", "OneRunFinding", "OneRunSettings",
+           "PlayedGame", "audit_one_run", "check_canary_env", "guess_explorations", "guess_moves", "guess_rounds",
            "one_run_eps_lower_bound", "one_run_p_value", "one_run_power", "partner_losses",
-           "play_audit_game"]
+           "play_audit_game", "rr_power"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -567,6 +567,15 @@ class OneRunFinding:
         guesses: Guesses made (``r``).
         correct: Right guesses (``v``).
         rule: What was guessed (one line).
+        twin: The same audit of the learner's noise-free twin (built with its noise cut
+            :data:`TWIN_FACTOR`-fold, claiming the same), as :meth:`twin_summary`
+            values; ``None``: not played (a learner that exposes no noise scale, or a
+            refuted claim, which needs no power).
+        rr_epsilon: The reference of known privacy on the same guessed rounds: the
+            smallest ``epsilon'`` such that randomized response at ``epsilon'`` (tightly
+            ``epsilon'``-DP) on each of the ``guesses`` rounds is refuted with
+            probability at least 1/2 (:func:`rr_power`; ``inf``: not even a guesser
+            always right is refuted with so few guesses).
     """
 
     claimed_epsilon: float
@@ -581,22 +590,109 @@ class OneRunFinding:
     guesses: int
     correct: int
     rule: str
+    twin: Mapping[str, Any] | None = None
+    rr_epsilon: float = math.inf
+
+    @property
+    def has_power(self) -> bool:
+        """Whether the audit could have refuted this learner had it lied: its guesses
+        are enough for some mechanism to be refuted (``rr_epsilon`` finite), and its
+        noise-free twin, when played, was refuted."""
+        return math.isfinite(self.rr_epsilon) and (self.twin is None
+                                                    or bool(self.twin["refuted"]))
+
+    @property
+    def verdict(self) -> str:
+        """``"refuted"``, ``"not refuted"`` or ``"no audit power"``."""
+        return ("refuted" if self.refuted else "not refuted" if self.has_power
+                else "no audit power")
+
+    def power_text(self) -> str:
+        """The audit's power on this learner, in one line."""
+        parts = []
+        if self.twin is not None:
+            t = self.twin
+            parts.append(f"its noise-free twin (noise cut {t['factor']:g}x) "
+                         f"{'refuted' if t['refuted'] else 'NOT refuted'}, eps_lb = "
+                         f"{t['eps_lb']:.3g} ({t['correct']} of {t['guesses']} right)")
+        else:
+            parts.append("no noise-free twin played")
+        parts.append(f"randomized response on its {self.guesses} guessed rounds refuted "
+                     f"from eps' = {self.rr_epsilon:.3g}" if math.isfinite(self.rr_epsilon)
+                     else f"{self.guesses} guesses: no mechanism, however leaky, would be "
+                          "refuted")
+        return "; ".join(parts)
+
+    def with_twin(self, twin: OneRunFinding, factor: float) -> OneRunFinding:
+        """This finding with the audit of its noise-free twin (``factor``-fold noise
+        cut, same games and claim) attached."""
+        return dataclasses.replace(self, twin=twin.twin_summary(factor))
+
+    def twin_summary(self, factor: float) -> dict[str, Any]:
+        """What a twin's finding contributes: ``correct``, ``eps_lb``, ``factor``,
+        ``guesses``, ``refuted`` (in that order, as JSON read back sorts them)."""
+        return {"correct": int(self.correct), "eps_lb": float(self.eps_lb),
+                "factor": float(factor), "guesses": int(self.guesses),
+                "refuted": bool(self.refuted)}
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values."""
+        """Plain JSON values (``verdict`` and ``power`` added)."""
         d = dataclasses.asdict(self)
         d["horizons"] = list(self.horizons)
+        d["twin"] = None if self.twin is None else dict(self.twin)
+        d["verdict"] = self.verdict
+        d["power"] = self.power_text()
         d["summary"] = str(self)
         return d
 
     def __str__(self) -> str:
-        verdict = ("REFUTED" if self.refuted else
-                   "not refuted (evidence, not proof: see the audit's power)")
+        verdict = {"refuted": "REFUTED",
+                   "not refuted": f"not refuted (evidence, not proof; power: "
+                                  f"{self.power_text()})",
+                   "no audit power": f"NO AUDIT POWER ({self.power_text()})"}[self.verdict]
         return (f"one-run audit of ({self.claimed_epsilon:g}, {self.claimed_delta:g})-DP on "
                 f"{self.games} full games (T = {', '.join(map(str, self.horizons))}): "
                 f"{self.correct} of {self.guesses} guesses right among {self.differing} "
                 f"informative of {self.canaries} canary rounds -> eps_lb = "
                 f"{self.eps_lb:.4g} at {100 * self.confidence:g}% confidence -> {verdict}")
+
+
+#: The noise cut of a learner's noise-free twin: built at ``TWIN_FACTOR`` times its
+#: epsilon (a Laplace or Gaussian learner's noise scale ``TWIN_FACTOR``-fold smaller).
+TWIN_FACTOR = 1e4
+
+
+def rr_power(guesses: int, epsilon: float, *, confidence: float = 0.95) -> float:
+    """The reference of known privacy on ``guesses`` guessed rounds: the smallest
+    ``epsilon'`` whose randomized response (each guess right with probability ``q' =
+    e^eps' / (1 + e^eps')``, independently: tightly ``epsilon'``-DP) is refuted as
+    ``epsilon``-DP with probability at least 1/2.
+
+    With ``v*`` the fewest right guesses out of ``guesses`` whose
+    :func:`one_run_eps_lower_bound` exceeds ``epsilon``, the refutation probability is
+    ``P[Binomial(r, q') >= v*] = I_{q'}(v*, r - v* + 1)``, increasing in ``q'``: it is
+    1/2 at the median of that beta law, computed exactly.
+
+    Returns:
+        ``epsilon'`` (``inf`` when not even ``r`` right guesses refute ``epsilon``).
+
+    Raises:
+        ValueError: Invalid counts, epsilon or confidence.
+    """
+    r = check_int("guesses", guesses, 0)
+    eps = check_epsilon(epsilon)
+    check_confidence(confidence)
+    if r == 0 or one_run_eps_lower_bound(r, r, confidence=confidence) <= eps:
+        return math.inf
+    lo, hi = 0, r  # the bound is increasing in v: bisect for v*
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if one_run_eps_lower_bound(r, mid, confidence=confidence) > eps:
+            hi = mid
+        else:
+            lo = mid
+    q = float(stats.beta.ppf(0.5, hi, r - hi + 1))
+    return math.log(q / (1.0 - q)) if q < 1.0 else math.inf
 
 
 def game_seeds(seed: int, games: int) -> list[tuple[int, int, np.random.SeedSequence]]:
@@ -681,7 +777,8 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     rule = "; ".join(rules)
     return OneRunFinding(epsilon, delta, float(eps_lb), bool(eps_lb > epsilon),
                          float(settings.confidence), len(plan), horizons, canaries,
-                         differing, guesses, correct, rule)
+                         differing, guesses, correct, rule,
+                         rr_epsilon=rr_power(guesses, epsilon, confidence=settings.confidence))
 
 
 def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,

@@ -274,8 +274,13 @@ def _audit_section(g: Grade) -> str:
     rows = "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>"
                    f"{_num(v) if isinstance(v, float) else _e(v)}</td></tr>"
                    for k, v in g.audit.items())
-    return (f"<table>{rows}</table>{power}<p class=note>The audit plays the learner in more "
-            "games drawn exactly as the graded ones; after each game every round's loss is "
+    verdict = g.audit.get("verdict", "refuted" if g.audit.get("refuted") else
+                          "no audit power")
+    if verdict != "refuted":  # never "not refuted" without the power on this learner
+        verdict += f" (power on this learner: {g.audit.get('power', 'not measured')})"
+    return (f"<p><b>Verdict:</b> {_e(verdict)}</p><table>{rows}</table>{power}"
+            "<p class=note>The audit plays the learner in more games drawn exactly as the "
+            "graded ones; after each game every round's loss is "
             "paired with another draw of the same law, and the auditor guesses from the arms "
             "alone which of each pair the learner met. <i>Not refuted</i> is evidence, not "
             "proof of privacy: it can only refute claims as far off as its power shows.</p>")

@@ -191,7 +191,9 @@ class Row:
         audit_note: Why there is no finding, or ``""``.
         ranked: Whether it is ranked in its table (scored, and for a private learner: a
             declared budget within the table's that the audit of its kind's audit game
-            ran on and does not refute).
+            ran on and does not refute, with power on it: its noise-free twin refuted
+            and enough guesses, the finding's ``verdict`` ``"not refuted"``; a verdict
+            ``"no audit power"`` is not ranked as audited).
         rank: Its place among the ranked rows of its table.
     """
 
@@ -512,6 +514,10 @@ def _rank_flag(row: Row) -> None:
         return
     if row.refuted:
         return
+    if row.audit.get("verdict") != "not refuted":
+        row.audit_note = row.audit_note or (
+            "no audit power, so not ranked as audited: " + str(row.audit.get("power", "")))
+        return
     if row.declared[0] > row.epsilon * (1 + BUDGET_RTOL):
         row.audit_note = (f"declares epsilon {row.declared[0]:g}, weaker than this table's "
                           f"{row.epsilon:g}")
@@ -620,7 +626,8 @@ def _audit_job(row: Row, learner: Learner, benchmark: Benchmark, results: pathli
     claim = (row.declared[0], row.declared[1])
     settings = _settings(benchmark, keyed, eps)
     key = stable_hash({"version": SCORE_VERSION, "learner": learner.agent, "eps": eps,
-                       "delta": delta, "claim": claim, "settings": settings.to_dict(),
+                       "twin": audit_step.TWIN_FACTOR, "delta": delta, "claim": claim,
+                       "settings": settings.to_dict(),
                        "games": [[env, dict(kw)] for env, kw in candidates],
                        "horizons": list(benchmark.audit_horizons),
                        "feedback": [feedback_option(env, learner.cls) or ""
@@ -644,14 +651,17 @@ def _audit_finding(job: _AuditJob) -> dict[str, Any]:
     none, read back from its file or measured and kept there."""
     learner = job.learner
 
-    def make_learner(problem: Any, space: Any, seed: int) -> Any:
+    def make_learner(problem: Any, space: Any, seed: int, eps: float = job.eps) -> Any:
         if learner.limits is None:
             try:
-                return learner.cls(problem, epsilon=job.eps, delta=job.delta, seed=seed)
+                return learner.cls(problem, epsilon=eps, delta=job.delta, seed=seed)
             except (ValueError, TypeError) as exc:
                 raise _Refused(f"{type(exc).__name__}: {exc}") from exc
-        factory = functools.partial(learner.cls, epsilon=job.eps, delta=job.delta, seed=seed)
+        factory = functools.partial(learner.cls, epsilon=eps, delta=job.delta, seed=seed)
         return IsolatedLearner(factory, problem, space, learner.limits)
+
+    def make_twin(problem: Any, space: Any, seed: int) -> Any:
+        return make_learner(problem, space, seed, job.eps * audit_step.TWIN_FACTOR)
 
     def audit() -> dict[str, Any]:
         refusals = []
@@ -660,10 +670,13 @@ def _audit_finding(job: _AuditJob) -> dict[str, Any]:
                 refusals.append(f"{env}: {job.refused[env]}")
                 continue
             game = {"env_id": env, "env_kwargs": dict(kwargs)}
+            games = [audit_step.AuditGame(env, kwargs, h) for h in job.horizons]
             try:
-                finding = audit_step.audit_one_run(
-                    make_learner, [audit_step.AuditGame(env, kwargs, h) for h in job.horizons],
-                    job.claim, job.settings)
+                finding = audit_step.audit_one_run(make_learner, games, job.claim,
+                                                   job.settings)
+                if not finding.refuted:  # the power on this learner: its noise-free twin
+                    finding = finding.with_twin(audit_step.audit_one_run(
+                        make_twin, games, job.claim, job.settings), audit_step.TWIN_FACTOR)
             except _Refused as exc:
                 refusals.append(f"{env}: {exc}")
                 continue

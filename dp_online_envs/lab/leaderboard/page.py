@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import pathlib
 from typing import Any
@@ -39,7 +40,7 @@ from dp_online_envs.lab.leaderboard.score import (
 #: Columns of ``scores.csv``.
 CSV_COLUMNS = ("score_version", "learner", "source", "feedback", "epsilon", "delta",
                "declared_epsilon", "declared_delta", "id", "score", "lo", "hi", "status",
-               "rank", "audit", "audit_game", "eps_lb", "reason")
+               "rank", "audit", "audit_game", "eps_lb", "audit_power", "reason")
 
 _CSS = CSS + """
 th.s{cursor:pointer}th.s:after{content:" \\2195";color:#9aa3b5}
@@ -92,9 +93,29 @@ def write_board(board: Board, out: str | os.PathLike[str]) -> pathlib.Path:
 
 # --------------------------------------------------------------------- data
 def _audit_word(row: Row) -> str:
+    """``refuted``, ``not refuted`` (with power), ``no audit power`` or ``not audited``."""
     if row.audit is not None:
-        return "refuted" if row.refuted else "not refuted"
+        return "refuted" if row.refuted else str(row.audit.get("verdict", "no audit power"))
     return "not audited" if row.epsilon is not None else ""
+
+
+def _power_short(row: Row) -> str:
+    """The audit's power on the row's learner, short: its noise-free twin's bound and
+    the randomized response its guesses would refute (``""``: not audited)."""
+    if row.audit is None:
+        return ""
+    def real(x: Any) -> float:  # JSON keeps a bound that is not finite as a string
+        return float(x) if isinstance(x, (int, float, str)) else math.inf
+
+    twin = row.audit.get("twin")
+    rr = real(row.audit.get("rr_epsilon"))
+    parts = [] if twin is None else [
+        f"twin {'refuted' if twin['refuted'] else 'not refuted'} "
+        f"(eps_lb {real(twin['eps_lb']):.3g})"]
+    parts.append(f"{row.audit.get('guesses', 0)} guesses: RR from eps' {rr:.3g}"
+                 if math.isfinite(rr) else
+                 f"{row.audit.get('guesses', 0)} guesses: no RR refuted")
+    return "; ".join(parts)
 
 
 def csv_rows(board: Board) -> list[dict[str, Any]]:
@@ -108,6 +129,7 @@ def csv_rows(board: Board) -> list[dict[str, Any]]:
                 "rank": row.rank, "audit": _audit_word(row),
                 "audit_game": "" if row.audit_game is None else audit_game_text(row.audit_game),
                 "eps_lb": None if row.audit is None else row.audit.get("eps_lb"),
+                "audit_power": _power_short(row),
                 "reason": row.reason or row.audit_note}
         s = row.score
         out.append({**base, "id": "benchmark",
@@ -177,7 +199,7 @@ def _table(board: Board, rows: list[Row]) -> str:
     ids = sorted({i for r in rows for i in r.ids})
     head = ("<tr><th class=s>rank</th><th class='l s'>learner</th><th class='s'>score "
             "[95%]</th><th class=s>ids</th><th class='l s'>declared (&epsilon;, &delta;)</th>"
-            "<th class='l s'>audit</th>"
+            "<th class='l s'>audit</th><th class='l s'>audit power</th>"
             + "".join(f"<th class=s title='{escape(i)}'>{escape(i.split('-', 1)[1])}</th>"
                       for i in ids)
             + "<th class='l s'>notes</th></tr>")
@@ -189,10 +211,11 @@ def _table(board: Board, rows: list[Row]) -> str:
             where = "" if r.audit_game is None else (
                 f" <span class=ci title='{escape(audit_game_text(r.audit_game))}'>on "
                 f"{escape(r.audit_game['env_id'].split('-', 1)[1])}</span>")
-            audit = (f"{'refuted' if r.refuted else 'not refuted'} "
+            audit = (f"{escape(_audit_word(r))} "
                      f"(&epsilon;<sub>lb</sub> = {number(r.audit.get('eps_lb'), 3)}){where}")
         else:
             audit = "&ndash;" if r.epsilon is None else "not audited"
+        power = escape(_power_short(r)) or "&ndash;"
         cells = [_cell(r.rank if r.rank is not None else "", str(r.rank or "&ndash;")),
                  _cell(r.learner, f"<a href='rows/{escape(r.key)}.html'>{escape(r.learner)}</a>"
                        + ("" if r.source == "registered" else
@@ -200,7 +223,8 @@ def _table(board: Board, rows: list[Row]) -> str:
                  _cell("" if r.score is None else f"{r.score.score:.6f}", _score_text(r)),
                  _cell(r.coverage[0], f"{r.coverage[0]}/{r.coverage[1]}"),
                  _cell("" if r.declared is None else f"{r.declared[0]:.6g}", declared, "l"),
-                 _cell(_audit_word(r), audit, "l")]
+                 _cell(_audit_word(r), audit, "l"),
+                 _cell(_power_short(r), power, "l")]
         for i in ids:
             c = r.ids.get(i, {})
             if "score" in c:
