@@ -18,6 +18,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+
+def compiled(**options):
+    """``numba.njit`` with its machine code cached on disk (``cache=True``), so that a
+    second process loads the kernels instead of compiling them again (about 30 s of
+    CPU); numba keys the cache by the source file and the target CPU. Where numba finds
+    no writable place for the cache (the package's ``__pycache__``, ``NUMBA_CACHE_DIR``
+    or the user's cache directory: a read-only install, a sandbox), every process
+    compiles its own."""
+
+    def decorate(function):
+        try:
+            return njit(cache=True, **options)(function)
+        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+            return njit(cache=False, **options)(function)
+
+    return decorate
+
 #: Learner codes of :func:`play_game`.
 GARBER_KRETZU = 0
 PRIVATE_PROJECTION_FREE = 1
@@ -28,13 +45,13 @@ NOISE_DISCRETE_LAPLACE = 1
 
 
 # --------------------------------------------------------------- the exact sampler
-@njit(cache=False)
+@compiled()
 def uniform_ints(gen, high, m):
     """``gen.integers(0, high, m)`` (one compiled instance for every call site)."""
     return gen.integers(np.int64(0), np.int64(high), np.int64(m))
 
 
-@njit(cache=False)
+@compiled()
 def bernoulli_exp(gen, num, den):
     """Exact ``Bernoulli(exp(-num / den))`` with one scalar ``den``: the scalar-``den``
     path of :func:`agents.privacy.discrete.bernoulli_exp` (CKS Algorithm 1), drawing
@@ -63,7 +80,7 @@ def bernoulli_exp(gen, num, den):
     return out
 
 
-@njit(cache=False)
+@compiled()
 def laplace_candidates(gen, t, m):
     """The accepted outcomes of ``m`` runs of CKS Algorithm 2 (``s = 1``), as
     :func:`agents.privacy.discrete._laplace_candidates` (the same calls)."""
@@ -102,7 +119,7 @@ def laplace_candidates(gen, t, m):
     return out[:no]
 
 
-@njit(cache=False)
+@compiled()
 def discrete_laplace(gen, t, n):
     """``n`` exact i.i.d. draws ``P(y) ~ exp(-|y|/t)``, as
     :func:`agents.privacy.discrete.discrete_laplace` (the same draws from the same
@@ -118,7 +135,7 @@ def discrete_laplace(gen, t, n):
 
 
 # --------------------------------------------------------------- geometry
-@njit(cache=False)
+@compiled()
 def dot(a, b):
     """``np.dot(a, b)`` of two float64 vectors: numba calls the BLAS ``ddot`` (through
     scipy), as numpy does; with the same BLAS kernel the bits are numpy's (a loop summing
@@ -126,7 +143,7 @@ def dot(a, b):
     return np.dot(a, b)
 
 
-@njit(cache=False)
+@compiled()
 def matvec(basis, s, identity):
     """``basis @ s`` (BLAS ``dgemv``, as numpy); ``s`` itself when ``basis`` is the
     identity (the same bits: every other product is a zero)."""
@@ -157,7 +174,7 @@ BIRKHOFF = 3
 OUTSIDE_TOLERANCE = 1e-9
 
 
-@njit(cache=False)
+@compiled()
 def partition_lmo(c, block_of, capacities):
     """The partition (and uniform) matroid's linear oracle, as
     :meth:`dp_online_envs.domains.matroid.PartitionMatroid.linear_minimizer`: in each
@@ -185,7 +202,7 @@ def partition_lmo(c, block_of, capacities):
     return x
 
 
-@njit(cache=False)
+@compiled()
 def flow_lmo(c, sizes, tails, dp_nodes, in_ptr, in_edges):
     """The s-t path polytope's linear oracle, as
     :meth:`dp_online_envs.domains.flow.FlowPolytope.linear_minimizer`: ``dist(v) = min
@@ -219,7 +236,7 @@ def flow_lmo(c, sizes, tails, dp_nodes, in_ptr, in_edges):
     return x
 
 
-@njit(cache=False)
+@compiled()
 def greedy_lmo(c, card):
     """The cardinality-based submodular base polytope's linear oracle, as
     :meth:`dp_online_envs.domains.base_polytope.SubmodularBasePolytope.linear_minimizer`
@@ -239,7 +256,7 @@ def greedy_lmo(c, card):
     return x
 
 
-@njit(cache=False)
+@compiled()
 def assignment_lmo(c, n):
     """The Birkhoff polytope's linear oracle, as
     :meth:`dp_online_envs.domains.birkhoff.Birkhoff.linear_minimizer`: the permutation
@@ -315,7 +332,7 @@ def assignment_lmo(c, n):
     return x
 
 
-@njit(cache=False)
+@compiled()
 def lmo(kind, c, polytope):
     """The linear oracle of the polytope ``(kind, polytope)`` (see :data:`MATROID`)."""
     sizes, i1, i2, i3, i4, i5, f1 = polytope
@@ -328,7 +345,7 @@ def lmo(kind, c, polytope):
     return assignment_lmo(c, sizes[0])
 
 
-@njit(cache=False)
+@compiled()
 def is_outside(kind, x, polytope):
     """Whether ``x`` is outside the polytope by more than :data:`OUTSIDE_TOLERANCE`
     (the conditions of the domain's ``contains``; the matroid's: ``0 <= x <= 1`` and
@@ -380,7 +397,7 @@ def is_outside(kind, x, polytope):
     return False
 
 
-@njit(cache=False)
+@compiled()
 def fw_step(x, target, kind, polytope):
     """One Frank-Wolfe step on ``||x - target||^2 / 2``, as
     :func:`agents.bandit.smoothing.fw_projection_step`. Returns ``(new x, gap)``."""
@@ -395,7 +412,7 @@ def fw_step(x, target, kind, polytope):
     return x + gamma * d, gap
 
 
-@njit(cache=False)
+@compiled()
 def sphere_direction(gen, k):
     """A uniform point of the unit sphere of ``R^k``, as
     :func:`agents.bandit.smoothing.sphere_direction`."""
@@ -407,7 +424,7 @@ def sphere_direction(gen, k):
 
 
 # --------------------------------------------------------------- one game
-@njit(cache=False, nogil=True)
+@compiled(nogil=True)
 def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
               kind, polytope, dir_gen, center, basis, bound, batch, eta, zeta,
               alpha, tolerance, max_fw, noise_kind, noise_gen, noise_t, grid, levels,

@@ -266,3 +266,32 @@ def test_refuses_a_base_polytope_not_cardinality_based():
 def test_refuses_bad_workers():
     with pytest.raises(ValueError, match="workers=0"):
         play_compiled_seeds(ENV, "garber-kretzu", 10, [0], workers=0)
+
+
+CACHE_PROBE = """\
+import json
+from agents.compiled import kernels, play_compiled
+play_compiled("DPBandit-Matroid-v2", "private-projection-free", 40, 0, agent_kw={"epsilon": 1.0})
+used = [f for f in vars(kernels).values() if hasattr(f, "stats") and f.signatures]
+print(json.dumps({"kernels": len(used),  # the kernels given a signature in this process
+                  "hits": sum(sum(f.stats.cache_hits.values()) for f in used),
+                  "misses": sum(sum(f.stats.cache_misses.values()) for f in used)}))
+"""
+
+
+def test_a_second_process_loads_the_kernels_from_the_disk_cache(tmp_path):
+    """The kernels are cached on disk: the first process compiles them (or finds them
+    there), the next one loads every kernel it plays and compiles none."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env,
+                                      check=True, capture_output=True, text=True,
+                                      timeout=900).stdout) for _ in range(2)]
+    first, second = runs
+    assert first["kernels"] > 5 and first["hits"] == 0 and first["misses"] >= first["kernels"]
+    # the entry point's cached code holds the kernels it calls: one hit, no compilation
+    assert second["misses"] == 0 and second["hits"] >= 1
