@@ -42,7 +42,13 @@ from dp_online_envs.lab.experiments.game import (
 from dp_online_envs.lab.experiments.rates import rate
 from dp_online_envs.lab.experiments.resolver import AgentResolver
 from dp_online_envs.lab.experiments.runner import run_games
-from dp_online_envs.lab.experiments.store import ResultsStore, atomic_write, load_records, writing
+from dp_online_envs.lab.experiments.store import (
+    ResultsStore,
+    atomic_write,
+    check_output,
+    load_records,
+    writing,
+)
 from dp_online_envs.lab.experiments.sweep import make_games, parse_sweep
 from dp_online_envs.lab.html_page import CSS as _CSS
 from dp_online_envs.lab.html_page import escape as _e
@@ -530,8 +536,12 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         resolver: Resolves agent names (``None``: the ``agents`` registry).
 
     Raises:
-        ExperimentError: A results directory that does not exist or is empty.
+        ExperimentError: A results directory that does not exist or is empty; an
+            ``out`` that is a symbolic link, FIFO, device or directory (only a regular
+            file or a new name is written), or whose name is too long.
     """
+    out = pathlib.Path(out)
+    check_output(out)  # before any game is read or played
     records = load_records(results)
     manifest = source = None
     if isinstance(results, (str, os.PathLike)):
@@ -548,7 +558,6 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         added = len(played)
     text = render_report(records, title=title, manifest=manifest, source=source or "",
                          resolver=resolver, added=added)
-    out = pathlib.Path(out)
     with writing(out):
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(out, text)

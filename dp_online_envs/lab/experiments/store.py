@@ -21,9 +21,21 @@ Damaged files. A file of ``games/`` that is not a usable record -- not UTF-8, no
 JSON that is not an object, a record without a key of :data:`REQUIRED_KEYS`, a
 ``game_id`` that is not the file's name, or a ``schema_version`` other than
 :data:`SCHEMA_VERSION` (records written before versions were recorded have none) -- is
-moved to ``quarantine/`` with one :class:`DamagedResultWarning` naming it and the
-reason, and its game counts as not played (a sweep plays it again). Nothing stops on
-such a file: neither a resume nor a report.
+moved to ``quarantine/`` by a sweep, with one :class:`DamagedResultWarning` naming it
+and the reason, and its game counts as not played (the sweep plays it again). Commands
+that only read (``report``, ``export``, ``plot``, :func:`load_records`) move nothing:
+they skip such a file with the same warning and leave it in place (an older install
+reading a directory shared with a newer one leaves the newer records alone). Nothing
+stops on such a file: neither a resume nor a report. A file that is not a regular file
+(a FIFO, a device, a socket, or a symbolic link to one) or is larger than
+:data:`MAX_RECORD_BYTES` is such a file too: it is never read (so a FIFO cannot hang a
+report, nor a link to ``/dev/zero`` fill the memory).
+
+Written files. :func:`atomic_write` (records, reports, exported tables, grading and
+leaderboard pages) writes only over a regular file or a new name: it refuses a symbolic
+link, a device, a FIFO or a directory in the way with one line naming it (so ``-o
+/dev/null`` never replaces the system's ``/dev/null`` with a file), and a file name
+longer than the file system takes, before any temporary file is made.
 
 Another game's record. A record is served for a game only if the settings it was
 played with -- the seed scheme, env id and version, the env's resolved options, the
@@ -50,11 +62,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import pathlib
 import reprlib
 import secrets
 import socket
+import stat
 import time
 import warnings
 from collections.abc import Iterable, Iterator
@@ -108,7 +122,14 @@ STORAGE_ADVICE = {
     errno.ENOTDIR: "a part of the path is a regular file: choose another path",
     errno.EISDIR: "that path is a directory: give a file name",
     errno.EEXIST: "a file is in the way of a directory of that path: choose another path",
+    errno.ENAMETOOLONG: "a name in that path is longer than the file system allows: "
+                        "choose a shorter one",
 }
+#: The largest file of ``games/`` read as a record (a record is a few kilobytes: its
+#: curves have one point per checkpoint, about 2 log2 T); a larger one is not a record.
+MAX_RECORD_BYTES = 16 * 2**20
+#: Longest file name when the file system does not say (POSIX NAME_MAX on Linux).
+_NAME_MAX = 255
 
 
 def storage_error(exc: OSError, path: str | os.PathLike[str]) -> ExperimentError | None:
@@ -322,12 +343,13 @@ class ResultsStore:
         self._quarantine(self.path(spec.game_id), reason)
         return None
 
-    def load(self) -> list[dict[str, Any]]:
-        """Every usable record, sorted by game id; damaged files are quarantined.
+    def load(self, set_aside: bool = True) -> list[dict[str, Any]]:
+        """Every usable record, sorted by game id.
 
         Each file of ``games/`` that is not a usable record (see the module docstring)
-        is moved to ``quarantine/`` (when the directory is writable) with one
-        :class:`DamagedResultWarning` naming the file and the reason.
+        gets one :class:`DamagedResultWarning` naming the file and the reason, and is
+        moved to ``quarantine/`` (when the directory is writable) if ``set_aside``; a
+        reader that only reads passes ``set_aside=False`` and the file stays in place.
         """
         if not self.games_dir.is_dir():
             return []
@@ -336,8 +358,11 @@ class ResultsStore:
             record, reason = _check(p)
             if record is not None:
                 records.append(record)
-            elif reason is not None:
+            elif reason is not None and set_aside:
                 self._quarantine(p, reason)
+            elif reason is not None:
+                warnings.warn(f"{p}: {reason}; not a usable record, skipped (left in place: "
+                              "reading moves nothing)", DamagedResultWarning, stacklevel=2)
         return records
 
     def _quarantine(self, path: pathlib.Path, reason: str) -> None:
@@ -375,7 +400,8 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
     """Records from a results directory (or a list of records, returned as a list; an
     empty list too, so a selection of no record gives empty tables).
 
-    Damaged files are quarantined with a warning (see :meth:`ResultsStore.load`).
+    Files of ``games/`` that are not usable records are skipped with a warning and left
+    in place (reading moves nothing; see :meth:`ResultsStore.load`).
 
     Raises:
         ExperimentError: A path that is not a directory, a directory without results, or
@@ -387,7 +413,7 @@ def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
         if not root.is_dir():
             what = "is not a directory" if root.exists() else "does not exist"
             raise ExperimentError(f"results directory {str(root)!r} {what}")
-        records = ResultsStore(root).load()
+        records = ResultsStore(root).load(set_aside=False)
         if not records:
             raise ExperimentError(f"results directory {str(root)!r} holds no finished game "
                                   "(expected games/*.json written by 'dp-online sweep')")
@@ -427,6 +453,8 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
     for key in _NUMBER_KEYS:
         if isinstance(data[key], bool) or not isinstance(data[key], (int, float)):
             return f"{key}={data[key]!r}, expected a number"
+        if not math.isfinite(data[key]):
+            return f"{key}={data[key]!r}, expected a finite number"
     for key in _INT_KEYS:
         if isinstance(data[key], bool) or not isinstance(data[key], int):
             return f"{key}={data[key]!r}, expected an integer"
@@ -439,14 +467,61 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
     return None
 
 
+def file_kind(mode: int) -> str:
+    """What a file of mode ``mode`` (``st_mode``) is, in words."""
+    for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+def _require_regular(path: pathlib.Path, st: os.stat_result, limit: int) -> None:
+    """Raise ``ValueError`` unless ``st`` is a regular file of at most ``limit`` bytes."""
+    if not stat.S_ISREG(st.st_mode):
+        link = " (through a symbolic link)" if path.is_symlink() else ""
+        raise ValueError(f"{file_kind(st.st_mode)}{link}, not a regular file")
+    if st.st_size > limit:
+        raise ValueError(f"{st.st_size} bytes, larger than any record ({limit} bytes at most)")
+
+
+def _read_regular(path: pathlib.Path, limit: int) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
+
+    Never blocks on a FIFO nor reads a device: the file is looked at before it is
+    opened, and opened without blocking and looked at again (it may have been replaced
+    in between).
+
+    Raises:
+        FileNotFoundError: It vanished.
+        OSError: It cannot be read.
+        ValueError: It is no regular file, or larger than ``limit`` (the message says).
+    """
+    _require_regular(path, os.stat(path), limit)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _require_regular(path, os.fstat(fd), limit)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise ValueError(f"more than {limit} bytes, larger than any record")
+    return raw
+
+
 def _check(path: pathlib.Path) -> tuple[dict[str, Any] | None, str | None]:
     """``(record, None)``, ``(None, reason)``, or ``(None, None)`` for a vanished file."""
     try:
-        raw = path.read_bytes()
+        raw = _read_regular(path, MAX_RECORD_BYTES)
     except FileNotFoundError:
         return None, None
     except OSError as exc:
         return None, f"unreadable ({exc.strerror or exc})"
+    except ValueError as exc:
+        return None, str(exc)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -459,25 +534,75 @@ def _check(path: pathlib.Path) -> tuple[dict[str, Any] | None, str | None]:
     return (data, None) if reason is None else (None, reason)
 
 
+def _name_max(directory: pathlib.Path) -> int:
+    """The longest file name (in bytes) ``directory``'s file system takes."""
+    try:
+        return int(os.pathconf(directory, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return _NAME_MAX
+
+
 def _create_unique(directory: pathlib.Path, stem: str, suffix: str) -> tuple[int, str]:
-    """Create ``directory/.<stem>.<pid>.<random><suffix>`` exclusively, mode 0o666 - umask."""
+    """Create ``directory/.<stem>.<pid>.<random><suffix>`` exclusively, mode 0o666 - umask
+    (``stem`` shortened as needed, so the name fits the file system's name length)."""
+    tail = f".{os.getpid()}.{secrets.token_hex(4)}{suffix}"
+    room = _name_max(directory) - 1 - len(os.fsencode(tail))
+    stem = os.fsencode(stem.lstrip("."))[:max(room, 1)].decode(errors="ignore") or "t"
     while True:
-        name = directory / f".{stem.lstrip('.')}.{os.getpid()}.{secrets.token_hex(4)}{suffix}"
+        name = directory / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}{suffix}"
         try:
             return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(name)
         except FileExistsError:
             continue
 
 
-def atomic_write(final: pathlib.Path, text: str) -> None:
-    """Write ``text`` to ``final`` all or nothing: a temporary file in the same directory,
-    flushed and fsynced, then moved over ``final`` (removed if anything fails)."""
+def check_output(final: str | os.PathLike[str]) -> None:
+    """Refuse an output path that is not a regular file or a new name, or whose name
+    is longer than the file system takes (checked before anything is written).
+
+    Raises:
+        ExperimentError: ``final`` is a symbolic link, a directory, a FIFO, a device or
+            a socket (one line naming it and what is expected), or its name is too long.
+    """
+    final = pathlib.Path(final)
+    try:
+        st = os.lstat(final)
+    except OSError:
+        st = None  # a new name (or one the write itself will report on)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        what = file_kind(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            with contextlib.suppress(OSError):
+                what += f" (to {os.readlink(final)!r})"
+        raise ExperimentError(f"refusing to write {str(final)!r}: it is {what}; expected "
+                              "the path of a regular file or a new one")
+    parent = final.parent if final.parent.is_dir() else pathlib.Path(".")
+    size, limit = len(os.fsencode(final.name)), _name_max(parent)
+    if size > limit:
+        raise ExperimentError(f"cannot write {str(final)!r}: its name is {size} bytes, "
+                              f"longer than the {limit} the file system takes; choose a "
+                              "shorter name")
+
+
+def atomic_write(final: pathlib.Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to ``final`` all or nothing: a temporary file in the same
+    directory, flushed and fsynced, then moved over ``final`` (removed if anything
+    fails). Only a regular file or a new name is written (:func:`check_output`).
+
+    Raises:
+        ExperimentError: ``final`` is no regular file, or its name is too long.
+        OSError: The write failed.
+    """
+    final = pathlib.Path(final)
+    check_output(final)
     fd, tmp = _create_unique(final.parent, final.stem, _TMP_SUFFIX)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w",
+                       **({} if isinstance(text, bytes) else {"encoding": "utf-8"})) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        check_output(final)  # nothing special has appeared there meanwhile
         os.replace(tmp, final)
     except BaseException:
         try:

@@ -24,6 +24,7 @@ they are imported only here, when a table is asked for.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pathlib
@@ -31,7 +32,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from dp_online_envs.lab.experiments.errors import ExperimentError
-from dp_online_envs.lab.experiments.store import load_records, storage_error
+from dp_online_envs.lab.experiments.store import (
+    atomic_write,
+    check_output,
+    load_records,
+    storage_error,
+)
 
 #: Record keys holding settings as a mapping; flattened into ``<key>.<option>`` columns.
 NESTED_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs", "agent_options")
@@ -127,7 +133,10 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     The format follows the extension (``.parquet`` or ``.csv``; the curves file takes
     its own extension). Floats are written in full precision: ``pandas.read_csv`` gives
     back the same values (with pandas 2, pass ``float_precision="round_trip"``). In a
-    CSV an empty string reads back as a missing value.
+    CSV an empty string reads back as a missing value. In Parquet, a column whose values
+    mix types (an agent option that is a name for one agent and a number for another)
+    is written as text. Each file is written atomically, and only over a regular file or
+    a new name (:func:`~.store.atomic_write`): a symbolic link, FIFO or device is refused.
 
     Args:
         results: A results directory, or records.
@@ -139,7 +148,8 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
 
     Raises:
         ExperimentError: An extension other than ``.parquet``/``.csv``, pandas (or
-            pyarrow for Parquet) missing, no results, or an unwritable output path.
+            pyarrow for Parquet) missing, no results, an output path that is no regular
+            file or new name, or an unwritable one.
     """
     out = pathlib.Path(out)
     curves = curves_path(out) if curves is None else pathlib.Path(curves)
@@ -156,16 +166,39 @@ def export_results(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     if out.resolve() == curves.resolve():
         raise ExperimentError(f"the games table and the curves table would both be written to "
                               f"{str(out)!r}: give --curves another file")
+    for path in (out, curves):
+        check_output(path)  # before anything is read: a device, FIFO or link is refused
     records = load_records(results)
     games_table, curves_table = load_results(records), load_curves(records)
     for table, path in ((games_table, out), (curves_table, curves)):
+        if path.suffix.lower() == ".parquet":
+            buffer = io.BytesIO()
+            _parquet_ready(table).to_parquet(buffer, index=False)
+            data: str | bytes = buffer.getvalue()
+        else:
+            data = table.to_csv(index=False)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if path.suffix.lower() == ".parquet":
-                table.to_parquet(path, index=False)
-            else:
-                table.to_csv(path, index=False)
+            atomic_write(path, data)
         except OSError as exc:
             raise (storage_error(exc, path) or ExperimentError(
                 f"cannot write {str(path)!r}: {exc.strerror or exc}")) from None
     return out, curves
+
+
+def _parquet_ready(table: Any) -> Any:
+    """``table`` with each column whose values mix types (an option that is a name for
+    one agent and a number for another, as exp3's and private-exp2's ``gamma``) as text:
+    a Parquet column has one type. Missing values stay missing."""
+    mixed = [c for c in table.columns if table[c].dtype == object
+             and len({type(v) for v in table[c] if not _missing(v)}) > 1]
+    if not mixed:
+        return table
+    table = table.copy()
+    for c in mixed:
+        table[c] = [None if _missing(v) else str(v) for v in table[c]]
+    return table
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)

@@ -1,0 +1,255 @@
+"""No user path corrupts a file the user did not mean to touch, and reading moves nothing.
+
+Output (``dp-online report -o``, ``export``, every :func:`atomic_write`) goes only over a
+regular file or a new name: a character device, a FIFO, a socket, a directory or a
+symbolic link in the way is refused in one line and left as it was. Results
+directories are read without hanging on a FIFO or reading a device without bound, and
+commands that only read (``report``, ``export``, :func:`load_records`) leave every file
+of ``games/`` where it is. The CLI cases run as root and, when the tests run as root,
+as an unprivileged user too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from dp_online_envs.lab.experiments import (
+    DamagedResultWarning,
+    ExperimentError,
+    ResultsStore,
+    load_records,
+    run_sweep,
+)
+from dp_online_envs.lab.experiments.report import write_report
+from dp_online_envs.lab.experiments.store import MAX_RECORD_BYTES, atomic_write, check_record
+from dp_online_envs.lab.experiments.table import export_results
+
+CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
+SWEEP = {"name": "tiny", "envs": ["DPBandit-MAB-v0"], "agents": ["exp3", "ucb1"],
+         "horizons": [20], "seeds": 2}
+NOBODY = 65534
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A results directory of 4 games, readable by every user."""
+    root = tmp_path_factory.mktemp("special") / "results"
+    assert run_sweep(json.loads(json.dumps(SWEEP)), results=root, backend="serial",
+                     quiet=True).played == 4
+    return root
+
+
+@pytest.fixture
+def place():
+    """A directory every user can write to (the pytest directories are root's only)."""
+    path = tempfile.mkdtemp(prefix="dp-special-", dir="/tmp")
+    os.chmod(path, 0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _specials(place: str) -> dict[str, str]:
+    """One of each kind of file that is no regular file, with a ``.csv`` and a ``.html``
+    name each; the link points to a regular file that must stay as it is."""
+    os.makedirs(place, exist_ok=True)
+    target = os.path.join(place, "target.txt")
+    with open(target, "w") as fh:
+        fh.write("keep me")
+    out = {}
+    for ext in (".csv", ".html"):
+        fifo, link = os.path.join(place, "fifo" + ext), os.path.join(place, "link" + ext)
+        dev, sock = os.path.join(place, "null" + ext), os.path.join(place, "sock" + ext)
+        os.mkfifo(fifo)
+        os.symlink(target, link)
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(sock)
+        s.close()
+        for path in (fifo, dev, sock):
+            os.chmod(path, 0o666)
+        out.update({"fifo" + ext: fifo, "link" + ext: link, "device" + ext: dev,
+                    "socket" + ext: sock, "directory" + ext: os.path.join(place, "d" + ext)})
+        os.mkdir(out["directory" + ext])
+    return out
+
+
+def _snapshot(paths: dict[str, str]) -> dict[str, tuple]:
+    out = {}
+    for name, path in paths.items():
+        st = os.lstat(path)
+        out[name] = (stat.S_IFMT(st.st_mode), st.st_ino, st.st_rdev)
+    return out
+
+
+KINDS = {"fifo": "a FIFO", "link": "a symbolic link", "device": "a character device",
+         "socket": "a socket", "directory": "a directory"}
+
+
+def test_atomic_write_refuses_every_special_file_and_leaves_it(place):
+    paths = _specials(place)
+    before = _snapshot(paths)
+    for name, path in paths.items():
+        with pytest.raises(ExperimentError, match=f"refusing to write .*: it is "
+                                                  f"{KINDS[name.split('.')[0]]}"):
+            atomic_write(path, "text")
+    assert _snapshot(paths) == before
+    assert open(os.path.join(place, "target.txt")).read() == "keep me"
+    assert sorted(os.listdir(place)) == sorted([*map(os.path.basename, paths.values()),
+                                                "target.txt"])  # no temporary file left
+    atomic_write(os.path.join(place, "target.txt"), "new")  # a regular file: replaced
+    assert open(os.path.join(place, "target.txt")).read() == "new"
+
+
+def test_report_and_export_refuse_special_files(finished, place):
+    paths = _specials(place)
+    before = _snapshot(paths)
+    for name, path in paths.items():
+        kind = KINDS[name.split(".")[0]]
+        if name.endswith(".html"):
+            with pytest.raises(ExperimentError, match=f"it is {kind}"):
+                write_report(finished, path, references=False)
+        else:
+            with pytest.raises(ExperimentError, match=f"it is {kind}"):
+                export_results(finished, path)
+            with pytest.raises(ExperimentError, match=f"it is {kind}"):
+                export_results(finished, os.path.join(place, "games.csv"), curves=path)
+    assert _snapshot(paths) == before
+    assert not os.path.exists(os.path.join(place, "games.csv"))  # refused before writing
+
+
+#: The CLI as an unprivileged user: the interpreter (which may live in root's home)
+#: starts as root, imports what the commands use, then drops to ``nobody``.
+AS_NOBODY = [sys.executable, "-c", (
+    "import email.parser, os, sys\n"
+    "import pandas\n"
+    "import dp_online_envs.lab.cli as cli\n"
+    "import dp_online_envs.lab.experiments.report, dp_online_envs.lab.experiments.table\n"
+    "from dp_online_envs.lab.experiments.resolver import default_resolver\n"
+    "default_resolver()\n"
+    "cli.build_parser()\n"
+    f"os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})\n"
+    "sys.exit(cli.main(sys.argv[1:]))\n")]
+
+
+@pytest.mark.parametrize("as_user", [False, True], ids=["root-or-self", "unprivileged"])
+def test_the_cli_refuses_special_files_in_one_line(finished, place, as_user):
+    if as_user and os.geteuid() != 0:
+        as_user = False  # already an unprivileged user: the first case covers it
+    paths = _specials(os.path.join(place, "out"))
+    os.chmod(os.path.join(place, "out"), 0o777)
+    results = shutil.copytree(finished, os.path.join(place, "results"))
+    for parent, dirs, _ in os.walk(results):
+        for d in (parent, *(os.path.join(parent, d) for d in dirs)):
+            os.chmod(d, 0o755)
+    before = _snapshot(paths)
+    for cmd, name in ((["report", results, "--no-reference", "-o"], "device.html"),
+                      (["report", results, "--no-reference", "-o"], "link.html"),
+                      (["export", results, "-o"], "fifo.csv")):
+        out = subprocess.run((AS_NOBODY if as_user else CLI) + cmd + [paths[name]],
+                             capture_output=True, text=True, timeout=120, check=False)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip().count("\n") == 0 and "Traceback" not in out.stderr
+        assert f"refusing to write {paths[name]!r}: it is {KINDS[name.split('.')[0]]}" \
+            in out.stderr
+    assert _snapshot(paths) == before
+    assert open(os.path.join(place, "out", "target.txt")).read() == "keep me"
+
+
+# ---------------------------------------------------------------- names near the limit
+def test_a_name_at_the_limit_is_written_and_a_longer_one_refused_before_any_file(finished,
+                                                                                 place):
+    name = os.path.join(place, "r" * 250 + ".html")  # 255 bytes: legal
+    assert write_report(finished, name, references=False).stat().st_size > 0
+    too_long = os.path.join(place, "r" * 251 + ".html")
+    with pytest.raises(ExperimentError, match="its name is 256 bytes, longer than the 255"):
+        write_report(finished, too_long, references=False)
+    assert os.listdir(place) == [os.path.basename(name)]
+
+
+# ---------------------------------------------------------------- reading a directory
+def _copy(finished, tmp_path):
+    root = tmp_path / "results"
+    shutil.copytree(finished, root)
+    return root
+
+
+def _hung(signum, frame):
+    raise TimeoutError("reading the results directory hung")
+
+
+def test_special_files_in_games_are_skipped_without_hanging(finished, tmp_path):
+    root = _copy(finished, tmp_path)
+    games = root / "games"
+    os.mkfifo(games / "fifo.json")  # opening it for reading would block
+    os.symlink("/dev/zero", games / "zero.json")  # reading it would never end
+    (games / "big.json").write_bytes(b" " * (MAX_RECORD_BYTES + 1))
+    names = sorted(p.name for p in games.iterdir())
+    signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(20)  # opening the FIFO or reading /dev/zero would never return
+    try:
+        with pytest.warns(DamagedResultWarning) as caught:
+            records = load_records(root)
+    finally:
+        signal.alarm(0)
+    assert len(records) == 4
+    text = " ".join(str(w.message) for w in caught)
+    assert "fifo.json: a FIFO, not a regular file" in text
+    assert "zero.json: a character device (through a symbolic link), not a regular" in text
+    assert f"big.json: {MAX_RECORD_BYTES + 1} bytes, larger than any record" in text
+    assert sorted(p.name for p in games.iterdir()) == names  # reading moved nothing
+    with pytest.warns(DamagedResultWarning):
+        assert len(ResultsStore(root).load()) == 4  # a sweep sets them aside
+    assert sorted(p.name for p in (root / "quarantine").iterdir()) == [
+        "big.json", "fifo.json", "zero.json"]
+
+
+def test_reading_never_moves_a_newer_schemas_records(finished, tmp_path):
+    """An older install reading a directory shared with a newer one (the newer record's
+    schema version is unknown to it) skips those records and leaves them."""
+    root = _copy(finished, tmp_path)
+    path = sorted((root / "games").glob("*.json"))[0]
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps({**record, "schema_version": 99}))
+    for read in (lambda: load_records(root),
+                 lambda: write_report(root, tmp_path / "r.html", references=False),
+                 lambda: export_results(root, tmp_path / "t.csv")):
+        with pytest.warns(DamagedResultWarning, match="unknown schema_version 99.*left in "
+                                                      "place"):
+            read()
+        assert json.loads(path.read_text())["schema_version"] == 99
+        assert not (root / "quarantine").exists()
+
+
+# ---------------------------------------------------------------- record values
+@pytest.mark.parametrize("key", ["regret", "regret_lo", "learner_loss", "comparator_hi"])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_a_record_with_a_non_finite_outcome_is_refused(finished, key, value):
+    record = load_records(finished)[0]
+    assert check_record(record) is None
+    assert check_record({**record, key: value}) == f"{key}={value!r}, expected a finite number"
+
+
+@pytest.mark.parametrize("key", ["horizon", "seed_index", "rounds"])
+@pytest.mark.parametrize("value", [True, False])
+def test_a_record_with_a_boolean_for_an_integer_is_refused(finished, key, value):
+    record = load_records(finished)[0]
+    assert check_record({**record, key: value}) == f"{key}={value!r}, expected an integer"
+
+
+def test_records_served_by_every_reader_are_finite(finished, tmp_path):
+    root = _copy(finished, tmp_path)
+    path = sorted((root / "games").glob("*.json"))[0]
+    path.write_text(json.dumps({**json.loads(path.read_text()), "regret": math.nan}))
+    with pytest.warns(DamagedResultWarning, match="regret=nan, expected a finite number"):
+        assert len(load_records(root)) == 3
