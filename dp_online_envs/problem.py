@@ -14,6 +14,10 @@ from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.validation import check_int
 
 FEEDBACK_KINDS = ("full", "bandit")
+#: The longest game: 2^62 rounds, so that round counters, checkpoints and the sums of
+#: the ledgers fit 64-bit integers with room to spare (a game of 2^62 rounds would
+#: take some 10^5 years at 10^9 rounds a second anyway).
+MAX_HORIZON = 2**62
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class Problem:
         domain: The decision set D.
         loss: The loss family ``f(theta, x)``.
         feedback: ``"full"`` (theta_t revealed) or ``"bandit"`` (only f_t(x_t)).
-        horizon: Number of rounds T.
+        horizon: Number of rounds T, in ``[1, MAX_HORIZON]`` (2^62).
         lipschitz: L, Lipschitz constant of every f_t on D w.r.t. ``||.||_2``.
         bound: B, ``sup |f_t(x)|`` over D.
         diameter: D, the l2 diameter of the decision set.
@@ -47,7 +51,8 @@ class Problem:
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK_KINDS:
             raise ValueError(f"feedback={self.feedback!r}, expected one of {FEEDBACK_KINDS}")
-        object.__setattr__(self, "horizon", check_int("horizon", self.horizon, 1))
+        object.__setattr__(self, "horizon",
+                           check_int("horizon", self.horizon, 1, MAX_HORIZON))
 
     @classmethod
     def build(cls, domain: Domain, loss: LossFamily, feedback: str, horizon: int) -> Problem:
@@ -56,7 +61,7 @@ class Problem:
             domain=domain,
             loss=loss,
             feedback=feedback,
-            horizon=check_int("horizon", horizon, 1),
+            horizon=check_int("horizon", horizon, 1, MAX_HORIZON),
             lipschitz=float(loss.lipschitz(domain)),
             bound=float(loss.bound(domain)),
             diameter=float(domain.diameter),

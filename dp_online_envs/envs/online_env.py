@@ -98,8 +98,8 @@ class OnlineLearningEnv(gym.Env):
     subsets, otherwise a ``Box`` containing D. A Box action outside D is projected onto
     D and counted (``invalid_action="project"``, the default, so ``action_space.sample()``
     and RL policies work) or raises :class:`InvalidActionError`
-    (``invalid_action="raise"``). NaN/inf or wrongly shaped actions always raise
-    ``ValueError``, and a rejected action changes nothing.
+    (``invalid_action="raise"``). NaN/inf, complex or wrongly shaped actions always
+    raise ``ValueError``, and a rejected action changes nothing.
 
     ## Observation Space
 
@@ -342,6 +342,10 @@ class OnlineLearningEnv(gym.Env):
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
             raise RuntimeError("the game is over or has not started: call reset() first")
+        if np.iscomplexobj(action):  # float64 conversion would drop the imaginary part
+            raise ValueError(f"action is complex ({np.asarray(action).dtype}); expected real "
+                             f"numbers (a point of the {self.domain.name} domain or an "
+                             f"action of {self.action_space})")
         x = self.domain.to_point(action)  # raises ValueError on bad shape / NaN / inf
         projected = False
         if not self._always_feasible and not self.domain.contains(x, 1e-9):

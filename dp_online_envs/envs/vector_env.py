@@ -676,6 +676,9 @@ class LinearVectorGames(gym.vector.VectorEnv):
             if played.size and (played.min() < 0 or played.max() >= k):
                 raise ValueError(f"arm indices must lie in [0, {k}), got {played.tolist()}")
             return a.astype(np.intp)
+        if a.dtype.kind == "c":  # float64 conversion would drop the imaginary parts
+            raise ValueError(f"actions are complex ({a.dtype}); expected real points of "
+                             f"R^{self.domain.dim}")
         x = np.array(a, dtype=np.float64)
         if x.shape != (self.num_envs, self.domain.dim):
             raise ValueError(f"actions must be {self.num_envs} points of R^{self.domain.dim} "

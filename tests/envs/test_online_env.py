@@ -16,7 +16,8 @@ def _env(**kw):
 
 
 @pytest.mark.parametrize("bad", [np.array([np.nan, 0, 0]), np.array([np.inf, 0, 0]),
-                                 np.zeros(4), np.zeros((3, 1))])
+                                 np.zeros(4), np.zeros((3, 1)), np.array([0.5j, 0, 0]),
+                                 [0j, 0j, 0j]])
 def test_nan_inf_and_shape_always_raise_and_change_nothing(bad):
     env = _env()
     env.reset(seed=0)
