@@ -6,13 +6,16 @@
 ``agents.registry`` is the registry the experiments resolve agent names with.
 """
 
-try:
-    import dp_accounting  # noqa: F401
-except ImportError as exc:  # the core install (gymnasium, numpy, scipy) lacks it
+import importlib.util
+
+# dp_accounting is imported where a calibration or an accountant needs it (its import,
+# which pulls scipy.signal, scipy.stats and scipy.optimize, takes most of a second);
+# without it the package refuses to load at once, not at the first private learner.
+if importlib.util.find_spec("dp_accounting") is None:  # the core install lacks it
     raise ImportError(
         "the agents package calibrates and accounts privacy with Google's dp-accounting: "
         "pip install 'dp-online-envs[privacy]'"
-    ) from exc
+    )
 
 from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
 from agents.base import Agent, agent_class, agent_options, list_agents, make, register

@@ -49,7 +49,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import minimize
 
 from agents.base import Agent, register
 from dp_online_envs.domains import Simplex
@@ -93,6 +92,8 @@ def project_in_norm(y: np.ndarray, a: np.ndarray, center: np.ndarray, basis: np.
         dz = z - y
         ad = a @ dz
         return float(dz @ ad), 2.0 * ad
+
+    from scipy.optimize import minimize  # here: scipy.optimize takes 0.2 s to import
 
     res = minimize(objective, z0, jac=True, method="SLSQP",
                    constraints=[{"type": "ineq", "fun": lambda z: center + basis @ z,

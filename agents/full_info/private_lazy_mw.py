@@ -68,9 +68,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from dp_accounting.pld import privacy_loss_distribution as pld
-from dp_accounting.pld.common import DifferentialPrivacyParameters
-from scipy import special
 
 from agents.base import Agent, register
 from agents.common import env_action, require_linear
@@ -159,6 +156,8 @@ def switch_epsilon(eta: float, batch: int, p: float) -> float:
 def _quantile(m: int, prob: float, tail: float) -> int:
     """The least ``k`` with ``P(Bin(m, prob) > k) <= tail`` (``scipy.special.bdtrc``,
     the binomial survival function; ``bdtrik`` gives the starting point)."""
+    from scipy import special  # here: scipy.special takes 0.25 s to import
+
     if m == 0 or prob <= 0.0:
         return 0
     if prob >= 1.0:
@@ -190,6 +189,8 @@ def composed_delta(epsilon: float, eps_switch: float, eps_draw: float, draws: in
     randomized-response pairs (Kairouz-Oh-Viswanath 2015; Dong-Roth-Su 2019 Thm. 3.2
     for adaptive composition), in closed form. The search's fast path; the declared
     epsilon is dp-accounting's (:func:`_accountant_epsilon`)."""
+    from scipy import special
+
     k = np.arange(draws + 1)
     q = 1.0 / (1.0 + math.exp(-eps_draw))  # P(+eps_draw) on the first side
     pmf = np.exp(special.gammaln(draws + 1) - special.gammaln(k + 1)
@@ -209,6 +210,8 @@ def _accountant_epsilon(eps_switch: float, eps_draw: float, draws: int,
     """dp-accounting's epsilon at ``delta`` of one ``eps_switch``-DP and ``draws``
     ``eps_draw``-DP mechanisms (pessimistic PLDs of ``from_privacy_parameters`` on the
     grid ``eps_draw / 4``, on which ``eps_draw`` is exact)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from dp_accounting.pld.common import DifferentialPrivacyParameters
     grid = eps_draw / 4.0
     first = pld.from_privacy_parameters(DifferentialPrivacyParameters(eps_switch, 0.0),
                                         value_discretization_interval=grid)

@@ -36,12 +36,9 @@ import collections
 import functools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import dp_accounting
 import numpy as np
-from dp_accounting import dp_event
-from dp_accounting.pld import PLDAccountant
-from dp_accounting.rdp import RdpAccountant
 
 from dp_online_envs.validation import (
     check_delta,
@@ -49,6 +46,9 @@ from dp_online_envs.validation import (
     check_gaussian_delta,
     check_real,
 )
+
+if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import takes 0.8 s)
+    from dp_accounting import dp_event
 
 __all__ = [
     "DEFAULT_NEIGHBOURING",
@@ -137,6 +137,7 @@ def _unit_gaussian_sigma(eps: float, dlt: float) -> float:
     """``sigma_1(eps, delta)``, nudged up until the exact epsilon is within the claim:
     ``get_epsilon_gaussian(sigma, delta) <= epsilon`` (why:
     ``docs/algorithms/privacy-accounting.md``)."""
+    import dp_accounting
     # dp-accounting's bisection divides by zero inside log1p at epsilon >~ 3e7 (a numpy
     # warning, not an error): its answer is still checked below, so the warning is noise.
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -183,6 +184,7 @@ def discrete_gaussian_sigma(sq_sensitivity: int, epsilon: float, delta: float,
     Raises:
         ValueError: If no ``sigma <= limit`` meets the budget (named in the message).
     """
+    from dp_accounting import dp_event
     k2 = int(sq_sensitivity)
     eps, dlt = check_epsilon(epsilon), check_gaussian_delta(delta)
     if k2 < 1:
@@ -297,6 +299,7 @@ def compose_epsilon(*parts: PrivacyGuarantee | float) -> PrivacyGuarantee:
 
 def _pure_epsilon(event: dp_event.DpEvent) -> float:
     """Pure-DP epsilon of ``event`` by basic composition (exact for delta=0)."""
+    from dp_accounting import dp_event
     if isinstance(event, dp_event.NoOpDpEvent):
         return 0.0
     if isinstance(event, dp_event.LaplaceDpEvent):
@@ -324,6 +327,7 @@ def gaussian_mu(event: dp_event.DpEvent) -> float | None:
         ``mu`` (``0`` for an event that releases nothing), or ``None`` when the event
         holds any other mechanism.
     """
+    from dp_accounting import dp_event
     if isinstance(event, dp_event.NoOpDpEvent):
         return 0.0
     if isinstance(event, dp_event.GaussianDpEvent):
@@ -349,6 +353,7 @@ def zcdp_rho(event: dp_event.DpEvent) -> float | None:
     Returns:
         ``rho``, or ``None`` when the event holds any other mechanism.
     """
+    from dp_accounting import dp_event
     if isinstance(event, dp_event.NoOpDpEvent):
         return 0.0
     if isinstance(event, dp_event.ZCDpEvent):
@@ -376,6 +381,8 @@ def _zcdp_epsilon(rho: float, d: float) -> float:
     """Epsilon of ``rho``-zCDP at ``delta = d`` by dp_accounting's RDP accountant (the
     conversion of Canonne, Kamath, Steinke 2020, Prop. 12, minimised over
     :data:`ZCDP_ORDERS`)."""
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import RdpAccountant
     accountant = RdpAccountant(orders=ZCDP_ORDERS)
     accountant.compose(dp_event.ZCDpEvent(rho))
     return float(accountant.get_epsilon(d))
@@ -428,6 +435,8 @@ def accountant_epsilon(event: dp_event.DpEvent, delta: float) -> float:
 @functools.lru_cache(maxsize=256)
 def _accountant_epsilon(event: dp_event.DpEvent, d: float) -> float:
     """Body of :func:`accountant_epsilon`, cached for hashable (immutable) events."""
+    import dp_accounting
+    from dp_accounting.pld import PLDAccountant
     accountant = PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
     if d == 0.0:
         # Only ask whether the accountant knows the event: composing would build a

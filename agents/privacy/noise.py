@@ -41,10 +41,9 @@ import dataclasses
 import math
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from dp_accounting import dp_event
 
 from dp_online_envs.validation import check_epsilon, check_gaussian_delta, check_real
 
@@ -57,6 +56,9 @@ from .calibration import (
     laplace_scale,
     verify_guarantee,
 )
+
+if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import takes 0.8 s)
+    from dp_accounting import dp_event
 
 __all__ = ["GRID_BITS", "NOISE_KINDS", "BatchedExactNoise", "DiscreteGaussianNoise",
            "DiscreteLaplaceNoise", "ExactNoise",
@@ -110,6 +112,7 @@ class NoiseStrategy(ABC):
 
     @abstractmethod
     def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+
         """The event of one draw on a block of sensitivity ``gain * sensitivity``,
         self-composed ``copies`` times when ``copies`` is given."""
 
@@ -132,6 +135,8 @@ class NoiseStrategy(ABC):
 
 
 def _composed(node: dp_event.DpEvent, copies: int | None) -> dp_event.DpEvent:
+    from dp_accounting import dp_event
+
     return node if copies is None else dp_event.SelfComposedDpEvent(node, copies)
 
 
@@ -160,6 +165,8 @@ class LaplaceNoise(NoiseStrategy):
         return 2.0 * self.scale**2
 
     def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        from dp_accounting import dp_event
+
         return _composed(dp_event.LaplaceDpEvent(self.scale / (gain * self.sensitivity)),
                          copies)
 
@@ -189,6 +196,8 @@ class GaussianNoise(NoiseStrategy):
         return self.scale**2
 
     def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        from dp_accounting import dp_event
+
         return _composed(dp_event.GaussianDpEvent(self.scale / (gain * self.sensitivity)),
                          copies)
 
@@ -219,6 +228,8 @@ class NoNoise(NoiseStrategy):
         return 0.0
 
     def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        from dp_accounting import dp_event
+
         return dp_event.NonPrivateDpEvent()
 
     def guarantee(self, event: dp_event.DpEvent, mechanism: str) -> PrivacyGuarantee:
@@ -361,6 +372,8 @@ class DiscreteLaplaceNoise(_IntegerNoise):
         return discrete.discrete_laplace_variance(self.t) * self.grid**2
 
     def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        from dp_accounting import dp_event
+
         if gain != 1.0:
             raise ValueError(f"DiscreteLaplaceNoise: gain must be 1, got {gain!r}")
         return _composed(dp_event.DiscreteLaplaceDpEvent(1.0 / self.t,
@@ -495,6 +508,8 @@ class DiscreteGaussianNoise(_IntegerNoise):
         return discrete.discrete_gaussian_variance(self.sigma) * self.grid**2
 
     def dp_event(self, gain: float = 1.0, copies: int | None = None) -> dp_event.DpEvent:
+        from dp_accounting import dp_event
+
         if gain != 1.0:
             raise ValueError(f"DiscreteGaussianNoise: gain must be 1, got {gain!r}")
         return _composed(dp_event.ZCDpEvent(

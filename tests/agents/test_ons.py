@@ -114,14 +114,14 @@ def test_projection_pulls_an_infeasible_solver_answer_back(monkeypatch):
     infeasible point) is shrunk toward the center until it is feasible."""
     from types import SimpleNamespace
 
-    from agents.full_info import ons
 
     c, u = _hull(3)
-    monkeypatch.setattr(ons, "minimize", lambda *a, **k: SimpleNamespace(x=np.array([5.0, 0.0])))
+    monkeypatch.setattr("scipy.optimize.minimize",
+                        lambda *a, **k: SimpleNamespace(x=np.array([5.0, 0.0])))
     z = project_in_norm(np.array([5.0, 0.0]), np.eye(2), c, u, np.zeros(2))
     x = c + u @ z
     assert np.all(x >= -1e-15) and np.isclose(x.min(), 0.0, atol=1e-15)
-    monkeypatch.setattr(ons, "minimize",
+    monkeypatch.setattr("scipy.optimize.minimize",
                         lambda *a, **k: SimpleNamespace(x=np.array([np.nan, 0.0])))
     z0 = np.array([0.01, 0.0])
     assert np.array_equal(project_in_norm(np.array([5.0, 0.0]), np.eye(2), c, u, z0), z0)

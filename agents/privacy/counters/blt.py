@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from dp_accounting import dp_event
-from scipy import optimize
 
 from dp_online_envs.validation import check_int
 
 from ..noise import NOISE_KINDS, NoiseStrategy
 from .base import ContinualCounter
+
+if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import takes 0.8 s)
+    from dp_accounting import dp_event
 
 __all__ = ["BLTCounter", "BLTParameters", "blt_parameters"]
 
@@ -217,6 +218,8 @@ def blt_parameters(horizon: int, buffers: int = DEFAULT_BUFFERS) -> BLTParameter
         ValueError: On an invalid argument (named in the message).
         RuntimeError: If the optimum is not a valid BLT (not expected).
     """
+    from scipy import optimize  # here: scipy.optimize takes 0.2 s to import
+
     horizon = check_int("horizon", horizon, 1)
     buffers = check_int("buffers", buffers, 1, MAX_BUFFERS)
     start = np.linspace(math.log(0.25 / horizon), math.log(0.5), 2 * buffers)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-from dp_accounting import dp_event
 
 from ..noise import NoiseStrategy
 from .base import ContinualCounter
+
+if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import takes 0.8 s)
+    from dp_accounting import dp_event
 
 __all__ = ["FactorizationCounter"]
 

@@ -1,0 +1,33 @@
+"""``import agents`` stays light: the accountant and scipy's heavy subpackages are
+imported where a calibration or a solver needs them, not when the package loads (every
+isolated or sandboxed learner process pays the package's import; the speed harness
+measures it against ``import gymnasium``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+#: Imported on first use only.
+DEFERRED = ("dp_accounting", "scipy.optimize", "scipy.stats", "scipy.signal", "scipy.special",
+            "numba")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"import json, sys\n{code}\nprint(json.dumps([m for m in {list(DEFERRED)!r} if m in sys.modules]))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120)
+    return json.loads(out.stdout)
+
+
+def test_importing_agents_and_listing_them_defers_the_accountant_and_the_solvers():
+    assert _loaded_after("import agents; agents.list_agents()") == []
+
+
+def test_a_private_learner_imports_the_accountant_when_it_calibrates():
+    code = ("import gymnasium as gym, agents, dp_online_envs\n"
+            "problem = gym.make('DPBandit-MAB-v0', horizon=50).get_wrapper_attr('problem')\n"
+            "a = agents.make('private-exp2', problem, epsilon=1.0, seed=0)\n"
+            "assert a.privacy.epsilon <= 1.0")
+    assert "dp_accounting" in _loaded_after(code)
