@@ -98,3 +98,61 @@ class SharedStreamRandomizedResponse(BatchedRandomizedResponse):
             keep = self.rng.random(bits.size) < self.keep_p
             self.arms = np.where(keep, bits, 1 - bits)
         self.t += 1
+
+
+class RoundRobinEXP3(EXP3):
+    """Plain EXP3 (no noise) that also plays arm ``(t // 64) mod K`` every 64th round,
+    declaring epsilon-DP: every arm stays in play, so no arm's rate ever falls to zero
+    (a forced-exploration cheat). The forced rounds are not fed to EXP3."""
+
+    name = "test-round-robin-exp3"
+    private = True
+    every = 64
+
+    def setup(self, **options) -> None:
+        super().setup(**options)
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="none: a false claim")
+        self._forced = False
+
+    def act(self):
+        self._forced = self.t % self.every == self.every - 1
+        if self._forced:
+            return (self.t // self.every) % self.k
+        return super().act()
+
+    def update(self, action, feedback):
+        if self._forced:
+            self.t += 1
+            return
+        super().update(action, feedback)
+
+
+class RoundRobinGreedy(Agent):
+    """Greedy on the raw empirical means (no noise), each arm once first, then arm
+    ``(t // 64) mod K`` every 64th round, declaring epsilon-DP: the other
+    forced-exploration cheat."""
+
+    name = "test-round-robin-greedy"
+    feedback = "bandit"
+    private = True
+    every = 64
+
+    def setup(self) -> None:
+        self.k = int(self.problem.domain.action_space.n)
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="none: a false claim")
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.sums, self.plays = np.zeros(self.k), np.zeros(self.k)
+
+    def act(self):
+        if self.t < self.k:
+            return self.t
+        if self.t % self.every == self.every - 1:
+            return (self.t // self.every) % self.k
+        return int(np.argmin(self.sums / self.plays))
+
+    def update(self, action, feedback):
+        self.sums[action] += float(np.ravel(feedback)[0])
+        self.plays[action] += 1
+        self.t += 1

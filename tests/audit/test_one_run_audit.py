@@ -18,6 +18,7 @@ from dp_online_envs.lab.audit.one_run import (
     OneRunSettings,
     audit_one_run,
     guess_explorations,
+    guess_leaves,
     guess_moves,
     guess_rounds,
     one_run_eps_lower_bound,
@@ -26,6 +27,7 @@ from dp_online_envs.lab.audit.one_run import (
     partner_losses,
     play_audit_game,
     rr_power,
+    scheduled_plays,
 )
 from dp_online_envs.loop import run_rounds
 
@@ -95,12 +97,13 @@ def test_partners_have_the_law_of_the_round_and_differ_as_often_as_possible():
     assert np.all(np.abs(hl - lh) < se)
 
 
-def brute_guesses(arms, differ, min_gap, ratio, history):
+def brute_guesses(arms, differ, min_gap, ratio, history, free=None):
     out = np.zeros(len(arms), bool)
+    free = np.ones(len(arms), bool) if free is None else free
     for t, a in enumerate(arms):
-        before = [s for s in range(t) if arms[s] == a]
-        after = [s for s in range(t + 1, len(arms)) if arms[s] == a]
-        if not differ[t] or len(before) < history:
+        before = [s for s in range(t) if arms[s] == a and free[s]]
+        after = [s for s in range(t + 1, len(arms)) if arms[s] == a and free[s]]
+        if not free[t] or not differ[t] or len(before) < history:
             continue
         g = (t - before[-history]) / history
         nxt = after[0] - t if after else len(arms) - t
@@ -116,6 +119,55 @@ def test_guesses_match_brute_force(history):
     fast = guess_rounds(arms, differ, 5, 3.0, history)
     assert fast.any()
     assert np.array_equal(fast, brute_guesses(arms, differ, 5, 3.0, history))
+    free = rng.random(600) < 0.8  # scheduled plays neither guessed nor counted
+    fast = guess_rounds(arms, differ, 5, 3.0, history, free)
+    assert fast.any() and not fast[~free].any()
+    assert np.array_equal(fast, brute_guesses(arms, differ, 5, 3.0, history, free))
+
+
+def brute_leaves(arms, differ, streak, free):
+    out = np.zeros(len(arms), bool)
+    counted = [t for t in range(len(arms)) if free[t]]
+    for i, t in enumerate(counted):
+        before, after = counted[max(i - streak, 0):i], counted[i + 1:i + 1 + streak]
+        out[t] = (differ[t] and len(before) == streak and len(after) == streak
+                  and all(arms[s] == arms[t] for s in before) and after[0] == t + 1
+                  and all(arms[s] != arms[t] for s in after))
+    return out
+
+
+@pytest.mark.parametrize("streak", [1, 2, 3])
+def test_leave_guesses_match_brute_force(streak):
+    rng = np.random.default_rng(streak)
+    arms = np.repeat(rng.integers(0, 4, 300), rng.integers(1, 5, 300))[:800]
+    differ = rng.random(arms.size) < 0.7
+    for free in (np.ones(arms.size, bool), rng.random(arms.size) < 0.85):
+        fast = guess_leaves(arms, differ, streak, free)
+        assert fast.any() and not fast[~free].any()
+        assert np.array_equal(fast, brute_leaves(arms, differ, streak, free))
+    every = guess_leaves(arms, differ, streak)  # no mask: every play counted
+    assert np.array_equal(every, guess_leaves(arms, differ, streak, np.ones(arms.size, bool)))
+
+
+def test_a_schedule_common_to_the_games_is_found_from_their_arms():
+    """Brute force: a round is scheduled when one arm is played there in at least
+    max(3, 0.9 G) of the G games, and a game's play is scheduled when it is that arm;
+    a forced round-robin shows in every game, a learner's own plays do not."""
+    rng = np.random.default_rng(0)
+    games = [rng.integers(0, 10, 640) for _ in range(16)]
+    for g in games:
+        g[63::64] = np.arange(10)  # every 64th round: arm 0, 1, ..., 9
+    games[3][127] = 5  # one game off the schedule there
+    masks = scheduled_plays(games)
+    for t in range(640):
+        column = [g[t] for g in games]
+        top = max(set(column), key=column.count)
+        common = column.count(top) >= max(3, 0.9 * 16)
+        for g, m in zip(games, masks):
+            assert m[t] == (common and g[t] == top)
+    assert all(m[63::64].sum() >= 9 for m in masks) and not masks[3][127]
+    assert sum(m.sum() for m in masks) == 16 * 10 - 1
+    assert not scheduled_plays(games[:2])[0].any()  # two games: never (at least 3)
 
 
 class Recorder(agents.Agent):
@@ -359,8 +411,7 @@ def test_every_verdict_carries_the_power_and_an_unseen_learner_has_none():
     in its text; a refuted claim needs no power."""
     settings = OneRunSettings(games=2, seed=3)
     games = [AuditGame("DPBandit-MAB-v0", {}, 1024)]
-    uniform = audit_one_run(lambda p, s, seed: UniformArm(p, seed), games, (1.0, 0.0),
-                            settings)
+    uniform = audit_one_run(lambda p, s, seed: OneArm(), games, (1.0, 0.0), settings)
     assert uniform.guesses == 0 and uniform.rr_epsilon == math.inf
     assert uniform.verdict == "no audit power" and "NO AUDIT POWER" in str(uniform)
     hedge = agents.agent_class("hedge")
@@ -381,18 +432,14 @@ def test_every_verdict_carries_the_power_and_an_unseen_learner_has_none():
     assert "power" in out and out["power"] == seen.power_text()
 
 
-class UniformArm:
-    """Plays a uniformly random arm whatever it sees: private, and never guessed."""
-
-    def __init__(self, problem, seed):
-        self.k = int(problem.domain.action_space.n)
-        self.rng = np.random.default_rng(seed)
+class OneArm:
+    """Plays arm 0 whatever it sees: private, and never guessed."""
 
     def reset(self, seed):
-        self.rng = np.random.default_rng(seed)
+        pass
 
     def act(self):
-        return int(self.rng.integers(self.k))
+        return 0
 
     def update(self, action, feedback):
         pass

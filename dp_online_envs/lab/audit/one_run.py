@@ -69,8 +69,8 @@ from dp_online_envs.validation import check_delta, check_epsilon, check_int, che
 
 __all__ = ["DEFAULT_ONE_RUN", "TWIN_FACTOR", "AuditGame", "OneRunFinding", "OneRunSettings",
            "PlayedGame", "audit_one_run", "check_canary_env", "guess_explorations", "guess_moves", "guess_rounds",
-           "one_run_eps_lower_bound", "one_run_p_value", "one_run_power", "partner_losses",
-           "play_audit_game", "rr_power"]
+           "guess_leaves", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
+           "partner_losses", "play_audit_game", "rr_power", "scheduled_plays"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +92,8 @@ class OneRunSettings:
             :func:`guess_explorations`.
         window: A bandit learner's points: released points averaged on each side of a
             round for its centre's move (:func:`guess_explorations`, ``>= 1``).
+        streak: Arms: plays of the arm before a round, and of other arms after it, for
+            the ``leave`` rule (:func:`guess_leaves`, ``>= 1``).
 
     Raises:
         ValueError: An invalid setting, named with what was expected.
@@ -105,6 +107,7 @@ class OneRunSettings:
     history: int = 3
     moves: int = 64
     window: int = 8
+    streak: int = 2
 
     def __post_init__(self) -> None:
         check_int("games", self.games, 1)
@@ -116,6 +119,7 @@ class OneRunSettings:
         check_int("history", self.history, 1)
         check_int("moves", self.moves, 1)
         check_int("window", self.window, 1)
+        check_int("streak", self.streak, 1)
 
     def gap(self, horizon: int) -> int:
         """The ``min_gap`` of a game of ``horizon`` rounds."""
@@ -252,7 +256,7 @@ def partner_losses(thetas: np.ndarray, mean: np.ndarray, low: np.ndarray, high: 
 
 
 def guess_rounds(arms: np.ndarray, differ: np.ndarray, min_gap: int, ratio: float,
-                 history: int = 3) -> np.ndarray:
+                 history: int = 3, free: np.ndarray | None = None) -> np.ndarray:
     """The rounds where the auditor guesses "the learner met the pair's higher loss".
 
     Round ``t`` (0-based here) is guessed when ``differ[t]``, the arm ``a = arms[t]`` was
@@ -267,25 +271,105 @@ def guess_rounds(arms: np.ndarray, differ: np.ndarray, min_gap: int, ratio: floa
         min_gap: Smallest mean gap ``g`` guessed.
         ratio: The factor.
         history: Previous plays averaged into ``g``.
+        free: ``(T,)`` bool, the plays that count (``None``: all). A play outside it (a
+            scheduled play, :func:`scheduled_plays`) is neither guessed nor counted as a
+            play of its arm: a learner that forces every arm into play on a fixed
+            schedule is read on its other plays.
 
     Returns:
         ``(T,)`` bool.
     """
     arms = np.asarray(arms, dtype=np.int64)
     horizon = arms.size
-    rounds = np.lexsort((np.arange(horizon), arms))  # by arm, then by round
+    times = np.arange(horizon) if free is None else np.flatnonzero(free)
+    n = times.size
+    out = np.zeros(horizon, bool)
+    if n == 0:
+        return out
+    order = np.lexsort((times, arms[times]))  # by arm, then by round
+    rounds = times[order]
     same = arms[rounds]
     starts = np.r_[0, np.flatnonzero(same[1:] != same[:-1]) + 1]
-    run_start = np.repeat(starts, np.diff(np.r_[starts, horizon]))
-    j = np.arange(horizon)
-    gap = np.zeros(horizon)
+    run_start = np.repeat(starts, np.diff(np.r_[starts, n]))
+    j = np.arange(n)
+    gap = np.zeros(n)
     seen = j - run_start >= history
-    gap[rounds[seen]] = (rounds[seen] - rounds[j[seen] - history]) / history
+    gap[seen] = (rounds[seen] - rounds[j[seen] - history]) / history
     last = np.r_[same[1:] != same[:-1], True]
-    nxt = np.zeros(horizon, np.int64)
-    nxt[rounds[~last]] = rounds[j[~last] + 1] - rounds[~last]
-    nxt[rounds[last]] = horizon - rounds[last]
-    return np.asarray(differ, bool) & (gap >= min_gap) & (nxt >= ratio * gap) & (gap > 0)
+    nxt = np.where(last, horizon - rounds, np.r_[rounds[1:], horizon] - rounds)
+    out[rounds] = (np.asarray(differ, bool)[rounds] & (gap >= min_gap) & (nxt >= ratio * gap)
+                   & (gap > 0))
+    return out
+
+
+def scheduled_plays(games: Sequence[np.ndarray], share: float = 0.9) -> list[np.ndarray]:
+    """Each game's plays that follow a schedule, read from the games' arms alone.
+
+    Round ``t`` is scheduled when one arm is played there in at least ``max(3, share *
+    G)`` of the ``G`` games (games of one env and horizon, each with its own losses and
+    seeds): a forced-exploration schedule (round-robin every ``k``-th round, the first
+    ``K`` rounds) shows as the same arm in the same round of every game. A game's play
+    is scheduled when it is that arm.
+
+    It reads the released arms of all the games (the output) and nothing else, so a
+    guess rule restricted to the other plays is still a function of the output and the
+    unordered pairs.
+
+    Args:
+        games: ``(T,)`` arms of each game (the same ``T``).
+        share: The share of games that makes a round scheduled.
+
+    Returns:
+        ``(T,)`` bool per game.
+    """
+    if not games:
+        return []
+    arms = np.stack([np.asarray(a, np.int64) for a in games])
+    n_games, horizon = arms.shape
+    counts = np.zeros((int(arms.max()) + 1, horizon), np.int64)
+    np.add.at(counts, (arms, np.broadcast_to(np.arange(horizon), arms.shape)), 1)
+    mode, top = counts.argmax(axis=0), counts.max(axis=0)
+    common = top >= max(3.0, share * n_games)
+    return list((arms == mode[None, :]) & common[None, :])
+
+
+def guess_leaves(arms: np.ndarray, differ: np.ndarray, streak: int = 2,
+                 free: np.ndarray | None = None) -> np.ndarray:
+    """The rounds where the auditor guesses "the learner met the pair's higher loss"
+    because it left the arm right after: a learner that follows a leader (greedy on
+    empirical means, follow-the-leader) switches away from it only when a high loss
+    pushed it behind another.
+
+    Among the counted plays (``free``, all when ``None``), round ``t`` is guessed when
+    ``differ[t]``, the ``streak`` counted plays before it were the same arm ``a =
+    arms[t]``, round ``t + 1`` is a counted play, and the ``streak`` counted plays after
+    ``t`` are all other arms. (A scheduled play in between would let a low loss of the
+    scheduled arm cause the switch, so round ``t + 1`` must be counted.)
+
+    Args:
+        arms: ``(T,)`` the arms played.
+        differ: ``(T,)`` whether the round's pair differs on the arm played.
+        streak: Counted plays of the arm before, and of other arms after (``>= 1``).
+        free: ``(T,)`` bool, the plays counted (``None``: all).
+
+    Returns:
+        ``(T,)`` bool.
+    """
+    streak = check_int("streak", streak, 1)
+    arms = np.asarray(arms, np.int64)
+    horizon = arms.size
+    times = np.arange(horizon) if free is None else np.flatnonzero(free)
+    out = np.zeros(horizon, bool)
+    n = times.size
+    if n < 2 * streak + 1:
+        return out
+    seq = arms[times]
+    j = np.arange(streak, n - streak)
+    ok = np.asarray(differ, bool)[times[j]] & (times[j + 1] == times[j] + 1)
+    for s in range(1, streak + 1):
+        ok &= (seq[j - s] == seq[j]) & (seq[j + s] != seq[j])
+    out[times[j[ok]]] = True
+    return out
 
 
 def _strongest(weight: np.ndarray, moves: int) -> np.ndarray:
@@ -564,18 +648,21 @@ class OneRunFinding:
         canaries: Rounds paired (every round of every game).
         differing: Rounds a guess can use: whose pair differs on the arm played (a game
             of points: whose pair differs, but the last round of a game).
-        guesses: Guesses made (``r``).
-        correct: Right guesses (``v``).
-        rule: What was guessed (one line).
+        guesses: Guesses made (``r``) by the rule whose bound is reported (with arms two
+            rules are scored, each at ``1 - (1 - confidence) / 2``, and the larger bound
+            is reported: a union bound keeps it valid at ``confidence``).
+        correct: Its right guesses (``v``).
+        rule: What was guessed, each rule with its counts (one line).
         twin: The same audit of the learner's noise-free twin (built with its noise cut
             :data:`TWIN_FACTOR`-fold, claiming the same), as :meth:`twin_summary`
             values; ``None``: not played (a learner that exposes no noise scale, or a
             refuted claim, which needs no power).
         rr_epsilon: The reference of known privacy on the same guessed rounds: the
             smallest ``epsilon'`` such that randomized response at ``epsilon'`` (tightly
-            ``epsilon'``-DP) on each of the ``guesses`` rounds is refuted with
-            probability at least 1/2 (:func:`rr_power`; ``inf``: not even a guesser
-            always right is refuted with so few guesses).
+            ``epsilon'``-DP) on each round one of the rules guessed is refuted with
+            probability at least 1/2 (:func:`rr_power` at the rule's confidence, the
+            smallest over the rules; ``inf``: not even a guesser always right is refuted
+            with so few guesses).
     """
 
     claimed_epsilon: float
@@ -738,55 +825,89 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     workers = check_int("workers", workers, 1)
     plan = [g for _ in range(settings.games) for g in games]
 
-    def one(game: AuditGame, seeds: tuple[int, int, np.random.SeedSequence]
-            ) -> tuple[int, int, int, int, str]:
-        played = play_audit_game(make_learner, game, seeds[0], seeds[1])
-        return (played.arms.size, *score_game(played, settings, game.horizon,
-                                               np.random.default_rng(seeds[2])),
-                "" if played.points is None else "bandit" if played.bandit else "full")
+    def one(game: AuditGame, seeds: tuple[int, int, np.random.SeedSequence]) -> PlayedGame:
+        return play_audit_game(make_learner, game, seeds[0], seeds[1])
 
     seeds = game_seeds(settings.seed, len(plan))
     if workers == 1:
-        counts = [one(g, s) for g, s in zip(plan, seeds)]
+        played = [one(g, s) for g, s in zip(plan, seeds)]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            counts = list(pool.map(one, plan, seeds))
-    canaries, guesses, differing, correct = (int(sum(c[i] for c in counts))
-                                             for i in range(4))
-    eps_lb = one_run_eps_lower_bound(guesses, correct, confidence=settings.confidence,
-                                     delta=delta, canaries=canaries)
+            played = list(pool.map(one, plan, seeds))
+    scheduled: list[np.ndarray | None] = [None] * len(plan)
+    for game in games:  # the schedule of each env and horizon, from its games' arms
+        mine = [i for i, g in enumerate(plan) if g is game and played[i].points is None]
+        for i, mask in zip(mine, scheduled_plays([played[i].arms for i in mine])):
+            scheduled[i] = mask
+    totals: dict[str, list[int]] = {}
+    canaries = differing = 0
+    for g, p, s, sched in zip(plan, played, seeds, scheduled):
+        found, informative = score_game(p, settings, g.horizon, np.random.default_rng(s[2]),
+                                        sched)
+        canaries += p.arms.size
+        differing += informative
+        for name, (r, v) in found.items():
+            total = totals.setdefault(name, [0, 0])
+            total[0] += r
+            total[1] += v
+    # one bound per rule, each at 1 - alpha / (number of rules): the largest is valid at
+    # the stated confidence (a union bound over the rules)
+    level = 1.0 - (1.0 - settings.confidence) / len(totals)
+    bounds = {name: one_run_eps_lower_bound(r, v, confidence=level, delta=delta,
+                                            canaries=canaries)
+              for name, (r, v) in totals.items()}
+    best = max(totals, key=lambda name: (bounds[name], totals[name][0]))
+    guesses, correct = totals[best]
+    eps_lb = bounds[best]
     horizons = tuple(sorted({g.horizon for g in games}))
     rules = []
-    arm_horizons = sorted({g.horizon for g, c in zip(plan, counts) if not c[4]})
-    if arm_horizons:
-        gaps = sorted({settings.gap(h) for h in arm_horizons})
-        rules.append(f"guess the higher loss in a round whose arm's last {settings.history} "
-                     f"gaps average g >= {'/'.join(map(str, gaps))} rounds and whose arm is "
-                     f"next played >= {settings.ratio:g} g rounds after (or never)")
-    if any(c[4] == "full" for c in counts):
-        rules.append(f"points: in each game's {settings.moves} rounds where the "
-                     "released point moved most along the pair's difference, guess the "
-                     "loss of the pair it moved away from")
-    if any(c[4] == "bandit" for c in counts):
-        rules.append(f"bandit points: in each game's {settings.moves} rounds where the "
-                     f"centre (means of {settings.window} points either side) moved "
-                     "furthest from the explored direction beyond what the pair's mean "
-                     "loss explains, guess the loss higher (further) or lower there")
+    if "drop" in totals:
+        gaps = sorted({settings.gap(g.horizon) for g, p in zip(plan, played)
+                       if p.points is None})
+        rules.append(f"drop ({totals['drop'][1]} of {totals['drop'][0]} right): guess the "
+                     f"higher loss in a round whose arm's last {settings.history} gaps "
+                     f"average g >= {'/'.join(map(str, gaps))} rounds and whose arm is next "
+                     f"played >= {settings.ratio:g} g rounds after (or never)")
+        rules.append(f"leave ({totals['leave'][1]} of {totals['leave'][0]} right): guess "
+                     f"the higher loss in a round whose arm was played the {settings.streak} "
+                     "plays before and is left for the next one and the "
+                     f"{settings.streak} plays after (both rules skip the plays that follow "
+                     "a schedule common to the games)")
+    if "moves" in totals:
+        rules.append(f"points ({totals['moves'][1]} of {totals['moves'][0]} right): in "
+                     f"each game's {settings.moves} rounds where the released point moved "
+                     "most along the pair's difference, guess the loss of the pair it moved "
+                     "away from")
+    if "explorations" in totals:
+        rules.append(f"bandit points ({totals['explorations'][1]} of "
+                     f"{totals['explorations'][0]} right): in each game's {settings.moves} "
+                     f"rounds where the centre (means of {settings.window} points either "
+                     "side) moved furthest from the explored direction beyond what the "
+                     "pair's mean loss explains, guess the loss higher (further) or lower "
+                     "there")
+    if len(totals) > 1:
+        rules.append(f"the bound is the largest of the {len(totals)} rules', each at "
+                     f"{100 * level:.4g}% confidence (the {best} rule's here)")
     rule = "; ".join(rules)
+    rr = min(rr_power(r, epsilon, confidence=level) for r, _ in totals.values())
     return OneRunFinding(epsilon, delta, float(eps_lb), bool(eps_lb > epsilon),
                          float(settings.confidence), len(plan), horizons, canaries,
-                         differing, guesses, correct, rule,
-                         rr_epsilon=rr_power(guesses, epsilon, confidence=settings.confidence))
+                         differing, guesses, correct, rule, rr_epsilon=rr)
 
 
 def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
-               rng: np.random.Generator) -> tuple[int, int, int]:
-    """``(guesses, informative rounds, right guesses)`` of one played game: with arms
-    (:func:`guess_rounds`) the informative rounds are those whose pair differs on the
-    arm played; with points (:func:`guess_moves`) those whose pair differs, but the last
-    (which has no next point)."""
+               rng: np.random.Generator, scheduled: np.ndarray | None = None
+               ) -> tuple[dict[str, tuple[int, int]], int]:
+    """``({rule: (guesses, right guesses)}, informative rounds)`` of one played game.
+
+    With arms, two rules (:data:`ARM_RULES`): ``"drop"`` (:func:`guess_rounds`) and
+    ``"leave"`` (:func:`guess_leaves`), both on the plays outside ``scheduled``
+    (:func:`scheduled_plays`); the informative rounds are those whose pair differs on
+    the arm played. With points, ``"moves"`` (:func:`guess_moves`; informative: the
+    pair differs, but the last round, which has no next point) or, for a bandit
+    learner, ``"explorations"`` (:func:`guess_explorations`)."""
     partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
     if played.points is not None and played.bandit:
         values = played.values or (lambda theta, xs: xs @ theta)
@@ -795,8 +916,8 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                       for th in (played.thetas, partners))
         guess = guess_explorations(played.points, met, other, settings.moves,
                                    settings.window)
-        return (int(np.count_nonzero(guess)), int(np.count_nonzero(met != other)),
-                int((guess == 1).sum()))
+        return ({"explorations": (int(np.count_nonzero(guess)), int((guess == 1).sum()))},
+                int(np.count_nonzero(met != other)))
     if played.points is not None:
         first, second = played.thetas, partners
         if played.values is None:  # the linear form, on the pair scaled to a unit box
@@ -805,14 +926,20 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
             first, second = first * scale, second * scale
         guess = guess_moves(played.points, first, second, settings.moves, played.values)
         differ = np.any(played.thetas != partners, axis=1)[:-1]
-        return int(np.count_nonzero(guess)), int(differ.sum()), int((guess == 1).sum())
+        return ({"moves": (int(np.count_nonzero(guess)), int((guess == 1).sum()))},
+                int(differ.sum()))
     rows = np.arange(played.arms.size)
     mine, other = played.thetas[rows, played.arms], partners[rows, played.arms]
     differ = mine != other
-    guessed = guess_rounds(played.arms, differ, settings.gap(horizon), settings.ratio,
-                           settings.history)
-    right = guessed & (mine > other)  # the learner met the higher loss of the pair
-    return int(guessed.sum()), int(differ.sum()), int(right.sum())
+    free = None if scheduled is None else ~np.asarray(scheduled, bool)
+    high = mine > other  # the learner met the higher loss of the pair
+    out = {}
+    for name, guessed in (
+            ("drop", guess_rounds(played.arms, differ, settings.gap(horizon), settings.ratio,
+                                  settings.history, free)),
+            ("leave", guess_leaves(played.arms, differ, settings.streak, free))):
+        out[name] = (int(guessed.sum()), int((guessed & high).sum()))
+    return out, int(differ.sum())
 
 
 # --------------------------------------------------------------------------
