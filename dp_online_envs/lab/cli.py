@@ -177,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not play the 'center' reference agent (trivial play) on the seeds "
                         "where the results lack one (by default its games are played and kept "
                         "in RESULTS)")
+    s.add_argument("--all-horizons", action="store_true",
+                   help="the headline table at every horizon (default: each env's largest)")
 
     s = sub.add_parser("export", help="write the results as a table (.parquet or .csv)")
     s.add_argument("results", metavar="RESULTS", help="results directory")
@@ -556,7 +558,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     out = pathlib.Path(args.out or pathlib.Path(args.results) / "report.html")
     path = write_report(args.results, out, title=args.title, references=not args.no_reference,
-                        resolver=default_resolver())
+                        resolver=default_resolver(), all_horizons=args.all_horizons)
     print(f"report written to {path} (open it in a browser: file://{path.resolve()})")
     return 0
 

@@ -65,6 +65,38 @@ def test_figures_are_saved_as_png_and_svg(records, tmp_path):
         assert head.startswith(b"\x89PNG") if p.suffix == ".png" else b"<svg" in head
 
 
+def test_no_legend_covers_an_axes(records):
+    """Every legend lies outside every axes of its figure (so it covers no curve, band or
+    point), drawn as the report draws it."""
+    import matplotlib
+
+    figures = make_figures(records)
+    seen = 0
+    for f in figures:
+        f.figure.canvas.draw()
+        renderer = f.figure.canvas.get_renderer()
+        boxes = [ax.get_window_extent(renderer) for ax in f.figure.axes if ax.get_visible()]
+        for ax in f.figure.axes:
+            legend = ax.get_legend()
+            if legend is None:
+                continue
+            seen += 1
+            box = legend.get_window_extent(renderer)
+            assert not any(box.overlaps(b) for b in boxes), (f.name, ax.get_title())
+        matplotlib.pyplot.close(f.figure)
+    assert seen >= 3
+
+
+def test_a_ratio_is_coloured_by_its_interval_not_by_thresholds():
+    from dp_online_envs.lab.experiments.report import ratio_class
+
+    assert ratio_class(1.03, 1.14) == "bad"    # x1.09 [1.03, 1.14]: above 1
+    assert ratio_class(0.5, 0.97) == "good"
+    assert ratio_class(0.9, 2.5) == ""         # contains 1: not told apart
+    assert ratio_class(None, None) == "" and ratio_class(1.2, None) == ""
+    assert ratio_class(1.0 - analysis.ROUNDING, 1.0 + analysis.ROUNDING) == ""
+
+
 def test_no_counter_figure_without_several_counters(records):
     one = [r for r in records if r["agent_kwargs"].get("counter") != "tree"]
     assert [f.name for f in make_figures(one)][-1] != "counters"
@@ -115,6 +147,20 @@ def test_report_is_self_contained_with_figures_and_table(small_sweep, tmp_path):
                    "Agarwal & Singh", "SeedSequence", "small"):
         assert needle in text, needle
     assert "http://" not in html and "https://" not in html  # nothing fetched from outside
+    from dp_online_envs.lab.experiments.report import RATIO_COLOURS
+
+    assert RATIO_COLOURS in html and "each env's largest horizon" in html
+
+
+def test_the_headline_can_show_every_horizon(small_sweep, tmp_path):
+    small_sweep["horizons"] = [100, 200]
+    small_sweep["seeds"] = 2
+    run_sweep(small_sweep, results=tmp_path / "res", backend="serial", quiet=True)
+    one = write_report(tmp_path / "res", tmp_path / "one.html").read_text()
+    every = write_report(tmp_path / "res", tmp_path / "all.html", all_horizons=True).read_text()
+    assert "DPFullInfo-Experts-v0, T=200</h3>" in one and ", T=100</h3>" not in one
+    assert every.index(", T=200</h3>") < every.index(", T=100</h3>")
+    assert "at\nevery horizon" in every
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch):

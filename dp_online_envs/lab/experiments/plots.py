@@ -66,7 +66,7 @@ def _colors(n: int) -> list[Any]:
     return [cmap(x) for x in (np.linspace(0.1, 0.85, n) if n > 1 else [0.35])]
 
 
-def _grid(n: int, max_cols: int = 3, w: float = 4.3, h: float = 3.4):
+def _grid(n: int, max_cols: int = 3, w: float = 6.0, h: float = 3.4):
     plt = _plt()
     cols = min(n, max_cols)
     rows = math.ceil(n / cols)
@@ -74,6 +74,13 @@ def _grid(n: int, max_cols: int = 3, w: float = 4.3, h: float = 3.4):
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, list(axes.flat[:n])
+
+
+def _legend(ax) -> None:
+    """The axes' legend outside it, on its right (the layout makes room for it): a
+    legend never covers a curve, a band or a point."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              framealpha=0.85, edgecolor="0.85")
 
 
 def _eps_axis(ax, eps: Iterable[float]) -> None:
@@ -161,7 +168,7 @@ def regret_curves(records: list[dict[str, Any]]) -> list[Figure]:
             ax.set_title(label + (f", delta={one_delta:g}" if one_delta else ""), fontsize=9)
             ax.set_xlabel("round t")
             ax.set_ylabel("regret R(t)")
-            ax.legend(loc="lower right", framealpha=0.85, edgecolor="0.85")
+            _legend(ax)
         fig.suptitle(f"{env}: regret curves, T={horizon} (mean and 95% band over seeds)",
                      fontsize=10)
         fig.tight_layout()
@@ -218,7 +225,7 @@ def price_of_privacy(records: list[dict[str, Any]]) -> Figure | None:
         ax.set_ylabel(f"final regret R({horizon})")
         ax.set_title(f"{env}, T={horizon}" + (f", delta={one_delta:g}" if one_delta else ""),
                      fontsize=9)
-        ax.legend(loc="best", framealpha=0.85, edgecolor="0.85")
+        _legend(ax)
     fig.suptitle("Price of privacy: final regret against epsilon (mean and 95% CI over seeds)",
                  fontsize=10)
     fig.tight_layout()
@@ -256,7 +263,7 @@ def counters(records: list[dict[str, Any]]) -> Figure | None:
         ax.set_xlabel("epsilon")
         ax.set_ylabel(f"final regret R({horizon})")
         ax.set_title(f"{agent} on {env}: counters {', '.join(names)}", fontsize=9)
-        ax.legend(loc="best", framealpha=0.85, edgecolor="0.85")
+        _legend(ax)
     fig.suptitle("Continual counters compared (mean and 95% CI over seeds)", fontsize=10)
     fig.tight_layout()
     return Figure(name="counters", title="Continual counters",

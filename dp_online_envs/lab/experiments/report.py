@@ -96,12 +96,15 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _headline(rows: list[dict[str, Any]]) -> str:
-    """Per env at its largest horizon: agents x epsilon, mean regret and ratio to baseline."""
+def _headline(rows: list[dict[str, Any]], all_horizons: bool = False) -> str:
+    """Per env at its largest horizon (or at each, largest first, with ``all_horizons``):
+    agents x epsilon, mean regret and ratio to baseline."""
     parts = []
     envs = sorted({r["env"] for r in rows})
-    for env in envs:
-        horizon = max(r["horizon"] for r in rows if r["env"] == env)
+    shown = [(env, h) for env in envs
+             for h in sorted({r["horizon"] for r in rows if r["env"] == env}, reverse=True)
+             [:None if all_horizons else 1]]
+    for env, horizon in shown:
         here = [r for r in rows if r["env"] == env and r["horizon"] == horizon]
         eps = sorted({(r["epsilon"], r["delta"] or 0.0) for r in here if r["epsilon"] is not None})
         labels = sorted({r["agent_label"] for r in here},
@@ -177,10 +180,25 @@ def _cell(r: dict[str, Any]) -> str:
                            ("vs_baseline", "best", "best non-private agent")):
         ratio = r.get(key)
         if ratio is not None and not (same and key == "vs_baseline"):
-            cls = "bad" if ratio > 1.5 else "good" if ratio < 1.1 else ""
+            cls = ratio_class(r.get(f"{key}_lo"), r.get(f"{key}_hi"))
             lines.append(f"<span class='ci {cls}' title='{_e(what)}'><span class=nw>"
                          f"{_times(r, key)}</span> <span class=nw>vs {_e(who)}</span></span>")
     return "<br>".join(lines)
+
+
+#: What the colours of the ratios say (the page's legend).
+RATIO_COLOURS = ("a ratio is green where its 95% interval lies below 1 (lower regret than "
+                 "the agent it is compared with), red where it lies above 1 (higher regret), "
+                 "and uncoloured where it contains 1 or is unbounded (not told apart)")
+
+
+def ratio_class(lo: float | None, hi: float | None) -> str:
+    """The colour class of a ratio by its interval ``[lo, hi]`` (:data:`RATIO_COLOURS`):
+    ``good`` where it lies below 1, ``bad`` where above, ``""`` where it contains 1 or
+    an end is missing."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    return "good" if hi < 1.0 else "bad" if lo > 1.0 else ""
 
 
 def _times(r: dict[str, Any], key: str) -> str:
@@ -414,7 +432,8 @@ def _settings(records: list[dict[str, Any]], manifest: dict[str, Any] | None) ->
 
 def render_report(records: Iterable[dict[str, Any]], *, title: str | None = None,
                   manifest: dict[str, Any] | None = None, source: str = "",
-                  resolver: AgentResolver | None = None, added: int = 0) -> str:
+                  resolver: AgentResolver | None = None, added: int = 0,
+                  all_horizons: bool = False) -> str:
     """The report as an HTML string (figures embedded).
 
     Args:
@@ -426,6 +445,8 @@ def render_report(records: Iterable[dict[str, Any]], *, title: str | None = None
         resolver: Resolves the manifest's agents (``None``: the ``agents`` registry).
         added: How many of the records :func:`write_report` played for the report (the
             reference agent's, :func:`reference_games`); said under the title.
+        all_horizons: The headline table at every horizon of each env (default: at its
+            largest).
     """
     records = list(records)
     rows = analysis.summary(records)
@@ -475,16 +496,18 @@ compute &middot; generated {_e(now)}{(' from ' + _e(source)) if source else ''}<
 <a href="#versions">Versions</a></nav>
 <h2 id=headline>How much regret does privacy cost?</h2>
 <p class=note>Final regret R(T) = (learner's loss) &minus; (loss of the best fixed action in
-hindsight), mean over seeds, at each env's largest horizon. The price of privacy is shown
-two ways: &times; &hellip; vs <i>name</i> is the ratio to the same algorithm without noise
+hindsight), mean over seeds, at
+{"every horizon" if all_horizons else "each env's largest horizon"}. The price of privacy
+is shown two ways: &times; &hellip; vs <i>name</i> is the ratio to the same algorithm without noise
 (the non-private learner the private one becomes as epsilon grows), &times; &hellip; vs best
 the ratio to the best non-private agent in the same env and horizon. Each ratio is of
 mean regrets, with its 95% interval (Fieller's, on the seeds both played: games of one
 seed index are paired); a ratio whose interval contains 1 does not tell the two apart.
+Colours: {RATIO_COLOURS}.
 Trivial play is the regret of a reference agent that does not learn, on the same games;
 a learner marked <span class=mark>{NOT_LEARNING}</span> is not told apart from it:
 {_e(NOT_LEARNING_RULE)}.</p>
-{_headline(rows)}
+{_headline(rows, all_horizons)}
 <h2 id=figures>Figures</h2>
 {''.join(figs) or '<p>No figure: the results hold no curve.</p>'}
 <h2 id=table>Final regrets</h2>
@@ -521,7 +544,8 @@ def _keep(store: ResultsStore, records: list[dict[str, Any]]) -> None:
 def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
                  out: str | os.PathLike[str], *, title: str | None = None,
                  references: bool = True, backend: str = "local", workers: int | None = None,
-                 resolver: AgentResolver | None = None) -> pathlib.Path:
+                 resolver: AgentResolver | None = None,
+                 all_horizons: bool = False) -> pathlib.Path:
     """Write the HTML report of a results directory (or of records) to ``out``.
 
     Args:
@@ -534,6 +558,7 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
             reuses them.
         backend, workers: Where those games are played (:func:`~.runner.run_games`).
         resolver: Resolves agent names (``None``: the ``agents`` registry).
+        all_horizons: The headline table at every horizon (:func:`render_report`).
 
     Raises:
         ExperimentError: A results directory that does not exist or is empty; an
@@ -557,7 +582,7 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         records += played
         added = len(played)
     text = render_report(records, title=title, manifest=manifest, source=source or "",
-                         resolver=resolver, added=added)
+                         resolver=resolver, added=added, all_horizons=all_horizons)
     with writing(out):
         out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(out, text)
