@@ -20,6 +20,20 @@ FEEDBACK_KINDS = ("full", "bandit")
 MAX_HORIZON = 2**62
 
 
+def check_horizon(horizon: object) -> int:
+    """``horizon`` as an int in ``[1, MAX_HORIZON]``.
+
+    Raises:
+        ValueError: Not an integer >= 1 (:func:`~dp_online_envs.validation.check_int`'s
+            message), or more than :data:`MAX_HORIZON`.
+    """
+    horizon = check_int("horizon", horizon, 1)
+    if horizon > MAX_HORIZON:
+        raise ValueError(f"horizon={horizon} rejected: expected an integer in [1, 2**62] "
+                         "(the longest game its 64-bit counters hold)")
+    return horizon
+
+
 @dataclass(frozen=True)
 class Problem:
     """Everything public about an online learning game.
@@ -51,8 +65,7 @@ class Problem:
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK_KINDS:
             raise ValueError(f"feedback={self.feedback!r}, expected one of {FEEDBACK_KINDS}")
-        object.__setattr__(self, "horizon",
-                           check_int("horizon", self.horizon, 1, MAX_HORIZON))
+        object.__setattr__(self, "horizon", check_horizon(self.horizon))
 
     @classmethod
     def build(cls, domain: Domain, loss: LossFamily, feedback: str, horizon: int) -> Problem:
@@ -61,7 +74,7 @@ class Problem:
             domain=domain,
             loss=loss,
             feedback=feedback,
-            horizon=check_int("horizon", horizon, 1, MAX_HORIZON),
+            horizon=check_horizon(horizon),
             lipschitz=float(loss.lipschitz(domain)),
             bound=float(loss.bound(domain)),
             diameter=float(domain.diameter),

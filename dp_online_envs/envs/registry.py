@@ -495,6 +495,9 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
 
 #: The entry point of every id, as a string so that ``gym.spec(id).to_json()`` works.
 ENTRY_POINT = "dp_online_envs.envs.registry:build_env"
+#: The vector entry point of every id (``gym.make_vec``'s default mode): the
+#: :class:`~dp_online_envs.envs.sync_vector.GuardedSyncVectorEnv` of B scalar games.
+SYNC_ENTRY_POINT = "dp_online_envs.envs.sync_vector:make_sync_vector_env"
 
 
 def register_all() -> None:
@@ -503,10 +506,12 @@ def register_all() -> None:
 
     Each spec has the entry point :data:`ENTRY_POINT` and ``kwargs={"env_id": id}``, so
     specs serialize (``gym.spec(id).to_json()``) and ``gym.make(id, **options)`` calls
-    ``build_env(env_id=id, **options)``. No spec has a vector entry point: Gymnasium
-    1.4 makes a registered one ``gym.make_vec``'s default mode, and
-    ``gym.make_vec(id, num_envs=B)`` is to be the same ``SyncVectorEnv`` of B scalar
-    games for every id. The seed-batched games are the opt-in
+    ``build_env(env_id=id, **options)``. Every spec has the vector entry point
+    :data:`SYNC_ENTRY_POINT`, which Gymnasium 1.4 makes
+    ``gym.make_vec``'s default mode: ``gym.make_vec(id, num_envs=B)`` is, for every id,
+    the :class:`~dp_online_envs.envs.sync_vector.GuardedSyncVectorEnv` of B scalar games
+    (Gymnasium's ``SyncVectorEnv`` whose spec, ``env_fns`` and ``get_attr`` do not hand
+    the adversary's options to a learner). The seed-batched games are the opt-in
     :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, whose own spec carries
     :data:`~dp_online_envs.envs.vector_env.VECTOR_ENTRY_POINT` (so
     ``gym.make_vec(venv.spec)`` remakes it).
@@ -520,4 +525,5 @@ def register_all() -> None:
     """
     for env_id in (*ENV_IDS, *FORMER_IDS):
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id})
+            gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
+                         vector_entry_point=SYNC_ENTRY_POINT)

@@ -29,8 +29,8 @@ def _pair(env_id: str, mode: AutoresetMode = AutoresetMode.NEXT_STEP, num_envs: 
     blocks = {} if block is None else {"block": block}
     batched = LinearVectorEnv(env_id, num_envs, horizon=horizon, autoreset_mode=mode,
                               **blocks, **options)
-    sync = gym.make_vec(env_id, num_envs=num_envs, horizon=horizon,
-                        vector_kwargs={"autoreset_mode": mode}, **options)
+    sync = gym.make_vec(env_id, num_envs=num_envs, horizon=horizon, autoreset_mode=mode,
+                        **options)
     return batched, sync
 
 

@@ -1,8 +1,9 @@
 """``gym.make_vec`` and the opt-in batched env.
 
-``gym.make_vec(id, num_envs=B)`` is Gymnasium's default ``SyncVectorEnv`` of B scalar
-games for every id (no id registers a vector entry point: Gymnasium 1.4 would make it
-the default mode of that id only). The seed-batched games are the opt-in
+``gym.make_vec(id, num_envs=B)`` is, for every id, Gymnasium's ``SyncVectorEnv`` of B
+scalar games with its own doors guarded (:class:`GuardedSyncVectorEnv`, every id's
+vector entry point, which Gymnasium 1.4 makes the default mode); Gymnasium's own
+``SyncVectorEnv`` is ``vectorization_mode="sync"``. The seed-batched games are the opt-in
 :class:`LinearVectorEnv` (or :func:`make_vector_env`), whose games equal the scalar
 games seed by seed and whose own spec remakes it through ``gym.make_vec``.
 """
@@ -17,6 +18,7 @@ from gymnasium.vector import AutoresetMode
 from test_vector_games import ENV_SEEDS, PAIRS, assert_same_games
 
 from dp_online_envs import ENV_IDS
+from dp_online_envs.envs.sync_vector import SYNC_ENTRY_POINT, GuardedSyncVectorEnv
 from dp_online_envs.envs.vector_env import (
     VECTOR_ENTRY_POINT,
     VECTOR_ENV_IDS,
@@ -34,14 +36,43 @@ def test_every_vectorized_id_has_a_pair():
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_make_vec_default_is_the_sync_vector_env_for_every_id(env_id):
+def test_make_vec_default_is_the_guarded_sync_vector_env_for_every_id(env_id):
     envs = gym.make_vec(env_id, num_envs=2, horizon=5)
-    assert type(envs) is gym.vector.SyncVectorEnv
+    assert type(envs) is GuardedSyncVectorEnv and isinstance(envs, gym.vector.SyncVectorEnv)
     assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
-    assert envs.spec.kwargs["vectorization_mode"] == "sync"
-    assert gym.spec(env_id).vector_entry_point is None
-    with pytest.raises(gym.error.Error, match="doesn't have a vector entry point"):
-        gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    assert envs.spec.kwargs["vectorization_mode"] == "vector_entry_point"
+    assert gym.spec(env_id).vector_entry_point == SYNC_ENTRY_POINT
+    assert type(gym.make_vec(envs.spec)) is GuardedSyncVectorEnv  # its spec remakes it
+    assert type(gym.make_vec(env_id, num_envs=2, vectorization_mode="sync")) is \
+        gym.vector.SyncVectorEnv  # Gymnasium's own, one argument away
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode))
+def test_the_guarded_sync_env_plays_as_gymnasiums_sync_env(mode):
+    """Same seeds and actions, every returned value equal (across episode ends)."""
+    guarded = gym.make_vec("DPFullInfo-Sphere-v1", num_envs=3, horizon=4, autoreset_mode=mode)
+    plain = gym.make_vec("DPFullInfo-Sphere-v1", num_envs=3, horizon=4,
+                         vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode})
+    assert guarded.metadata["autoreset_mode"] is plain.metadata["autoreset_mode"] is mode
+    runs = []
+    for envs in (guarded, plain):
+        rng = np.random.default_rng(0)
+        out = [envs.reset(seed=[5, 6, 7])]
+        for _ in range(10):
+            if mode is AutoresetMode.DISABLED and out[-1][2:3] and out[-1][2].any():
+                out.append(envs.reset(options={"reset_mask": out[-1][2].copy()}))
+            out.append(envs.step(rng.standard_normal((3, 10)) * 0.1))
+        runs.append(repr(out))
+    assert runs[0] == runs[1]
+
+
+def test_the_guarded_sync_env_refuses_bad_settings_in_one_line():
+    with pytest.raises(ValueError, match=r"num_envs=0 rejected: expected an integer >= 1"):
+        gym.make_vec("DPBandit-MAB-v0", num_envs=0)
+    with pytest.raises(ValueError, match=r"autoreset_mode='sometimes', expected one of"):
+        gym.make_vec("DPBandit-MAB-v0", num_envs=2, autoreset_mode="sometimes")
+    with pytest.raises(TypeError, match="colour"):
+        gym.make_vec("DPBandit-MAB-v0", num_envs=2, colour=1)
 
 
 @pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
@@ -87,7 +118,7 @@ def test_specs_round_trip_through_json(env_id):
     spec = gym.spec(env_id)
     again = EnvSpec.from_json(spec.to_json())
     assert again == spec and again.additional_wrappers == ()
-    assert again.vector_entry_point is None
+    assert again.vector_entry_point == SYNC_ENTRY_POINT
 
 
 def test_an_integer_seed_seeds_game_b_with_seed_plus_b():
