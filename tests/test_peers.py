@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+import pathlib
 import random
 
 import gymnasium as gym
@@ -205,3 +206,17 @@ def test_a_subclass_may_use_the_plain_names_the_base_class_used_to_hold():
     assert agents.play(env, agent, seed=0).rounds == T
     assert agent.predict(np.zeros((1, 1)), episode_start=np.array([True]))[0].tolist() == [0]
     assert agent.predict(np.zeros((1, 1)))[0].tolist() == [0]
+
+
+def test_the_sb3_guide_snippet_collects_each_episodes_regret():
+    """The guide's evaluate_policy snippet runs as written and its callback gets the
+    env's own regret of every episode (reward is minus the loss, not regret)."""
+    import re
+
+    guide = pathlib.Path(__file__).resolve().parents[1] / "docs" / "guides" / "peers.md"
+    snippet = re.findall(r"```python\n(.*?)```", guide.read_text(), re.S)[0]
+    scope: dict = {}
+    exec(compile(snippet, str(guide), "exec"), scope)
+    regrets, mean_reward = scope["regrets"], scope["mean_reward"]
+    assert len(regrets) == 4 and all(isinstance(r, float) for r in regrets)
+    assert mean_reward < 0 and all(r > mean_reward for r in regrets)
