@@ -205,6 +205,19 @@ def test_redirected_progress_is_a_line_every_interval():
     assert quiet.getvalue() == ""  # a run shorter than the interval writes nothing
 
 
+def test_progress_counts_rounds_so_a_long_game_weighs_its_horizon():
+    """One game of T = 10^3 done in 10 s, one of T = 9.9 * 10^4 to go: 1% of the work,
+    about 990 s left (counting games would say 50% and 10 s)."""
+    now = [0.0]
+    out = io.StringIO()
+    bar = runner.LineProgress(2, desc="sweep", stream=out, interval=10.0, clock=lambda: now[0],
+                              rounds=100_000)
+    now[0] = 10.0
+    bar.update(1, 1_000)
+    assert out.getvalue().splitlines() == [
+        "sweep: 1/2 games (1% of the rounds), 10s elapsed, about 16m30s left"]
+
+
 def test_price_of_privacy_to_the_counterpart_and_to_the_best(tmp_path):
     # ftrl beats hedge on this instance? Either way the two ratios are told apart: one to
     # the counterpart (hedge, the same algorithm without noise), one to the best.

@@ -252,7 +252,7 @@ def run_games(
     todo = _unique([s for s in specs if s.game_id not in done])
     failures: list[tuple[GameSpec, str]] = []
     played = 0
-    bar = progress_bar(len(todo), quiet=quiet, desc=desc)
+    bar = progress_bar(len(todo), quiet=quiet, desc=desc, rounds=sum(s.horizon for s in todo))
     outcomes: Iterator[Outcome] = iter(())
     try:
         while todo:
@@ -278,7 +278,7 @@ def run_games(
                                 store.release(record["game_id"])
                             done[record["game_id"]] = record
                             played += 1
-                            bar.update(1)
+                            bar.update(1, int(record["horizon"]))
                 outcomes = execute(mine, backend=backend, workers=workers, scheduler=scheduler,
                                    client=client)
                 for spec, record, error in outcomes:
@@ -291,7 +291,7 @@ def run_games(
                         failures.append((spec, error or "unknown error"))
                     if store is not None:
                         store.release(spec.game_id)
-                    bar.update(1)
+                    bar.update(1, spec.horizon)
             finally:
                 if store is not None:
                     for spec in held:
@@ -354,7 +354,7 @@ def _wait_for_others(store: ResultsStore, theirs: list[GameSpec],
             record = store.usable_for(spec, store.read(spec.game_id))
             if record is not None:
                 done[spec.game_id] = record
-                bar.update(1)
+                bar.update(1, spec.horizon)
             elif store.claimant(spec.game_id) is None:
                 free.append(spec)
             else:
@@ -383,7 +383,7 @@ def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class _NoBar:
-    def update(self, n: int = 1) -> None:
+    def update(self, n: int = 1, rounds: int = 0) -> None:
         pass
 
     def close(self) -> None:
@@ -396,9 +396,11 @@ PROGRESS_SECONDS = 10.0
 
 class LineProgress:
     """Progress as plain lines on a stream that is not a terminal (a log file, ``nohup``,
-    CI): ``sweep: 40/198 games (20%), 1m05s elapsed, about 4m17s left``, at most one
-    line every ``interval`` seconds (when a game finishes), and a last line at
+    CI): ``sweep: 40/198 games, 20% of the rounds, 1m05s elapsed, about 4m17s left``, at
+    most one line every ``interval`` seconds (when a game finishes), and a last line at
     :meth:`close` if any was written. A run shorter than ``interval`` writes nothing.
+    The share and the time left count rounds, not games: a game of ``T = 10^5`` is a
+    hundred games of ``T = 10^3`` of work.
 
     Args:
         total: Games to play.
@@ -406,19 +408,23 @@ class LineProgress:
         stream: Where the lines go.
         interval: Seconds between lines.
         clock: Seconds now (``time.monotonic``).
+        rounds: Rounds of all the games (``None``: every game counts the same).
     """
 
     def __init__(self, total: int, *, desc: str, stream: Any, interval: float = PROGRESS_SECONDS,
-                 clock: Any = time.monotonic) -> None:
+                 clock: Any = time.monotonic, rounds: int | None = None) -> None:
         self.total, self.desc, self.stream = total, desc, stream
         self.interval, self.clock = interval, clock
-        self.n = self.shown = 0
+        self.rounds = rounds
+        self.n = self.shown = self.done = 0
         self.start = self.last = clock()
         self.lines = 0
 
-    def update(self, n: int = 1) -> None:
-        """Count ``n`` finished games; write a line if ``interval`` has passed."""
+    def update(self, n: int = 1, rounds: int = 0) -> None:
+        """Count ``n`` finished games of ``rounds`` rounds in all; write a line if
+        ``interval`` has passed."""
         self.n += n
+        self.done += rounds
         if self.clock() - self.last >= self.interval:
             self._line()
 
@@ -431,12 +437,30 @@ class LineProgress:
         now = self.last = self.clock()
         self.shown = self.n
         elapsed = now - self.start
-        left = (f", about {_duration(elapsed * (self.total - self.n) / self.n)} left"
-                if 0 < self.n < self.total else "")
-        share = 100 * self.n / self.total if self.total else 100.0
-        print(f"{self.desc}: {self.n}/{self.total} games ({share:.0f}%), "
+        if self.rounds:
+            done, total, what = self.done, self.rounds, " of the rounds"
+        else:
+            done, total, what = self.n, self.total, ""
+        left = (f", about {_duration(elapsed * (total - done) / done)} left"
+                if 0 < done < total else "")
+        share = 100 * done / total if total else 100.0
+        print(f"{self.desc}: {self.n}/{self.total} games ({share:.0f}%{what}), "
               f"{_duration(elapsed)} elapsed{left}", file=self.stream, flush=True)
         self.lines += 1
+
+
+class _RoundBar:
+    """A tqdm bar counting rounds (its time left weighs each game by its horizon), fed
+    by the :class:`LineProgress` calls ``update(games, rounds)``."""
+
+    def __init__(self, bar: Any) -> None:
+        self.bar = bar
+
+    def update(self, n: int = 1, rounds: int = 0) -> None:
+        self.bar.update(rounds)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def _duration(seconds: float) -> str:
@@ -449,18 +473,23 @@ def _duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-def progress_bar(total: int, *, quiet: bool, desc: str) -> Any:
+def progress_bar(total: int, *, quiet: bool, desc: str, rounds: int | None = None) -> Any:
     """A tqdm bar on stderr that appears after 2 s on a terminal; elsewhere (output
     redirected) a :class:`LineProgress` line every :data:`PROGRESS_SECONDS`; nothing
-    when quiet or there is nothing to play."""
+    when quiet or there is nothing to play. Its ``update(games, rounds)`` counts
+    finished games and their rounds; given ``rounds`` (of all ``total`` games), the
+    share done and the time left count rounds."""
     if quiet or total == 0:
         return _NoBar()
     if not _isatty(sys.stderr):
-        return LineProgress(total, desc=desc, stream=sys.stderr)
+        return LineProgress(total, desc=desc, stream=sys.stderr, rounds=rounds)
     try:  # tqdm is an optional extra: imported when a bar is wanted
         from tqdm import tqdm
     except ImportError:
-        return LineProgress(total, desc=desc, stream=sys.stderr)
+        return LineProgress(total, desc=desc, stream=sys.stderr, rounds=rounds)
+    if rounds:
+        return _RoundBar(tqdm(total=rounds, desc=desc, unit="round", unit_scale=True,
+                              delay=2.0, dynamic_ncols=True, file=sys.stderr, smoothing=0.1))
     return tqdm(total=total, desc=desc, unit="game", delay=2.0, dynamic_ncols=True,
                 file=sys.stderr, smoothing=0.1)
 
