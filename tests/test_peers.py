@@ -75,6 +75,17 @@ def test_a_copy_is_refused_once_a_round_is_played():
         CopyableGame(ENV, unit_rewards=1)
 
 
+def test_river_given_a_plain_env_is_told_the_line_to_write():
+    """What a river user types first, gym.make(id) straight into bandit.evaluate, fails
+    with an error that names CopyableGame with the env's own id."""
+    from river import bandit
+
+    with pytest.raises(TypeError) as caught:
+        list(bandit.evaluate([bandit.UCB(delta=1, seed=1)], gym.make(ENV, horizon=T),
+                             n_episodes=1, seed=0))
+    assert f"CopyableGame('{ENV}', unit_rewards=True)" in str(caught.value)
+
+
 # ----------------------------------------------------------------- stable-baselines3
 def vec_env(n: int):
     from stable_baselines3.common.vec_env import DummyVecEnv

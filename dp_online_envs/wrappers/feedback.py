@@ -276,9 +276,14 @@ class FeedbackGuard(gym.Wrapper):
                              f"the observation, reward and {sorted(LEARNER_ATTRIBUTES)}")
 
     def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        spec = self.env.spec
+        env_id = spec.id if spec is not None else "ENV-ID"
         raise TypeError(
             "a FeedbackGuard cannot be copied or pickled: the copy would hold the adversary "
-            "(stepping it foresees the losses); make a new env from its id instead"
+            "(stepping it foresees the losses); make a new env from its id instead. To "
+            "give river's bandit.evaluate (which copies its env) a game, pass "
+            f"dp_online_envs.wrappers.CopyableGame({env_id!r}, unit_rewards=True) (with "
+            "the options you gave gym.make): it makes each copy anew from the id"
         )
 
     def __deepcopy__(self, memo: dict) -> NoReturn:
