@@ -29,11 +29,13 @@ parent -> agent        agent -> parent
 --                     ``e`` + traceback text (UTF-8, at most :data:`MAX_TEXT` bytes)
 ====================  ==========================================================
 
-Limits: every call waits at most ``timeout`` seconds (the agent's process is killed and
-:class:`AgentFailure` raised); ``memory_bytes`` and ``cpu_seconds`` are set with
-:func:`resource.setrlimit` (``RLIMIT_AS``, ``RLIMIT_CPU``) in the agent's process after
-its imports (with a sandbox, also its ``RLIMIT_NPROC``, ``RLIMIT_NOFILE`` and
-``RLIMIT_FSIZE``). A crash, a timeout, a refused limit, a malformed frame or a
+Limits: every call waits at most ``timeout`` seconds, a game's calls together at most
+``game_seconds`` and every call of every process under the limits ends by ``deadline``
+(the agent's process is killed and :class:`AgentFailure` raised); ``memory_bytes`` and
+``cpu_seconds`` are set with :func:`resource.setrlimit` (``RLIMIT_AS``, ``RLIMIT_CPU``)
+in the agent's process after its imports (with a sandbox, ``memory_bytes`` is shared by
+its processes: ``RLIMIT_AS`` is ``memory_bytes / processes``, with ``RLIMIT_NPROC``,
+``RLIMIT_NOFILE`` and ``RLIMIT_FSIZE``). A crash, a timeout, a refused limit, a malformed frame or a
 malformed action all raise :class:`AgentFailure` with the reason; the experiment runner
 records the game as failed.
 """
@@ -44,6 +46,7 @@ import dataclasses
 import json
 import math
 import os
+import pathlib
 import pickle
 import signal
 import socket
@@ -101,7 +104,12 @@ class IsolationLimits:
         timeout: Seconds one call (``act`` with its ``update``, ``reset``) may take.
         startup_timeout: Seconds to start the process and build the agent (imports
             included).
-        memory_bytes: ``RLIMIT_AS`` of the agent's process (``None``: no limit).
+        memory_bytes: The memory of the agent's process (``None``: no limit): its
+            ``RLIMIT_AS``; with a sandbox, the memory of the sandbox as a whole: each of
+            its at most ``sandbox.processes`` processes and threads gets ``RLIMIT_AS`` of
+            ``memory_bytes // sandbox.processes``, so their address spaces together stay
+            within ``memory_bytes`` (the sandbox's ``/scratch`` and ``/dev/shm`` tmpfs
+            come on top; ``memfd`` and System V memory are refused).
         cpu_seconds: Seconds of CPU the agent's process may spend on the agent: building
             it and playing (``None``: no limit). The count starts when the limits are set,
             after the process has imported the package and the modules its target names
@@ -111,6 +119,13 @@ class IsolationLimits:
             (rounded up) plus ``cpu_seconds``, so the agent gets at least ``cpu_seconds``
             and less than one second more: SIGXCPU ends the game past it, SIGKILL one
             second later.
+        game_seconds: Wall-clock seconds a game's calls may take together, from the
+            learner built to its summary (``None``: no budget beyond ``timeout`` per
+            call); past it the game fails with the reason.
+        deadline: A :func:`time.monotonic` instant after which no process under these
+            limits is started and no call is waited for (``None``: none); the grader
+            sets it from a submission's wall-clock budget. ``time.monotonic`` is one
+            clock for every process of a machine.
         sandbox: Run the agent's process in this bubblewrap sandbox (``None``: a plain
             process with the parent's environment, ``sys.path`` and working directory).
         log: Append the process's stdout and stderr to this file, at most ``log_bytes``
@@ -124,6 +139,8 @@ class IsolationLimits:
     startup_timeout: float = 120.0
     memory_bytes: int | None = None
     cpu_seconds: int | None = None
+    game_seconds: float | None = None
+    deadline: float | None = None
     sandbox: Sandbox | None = None
     log: str | None = None
     log_bytes: int = 64 * 2**10
@@ -131,6 +148,9 @@ class IsolationLimits:
     def __post_init__(self) -> None:
         for name in ("timeout", "startup_timeout"):
             check_real(name, getattr(self, name), 0.0, low_inclusive=False)
+        for name in ("game_seconds", "deadline"):
+            if getattr(self, name) is not None:
+                check_real(name, getattr(self, name), 0.0, low_inclusive=False)
         for name in ("memory_bytes", "cpu_seconds"):
             if getattr(self, name) is not None:  # below 2^62: setrlimit takes a C integer
                 check_int(name, getattr(self, name), 1, MAX_LIMIT)
@@ -232,7 +252,9 @@ def _set_limits(limits: IsolationLimits) -> None:
     import resource  # Unix only: imported where the limits are set, in the agent's process
 
     if limits.memory_bytes is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        share = limits.memory_bytes // (1 if limits.sandbox is None
+                                        else limits.sandbox.processes)
+        resource.setrlimit(resource.RLIMIT_AS, (share, share))
     if limits.cpu_seconds is not None:
         # RLIMIT_CPU counts the process's whole CPU time, its imports included: the budget
         # starts from what the process has used so far (rounded up to whole seconds).
@@ -407,6 +429,68 @@ def drain_to_log(stream: Any, path: str, cap: int) -> None:
                 log.flush()
 
 
+#: Seconds between two looks at an isolated process's CPU time while it answers (the CPU
+#: of a process that dies on its own is counted up to the last look).
+CPU_SAMPLE_SECONDS = 0.25
+_STOPPED_CPU = [0.0]
+_STOPPED_CPU_LOCK = threading.Lock()
+
+
+def isolated_cpu_seconds() -> float:
+    """CPU seconds (user and system) of every isolated process this process has stopped
+    so far, each with every process it started (:func:`tree_cpu_seconds`): what
+    ``RUSAGE_CHILDREN`` misses of a sandbox, whose processes are reaped in their own PID
+    namespace. Compare two readings to charge what ran in between."""
+    with _STOPPED_CPU_LOCK:
+        return _STOPPED_CPU[0]
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system) of the process ``pid``, of every process under it
+    and of every process they have reaped: ``utime + stime + cutime + cstime`` summed over
+    the tree, read from ``/proc`` (0 for a process that is gone)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total, seen, todo = 0, set(), [pid]
+    parents: dict[int, list[int]] | None = None
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2:].split()  # from field 3 (state) on
+        total += sum(int(x) for x in fields[11:15])  # fields 14-17
+        try:
+            kids = [int(c) for task in os.listdir(f"/proc/{p}/task")
+                    for c in pathlib.Path(f"/proc/{p}/task/{task}/children").read_text().split()]
+        except FileNotFoundError:  # a kernel without CONFIG_PROC_CHILDREN: scan /proc
+            parents = _parents() if parents is None else parents
+            kids = parents.get(p, [])
+        except OSError:
+            kids = []
+        todo += kids
+    return total / ticks
+
+
+def _parents() -> dict[int, list[int]]:
+    """Every process's children, by parent id, from ``/proc/<pid>/stat``."""
+    out: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+            out.setdefault(ppid, []).append(int(name))
+    return out
+
+
 class IsolatedProcess:
     """An untrusted process and its frame channel: the plumbing of :class:`IsolatedLearner`
     and of the grader's submission probe.
@@ -428,6 +512,16 @@ class IsolatedProcess:
     def __init__(self, target: Callable[..., None], args: tuple[Any, ...],
                  limits: IsolationLimits) -> None:
         self.limits = limits
+        #: The :func:`time.monotonic` instant the game's budget ends (``None``: none yet).
+        self.game_end: float | None = None
+        #: CPU seconds of the process and everything under it, at the last look
+        #: (:func:`tree_cpu_seconds`, every :data:`CPU_SAMPLE_SECONDS` while it answers
+        #: and when it is stopped).
+        self.cpu_seconds = 0.0
+        self._counted = False
+        if limits.deadline is not None and time.monotonic() >= limits.deadline:
+            raise AgentFailure("the submission's wall-clock budget ran out before this "
+                               "process could start")
         mine, theirs = socket.socketpair()
         fd = theirs.fileno()
         sandbox = limits.sandbox
@@ -458,6 +552,7 @@ class IsolatedProcess:
                                                  limits.log_bytes))
             self._drain.start()
         self._conn = Connection(mine.detach())
+        self._sampled_at = time.monotonic()
         self._conn.send_bytes(pickle.dumps((target, args, limits)))
 
     @property
@@ -477,19 +572,34 @@ class IsolatedProcess:
             raise self.died("sending to the agent") from None
 
     def receive(self, timeout: float, what: str, maxlength: int) -> bytes:
-        """The next frame, at most ``maxlength`` bytes, within ``timeout`` seconds.
+        """The next frame, at most ``maxlength`` bytes, within ``timeout`` seconds (and
+        before :attr:`game_end` and the limits' ``deadline``).
 
         Raises:
-            AgentFailure: Timeout (the process is killed), death, an oversized frame, or
-                an error frame (its last line is the reason, the rest the detail).
+            AgentFailure: Timeout or a budget run out (the process is killed), death, an
+                oversized frame, or an error frame (its last line is the reason, the rest
+                the detail).
         """
+        now = time.monotonic()
+        if now - self._sampled_at >= CPU_SAMPLE_SECONDS:
+            self._sample_cpu()
+        ends: list[tuple[float, str]] = [(now + timeout, "")]
+        if self.game_end is not None:
+            ends.append((self.game_end, f"the game's wall-clock budget of "
+                                        f"{self.limits.game_seconds:g} s"))
+        if self.limits.deadline is not None:
+            ends.append((self.limits.deadline, "the submission's wall-clock budget"))
+        end, budget = min(ends)
         try:
-            ready = _wait(self._conn, timeout)
+            ready = _wait(self._conn, max(0.0, end - now))
         except (OSError, EOFError):
             raise self.died(what) from None
         if not ready:
             self.kill()
-            raise AgentFailure(f"agent timed out: no answer to {what} within {timeout:g} s")
+            if not budget:
+                raise AgentFailure(f"agent timed out: no answer to {what} within "
+                                   f"{timeout:g} s")
+            raise AgentFailure(f"agent over {budget}: it ran out waiting for {what}")
         try:
             reply = self._conn.recv_bytes(max(maxlength, MAX_TEXT))
         except EOFError:
@@ -517,6 +627,7 @@ class IsolatedProcess:
     def close(self) -> None:
         """Stop the process (asked with ``C``, killed if it does not exit within 1 s)."""
         if self.alive():
+            self._sample_cpu()  # its CPU, with its children's, before they are reaped
             try:
                 self._conn.send_bytes(_CLOSE)
             except (OSError, ValueError):
@@ -533,10 +644,20 @@ class IsolatedProcess:
         is complete once this returns (a plain process's children that keep the output
         open are waited for at most 5 s)."""
         if self.alive():
+            self._sample_cpu()
             self._process.kill()
         self._process.wait()
+        if not self._counted:
+            self._counted = True
+            with _STOPPED_CPU_LOCK:
+                _STOPPED_CPU[0] += self.cpu_seconds
         if self._drain is not None:
             self._drain.join(5.0)
+
+    def _sample_cpu(self) -> None:
+        """Look at the CPU time of the process's tree (:attr:`cpu_seconds`)."""
+        self._sampled_at = time.monotonic()
+        self.cpu_seconds = max(self.cpu_seconds, tree_cpu_seconds(self._process.pid))
 
     def _exits_within(self, seconds: float) -> bool:
         """Whether the process has ended, or ends within ``seconds``."""
@@ -599,6 +720,8 @@ class IsolatedLearner:
         except AgentFailure:
             self.close()
             raise
+        if self.limits.game_seconds is not None:  # the game's clock starts once it is built
+            self._process.game_end = time.monotonic() + self.limits.game_seconds
 
     # ------------------------------------------------------------- learner API
     def reset(self, seed: int | None = None) -> None:

@@ -50,6 +50,15 @@ class Hangs(_UniformArm):
         return super().act()
 
 
+class SlowToAnswer(_UniformArm):
+    """Answers every call after 0.3 s of sleep (no CPU): only a wall-clock budget stops
+    it."""
+
+    def act(self):
+        time.sleep(0.3)
+        return super().act()
+
+
 class EatsMemory(_UniformArm):
     """Allocates 8 GiB in round 2."""
 

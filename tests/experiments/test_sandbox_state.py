@@ -82,6 +82,17 @@ pid = os.fork()
 if pid == 0:
     os._exit(0)
 found["fork"] = os.waitpid(pid, 0)[1]
+written = 0
+try:  # /dev/shm: a tmpfs of the sandbox's own, 16 MB (8 MB files: each under RLIMIT_FSIZE)
+    for i in range(8):
+        with open("/dev/shm/fill%d" % i, "wb") as f:
+            for _ in range(8):
+                f.write(b"x" * 2**20)
+                f.flush()
+                written += 1
+except OSError as exc:
+    found["shm error"] = exc.errno
+found["shm MB"] = written
 raise RuntimeError("FOUND " + json.dumps(found))
 '''
 
@@ -119,6 +130,7 @@ def test_the_filtered_calls_are_refused_and_the_rest_work(tmp_path):
     assert found["clone3"] == [-1, ENOSYS]
     assert found["clone NEWUSER"] == [-1, EPERM]
     assert found["getppid"] > 0 and found["fork"] == 0
+    assert found["shm error"] == 28 and found["shm MB"] <= 16  # ENOSPC at the tmpfs's size
 
 
 def _interpret(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:

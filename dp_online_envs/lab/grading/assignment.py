@@ -13,7 +13,8 @@ what was expected; a "did you mean" for misspelt keys and names)::
     privacy: {epsilon: 1, delta: 0}    # the budget a submission must declare
     references: [private-exp2, exp3]   # names or {name, kwargs, epsilon, delta}
     isolate_references: false          # play the references in their own processes too
-    limits: {timeout: 10, startup_timeout: 120, memory_mb: 2048, cpu_seconds: 600}
+    limits: {timeout: 10, startup_timeout: 120, memory_mb: 2048, cpu_seconds: 600,
+             processes: 4, game_seconds: 200, submission_seconds: 1800}
     audit: {env: DPBandit-MAB-v0, reference: private-exp2, games: 16, confidence: 0.95}
     grading:
       regret: {points: 50, reference: private-exp2, factor: 1.5, zero_at: 3}
@@ -24,7 +25,12 @@ Rules (beyond a sweep's): a private reference plays at the assignment's budget u
 it names its own ``epsilon``/``delta``; ``grading.regret.reference`` and
 ``audit.reference`` name one of ``references``; ``zero_at >= factor >= 1``; points are
 ``>= 0`` and not all zero; ``audit.env`` defaults to the first env (and must be one of
-``envs``). The secret is either a ``salt`` in the file or the name of an environment
+``envs``). Limits: ``memory_mb`` is the memory of a submission's sandbox as a whole,
+shared by its at most ``processes`` processes and threads (default 4); ``game_seconds``
+is the wall-clock budget of one game (default :func:`default_game_seconds` of the
+longest horizon) and ``submission_seconds`` that of everything a submission runs, its
+graded and audit games (default :func:`default_submission_seconds`): a game over either
+fails with the reason, and the class goes on. The secret is either a ``salt`` in the file or the name of an environment
 variable (``env``) holding it; its value is never stored in the dataclasses' ``repr``.
 """
 
@@ -68,7 +74,20 @@ ASSIGNMENT_KEYS = ("name", "title", "description", "envs", "horizons", "seeds", 
 SECRET_KEYS = ("env", "salt")
 PRIVACY_KEYS = ("epsilon", "delta")
 REFERENCE_KEYS = ("name", "kwargs", "epsilon", "delta")
-LIMIT_KEYS = ("timeout", "startup_timeout", "memory_mb", "cpu_seconds")
+LIMIT_KEYS = ("timeout", "startup_timeout", "memory_mb", "cpu_seconds", "processes",
+              "game_seconds", "submission_seconds")
+#: Default wall-clock budgets: this many seconds, plus :data:`SECONDS_PER_ROUND` per
+#: round (of the game, or of every game a submission plays) and, for a submission,
+#: :data:`SECONDS_PER_GAME` per game (a sandboxed process's start: about 1 s on an idle
+#: machine, several on a loaded one). A sandboxed round trip takes 0.3 ms on an idle
+#: machine and 1-2 ms on a loaded one.
+BUDGET_BASE_SECONDS = 60.0
+#: See :data:`BUDGET_BASE_SECONDS`.
+SECONDS_PER_ROUND = 0.004
+#: See :data:`BUDGET_BASE_SECONDS`.
+SECONDS_PER_GAME = 15.0
+#: Processes and threads of a submission's sandbox when the assignment names none.
+DEFAULT_PROCESSES = 4
 #: Keys of ``audit``: the env of the power measurement, the reference whose power is
 #: reported, the noise cuts tried for that power, and every setting of the one-run
 #: audit but its seed (which the secret gives).
@@ -234,6 +253,8 @@ class Assignment:
     audit: AuditSpec
     grading: GradingRule
     source: str = ""
+    processes: int = DEFAULT_PROCESSES
+    submission_seconds: float | None = None
 
     def reference(self, label: str) -> Reference:
         """The reference with this label."""
@@ -305,16 +326,36 @@ def parse_assignment(data: Any, *, name: str | None = None, source: str = "assig
     if not isinstance(isolate, bool):
         raise ExperimentError(f"{source}: isolate_references={isolate!r} rejected: expected "
                               "true or false")
+    audit = _audit(data.get("audit"), f"{source}: audit", envs, references)
+    limits, processes, submission_seconds = _limits(
+        data.get("limits"), f"{source}: limits", horizons,
+        default_submission_seconds(len(envs), horizons, seeds, audit.settings.games))
     return Assignment(
         name=_dir_name(data.get("name", name or "assignment"), f"{source}: name"),
         title=title, description=_text(data.get("description", ""), f"{source}: description"),
         envs=envs, horizons=horizons, seeds=seeds,
         secret=_secret(data.get("secret"), f"{source}: secret"),
         epsilon=epsilon, delta=delta, references=references, isolate_references=isolate,
-        limits=_limits(data.get("limits"), f"{source}: limits"),
-        audit=_audit(data.get("audit"), f"{source}: audit", envs, references),
+        limits=limits, audit=audit,
         grading=_grading(data.get("grading"), f"{source}: grading", references),
-        source=source)
+        source=source, processes=processes, submission_seconds=submission_seconds)
+
+
+def default_game_seconds(horizon: int) -> float:
+    """The default wall-clock budget of a game of ``horizon`` rounds:
+    :data:`BUDGET_BASE_SECONDS` + :data:`SECONDS_PER_ROUND` per round."""
+    return BUDGET_BASE_SECONDS + SECONDS_PER_ROUND * horizon
+
+
+def default_submission_seconds(envs: int, horizons: tuple[int, ...], seeds: int,
+                               audit_games: int) -> float:
+    """The default wall-clock budget of a submission: :data:`BUDGET_BASE_SECONDS` +
+    :data:`SECONDS_PER_GAME` per game and :data:`SECONDS_PER_ROUND` per round of every
+    game it plays (``seeds`` graded and ``audit_games`` audit games per env and
+    horizon)."""
+    games = envs * (seeds + audit_games) * len(horizons)
+    rounds = envs * (seeds + audit_games) * sum(horizons)
+    return BUDGET_BASE_SECONDS + SECONDS_PER_GAME * games + SECONDS_PER_ROUND * rounds
 
 
 # ------------------------------------------------------------------- sections
@@ -390,20 +431,33 @@ def _secret(value: Any, where: str) -> Secret:
     return Secret(env=var)
 
 
-def _limits(value: Any, where: str) -> IsolationLimits:
+def _limits(value: Any, where: str, horizons: tuple[int, ...],
+            submission_default: float) -> tuple[IsolationLimits, int, float]:
+    """``(limits, processes, submission_seconds)`` of the ``limits`` section."""
     section = _section(value, LIMIT_KEYS, where)
     real = {k: _checked(lambda v, k=k: check_real(k, v, 0.0, low_inclusive=False),
                         section[k], f"{where}: {k}", yaml_number=True)
-            for k in ("timeout", "startup_timeout") if k in section}
+            for k in ("timeout", "startup_timeout", "game_seconds", "submission_seconds")
+            if k in section}
+    real.setdefault("game_seconds", default_game_seconds(max(horizons)))
+    submission = real.pop("submission_seconds", submission_default)
     mb = section.get("memory_mb")
     cpu = section.get("cpu_seconds")
+    processes = _checked(lambda v: check_int("processes", v, 1, 2**16),
+                         section.get("processes", DEFAULT_PROCESSES), f"{where}: processes")
+    memory = None if mb is None else _checked(
+        lambda v: check_int("memory_mb", v, 64, MAX_LIMIT >> 20), mb,
+        f"{where}: memory_mb") * 2**20
+    if memory is not None and memory // processes < 64 * 2**20:
+        raise ExperimentError(f"{where}: memory_mb={mb} shared by processes={processes} leaves "
+                              f"{memory // processes // 2**20} MB per process, expected at "
+                              "least 64 (the interpreter alone needs more)")
     return IsolationLimits(
         **real,
-        memory_bytes=None if mb is None else _checked(
-            lambda v: check_int("memory_mb", v, 64, MAX_LIMIT >> 20), mb,
-            f"{where}: memory_mb") * 2**20,
+        memory_bytes=memory,
         cpu_seconds=None if cpu is None else _checked(
-            lambda v: check_int("cpu_seconds", v, 1, MAX_LIMIT), cpu, f"{where}: cpu_seconds"))
+            lambda v: check_int("cpu_seconds", v, 1, MAX_LIMIT), cpu, f"{where}: cpu_seconds"),
+    ), processes, submission
 
 
 def _label(value: Any, where: str, references: tuple[Reference, ...], default: str) -> str:
@@ -482,6 +536,7 @@ def _grading(value: Any, where: str, references: tuple[Reference, ...]) -> Gradi
     return rule
 
 
-__all__ = ["ASSIGNMENT_KEYS", "DEFAULT_SECRET_ENV", "Assignment", "AuditSpec", "EnvEntry",
-           "GradingRule", "Reference", "RegretRule", "Secret", "load_assignment",
-           "parse_assignment"]
+__all__ = ["ASSIGNMENT_KEYS", "BUDGET_BASE_SECONDS", "DEFAULT_PROCESSES", "DEFAULT_SECRET_ENV",
+           "SECONDS_PER_GAME", "SECONDS_PER_ROUND", "Assignment", "AuditSpec", "EnvEntry", "GradingRule",
+           "Reference", "RegretRule", "Secret", "default_game_seconds",
+           "default_submission_seconds", "load_assignment", "parse_assignment"]

@@ -27,7 +27,9 @@ and a list of submission files it
 The audit's power (what it refutes of the assignment's reference learner with its
 noise cut) depends on the assignment only: it is measured once per grading run, and
 cached in the output directory keyed by the settings. The CPU time of each
-submission's audit (the grader's and its processes') is in its report.
+submission's grading and of its audit (the grader's and every process it ran, the
+sandboxed ones read from ``/proc`` before they are stopped:
+:func:`~dp_online_envs.lab.isolation.isolated_cpu_seconds`) is in its report.
 
 Nothing a submission releases through ``Agent.release`` is read: the audit observes
 actions only, which a submission cannot hide.
@@ -81,7 +83,12 @@ from dp_online_envs.lab.grading.submission import (
     probe_submission,
     submission_names,
 )
-from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, IsolationLimits
+from dp_online_envs.lab.isolation import (
+    AgentFailure,
+    IsolatedLearner,
+    IsolationLimits,
+    isolated_cpu_seconds,
+)
 from dp_online_envs.lab.sandbox import Sandbox, sandbox_unavailable
 from dp_online_envs.loop import seed_of
 
@@ -167,7 +174,7 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
                                    seed=audit_seed(assignment, secret))
     run = functools.partial(run_games, backend=backend, workers=workers, quiet=quiet,
                             seed_secret=keyed)
-    mode = Sandbox().describe() if sandboxed else UNSAFE_MODE
+    mode = Sandbox(processes=assignment.processes).describe() if sandboxed else UNSAFE_MODE
     with hidden_variable(assignment.secret.env):
         references = _reference_records(assignment, run, resolver)
         power, power_text = _power(assignment, settings, out_dir, resolver)
@@ -233,7 +240,7 @@ def stored_grade(out_dir: pathlib.Path, path: pathlib.Path, key: str,
         if run.get("key") != key or run.get("sha256") != file_sha256(path):
             return None
         return Grade.from_dict(json.loads((page / "grade.json").read_text(encoding="utf-8")),
-                               run.get("audit_cpu_seconds"))
+                               run.get("audit_cpu_seconds"), run.get("cpu_seconds"))
     except (OSError, ValueError, AttributeError):
         return None  # missing or damaged: graded again
 
@@ -261,7 +268,8 @@ def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: st
         if job.out_dir is not None:
             write_submission(g, frame, job.out_dir,
                              {"key": key, "sha256": g.sha256,
-                              "audit_cpu_seconds": g.audit_cpu_seconds})
+                              "audit_cpu_seconds": g.audit_cpu_seconds,
+                              "cpu_seconds": g.cpu_seconds})
         if progress is not None:
             progress(f"[{len(grades)}/{len(paths)}] {g.submission}: {g.score:.3g} / "
                      f"{g.total:g} ({seconds:.0f} s)")
@@ -297,8 +305,10 @@ def sandbox_mode(unsafe_no_sandbox: bool) -> bool:
 
 def submission_limits(assignment: Assignment, path: pathlib.Path, sandboxed: bool,
                       log: pathlib.Path | None = None) -> IsolationLimits:
-    """The assignment's limits for one submission: sandboxed with its own file only; its
-    processes' output appended to ``log`` (started empty; ``None``: dropped)."""
+    """The assignment's limits for one submission: sandboxed with its own file only and the
+    assignment's ``processes``; its processes' output appended to ``log`` (started empty;
+    ``None``: dropped). The submission's wall-clock budget is not set here (see
+    :func:`_grade_one`: its ``deadline`` starts when its grading does)."""
     limits = assignment.limits
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -306,7 +316,8 @@ def submission_limits(assignment: Assignment, path: pathlib.Path, sandboxed: boo
         limits = dataclasses.replace(limits, log=str(log))
     if not sandboxed:
         return limits
-    return dataclasses.replace(limits, sandbox=Sandbox(files=(str(path),)))
+    return dataclasses.replace(limits, sandbox=Sandbox(files=(str(path),),
+                                                       processes=assignment.processes))
 
 
 def _reference_records(assignment: Assignment, run: Any,
@@ -370,7 +381,8 @@ def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
         reason = f"grading failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]
         return Grade(submission=job.name(path), path=str(path), power=job.power,
                      power_text=job.power_text,
-                     sandbox=Sandbox().describe() if job.sandboxed else UNSAFE_MODE,
+                     sandbox=(Sandbox(processes=job.assignment.processes).describe()
+                              if job.sandboxed else UNSAFE_MODE),
                      sha256=file_sha256(path), learner=None, settings=[], declared=None,
                      audit=None, records=[], parts=_all_zero(job.assignment, reason))
 
@@ -383,9 +395,13 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
         job.sandboxed)
     limits = submission_limits(assignment, path, sandboxed, log=None if job.out_dir is None
                                else job.out_dir / name / "log.txt")
+    if assignment.submission_seconds is not None:  # its probe, games and audit together
+        limits = dataclasses.replace(
+            limits, deadline=time.monotonic() + assignment.submission_seconds)
     blank = functools.partial(Grade, submission=name, path=str(path), power=power,
                               power_text=power_text,
                               sandbox=limits.sandbox.describe() if sandboxed else UNSAFE_MODE)
+    start_cpu = _cpu_seconds()
     try:
         info = probe_submission(path, limits)
     except SubmissionError as exc:
@@ -410,21 +426,22 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
                                    limits, run.keywords.get("workers") or 1)
-    cpu = None if declared is None else _cpu_seconds() - cpu
+    end_cpu = _cpu_seconds()
+    cpu = None if declared is None else end_cpu - cpu
     results = _settings(assignment, report.records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
     return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
                  audit=None if finding is None else finite_json(finding.to_dict()),
                  records=[_public(r) for r in report.records], parts=parts,
-                 audit_cpu_seconds=cpu)
+                 audit_cpu_seconds=cpu, cpu_seconds=end_cpu - start_cpu)
 
 
 def _cpu_seconds() -> float:
-    """CPU seconds of this process and of its finished children (the learners'
-    processes, once closed)."""
-    me, children = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
-                                                    resource.RUSAGE_CHILDREN))
-    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+    """CPU seconds of this process and of the isolated processes it has stopped, each
+    with every process it started (:func:`~dp_online_envs.lab.isolation.
+    isolated_cpu_seconds`: ``RUSAGE_CHILDREN`` misses a sandbox's processes)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return me.ru_utime + me.ru_stime + isolated_cpu_seconds()
 
 
 def _audit(assignment: Assignment, loader: SubmissionLoader,

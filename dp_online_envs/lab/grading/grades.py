@@ -83,6 +83,8 @@ class Grade:
         sandbox: How the submission's processes were confined (one line).
         audit_cpu_seconds: CPU time of its audit, the grader's and the learner's
             processes' (``None`` if not run); measured, so not in :meth:`to_dict`.
+        cpu_seconds: CPU time of its whole grading (probe, games, audit), the grader's
+            and every process it ran (``None``: not measured); not in :meth:`to_dict`.
     """
 
     submission: str
@@ -98,6 +100,7 @@ class Grade:
     records: list[dict[str, Any]]
     sandbox: str
     audit_cpu_seconds: float | None = None
+    cpu_seconds: float | None = None
 
     @property
     def score(self) -> float:
@@ -112,20 +115,22 @@ class Grade:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: same secret, same submission -> the same dict."""
         out = dataclasses.asdict(self)
-        del out["audit_cpu_seconds"]
+        del out["audit_cpu_seconds"], out["cpu_seconds"]
         out["score"] = self.score
         out["total"] = self.total
         return finite_json(out)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], audit_cpu_seconds: float | None = None) -> Grade:
+    def from_dict(cls, data: dict[str, Any], audit_cpu_seconds: float | None = None,
+                  cpu_seconds: float | None = None) -> Grade:
         """The grade of :meth:`to_dict`'s dict (a stored ``grade.json``).
 
         Raises:
             ValueError: ``data`` is not such a dict (named with what is missing).
         """
         try:
-            fields = {f.name for f in dataclasses.fields(cls)} - {"audit_cpu_seconds"}
+            fields = {f.name for f in dataclasses.fields(cls)} - {"audit_cpu_seconds",
+                                                                  "cpu_seconds"}
             kept = {k: data[k] for k in fields}
             kept["parts"] = [Part(**p) for p in data["parts"]]
             kept["settings"] = [SettingResult(**{**s, "failed": tuple(s["failed"])})
@@ -135,7 +140,7 @@ class Grade:
                 kept["declared"] = (float(eps), float(delta), text)  # "inf" too
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a stored grade: {type(exc).__name__}: {exc}") from None
-        return cls(**kept, audit_cpu_seconds=audit_cpu_seconds)
+        return cls(**kept, audit_cpu_seconds=audit_cpu_seconds, cpu_seconds=cpu_seconds)
 
 
 @dataclasses.dataclass

@@ -200,11 +200,26 @@ def _assignment_table(a: Any) -> str:
 
 
 def _limits(a: Any) -> str:
+    """The limits in force on each submission, in one line."""
     lim = a.limits
-    return (f"{lim.timeout:g} s per call, {lim.startup_timeout:g} s to start; " +
-            ("no memory limit" if lim.memory_bytes is None
-             else f"{lim.memory_bytes // 2**20} MB of memory") + "; " +
-            ("no CPU limit" if lim.cpu_seconds is None else f"{lim.cpu_seconds} s of CPU"))
+    processes = getattr(a, "processes", None)
+    budget = getattr(a, "submission_seconds", None)
+    clock = [f"{lim.timeout:g} s per call", f"{lim.startup_timeout:g} s to start",
+             "no wall-clock budget per game" if lim.game_seconds is None
+             else f"{lim.game_seconds:g} s of wall clock per game",
+             "no wall-clock budget per submission" if budget is None
+             else f"{budget:g} s of wall clock per submission (its probe, games and audit)"]
+    if lim.memory_bytes is None:
+        memory = "no memory limit"
+    elif processes is None:
+        memory = f"{lim.memory_bytes // 2**20} MB of memory"
+    else:
+        memory = (f"{lim.memory_bytes // 2**20} MB of memory for each sandbox as a whole "
+                  f"(at most {processes} processes and threads, "
+                  f"{lim.memory_bytes // processes // 2**20} MB of address space each)")
+    cpu = ("no CPU limit" if lim.cpu_seconds is None
+           else f"{lim.cpu_seconds} s of CPU per process")
+    return "; ".join([", ".join(clock), memory, cpu])
 
 
 def _figure(g: Grade, grades: ClassGrades) -> str:
@@ -300,9 +315,12 @@ def render_page(g: Grade, grades: ClassGrades) -> str:
                for s in g.settings if s.projected]
     if g.audit is None and "failed under audit" in g.parts[2].reason:
         failed.append(g.parts[2].reason)
-    limits = (f"<p class=note>Limits of each submission process: {_e(_limits(a))}. "
+    cpu = ("" if g.cpu_seconds is None else
+           f" CPU time of its grading: {g.cpu_seconds:.1f} s (probe, games and audit: the "
+           "grader's and every process it ran, the sandboxed ones included).")
+    limits = (f"<p class=note>Limits in force: {_e(_limits(a))}. "
               f"Graded in: {_e(g.sandbox)}. What its processes printed: <a href=log.txt>"
-              f"log.txt</a> (the first {a.limits.log_bytes // 1024} KiB).</p>" +
+              f"log.txt</a> (the first {a.limits.log_bytes // 1024} KiB).{cpu}</p>" +
               ("<p>No game hit a limit or failed.</p>" if not failed else
                "<ul>" + "".join(f"<li>{_e(f)}</li>" for f in failed) + "</ul>"))
     return (f"{_head(g.submission + ': ' + a.name)}<h1>{_e(g.submission)}</h1>"
