@@ -253,3 +253,36 @@ def test_records_served_by_every_reader_are_finite(finished, tmp_path):
     path.write_text(json.dumps({**json.loads(path.read_text()), "regret": math.nan}))
     with pytest.warns(DamagedResultWarning, match="regret=nan, expected a finite number"):
         assert len(load_records(root)) == 3
+
+
+@pytest.mark.parametrize("key", ["env_seed", "agent_seed", "clipped_feedback",
+                                 "projected_actions", "switches"])
+def test_every_integer_field_refuses_booleans_and_floats(finished, key):
+    record = load_records(finished)[0]
+    assert isinstance(record[key], int)
+    for value in (True, 1.0, "1"):
+        assert check_record({**record, key: value}) == f"{key}={value!r}, expected an integer"
+    older = {k: v for k, v in record.items() if k != "switches"}
+    assert check_record(older) is None  # switches is absent from older records
+
+
+@pytest.mark.parametrize("key,value,expected", [
+    ("regret_curve_lo", math.nan, "finite numbers"),
+    ("regret_curve_hi", math.inf, "finite numbers"),
+    ("regret_curve_lo", True, "finite numbers"),
+    ("checkpoints", 2.0, "integers"),
+    ("checkpoints", True, "integers"),
+])
+def test_curves_hold_finite_numbers_and_integer_checkpoints(finished, key, value, expected):
+    record = load_records(finished)[0]
+    curve = list(record[key])
+    curve[-1] = value
+    assert check_record({**record, key: curve}) == f"{key} holds {value!r}, expected {expected}"
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, "0.5", True])
+def test_pseudo_regret_is_a_finite_number_or_null(finished, value):
+    record = load_records(finished)[0]
+    assert check_record({**record, "pseudo_regret": None}) is None
+    assert check_record({**record, "pseudo_regret": value}) == (
+        f"pseudo_regret={value!r}, expected a finite number or null")

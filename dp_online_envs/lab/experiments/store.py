@@ -155,7 +155,10 @@ def writing(path: str | os.PathLike[str]) -> Iterator[None]:
 _CLAIM_SUFFIX = ".claim"
 _NUMBER_KEYS = ("regret", "regret_lo", "regret_hi", "learner_loss", "comparator_lo",
                 "comparator_hi")
-_INT_KEYS = ("horizon", "seed_index", "rounds")
+_INT_KEYS = ("horizon", "seed_index", "rounds", "env_seed", "agent_seed", "clipped_feedback",
+             "projected_actions")
+#: Integer keys that older records of the same schema may lack.
+_OPTIONAL_INT_KEYS = ("switches",)
 #: Keys whose value is an object (``agent_options`` is absent from older records).
 _MAPPING_KEYS = ("tags", "env_kwargs", "env_options", "agent_kwargs", "agent_options")
 _CURVE_KEYS = ("checkpoints", "regret_curve_lo", "regret_curve_hi")
@@ -455,7 +458,9 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
             return f"{key}={data[key]!r}, expected a number"
         if not math.isfinite(data[key]):
             return f"{key}={data[key]!r}, expected a finite number"
-    for key in _INT_KEYS:
+    if data["pseudo_regret"] is not None and not _finite_number(data["pseudo_regret"]):
+        return f"pseudo_regret={data['pseudo_regret']!r}, expected a finite number or null"
+    for key in (*_INT_KEYS, *(k for k in _OPTIONAL_INT_KEYS if k in data)):
         if isinstance(data[key], bool) or not isinstance(data[key], int):
             return f"{key}={data[key]!r}, expected an integer"
     for key in _MAPPING_KEYS:
@@ -464,7 +469,19 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
     curves = [data[k] for k in _CURVE_KEYS]
     if not all(isinstance(c, list) for c in curves) or len({len(c) for c in curves}) != 1:
         return f"{', '.join(_CURVE_KEYS)} must be lists of equal length"
+    for key, curve in zip(_CURVE_KEYS, curves):
+        integers = key == "checkpoints"
+        bad = [v for v in curve if not (type(v) is int if integers else _finite_number(v))]
+        if bad:
+            return (f"{key} holds {bad[0]!r}, expected "
+                    f"{'integers' if integers else 'finite numbers'}")
     return None
+
+
+def _finite_number(value: Any) -> bool:
+    """A JSON number (not a boolean) that is finite."""
+    return (not isinstance(value, bool) and isinstance(value, (int, float))
+            and math.isfinite(value))
 
 
 def file_kind(mode: int) -> str:
