@@ -156,23 +156,31 @@ class Slow(agents.Agent):
 '''
 
 
-def test_a_slow_submission_gets_zero_with_the_reason_and_the_class_goes_on(tmp_path):
+def test_a_slow_submission_and_a_hog_get_zero_with_the_reason_and_the_class_goes_on(
+        tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
+    (tmp_path / "hog.py").write_text(HOG)
     assignment = parse_assignment({
         "name": "budgets", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 1,
         "secret": {"salt": "a-salt-for-the-budgets"}, "privacy": {"epsilon": 1},
         "references": ["private-exp2"],
-        "limits": {"timeout": 20, "startup_timeout": 600, "game_seconds": 2},
+        "limits": {"timeout": 20, "startup_timeout": 600, "game_seconds": 2,
+                   "memory_mb": 2048},
         "audit": {"games": 1, "power_factors": [10]}})
-    result = grade(assignment, [tmp_path / "slow.py", HONEST], out_dir=tmp_path / "out")
-    slow, honest = result.grades
-    assert slow.score == 0
+    result = grade(assignment, [tmp_path / "slow.py", tmp_path / "hog.py", HONEST],
+                   out_dir=tmp_path / "out")
+    slow, hog, honest = result.grades
+    assert slow.score == 0 and hog.score == 0
     assert ("1 of 1 games failed (agent over the game's wall-clock budget of 2 s: it ran "
             "out waiting for act)") in slow.parts[0].reason
+    peaks = json.loads(hog.parts[0].reason.split("HOG ", 1)[1].split("]")[0] + "]")
+    assert len(peaks) <= 4 and sum(peaks) <= 2048
     assert honest.parts[0].earned > 0 and honest.parts[1].earned == 20
     assert honest.audit is not None
     page = (tmp_path / "out" / "slow" / "report.html").read_text()
     assert "2 s of wall clock per game" in page and "s of wall clock per submission" in page
+    assert ("2048 MB of memory for each sandbox as a whole (at most 4 processes and threads, "
+            "512 MB of address space each)") in page
 
 
 def test_a_memory_too_small_to_share_among_the_processes_is_refused():
@@ -308,3 +316,58 @@ def test_a_trees_cpu_is_read_the_same_with_or_without_the_kernels_children_lists
         os.killpg(child.pid, signal.SIGKILL)  # the child and its own
         child.wait()
     assert scanned == with_lists >= 0.5
+
+
+# Forks as many children as it may (up to 30) that spin until they are killed, waits
+# until they have burnt 1.5 s of CPU together (read from its own /proc), then plays on;
+# its summary's clipped_feedback carries how many it got.
+THIEF = BURN + '''
+import agents
+
+
+def children_cpu(pids):
+    total = 0
+    for pid in pids:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class Thief(agents.Agent):
+    name = "thief"
+    feedback = "bandit"
+
+    def act(self):
+        if self.t == 0:
+            pids = []
+            for _ in range(30):
+                try:
+                    pid = os.fork()
+                except OSError:
+                    break
+                if pid == 0:
+                    while True:
+                        pass
+                pids.append(pid)
+            self.clipped_feedback = len(pids)
+            while children_cpu(pids) < 1.5:
+                time.sleep(0.05)
+        return 0
+
+    def update(self, action, feedback):
+        self.t += 1
+'''
+
+
+def test_a_cpu_thief_gets_three_children_and_their_cpu_is_charged(tmp_path):
+    loader, limits = _sandboxed(tmp_path, "thief", THIEF, IsolationLimits(timeout=120.0), 4)
+    env = gym.make("DPBandit-MAB-v0", horizon=10)
+    with IsolatedLearner(loader, env.get_wrapper_attr("problem"), env.action_space,
+                         limits) as proxy:
+        proxy.reset(0)
+        for _ in range(10):
+            proxy.update(proxy.act(), [0.5])
+        summary = proxy.finish()
+    assert summary["clipped_feedback"] == 3  # the learner and 3 children: 4 processes
+    assert proxy._process.cpu_seconds >= 1.5
