@@ -71,24 +71,12 @@ def slug(name: str) -> str:
 
 # ------------------------------------------------------------------ environments
 def version_history() -> dict[str, list[str]]:
-    """Game name -> the lines of its entry in ``OnlineLearningEnv``'s Version History."""
-    from dp_online_envs import OnlineLearningEnv
+    """Game name -> the lines of its version history, newest first
+    (:data:`dp_online_envs.envs.history.VERSION_HISTORY`)."""
+    from dp_online_envs.envs.history import VERSION_HISTORY
 
-    doc = inspect.cleandoc(OnlineLearningEnv.__doc__)
-    section = doc.split("## Version History", 1)[1]
-    entries: dict[str, list[str]] = {}
-    names: list[str] = []
-    for line in section.splitlines():
-        if line.startswith("* "):
-            names = re.findall(r"``([\w-]+)``", line)
-            for n in names:
-                entries[n] = []
-        elif line.startswith("  ") and names:
-            for n in names:
-                entries[n].append(line[2:])
-        elif line.strip() and not line.startswith(" ") and names:
-            names = []
-    return entries
+    return {name: [f"- v{version}: {text}" for version, text in entries]
+            for name, entries in VERSION_HISTORY.items()}
 
 
 def env_page(env_id: str, history: dict[str, list[str]]) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 
 from dp_online_envs.adversaries import Adversary, LossSequence, make_adversary
 from dp_online_envs.domains.base import Domain
+from dp_online_envs.envs.history import history_section
 from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.errors import InvalidActionError
 from dp_online_envs.losses.base import LossFamily
@@ -154,101 +155,10 @@ class OnlineLearningEnv(gym.Env):
     defaults, where trivial play (the domain's center, a uniform arm or subset) has
     regret linear in T; version 0 had zero-mean or centered losses, which measure
     exploration cost rather than learning. Version 2 (the polytope, cube and submodular
-    ids) plants the best action: unique, with a stated margin, on every game seed.
+    ids) plants the best action: unique, with a stated margin, on every game seed. The
+    entries below are written from
+    :data:`dp_online_envs.envs.history.VERSION_HISTORY`, the history as data.
 
-    * ``DPFullInfo-Experts``, ``DPBandit-MAB``, ``DPFullInfo-Classification``,
-      ``DPBandit-Classes``:
-
-      - v0: initial release (unchanged since).
-    * ``DPFullInfo-Sphere``, ``DPBandit-Linear``:
-
-      - v1: ``adversary='stochastic'``.
-      - v0: initial release, ``adversary='oblivious'``.
-    * ``DPFullInfo-Cube``:
-
-      - v2: ``dim=10, adversary='planted-vertex'``, linear losses with parameters in
-        ``[-1, 1]^10`` (``loss_kwargs={'theta_set': 'linf'}``, B = 10): the mean is
-        ``0.9 c`` with ``c`` a random permutation of ``linspace(-1, 1, 10)``, so the
-        vertex ``-sign(c)`` is the unique best with margin ``2 * 0.9 / 9 = 0.2`` a
-        round and trivial play (the center) loses 5.0 a round, on every seed.
-      - v1: ``adversary='stochastic'``, ``loss_kwargs={'theta_set': 'l1'}`` (a random
-        mean in the l1 ball: the best two vertices differ by ``2 min_i |mu_i|``, as
-        little as 4e-5 a round over game seeds 0-99).
-      - v0: initial release, ``adversary='oblivious'``,
-        ``loss_kwargs={'theta_set': 'l1'}``.
-    * ``DPFullInfo-Submodular``, ``DPBandit-Submodular``:
-
-      - v2: ``n=8, adversary='planted-vertex'``: a random set of 4 elements planted as
-        the unique best of the concave-of-modular mean, every other set worse by at
-        least ``0.01877`` a round (0.0214 for the planted sets of size 4) and a
-        uniform subset losing at least 0.207 a round over game seeds 0-99 (B = 1).
-      - v1: ``adversary='stochastic'`` (random means, whose best two sets can nearly
-        tie: a margin of 1.3e-4 a round, and a uniform subset losing 0.069 a round, on
-        the worst of game seeds 0-99).
-      - v0: initial release, ``adversary='oblivious'``.
-    * ``DPFullInfo-Convex``, ``DPFullInfo-StronglyConvex``:
-
-      - v1: ``adversary='planted'`` (the loss parameters' mean pulled to a random
-        vertex of their box, so the best action is far from the center).
-      - v0: initial release, ``adversary='oblivious'``.
-    * ``DPBandit-Convex``, ``DPBandit-StronglyConvex``:
-
-      - v1: ``dim=2, adversary='planted'`` (in dimension 2 the smoothing radii of
-        ``fkm`` and ``bandit-pftal`` stay below the clamp of
-        :mod:`agents.bandit.smoothing` from T = 2^12 on).
-      - v0: initial release, ``dim=5, adversary='oblivious'``.
-    * ``DPFullInfo-Matroid``:
-
-      - v2: ``n=10, rank=4, adversary='planted-vertex'`` (hull dimension 10; a planted
-        basis is the unique best vertex with margin 0.9 a round, and trivial play loses
-        4.15 a round).
-      - v1: ``n=8, rank=3, adversary='stochastic'``.
-      - v0: initial release, ``n=8, rank=3, adversary='oblivious'``.
-    * ``DPBandit-Matroid``:
-
-      - v2: ``n=10, rank=4, adversary='planted-vertex'`` (hull dimension 10, 386
-        vertices; the planted basis is the unique best vertex with margin 0.9 a round;
-        trivial play loses 4.15 a round). ``matroid='partition'`` and
-        ``matroid='graphic'`` select the other matroids.
-      - v1: ``n=3, rank=2, loss='linear', adversary='planted'`` (hull dimension 3, so
-        that the scale-aware smoothing radius of ``garber-kretzu`` shrinks the domain by
-        ``alpha ~ 0.15-0.35`` at T = 2^14 instead of the clamp's 1/2).
-      - v0: initial release, ``n=8, rank=3, loss='distance', adversary='oblivious'``.
-        (Between the two, for a day, the id played ``adversary='planted'`` with
-        v0's sizes under the v0 name: ``gym.make("DPBandit-Matroid-v1", n=8, rank=3,
-        loss="distance")`` is that game.)
-    * ``DPBandit-Flow``:
-
-      - v2: ``grid=(3, 4), adversary='planted-vertex'`` (10 paths, hull dimension 6;
-        margin 3.6, trivial play at least 5.3 a round).
-      - v1: ``grid=(2, 3), loss='linear', adversary='planted'`` (hull dimension 2).
-      - v0: initial release, ``grid=(3, 4), loss='distance', adversary='oblivious'``
-        (between the two: ``adversary='planted'`` with v0's grid and loss).
-    * ``DPBandit-SubmodularBase``:
-
-      - v2: ``n=7, adversary='planted-vertex'`` (hull dimension 6, 5040 vertices; margin
-        0.0051, trivial play 0.87 a round).
-      - v1: ``n=2, loss='linear', adversary='planted'`` (hull dimension 1).
-      - v0: initial release, ``n=6, loss='distance', adversary='oblivious'``
-        (between the two: ``adversary='planted'`` with v0's ``n`` and loss).
-    * ``DPBandit-Birkhoff``:
-
-      - v2: ``n=4, loss='linear', adversary='planted-vertex'`` (hull dimension 9, 24
-        vertices; margin 3.6, trivial play 5.4 a round).
-      - v1: ``n=2, loss='absolute', adversary='planted'`` (hull dimension 1).
-      - v0: initial release, ``n=4, loss='distance', adversary='oblivious'``
-        (between the two: ``adversary='planted'`` with v0's ``n`` and loss).
-    * ``DPFullInfo-Portfolio``:
-
-      - v1: the stocks GE and MSFT, ``tickers=('GE', 'MSFT')``, relatives in
-        ``[0.8, 1.2]`` (every relative of the two: nothing clipped), ``horizon=8312``
-        (the whole range), where the uniform portfolio's regret is linear in T and
-        ``ons`` halves it; registered.
-      - v0: all 20 stocks, ``tickers=datasets.SP500_TICKERS``, relatives clipped to
-        ``loss_kwargs={'r_min': 0.5, 'r_max': 2.0}``, ``horizon=2048``: built by
-        ``build_env`` only, since it did not separate (the uniform portfolio's regret
-        grew like ``T^0.26`` and ``ons`` got 0.92 of it); registered now as a former
-        version.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 10}
@@ -409,3 +319,7 @@ class OnlineLearningEnv(gym.Env):
 
     def _title(self) -> str:
         return self.spec.id if self.spec else "OnlineLearningEnv"
+
+
+# The Version History section's entries, from the history kept as data.
+OnlineLearningEnv.__doc__ = f"{OnlineLearningEnv.__doc__.rstrip()}\n\n{history_section()}"

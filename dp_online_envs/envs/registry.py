@@ -19,9 +19,9 @@ family's learners).
 Versions: any change to what an id plays bumps its ``-vN``; the former version stays
 registered and builds the former game (its rows are :data:`FORMER_CONFIGS`, listed in
 :data:`FORMER_IDS`, outside the benchmark list :data:`ENV_IDS`). Each id's version history
-is in the ``Version History`` section of
-:class:`~dp_online_envs.envs.online_env.OnlineLearningEnv`; ``CHANGELOG.md`` lists the
-changes by release.
+is :data:`dp_online_envs.envs.history.VERSION_HISTORY` (data; the ``Version History``
+section of :class:`~dp_online_envs.envs.online_env.OnlineLearningEnv` and the env pages
+are written from it); ``CHANGELOG.md`` lists the changes by release.
 """
 
 from __future__ import annotations

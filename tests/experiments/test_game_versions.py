@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pathlib
 import warnings
 
 import pytest
 
 from dp_online_envs.envs import registry
+from dp_online_envs.envs.history import VERSION_HISTORY, history_section
 from dp_online_envs.lab.experiments import (
     DamagedResultWarning,
     ResultsStore,
@@ -25,6 +27,8 @@ from dp_online_envs.lab.experiments import (
 from dp_online_envs.lab.experiments.analysis import summary
 from dp_online_envs.lab.experiments.game import GameSpec, settings_mismatch
 from dp_online_envs.lab.experiments.sweep import make_games
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 ID = "DPBandit-Matroid-v1"
 #: The defaults ``DPBandit-Matroid`` had before (planted adversary already).
@@ -112,7 +116,6 @@ def test_the_identity_hashes_the_version_and_the_resolved_options():
 def test_a_former_version_builds_its_former_defaults(former):
     """A former version is the id's former game again: its row is today's with the
     former options (``-v0``: the first game, with an oblivious adversary)."""
-    import dp_online_envs.envs.online_env as online_env
 
     config = registry.ENV_CONFIGS[former]
     current = next(c for c in registry.CONFIGS if c.name == config.name)
@@ -122,9 +125,7 @@ def test_a_former_version_builds_its_former_defaults(former):
     assert (config.version > 0 or changed.get("adversary", "oblivious") == "oblivious"
             or config.name.endswith("Portfolio"))
     # the id's version history names the former value of every option that changed
-    history = online_env.OnlineLearningEnv.__doc__.split("## Version History", 1)[1]
-    block = next(b for b in history.split("\n    * ")[1:] if f"``{config.name}``" in b)
-    v0 = block.split(f"- v{config.version}:", 1)[1].split("\n      - v", 1)[0]
+    v0 = dict(VERSION_HISTORY[config.name])[config.version]
     for key, value in changed.items():
         text = f"{key}={value!r}"
         assert (text if len(text) < 60 else f"{key}=") in v0, (former, text)
@@ -136,12 +137,35 @@ def test_a_former_version_builds_its_former_defaults(former):
 def test_every_id_has_one_version_history_listing_its_versions():
     import dp_online_envs.envs.online_env as online_env
 
-    history = online_env.OnlineLearningEnv.__doc__.split("## Version History", 1)[1]
-    blocks = history.split("\n    * ")[1:]
+    names = {c.name for c in registry.ENV_CONFIGS.values()}
+    assert set(VERSION_HISTORY) == names
     for config in registry.ENV_CONFIGS.values():
-        mine = [b for b in blocks if f"``{config.name}``" in b]
-        assert len(mine) == 1, config.name
-        assert f"- v{config.version}:" in mine[0], config.id
+        versions = [v for v, _ in VERSION_HISTORY[config.name]]
+        assert config.version in versions and versions == sorted(versions, reverse=True)
+        assert versions[0] == max(c.version for c in registry.ENV_CONFIGS.values()
+                                  if c.name == config.name), config.id
+    # the docstring's Version History section is written from the data
+    section = online_env.OnlineLearningEnv.__doc__.split("## Version History", 1)[1]
+    assert history_section() in section
+
+
+def test_every_env_page_shows_its_own_history_and_no_other():
+    """The generated page of each id lists its game's versions, and no other game's name
+    slips into its history (a multi-line docstring bullet once gave DPBandit-MAB's page
+    DPBandit-Classes' header and Classes no entry)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "docs" / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    history = generate.version_history()
+    for env_id in registry.ENV_IDS:
+        name = registry.ENV_CONFIGS[env_id].name
+        page = (ROOT / "docs" / "environments" / f"{generate.slug(env_id)}.md").read_text()
+        shown = page.split("## Version history\n\n", 1)[1].split("\n\n", 1)[0]
+        assert shown.splitlines() == [generate.plain(line) for line in history[name]], env_id
+        assert not any(other in shown for other in VERSION_HISTORY if other != name
+                       and not name.startswith(other)), env_id
 
 
 def test_former_ids_make_the_former_game_through_gymnasium():
