@@ -44,6 +44,8 @@ ax.errorbar(EPSILONS, means, yerr=halves, marker="o", capsize=3, label="private-
 ax.axhspan(base_mean - base_half, base_mean + base_half, alpha=0.3, color="gray",
            label="exp3 (non-private)")
 ax.set_xscale("log")
+ax.set_xticks(EPSILONS, [f"{e:g}" for e in EPSILONS])  # a plain label at each epsilon
+ax.minorticks_off()
 ax.set_xlabel("epsilon")
 ax.set_ylabel(f"regret at T = {T}")
 ax.legend()
