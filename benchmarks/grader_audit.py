@@ -1,10 +1,12 @@
 """The grader's privacy audit at the course assignment's default settings.
 
-Grades the course's sample submissions (honest, a noise-free cheat) and the three
-dodging test submissions on ``examples/course/assignment.yaml`` as it is (T = 16384, 5
-hidden seeds, 16 audit games), sandboxed, and reports, per submission, its score, the
-audit's finding and its CPU time (the grader's and the learner's processes), then the
-audit's power against noise cuts of the reference. ``--save FILE`` stores the numbers
+Grades the course's sample submissions (honest, a noise-free cheat), the three
+dodging test submissions and the two that keep every arm in play (noise-free EXP3 or
+greedy with a round-robin arm every 64th round) on ``examples/course/assignment.yaml``
+as it is (T = 16384, 5 hidden seeds, 16 audit games), sandboxed, and reports, per
+submission, its score, the audit's verdict (with its power on that learner) and its CPU
+time (the grader's and the learner's processes), then the audit's power against noise
+cuts of the reference. ``--save FILE`` stores the numbers
 (:mod:`benchmarks.stored`); :func:`render` draws the block of ``docs/results.md`` from
 them::
 
@@ -32,7 +34,8 @@ def measure(secret: str, workers: int) -> dict[str, Any]:
     audit's power and the wall time of the whole run."""
     assignment = load_assignment(HERE / "assignment.yaml")
     files = [HERE / "submissions" / "honest.py", HERE / "submissions" / "cheat.py",
-             *(DODGERS / f"dodges_{n}.py" for n in ("horizon", "resets", "late_rounds"))]
+             *(DODGERS / f"dodges_{n}.py" for n in ("horizon", "resets", "late_rounds")),
+             *(DODGERS / f"forced_{n}.py" for n in ("exp3", "greedy"))]
     start = time.perf_counter()
     result = grade(assignment, files, secret=secret, backend="local", workers=workers)
     wall = time.perf_counter() - start
@@ -42,6 +45,7 @@ def measure(secret: str, workers: int) -> dict[str, Any]:
         rows.append({"submission": g.submission, "score": g.score, "total": g.total,
                      "refuted": audit.get("refuted"), "eps_lb": audit.get("eps_lb"),
                      "correct": audit.get("correct"), "guesses": audit.get("guesses"),
+                     "verdict": audit.get("verdict"), "power": audit.get("power"),
                      "audit cpu s": g.audit_cpu_seconds})
     return {"grades": rows, "power": result.power, "power text": result.power_text,
             "sandbox": result.sandbox, "wall s": wall}
@@ -54,14 +58,20 @@ def _cell(value: Any, fmt: str) -> str:
 def render(doc: dict[str, Any]) -> str:
     """The markdown block of a stored document of :func:`measure`."""
     data = doc["data"]
-    lines = ["| submission | score | audit: refuted | eps lower bound | right guesses "
+    lines = ["| submission | score | audit verdict | eps lower bound | right guesses "
              "| audit CPU (s) |", "|---|---:|---|---:|---:|---:|"]
+    powers = []
     for r in data["grades"]:
         guesses = ("-" if r["guesses"] is None else f"{r['correct']} of {r['guesses']}")
+        verdict = r.get("verdict") or ("-" if r["refuted"] is None else
+                                        "refuted" if r["refuted"] else "not refuted")
         lines.append(f"| `{r['submission']}` | {r['score']:.1f} / {r['total']:g} | "
-                     f"{'-' if r['refuted'] is None else ('yes' if r['refuted'] else 'no')} | "
-                     f"{_cell(r['eps_lb'], '.3f')} | {guesses} | "
+                     f"{verdict} | {_cell(r['eps_lb'], '.3f')} | {guesses} | "
                      f"{_cell(r['audit cpu s'], '.1f')} |")
+        if r.get("power") and verdict != "refuted":
+            powers.append(f"- `{r['submission']}`: {verdict}; power on it: {r['power']}.")
+    if powers:
+        lines += ["", "The power on each learner not refuted:", "", *powers]
     lines += ["", f"Power: the audit {data['power text']}.",
               f"Sandbox: {data['sandbox']}. Wall clock of the whole grading run "
               f"({doc['settings']['workers']} workers): {data['wall s']:.0f} s."]

@@ -20,6 +20,7 @@ from dp_online_envs.lab.audit.one_run import (
     guess_explorations,
     guess_leaves,
     guess_moves,
+    guess_returns,
     guess_rounds,
     one_run_eps_lower_bound,
     one_run_p_value,
@@ -443,3 +444,41 @@ class OneArm:
 
     def update(self, action, feedback):
         pass
+
+
+def brute_returns(arms, differ, longest, tail, free):
+    counted = [t for t in range(len(arms)) if free[t]]
+    runs = []  # (rounds, arm)
+    for t in counted:
+        if runs and arms[runs[-1][0][-1]] == arms[t]:
+            runs[-1][0].append(t)
+        else:
+            runs.append(([t], arms[t]))
+    back = []
+    for i, (rounds, a) in enumerate(runs):
+        later = [r[0][0] for r in runs[i + 1:] if r[1] == a]
+        back.append((later[0] if later else len(arms)) - rounds[-1])
+    out = np.zeros(len(arms), np.int8)
+    for m in range(1, longest + 1):
+        chosen = [i for i, (rounds, _) in enumerate(runs) if len(rounds) == m]
+        if len(chosen) < 4:
+            continue
+        lo, hi = np.quantile([back[i] for i in chosen], [tail, 1 - tail])
+        for i in chosen:
+            sign = -1 if back[i] < lo else 1 if back[i] > hi else 0
+            for t in runs[i][0]:
+                out[t] = sign if differ[t] else 0
+    return out
+
+
+@pytest.mark.parametrize("longest, tail", [(1, 0.25), (2, 0.25), (3, 0.5)])
+def test_return_guesses_match_brute_force(longest, tail):
+    rng = np.random.default_rng(longest)
+    arms = np.repeat(rng.integers(0, 5, 400), rng.integers(1, 4, 400))[:900]
+    differ = rng.random(arms.size) < 0.7
+    for free in (np.ones(arms.size, bool), rng.random(arms.size) < 0.85):
+        fast = guess_returns(arms, differ, longest, tail, free)
+        assert (fast == 1).any() and (fast == -1).any() and not fast[~free].any()
+        assert np.array_equal(fast, brute_returns(arms, differ, longest, tail, free))
+    with pytest.raises(ValueError, match="tail"):
+        guess_returns(arms, differ, 1, 0.7)

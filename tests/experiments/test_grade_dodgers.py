@@ -149,23 +149,21 @@ def test_a_learner_private_only_at_one_graded_horizon_is_refuted():
     assert only_long.horizons == (4096,) and not only_long.refuted, str(only_long)
 
 
-@pytest.mark.parametrize("cheat", ["RoundRobinEXP3", "RoundRobinGreedy"])
-def test_the_default_audit_refutes_the_forced_exploration_cheats(cheat):
+@pytest.mark.parametrize("name", ["forced_exp3", "forced_greedy"])
+def test_the_default_audit_refutes_the_forced_exploration_cheats(name):
     """Noise-free EXP3, or greedy on raw means, that also plays a round-robin arm every
     64th round keeps every arm in play, so no arm is ever dropped; at the course's
     defaults the audit skips the plays of the schedule common to the audit games and
     reads the rest: EXP3 drops an arm after a high loss (about 100 guesses, 93-97%
-    right), greedy leaves its leader (60-70 guesses, all right). About 4 s of CPU each."""
-    from tests.audit import audit_agents
-
-    cls = getattr(audit_agents, cheat)
+    right), greedy leaves its leader (60-70 guesses, all right). About 4 s of CPU each,
+    each audit game in a fresh copy of the submission's module."""
+    path = BAD / f"{name}.py"
     course = load_assignment(COURSE / "assignment.yaml")
+    loader = SubmissionLoader(SubmissionInfo(str(path), "Learner", name, "bandit", True, "",
+                                             ""))
     settings = dataclasses.replace(course.audit.settings,
                                    seed=audit_seed(course, "a course secret"))
-
-    def make(problem, space, seed):
-        return cls(problem, epsilon=1.0, delta=0.0, seed=seed)
-
-    finding = audit_step.audit_one_run(make, audit_games(course, cls), (1.0, 0.0), settings)
+    finding = audit_step.audit_one_run(fresh_process_learner(path),
+                                       audit_games(course, loader), (1.0, 0.0), settings)
     assert finding.horizons == (16384,) and finding.games == 16
     assert finding.refuted and finding.eps_lb > 1.0, str(finding)

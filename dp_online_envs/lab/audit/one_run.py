@@ -69,7 +69,7 @@ from dp_online_envs.validation import check_delta, check_epsilon, check_int, che
 
 __all__ = ["DEFAULT_ONE_RUN", "TWIN_FACTOR", "AuditGame", "OneRunFinding", "OneRunSettings",
            "PlayedGame", "audit_one_run", "check_canary_env", "guess_explorations", "guess_moves", "guess_rounds",
-           "guess_leaves", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
+           "guess_leaves", "guess_returns", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
            "partner_losses", "play_audit_game", "rr_power", "scheduled_plays"]
 
 
@@ -372,6 +372,61 @@ def guess_leaves(arms: np.ndarray, differ: np.ndarray, streak: int = 2,
     return out
 
 
+def guess_returns(arms: np.ndarray, differ: np.ndarray, longest: int = 2,
+                  tail: float = 0.25, free: np.ndarray | None = None) -> np.ndarray:
+    """Guesses from when the learner came back to an arm after a short run of it: a
+    learner that plays an arm for an episode and ranks arms by the episode's losses (an
+    index on the last episode's mean, as AdaP-UCB's doubling episodes) returns early to
+    an arm whose episode went well and late to one whose episode went badly.
+
+    Among the counted plays (``free``; all when ``None``), a *run* is a maximal stretch
+    of plays of one arm; its return time is the number of rounds from its last play to
+    the arm's next counted play (``T`` minus it when there is none). For each run length
+    ``m <= longest`` with at least 4 runs in the game, a run whose return time is below
+    the ``tail`` quantile of those runs' return times guesses the pair's lower loss in
+    each of its rounds whose pair differs (``-1``), one above the ``1 - tail`` quantile
+    the higher (``+1``). The guesses read the arms and the unordered pairs only.
+
+    Args:
+        arms: ``(T,)`` the arms played.
+        differ: ``(T,)`` whether the round's pair differs on the arm played.
+        longest: Longest run guessed (``>= 1``): a round of a long run moves its
+            episode's mean little.
+        tail: The quantile of the early and of the late returns, in ``(0, 0.5]``.
+        free: ``(T,)`` bool, the plays counted (``None``: all).
+
+    Returns:
+        ``(T,)`` int8: ``+1`` (the higher loss), ``-1`` (the lower) or ``0``.
+    """
+    longest = check_int("longest", longest, 1)
+    tail = check_real("tail", tail, 0.0, 0.5, low_inclusive=False)
+    arms = np.asarray(arms, np.int64)
+    horizon = arms.size
+    times = np.arange(horizon) if free is None else np.flatnonzero(free)
+    out = np.zeros(horizon, np.int8)
+    if times.size == 0:
+        return out
+    seq = arms[times]
+    starts = np.r_[0, np.flatnonzero(seq[1:] != seq[:-1]) + 1]
+    ends = np.r_[starts[1:], seq.size]  # exclusive, in counted plays
+    run_arm = seq[starts]
+    last = times[ends - 1]
+    back = np.full(starts.size, float(horizon)) - last
+    for a in np.unique(run_arm):
+        mine = np.flatnonzero(run_arm == a)
+        back[mine[:-1]] = times[starts[mine[1:]]] - last[mine[:-1]]
+    length = ends - starts
+    for m in range(1, longest + 1):
+        runs = np.flatnonzero(length == m)
+        if runs.size < 4:
+            continue
+        lo, hi = np.quantile(back[runs], [tail, 1.0 - tail])
+        for sign, chosen in ((-1, runs[back[runs] < lo]), (1, runs[back[runs] > hi])):
+            for i in chosen:
+                out[times[starts[i]:ends[i]]] = sign
+    return np.where(np.asarray(differ, bool), out, 0).astype(np.int8)
+
+
 def _strongest(weight: np.ndarray, moves: int) -> np.ndarray:
     """The indices of the (at most) ``moves`` largest positive entries of ``weight``,
     largest first, the earlier index first on ties."""
@@ -649,7 +704,7 @@ class OneRunFinding:
         differing: Rounds a guess can use: whose pair differs on the arm played (a game
             of points: whose pair differs, but the last round of a game).
         guesses: Guesses made (``r``) by the rule whose bound is reported (with arms two
-            rules are scored, each at ``1 - (1 - confidence) / 2``, and the larger bound
+            rules are scored, each at ``1 - (1 - confidence) / 3``, and the largest bound
             is reported: a union bound keeps it valid at ``confidence``).
         correct: Its right guesses (``v``).
         rule: What was guessed, each rule with its counts (one line).
@@ -875,6 +930,11 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                      "plays before and is left for the next one and the "
                      f"{settings.streak} plays after (both rules skip the plays that follow "
                      "a schedule common to the games)")
+        rules.append(f"returns ({totals['returns'][1]} of {totals['returns'][0]} right): "
+                     f"in a run of at most {settings.streak} plays of one arm, guess the "
+                     "lower loss when the learner comes back to the arm sooner than after "
+                     "three quarters of such runs, the higher when later than after three "
+                     "quarters")
     if "moves" in totals:
         rules.append(f"points ({totals['moves'][1]} of {totals['moves'][0]} right): in "
                      f"each game's {settings.moves} rounds where the released point moved "
@@ -902,8 +962,9 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                ) -> tuple[dict[str, tuple[int, int]], int]:
     """``({rule: (guesses, right guesses)}, informative rounds)`` of one played game.
 
-    With arms, two rules (:data:`ARM_RULES`): ``"drop"`` (:func:`guess_rounds`) and
-    ``"leave"`` (:func:`guess_leaves`), both on the plays outside ``scheduled``
+    With arms, three rules: ``"drop"`` (:func:`guess_rounds`), ``"leave"``
+    (:func:`guess_leaves`) and ``"returns"`` (:func:`guess_returns`, runs of at most
+    ``settings.streak`` plays), all on the plays outside ``scheduled``
     (:func:`scheduled_plays`); the informative rounds are those whose pair differs on
     the arm played. With points, ``"moves"`` (:func:`guess_moves`; informative: the
     pair differs, but the last round, which has no next point) or, for a bandit
@@ -939,6 +1000,9 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                                   settings.history, free)),
             ("leave", guess_leaves(played.arms, differ, settings.streak, free))):
         out[name] = (int(guessed.sum()), int((guessed & high).sum()))
+    back = guess_returns(played.arms, differ, settings.streak, 0.25, free)
+    out["returns"] = (int(np.count_nonzero(back)),
+                      int(((back == 1) & high).sum() + ((back == -1) & (mine < other)).sum()))
     return out, int(differ.sum())
 
 
