@@ -618,6 +618,24 @@ class ExactNoise:
         self.used += 1
         return row
 
+    def next_rows_sum(self, rng: np.random.Generator, n_rows: int, count: int) -> np.ndarray:
+        """The sum of the next ``count`` rows (a new array, int64): the rows
+        :meth:`next_row` would hand out ``count`` times, new blocks of ``n_rows`` drawn
+        at the same points, summed exactly."""
+        if count <= self.left:  # one slice of the current block
+            out = self.rows[self.used:self.used + count].sum(axis=0)
+            self.used += count
+            return out
+        out = np.zeros(self.width, dtype=np.int64)
+        while count:
+            if self.used == len(self.rows):
+                self.refill(rng, n_rows)
+            k = min(count, self.left)
+            out += self.rows[self.used:self.used + k].sum(axis=0)
+            self.used += k
+            count -= k
+        return out
+
 
 class BatchedExactNoise:
     """B games' :class:`ExactNoise` stepped together: row ``i`` of every game's block as
@@ -653,3 +671,16 @@ class BatchedExactNoise:
         row = self.rows[self.used]
         self.used += 1
         return row
+
+    def next_rows_sum(self, n_rows: int, count: int) -> np.ndarray:
+        """The sum of the next ``count`` ``(B, width)`` rows (a new int64 array): what
+        :meth:`next_rows` would hand out ``count`` times, summed exactly."""
+        out = np.zeros(self.rows.shape[1:], dtype=np.int64)
+        while count:
+            if self.used == len(self.rows):
+                self.refill(n_rows)
+            k = min(count, len(self.rows) - self.used)
+            out += self.rows[self.used:self.used + k].sum(axis=0)
+            self.used += k
+            count -= k
+        return out

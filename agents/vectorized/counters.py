@@ -139,6 +139,10 @@ class BatchedAgarwalSingh:
         self._slots[:, lowest] = self._draw()
         bits = [j for j in range(t.bit_length()) if (t >> j) & 1]
         eta = self._slots[:, bits].sum(axis=1)
-        for _ in range(self.draws - popcount(t)):
-            eta += self._draw()
+        extra = self.draws - popcount(t)
+        if extra and self.grid is not None:  # integers: one exact sum of the next rows
+            eta += self.exact_noise.next_rows_sum(self._exact_rows, extra)
+        else:  # floats: added one after the other, as the scalar counter
+            for _ in range(extra):
+                eta += self._draw()
         return eta

@@ -146,3 +146,28 @@ def test_no_other_module_of_agents_calls_draw_int():
     # audit's shared-stream form, one generator for all runs (not a per-game buffer)
     assert where == ["privacy/noise.py", "vectorized/arms.py"]
     assert len([c for c in callers if c[0] == "vectorized/arms.py"]) == 1
+
+
+@pytest.mark.parametrize("counts", [(1, 2, 3), (4, 4, 4), (9,), (2, 7, 1, 5)])
+def test_a_sum_of_rows_is_the_sum_of_the_rows_handed_out_one_by_one(counts):
+    """``next_rows_sum`` hands out the rows ``next_row`` would (across refills of the
+    same block size, at the same points) and sums them exactly; the batched form does
+    the same per game."""
+    ns = DiscreteLaplaceNoise(1.0, 1.0).calibrate()
+    one, many = ExactNoise(ns, width=2), ExactNoise(ns, width=2)
+    r1, r2 = np.random.default_rng(3), np.random.default_rng(3)
+    for count in counts:
+        want = sum(one.next_row(r1, 4).copy() for _ in range(count))
+        got = many.next_rows_sum(r2, 4, count)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+        assert (many.used, len(many.rows)) == (one.used, len(one.rows))
+    assert r1.bit_generator.state == r2.bit_generator.state
+    games = [np.random.default_rng(s) for s in (5, 6)]
+    batched = BatchedExactNoise([ExactNoise(ns, 2), ExactNoise(ns, 2)],
+                                [np.random.default_rng(s) for s in (5, 6)])
+    singles = [ExactNoise(ns, 2), ExactNoise(ns, 2)]
+    for count in counts:
+        want = [sum(b.next_row(r, 4).copy() for _ in range(count))
+                for b, r in zip(singles, games)]
+        np.testing.assert_array_equal(batched.next_rows_sum(4, count), want)

@@ -228,6 +228,17 @@ class ContinualCounter(ABC):
             return self.noise_strategy.draw(self._rng, self.dim)
         return self.exact_noise.next_row(self._rng, self.exact_block_rows()).copy()
 
+    def _draw_sum(self, count: int) -> np.ndarray:
+        """The sum of the next ``count`` noise vectors, the same numbers as ``count``
+        calls of :meth:`_draw` added one after the other (exact integers: summed at once;
+        float draws: added in that order)."""
+        if self.grid is not None:
+            return self.exact_noise.next_rows_sum(self._rng, self.exact_block_rows(), count)
+        total = self._draw()
+        for _ in range(count - 1):
+            total += self._draw()
+        return total
+
     def exact_block_rows(self) -> int:
         """Noise vectors drawn per refill of :attr:`exact_noise`: the strategy's
         ``block_rows`` (else :data:`EXACT_NOISE_BLOCK`), at most ``2 T``."""

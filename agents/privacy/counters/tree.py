@@ -134,8 +134,13 @@ class AgarwalSinghCounter(BinaryTreeCounter):
 
     def _next_noise(self) -> np.ndarray:
         eta = self._tree_noise()
-        for _ in range(self.draws - popcount(self._t)):
-            eta += self._draw()
+        extra = self.draws - popcount(self._t)
+        if extra:
+            if self.grid is not None:  # integers: one exact sum of the next rows
+                eta += self._draw_sum(extra)
+            else:  # floats: added one after the other, as drawn
+                for _ in range(extra):
+                    eta += self._draw()
         return eta
 
     def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
