@@ -482,3 +482,48 @@ def test_return_guesses_match_brute_force(longest, tail):
         assert np.array_equal(fast, brute_returns(arms, differ, longest, tail, free))
     with pytest.raises(ValueError, match="tail"):
         guess_returns(arms, differ, 1, 0.7)
+
+
+def test_the_twin_is_played_on_the_same_games_only_when_the_claim_stands():
+    """``audit_with_twin``: a refuted claim plays no twin; a claim not refuted plays the
+    learner at 10^4 times its epsilon on the same games and seeds, its finding attached."""
+    from dp_online_envs.lab.grading.audit_step import TWIN_FACTOR, audit_with_twin
+
+    built = []
+
+    def at(cls):
+        def make_at(eps):
+            def make(problem, space, seed):
+                built.append((eps, seed))
+                return cls(problem, seed=seed)
+            return make
+        return make_at
+
+    settings = OneRunSettings(games=2, seed=3)
+    games = [AuditGame("DPFullInfo-Experts-v0", {}, 256)]
+    liar = audit_with_twin(at(agents.agent_class("hedge")), 1.0, games, (1.0, 0.0), settings)
+    assert liar.refuted and liar.twin is None and {e for e, _ in built} == {1.0}
+    built.clear()
+    blind = audit_with_twin(at(lambda problem, seed: OneArmPoint(problem)), 1.0, games,
+                            (1.0, 0.0), settings)
+    assert [e for e, _ in built] == [1.0, 1.0, TWIN_FACTOR, TWIN_FACTOR]
+    assert [s for e, s in built if e == 1.0] == [s for e, s in built if e == TWIN_FACTOR]
+    assert blind.twin == {"correct": 0, "eps_lb": 0.0, "factor": TWIN_FACTOR, "guesses": 0,
+                          "refuted": False}
+    assert blind.verdict == "no audit power"
+
+
+class OneArmPoint:
+    """Releases the first vertex of the simplex whatever it sees."""
+
+    def __init__(self, problem):
+        self.x = np.eye(problem.domain.dim)[0]
+
+    def reset(self, seed):
+        pass
+
+    def act(self):
+        return self.x
+
+    def update(self, action, feedback):
+        pass

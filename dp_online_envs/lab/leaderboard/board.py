@@ -651,17 +651,17 @@ def _audit_finding(job: _AuditJob) -> dict[str, Any]:
     none, read back from its file or measured and kept there."""
     learner = job.learner
 
-    def make_learner(problem: Any, space: Any, seed: int, eps: float = job.eps) -> Any:
-        if learner.limits is None:
-            try:
-                return learner.cls(problem, epsilon=eps, delta=job.delta, seed=seed)
-            except (ValueError, TypeError) as exc:
-                raise _Refused(f"{type(exc).__name__}: {exc}") from exc
-        factory = functools.partial(learner.cls, epsilon=eps, delta=job.delta, seed=seed)
-        return IsolatedLearner(factory, problem, space, learner.limits)
+    def make_learner_at(eps: float) -> Callable[[Any, Any, int], Any]:
+        def make_learner(problem: Any, space: Any, seed: int) -> Any:
+            if learner.limits is None:
+                try:
+                    return learner.cls(problem, epsilon=eps, delta=job.delta, seed=seed)
+                except (ValueError, TypeError) as exc:
+                    raise _Refused(f"{type(exc).__name__}: {exc}") from exc
+            factory = functools.partial(learner.cls, epsilon=eps, delta=job.delta, seed=seed)
+            return IsolatedLearner(factory, problem, space, learner.limits)
 
-    def make_twin(problem: Any, space: Any, seed: int) -> Any:
-        return make_learner(problem, space, seed, job.eps * audit_step.TWIN_FACTOR)
+        return make_learner
 
     def audit() -> dict[str, Any]:
         refusals = []
@@ -671,12 +671,9 @@ def _audit_finding(job: _AuditJob) -> dict[str, Any]:
                 continue
             game = {"env_id": env, "env_kwargs": dict(kwargs)}
             games = [audit_step.AuditGame(env, kwargs, h) for h in job.horizons]
-            try:
-                finding = audit_step.audit_one_run(make_learner, games, job.claim,
-                                                   job.settings)
-                if not finding.refuted:  # the power on this learner: its noise-free twin
-                    finding = finding.with_twin(audit_step.audit_one_run(
-                        make_twin, games, job.claim, job.settings), audit_step.TWIN_FACTOR)
+            try:  # with the power on this learner: its noise-free twin
+                finding = audit_step.audit_with_twin(make_learner_at, job.eps, games,
+                                                     job.claim, job.settings)
             except _Refused as exc:
                 refusals.append(f"{env}: {exc}")
                 continue
