@@ -32,8 +32,8 @@ Speed: where numba is installed (``.[compiled]``) the three samplers run compile
 (:mod:`agents.privacy.discrete_compiled`) on a ``numpy.random.Generator``, drawing the
 SAME integers from it as the numpy code here -- same values, same generator state after
 -- about ten times faster a draw and with no cost per call beyond a few microseconds.
-Numba is imported only once a process has drawn :data:`COMPILE_AFTER` values through the
-numpy path (or already holds numba): a short game does not pay its start-up. Which path
+Numba is imported only once a process has done :data:`COMPILE_AFTER` draws' worth of work
+on the numpy path (or already holds numba): a short game does not pay its start-up. Which path
 runs never changes a sample.
 
 Random source: a ``numpy.random.Generator`` (PCG64 by default: fast, reproducible,
@@ -51,8 +51,8 @@ import sys
 
 import numpy as np
 
-__all__ = ["COMPILE_AFTER", "MAX_GAUSS_SIGMA", "MAX_SCALE", "OsRandom", "bernoulli_exp",
-           "bernoulli_exp_big", "compiled_source",
+__all__ = ["CALL_COST", "COMPILE_AFTER", "MAX_GAUSS_SIGMA", "MAX_SCALE", "OsRandom",
+           "bernoulli_exp", "bernoulli_exp_big", "compiled_source",
            "discrete_gaussian", "discrete_gaussian_variance", "discrete_laplace",
            "discrete_laplace_variance"]
 
@@ -66,11 +66,14 @@ MAX_SCALE = 2**52
 MAX_GAUSS_SIGMA = 2**25
 
 
-#: Values a process draws through the numpy samplers before it loads the compiled ones
-#: (numba's import and the cached kernels cost about 0.5 s of CPU, what the numpy path
-#: spends on some 10^6 draws); 0: from the first draw; ``None``: never. A process that
-#: has imported numba already uses them at once.
+#: Work a process does on the numpy samplers before it loads the compiled ones, counted
+#: in draws plus :data:`CALL_COST` per call (numba's import and the cached kernels cost
+#: about 0.5 s of CPU; the numpy path spends about 0.3 s on 2^20 draws in calls of 4096,
+#: 0.45 s in calls of 64); 0: from the first draw; ``None``: never. A process that has
+#: imported numba already uses them at once.
 COMPILE_AFTER: int | None = 2**20
+#: What one call of a numpy sampler costs beyond its draws, in draws (about 200 us).
+CALL_COST = 512
 
 _numpy_draws = 0
 _kernels = None  # the compiled module once loaded; False where numba is missing
@@ -104,7 +107,7 @@ def compiled_source(rng, draws: int):
     if type(rng) is not np.random.Generator or COMPILE_AFTER is None:
         return None
     if _kernels is None and _numpy_draws < COMPILE_AFTER and "numba" not in sys.modules:
-        _numpy_draws += int(draws)
+        _numpy_draws += int(draws) + CALL_COST
         return None
     kernels = _compiled_module()
     if kernels is None:

@@ -195,14 +195,17 @@ def _run(code: str) -> str:
 
 
 def test_a_process_loads_numba_only_after_compile_after_numpy_draws():
+    """600 draws and a call count 600 + CALL_COST = 1112: the first two calls (0, then
+    1112 below 2000) are the numpy path's, the third loads the compiled one."""
     code = """
 import sys, numpy as np
 from agents.privacy import discrete
-discrete.COMPILE_AFTER = 1000
+assert discrete.CALL_COST == 512
+discrete.COMPILE_AFTER = 2000
 rng = np.random.default_rng(0)
 discrete.discrete_laplace(rng, 5, 600)
 a = 'numba' in sys.modules
-discrete.discrete_laplace(rng, 5, 600)   # reaches 1200 draws, still numpy
+discrete.discrete_laplace(rng, 5, 600)   # 1112 counted before: still numpy
 b = 'numba' in sys.modules
 y = discrete.discrete_laplace(rng, 5, 600)  # compiled
 c = 'numba' in sys.modules
@@ -224,3 +227,33 @@ y = discrete.discrete_gaussian(np.random.default_rng(4), 3, 50)
 print(discrete._kernels, y.size)
 """
     assert _run(code) == "False 50"
+
+
+CACHE_PROBE = """
+import json, numpy as np
+from agents.privacy import discrete, discrete_compiled as dc
+discrete.COMPILE_AFTER = 0
+discrete.discrete_laplace(np.random.default_rng(0), 3, 64)
+used = [f for f in vars(dc).values() if hasattr(f, "stats") and f.signatures]
+print(json.dumps({"kernels": len(used),
+                  "hits": sum(sum(f.stats.cache_hits.values()) for f in used),
+                  "misses": sum(sum(f.stats.cache_misses.values()) for f in used)}))
+"""
+
+
+def test_a_second_process_loads_the_sampler_kernels_from_the_disk_cache(tmp_path):
+    """The kernels are cached on disk (``cache=True``): the first process compiles the
+    discrete Laplace entry point and what it calls, the next one loads it and compiles
+    nothing (the other entry points are cached by the same decorator)."""
+    import json
+    import os
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    runs = [json.loads(subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env,
+                                      check=True, capture_output=True, text=True,
+                                      timeout=600).stdout) for _ in range(2)]
+    first, second = runs
+    # the entry point and the kernels it calls, compiled
+    assert first["kernels"] >= 3 and first["misses"] >= 3 and first["hits"] == 0
+    # the entry point loaded (its cached code holds what it calls): nothing compiled
+    assert second == {"kernels": 1, "hits": 1, "misses": 0}
