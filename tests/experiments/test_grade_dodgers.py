@@ -167,3 +167,30 @@ def test_the_default_audit_refutes_the_forced_exploration_cheats(name):
                                        audit_games(course, loader), (1.0, 0.0), settings)
     assert finding.horizons == (16384,) and finding.games == 16
     assert finding.refuted and finding.eps_lb > 1.0, str(finding)
+
+
+def test_the_report_prints_every_verdict_with_its_power():
+    """The course report's audit section: a finding not refuted, or without power, is
+    printed with the power on that learner; a refuted one needs none."""
+    from dp_online_envs.lab.audit.one_run import OneRunFinding, rr_power
+    from dp_online_envs.lab.grading.grades import Grade, finite_json
+    from dp_online_envs.lab.grading.report import _audit_section
+
+    base = OneRunFinding(1.0, 0.0, 0.2, False, 0.95, 16, (16384,), 16384 * 16, 9000, 40,
+                         25, "rules", rr_epsilon=rr_power(40, 1.0))
+    none = OneRunFinding(1.0, 0.0, 0.0, False, 0.95, 16, (16384,), 16384 * 16, 9000, 0, 0,
+                         "rules")
+    refuted = OneRunFinding(1.0, 0.0, 2.5, True, 0.95, 16, (16384,), 16384 * 16, 9000, 100,
+                            97, "rules", rr_epsilon=rr_power(100, 1.0))
+
+    def section(finding):
+        g = Grade("s", "s.py", "", None, [], [], (1.0, 0.0, "m"),
+                  finite_json(finding.to_dict()), None, "power text", [], "sandbox")
+        return _audit_section(g).split("<table>")[0]
+
+    stands = section(base).replace("&#x27;", "'")
+    assert ("Verdict:</b> not refuted (power on this learner: no noise-free twin played; "
+            "randomized response on its 40 guessed rounds refuted from eps' = ") in stands
+    blind = section(none)
+    assert "no audit power (power on this learner:" in blind and "0 guesses" in blind
+    assert section(refuted).endswith("Verdict:</b> refuted</p>")
