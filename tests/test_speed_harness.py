@@ -221,13 +221,62 @@ def test_the_committed_baseline_covers_every_case_with_its_threshold():
     assert doc["size"] == "full"
 
 
-def test_the_benchmarks_stay_out_of_the_test_suite_and_the_test_extra():
+def _names(requirements: list[str], extras: dict[str, list[str]]) -> set[str]:
+    """The distribution names of ``requirements``, this project's own extras expanded."""
+    names = set()
+    for req in requirements:
+        name = re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].lower()
+        if name == "dp-online-envs":
+            inner = re.search(r"\[(.*)\]", req).group(1).split(",")
+            names |= _names([d for extra in inner for d in extras[extra.strip()]], extras)
+        else:
+            names.add(name)
+    return names
+
+
+def test_the_benchmarks_stay_out_of_the_test_suite_and_the_test_extra_has_the_harness():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests"]
     assert [p for p in (ROOT / "benchmarks").rglob("test_*.py")] == []
     extras = project["project"]["optional-dependencies"]
-    assert any(d.startswith("pytest-benchmark") for d in extras["bench"])
-    assert not any(d.startswith("pytest-benchmark") for d in extras["test"])
+    bench = _names(extras["bench"], extras)
+    assert "pytest-benchmark" in bench
+    assert bench <= _names(extras["test"], extras)  # .[test] runs the harness too
+
+
+def test_select_cases_picks_exactly_the_named_cases():
+    expr = cli.select_cases(["counter-tree", "private-exp2"])
+    assert expr == "test_speed[counter-tree] or test_speed[private-exp2]"
+
+
+def test_a_case_that_looks_slower_is_rerun_and_keeps_its_best_ratio():
+    calls = []
+
+    def rerun(names):
+        calls.append(list(names))
+        return {"a": 2.5, "b": 30.0}  # a: load passed; b: slower again
+
+    fresh = {"a": 3.5, "b": 25.0, "c": 1.0}
+    ratios, notes = cli.confirm_slower(fresh, BASE, rerun)
+    assert calls == [["a", "b"]]  # c was within its limit: not rerun
+    assert ratios == {"a": 2.5, "b": 25.0, "c": 1.0}
+    assert {r.name: r.verdict for r in compare(ratios, BASE)} == {
+        "a": "ok", "b": "SLOWER", "c": "ok"}
+    assert notes == ["a: 3.500 looked slower, rerun 2.500",
+                     "b: 25.000 looked slower, rerun 30.000"]
+    assert cli.confirm_slower(fresh, BASE, rerun, reruns=0) == (fresh, [])
+    calls.clear()
+    assert cli.confirm_slower({"a": 2.0}, BASE, rerun)[1] == [] and calls == []
+
+
+def test_the_child_clock_counts_what_the_children_measure():
+    from benchmarks.speed.cases import child_cpu, child_seconds
+
+    before = child_seconds()
+    seconds = child_cpu("sum(range(10**6))", "x = 1").run()
+    assert seconds > 0 and child_seconds() == pytest.approx(before + seconds)
+    with pytest.raises(RuntimeError, match=r"(?s)failed: .*ZeroDivisionError"):
+        child_cpu("1 / 0").run()
 
 
 def test_the_performance_guide_quotes_the_stored_ratios():

@@ -24,6 +24,22 @@ Cases (:data:`CASES`):
 * ``counter-NAME``, one per registered counter (:data:`agents.privacy.COUNTERS`): an
   ``add`` (Gaussian noise; ``benchmarks/counter_noise.py``) against one addition of a
   plain running sum over the same inputs.
+* ``exact-batched``: a run-step of ``private-exp2`` seed-batched (1000 seeds, exact
+  discrete Laplace noise drawn per seed from each seed's generator, as the scalar game)
+  against a run-step of the lean numpy EXP2 with FLOAT Laplace noise over as many games
+  (:func:`~benchmarks.vectorized_games.lean_exp3` with Theorem 4.1's parameters): what
+  the exact noise costs where many games are played at once.
+* ``private-ftrl``: a round of ``private-ftrl`` on ``DPFullInfo-Experts-v0`` (10
+  experts, ``epsilon = 1, delta = 1e-5``: exact discrete Gaussian noise, Agarwal-Singh
+  counter) with env and wrappers against a step of ``CartPole-v1``.
+* ``startup``: ``import agents`` in a fresh interpreter against ``import gymnasium``
+  in another (the CPU time each child measures around its import; every isolated or
+  sandboxed learner process pays it).
+* ``compiled-start``: what a fresh process pays before its first compiled round with
+  the kernels cached on disk -- importing the compiled path, a 40-round compiled game
+  (:func:`agents.compiled.play_compiled`) and a first draw of the compiled exact
+  sampler -- against ``import gymnasium`` in another (CPU time measured by each child;
+  a kernel compiled again instead of loaded shows as a ratio in the hundreds).
 * ``build-large-epsilon``: building a private learner at a large epsilon (300, 1e3 and
   1e6) against building it at epsilon = 1: ``private-ftrl`` on
   ``DPFullInfo-Experts-v0`` and ``private-exp2`` on ``DPBandit-MAB-v0`` (T = 10^4),
@@ -38,9 +54,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -53,21 +73,35 @@ from agents.privacy import COUNTERS, calibration
 from benchmarks.counter_noise import counter_adds
 from benchmarks.exp2_speed import full_loop
 from benchmarks.vectorized_games import batched_game, lean_exp3
+from dp_online_envs.envs.registry import build_env
 from dp_online_envs.lab.isolation import IsolatedLearner
 from dp_online_envs.loop import run_rounds
 
-__all__ = ["BUILDS", "CASES", "CLOCKS", "LARGE_EPSILONS", "SIZES", "Case", "Pair", "Round",
-           "clear_calibration_caches", "cumulative_sum", "env_steps", "exp2_game",
-           "private_builds", "time_ratio"]
+__all__ = ["BUILDS", "CASES", "CHILD_CODE", "CLOCKS", "LARGE_EPSILONS", "SIZES", "Case", "Pair",
+           "Round", "child_cpu", "child_seconds", "clear_calibration_caches", "cumulative_sum",
+           "env_steps", "exp2_game", "private_builds", "private_ftrl_game", "time_ratio"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: CPU seconds the child processes of the ``child`` clock measured, summed.
+_CHILD_SECONDS = [0.0]
+
+
+def child_seconds() -> float:
+    """The ``child`` clock: the CPU seconds that the child processes of
+    :func:`child_cpu` rounds measured around their timed code, summed so far."""
+    return _CHILD_SECONDS[0]
 
 #: The sizes a case is built at: ``full`` for the measurement, ``tiny`` to check that it
 #: runs (``tests/test_speed_harness.py``), in a fraction of a second.
 SIZES = ("full", "tiny")
 
 #: The clocks a case is timed with: ``cpu``, the CPU time of this process (the other jobs
-#: of a shared machine do not inflate it; numpy runs these loops on one thread), and
-#: ``wall``, for a case whose work runs partly in another process.
-CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+#: of a shared machine do not inflate it; numpy runs these loops on one thread),
+#: ``wall``, for a case whose work runs partly in another process, and ``child``, the
+#: CPU time a fresh child process measures around its timed code (start-up cases).
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter,
+                                          "child": child_seconds}
 
 #: Arms of the bandit cases and the privacy budget of their private learner.
 ARMS, EPSILON = 10, 1.0
@@ -264,6 +298,99 @@ def _build_large_epsilon(repeats: int, horizon: int) -> Pair:
                 units=repeats * len(BUILDS) * len(LARGE_EPSILONS))
 
 
+def _exact_batched(seeds: int, horizon: int) -> Pair:
+    eta, gamma, _ = exp2_parameters(horizon, ARMS, 1.0 / EPSILON)
+    return Pair(product=lambda: Round(batched_game("private-exp2", seeds, horizon, EPSILON)),
+                reference=lambda: Round(functools.partial(
+                    lean_exp3, seeds, horizon, ARMS, eta=eta, gamma=gamma,
+                    noise_scale=1.0 / EPSILON)),
+                units=seeds * horizon)
+
+
+def private_ftrl_game(rounds: int, seed: int = 1) -> Round:
+    """A game of ``private-ftrl`` on ``DPFullInfo-Experts-v0`` (10 experts, ``epsilon =
+    1, delta = 1e-5``: the exact discrete Gaussian, the Agarwal-Singh counter) through
+    the one game loop, built and reset beforehand; ``run()`` returns the final regret."""
+    env = build_env("DPFullInfo-Experts-v0", horizon=rounds, n_arms=ARMS)
+    learner = agents.make("private-ftrl", env.get_wrapper_attr("problem"), seed=seed,
+                          epsilon=EPSILON, delta=1e-5)
+    learner.reset(seed)
+    env.reset(seed=seed + 1)
+    return Round(lambda: run_rounds(env, learner)["regret"].regret, env.close)
+
+
+def _private_ftrl(rounds: int) -> Pair:
+    return Pair(product=lambda: private_ftrl_game(rounds),
+                reference=lambda: env_steps("CartPole-v1", 0, rounds), units=rounds)
+
+
+#: The script a :func:`child_cpu` child runs: ``setup``, then ``timed`` between two
+#: readings of its CPU clock, whose difference it prints.
+CHILD_CODE = """\
+import time
+{setup}
+_start = time.process_time()
+{timed}
+print(repr(time.process_time() - _start))
+"""
+
+
+def child_cpu(timed: str, setup: str = "") -> Round:
+    """A fresh Python process (this interpreter, the checkout on its path) runs
+    ``setup``, then ``timed``; ``run()`` adds the CPU seconds the child measured around
+    ``timed`` to the ``child`` clock and returns them.
+
+    Raises:
+        RuntimeError: When the child fails (its standard error in the message).
+    """
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    argv = [sys.executable, "-c", CHILD_CODE.format(setup=setup, timed=timed)]
+
+    def run() -> float:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT,
+                              timeout=1800, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"the child of {timed!r} failed: {done.stderr.strip()}")
+        seconds = float(done.stdout.strip().splitlines()[-1])
+        _CHILD_SECONDS[0] += seconds
+        return seconds
+
+    return Round(run)
+
+
+def _startup(repeats: int) -> Pair:
+    return Pair(product=lambda: _children("import agents", "", repeats),
+                reference=lambda: _children("import gymnasium", "", repeats), units=repeats)
+
+
+#: The timed code of ``compiled-start``: the compiled path's first game and the
+#: compiled sampler's first draw, in a fresh process.
+COMPILED_START = """\
+from agents.compiled import play_compiled
+play_compiled("DPBandit-Matroid-v2", "private-projection-free", 40, 0,
+              agent_kw={"epsilon": 1.0})
+import numpy as np
+from agents.privacy import discrete
+discrete.COMPILE_AFTER = 0
+discrete.discrete_laplace(np.random.default_rng(0), 3, 64)
+discrete.discrete_gaussian(np.random.default_rng(0), 3, 64)
+discrete.bernoulli_exp_big(np.random.default_rng(0), np.arange(64), 3)
+assert discrete._kernels"""
+
+
+def _compiled_start(repeats: int) -> Pair:
+    return Pair(product=lambda: _children(COMPILED_START, "import agents, dp_online_envs",
+                                          repeats),
+                reference=lambda: _children("import gymnasium", "", repeats), units=repeats)
+
+
+def _children(timed: str, setup: str, repeats: int) -> Round:
+    """``repeats`` :func:`child_cpu` children one after the other, as one round."""
+    rounds = [child_cpu(timed, setup) for _ in range(repeats)]
+    return Round(lambda: [r.run() for r in rounds])
+
+
 def _cases() -> dict[str, Case]:
     cases = [
         Case("env-step", "DPBandit-MAB-v0 step (K=10, FeedbackGuard + RegretRecorder)",
@@ -279,6 +406,22 @@ def _cases() -> dict[str, Case]:
         Case("vectorized", "exp3 seed-batched (agents.vectorized), one run-step",
              "lean numpy EXP3 over the same games, one run-step", "run-step", _vectorized,
              {"full": {"seeds": 500, "horizon": 600}, "tiny": {"seeds": 3, "horizon": 20}}),
+    ]
+    cases += [
+        Case("exact-batched", "private-exp2 seed-batched, exact discrete Laplace noise "
+             "(1000 seeds), one run-step", "lean numpy EXP2 + float Laplace noise over the "
+             "same games, one run-step", "run-step", _exact_batched,
+             {"full": {"seeds": 1000, "horizon": 2000}, "tiny": {"seeds": 3, "horizon": 20}}),
+        Case("private-ftrl", "private-ftrl + env + wrappers, one round (10 experts, eps=1, "
+             "delta=1e-5, exact discrete Gaussian)", "CartPole-v1 step", "round",
+             _private_ftrl, {"full": {"rounds": 5000}, "tiny": {"rounds": 30}}),
+        Case("startup", "import agents, fresh interpreter", "import gymnasium, fresh "
+             "interpreter", "import", _startup, {"full": {"repeats": 3}, "tiny": {"repeats": 1}},
+             threshold=2.0, clock="child"),
+        Case("compiled-start", "compiled path's first game + compiled sampler's first draw, "
+             "fresh process, kernels cached on disk", "import gymnasium, fresh interpreter",
+             "process", _compiled_start, {"full": {"repeats": 2}, "tiny": {"repeats": 1}},
+             threshold=2.0, clock="child"),
     ]
     for name in COUNTERS:
         cases.append(Case(f"counter-{name}", f"{name} counter add (Gaussian noise, dim 1)",
