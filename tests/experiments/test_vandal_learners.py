@@ -67,7 +67,7 @@ def test_a_vandal_on_the_scalar_env_changes_no_regret(env_id):
 
 
 def test_the_problem_is_a_fresh_copy_sharing_nothing_with_the_env():
-    """The issue's trick: shrinking the ball of one's problem shrinks one's copy only."""
+    """Shrinking the ball of one's problem shrinks one's copy only."""
     env = gym.make("DPFullInfo-Sphere-v1", horizon=T)
     mine = env.get_wrapper_attr("problem")
     radius = env.unwrapped.domain.radius
