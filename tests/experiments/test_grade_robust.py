@@ -3,6 +3,7 @@ or play does, its row or grade says why and the others go on."""
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 
 import pytest
@@ -43,3 +44,24 @@ def test_any_failure_of_a_probe_becomes_that_learners_reason(monkeypatch, error)
     assert learners[0].cls is None
     assert learners[0].error.startswith(f"probing the file failed: {type(error).__name__}")
     assert learners[1].cls is not None
+
+
+@pytest.mark.parametrize("error", [RecursionError("deep"), MemoryError(),
+                                   BrokenPipeError(32, "Broken pipe")])
+def test_any_failure_of_a_files_audit_becomes_its_rows_note(tmp_path, monkeypatch, error):
+    from dp_online_envs.lab.grading import audit_step
+
+    def audit(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(audit_step, "audit_with_twin", audit)
+    (learner,) = load_learners([str(HONEST)], limits=IsolationLimits(), sandboxed=False)
+    job = board._AuditJob(learner, "bandit", 1.0, 0.0, (1.0, 0.0), None,
+                          (("DPBandit-MAB-v0", {}),), {}, (40,), tmp_path / "a.json", "k")
+    note = board._audit_finding(job)["note"]
+    assert note.startswith("not audited, so not ranked: the audit could not run the "
+                           "learner on ") and f"{type(error).__name__}" in note
+    registered = dataclasses.replace(job, learner=board.Learner("exp3", learner.cls),
+                                     path=tmp_path / "b.json")
+    with pytest.raises(type(error)):  # the code's own fault is raised, not hidden
+        board._audit_finding(registered)

@@ -683,6 +683,12 @@ def _audit_finding(job: _AuditJob) -> dict[str, Any]:
                     continue
                 return {"note": f"not audited, so not ranked: the learner failed under "
                                 f"audit on {audit_game_text(game)}: {exc.reason}"}
+            except Exception as exc:  # noqa: BLE001 - one file never stops the board
+                if job.learner.path is None:  # a registered learner's fault is the code's
+                    raise
+                why = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+                return {"note": f"not audited, so not ranked: the audit could not run the "
+                                f"learner on {audit_game_text(game)}: {why}"}
             return {"finding": finite_json(finding.to_dict()), "game": game}
         return {"note": f"not audited, so not ranked: plays none of the audit games of "
                         f"{job.feedback} learners ({'; '.join(refusals)})"}
