@@ -20,7 +20,10 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    with the env's law as both marginals. Ordering the pair by a fair coin ``S_t`` makes the game the
    one-run experiment "the learner played the loss of the pair that ``S_t`` chose", the
    neighbouring inputs differing in round ``t`` only, for every ``t`` at once.
-2. **Guesses** (:func:`guess_rounds`): in round ``t`` the learner played arm ``a``; when
+2. **Guesses** (:func:`guess_rounds`; with arms also :func:`guess_leaves` and
+   :func:`guess_returns`, all three skipping the plays of a schedule common to the
+   games, :func:`scheduled_plays`, each rule's bound at ``alpha / 3`` and the largest
+   reported): in round ``t`` the learner played arm ``a``; when
    the pair differs there (``theta_t[a] != theta'_t[a]``), the auditor guesses that the
    learner met the pair's *higher* loss when the arm, played before at a mean gap of
    ``g >= min_gap`` rounds (over its last ``history`` plays), is next played only
@@ -42,6 +45,9 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    ``P[Binomial >= v]`` is at most ``1 - confidence`` (a one-sided Clopper-Pearson bound
    on the guessing accuracy, through its log-odds), and ``eps_lb > epsilon`` refutes the
    claim. With ``delta > 0`` the paper's extra term is added (:func:`one_run_p_value`).
+4. **Power** (:attr:`OneRunFinding.verdict`): ``refuted``, ``not refuted`` (with the
+   power on the learner: :func:`rr_power`, the randomized response its guessed rounds
+   would have to leak, and its noise-free twin where played) or ``no audit power``.
 
 Validity, the conditioning on the number of guesses and the coupling:
 ``docs/algorithms/one-run-audit.md``. Power: :func:`one_run_power` (the noise cuts of a
@@ -93,7 +99,8 @@ class OneRunSettings:
         window: A bandit learner's points: released points averaged on each side of a
             round for its centre's move (:func:`guess_explorations`, ``>= 1``).
         streak: Arms: plays of the arm before a round, and of other arms after it, for
-            the ``leave`` rule (:func:`guess_leaves`, ``>= 1``).
+            the ``leave`` rule (:func:`guess_leaves`), and the longest run the
+            ``returns`` rule guesses (:func:`guess_returns`; ``>= 1``).
 
     Raises:
         ValueError: An invalid setting, named with what was expected.
