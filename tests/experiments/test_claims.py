@@ -19,7 +19,8 @@ from dp_online_envs.lab.experiments import store as store_module
 
 CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
-#: Hedge that waits for a gate file before its first action and logs each game it plays.
+#: Hedge that says "at the gate" on stderr and waits for a gate file before its first
+#: action, and logs each game it plays.
 GATED = textwrap.dedent('''
     import os, time
     from agents.full_info.hedge import Hedge
@@ -33,6 +34,7 @@ GATED = textwrap.dedent('''
         def act(self):
             if not self._started:
                 self._started = True
+                os.write(2, b"at the gate\\n")
                 while not os.path.exists(os.environ["GATE"]):
                     time.sleep(0.02)
                 fd = os.open(os.environ["PLAYS"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
@@ -57,7 +59,23 @@ def _wait_until(condition, what, proc, timeout=60.0):
         time.sleep(0.02)
 
 
+def _read_until(proc, marker, what):
+    """Read ``proc``'s stderr line by line until a line holds ``marker`` (the event
+    waited for); return the lines read. Blocks on the pipe, with no time limit: it ends
+    at the marker or when the process closes its stderr (it ended: the test fails)."""
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if marker in line:
+            return lines
+    raise AssertionError(f"the sweep ended before {what}: {''.join(lines)}")
+
+
 def test_two_concurrent_sweeps_play_every_game_exactly_once(tmp_path):
+    """Sweep A claims its 8 games and is held at the gate; sweep B, started then, finds
+    them claimed, says so, and waits for them. Every wait is on an event (a line on a
+    sweep's stderr, a process's exit), none on a fixed time, so a loaded machine only
+    makes it slower. A watchdog kills both sweeps after 15 minutes so a hang fails."""
     (tmp_path / "gated.py").write_text(GATED)
     gate, plays, results = tmp_path / "gate", tmp_path / "plays.log", tmp_path / "results"
     env = {**os.environ, "GATE": str(gate), "PLAYS": str(plays),
@@ -65,31 +83,35 @@ def test_two_concurrent_sweeps_play_every_game_exactly_once(tmp_path):
     first = _sweep_file(tmp_path / "first.json", 4)   # 8 games
     second = _sweep_file(tmp_path / "second.json", 6)  # the same 8 and 4 more
     cmd = CLI + ["sweep", "--results", str(results), "--backend", "serial"]
-    err_a, err_b = tmp_path / "a.err", tmp_path / "b.err"
-    with open(err_a, "w") as ea, open(err_b, "w") as eb:
-        a = subprocess.Popen(cmd + [str(first)], env=env, stdout=subprocess.PIPE, stderr=ea,
-                             text=True)
-        try:
-            claims = results / "claims"
-            _wait_until(lambda: len(list(claims.glob("*.claim"))) == 8, "claims of sweep A", a)
-            b = subprocess.Popen(cmd + [str(second)], env=env, stdout=subprocess.PIPE,
-                                 stderr=eb, text=True)
-            try:
-                _wait_until(lambda: "being played by another sweep" in err_b.read_text(),
-                            "notice from sweep B", b)
-                assert not plays.exists()  # both sweeps are held at the gate
-                gate.write_text("")
-                out_a, _ = a.communicate(timeout=120)
-                out_b, _ = b.communicate(timeout=120)
-            finally:
-                b.kill()
-        finally:
-            a.kill()
-    assert a.returncode == 0 and b.returncode == 0, err_a.read_text() + err_b.read_text()
+    procs = []
+    watchdog = threading.Timer(900, lambda: [p.kill() for p in procs])
+    watchdog.start()
+    try:
+        a = subprocess.Popen(cmd + [str(first)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(a)
+        # a sweep claims its games before it plays any: at the gate, all 8 are claimed
+        err_a = _read_until(a, "at the gate", "its first game")
+        assert len(list((results / "claims").glob("*.claim"))) == 8
+        b = subprocess.Popen(cmd + [str(second)], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(b)
+        err_b = _read_until(b, "being played by another sweep", "its notice")
+        assert not plays.exists()  # both sweeps are held at the gate
+        gate.write_text("")
+        out_a, rest_a = a.communicate()
+        out_b, rest_b = b.communicate()
+    finally:
+        watchdog.cancel()
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+    err_a, err_b = "".join(err_a) + rest_a, "".join(err_b) + rest_b
+    assert a.returncode == 0 and b.returncode == 0, err_a + err_b
     assert "8 games played, 0 reused, 0 failed" in out_a
     assert "4 games played, 8 reused, 0 failed" in out_b
     assert (f"8 game(s) are being played by another sweep (pid {a.pid} on "
-            f"{socket.gethostname()})") in err_b.read_text()
+            f"{socket.gethostname()})") in err_b
     records = ResultsStore(results).load()
     counts = collections.Counter(plays.read_text().split())
     assert len(records) == 12 and set(counts.values()) == {1}  # each game played once
