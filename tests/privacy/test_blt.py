@@ -211,7 +211,9 @@ def test_degenerate_optimum_raises(monkeypatch):
     class Result:
         x = np.full(8, -1.0)  # coinciding decays: 0/0 output scales
 
-    monkeypatch.setattr(blt.optimize, "minimize", lambda *a, **k: Result())
+    from scipy import optimize  # blt imports it where it optimizes
+
+    monkeypatch.setattr(optimize, "minimize", lambda *a, **k: Result())
     with pytest.raises(RuntimeError, match="invalid BLT"):
         blt.blt_parameters.__wrapped__(64, 4)
 
