@@ -2,7 +2,8 @@
 
 The harness moved from ``dp_online_envs.{experiments,audit,grading,isolation,sandbox}``
 into :mod:`dp_online_envs.lab` (the command line from ``dp_online_envs.experiments.cli``
-to :mod:`dp_online_envs.lab.cli`); the learners' modules took their agents' names
+to :mod:`dp_online_envs.lab.cli`); the renderings from ``dp_online_envs.envs.rendering``
+to :mod:`dp_online_envs.rendering` (below both the env and the wrappers); the learners' modules took their agents' names
 (``agents.batched`` is ``agents.vectorized``, ``agents.full_info.l2p`` is
 ``agents.full_info.private_lazy_mw``, ...). No file remains at a former path: an import finder
 placed first on ``sys.meta_path`` answers a former name with the module of the new one
@@ -29,6 +30,7 @@ FORMER_PATHS = {
     "dp_online_envs.grading": "dp_online_envs.lab.grading",
     "dp_online_envs.isolation": "dp_online_envs.lab.isolation",
     "dp_online_envs.sandbox": "dp_online_envs.lab.sandbox",
+    "dp_online_envs.envs.rendering": "dp_online_envs.rendering",
     "agents.batched": "agents.vectorized",
     "agents.bandit.adap": "agents.bandit.adap_ucb",
     "agents.bandit.bandit_submod": "agents.bandit.bandit_submod_pftal",

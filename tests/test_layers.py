@@ -56,6 +56,9 @@ def import_graph(root: pathlib.Path, packages: tuple[str, ...]) -> dict[str, set
 
     ``from package import name`` counts as importing ``package.name`` where that is a
     module, else ``package``; an import of a name outside ``packages`` is left out.
+    Importing ``a.b.c`` also runs the ``__init__`` of the package ``a.b``, so it counts
+    as importing ``a.b`` too (not the top-level package, which every module of it has
+    run first, nor a package the importer lies in, which is being imported already).
     """
     modules = module_files(root, packages)
     graph: dict[str, set[str]] = {}
@@ -73,7 +76,12 @@ def import_graph(root: pathlib.Path, packages: tuple[str, ...]) -> dict[str, set
                 targets.update(_known(f"{base}.{alias.name}", modules) if
                                f"{base}.{alias.name}" in modules else _known(base, modules)
                                for alias in node.names)
-        graph[name] = targets - {None, name}
+        targets.discard(None)
+        for target in list(targets):  # the package __init__ modules the import runs
+            parts = target.split(".")
+            targets.update(p for p in (".".join(parts[:i]) for i in range(2, len(parts)))
+                           if p in modules and not name.startswith(p + "."))
+        graph[name] = targets - {name}
     return graph
 
 
@@ -165,6 +173,22 @@ def test_circles_finds_a_circle_through_a_function_level_and_a_relative_import(t
     assert circles(import_graph(root, ("agents",))) == [["agents.a", "agents.b", "agents.c"]]
 
 
+def test_circles_finds_a_circle_through_the_init_of_a_package(tmp_path):
+    """``import game.envs.base`` runs ``game/envs/__init__.py`` first: a wrapper that
+    imports a module of the envs package while that package's ``__init__`` imports the
+    wrappers is a circle, though no module imports another module of it directly."""
+    root = _write(tmp_path, {
+        "agents/__init__.py": "",
+        "agents/envs/__init__.py": "from agents.envs import registry\n",
+        "agents/envs/registry.py": "from agents import wrappers\n",
+        "agents/envs/base.py": "X = 1\n",
+        "agents/wrappers/__init__.py": "from agents.wrappers.guard import G\n",
+        "agents/wrappers/guard.py": "from agents.envs.base import X\n",
+    })
+    assert circles(import_graph(root, ("agents",))) == [
+        ["agents.envs", "agents.envs.registry", "agents.wrappers", "agents.wrappers.guard"]]
+
+
 def test_layer_violations_names_each_broken_rule(tmp_path):
     root = _write(tmp_path, {
         "dp_online_envs/__init__.py": "",
@@ -176,9 +200,11 @@ def test_layer_violations_names_each_broken_rule(tmp_path):
         "agents/x.py": "from dp_online_envs.lab.run import f\n",
     })
     graph = import_graph(root, PACKAGES)
-    assert layer_violations(graph) == [
+    assert layer_violations(graph) == [  # importing lab.run runs lab's __init__ too
+        ("agents.x", "dp_online_envs.lab"),
         ("agents.x", "dp_online_envs.lab.run"),
         ("dp_online_envs.game", "agents.x"),
+        ("dp_online_envs.uses_lab", "dp_online_envs.lab"),
         ("dp_online_envs.uses_lab", "dp_online_envs.lab.run"),
     ]
 
@@ -192,6 +218,7 @@ FORMER = {
     "dp_online_envs.grading": "dp_online_envs.lab.grading",
     "dp_online_envs.isolation": "dp_online_envs.lab.isolation",
     "dp_online_envs.sandbox": "dp_online_envs.lab.sandbox",
+    "dp_online_envs.envs.rendering": "dp_online_envs.rendering",
 }
 
 

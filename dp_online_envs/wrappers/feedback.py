@@ -9,9 +9,9 @@ from typing import Any, NoReturn
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.envs.online_env import RoundRecord
-from dp_online_envs.envs.rendering import RenderTrack, render
 from dp_online_envs.problem import FEEDBACK_KINDS, Problem
+from dp_online_envs.rendering import RenderTrack, render
+from dp_online_envs.rounds import RoundRecord
 from dp_online_envs.wrappers.regret import REGRET_INFO_KEY, RegretSummary, find_recorder
 
 #: The names ``env.get_wrapper_attr(name)`` answers through the guard, always from the

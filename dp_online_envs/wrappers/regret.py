@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.envs.online_env import PlayTotals, RoundRecord
 from dp_online_envs.hindsight import Comparator
+from dp_online_envs.rounds import PlayTotals, RoundRecord
 from dp_online_envs.validation import check_int
 
 #: The ``info`` key of the :class:`RegretSummary` at the end of a game (the recorder puts

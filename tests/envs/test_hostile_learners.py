@@ -26,7 +26,7 @@ from agents.base import Agent
 from agents.loop import play
 from dp_online_envs import ENV_IDS, OnlineLearningEnv, build_env
 from dp_online_envs.adversaries import ADVERSARIES, LossSequence, ReplayAdversary
-from dp_online_envs.envs.rendering import GREEN, RED
+from dp_online_envs.rendering import GREEN, RED
 from dp_online_envs.wrappers import regret_summary
 from dp_online_envs.wrappers.feedback import LEARNER_ATTRIBUTES, WITHHELD
 
