@@ -44,7 +44,6 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from importlib import metadata
 from typing import Any
 
 import dp_online_envs  # registers the env ids
@@ -114,12 +113,9 @@ def _option(check: Callable[..., Any], name: str, *bounds: Any, **options: Any
 
 
 def package_version() -> str:
-    """The installed version of dp-online-envs (``importlib.metadata``), else the
-    package's ``__version__`` (a source checkout that is not installed)."""
-    try:
-        return metadata.version("dp-online-envs")
-    except metadata.PackageNotFoundError:
-        return dp_online_envs.__version__
+    """The version of dp-online-envs: ``dp_online_envs.__version__``, read from the
+    installed distribution's metadata (``0+unknown`` in a checkout never installed)."""
+    return dp_online_envs.__version__
 
 
 def build_parser() -> argparse.ArgumentParser:

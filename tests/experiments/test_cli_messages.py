@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import subprocess
 import sys
 from importlib import metadata
@@ -26,12 +27,25 @@ def test_version_prints_the_package_version():
     assert package_version() == metadata.version("dp-online-envs") == dp_online_envs.__version__
 
 
-def test_version_falls_back_to_the_package_attribute(monkeypatch):
-    def missing(name):
-        raise metadata.PackageNotFoundError(name)
+def test_the_version_has_one_source_the_installed_metadata():
+    """``__version__`` is read from the installed distribution (pyproject.toml's version,
+    no second copy in the code); a checkout never installed says so."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
 
-    monkeypatch.setattr(metadata, "version", missing)
-    assert package_version() == dp_online_envs.__version__
+    root = pathlib.Path(__file__).resolve().parents[2]
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert dp_online_envs.__version__ == declared == metadata.version("dp-online-envs")
+    assert f'"{declared}"' not in (root / "dp_online_envs" / "__init__.py").read_text()
+    probe = ("import importlib.metadata as m\n"
+             "def missing(name):\n    raise m.PackageNotFoundError(name)\n"
+             "m.version = missing\n"
+             "import dp_online_envs\nprint(dp_online_envs.__version__)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120, cwd=root)
+    assert out.stdout.strip() == "0+unknown"
 
 
 def _error(*args: str) -> str:
