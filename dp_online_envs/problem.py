@@ -6,7 +6,7 @@ import copy
 import math
 from dataclasses import dataclass, replace
 
-from dp_online_envs.domains.base import Domain
+from dp_online_envs.domains.base import Domain, make_read_only
 from dp_online_envs.domains.ground_set import GroundSet
 from dp_online_envs.domains.simplex import Simplex
 from dp_online_envs.losses.base import LossFamily
@@ -111,12 +111,18 @@ class Problem:
         return replace(self, feedback=feedback)
 
     def public_copy(self) -> Problem:
-        """A copy of this problem that shares no object with it (a deep copy).
+        """A read-only copy of this problem that shares no object with it (a deep copy).
 
         What a learner is handed: the fields of a ``Problem`` cannot be set (it is a
-        frozen dataclass), and its domain and loss family are copies, so a learner that
-        changes them (``problem.domain.radius = ...``, an array written in place)
-        changes its own copy only, never the decision set or the losses the env plays
-        and its regret ledger measures.
+        frozen dataclass), and its domain and loss family are copies marked read-only
+        (:func:`~dp_online_envs.domains.base.make_read_only`): ``problem.domain.radius =
+        ...`` raises ``AttributeError`` naming the attribute. A learner that forces a
+        write anyway (``object.__setattr__``, an array written in place) changes its own
+        copy only, never the decision set or the losses the env plays and its regret
+        ledger measures. Copies of the copy (``copy.deepcopy``, ``pickle``) stay
+        read-only.
         """
-        return copy.deepcopy(self)
+        public = copy.deepcopy(self)
+        make_read_only(public.domain, "decision set")
+        make_read_only(public.loss, "loss family")
+        return public

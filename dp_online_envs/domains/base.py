@@ -17,6 +17,38 @@ import numpy as np
 
 #: Largest number of vertices :meth:`Domain.vertices` enumerates before returning None.
 MAX_VERTICES = 100_000
+#: The instance attribute that marks a read-only view (set by :func:`make_read_only`).
+READ_ONLY_FLAG = "_read_only"
+
+
+def make_read_only(obj: object, what: str) -> None:
+    """Mark ``obj`` (a :class:`Domain` or a loss family) read-only: setting or deleting
+    any of its attributes then raises ``AttributeError`` (:func:`refuse_write`).
+
+    What :meth:`~dp_online_envs.problem.Problem.public_copy` does to the copies it hands
+    a learner. Lazily cached values (``functools.cached_property``) still fill in: they
+    write the instance ``__dict__`` directly, not through ``__setattr__``.
+
+    Args:
+        obj: The object to mark.
+        what: What it is, for the error message (``"decision set"``, ``"loss family"``).
+    """
+    obj.__dict__[READ_ONLY_FLAG] = what
+
+
+def refuse_write(obj: object, name: str) -> None:
+    """Raise ``AttributeError`` if ``obj`` is a read-only view (:func:`make_read_only`).
+
+    Raises:
+        AttributeError: Naming the attribute and saying the game is configured when
+            the env is made.
+    """
+    what = obj.__dict__.get(READ_ONLY_FLAG)
+    if what:
+        raise AttributeError(
+            f"cannot set {type(obj).__name__}.{name}: the {what} a learner receives is a "
+            f"read-only view of the env's; a game is configured when the env is made "
+            f"(gym.make(id, ...) with other options)")
 
 
 @dataclass(frozen=True)
@@ -47,6 +79,10 @@ class Domain(ABC):
     Subclasses set ``dim`` and implement :meth:`linear_minimizer`, :meth:`contains`,
     :meth:`project`, :attr:`diameter`, :attr:`affine_hull`, :meth:`inner_ball`,
     :meth:`norm_bound` and :attr:`action_space`.
+
+    The copy a learner receives (:meth:`~dp_online_envs.problem.Problem.public_copy`)
+    is read-only (:func:`make_read_only`): setting or deleting an attribute raises
+    ``AttributeError``.
     """
 
     #: Ambient dimension of the points of the domain.
@@ -88,6 +124,14 @@ class Domain(ABC):
     @abstractmethod
     def action_space(self) -> gym.Space:
         """The Gymnasium space of the environment's actions on this domain."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_write(self, name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        refuse_write(self, name)
+        super().__delattr__(name)
 
     # ------------------------------------------------------------------ helpers
     def to_point(self, action) -> np.ndarray:

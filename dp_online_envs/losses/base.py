@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.domains.base import Domain
+from dp_online_envs.domains.base import Domain, refuse_write
 
 
 class LossFamily(ABC):
@@ -29,6 +29,10 @@ class LossFamily(ABC):
         exp_concavity: ``alpha`` such that ``exp(-alpha f(theta, .))`` is concave on the
             domain (0 if none is declared); what Online Newton Step needs.
         name: Short name used in tables.
+
+    The copy a learner receives (:meth:`~dp_online_envs.problem.Problem.public_copy`)
+    is read-only (:func:`~dp_online_envs.domains.base.make_read_only`): setting or
+    deleting an attribute raises ``AttributeError``.
     """
 
     param_dim: int
@@ -40,6 +44,14 @@ class LossFamily(ABC):
     #: True when the admissible parameter set is exactly the box ``param_space``
     #: (then coordinatewise two-point draws with any mean in the box are admissible).
     param_is_box: bool = False
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_write(self, name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        refuse_write(self, name)
+        super().__delattr__(name)
 
     @abstractmethod
     def value(self, theta: np.ndarray, x: np.ndarray) -> float:

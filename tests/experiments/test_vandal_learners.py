@@ -6,11 +6,16 @@ spec, the generators -- while it plays a fixed sequence of actions. Through each
 (the scalar env of ``gym.make``, the batched ``LinearVectorEnv``, ``gym.make_vec``'s
 scalar games, the in-process runner behind ``dp-online run``, and isolated play) the
 regret reported must be the regret of the same play without the vandalism, bit for
-bit. The problem a learner holds is a copy: a learner that sets
-``problem.domain.radius = 1e-9`` shrinks its own copy, never the env's decision set.
+bit. The problem a learner holds is a read-only copy: ``problem.domain.radius = 1e-9``
+raises ``AttributeError`` (the vandal checks it through every door before it plays), and
+a learner that forces the write with ``object.__setattr__`` shrinks its own copy, never
+the env's decision set.
 """
 
 from __future__ import annotations
+
+import copy
+import pickle
 
 import gymnasium as gym
 import numpy as np
@@ -26,7 +31,7 @@ from dp_online_envs.lab.experiments.runner import run
 from dp_online_envs.loop import run_rounds
 from dp_online_envs.wrappers import regret_summary
 from dp_online_envs.wrappers.feedback import LEARNER_ATTRIBUTES
-from experiments.vandal_agents import Vandal, vandalize
+from experiments.vandal_agents import Vandal, vandalize, write_accepted
 
 T, B, SEED = 24, 3, 12345
 MOD = "experiments.vandal_agents:Vandal"
@@ -58,6 +63,10 @@ def _scalar_regret(env_id: str, vandal: bool) -> dict:
     run_rounds(env, agent, hook)
     summary = regret_summary(env).as_dict()
     assert (changed[0] > 0 and agent.changed > 0) == vandal
+    if vandal:  # its plain writes to the domain and the losses raised (it forced them)
+        refused = {name.split(".")[0] for name in agent.refused}
+        assert {type(env.unwrapped.domain).__name__,
+                type(env.unwrapped.loss).__name__} <= refused, agent.refused
     return summary
 
 
@@ -67,11 +76,19 @@ def test_a_vandal_on_the_scalar_env_changes_no_regret(env_id):
 
 
 def test_the_problem_is_a_fresh_copy_sharing_nothing_with_the_env():
-    """Shrinking the ball of one's problem shrinks one's copy only."""
+    """Shrinking the ball of one's problem raises; forced, it shrinks one's copy only."""
     env = gym.make("DPFullInfo-Sphere-v1", horizon=T)
     mine = env.get_wrapper_attr("problem")
     radius = env.unwrapped.domain.radius
-    mine.domain.radius = 1e-9
+    with pytest.raises(AttributeError, match=r"cannot set Ball\.radius: the decision set a "
+                       r"learner receives is a read-only view.*configured when the env is made"):
+        mine.domain.radius = 1e-9
+    with pytest.raises(AttributeError, match=r"cannot set LinearLoss\.theta_set"):
+        mine.loss.theta_set = "ball"
+    with pytest.raises(AttributeError, match="radius"):
+        del mine.domain.radius
+    assert mine.domain.radius == radius
+    object.__setattr__(mine.domain, "radius", 1e-9)  # forced: one's own copy
     assert env.unwrapped.domain.radius == radius
     assert env.get_wrapper_attr("problem").domain.radius == radius  # the next copy
     assert mine.domain is not env.unwrapped.domain and mine.loss is not env.unwrapped.loss
@@ -146,3 +163,23 @@ def test_a_vandal_in_a_run_changes_no_regret(env_id, isolate):
     vandalized = _run_regret(env_id, True, isolate)
     assert vandalized == _run_regret(env_id, False, isolate)
     assert vandalized and all(np.isfinite(v) for v in vandalized if isinstance(v, float))
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_every_write_to_a_learners_domain_and_losses_raises(env_id):
+    """Every attribute of the domain and loss family a learner holds refuses a plain
+    write and a delete; the copies keep the env's classes (``type(domain) is Ball``
+    checks hold) and leave the env's own objects writable by the env."""
+    env = gym.make(env_id, horizon=T)
+    mine = env.get_wrapper_attr("problem")
+    assert write_accepted(mine) == []
+    assert write_accepted(env.unwrapped.problem) != []  # the env's own: not a view
+    assert type(mine.domain) is type(env.unwrapped.domain)
+    assert type(mine.loss) is type(env.unwrapped.loss)
+    assert mine.domain.center.shape == (mine.domain.dim,)  # cached values still fill in
+    assert write_accepted(copy.deepcopy(mine)) == []
+    try:
+        pickled = pickle.dumps(mine)
+    except (AttributeError, TypeError, pickle.PicklingError):  # a set function's lambda
+        return
+    assert write_accepted(pickle.loads(pickled)) == []

@@ -40,8 +40,12 @@ def _scrambled(value: Any) -> Any:
     return value
 
 
-def vandalize(root: Any, _seen: set[int] | None = None) -> int:
+def vandalize(root: Any, _seen: set[int] | None = None,
+              refused: list[str] | None = None) -> int:
     """Change every attribute, item and array reachable from ``root``.
+
+    An attribute whose write raises is forced with ``object.__setattr__``; with
+    ``refused`` given, ``"Class.name"`` of each such attribute is appended to it.
 
     Returns:
         How many values were changed (so a test can check the walk found something).
@@ -61,7 +65,7 @@ def vandalize(root: Any, _seen: set[int] | None = None) -> int:
         return 1
     if isinstance(root, dict):
         for key in list(root):
-            changed += vandalize(root[key], seen)
+            changed += vandalize(root[key], seen, refused)
             new = _scrambled(root[key])
             if new is not root[key]:
                 root[key] = new
@@ -69,24 +73,26 @@ def vandalize(root: Any, _seen: set[int] | None = None) -> int:
         return changed
     if isinstance(root, list):
         for i, item in enumerate(root):
-            changed += vandalize(item, seen)
+            changed += vandalize(item, seen, refused)
             new = _scrambled(item)
             if new is not item:
                 root[i] = new
                 changed += 1
         return changed
     if isinstance(root, (tuple, set, frozenset)):
-        return sum(vandalize(item, seen) for item in root)
+        return sum(vandalize(item, seen, refused) for item in root)
     attrs = getattr(root, "__dict__", None)
     if attrs is None:
         return 0
     for name, value in list(attrs.items()):
-        changed += vandalize(value, seen)
+        changed += vandalize(value, seen, refused)
         new = _scrambled(value)
         if new is not value:
             try:
                 setattr(root, name, new)
-            except Exception:  # a frozen dataclass or a read-only property: force it
+            except Exception:  # a frozen dataclass or a read-only view: force it
+                if refused is not None:
+                    refused.append(f"{type(root).__name__}.{name}")
                 try:
                     object.__setattr__(root, name, new)
                 except Exception:
@@ -95,19 +101,49 @@ def vandalize(root: Any, _seen: set[int] | None = None) -> int:
     return changed
 
 
+def write_accepted(problem: Any) -> list[str]:
+    """The plain writes (``setattr``/``delattr``) that the problem's domain and loss family
+    accept: empty for a read-only view. Each write is of the value already there."""
+    accepted = []
+    for obj in (problem.domain, problem.loss):
+        for name in ["name", *vars(obj)]:
+            value = getattr(obj, name)
+            try:
+                setattr(obj, name, value)
+            except AttributeError as exc:
+                assert f"cannot set {type(obj).__name__}.{name}" in str(exc), exc
+                assert "a game is configured when the env is made" in str(exc), exc
+            else:
+                accepted.append(f"{type(obj).__name__}.{name} = ...")
+        try:
+            delattr(obj, "name")
+        except AttributeError:
+            pass
+        else:
+            accepted.append(f"del {type(obj).__name__}.name")
+    return accepted
+
+
 class Vandal(Agent):
     """Plays a fixed sequence of points (or arms) drawn from its own seed, and, with
     ``vandal=True``, vandalizes its problem every round.
 
     The points are vertices of the decision set (``linear_minimizer`` of random
     directions), computed before any vandalism, so the play is the same either way.
+    Built, it first tries plain writes to its problem's domain and loss family and
+    refuses to play (``RuntimeError``) if any is accepted: through every door a
+    learner's problem is a read-only view.
     """
 
     name = "test-vandal"
     feedback = "bandit"
 
     def setup(self, vandal: bool = True) -> None:
+        accepted = write_accepted(self.problem)
+        if accepted:
+            raise RuntimeError(f"the learner's problem accepted writes: {accepted}")
         self.vandal = vandal
+        self.refused: list[str] = []
         domain = self.problem.domain
         rng = np.random.default_rng(2024)
         if domain.action_space.__class__.__name__ == "Discrete":
@@ -121,7 +157,7 @@ class Vandal(Agent):
 
     def act(self):
         if self.vandal:  # from the first round on (a harness may check the problem first)
-            self.changed += vandalize(self.problem)
+            self.changed += vandalize(self.problem, refused=self.refused)
         return self.plan[min(self.t, len(self.plan) - 1)]
 
     def update(self, action, feedback) -> None:
