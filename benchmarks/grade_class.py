@@ -5,8 +5,9 @@ submissions (by default 12 honest, 8 noise-free cheats, 6 that crash in round 3 
 that dodge an audit unlike the graded games), grades it with ``dp-online grade
 --workers N`` on ``examples/course/assignment.yaml`` (T = 16384, 5 hidden seeds, 16 audit
 games), sandboxed, and prints the wall time, the CPU time (this process and its
-children), the time of a rerun that keeps every grade, and how many submissions were
-refuted or failed::
+finished children, plus every submission's grading CPU as its report counts it, the
+sandboxed processes included: ``RUSAGE_CHILDREN`` alone misses them), the time of a
+rerun that keeps every grade, and how many submissions were refuted or failed::
 
     python benchmarks/grade_class.py [--workers 2] [--honest 12 --cheats 8 --crashes 6 \\
         --dodgers 4] [--secret S]
@@ -68,11 +69,16 @@ def main() -> None:
                            backend="local", workers=args.workers,
                            progress=lambda line: print(line, flush=True))
             times.append((time.perf_counter() - wall, cpu_seconds() - cpu))
+        graded_cpu = sum(g.cpu_seconds or 0.0 for g in result.grades)  # of the first run
         refuted = sum(bool((g.audit or {}).get("refuted")) for g in result.grades)
         failed = sum(any(s.failed for s in g.settings) or g.learner is None
                      for g in result.grades)
         print(f"{len(files)} submissions, --workers {args.workers}, {os.cpu_count()} CPUs: "
-              f"graded in {times[0][0]:.0f} s wall ({times[0][1]:.0f} s CPU); a rerun "
+              f"graded in {times[0][0]:.0f} s wall ({times[0][1]:.0f} s CPU of this process "
+              f"and its reaped children, {graded_cpu:.0f} s CPU of the submissions' grading "
+              f"with their sandboxes; the two share the workers' own CPU, so between "
+              f"{max(times[0][1], graded_cpu) / times[0][0]:.2f} and "
+              f"{(times[0][1] + graded_cpu) / times[0][0]:.2f} cores busy); a rerun "
               f"keeping every grade {times[1][0]:.1f} s; {refuted} refuted, {failed} with "
               f"failed games; mean score "
               f"{sum(g.score for g in result.grades) / len(files):.1f}")
