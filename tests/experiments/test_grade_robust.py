@@ -55,7 +55,10 @@ def test_any_failure_of_a_files_audit_becomes_its_rows_note(tmp_path, monkeypatc
         raise error
 
     monkeypatch.setattr(audit_step, "audit_with_twin", audit)
-    (learner,) = load_learners([str(HONEST)], limits=IsolationLimits(), sandboxed=False)
+    info = submission.SubmissionInfo(str(HONEST), "NoisyEXP3", "noisy-exp3", "bandit", True,
+                                     "", "")
+    learner = board.Learner("honest", submission.SubmissionLoader(info), str(HONEST), "",
+                            IsolationLimits())  # a file's learner, without its probe
     job = board._AuditJob(learner, "bandit", 1.0, 0.0, (1.0, 0.0), None,
                           (("DPBandit-MAB-v0", {}),), {}, (40,), tmp_path / "a.json", "k")
     note = board._audit_finding(job)["note"]
