@@ -107,6 +107,14 @@ GROUPS: tuple[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], ...] = (
          (0, "initial release, ``n=4, loss='distance', adversary='oblivious'`` (between the "
           "two: ``adversary='planted'`` with v0's ``n`` and loss)."),
      )),
+    (('DPBandit-ContextualLinear',),
+     (
+         (0, "initial release: ``n_arms=5``, contexts in R^5 (``loss_kwargs={'context_dim': "
+          "5}``), ``adversary='stochastic-linear'`` (hidden ``theta_a = (1, u_a)/sqrt(2)``,"
+          ' contexts ``(1, z_t)/sqrt(2)`` with ``u_a``, ``z_t`` uniform on the sphere, '
+          'Bernoulli losses of mean ``<theta_a, c_t>``), ``horizon=2000``; regret against '
+          'the per-context best arm.'),
+     )),
     (('DPFullInfo-Portfolio',),
      (
          (1, "the stocks GE and MSFT, ``tickers=('GE', 'MSFT')``, relatives in ``[0.8, "

@@ -38,7 +38,9 @@ from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
 from dp_online_envs.adversaries import Adversary, make_adversary
 from dp_online_envs.envs import real_data
+from dp_online_envs.envs.contextual import build_contextual_env
 from dp_online_envs.envs.online_env import OnlineLearningEnv
+from dp_online_envs.losses.contextual import ContextualLinearLoss
 from dp_online_envs.validation import check_int, did_you_mean
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
 
@@ -77,6 +79,7 @@ LOSSES: dict[str, Callable[..., ls.LossFamily]] = {
     "concave-modular": ls.ConcaveModularLoss,
     "facility-location": ls.FacilityLocationLoss,
     "log-wealth": ls.LogWealthLoss,
+    "contextual-linear": ContextualLinearLoss,
 }
 LINEAR_LOSSES = ("linear",)
 CONVEX_LOSSES = ("distance", "absolute", "hinge", "logistic", "quadratic", "linear")
@@ -126,9 +129,13 @@ class EnvConfig:
             trivial play: it is not in :data:`ENV_IDS` (the benchmark list the README
             table, the separation table and the registry tests cover) and, unless it is
             a former version (:data:`FORMER_CONFIGS`, registered so that ``gym.make``
-            of an old id plays the old game), not registered with Gymnasium;
+            of an old id plays the old game) or a contextual id
+            (:data:`CONTEXTUAL_CONFIGS`), not registered with Gymnasium;
             :func:`build_env` and sweep files still build it by its id (see
             :data:`UNLISTED_IDS`).
+        build: Builds the wrapped env itself from ``(config, options)`` instead of
+            :func:`build_env`'s ``FeedbackGuard(RegretRecorder(OnlineLearningEnv))``
+            (the contextual ids: their env, ledger and adversaries differ).
     """
 
     id: str
@@ -142,6 +149,7 @@ class EnvConfig:
     defaults: dict[str, Any] = field(default_factory=dict)
     data: Callable[[Options], Adversary] | None = None
     benchmark: bool = True
+    build: Callable[[EnvConfig, Options], gym.Env] | None = None
 
     @property
     def name(self) -> str:
@@ -422,8 +430,25 @@ FORMER_CONFIGS: list[EnvConfig] = [
             loss_defaults={"r_min": 0.5, "r_max": 2.0}),
 ]
 
+#: The contextual bandit ids (:mod:`dp_online_envs.envs.contextual`): the learner sees
+#: the round's context before it plays. Registered with Gymnasium, but not (yet) in the
+#: benchmark list :data:`ENV_IDS`, whose studies, leaderboard and grading do not cover
+#: contextual learners.
+CONTEXTUAL_CONFIGS: list[EnvConfig] = [
+    EnvConfig(id="DPBandit-ContextualLinear-v0", decision_set="K arms, contexts in R^d",
+              losses="Bernoulli, mean <theta_a, c_t> in [0,1]", feedback="bandit",
+              paper="Li-Chu-Langford-Schapire 2010; Shariff-Sheffet 2018", domain=_arms,
+              loss_names=("contextual-linear",), loss_defaults={"context_dim": 5},
+              defaults={"n_arms": 5, "adversary": "stochastic-linear",
+                        "loss": "contextual-linear", "horizon": 2000},
+              benchmark=False, build=build_contextual_env),
+]
+#: The contextual ids (:data:`CONTEXTUAL_CONFIGS`).
+CONTEXTUAL_IDS: tuple[str, ...] = tuple(c.id for c in CONTEXTUAL_CONFIGS)
+
 #: Every id :func:`build_env` builds, current and former.
-ENV_CONFIGS: dict[str, EnvConfig] = {c.id: c for c in [*CONFIGS, *FORMER_CONFIGS]}
+ENV_CONFIGS: dict[str, EnvConfig] = {
+    c.id: c for c in [*CONFIGS, *FORMER_CONFIGS, *CONTEXTUAL_CONFIGS]}
 #: The registered benchmark ids, each the newest version of its game: every one
 #: separates learning from trivial play.
 ENV_IDS: tuple[str, ...] = tuple(c.id for c in CONFIGS if c.benchmark)
@@ -483,6 +508,8 @@ def build_env(env_id: str, **kwargs: Any) -> gym.Env:
     """
     config = env_config(env_id)
     opts = resolved_options(env_id, **kwargs)
+    if config.build is not None:
+        return config.build(config, opts)
     domain, loss = config.build_parts(opts)
     adversary = config.adversary(opts)
     env = OnlineLearningEnv(
@@ -523,7 +550,7 @@ def register_all() -> None:
     :func:`~dp_online_envs.wrappers.regret.regret_summary`), and
     ``TruncationSummary(gym.make(id, max_episode_steps=k))`` puts it in ``info``.
     """
-    for env_id in (*ENV_IDS, *FORMER_IDS):
+    for env_id in (*ENV_IDS, *FORMER_IDS, *CONTEXTUAL_IDS):
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
                          vector_entry_point=SYNC_ENTRY_POINT)
