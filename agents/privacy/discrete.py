@@ -52,7 +52,7 @@ import sys
 import numpy as np
 
 __all__ = ["CALL_COST", "COMPILE_AFTER", "MAX_GAUSS_SIGMA", "MAX_SCALE", "OsRandom",
-           "bernoulli_exp", "bernoulli_exp_big", "compiled_source",
+           "UNCACHED_FACTOR", "bernoulli_exp", "bernoulli_exp_big", "compiled_source",
            "discrete_gaussian", "discrete_gaussian_variance", "discrete_laplace",
            "discrete_laplace_variance"]
 
@@ -74,6 +74,10 @@ MAX_GAUSS_SIGMA = 2**25
 COMPILE_AFTER: int | None = 2**20
 #: What one call of a numpy sampler costs beyond its draws, in draws (about 200 us).
 CALL_COST = 512
+#: Where the kernels cannot be cached on disk (a read-only install, a sandbox: every
+#: process compiles them, about 6 s of CPU), the numpy path serves this many times
+#: :data:`COMPILE_AFTER` first.
+UNCACHED_FACTOR = 16
 
 _numpy_draws = 0
 _kernels = None  # the compiled module once loaded; False where numba is missing
@@ -111,6 +115,9 @@ def compiled_source(rng, draws: int):
         return None
     kernels = _compiled_module()
     if kernels is None:
+        return None
+    if not kernels.CACHED and _numpy_draws < COMPILE_AFTER * UNCACHED_FACTOR:
+        _numpy_draws += int(draws) + CALL_COST
         return None
     bits = rng.bit_generator
     api = bits.ctypes

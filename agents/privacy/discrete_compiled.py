@@ -25,7 +25,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.core.extending import intrinsic
 
-__all__ = ["bernoulli_exp_big", "discrete_gaussian", "discrete_laplace"]
+__all__ = ["CACHED", "bernoulli_exp_big", "discrete_gaussian", "discrete_laplace"]
 
 #: ``2^32 - 1``: a ``high - 1`` above it draws 64-bit words.
 _U32 = np.uint64(0xFFFFFFFF)
@@ -33,11 +33,18 @@ _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _S32 = np.uint64(32)
 
 
+#: Whether every kernel is cached on disk (``False`` where numba has no writable place
+#: for its cache: each process then compiles them, about 6 s of CPU).
+CACHED = True
+
+
 def _jit(function):
     """``numba.njit`` with its machine code cached on disk where numba can write it."""
+    global CACHED
     try:
         return njit(cache=True, nogil=True)(function)
     except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+        CACHED = False
         return njit(cache=False, nogil=True)(function)
 
 

@@ -217,6 +217,22 @@ print(a, b, c, bool((y == ref).all()))
     assert _run(code) == "False False True True"
 
 
+def test_uncacheable_kernels_wait_for_more_numpy_work(monkeypatch):
+    """Where the kernels cannot be cached on disk (each process compiles them), the numpy
+    path serves UNCACHED_FACTOR times COMPILE_AFTER draws' worth of work first."""
+    from agents.privacy import discrete_compiled
+
+    monkeypatch.setattr(discrete, "_kernels", discrete_compiled)
+    monkeypatch.setattr(discrete, "COMPILE_AFTER", 1000)
+    monkeypatch.setattr(discrete, "_numpy_draws", 1000)  # past COMPILE_AFTER
+    assert discrete.compiled_source(np.random.default_rng(0), 10) is not None
+    monkeypatch.setattr(discrete_compiled, "CACHED", False)
+    served = 0
+    while discrete.compiled_source(np.random.default_rng(0), 488) is None:
+        served += 1  # 488 + CALL_COST = 1000 a call
+    assert served == discrete.UNCACHED_FACTOR - 1 == 15
+
+
 def test_without_numba_the_numpy_path_serves_every_draw():
     code = """
 import sys, numpy as np
