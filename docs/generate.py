@@ -84,9 +84,16 @@ def env_page(env_id: str, history: dict[str, list[str]]) -> str:
     import gymnasium as gym
 
     from dp_online_envs.adversaries import ADVERSARIES
-    from dp_online_envs.envs.registry import COMMON_OPTIONS, ENV_CONFIGS, FORMER_IDS
+    from dp_online_envs.adversaries.contextual import CONTEXT_ADVERSARIES
+    from dp_online_envs.envs.registry import (
+        COMMON_OPTIONS,
+        CONTEXTUAL_IDS,
+        ENV_CONFIGS,
+        FORMER_IDS,
+    )
 
     cfg = ENV_CONFIGS[env_id]
+    adversaries = CONTEXT_ADVERSARIES if env_id in CONTEXTUAL_IDS else ADVERSARIES
     env = gym.make(env_id)
     problem = env.get_wrapper_attr("problem")
     lo, hi = problem.loss_range()
@@ -119,7 +126,7 @@ def env_page(env_id: str, history: dict[str, list[str]]) -> str:
             (" Loss-family defaults: " + ", ".join(f"`{k}={v!r}`" for k, v in
                                                   cfg.loss_defaults.items()) + ".")
             if cfg.loss_defaults else "",
-            "\n\nAdversaries (`adversary=`): " + ", ".join(f"`{n}`" for n in ADVERSARIES)
+            "\n\nAdversaries (`adversary=`): " + ", ".join(f"`{n}`" for n in adversaries)
             + (", `data` (the shipped data set)" if cfg.data is not None else "")
             + f"; default `{options['adversary']}`.\n\n",
             "## Version history\n\n"]
@@ -137,7 +144,7 @@ def env_page(env_id: str, history: dict[str, list[str]]) -> str:
 
 def env_index() -> str:
     """The table of every benchmark id."""
-    from dp_online_envs.envs.registry import ENV_CONFIGS, ENV_IDS, FORMER_IDS
+    from dp_online_envs.envs.registry import CONTEXTUAL_IDS, ENV_CONFIGS, ENV_IDS, FORMER_IDS
 
     out = [HEADER, "# Environments\n\n",
            "Registered on `import dp_online_envs`; `gym.make(\"dp_online_envs:ID\")` works "
@@ -148,6 +155,13 @@ def env_index() -> str:
         c = ENV_CONFIGS[env_id]
         out.append(f"| [`{env_id}`]({slug(env_id)}.md) | {cell(c.decision_set)} | "
                    f"{cell(c.losses)} | {c.feedback} | {cell(c.paper)} |\n")
+    out.append("\nContextual bandits (the learner sees the round's context before it plays;"
+               " registered, not yet in the benchmark list; "
+               "`dp_online_envs.envs.registry.CONTEXTUAL_IDS`):\n\n")
+    for env_id in CONTEXTUAL_IDS:
+        c = ENV_CONFIGS[env_id]
+        out.append(f"- [`{env_id}`]({slug(env_id)}.md): {c.decision_set}; {c.losses}; "
+                   f"{c.feedback} feedback; {c.paper}.\n")
     out.append("\nFormer versions: " + ", ".join(f"`{i}`" for i in FORMER_IDS) + ".\n\n")
     out.append("--8<-- \"docs/snippets/env-options.md\"\n")
     return "".join(out)
@@ -250,7 +264,9 @@ def pages() -> dict[str, str]:
 
     history = version_history()
     out = {f"{ENV_DIR}/index.md": env_index(), f"{LEARNER_DIR}/index.md": learner_index()}
-    for env_id in dp_online_envs.ENV_IDS:
+    from dp_online_envs.envs.registry import CONTEXTUAL_IDS
+
+    for env_id in (*dp_online_envs.ENV_IDS, *CONTEXTUAL_IDS):
         out[f"{ENV_DIR}/{slug(env_id)}.md"] = env_page(env_id, history)
     for info in agents.list_agents():
         out[f"{LEARNER_DIR}/{slug(info.name)}.md"] = learner_page(info.name)
