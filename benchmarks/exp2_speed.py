@@ -46,7 +46,10 @@ repeats, median rounds/s, four interleaved runs of each:
 * ``act()`` + ``update()`` alone: float 460k, 494k, 509k, 493k; exact 374k, 375k,
   365k, 352k.
 
-The full loop keeps ~94% (the target is >= 80%); the agent alone ~75%. ``--secure``
+The full loop keeps ~94% (the target is >= 80%); the agent alone ~75%. (Those draws
+were numpy's; the samplers now run compiled where numba is installed, the same integers
+at 75-80 ns a value once a process has done ``discrete.COMPILE_AFTER`` draws' worth of
+numpy work: ``docs/guides/performance.md``, "Exact noise".) ``--secure``
 draws the integers from ``os.urandom`` (``secure=True``): about 1.6 us per noise draw
 instead of 0.5 us; the full loop then ran at 65.1k and 67.6k rounds/s against 72.7k
 with PCG64 (about 91%).
