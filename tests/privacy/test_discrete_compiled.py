@@ -273,3 +273,24 @@ def test_a_second_process_loads_the_sampler_kernels_from_the_disk_cache(tmp_path
     assert first["kernels"] >= 3 and first["misses"] >= 3 and first["hits"] == 0
     # the entry point loaded (its cached code holds what it calls): nothing compiled
     assert second == {"kernels": 1, "hits": 1, "misses": 0}
+
+
+def test_batched_counters_on_the_compiled_path_are_the_scalar_counters_on_numpys(monkeypatch):
+    """A batched Agarwal-Singh counter whose noise the compiled samplers draw releases, for
+    each game, what that game's scalar counter releases with the numpy samplers (exact
+    discrete Laplace; its extra draws summed over refills: T = 600, blocks of 256 rows)."""
+    from agents.privacy import make_counter
+    from agents.vectorized.counters import BatchedAgarwalSingh
+
+    z = np.random.default_rng(9).uniform(-1.0, 1.0, size=(600, 2, 3))
+
+    def counter(seed):
+        return make_counter("agarwal-singh", 600, 3, epsilon=1.0, sensitivity=1.0,
+                            noise="discrete-laplace", rng=np.random.default_rng(seed))
+
+    monkeypatch.setattr(discrete, "COMPILE_AFTER", None)
+    scalar = [[c.add(row) for row in z[:, b]] for b, c in enumerate([counter(1), counter(2)])]
+    monkeypatch.setattr(discrete, "COMPILE_AFTER", 0)
+    batched = BatchedAgarwalSingh([counter(1), counter(2)])
+    released = np.array([batched.add_batch(rows) for rows in z])
+    assert np.array_equal(released, np.array(scalar).transpose(1, 0, 2))
