@@ -68,3 +68,12 @@ def test_any_failure_of_a_files_audit_becomes_its_rows_note(tmp_path, monkeypatc
                                      path=tmp_path / "b.json")
     with pytest.raises(type(error)):  # the code's own fault is raised, not hidden
         board._audit_finding(registered)
+
+
+def test_a_probe_after_the_submissions_deadline_is_refused_with_the_reason():
+    import time
+
+    limits = IsolationLimits(deadline=time.monotonic() - 1.0)
+    with pytest.raises(submission.SubmissionError, match=r"^honest\.py: the submission's "
+                                                         r"wall-clock budget ran out"):
+        submission.probe_submission(HONEST, limits)

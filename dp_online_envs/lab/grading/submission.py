@@ -175,6 +175,8 @@ def probe_submission(path: str | pathlib.Path, limits: IsolationLimits) -> Submi
     except OSError as exc:  # no process could be started (out of processes, memory)
         raise SubmissionError(f"{path.name}: the process importing the submission could "
                               f"not start: {exc}") from None
+    except AgentFailure as exc:  # its wall-clock budget already spent
+        raise SubmissionError(f"{path.name}: {exc.reason}") from None
     try:
         reply = process.receive(limits.startup_timeout, "importing the submission",
                                 1 + 4 * MAX_PROBE_TEXT)
