@@ -196,3 +196,47 @@ def test_dry_run_counts_a_hundred_million_seeds(small_sweep, tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout == f"500000000 games (0 done) -> {tmp_path / 'res'}\n"
     assert not (tmp_path / "res").exists()  # a dry run creates nothing
+
+
+#: Adversary options that build but that the game refuses at its first reset (a mean of
+#: another length, outside the parameter box, not finite) or at build (an unknown
+#: option, a bad value): each is one line naming the value, at parse time.
+BAD_ADVERSARY = [
+    ({"mean": [0.1, 0.2]}, r"mean has shape \(2,\), expected \(10,\)"),
+    ({"mean": [0.5] * 9 + [2.0]}, "mean is not an admissible parameter"),
+    ({"mean": [0.5] * 9 + ["nan"]}, "must be finite"),
+    ({"mean": "x"}, "could not convert string to float: 'x'"),
+    ({"gap": -1}, r"gap=-1 rejected: expected a real number in \[0, 1\)"),
+    ({"bogus": 1}, "unexpected keyword argument 'bogus'"),
+]
+
+
+def _bad_adversary_sweep(options):
+    return {"name": "bad", "agents": ["exp3"], "horizons": [20], "seeds": 2,
+            "envs": [{"id": "DPBandit-MAB-v0",
+                      "kwargs": {"adversary": "stochastic", "adversary_kwargs": options}}]}
+
+
+@pytest.mark.parametrize("options, match", BAD_ADVERSARY)
+def test_bad_adversary_options_are_refused_when_the_sweep_is_read(options, match):
+    needs_agents("exp3")
+    with pytest.raises(ExperimentError, match=match) as err:
+        parse_sweep(_bad_adversary_sweep(options))
+    assert "\n" not in str(err.value) and "DPBandit-MAB-v0 with options" in str(err.value)
+
+
+def test_dry_run_refuses_bad_adversary_options_in_one_line(tmp_path):
+    """Not a traceback per game when the sweep runs: one line, exit 2, nothing made."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(_bad_adversary_sweep({"mean": [0.1, 0.2]})))
+    out = subprocess.run([sys.executable, "-m", "dp_online_envs.lab.cli", "sweep",
+                          str(path), "--dry-run", "--results", str(tmp_path / "res")],
+                         check=False, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") <= 1 and "Traceback" not in out.stderr
+    assert "mean has shape (2,), expected (10,)" in out.stderr
+    assert not (tmp_path / "res").exists()

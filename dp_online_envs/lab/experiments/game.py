@@ -439,6 +439,9 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
         "sweep": spec.sweep,
         "tags": plain(spec.tags),
         "seed_scheme": identity["seed_scheme"],
+        # None without a secret; with one, its digest (the identity's): the game id can
+        # then be recomputed from the record (record_id_mismatch)
+        "seed_secret_sha256": identity.get("seed_secret_sha256"),
         "env_id": spec.env_id,
         "env_version": identity["env_version"],
         "env_feedback": ENV_CONFIGS[spec.env_id].feedback,
@@ -558,6 +561,52 @@ def settings_mismatch(record: dict[str, Any], spec: GameSpec) -> str | None:
     if not diffs:
         return None
     return "resolved settings differ from the game asked for: " + "; ".join(diffs)
+
+
+def record_id_mismatch(record: dict[str, Any]) -> str | None:
+    """Why ``record``'s settings are not those its ``game_id`` names; ``None`` if they
+    are, or if the record cannot tell.
+
+    The game id is a hash of the game's identity (:meth:`GameSpec.identity`): the
+    :data:`IDENTITY_FIELDS` and, for a game seeded with a secret, the secret's digest
+    ``seed_secret_sha256``. Records carry that digest (``None`` without a secret) since
+    it was added; a record without the key (written before) cannot be checked, since its
+    id may hash a digest it does not hold, and is taken as it is. A record that carries
+    it is checked: its id recomputed from its settings, and, without a secret, its env
+    and agent seeds recomputed too (they are public functions of the settings).
+
+    Args:
+        record: A record whose keys and types were checked (``store.check_record``).
+
+    Returns:
+        ``"game_id ... is not the hash of the record's settings ..."`` or
+        ``"env_seed ... is not the seed of the record's settings"`` (likewise
+        ``agent_seed``), else ``None``.
+    """
+    if "seed_secret_sha256" not in record:
+        return None
+    digest = record["seed_secret_sha256"]
+    if digest is not None and not isinstance(digest, str):
+        return f"seed_secret_sha256={digest!r}, expected a hex digest or null"
+    identity = {k: record.get(k) for k in IDENTITY_FIELDS}
+    if digest is not None:
+        identity["seed_secret_sha256"] = digest
+    try:
+        game_id = stable_hash(identity)[:24]
+    except (TypeError, ValueError) as exc:
+        return f"settings that cannot be hashed ({exc})"
+    if game_id != record.get("game_id"):
+        return (f"game_id {record.get('game_id')!r} is not the hash of the record's settings "
+                f"({game_id!r}): the record was changed after it was written")
+    if digest is None:
+        env_part = {k: identity[k] for k in ("seed_scheme", "env_id", "env_version",
+                                             "env_options", "horizon", "seed_index")}
+        for key, seed in (("env_seed", _seed_from(stable_hash(env_part))),
+                          ("agent_seed", _seed_from(stable_hash(identity)))):
+            if record.get(key) != seed:
+                return (f"{key} {record.get(key)!r} is not the seed of the record's settings "
+                        f"({seed}): the record was changed after it was written")
+    return None
 
 
 def stable_view(record: dict[str, Any]) -> dict[str, Any]:

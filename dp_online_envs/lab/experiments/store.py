@@ -83,6 +83,7 @@ from dp_online_envs.lab.experiments.game import (
     SCHEMA_VERSION,
     GameSpec,
     jsonable,
+    record_id_mismatch,
     settings_mismatch,
 )
 
@@ -102,7 +103,11 @@ REQUIRED_KEYS = (
 #: ``vectorized`` was played one game at a time; ``switches``, the number of rounds whose
 #: action differs from the previous round's, is then unknown; ``agent_options``, the
 #: agent's options with their defaults resolved, is then known only as ``agent_kwargs``).
-OPTIONAL_KEYS = ("counterpart", "vectorized", "switches", "agent_options")
+#: ``seed_secret_sha256``, the digest of the seeds' secret (``None`` without one), lets a
+#: reader recompute the game id from the record: records that carry it are checked
+#: against their id (:func:`~.game.record_id_mismatch`), older ones cannot be.
+OPTIONAL_KEYS = ("counterpart", "vectorized", "switches", "agent_options",
+                 "seed_secret_sha256")
 #: Seconds between two looks at games claimed by another sweep.
 CLAIM_POLL_SECONDS = 0.5
 
@@ -475,7 +480,7 @@ def check_record(data: Any, game_id: str | None = None) -> str | None:
         if bad:
             return (f"{key} holds {bad[0]!r}, expected "
                     f"{'integers' if integers else 'finite numbers'}")
-    return None
+    return record_id_mismatch(data)
 
 
 def _finite_number(value: Any) -> bool:

@@ -436,7 +436,9 @@ def _products(envs: list[tuple[str, dict[str, Any]]],
 def _dry_build(env: tuple[str, dict[str, Any]], cls: type, kwargs: dict[str, Any],
                horizon: int, epsilon: float | None, delta: float | None, where: str,
                label: str, resolver: AgentResolver | None) -> None:
-    """Build the env and the agent once, turning any refusal into an ExperimentError."""
+    """Build the env, reset it once (the adversary checks its options against the game
+    there: a mean of the wrong length, say) and build the agent, turning any refusal
+    into an ExperimentError."""
     env_id, env_kwargs = env
     try:
         feedback = feedback_option(env_id, cls, resolver)
@@ -446,6 +448,11 @@ def _dry_build(env: tuple[str, dict[str, Any]], cls: type, kwargs: dict[str, Any
         built = build_env(env_id, horizon=horizon,
                           **({"feedback": feedback} if feedback else {}), **env_kwargs)
     except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}: {env_id} with options {env_kwargs}: {exc}") from None
+    try:
+        built.reset(seed=0)
+    except (TypeError, ValueError) as exc:
+        built.close()
         raise ExperimentError(f"{where}: {env_id} with options {env_kwargs}: {exc}") from None
     try:
         cls(built.get_wrapper_attr("problem"), epsilon=epsilon, delta=delta or 0.0, seed=0,
