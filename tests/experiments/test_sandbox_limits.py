@@ -158,16 +158,22 @@ class Slow(agents.Agent):
 
 def test_a_slow_submission_and_a_hog_get_zero_with_the_reason_and_the_class_goes_on(
         tmp_path):
+    """Beside them, the honest sample that also burns 1.5 s of CPU in two children each
+    time it is built: graded as the sample is, and that CPU charged to its grading."""
     (tmp_path / "slow.py").write_text(SLOW)
     (tmp_path / "hog.py").write_text(HOG)
+    marker = "    def setup(self) -> None:\n"
+    burner = BURN + HONEST.read_text().replace(marker, marker + "        burn_in_children()\n")
+    (tmp_path / "burner.py").write_text(burner.replace("from __future__ import annotations\n",
+                                                       ""))
     assignment = parse_assignment({
         "name": "budgets", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 1,
         "secret": {"salt": "a-salt-for-the-budgets"}, "privacy": {"epsilon": 1},
         "references": ["private-exp2"],
         "limits": {"timeout": 20, "startup_timeout": 600, "game_seconds": 2,
                    "memory_mb": 2048},
-        "audit": {"games": 1, "power_factors": [10]}})
-    result = grade(assignment, [tmp_path / "slow.py", tmp_path / "hog.py", HONEST],
+        "audit": {"games": 2, "power_factors": [10]}})
+    result = grade(assignment, [tmp_path / f"{n}.py" for n in ("slow", "hog", "burner")],
                    out_dir=tmp_path / "out")
     slow, hog, honest = result.grades
     assert slow.score == 0 and hog.score == 0
@@ -177,7 +183,10 @@ def test_a_slow_submission_and_a_hog_get_zero_with_the_reason_and_the_class_goes
     assert len(peaks) <= 4 and sum(peaks) <= 2048
     assert honest.parts[0].earned > 0 and honest.parts[1].earned == 20
     assert honest.audit is not None
-    page = (tmp_path / "out" / "slow" / "report.html").read_text()
+    assert honest.audit_cpu_seconds >= 2 * 1.5  # two audit games, 1.5 s burned in each
+    assert honest.cpu_seconds >= honest.audit_cpu_seconds + 1.5  # and its graded game's
+    page = (tmp_path / "out" / "burner" / "report.html").read_text()
+    assert f"CPU time of its grading: {honest.cpu_seconds:.1f} s" in page
     assert "2 s of wall clock per game" in page and "s of wall clock per submission" in page
     assert ("2048 MB of memory for each sandbox as a whole (at most 4 processes and threads, "
             "512 MB of address space each)") in page
@@ -265,25 +274,6 @@ def test_the_cpu_of_a_sandbox_counts_every_process_in_it(tmp_path):
     assert idle_total == pytest.approx(idle) and burner_total == pytest.approx(burner)
     # 1.5 s burned, give or take the start's variation from one process to the next
     assert 1.5 - 0.4 < burner - idle < 1.5 + 0.4, (idle, burner)
-
-
-def test_the_report_charges_the_sandboxed_processes_to_the_audit(tmp_path):
-    text = HONEST.read_text()
-    marker = "    def setup(self) -> None:\n"
-    burner = BURN + text.replace(marker, marker + "        burn_in_children()\n")
-    (tmp_path / "burner.py").write_text(burner.replace("from __future__ import annotations\n",
-                                                       ""))
-    assignment = parse_assignment({
-        "name": "cpu", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 1,
-        "secret": {"salt": "a-salt-for-the-cpu-test"}, "privacy": {"epsilon": 1},
-        "references": ["private-exp2"], "limits": {"timeout": 20, "startup_timeout": 600},
-        "audit": {"games": 2, "power_factors": [10]}})
-    (g,) = grade(assignment, [tmp_path / "burner.py"], out_dir=tmp_path / "out").grades
-    assert g.audit is not None and g.parts[1].earned == 20  # graded as the honest one
-    assert g.audit_cpu_seconds >= 2 * 1.5  # two audit games, 1.5 s burned in each
-    assert g.cpu_seconds >= g.audit_cpu_seconds + 1.5  # and its graded game's
-    page = (tmp_path / "out" / "burner" / "report.html").read_text()
-    assert f"CPU time of its grading: {g.cpu_seconds:.1f} s" in page
 
 
 def test_a_trees_cpu_is_read_the_same_with_or_without_the_kernels_children_lists(
