@@ -8,6 +8,7 @@ import agents
 from agents import agent_class, make
 from agents.reference import REFERENCE_AGENTS
 from dp_online_envs import build_env
+from dp_online_envs.envs.registry import CONTEXTUAL_IDS
 
 PRIV = {"epsilon": 1.0}
 GAUSS = {"epsilon": 1.0, "delta": 1e-5}
@@ -62,6 +63,10 @@ PLAYS = {
                                                     "DPBandit-Submodular-v2")],
     "hazan-kale-submodular-bandit": [("DPBandit-Submodular-v1", {}, {}),
                                      ("DPBandit-Submodular-v2", {}, {})],
+    "linucb": [("DPBandit-ContextualLinear-v0", {}, {}),
+               ("DPBandit-ContextualLinear-v0", {}, {"alpha": 0.5})],
+    "lin-ts": [("DPBandit-ContextualLinear-v0", {}, {})],
+    "lin-epsilon-greedy": [("DPBandit-ContextualLinear-v0", {}, {"decay": True})],
     "center": [(e, {}, {}) for e in ("DPFullInfo-Experts-v0", "DPBandit-MAB-v0",
                                      "DPBandit-Matroid-v1", "DPFullInfo-Submodular-v1")],
     "uniform": [(e, {}, {}) for e in ("DPBandit-MAB-v0", "DPFullInfo-Sphere-v1",
@@ -104,6 +109,8 @@ def test_plays_feasibly_and_deterministically(name, env_id, env_kw, agent_kw):
     if agent_class(name).private:
         assert not np.array_equal(a, c)  # the noise depends on the seed
     expected = (1,) if problem.feedback == "bandit" else (problem.loss.param_dim,)
+    if env_id in CONTEXTUAL_IDS:  # [loss, context played, next context]
+        expected = (1 + 2 * problem.loss.context_dim,)
     assert all(shape == expected for shape in seen)
     # a bandit learner plays bandit envs; the reference agents ignore feedback, so any env
     assert (agent_class(name).feedback == "full" or problem.feedback == "bandit"
@@ -130,7 +137,12 @@ def _out_of_range(t, problem, scale):
     per round (bandit), or a far-out parameter (full information)."""
     rng = np.random.default_rng(t)
     if problem.feedback == "bandit":
-        return np.array([scale * (1.0 + t) * rng.choice([-1.0, 1.0])])
+        loss = [scale * (1.0 + t) * rng.choice([-1.0, 1.0])]
+        d = getattr(problem.loss, "context_dim", 0)  # contexts: far out along an axis
+        contexts = np.zeros(2 * d)
+        if d:
+            contexts[[t % d, d + (t + 1) % d]] = scale * rng.choice([-1.0, 1.0], 2)
+        return np.array([*loss, *contexts])
     return scale * rng.standard_normal(problem.loss.param_dim)
 
 
@@ -150,7 +162,7 @@ def test_only_the_clipped_feedback_reaches_the_learner(name, env_id, env_kw, age
 
     def twin(t, problem):
         if problem.feedback == "bandit":
-            return np.array([np.sign(raw(t, problem)[0]) * 1e9])
+            return np.sign(raw(t, problem)) * 1e9
         return problem.loss.clip_param(raw(t, problem))
 
     a, points_a, releases_a = _fed_trace(name, env_id, env_kw, agent_kw, raw)
