@@ -14,6 +14,9 @@ R^d:
   in ``[0, 1]``: linear in the context, bounded, and sub-Gaussian with variance
   proxy 1/4.
 
+:class:`PhasedContexts` (``"adversarial-context"``) keeps the parameters and the losses
+and replaces the i.i.d. contexts by an oblivious sequence in phases of doubling length.
+
 The best policy of the game is the per-context best arm ``pi*(c) = argmin_a <theta_a,
 c>``, itself a linear policy; the regret ledger of the contextual ids
 (:class:`~dp_online_envs.envs.contextual.ContextualRegretRecorder`) compares with it.
@@ -31,7 +34,7 @@ from dp_online_envs.domains.base import Domain
 from dp_online_envs.domains.simplex import Arms
 from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.losses.contextual import ContextualLinearLoss
-from dp_online_envs.validation import check_int
+from dp_online_envs.validation import check_int, check_real
 
 #: Mean losses may leave ``[0, 1]`` by this much through rounding (then clipped).
 _MEAN_ATOL = 1e-12
@@ -187,7 +190,46 @@ def _check_shape(name: str, arr: np.ndarray, shape: tuple[int, int]) -> np.ndarr
     return arr
 
 
+class PhasedContexts(StochasticLinearContexts):
+    """The adversarial-context variant: the same hidden parameters and Bernoulli losses
+    of mean ``<theta_a, c_t>``, but the contexts are an oblivious sequence that is not
+    i.i.d.: the rounds fall in phases ``j = 0, 1, 2, ...`` of doubling length (rounds
+    ``2^j .. 2^{j+1} - 1``), and in phase j the contexts are ``c_t = (1, z_t)/sqrt(2)``
+    with ``z_t = (v_j + spread g_t) / ||v_j + spread g_t||``, ``v_j`` a direction uniform
+    on ``S^{d-2}`` drawn at the start of the phase and ``g_t`` standard normal. So each
+    phase visits a region of context space the earlier ones may not have, and what was
+    learnt in one phase need not transfer to the next. The sequence is drawn from the
+    adversary's own generator before any action is seen (oblivious), so the regret
+    guarantees that hold for arbitrary context sequences (OFUL's) apply, and the ledger's
+    comparator, the per-context best arm, is unchanged.
+
+    Args:
+        params: As :class:`StochasticLinearContexts`.
+        spread: The spread of the contexts about the phase direction, > 0.
+
+    Raises:
+        ValueError: On ``spread <= 0`` or bad ``params``.
+    """
+
+    name = "adversarial-context"
+
+    def __init__(self, params: np.ndarray | None = None, spread: float = 0.5) -> None:
+        super().__init__(params=params)
+        self.spread = check_real("spread", spread, 0.0, low_inclusive=False)
+
+    def _draw_context(self) -> np.ndarray:
+        round_ = self._t + 1  # the round this context is for
+        if round_ & (round_ - 1) == 0:  # a power of two: a new phase, a new direction
+            self._direction = _sphere(self._context_rng, 1, self.loss.context_dim - 1)[0]
+        z = self._direction + self.spread * self._context_rng.standard_normal(
+            self._direction.shape[0])
+        return _lift(z / np.linalg.norm(z))[0]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(spread={self.spread})"
+
+
 #: The contextual adversaries by name (the ``adversary`` option of the contextual ids).
 CONTEXT_ADVERSARIES: dict[str, type[Adversary]] = {
-    StochasticLinearContexts.name: StochasticLinearContexts,
+    cls.name: cls for cls in (StochasticLinearContexts, PhasedContexts)
 }

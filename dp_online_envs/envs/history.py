@@ -113,7 +113,8 @@ GROUPS: tuple[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], ...] = (
           "5}``), ``adversary='stochastic-linear'`` (hidden ``theta_a = (1, u_a)/sqrt(2)``,"
           ' contexts ``(1, z_t)/sqrt(2)`` with ``u_a``, ``z_t`` uniform on the sphere, '
           'Bernoulli losses of mean ``<theta_a, c_t>``), ``horizon=2000``; regret against '
-          'the per-context best arm.'),
+          'the per-context best arm; ``adversary=\'adversarial-context\'`` plays oblivious '
+          'contexts in phases of doubling length instead.'),
      )),
     (('DPFullInfo-Portfolio',),
      (

@@ -139,6 +139,23 @@ def _uniform(seeds, horizon: int = 1000) -> np.ndarray:
     return np.array(out)
 
 
+def test_linucb_beats_uniform_play_on_adversarial_contexts():
+    seeds = range(4)
+    uniform, linucb = [], []
+    for s in seeds:
+        env = build_env(ID, horizon=1000, adversary="adversarial-context")
+        env.reset(seed=s)
+        rng = np.random.default_rng(s)
+        for _ in range(1000):
+            *_, info = env.step(int(rng.integers(5)))
+        uniform.append(info["regret"].pseudo_regret)
+        env = gym.make(ID, horizon=1000, adversary="adversarial-context")
+        agent = agents.make("linucb", env.get_wrapper_attr("problem"))
+        linucb.append(play(env, agent, seed=s, agent_seed=s).pseudo_regret)
+    assert np.all(np.array(linucb) < 0.4 * np.array(uniform)), (linucb, uniform)
+    assert np.all(np.array(linucb) <= linucb_regret_bound(1000, 5, 5))
+
+
 def test_learners_beat_uniform_play_and_linucb_meets_its_bound():
     seeds = range(4)
     uniform = _uniform(seeds)

@@ -33,6 +33,9 @@ D = 5
 LAYOUT = observation_layout(D)
 
 
+ADVERSARIES = ("stochastic-linear", "adversarial-context")
+
+
 def _make(**kwargs) -> gym.Env:
     return gym.make(ID, horizon=kwargs.pop("horizon", T), record_losses=True, **kwargs)
 
@@ -60,8 +63,9 @@ def _play(env: gym.Env, seed: int, actions) -> tuple[list, np.ndarray]:
     return seen, env.unwrapped.played_losses().thetas
 
 
-def test_observation_is_the_loss_played_and_the_contexts():
-    env = _make()
+@pytest.mark.parametrize("adversary", ADVERSARIES)
+def test_observation_is_the_loss_played_and_the_contexts(adversary):
+    env = _make(adversary=adversary)
     actions = [int(a) for a in np.random.default_rng(0).integers(0, 5, T)]
     obs, _ = env.reset(seed=SEED)
     assert obs.shape == (1 + 2 * D,) and np.all(obs[:1 + D] == 0)
@@ -81,10 +85,11 @@ def test_observation_is_the_loss_played_and_the_contexts():
     assert np.all(nxt == 0)  # no round after the last
 
 
-def test_same_seed_same_game_and_contexts_do_not_depend_on_the_play():
-    a = _play(_make(), SEED, [0] * T)
-    b = _play(_make(), SEED, [1] * T)
-    c = _play(_make(), SEED + 1, [0] * T)
+@pytest.mark.parametrize("adversary", ADVERSARIES)
+def test_same_seed_same_game_and_contexts_do_not_depend_on_the_play(adversary):
+    a = _play(_make(adversary=adversary), SEED, [0] * T)
+    b = _play(_make(adversary=adversary), SEED, [1] * T)
+    c = _play(_make(adversary=adversary), SEED + 1, [0] * T)
     np.testing.assert_array_equal(a[1], b[1])  # oblivious: the losses too
     for (oa, *_), (ob, *_) in zip(a[0][1:], b[0][1:]):
         np.testing.assert_array_equal(oa[1:], ob[1:])
@@ -109,18 +114,34 @@ def test_the_law_means_are_linear_in_the_context_and_in_the_unit_interval():
     assert np.all(np.abs(dev) < 5 * math.sqrt(4000) / 2), dev
 
 
-def test_trivial_play_loses_at_least_a_tenth_a_round_on_every_seed():
+@pytest.mark.parametrize("adversary", ADVERSARIES)
+def test_trivial_play_loses_at_least_a_tenth_a_round_on_every_seed(adversary):
     """The registry's rule for a benchmark default: a uniformly random arm's expected
     loss exceeds the best policy's by >= 0.1 a round (over 200 contexts of each of game
-    seeds 0-99; the smallest is 0.2)."""
+    seeds 0-99)."""
     worst = math.inf
     for seed in range(100):
-        env = build_env(ID, horizon=200).unwrapped
+        env = build_env(ID, horizon=200, adversary=adversary).unwrapped
         env.reset(seed=seed)
         gaps = [np.mean(r.means) - np.min(r.means)
                 for r in (env.step(0)[4][CONTEXT_INFO_KEY] for _ in range(200))]
         worst = min(worst, float(np.mean(gaps)))
     assert worst > 0.1, worst
+
+
+def test_adversarial_contexts_come_in_phases_of_doubling_length():
+    env = build_env(ID, horizon=64, adversary="adversarial-context",
+                    adversary_kwargs={"spread": 1e-9}).unwrapped
+    env.reset(seed=5)
+    zs = np.array([env.step(0)[4][CONTEXT_INFO_KEY].context[1:] * math.sqrt(2)
+                   for _ in range(64)])
+    for j in range(6):  # rounds 2^j .. 2^{j+1} - 1 share their phase direction
+        phase = zs[2 ** j - 1:2 ** (j + 1) - 1]
+        np.testing.assert_allclose(phase, np.repeat(phase[:1], len(phase), 0), atol=1e-8)
+        if j:
+            assert np.linalg.norm(phase[0] - zs[2 ** j - 2]) > 1e-3  # a new direction
+    with pytest.raises(ValueError, match="spread"):
+        build_env(ID, adversary="adversarial-context", adversary_kwargs={"spread": 0.0})
 
 
 # ------------------------------------------------------------------- exact regret
