@@ -19,7 +19,8 @@ IsolatedLearner` starts its agent process through :meth:`Sandbox.command` when i
 * **identity**: a user without capabilities, of its own. Started by root, the sandbox
   keeps the host's user namespace and the agent's process switches itself, before it
   reads its setup, to a uid drawn at random for that process from
-  :data:`SANDBOX_UIDS` (a root-mapped uid would be exempt from ``RLIMIT_NPROC``), so
+  :data:`SANDBOX_UIDS` (in a container that maps fewer ids: from the ids it maps,
+  :func:`uid_pool`; a root-mapped uid would be exempt from ``RLIMIT_NPROC``), so
   what the kernel counts or keeps per uid (``RLIMIT_NPROC``, keyrings, pipe and
   message-queue quotas) is not shared with any other sandboxed process; started by
   another user, a fresh user namespace maps that user to ``nobody`` (65534);
@@ -273,11 +274,13 @@ class Sandbox:
 
     def process_uid(self) -> int | None:
         """The uid the agent's process switches to (a fresh one per call, drawn from
-        :data:`SANDBOX_UIDS`), or ``None`` when the sandbox's user namespace maps the
-        caller to :data:`SANDBOX_UID` itself (started by a user other than root)."""
+        :func:`uid_pool`: :data:`SANDBOX_UIDS` in the host's user namespace), or ``None``
+        when the sandbox's user namespace maps the caller to :data:`SANDBOX_UID` itself
+        (started by a user other than root)."""
         if not self.drops_privileges:
             return None
-        return SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
+        pool = _uid_pool()
+        return pool[secrets.randbelow(len(pool))]
 
     def describe(self) -> str:
         """One line: what the sandbox allows (for reports)."""
@@ -297,6 +300,43 @@ class Sandbox:
                                          "into the sandbox")
             out.append(str(pathlib.Path(list(spec.submodule_search_locations)[0]).resolve()))
         return out
+
+
+def uid_pool(uid_map: str, gid_map: str) -> range:
+    """The ids a sandboxed process started by root draws its uid and gid from, given this
+    user namespace's ``/proc/self/uid_map`` and ``gid_map`` (an id must be mapped to
+    switch to it): :data:`SANDBOX_UIDS` where both map all of it (the host's own user
+    namespace); else the widest range of ids both map from 1000 to 65533 or above 65535
+    (a container's mapped ids, e.g. 1000-65533 of a rootless one's 0-65535); else
+    :data:`SANDBOX_UID` alone (keyrings are still refused, but per-uid counts are then
+    shared by the sandboxes running at once)."""
+    def ranges(text: str) -> list[range]:
+        out = []
+        for line in text.splitlines():
+            fields = line.split()
+            if len(fields) == 3:
+                start, count = int(fields[0]), int(fields[2])
+                out.append(range(start, start + count))
+        return out
+
+    common = [range(max(a.start, b.start), min(a.stop, b.stop))
+              for a in ranges(uid_map) for b in ranges(gid_map)]
+    if any(r.start <= SANDBOX_UIDS.start and SANDBOX_UIDS.stop <= r.stop for r in common):
+        return SANDBOX_UIDS
+    pieces = [range(max(r.start, lo), min(r.stop, hi)) for r in common
+              for lo, hi in ((1000, 65534), (65536, 2**31))]
+    widest = max(pieces, key=len, default=range(0))
+    return widest if len(widest) >= 1000 else range(SANDBOX_UID, SANDBOX_UID + 1)
+
+
+@functools.cache
+def _uid_pool() -> range:
+    """:func:`uid_pool` of this process's user namespace."""
+    try:
+        with open("/proc/self/uid_map") as u, open("/proc/self/gid_map") as g:
+            return uid_pool(u.read(), g.read())
+    except OSError:
+        return range(SANDBOX_UID, SANDBOX_UID + 1)
 
 
 def _data_fd(data: bytes) -> int:
@@ -348,4 +388,5 @@ def sandbox_unavailable() -> str | None:
 
 
 __all__ = ["BLOCKED_CALLS", "CLOSED_CHANNELS", "SANDBOX_ENV", "SANDBOX_UID", "SANDBOX_UIDS",
-           "SCRATCH", "Sandbox", "SandboxUnavailable", "sandbox_unavailable", "seccomp_filter"]
+           "SCRATCH", "Sandbox", "SandboxUnavailable", "sandbox_unavailable", "seccomp_filter",
+           "uid_pool"]

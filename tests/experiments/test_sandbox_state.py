@@ -175,3 +175,15 @@ def test_the_filter_refuses_exactly_the_listed_calls_on_every_number(machine, ar
 def test_every_listed_channel_says_what_closes_it():
     assert all(text for text in CLOSED_CHANNELS.values())
     assert all(reason for reason in BLOCKED_CALLS.values())
+
+
+@pytest.mark.parametrize("uid_map, gid_map, pool", [
+    ("0 0 4294967295", "0 0 4294967295", SANDBOX_UIDS),  # the host's user namespace
+    ("0 1000 1\n1 100000 65536", "0 1000 1\n1 100000 65536", range(1000, 65534)),  # rootless
+    ("0 0 1\n1 100000 1000000", "0 0 1\n1 100000 2000000", range(65536, 1000001)),
+    ("0 0 1\n65534 65534 1", "0 0 1\n65534 65534 1", range(65534, 65535)),  # nothing else
+])
+def test_a_uid_is_drawn_only_from_ids_the_user_namespace_maps(uid_map, gid_map, pool):
+    from dp_online_envs.lab.sandbox import uid_pool
+
+    assert uid_pool(uid_map, gid_map) == pool
