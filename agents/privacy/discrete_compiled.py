@@ -128,14 +128,14 @@ def _bernoulli_exp_rounds(src, num, den, idx, count, out, work):
         if k > 64:
             raise OverflowError("bernoulli_exp: more than 64 steps")
         high = den * k
+        odd = k % 2 == 1
         kept = 0
-        for j in range(m):
+        for j in range(m):  # branch-free: the outcomes are coin flips
             i = work[j]
-            if _uniform(src, high) < num[i]:  # A ~ Bernoulli(gamma / K): go on
-                work[kept] = i
-                kept += 1
-            else:
-                out[i] = k % 2 == 1
+            go = _uniform(src, high) < num[i]  # A ~ Bernoulli(gamma / K): go on
+            out[i] = odd  # final unless it goes on (then a later round writes it)
+            work[kept] = i
+            kept += go
         m = kept
         k += 1
 
@@ -143,22 +143,23 @@ def _bernoulli_exp_rounds(src, num, den, idx, count, out, work):
 @_jit
 def _exp_minus_one_rounds(src, idx, count, out, work):
     """``Bernoulli(exp(-1))`` for ``idx[:count]`` (Algorithm 1 with ``num = den = 1``),
-    round by round as ``bernoulli_exp(rng, ones, 1)``: ``out[idx[j]]`` set for each."""
+    round by round as ``bernoulli_exp(rng, ones, 1)``: ``out[idx[j]]`` set for each.
+    Its first round draws nothing (``integers(0, 1)`` is 0, below 1: every run goes on)."""
     for j in range(count):
         work[j] = idx[j]
     m = count
-    k = 1
+    k = 2
     while m:
         if k > 64:
             raise OverflowError("bernoulli_exp: more than 64 steps")
+        odd = k % 2 == 1
         kept = 0
         for j in range(m):
             i = work[j]
-            if _uniform(src, k) < 1:
-                work[kept] = i
-                kept += 1
-            else:
-                out[i] = k % 2 == 1
+            go = _uniform(src, k) < 1
+            out[i] = odd
+            work[kept] = i
+            kept += go
         m = kept
         k += 1
 
@@ -176,9 +177,8 @@ def _laplace_candidates(src, t, m):
     _bernoulli_exp_rounds(src, u, t, idx, m, ok, work)
     nu = 0
     for i in range(m):
-        if ok[i]:
-            u[nu] = u[i]
-            nu += 1
+        u[nu] = u[i]
+        nu += ok[i]
     # V ~ Geometric: successes of Bernoulli(exp(-1)) before a failure, all runs at once
     v = np.zeros(nu, dtype=np.int64)
     going = np.arange(nu)
@@ -189,22 +189,18 @@ def _laplace_candidates(src, t, m):
         kept = 0
         for j in range(ng):
             i = going[j]
-            if a[i]:
-                going[kept] = i
-                v[i] += 1
-                kept += 1
+            step = a[i]
+            going[kept] = i
+            v[i] += step
+            kept += step
         ng = kept
     out = np.empty(nu, dtype=np.int64)
     no = 0
     for i in range(nu):
         x = u[i] + t * v[i]
-        if _uniform(src, 2) == 1:
-            if x != 0:  # (sign -, 0) rejected
-                out[no] = -x
-                no += 1
-        else:
-            out[no] = x
-            no += 1
+        neg = _uniform(src, 2)  # 1: the sign is minus
+        out[no] = x - 2 * neg * x
+        no += 1 - neg * (x == 0)  # (sign -, 0) rejected
     return out[:no]
 
 
@@ -234,22 +230,19 @@ def _bernoulli_exp_big(src, k, r, den, out, idx, work):
     left = k.copy()
     alive = 0
     for i in range(n):
-        if out[i] and left[i] > 0:
-            idx[alive] = i
-            alive += 1
+        idx[alive] = i
+        alive += out[i] & (left[i] > 0)
     ok = np.empty(n, dtype=np.bool_)
     while alive:
         _exp_minus_one_rounds(src, idx, alive, ok, work)
         kept = 0
         for j in range(alive):
             i = idx[j]
-            if not ok[i]:
-                out[i] = False
-            else:
-                left[i] -= 1
-                if left[i] > 0:
-                    idx[kept] = i
-                    kept += 1
+            good = ok[i]
+            out[i] = good  # a failure ends the run at False
+            left[i] -= good
+            idx[kept] = i
+            kept += good & (left[i] > 0)
         alive = kept
 
 
@@ -277,7 +270,7 @@ def discrete_gaussian(src, sigma, n, safe):
     as ``pending``, for the caller to finish exactly in Python integers; ``pending`` is
     empty otherwise."""
     den = 2 * sigma * sigma
-    out = np.empty(n, dtype=np.int64)
+    out = np.empty(n + 1, dtype=np.int64)  # one spare: the branch-free copy below
     have = 0
     while have < n:
         m = (23 * (n - have)) // 10 + 32
@@ -296,7 +289,6 @@ def discrete_gaussian(src, sigma, n, safe):
         _bernoulli_exp_big(src, k, r, den, keep, np.empty(c, dtype=np.int64),
                            np.empty(c, dtype=np.int64))
         for i in range(c):
-            if keep[i] and have < n:
-                out[have] = y[i]
-                have += 1
-    return out, np.empty(0, dtype=np.int64)
+            out[have] = y[i]
+            have += keep[i] & (have < n)
+    return out[:n], np.empty(0, dtype=np.int64)
