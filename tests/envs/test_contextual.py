@@ -224,10 +224,24 @@ def test_bad_laws_are_refused_with_the_value():
         build_env(ID, feedback="full")
     with pytest.raises(ValueError, match="context_dim"):
         build_env(ID, loss_kwargs={"context_dim": 1})
+    from dp_online_envs.adversaries import StochasticAdversary
+    from dp_online_envs.domains import Arms
+    from dp_online_envs.losses import LinearLoss
+    from dp_online_envs.losses.contextual import ContextualLinearLoss
     with pytest.raises(TypeError, match="ContextualLinearLoss"):
-        from dp_online_envs.domains import Arms
-        from dp_online_envs.losses import LinearLoss
         ContextualBanditEnv(Arms(3), LinearLoss(3, "unit"), StochasticLinearContexts())
+    loss = ContextualLinearLoss(3, context_dim=3)
+    with pytest.raises(ValueError, match="feedback='full' rejected"):
+        ContextualBanditEnv(Arms(3), loss, StochasticLinearContexts(), feedback="full")
+    with pytest.raises(TypeError, match="needs a contextual adversary"):
+        ContextualBanditEnv(Arms(3), loss, StochasticAdversary())
+    with pytest.raises(ValueError, match="unknown contextual adversary 'planted'"):
+        ContextualBanditEnv(Arms(3), loss, "planted")
+    with pytest.raises(ValueError, match="theta_set='linf' rejected"):
+        ContextualLinearLoss(3, theta_set="linf")
+    with pytest.raises(ValueError, match="plays K arms with contextual losses"):
+        StochasticLinearContexts().reset(np.random.default_rng(0), Arms(3),
+                                         LinearLoss(3, "unit"), 10)
 
 
 # -------------------------------------------------------- the guard, door by door
