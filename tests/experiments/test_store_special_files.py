@@ -286,3 +286,39 @@ def test_pseudo_regret_is_a_finite_number_or_null(finished, value):
     assert check_record({**record, "pseudo_regret": None}) is None
     assert check_record({**record, "pseudo_regret": value}) == (
         f"pseudo_regret={value!r}, expected a finite number or null")
+
+
+# ----------------------------------------------------------------------------- plots
+def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, tmp_path):
+    """``dp-online plot`` writes each figure all or nothing over a regular file only: a
+    FIFO (which would block the writer) or a link to a file elsewhere in the way of a
+    figure is refused in one line and left as it was; a regular file is replaced."""
+    results = shutil.copytree(finished, tmp_path / "results")
+    plots = results / "plots"
+    assert subprocess.run(CLI + ["plot", str(results)], capture_output=True, timeout=300,
+                          check=False).returncode == 0
+    figures = sorted(plots.glob("*.png"))
+    assert figures
+    outside = tmp_path / "elsewhere.png"
+    outside.write_text("keep me")
+    for special in ("fifo", "link"):
+        victim = figures[0]
+        victim.unlink()
+        if special == "fifo":
+            os.mkfifo(victim)
+        else:
+            victim.symlink_to(outside)
+        before = _snapshot({special: str(victim)})
+        out = subprocess.run(CLI + ["plot", str(results)], capture_output=True, text=True,
+                             timeout=300, check=False)
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip().count("\n") == 0 and "Traceback" not in out.stderr
+        assert f"refusing to write {str(victim)!r}: it is {KINDS[special]}" in out.stderr
+        assert _snapshot({special: str(victim)}) == before
+        victim.unlink()
+        victim.write_text("an old figure")  # a regular file is written over
+    assert outside.read_text() == "keep me"
+    assert subprocess.run(CLI + ["plot", str(results)], capture_output=True, timeout=300,
+                          check=False).returncode == 0
+    assert figures[0].read_bytes().startswith(b"\x89PNG")
+    assert not [p for p in plots.iterdir() if p.name.endswith(".tmp")]

@@ -12,8 +12,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import io
 import math
 import os
 import pathlib
@@ -26,7 +26,7 @@ import numpy as np
 
 from dp_online_envs.lab.experiments import analysis
 from dp_online_envs.lab.experiments.rates import rate
-from dp_online_envs.lab.experiments.store import writing
+from dp_online_envs.lab.experiments.store import atomic_write, check_output, writing
 
 FORMATS = ("png", "svg")
 
@@ -289,23 +289,29 @@ def make_figures(records: Iterable[dict[str, Any]]) -> list[Figure]:
 
 def save_figure(fig: Figure, out_dir: str | os.PathLike[str],
                 formats: Iterable[str] = FORMATS) -> list[pathlib.Path]:
-    """Write a figure as ``<out_dir>/<name>.<fmt>`` for each format."""
+    """Write a figure as ``<out_dir>/<name>.<fmt>`` for each format.
+
+    Each figure is rendered in memory, then written all or nothing by
+    :func:`~.store.atomic_write`: only over a regular file or a new name, so a FIFO, a
+    device or a symbolic link in ``plots/`` is refused in one line and left as it was.
+
+    Raises:
+        ExperimentError: A file in the way is not a regular file, a name is too long,
+            or the directory cannot be written (the message says what to do).
+    """
     out = pathlib.Path(out_dir)
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
         path = out / f"{fig.name}.{fmt}"
-        tmp = out / f".{fig.name}.{os.getpid()}.{fmt}.tmp"
-        try:
-            with writing(path):
-                fig.figure.savefig(tmp, format=fmt, dpi=130 if fmt == "png" else None,
-                                   bbox_inches="tight",
-                                   metadata={"Date": None} if fmt == "svg" else None)
-                os.replace(tmp, path)  # all or nothing: no half-written figure
-        finally:
-            with contextlib.suppress(OSError):  # a read-only directory refuses even this
-                tmp.unlink(missing_ok=True)
+        check_output(path)  # before rendering: a name too long, a special file in the way
+        buffer = io.BytesIO()
+        with writing(path):
+            fig.figure.savefig(buffer, format=fmt, dpi=130 if fmt == "png" else None,
+                               bbox_inches="tight",
+                               metadata={"Date": None} if fmt == "svg" else None)
+            atomic_write(path, buffer.getvalue())
         paths.append(path)
     return paths
 
