@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,8 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from dp_online_envs.loop import game_seeds, run_batched_rounds, run_rounds
+from dp_online_envs.loop import run_batched_rounds, run_rounds, seed_of
 from dp_online_envs.problem import Problem
+from dp_online_envs.validation import check_int
 from dp_online_envs.wrappers import RegretSummary, regret_summary
 from dp_online_envs.wrappers.peers import LossTally
 
@@ -84,26 +86,51 @@ def _check_play_args(env: Any, agent: Any) -> None:
                             "agents.play(env, agent, seed=...)")
 
 
-def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
+def fresh_agent_seed() -> int:
+    """A 63-bit agent seed from fresh OS entropy (what :func:`play` uses when the caller
+    gives none): unrelated to any game seed, so a learner that searches its own
+    generator's seed learns nothing about the env's."""
+    return seed_of(np.random.SeedSequence())
+
+
+def _game_seeds(seed: int | None, agent_seed: int | None) -> tuple[int | None, int]:
+    """``(env seed, agent seed)`` of :func:`play`: ``seed`` checked, ``agent_seed``
+    checked or fresh (:func:`fresh_agent_seed`).
+
+    Raises:
+        ValueError: Either is not ``None`` or an integer ``>= 0``.
+    """
+    env_seed = None if seed is None else check_int("seed", seed, 0)
+    return env_seed, (fresh_agent_seed() if agent_seed is None
+                      else check_int("agent_seed", agent_seed, 0))
+
+
+def play(env: gym.Env, agent: Agent, seed: int | None = None, *,
+         agent_seed: int | None = None) -> RegretSummary:
     """Play one complete game and return the regret summary.
 
     ``seed`` is the game's seed: the env is reset with ``seed`` itself, so
-    ``play(env, agent, seed=s)`` is the game a hand-written loop gets from
-    ``env.reset(seed=s)``, and the agent with an independent seed derived from it
-    (:func:`dp_online_envs.loop.game_seeds`), so the agent does not hold the seed of the
-    env's loss stream. The rounds are played by the one game loop,
+    ``play(env, agent, seed=s)`` faces the losses a hand-written loop gets from
+    ``env.reset(seed=s)``. The agent is reset with a seed of its own, never derived from
+    ``seed``: ``agent_seed`` if given, else fresh OS entropy (:func:`fresh_agent_seed`),
+    so a learner that recovers its generator's seed (by search, when seeds are small)
+    learns nothing about the env's. The summary carries the agent's seed as
+    ``summary.agent_seed`` (a foreign env's own summary too, if it takes attributes), so
+    ``play(env, agent, seed=s, agent_seed=summary.agent_seed)`` replays the game bit for
+    bit. The rounds are played by the one game loop,
     :func:`dp_online_envs.loop.run_rounds`. A game cut short by a ``TimeLimit`` returns
     the regret of the rounds played.
 
     Raises:
         ValueError: The agent was built for another problem than the env's public
             ``Problem`` (another decision set or number of arms, feedback kind, loss
-            family or horizon); the message names both. A ``seed`` that is not
-            ``None`` or an integer ``>= 0``.
+            family or horizon); the message names both. A ``seed`` or ``agent_seed``
+            that is not ``None`` or an integer ``>= 0``.
         TypeError: ``env`` is not an env (``reset`` and ``step``) or ``agent`` not a
             learner (``act`` and ``update``), e.g. the two passed in the wrong order.
     """
     _check_play_args(env, agent)
+    env_seed, agent_seed = _game_seeds(seed, agent_seed)
     try:
         env_problem = env.get_wrapper_attr("problem")
     except AttributeError:  # not one of the suite's envs: nothing to compare with
@@ -112,28 +139,33 @@ def play(env: gym.Env, agent: Agent, seed: int | None = None) -> RegretSummary:
         check_agent_fits(agent, env_problem)
     if env_problem is None:
         env = LossTally.wrap(env)
-    env_seed, agent_seed = game_seeds(seed)
     agent.reset(agent_seed)
     env.reset(seed=env_seed)
     info = run_rounds(env, agent)
-    if "regret" in info:
-        return info["regret"]
-    return regret_summary(env)  # stopped early (a TimeLimit): the experimenter's door
+    # the experimenter's door when stopped early (a TimeLimit)
+    summary = info["regret"] if "regret" in info else regret_summary(env)
+    with contextlib.suppress(AttributeError):  # a foreign env's summary may refuse it
+        summary.agent_seed = agent_seed  # not a field: equal games compare equal
+    return summary
 
 
-def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[RegretSummary]:
+def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None], *,
+               agent_seeds: Sequence[int | None] | None = None) -> list[RegretSummary]:
     """Play B complete games at once and return their regret summaries.
 
     The batched counterpart of :func:`play`: ``venv`` is a seed-vectorized env
     (:class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, ``num_envs = B``),
     ``learner`` a batched learner (:func:`agents.vectorized.make_batched`), and game ``b``
-    is seeded exactly as ``play(env, agent, seed=seeds[b])`` seeds its game
-    (:func:`~dp_online_envs.loop.game_seeds`), so summary ``b`` equals that game's,
-    bit for bit. The rounds are played by :func:`dp_online_envs.loop.run_batched_rounds`.
+    is seeded exactly as ``play(env, agent, seed=seeds[b], agent_seed=agent_seeds[b])``
+    seeds its game (an agent seed left ``None``, or all of them when ``agent_seeds`` is
+    ``None``, is fresh entropy), so summary ``b`` equals that game's, bit for bit, and
+    carries its agent's seed as ``agent_seed``. The rounds are played by
+    :func:`dp_online_envs.loop.run_batched_rounds`.
 
     Raises:
         TypeError: ``venv`` is not a vector env, or ``learner`` not a batched learner.
-        ValueError: ``len(seeds) != venv.num_envs``, or the learner was built for
+        ValueError: ``len(seeds) != venv.num_envs`` (or ``len(agent_seeds)``), a seed
+            that is not ``None`` or an integer ``>= 0``, or the learner was built for
             another problem than the env's (see :func:`check_agent_fits`).
     """
     if not isinstance(getattr(venv, "num_envs", None), int):
@@ -148,8 +180,19 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None]) -> list[Reg
     seeds = list(seeds)
     if len(seeds) != venv.num_envs:
         raise ValueError(f"got {len(seeds)} seeds for {venv.num_envs} games")
+    if agent_seeds is None:
+        agent_seeds = [None] * len(seeds)
+    elif isinstance(agent_seeds, (str, bytes)) or not np.iterable(agent_seeds):
+        raise TypeError(f"agent_seeds={agent_seeds!r} rejected: expected a list of "
+                        f"{venv.num_envs} seeds (None for fresh entropy)")
+    agent_seeds = list(agent_seeds)
+    if len(agent_seeds) != venv.num_envs:
+        raise ValueError(f"got {len(agent_seeds)} agent seeds for {venv.num_envs} games")
     check_agent_fits(learner, venv.problem)
-    pairs = [game_seeds(s) for s in seeds]
+    pairs = [_game_seeds(s, a) for s, a in zip(seeds, agent_seeds)]
     learner.reset_batch([a for _, a in pairs])
     venv.reset(seed=[e for e, _ in pairs])
-    return list(run_batched_rounds(venv, learner)["regret"])
+    summaries = list(run_batched_rounds(venv, learner)["regret"])
+    for summary, (_, a) in zip(summaries, pairs):
+        summary.agent_seed = a
+    return summaries

@@ -27,7 +27,7 @@ def problem_of(env: gym.Env):
 def play_agent(name: str, env: gym.Env, seed: int = 0, **kw):
     """Build agent ``name`` for ``env`` and play one seeded game: ``(agent, summary)``."""
     agent = make(name, problem_of(env), seed=seed, **kw)
-    return agent, play(env, agent, seed=seed)
+    return agent, play(env, agent, seed=seed, agent_seed=seed)
 
 
 def center_regret(env: gym.Env, seed: int) -> float:

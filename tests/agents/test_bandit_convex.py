@@ -79,7 +79,7 @@ def _checked_play(name: str, env_id: str, horizon: int = T_SHORT, seed: int = 0,
         return x
 
     agent.act = act
-    summary = play(env, agent, seed=seed)
+    summary = play(env, agent, seed=seed, agent_seed=seed)
     return agent, summary, np.array(played)
 
 
@@ -123,15 +123,15 @@ def test_projection_free_learners_use_one_oracle_call_per_round():
 @pytest.mark.parametrize("env_id", POLYTOPES)
 def test_projection_free_learners_never_project(name, kw, env_id, monkeypatch):
     env = gym.make(env_id, horizon=80, invalid_action="raise")
-    domain = _problem(env).domain
+    problem = _problem(env)  # a fresh read-only copy at every access: patch this one
 
     def forbidden(*args, **kwargs):
         raise AssertionError("projection called by a projection-free learner")
 
-    monkeypatch.setattr(domain, "project", forbidden)
-    monkeypatch.setattr(domain, "distance", forbidden)
-    agent = make(name, _problem(env), seed=3, **kw)
-    summary = play(env, agent, seed=3)
+    monkeypatch.setitem(vars(problem.domain), "project", forbidden)
+    monkeypatch.setitem(vars(problem.domain), "distance", forbidden)
+    agent = make(name, problem, seed=3, **kw)
+    summary = play(env, agent, seed=3, agent_seed=3)
     assert summary.projected_actions == 0
 
 
@@ -436,11 +436,11 @@ def test_every_counter_output_is_released():
     prob = _problem(gym.make("DPBandit-Birkhoff-v1", horizon=40))
     agent = make("private-projection-free", prob, epsilon=1.0, seed=0)
     agent.record_releases = True
-    play(gym.make("DPBandit-Birkhoff-v1", horizon=40), agent, seed=0)
+    play(gym.make("DPBandit-Birkhoff-v1", horizon=40), agent, seed=0, agent_seed=0)
     assert len(agent.releases) == agent.rounds and agent._counter.released == agent.rounds
     pf = make("bandit-pftal", _problem(gym.make(CONVEX, horizon=30)), epsilon=1.0, seed=0)
     pf.record_releases = True
-    play(gym.make(CONVEX, horizon=30), pf, seed=0)
+    play(gym.make(CONVEX, horizon=30), pf, seed=0, agent_seed=0)
     assert len(pf.releases) == 30
 
 

@@ -83,7 +83,7 @@ def test_plays_end_to_end_without_projection(name, env_id, env_kw, agent_kw):
         update(action, feedback)
 
     agent.update = probe
-    summary = play(env, agent, seed=3)
+    summary = play(env, agent, seed=3, agent_seed=3)
     assert summary.rounds == T_SHORT
     assert summary.projected_actions == 0
     assert shapes == {(1,)}
@@ -112,7 +112,7 @@ def test_generic_base_gets_noisy_unclipped_losses_as_shape_1_arrays():
     env = _env("DPBandit-MAB-v0", horizon=200)
     agent = make("private-bandit", _problem(env), epsilon=0.5, seed=1, base=Uniform)
     agent.record_releases = True
-    play(env, agent, seed=1)
+    play(env, agent, seed=1, agent_seed=1)
     assert len(seen) == 200 and all(s.shape == (1,) for s in seen)
     fed = np.concatenate(seen)
     assert fed.min() < 0.0 and fed.max() > 1.0            # Lap(2) noise, not clipped
@@ -274,7 +274,7 @@ def test_log_weights_survive_extreme_noisy_losses():
         env = _env("DPBandit-MAB-v0", horizon=3000, n_arms=k)
         agent = make("private-bandit", _problem(env), epsilon=0.1, seed=0, base="exp3",
                      base_options={"eta": 5.0})
-        summary = play(env, agent, seed=0)
+        summary = play(env, agent, seed=0, agent_seed=0)
         p = agent.base.probabilities()
         assert np.all(np.isfinite(p)) and np.all(p >= 0) and p.sum() == pytest.approx(1.0)
         assert summary.projected_actions == 0
@@ -287,7 +287,7 @@ def test_exp3_pseudo_regret_on_the_stochastic_instance():
     regrets, trivial = [], []
     for seed in range(3):
         env = _env("DPBandit-MAB-v0", horizon=horizon)
-        summary = play(env, make("exp3", _problem(env), seed=seed), seed=seed)
+        summary = play(env, make("exp3", _problem(env), seed=seed), seed=seed, agent_seed=seed)
         mu = env.unwrapped.adversary.mean_param
         regrets.append(summary.pseudo_regret)
         trivial.append(horizon * (mu.mean() - mu.min()))   # uniform play
@@ -418,7 +418,7 @@ def test_same_seed_same_actions(name, env_id, env_kw):
         out = []
         update = agent.update
         agent.update = lambda a, fb: (out.append(np.array(a, dtype=float)), update(a, fb))
-        play(env, agent, seed=seed)
+        play(env, agent, seed=seed, agent_seed=seed)
         return np.array(out)
 
     first = actions(5)

@@ -28,6 +28,7 @@ from agents.compiled.long_horizon import _setup, kernel_arguments, polytope_arra
 from agents.privacy.discrete import discrete_laplace, discrete_laplace_variance
 from dp_online_envs.domains import Birkhoff, FlowPolytope, SubmodularBasePolytope
 from dp_online_envs.envs.registry import build_env
+from dp_online_envs.loop import game_seeds
 
 ENV = "DPBandit-Matroid-v2"
 #: The other real-size polytope defaults the compiled loop plays.
@@ -51,7 +52,8 @@ def python_game(agent: str, horizon: int, seed: int, noise: bool = True, env_id:
         return x
 
     a.act = recording_act
-    summary = play(env, a, seed=seed)
+    # the compiled harness seeds the agent as game_seeds(seed) does
+    summary = play(env, a, seed=seed, agent_seed=game_seeds(seed)[1])
     return summary.regret, np.array(actions), a
 
 

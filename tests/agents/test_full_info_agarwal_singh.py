@@ -299,7 +299,7 @@ def test_every_counter_output_is_released(name, kw):
     env = _env("DPFullInfo-Experts-v0", 50)
     a = make(name, _problem(env), seed=0, **kw)
     a.record_releases = True
-    play(env, a, seed=0)
+    play(env, a, seed=0, agent_seed=0)
     assert [r for r, _ in a.releases] == list(range(50))
 
 

@@ -82,7 +82,7 @@ def test_black_box_audit_on_real_examples_does_not_refute_the_claim(name):
 # ------------------------------------------------------------------- regret
 def _mean_regret(name, loss, seeds, **kw) -> float:
     env, problem = _cls(2048, loss)
-    return float(np.mean([play(env, make(name, problem, seed=s, **kw), seed=s).regret_hi
+    return float(np.mean([play(env, make(name, problem, seed=s, **kw), seed=s, agent_seed=s).regret_hi
                           for s in seeds]))
 
 

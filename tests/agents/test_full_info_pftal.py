@@ -192,7 +192,7 @@ def test_pftal_regret_is_logarithmic_at_large_epsilon():
     p = _problem(env)
     L, H, D = p.lipschitz, p.strong_convexity, p.diameter
     agent = make("pftal", p, epsilon=300.0)
-    regrets = [play(env, agent, seed=s).regret_hi for s in range(3)]
+    regrets = [play(env, agent, seed=s, agent_seed=s).regret_hi for s in range(3)]
     assert np.mean(regrets) <= 2.0 * (L**2 / H) * math.log(1000)
     assert np.mean(regrets) <= 0.2 * np.mean([_center_regret(env, s) for s in range(3)])
     # The non-private FTAL: deterministic bound 2 (L + H D)^2 (1 + ln T) / H
@@ -208,9 +208,9 @@ def test_pftal_regret_is_logarithmic_at_large_epsilon():
 def test_privacy_costs_regret_at_small_epsilon():
     env = _env(SC, 500, adversary="stochastic")
     p = _problem(env)
-    big = np.mean([play(env, make("pftal", p, epsilon=300.0), seed=s).regret_hi
+    big = np.mean([play(env, make("pftal", p, epsilon=300.0), seed=s, agent_seed=s).regret_hi
                    for s in range(2)])
-    small = np.mean([play(env, make("pftal", p, epsilon=0.5), seed=s).regret_hi
+    small = np.mean([play(env, make("pftal", p, epsilon=0.5), seed=s, agent_seed=s).regret_hi
                      for s in range(2)])
     assert small > 3 * big
 
@@ -222,8 +222,8 @@ def test_pftal_convex_at_large_epsilon_is_close_to_ftal():
     priv = make("pftal", p, epsilon=300.0)
     ftal = make("ftal", p)
     assert priv.H == pytest.approx(ftal.H)
-    r_priv = np.mean([play(env, priv, seed=s).regret_hi for s in range(3)])
-    r_ftal = np.mean([play(env, ftal, seed=s).regret_hi for s in range(3)])
+    r_priv = np.mean([play(env, priv, seed=s, agent_seed=s).regret_hi for s in range(3)])
+    r_ftal = np.mean([play(env, ftal, seed=s, agent_seed=s).regret_hi for s in range(3)])
     assert r_priv < 1.5 * r_ftal + 5.0
     assert r_ftal < p.lipschitz * p.domain.norm_bound(2) * math.sqrt(1000 * math.log(1000))
     assert r_ftal < 0.3 * np.mean([_center_regret(env, s) for s in range(3)])
@@ -250,7 +250,7 @@ def test_submod_pftal_regret_shrinks_with_epsilon():
     reg = {}
     for eps in (0.5, 300.0):
         agent = make("submod-pftal", p, epsilon=eps, gradient_bound="family")
-        reg[eps] = np.mean([play(env, agent, seed=s).regret_hi for s in range(2)])
+        reg[eps] = np.mean([play(env, agent, seed=s, agent_seed=s).regret_hi for s in range(2)])
     assert reg[300.0] < 0.5 * reg[0.5]
 
 
@@ -407,7 +407,7 @@ def test_every_counter_output_is_released(name, env_id, kw):
     env = _env(env_id, 40)
     a = make(name, _problem(env), seed=0, **kw)
     a.record_releases = True
-    play(env, a, seed=0)
+    play(env, a, seed=0, agent_seed=0)
     assert [r for r, _ in a.releases] == list(range(40))
 
 
@@ -447,7 +447,7 @@ def test_gradients_are_clipped_to_the_declared_lipschitz_constant():
     p = dataclasses.replace(_problem(env), lipschitz=0.01)
     a = make("pftal", p, epsilon=1.0, seed=0)
     assert a.sensitivity == pytest.approx(2 * 0.01 * math.sqrt(5))
-    play(env, a, seed=0)
+    play(env, a, seed=0, agent_seed=0)
     assert a.clipped_gradients > 20 and a.clipped_feedback == 0
 
 

@@ -212,7 +212,7 @@ def test_regret_within_theorem_2_and_far_below_on_a_drifting_market():
             Simplex(2), LogWealthLoss(2, r_min=0.8, r_max=1.2),
             ReplayAdversary(LossSequence(thetas)), feedback="full", horizon=T)), "full")
         agent = make(name, env.get_wrapper_attr("problem"), seed=0)
-        return play(env, agent, seed=0).regret, agent
+        return play(env, agent, seed=0, agent_seed=0).regret, agent
 
     r_ons, agent = regret("ons")
     r_center, _ = regret("center")

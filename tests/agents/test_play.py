@@ -78,9 +78,8 @@ def test_other_bounds_are_allowed_the_agent_clips_to_its_own():
 def test_play_with_seed_s_is_the_hand_loop_after_reset_seed_s(env_id, agent):
     """One seed, one game: ``play(env, agent, seed=s)`` faces the losses that
     ``env.reset(seed=s)`` gives a hand-written loop (the README's), round for round, and
-    with the agent seeded as ``play`` seeds it the whole game is the same, bit for bit."""
-    from dp_online_envs.loop import game_seeds
-
+    with the agent seeded as ``play`` seeded it (``summary.agent_seed``) the whole game
+    is the same, bit for bit."""
     seed, horizon = 11, 60
 
     def hand_loop(learner, agent_seed):
@@ -98,11 +97,10 @@ def test_play_with_seed_s_is_the_hand_loop_after_reset_seed_s(env_id, agent):
     problem = env.get_wrapper_attr("problem")
     played = agents.play(env, agents.make(agent, problem), seed=seed)
     losses = env.unwrapped.played_losses().thetas
-    by_hand, hand_losses = hand_loop(agents.make(agent, problem), game_seeds(seed)[1])
+    by_hand, hand_losses = hand_loop(agents.make(agent, problem), played.agent_seed)
     assert losses.tobytes() == hand_losses.tobytes()
     assert played.as_dict() == by_hand.as_dict()
     # the losses are the reset seed's whatever the learner does: trivial play sees them too
     _, center_losses = hand_loop(agents.make("uniform" if agent == "exp3" else "center",
                                              problem), 0)
     assert center_losses.tobytes() == losses.tobytes()
-    assert game_seeds(seed)[0] == seed

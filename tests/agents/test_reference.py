@@ -101,7 +101,7 @@ def test_reference_agents_are_not_private_and_ignore_feedback(name):
 def test_not_learning_costs_linear_regret_on_the_experts_default():
     env = build_env("DPFullInfo-Experts-v0", horizon=2000)
     problem = env.get_wrapper_attr("problem")
-    centre = play(env, make("center", problem, seed=0), seed=0)
-    hedge = play(env, make("hedge", problem, seed=0), seed=0)
+    centre = play(env, make("center", problem, seed=0), seed=0, agent_seed=0)
+    hedge = play(env, make("hedge", problem, seed=0), seed=0, agent_seed=0)
     assert centre.regret_hi > 0.05 * 2000  # a constant gap per round
     assert hedge.regret_hi < 0.5 * centre.regret_hi

@@ -430,7 +430,7 @@ class _FrameWalker(Agent):
 def test_limitation_stack_frames_lead_to_the_env(use_inspect):
     env = _make("DPBandit-MAB-v0")
     agent = _FrameWalker(env.get_wrapper_attr("problem"), seed=0, use_inspect=use_inspect)
-    summary = play(env, agent, seed=SEED)
+    summary = play(env, agent, seed=SEED, agent_seed=SEED)
     np.testing.assert_array_equal(np.array(agent.foreseen), _true_thetas(env))
     assert summary.learner_loss == pytest.approx(_true_thetas(env).min(axis=1).sum())
 

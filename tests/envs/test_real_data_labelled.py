@@ -104,7 +104,7 @@ def test_replayed_rows_are_clipped_into_the_parameter_set():
 def _game(env_id, agent="center", horizon=300, seed=0, **kw):
     """Play one game; return the env, its regret summary and the replayed parameters."""
     env = gym.make(env_id, horizon=horizon, record_losses=True, **kw)
-    summary = play(env, make(agent, env.get_wrapper_attr("problem"), seed=seed), seed=seed)
+    summary = play(env, make(agent, env.get_wrapper_attr("problem"), seed=seed), seed=seed, agent_seed=seed)
     return env, summary, env.unwrapped.played_losses().thetas
 
 
@@ -166,7 +166,7 @@ def _regret(env_id, agent, horizon, seeds=(0, 1), **kw):
     for seed in seeds:
         env = gym.make(env_id, horizon=horizon)
         total += play(env, make(agent, env.get_wrapper_attr("problem"), seed=seed, **kw),
-                      seed=seed).regret
+                      seed=seed, agent_seed=seed).regret
     return total / len(seeds)
 
 

@@ -189,7 +189,7 @@ def test_comparator_certified_on_twenty_stocks():
 def test_same_seed_same_game():
     def game(seed):
         env = dp_online_envs.build_env(PF, horizon=200, record_losses=True)
-        s = play(env, make("ftal", env.get_wrapper_attr("problem"), seed=seed), seed=seed)
+        s = play(env, make("ftal", env.get_wrapper_attr("problem"), seed=seed), seed=seed, agent_seed=seed)
         return s.regret, env.unwrapped.played_losses().thetas
 
     a, b, c = game(1), game(1), game(2)
@@ -204,7 +204,7 @@ def test_default_separates_learning_from_trivial_play():
     def regret(agent, seed=0, **kw):
         env = dp_online_envs.build_env(PF, **kw)
         return play(env, make(agent, env.get_wrapper_attr("problem"), seed=seed),
-                    seed=seed).regret
+                    seed=seed, agent_seed=seed).regret
 
     trivial, ons = regret("center"), regret("ons")
     assert 1.9 < trivial < 2.0 and 0.8 < ons < 0.5 * trivial

@@ -162,7 +162,7 @@ def _trivial_regret(env_id, horizon, seeds=TRIVIAL_SEEDS):
     for seed in seeds:
         env = gym.make(env_id, horizon=horizon)
         total += play(env, make("center", env.get_wrapper_attr("problem"), seed=seed),
-                      seed=seed).regret
+                      seed=seed, agent_seed=seed).regret
     return total / len(seeds)
 
 

@@ -86,3 +86,78 @@ def test_no_door_of_make_vec_gives_the_seeds_away():
                   envs.single_action_space.np_random, envs.action_space.np_random,
                   *(s.np_random for s in envs.get_attr("action_space"))]
     assert _found(generators) == []
+
+
+# ------------------------------------------------------------ the learner's own seed
+def _derived_seeds(seed: int) -> set[int]:
+    """Every integer agent seed a scheme derives from ``seed``: ``seed`` itself and the
+    63-bit seeds of its root sequence and first children (``seed_of``), among them the
+    one ``agents.play`` used to give (``game_seeds(seed)[1]``)."""
+    from dp_online_envs.loop import seed_of
+
+    root = np.random.SeedSequence(seed)
+    return {seed, *(seed_of(seq) for seq in (root, *root.spawn(3)))}
+
+
+def _seed_search(agent_seeds: list[int], generators: list[np.random.Generator]) -> list[int]:
+    """The seeds in :data:`SEARCH` that an agent seed or an agent generator comes from."""
+    ints = set(agent_seeds)
+    return sorted({s for s in SEARCH if ints & _derived_seeds(s)} | set(_found(generators)))
+
+
+class _SeedKeeper:
+    """A learner that keeps what it is seeded with (and plays arm 0)."""
+
+    def __init__(self, problem) -> None:
+        self.problem = problem
+        self.seeds: list[int] = []
+        self.generators: list[np.random.Generator] = []
+
+    def reset(self, seed=None) -> None:
+        self.seeds.append(seed)
+        self.generators.append(np.random.default_rng(seed))
+
+    def act(self):
+        return 0
+
+    def update(self, action, feedback) -> None:
+        pass
+
+
+def test_the_search_finds_the_seed_play_used_to_derive():
+    from dp_online_envs.loop import game_seeds
+
+    keeper = _SeedKeeper(None)
+    keeper.reset(game_seeds(SEED)[1])
+    assert _seed_search(keeper.seeds, keeper.generators) == [SEED]
+
+
+def test_play_gives_the_learner_no_seed_of_the_game():
+    """``agents.play(env, agent, seed=s)`` with a small ``s``: neither the seed the
+    learner is reset with nor its generator leads back to ``s``; the summary records the
+    learner's seed, and playing with it replays the game."""
+    import agents
+
+    env = gym.make("DPBandit-MAB-v0", horizon=5)
+    keeper = _SeedKeeper(env.get_wrapper_attr("problem"))
+    first = agents.play(env, keeper, seed=SEED)
+    second = agents.play(env, keeper, seed=SEED)
+    assert _seed_search(keeper.seeds, keeper.generators) == []
+    assert keeper.seeds == [first.agent_seed, second.agent_seed]
+    assert first.agent_seed != second.agent_seed  # fresh entropy each game
+    again = agents.play(env, keeper, seed=SEED, agent_seed=first.agent_seed)
+    assert keeper.seeds[-1] == first.agent_seed and again.agent_seed == first.agent_seed
+
+
+def test_play_batch_gives_the_learners_no_seed_of_the_games():
+    import agents
+    from agents.vectorized import make_batched
+
+    venv = LinearVectorEnv("DPBandit-MAB-v0", B, horizon=5)
+    learner = make_batched("exp3", venv.problem)
+    seen: list[int] = []
+    reset_batch = learner.reset_batch
+    learner.reset_batch = lambda seeds: (seen.extend(seeds), reset_batch(seeds))
+    summaries = agents.play_batch(venv, learner, seeds=[SEED, SEED + 1, SEED + 2])
+    assert seen == [s.agent_seed for s in summaries] and len(set(seen)) == B
+    assert _seed_search(seen, []) == []

@@ -319,13 +319,18 @@ def test_next_losses_equal_successive_next_loss(adversary):
 def test_play_batch_equals_play_seed_by_seed():
     venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=80)
     learner = make_batched("private-exp2", venv.problem, epsilon=0.5)
-    summaries = agents.play_batch(venv, learner, seeds=[3, 4, 5])
+    summaries = agents.play_batch(venv, learner, seeds=[3, 4, 5])  # fresh agent seeds
     env = build_env("DPBandit-MAB-v0", horizon=80)
     agent = agents.make("private-exp2", env.get_wrapper_attr("problem"), epsilon=0.5)
-    assert [agents.play(env, agent, seed=s).as_dict() for s in (3, 4, 5)] == [
-        s.as_dict() for s in summaries]
+    assert [agents.play(env, agent, seed=s, agent_seed=b.agent_seed).as_dict()
+            for s, b in zip((3, 4, 5), summaries)] == [s.as_dict() for s in summaries]
+    chosen = agents.play_batch(venv, learner, seeds=[3, 4, 5], agent_seeds=[7, 8, None])
+    assert [s.agent_seed for s in chosen][:2] == [7, 8]
+    assert chosen[0].as_dict() == agents.play(env, agent, seed=3, agent_seed=7).as_dict()
     with pytest.raises(ValueError, match="2 seeds for 3 games"):
         agents.play_batch(venv, learner, seeds=[1, 2])
+    with pytest.raises(ValueError, match="2 agent seeds for 3 games"):
+        agents.play_batch(venv, learner, seeds=[1, 2, 3], agent_seeds=[1, 2])
     other = make_batched("exp3", LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=81).problem)
     with pytest.raises(ValueError, match="another problem"):
         agents.play_batch(venv, other, seeds=[1, 2, 3])
