@@ -21,6 +21,10 @@ Seeding (scheme :data:`SEED_SCHEME`):
       epsilon with the same seed index faces the same loss sequence (common random
       numbers: the differences between learners and privacy levels are measured on
       paired games).
+    * Both seeds are 63-bit hashes, neither derived from the other, so no search over
+      small seeds leads from the agent's seed to the env's (unlike a hand loop's small
+      ``reset(seed=s)``). Without a :attr:`GameSpec.seed_secret` both are public
+      functions of the settings; with one, neither can be computed.
 """
 
 from __future__ import annotations
