@@ -61,6 +61,7 @@ from agents.bandit.smoothing import blocked_regret_bound  # noqa: E402
 from agents.compiled import play_compiled  # noqa: E402
 from dp_online_envs.envs.registry import build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
+from dp_online_envs.loop import game_seeds  # noqa: E402
 
 ENV_ID = "DPBandit-Matroid-v2"
 #: The real-size polytope defaults the compiled loop plays.
@@ -87,7 +88,7 @@ def speed(horizon: int, long_horizon: int, seed: int = 1, env_id: str = ENV_ID) 
     env = build_env(env_id, horizon=horizon)
     a = make("private-projection-free", env.get_wrapper_attr("problem"), seed=seed, **kw)
     w, c = time.perf_counter(), time.process_time()
-    python = play(env, a, seed=seed).regret
+    python = play(env, a, seed=seed, agent_seed=game_seeds(seed)[1]).regret  # as compiled
     py_wall, py_cpu = time.perf_counter() - w, time.process_time() - c
     compiled = play_compiled(env_id, "private-projection-free", horizon, seed,
                              agent_kw=kw).regret  # (and compiles the loop)
