@@ -43,7 +43,7 @@ from dp_online_envs.envs.registry import ENV_IDS
 from dp_online_envs.lab import cli
 from dp_online_envs.lab.experiments import run_sweep
 from dp_online_envs.lab.experiments.errors import ExperimentError
-from dp_online_envs.lab.experiments.store import ResultsStore
+from dp_online_envs.lab.experiments.store import ResultsStore, load_records
 from dp_online_envs.lab.experiments.sweep import parse_sweep
 from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
 from dp_online_envs.lab.grading import find_submissions, parse_assignment
@@ -637,12 +637,12 @@ case("env/reset seed 1.5", lambda c: gym.make("DPBandit-MAB-v0").reset(seed=1.5)
 upstream("make_vec/num_envs 0 sync", lambda c: gym.make_vec(
     "DPBandit-MAB-v0", num_envs=0, vectorization_mode="sync"), IndexError,
     r"^list index out of range$")
-upstream("make_vec/num_envs 0 default", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=0),
-         IndexError, r"^list index out of range$")
-upstream("make_vec/num_envs -1", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=-1),
-         IndexError, r"^list index out of range$")
-upstream("make_vec/num_envs 1.5", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=1.5),
-         TypeError, r"^'float' object cannot be interpreted as an integer$")
+case("make_vec/num_envs 0 default", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=0),
+     ValueError, r"^num_envs=0 rejected: expected an integer >= 1$")
+case("make_vec/num_envs -1", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=-1),
+     ValueError, r"^num_envs=-1 rejected: expected an integer >= 1$")
+case("make_vec/num_envs 1.5", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=1.5),
+     ValueError, r"^num_envs=1\.5 rejected: expected an integer >= 1, got a float$")
 upstream("make_vec/same for a Gymnasium id", lambda c: gym.make_vec(
     "CartPole-v1", num_envs=0, vectorization_mode="sync"), IndexError,
     r"^list index out of range$")
@@ -725,10 +725,12 @@ case("agent/arms agent on a sphere", lambda c: agents.make("exp3",
 
 
 # =========================================================== agents.play / batch
-def _play(agent_problem: Any = None, seed: Any = 0, swap: bool = False) -> Any:
+def _play(agent_problem: Any = None, seed: Any = 0, swap: bool = False,
+          **options: Any) -> Any:
     env = build_env("DPBandit-MAB-v0", horizon=20)
     agent = agents.make("exp3", agent_problem or env.get_wrapper_attr("problem"))
-    return agents.play(agent, env, seed) if swap else agents.play(env, agent, seed=seed)
+    return (agents.play(agent, env, seed) if swap
+            else agents.play(env, agent, seed=seed, **options))
 
 
 case("play/agent for another problem", lambda c: _play(_problem(n_arms=3)), ValueError,
@@ -742,6 +744,10 @@ case("play/agent and env swapped", lambda c: _play(swap=True), TypeError,
      r"env must be .*got EXP3|agent.*env.*swapped")
 case("play/env None", lambda c: agents.play(None, agents.make("exp3", _problem())),
      TypeError, r"env must be .*got NoneType")
+case("play/agent_seed -1", lambda c: _play(agent_seed=-1), ValueError,
+     r"^agent_seed=-1 rejected: expected an integer >= 0$")
+case("play/agent_seed 1.5", lambda c: _play(agent_seed=1.5), ValueError,
+     r"^agent_seed=1\.5 rejected: expected an integer >= 0, got a float$")
 
 
 def _play_batch(seeds: Any = (0, 1), **options: Any) -> Any:
@@ -749,8 +755,9 @@ def _play_batch(seeds: Any = (0, 1), **options: Any) -> Any:
     from dp_online_envs.envs.vector_env import make_vector_env
 
     venv = make_vector_env(2, "DPBandit-MAB-v0", horizon=10)
+    agent_seeds = options.pop("agent_seeds", None)
     learner = make_batched("exp3", venv.problem, **options)
-    return agents.play_batch(venv, learner, seeds)
+    return agents.play_batch(venv, learner, seeds, agent_seeds=agent_seeds)
 
 
 case("play_batch/scalar agent", lambda c: agents.play_batch(
@@ -761,6 +768,12 @@ case("play_batch/too few seeds", lambda c: _play_batch(seeds=[0]), ValueError,
      r"got 1 seeds for 2 games")
 case("play_batch/seeds a number", lambda c: _play_batch(seeds=3), TypeError,
      r"seeds=3 .*expected a list")
+case("play_batch/too few agent seeds", lambda c: _play_batch(agent_seeds=[5]), ValueError,
+     r"^got 1 agent seeds for 2 games$")
+case("play_batch/agent seeds a number", lambda c: _play_batch(agent_seeds=5), TypeError,
+     r"^agent_seeds=5 rejected: expected a list of 2 seeds")
+case("play_batch/agent seed -1", lambda c: _play_batch(agent_seeds=[0, -1]), ValueError,
+     r"^agent_seed=-1 rejected: expected an integer >= 0$")
 case("play_batch/batched form missing", lambda c: __import__(
     "agents.vectorized", fromlist=["make_batched"]).make_batched("thompson", _problem()),
     ValueError, r"'thompson' has no batched form; those with one: ")
@@ -793,6 +806,151 @@ case("run_sweep/not a mapping", lambda c: run_sweep([SWEEP], results=c.tmp / "rn
 case("export/one file for both tables", lambda c: export_results(
     c.results, c.tmp / "same.csv", curves=c.tmp / "same.csv"), ExperimentError,
     r"would both be written to")
+
+
+# =================================================== what a learner holds, and more
+#: The longest game, and what a longer one is told.
+TOO_LONG = r"rejected: expected an integer in \[1, 2\*\*62\] \(the longest game"
+case("learner/set a domain attribute", lambda c: setattr(
+    _problem("DPFullInfo-Sphere-v1").domain, "radius", 1e-9), AttributeError,
+    r"^cannot set Ball\.radius: the decision set a learner receives is a read-only view "
+    r"of the env's; a game is configured when the env is made")
+case("learner/delete a loss attribute", lambda c: delattr(
+    _problem("DPFullInfo-Sphere-v1").loss, "theta_set"), AttributeError,
+    r"^cannot set LinearLoss\.theta_set: the loss family a learner receives is a "
+    r"read-only view")
+case("learner/set a problem field", lambda c: setattr(_problem(), "horizon", 5),
+     AttributeError, r"^cannot assign to field 'horizon'$")
+case("make/horizon 2**63", lambda c: gym.make("DPBandit-MAB-v0", horizon=2**63), ValueError,
+     r"^horizon=9223372036854775808 " + TOO_LONG)
+case("make/horizon 10**30", lambda c: gym.make("DPBandit-MAB-v0", horizon=10**30),
+     ValueError, r"^horizon=10{30} " + TOO_LONG)
+case("vector/horizon 2**63", lambda c: __import__(
+    "dp_online_envs.envs.vector_env", fromlist=["LinearVectorEnv"]).LinearVectorEnv(
+        "DPBandit-MAB-v0", 2, horizon=2**63), ValueError, r"^horizon=9223372036854775808 "
+     + TOO_LONG)
+case("run/horizon 2**63", lambda c: c.cli("run", "DPBandit-MAB-v0", "exp3", "--horizon",
+                                          str(2**63)), CliError,
+     r"horizon=9223372036854775808 " + TOO_LONG)
+
+
+def _step(env_id: str, action: Any, **options: Any) -> Any:
+    env = gym.make(env_id, horizon=5, **options)
+    env.reset(seed=0)
+    return env.step(action)
+
+
+case("env/complex point, invalid_action='raise'", lambda c: _step(
+    "DPFullInfo-Sphere-v1", np.full(10, 0.1j), invalid_action="raise"), ValueError,
+    r"^action is complex \(complex128\); expected real numbers \(a point of the ball")
+case("env/complex point, projected", lambda c: _step("DPFullInfo-Sphere-v1", np.full(10, 0.1j)),
+     ValueError, r"^action is complex \(complex128\); expected real numbers")
+case("env/complex arm", lambda c: _step("DPBandit-MAB-v0", 1 + 1j), ValueError,
+     r"^action is complex \(complex128\); expected real numbers \(a point of the arms")
+
+
+def _adversary_sweep(options: dict[str, Any]) -> dict[str, Any]:
+    return {**SWEEP, "envs": [{"id": "DPBandit-MAB-v0", "kwargs": {
+        "adversary": "stochastic", "adversary_kwargs": options}}], "agents": ["exp3"]}
+
+
+case("sweep/adversary mean of another length", lambda c: _sweep_cli(
+    c, _adversary_sweep({"mean": [0.1, 0.2]})), CliError,
+    r"^dp-online sweep: error: .*DPBandit-MAB-v0 with options .*: mean has shape \(2,\), "
+    r"expected \(10,\)$")
+case("sweep/adversary mean outside the box", lambda c: _sweep_cli(
+    c, _adversary_sweep({"mean": [0.5] * 9 + [2.0]})), CliError,
+    r"mean is not an admissible parameter of the loss family$")
+case("sweep/adversary option unknown", lambda c: _sweep_cli(
+    c, _adversary_sweep({"bogus": 1})), CliError, r"unexpected keyword argument 'bogus'$")
+
+
+def _record(ctx: Context, **changes: Any) -> dict[str, Any]:
+    [record, *_] = load_records(ctx.results)
+    return {**record, **changes}
+
+
+case("results/a record changed after it was written", lambda c: load_results(
+    [_record(c, epsilon=2.0)]), ExperimentError,
+    r"^records\[0\] is not a game record: game_id '\w+' is not the hash of the record's "
+    r"settings \('\w+'\): the record was changed after it was written")
+case("results/a seed changed after it was written", lambda c: load_results(
+    [_record(c, env_seed=7)]), ExperimentError,
+    r"env_seed 7 is not the seed of the record's settings")
+case("results/regret NaN", lambda c: load_results([_record(c, regret=float("nan"))]),
+     ExperimentError, r"regret=nan, expected a finite number")
+case("results/true for an integer", lambda c: load_results([_record(c, horizon=True)]),
+     ExperimentError, r"horizon=True, expected an integer")
+
+
+def _special(ctx: Context, kind: str, name: str) -> pathlib.Path:
+    """A FIFO, or a link to a file that must stay, named ``name`` in a fresh directory."""
+    import os
+    import tempfile
+
+    path = pathlib.Path(tempfile.mkdtemp(dir=ctx.tmp)) / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        target = path.with_name("keep.txt")
+        target.write_text("keep me")
+        path.symlink_to(target)
+    return path
+
+
+case("report/-o a FIFO", lambda c: c.cli("report", c.results, "--no-reference", "-o",
+                                         _special(c, "fifo", "r.html")), CliError,
+     r"^dp-online report: error: refusing to write '.*r\.html': it is a FIFO")
+case("report/-o a symbolic link", lambda c: c.cli(
+    "report", c.results, "--no-reference", "-o", _special(c, "link", "r.html")), CliError,
+    r"refusing to write '.*r\.html': it is a symbolic link")
+case("export/-o a FIFO", lambda c: c.cli("export", c.results, "-o",
+                                         _special(c, "fifo", "t.csv")), CliError,
+     r"^dp-online export: error: refusing to write '.*t\.csv': it is a FIFO")
+case("report/-o a name over the limit", lambda c: c.cli(
+    "report", c.results, "--no-reference", "-o", c.tmp / ("r" * 300 + ".html")), CliError,
+    r"its name is 305 bytes, longer than the 255 the file system takes")
+accepted("report/-o a 250-character name", lambda c: c.cli(
+    "report", c.results, "--no-reference", "-o", c.tmp / ("r" * 245 + ".html")),
+    "a legal name: the temporary file gets a name of its own")
+
+
+def _games_with(ctx: Context, kind: str) -> Any:
+    """Read a copy of the results whose ``games/`` also holds a FIFO or a link to
+    ``/dev/zero`` named like a record: skipped with a warning, never opened."""
+    import os
+    import shutil
+    import tempfile
+
+    root = pathlib.Path(tempfile.mkdtemp(dir=ctx.tmp)) / "results"
+    shutil.copytree(ctx.results, root)
+    odd = root / "games" / ("0" * 24 + ".json")
+    if kind == "fifo":
+        os.mkfifo(odd)
+    else:
+        odd.symlink_to("/dev/zero")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ctx.cli("export", root, "-o", root / "t.csv")
+
+
+accepted("results/a FIFO in games/", lambda c: _games_with(c, "fifo"),
+         "skipped with a warning, never opened: a FIFO cannot hang a reader")
+accepted("results/a link to /dev/zero in games/", lambda c: _games_with(c, "zero"),
+         "skipped with a warning, never read: a device cannot fill the memory")
+
+
+def _mixed_parquet(ctx: Context) -> Any:
+    root = ctx.tmp / "mixed"
+    run_sweep({**SWEEP, "name": "mixed", "envs": ["DPBandit-MAB-v0"],
+               "agents": ["exp3", "private-exp2"], "epsilons": [1.0], "seeds": 1},
+              results=root, backend="serial", quiet=True)
+    return export_results(root, ctx.tmp / "mixed.parquet")
+
+
+accepted("export/parquet of mixed option types", _mixed_parquet,
+         "an option column of mixed types (exp3's and private-exp2's gamma) is written as "
+         "text")
 
 
 # ======================================================================= checks
