@@ -35,8 +35,11 @@ def _no_results_in_the_checkout(request):
 SLOW_FILES = (
     "tests/experiments/test_grade_dodgers.py",       # ~105 s
     "tests/experiments/test_grade.py",               # ~85 s
+    "tests/experiments/test_sandbox_limits.py",      # ~80 s
     "tests/experiments/test_grade_attacks.py",       # ~70 s
+    "tests/test_cpu_portability.py",                 # ~70 s (two child runs)
     "tests/experiments/test_cli.py",                 # ~50 s
+    "tests/experiments/test_grade_names.py",         # ~40 s
     "tests/experiments/test_interrupt.py",           # ~40 s
     "tests/experiments/test_isolation.py",           # ~35 s
     "tests/agents/test_privacy_audits.py",           # ~35 s
