@@ -934,6 +934,30 @@ def _games_with(ctx: Context, kind: str) -> Any:
         return ctx.cli("export", root, "-o", root / "t.csv")
 
 
+accepted("run/a results directory of a 250-character name", lambda c: c.cli(
+    "run", "DPBandit-MAB-v0", "exp3", "--horizon", "20", "--seeds", "1", "--backend",
+    "serial", "--quiet", "--results", c.tmp / ("d" * 250)),
+    "a legal name: records and temporary files get short names of their own")
+accepted("plot/a results directory of a 250-character name", lambda c: c.cli(
+    "plot", __import__("shutil").copytree(c.results, c.tmp / ("p" * 250))),
+    "a legal name: each figure is written under a short name of its own")
+
+
+def _sweep_over_a_fifo(ctx: Context) -> Any:
+    """A sweep into a results directory whose ``games/`` holds a FIFO named like a
+    record: set aside with a warning (never opened), its game played."""
+    import os
+
+    root = ctx.tmp / "fifo-sweep"
+    (root / "games").mkdir(parents=True)
+    os.mkfifo(root / "games" / ("0" * 24 + ".json"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_sweep(SWEEP, results=root, backend="serial", quiet=True)
+
+
+accepted("sweep/a FIFO in games/", _sweep_over_a_fifo,
+         "set aside with a warning, never opened: a FIFO cannot hang a sweep")
 accepted("results/a FIFO in games/", lambda c: _games_with(c, "fifo"),
          "skipped with a warning, never opened: a FIFO cannot hang a reader")
 accepted("results/a link to /dev/zero in games/", lambda c: _games_with(c, "zero"),
