@@ -205,14 +205,25 @@ class Agent(ABC):
 
         Bandit feedback is clipped to ``[-B, B]``; full-information feedback is mapped to
         the nearest admissible loss parameter. Privacy calibrations rely on these bounds,
-        so an env that misreports them cannot break the guarantee.
+        so an env that misreports them cannot break the guarantee. On a contextual game
+        (a loss family with ``context_dim`` d) the bandit observation is ``[f_t(x_t),
+        c_t, c_{t+1}]``; only its loss is returned.
+
+        Raises:
+            ValueError: Non-finite feedback, or bandit feedback that is not one number
+                (``1 + 2d`` numbers on a contextual game).
         """
         fb = np.asarray(feedback, dtype=np.float64)
         if not np.all(np.isfinite(fb)):
             raise ValueError(f"feedback must be finite, got {fb!r}")
         if self.problem.feedback == "bandit":
             b = self.problem.bound
-            clipped = np.clip(fb.reshape(-1)[:1], -b, b)
+            size = 1 + 2 * getattr(self.problem.loss, "context_dim", 0)
+            if fb.size != size:
+                raise ValueError(f"bandit feedback here is {size} number(s), got shape "
+                                 f"{fb.shape}")
+            fb = fb.reshape(-1)[:1]
+            clipped = np.clip(fb, -b, b)
         else:
             clipped = self.problem.loss.clip_param(fb)
         if not np.array_equal(clipped, fb.reshape(clipped.shape)):

@@ -266,3 +266,21 @@ def test_isolated_play_is_the_in_process_game():
                  agent_seed=4)
     assert isolated.learner_loss == local.learner_loss
     assert isolated.regret_curve_lo == local.regret_curve_lo
+
+
+def test_reference_play_reads_the_contextual_feedback_and_wrong_sizes_are_refused():
+    """``uniform`` (trivial play) plays the contextual id: ``Agent.clip_feedback`` takes
+    the loss of ``[loss, c_t, c_{t+1}]``; feedback of another size is refused by name."""
+    env = gym.make(ID, horizon=1000)
+    problem = env.get_wrapper_attr("problem")
+    summaries = [play(env, agents.make("uniform", problem), seed=s, agent_seed=s)
+                 for s in range(4)]
+    assert all(s.pseudo_regret / 1000 > 0.2 for s in summaries)
+    agent = agents.make("uniform", problem)
+    assert agent.clip_feedback(_fb(3.0, np.zeros(5), np.zeros(5))).tolist() == [1.0]
+    assert agent.clipped_feedback == 1
+    with pytest.raises(ValueError, match=r"11 number\(s\), got shape \(1,\)"):
+        agent.clip_feedback(np.array([0.5]))
+    mab = agents.make("uniform", gym.make("DPBandit-MAB-v0").get_wrapper_attr("problem"))
+    with pytest.raises(ValueError, match=r"1 number\(s\), got shape \(11,\)"):
+        mab.clip_feedback(_fb(0.5, np.zeros(5), np.zeros(5)))
