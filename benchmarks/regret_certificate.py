@@ -66,7 +66,7 @@ def run(env_id: str, loss: str, agent_name: str, horizon: int, seed: int,
              else mock.patch.object(hindsight, "_smooth_family", hindsight._smooth_family))
     with patch:
         start = time.perf_counter()
-        s = play(env, agent, seed=seed)
+        s = play(env, agent, seed=seed, agent_seed=seed)  # one game for old and new
         seconds = time.perf_counter() - start
     worst = max(_rel_width(a, b) for a, b in zip(s.regret_curve_lo, s.regret_curve_hi))
     return seconds, _rel_width(s.regret_lo, s.regret_hi), worst, s.regret

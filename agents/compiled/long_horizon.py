@@ -179,7 +179,8 @@ def play_compiled(env_id: str, agent: str, horizon: int, seed: int, *,
     """One game of ``agent`` on ``env_id`` in the compiled loop.
 
     The same game as ``agents.play(build_env(env_id, horizon=horizon, **env_kw),
-    agents.make(agent, problem, seed=seed, **agent_kw), seed=seed)``.
+    agents.make(agent, problem, seed=seed, **agent_kw), seed=seed,
+    agent_seed=game_seeds(seed)[1])`` (:func:`dp_online_envs.loop.game_seeds`).
 
     Args:
         env_id: A matroid, s-t path, submodular base or Birkhoff polytope id with linear
