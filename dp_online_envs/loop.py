@@ -72,12 +72,13 @@ def game_seeds(seed: int | None) -> tuple[int | None, int | None]:
     """``(env_seed, agent_seed)`` of the game seeded ``seed``: ``(seed, agent seed)``.
 
     The env is reset with ``seed`` itself, so ``env.reset(seed=s)`` in a hand-written
-    loop and ``agents.play(env, agent, seed=s)`` face the same losses. The learner gets
-    an independent seed derived from it, ``SeedSequence(seed).spawn(2)[1]`` (through
-    :func:`seed_of`; the same agent seed as before the env kept ``seed``): it does not
-    hold the env's seed, and the env's cannot be computed from it. ``None`` gives
-    ``(None, None)`` (fresh entropy each). A small seed can be guessed by brute force;
-    against an untrusted learner use a secret one (e.g. ``secrets.randbits(128)``).
+    loop faces the same losses. The learner's seed is derived from it,
+    ``SeedSequence(seed).spawn(2)[1]`` (through :func:`seed_of`): the compiled loop's
+    harness (:func:`agents.compiled.play_compiled`) seeds its trusted learners so, and
+    ``agents.play(env, agent, seed=s, agent_seed=game_seeds(s)[1])`` plays the same
+    game. ``agents.play`` itself no longer derives the agent's seed from ``seed`` (a
+    learner could search small seeds for its own): it takes ``agent_seed=`` or fresh
+    entropy. ``None`` gives ``(None, None)`` (fresh entropy each).
 
     Raises:
         ValueError: ``seed`` is not ``None`` or an integer ``>= 0``.
