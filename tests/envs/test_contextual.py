@@ -116,9 +116,10 @@ def test_the_law_means_are_linear_in_the_context_and_in_the_unit_interval():
 
 @pytest.mark.parametrize("adversary", ADVERSARIES)
 def test_trivial_play_loses_at_least_a_tenth_a_round_on_every_seed(adversary):
-    """The registry's rule for a benchmark default: a uniformly random arm's expected
-    loss exceeds the best policy's by >= 0.1 a round (over 200 contexts of each of game
-    seeds 0-99)."""
+    """The registry's rule for a benchmark default (>= 0.1 a round), with room: a
+    uniformly random arm's expected loss exceeds the best policy's by more than 0.2 a
+    round over the 200 contexts of each of game seeds 0-99 (the smallest: 0.2195 on
+    the i.i.d. contexts, 0.2113 on the adversarial ones)."""
     worst = math.inf
     for seed in range(100):
         env = build_env(ID, horizon=200, adversary=adversary).unwrapped
@@ -126,7 +127,7 @@ def test_trivial_play_loses_at_least_a_tenth_a_round_on_every_seed(adversary):
         gaps = [np.mean(r.means) - np.min(r.means)
                 for r in (env.step(0)[4][CONTEXT_INFO_KEY] for _ in range(200))]
         worst = min(worst, float(np.mean(gaps)))
-    assert worst > 0.1, worst
+    assert worst > 0.2, worst
 
 
 def test_adversarial_contexts_come_in_phases_of_doubling_length():
