@@ -970,8 +970,10 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
     """``({rule: (guesses, right guesses)}, informative rounds)`` of one played game.
 
     With arms, three rules: ``"drop"`` (:func:`guess_rounds`), ``"leave"``
-    (:func:`guess_leaves`) and ``"returns"`` (:func:`guess_returns`, runs of at most
-    ``settings.streak`` plays), all on the plays outside ``scheduled``
+    (:func:`guess_leaves`), both on the plays outside ``scheduled``, and ``"returns"``
+    (:func:`guess_returns`, runs of at most ``settings.streak`` plays, on every play: the
+    return after a scheduled play, such as an episode learner's first pull of each arm,
+    is the learner's choice)
     (:func:`scheduled_plays`); the informative rounds are those whose pair differs on
     the arm played. With points, ``"moves"`` (:func:`guess_moves`; informative: the
     pair differs, but the last round, which has no next point) or, for a bandit
@@ -1007,7 +1009,9 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                                   settings.history, free)),
             ("leave", guess_leaves(played.arms, differ, settings.streak, free))):
         out[name] = (int(guessed.sum()), int((guessed & high).sum()))
-    back = guess_returns(played.arms, differ, settings.streak, 0.25, free)
+    # every play counted: a schedule's own plays (an episode learner's first pull of each
+    # arm, in arm order in every game) are runs whose return the learner chose
+    back = guess_returns(played.arms, differ, settings.streak, 0.25)
     out["returns"] = (int(np.count_nonzero(back)),
                       int(((back == 1) & high).sum() + ((back == -1) & (mine < other)).sum()))
     return out, int(differ.sum())
