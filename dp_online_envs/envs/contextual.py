@@ -16,8 +16,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs import datasets
 from dp_online_envs.adversaries import Adversary
-from dp_online_envs.adversaries.contextual import CONTEXT_ADVERSARIES, ContextRecord
+from dp_online_envs.adversaries.contextual import (
+    CONTEXT_ADVERSARIES,
+    ContextRecord,
+    ReplayedExamples,
+)
+from dp_online_envs.domains import Arms
 from dp_online_envs.domains.base import Domain
 from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.losses.base import LossFamily
@@ -213,9 +219,16 @@ def build_contextual_env(config: Any, opts: dict[str, Any]) -> gym.Env:
         ValueError: On an unknown adversary name, options given with an adversary
             object, or a full-information request.
     """
+    if config.data is not None:  # the contexts are the data's features
+        opts = {**opts, "loss_kwargs": {"context_dim": data_context_dim(opts),
+                                        **opts["loss_kwargs"]}}
     domain, loss = config.build_parts(opts)
     adversary, kwargs = opts["adversary"], opts["adversary_kwargs"] or {}
-    if isinstance(adversary, str):
+    if config.data is not None and adversary == "data":
+        if kwargs:
+            raise ValueError(f"adversary='data' takes no adversary_kwargs, got {kwargs!r}")
+        adversary = config.data(opts)
+    elif isinstance(adversary, str):
         if adversary not in CONTEXT_ADVERSARIES:
             raise ValueError(f"unknown contextual adversary {adversary!r}; valid: "
                              f"{sorted(CONTEXT_ADVERSARIES)}")
@@ -230,3 +243,33 @@ def build_contextual_env(config: Any, opts: dict[str, Any]) -> gym.Env:
                               render_mode=opts["render_mode"],
                               record_losses=opts["record_losses"])
     return FeedbackGuard(ContextualRegretRecorder(env, checkpoints=opts["checkpoints"]))
+
+
+# ------------------------------------------------- labelled data as a contextual game
+#: The labelled data sets a contextual data id plays (scikit-learn's bundled ones).
+CONTEXTUAL_DATASETS = ("wine", "breast-cancer", "digits")
+
+
+def _labelled(opts: dict[str, Any]) -> datasets.LabelledData:
+    name = opts["dataset"]
+    if name not in CONTEXTUAL_DATASETS:
+        raise ValueError(f"dataset={name!r} rejected: expected one of "
+                         f"{list(CONTEXTUAL_DATASETS)}")
+    return datasets.load_labelled(name)
+
+
+def class_arms(opts: dict[str, Any]) -> Arms:
+    """K arms, one per class of the data set ``opts["dataset"]``."""
+    return Arms(_labelled(opts).n_classes)
+
+
+def data_context_dim(opts: dict[str, Any]) -> int:
+    """``1 +`` the number of features: the contexts are ``(1, x_i)/sqrt(2)``."""
+    return 1 + _labelled(opts).features.shape[1]
+
+
+def class_data(opts: dict[str, Any]) -> ReplayedExamples:
+    """The examples of ``opts["dataset"]``, features standardized and scaled to unit
+    norm (:func:`~dp_online_envs.datasets.unit_rows`), replayed as bandit feedback."""
+    data = _labelled(opts)
+    return ReplayedExamples(datasets.unit_rows(data.features), data.labels)

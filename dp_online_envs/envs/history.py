@@ -116,6 +116,14 @@ GROUPS: tuple[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], ...] = (
           'the per-context best arm; ``adversary=\'adversarial-context\'`` plays oblivious '
           'contexts in phases of doubling length instead.'),
      )),
+    (('DPBandit-ContextualClasses',),
+     (
+         (0, "initial release: ``dataset='wine'`` (178 examples, 13 features, 3 classes; "
+          "also ``'breast-cancer'`` and ``'digits'``), ``adversary='data'`` (an example "
+          'drawn uniformly with replacement each round, context ``(1, x_i)/sqrt(2)`` with '
+          '``x_i`` the standardized features scaled to unit norm, losses ``1[a != y_i]``),'
+          " ``horizon=2000``; regret against the per-context majority label."),
+     )),
     (('DPFullInfo-Portfolio',),
      (
          (1, "the stocks GE and MSFT, ``tickers=('GE', 'MSFT')``, relatives in ``[0.8, "

@@ -38,7 +38,11 @@ from dp_online_envs import domains as dom
 from dp_online_envs import losses as ls
 from dp_online_envs.adversaries import Adversary, make_adversary
 from dp_online_envs.envs import real_data
-from dp_online_envs.envs.contextual import build_contextual_env
+from dp_online_envs.envs.contextual import (
+    build_contextual_env,
+    class_arms,
+    class_data,
+)
 from dp_online_envs.envs.online_env import OnlineLearningEnv
 from dp_online_envs.losses.contextual import ContextualLinearLoss
 from dp_online_envs.validation import check_int, did_you_mean
@@ -440,6 +444,16 @@ CONTEXTUAL_CONFIGS: list[EnvConfig] = [
               paper="Li-Chu-Langford-Schapire 2010; Shariff-Sheffet 2018", domain=_arms,
               loss_names=("contextual-linear",), loss_defaults={"context_dim": 5},
               defaults={"n_arms": 5, "adversary": "stochastic-linear",
+                        "loss": "contextual-linear", "horizon": 2000},
+              benchmark=False, build=build_contextual_env),
+    # Built on real data (the ``realdata`` extra ships it): full-feedback data replayed
+    # as bandit feedback.
+    EnvConfig(id="DPBandit-ContextualClasses-v0",
+              decision_set="K arms (one per class), contexts = the example's features",
+              losses="misclassification 1[arm != label]", feedback="bandit",
+              paper="supervised-to-bandit conversion (real data)", domain=class_arms,
+              loss_names=("contextual-linear",), data=class_data,
+              defaults={"dataset": "wine", "adversary": "data",
                         "loss": "contextual-linear", "horizon": 2000},
               benchmark=False, build=build_contextual_env),
 ]

@@ -156,6 +156,21 @@ def test_linucb_beats_uniform_play_on_adversarial_contexts():
     assert np.all(np.array(linucb) <= linucb_regret_bound(1000, 5, 5))
 
 
+def test_learners_beat_uniform_play_on_the_wine_examples():
+    uniform, learners = [], {n: [] for n in NAMES}
+    for s in range(2):
+        env = gym.make("DPBandit-ContextualClasses-v0", horizon=1000)
+        problem = env.get_wrapper_attr("problem")
+        uniform.append(play(env, agents.make("uniform", problem), seed=s,
+                            agent_seed=s).pseudo_regret)
+        for n in NAMES:
+            options = {"v": 0.5} if n == "lin-ts" else {}
+            learners[n].append(play(env, agents.make(n, problem, **options), seed=s,
+                                    agent_seed=s).pseudo_regret)
+    for n in NAMES:
+        assert np.all(np.array(learners[n]) < 0.25 * np.array(uniform)), (n, learners, uniform)
+
+
 def test_learners_beat_uniform_play_and_linucb_meets_its_bound():
     seeds = range(4)
     uniform = _uniform(seeds)

@@ -40,12 +40,17 @@ def _make(**kwargs) -> gym.Env:
     return gym.make(ID, horizon=kwargs.pop("horizon", T), record_losses=True, **kwargs)
 
 
-def test_registered_but_not_a_benchmark_id():
-    assert CONTEXTUAL_IDS == (ID,) and ID in gym.registry and ID not in ENV_IDS
+DATA_ID = "DPBandit-ContextualClasses-v0"
 
 
-def test_gymnasium_and_sb3_checkers_pass():
-    env = _make()
+def test_registered_but_not_benchmark_ids():
+    assert CONTEXTUAL_IDS == (ID, DATA_ID)
+    assert all(i in gym.registry and i not in ENV_IDS for i in CONTEXTUAL_IDS)
+
+
+@pytest.mark.parametrize("env_id", CONTEXTUAL_IDS)
+def test_gymnasium_and_sb3_checkers_pass(env_id):
+    env = gym.make(env_id, horizon=T)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         gym_check_env(env.unwrapped, skip_render_check=False)
@@ -291,10 +296,11 @@ SECRETS = ("adversary", "played_losses", "domain", "loss", "horizon", "round", "
            "params", "context", "last_round", "mean_param", "feedback", "context_dim")
 
 
-def test_get_wrapper_attr_withholds_everything_but_the_allowlist():
-    guard = build_env(ID, horizon=T)
+@pytest.mark.parametrize("env_id", CONTEXTUAL_IDS)
+def test_get_wrapper_attr_withholds_everything_but_the_allowlist(env_id):
+    guard = build_env(env_id, horizon=T)
     guard.reset(seed=SEED)
-    env = _make()
+    env = gym.make(env_id, horizon=T)
     env.reset(seed=SEED)
     for name in SECRETS:
         with pytest.raises(AttributeError, match=f"FeedbackGuard withholds {name!r}"):
@@ -304,20 +310,22 @@ def test_get_wrapper_attr_withholds_everything_but_the_allowlist():
             getattr(env, name)
     assert all(guard.has_wrapper_attr(n) for n in LEARNER_ATTRIBUTES)
     problem = env.get_wrapper_attr("problem")
-    assert (problem.horizon, problem.feedback, problem.loss.context_dim) == (T, "bandit", D)
+    assert (problem.horizon, problem.feedback) == (T, "bandit")
+    assert problem.loss.context_dim == (D if env_id == ID else 14)  # wine: 13 features
     with pytest.raises(AttributeError, match="refuses set_wrapper_attr"):
         guard.set_wrapper_attr("horizon", 3)
     with pytest.raises(ValueError, match="takes no options"):
         env.reset(seed=SEED, options={"horizon": 3})
 
 
-def test_info_is_empty_until_the_last_round_and_never_holds_the_context_record():
-    env = _make()
+@pytest.mark.parametrize("env_id", CONTEXTUAL_IDS)
+def test_info_is_empty_until_the_last_round_and_never_holds_the_context_record(env_id):
+    env = gym.make(env_id, horizon=T)
     _, info = env.reset(seed=SEED)
     infos = [info] + [env.step(0)[4] for _ in range(T)]
     assert all(i == {} for i in infos[:-1]) and set(infos[-1]) == {"regret"}
     # the unwrapped env does hand the ledger the means: the guard strips them
-    inner = build_env(ID).unwrapped
+    inner = build_env(env_id).unwrapped
     inner.reset(seed=0)
     assert CONTEXT_INFO_KEY in inner.step(0)[4]
 
@@ -356,3 +364,92 @@ def test_np_random_predicts_neither_contexts_nor_losses():
     assert not any(np.array_equal(a[1:], b[1:]) for a, b in zip(seen, guessed))
     assert not np.array_equal(actual, twin.unwrapped.played_losses().thetas)
     assert env.np_random_seed == -1
+
+
+# --------------------------------------------------- full-feedback data as bandit feedback
+def _data_game(features, labels, k: int, horizon: int = 80) -> gym.Env:
+    from dp_online_envs.adversaries.contextual import ReplayedExamples
+    from dp_online_envs.domains import Arms
+    from dp_online_envs.envs.contextual import ContextualRegretRecorder
+    from dp_online_envs.losses.contextual import ContextualLinearLoss
+    from dp_online_envs.wrappers import FeedbackGuard
+
+    env = ContextualBanditEnv(Arms(k), ContextualLinearLoss(k, context_dim=3),
+                              ReplayedExamples(features, labels), horizon=horizon,
+                              record_losses=True)
+    return FeedbackGuard(ContextualRegretRecorder(env))
+
+
+#: Three distinct rows, duplicated, with conflicting labels on two of them.
+ROWS = np.array([[0.6, 0.8], [0.6, 0.8], [0.6, 0.8], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+LABELS = np.array([1, 1, 0, 0, 1, 0])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_data_regret_is_against_the_brute_force_best_of_all_policies(seed):
+    """Examples drawn uniformly: the best of the 2^3 policies on the 3 distinct rows, by
+    brute force over the empirical law, is the per-row majority label (ties to 0), and
+    the ledger's regret and pseudo-regret are against it."""
+    distinct = np.unique(ROWS, axis=0)
+    group = [int(np.flatnonzero(np.all(distinct == r, axis=1))[0]) for r in ROWS]
+
+    def expected_loss(pi):
+        return np.mean([pi[g] != y for g, y in zip(group, LABELS)])
+
+    best = min(itertools.product(range(2), repeat=3), key=expected_loss)
+    means = np.array([[np.mean([LABELS[i] != a for i in range(6) if group[i] == g])
+                       for a in range(2)] for g in range(3)])
+    assert list(best) == list(np.argmin(means, axis=1)) == [0, 1, 0]  # [0,1]: a 1-1 tie
+    env = _data_game(ROWS, LABELS, 2)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    played, actions = [], []
+    for _ in range(80):
+        row = obs[5:7] * math.sqrt(2)  # the next context (1, x)/sqrt(2)
+        played.append(int(np.flatnonzero(np.all(np.abs(distinct - row) < 1e-12, axis=1))[0]))
+        actions.append(int(rng.integers(2)))
+        obs, *_, info = env.step(actions[-1])
+    thetas = env.unwrapped.played_losses().thetas
+    assert set(np.unique(thetas)) <= {0.0, 1.0} and np.all(thetas.sum(axis=1) == 1)
+    s = info["regret"]
+    learner = sum(thetas[t, a] for t, a in enumerate(actions))
+    assert s.learner_loss == learner
+    assert s.comparator_lo == sum(thetas[t, best[g]] for t, g in enumerate(played))
+    pseudo = sum(means[g, a] - means[g, best[g]] for g, a in zip(played, actions))
+    assert s.pseudo_regret == pytest.approx(pseudo, abs=1e-12)
+
+
+def test_data_id_plays_the_wine_examples():
+    from dp_online_envs import datasets
+
+    data = datasets.load_labelled("wine")
+    rows = datasets.unit_rows(data.features)
+    env = build_env(DATA_ID, horizon=300, record_losses=True)
+    obs, _ = env.reset(seed=2)
+    assert env.action_space.n == 3 and obs.shape == (1 + 2 * 14,)
+    for _ in range(300):
+        c = obs[15:29]
+        i = int(np.flatnonzero(np.all(np.abs(rows - c[1:] * math.sqrt(2)) < 1e-12, axis=1))[0])
+        assert c[0] == pytest.approx(2 ** -0.5)
+        obs, r, *_ = env.step(1)
+        theta = env.unwrapped.played_losses().thetas[-1]
+        np.testing.assert_array_equal(theta, 1.0 - np.eye(3)[data.labels[i]])
+        assert -r == theta[1]
+
+
+def test_data_inputs_are_checked():
+    from dp_online_envs.adversaries.contextual import ReplayedExamples
+
+    with pytest.raises(ValueError, match="dataset='iris' rejected"):
+        build_env(DATA_ID, dataset="iris")
+    with pytest.raises(ValueError, match="norm <= 1"):
+        ReplayedExamples(2 * ROWS, LABELS)
+    with pytest.raises(ValueError, match="6 integer labels"):
+        ReplayedExamples(ROWS, LABELS[:5])
+    with pytest.raises(ValueError, match=r"labels rejected: .* expected 0..0"):
+        _data_game(ROWS, LABELS, 1).reset(seed=0)
+    with pytest.raises(ValueError, match="takes no adversary_kwargs"):
+        build_env(DATA_ID, adversary_kwargs={"spread": 1.0})
+    env = build_env(DATA_ID, loss_kwargs={"context_dim": 5})
+    with pytest.raises(ValueError, match="context_dim=5 rejected: the data has 13 features"):
+        env.reset(seed=0)
