@@ -120,7 +120,7 @@ def test_the_law_means_are_linear_in_the_context_and_in_the_unit_interval():
 
 
 @pytest.mark.parametrize("adversary", ADVERSARIES)
-def test_trivial_play_loses_at_least_a_tenth_a_round_on_every_seed(adversary):
+def test_trivial_play_loses_more_than_a_fifth_a_round_on_every_seed(adversary):
     """The registry's rule for a benchmark default (>= 0.1 a round), with room: a
     uniformly random arm's expected loss exceeds the best policy's by more than 0.2 a
     round over the 200 contexts of each of game seeds 0-99 (the smallest: 0.2195 on
