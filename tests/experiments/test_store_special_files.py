@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pathlib
 import shutil
 import signal
 import socket
@@ -289,14 +290,36 @@ def test_pseudo_regret_is_a_finite_number_or_null(finished, value):
 
 
 # ----------------------------------------------------------------------------- plots
-def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, tmp_path):
+#: :data:`AS_NOBODY` for ``plot``: a first plot of a copy of the results, drawn before
+#: the interpreter drops to ``nobody``, loads every module and font the command uses.
+PLOT_AS_NOBODY = [*AS_NOBODY[:2], (
+    "import contextlib, io, shutil, sys, tempfile\n"
+    "import dp_online_envs.lab.cli as warm\n"
+    "copy = tempfile.mkdtemp() + '/r'\n"
+    "shutil.copytree(sys.argv[-1] + '/games', copy + '/games')\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+    "    warm.main(['plot', copy])\n"
+    "shutil.rmtree(copy)\n"
+    + AS_NOBODY[2])]
+@pytest.mark.parametrize("as_user", [False, True], ids=["root-or-self", "unprivileged"])
+def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, place, as_user):
     """``dp-online plot`` writes each figure all or nothing over a regular file only: a
     FIFO (which would block the writer) or a link to a file elsewhere in the way of a
     figure is refused in one line and left as it was; a regular file is replaced."""
+    if as_user and os.geteuid() != 0:
+        pytest.skip("already an unprivileged user: the first case covers it")
+    tmp_path = pathlib.Path(place)
     results = shutil.copytree(finished, tmp_path / "results")
     plots = results / "plots"
-    assert subprocess.run(CLI + ["plot", str(results)], capture_output=True, timeout=300,
-                          check=False).returncode == 0
+    for parent, dirs, files in os.walk(results):
+        for name in (parent, *(os.path.join(parent, d) for d in dirs)):
+            os.chmod(name, 0o777)
+        for name in files:
+            os.chmod(os.path.join(parent, name), 0o666)
+    cli = PLOT_AS_NOBODY if as_user else CLI
+    env = {**os.environ, "MPLCONFIGDIR": place}  # nobody has no home for matplotlib
+    assert subprocess.run(cli + ["plot", str(results)], capture_output=True, timeout=300,
+                          check=False, env=env).returncode == 0
     figures = sorted(plots.glob("*.png"))
     assert figures
     outside = tmp_path / "elsewhere.png"
@@ -309,8 +332,8 @@ def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, tmp_path):
         else:
             victim.symlink_to(outside)
         before = _snapshot({special: str(victim)})
-        out = subprocess.run(CLI + ["plot", str(results)], capture_output=True, text=True,
-                             timeout=300, check=False)
+        out = subprocess.run(cli + ["plot", str(results)], capture_output=True, text=True,
+                             timeout=300, check=False, env=env)
         assert out.returncode == 2, out.stderr
         assert out.stderr.strip().count("\n") == 0 and "Traceback" not in out.stderr
         assert f"refusing to write {str(victim)!r}: it is {KINDS[special]}" in out.stderr
@@ -318,7 +341,7 @@ def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, tmp_path):
         victim.unlink()
         victim.write_text("an old figure")  # a regular file is written over
     assert outside.read_text() == "keep me"
-    assert subprocess.run(CLI + ["plot", str(results)], capture_output=True, timeout=300,
-                          check=False).returncode == 0
+    assert subprocess.run(cli + ["plot", str(results)], capture_output=True, timeout=300,
+                          check=False, env=env).returncode == 0
     assert figures[0].read_bytes().startswith(b"\x89PNG")
     assert not [p for p in plots.iterdir() if p.name.endswith(".tmp")]
