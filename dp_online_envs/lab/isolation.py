@@ -287,8 +287,32 @@ def _drop_privileges(uid: int) -> None:
     raise SystemExit("the sandboxed process could regain root: refusing to run")
 
 
+#: Seconds between two looks of an isolated process at whether its parent is alive.
+LIFELINE_SECONDS = 0.5
+#: The exit status of an isolated process whose parent died.
+EXIT_ORPHANED = 70
+
+
+def _lifeline(parent: int) -> None:
+    """End this process as soon as ``parent``, the process that started it, is gone
+    (it is then adopted by another: ``getppid`` changes), however busy its agent is: a
+    daemon thread looks every :data:`LIFELINE_SECONDS` (a busy Python loop yields it
+    the interpreter every few milliseconds). A grader or a sweep killed with
+    ``kill -9`` leaves no agent process running; a sandboxed one dies with bubblewrap
+    besides (``--die-with-parent``)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(LIFELINE_SECONDS)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="lifeline", daemon=True).start()
+
+
 def _child_main(fd: int, uid: int | None) -> None:
-    """The isolated process: read the parent's setup, set the limits, run its target."""
+    """The isolated process: hold on to its parent's life, read the parent's setup, set
+    the limits, run its target."""
+    _lifeline(os.getppid())
     if uid is not None:
         _drop_privileges(uid)
     conn = Connection(fd)

@@ -8,7 +8,13 @@ import functools
 import importlib
 import json
 import math
+import os
+import pathlib
 import re
+import signal
+import subprocess
+import sys
+import time
 
 import gymnasium as gym
 import numpy as np
@@ -353,3 +359,53 @@ def test_a_side_polls_before_blocking_only_while_the_machine_has_a_cpu_free(monk
         for _ in range(isolation.SPIN_CHECK - 1):  # the verdict holds until the next look
             isolation._wait(Quiet(), 0)
         assert (len(yields) > 0) is polls, load
+
+
+ORPHAN_PARENT = """\
+import functools, importlib, sys
+import gymnasium as gym
+import numpy as np
+import dp_online_envs
+from dp_online_envs.lab.isolation import IsolatedLearner, IsolationLimits
+env = gym.make("DPBandit-MAB-v0", horizon=20)
+factory = functools.partial(importlib.import_module("experiments.isolated_agents").BurnsCpu,
+                            seed=0)
+proxy = IsolatedLearner(factory, env.get_wrapper_attr("problem"), env.action_space,
+                        IsolationLimits(timeout=600.0))
+proxy.reset(0)
+proxy.update(proxy.act(), np.array([0.5]))
+print(proxy._process.pid, flush=True)
+proxy.act()  # the agent spins from here on
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_an_isolated_agent_dies_with_its_parent_even_when_busy():
+    """kill -9 of the process that plays an isolated agent (a sweep, a grader) leaves no
+    agent process running: the agent, busy in a loop, ends within a few seconds."""
+    tests = pathlib.Path(__file__).resolve().parents[1]
+    path = os.pathsep.join([str(tests.parent), str(tests)])  # the package first, then tests
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN_PARENT], stdout=subprocess.PIPE,
+                              text=True, cwd=tests.parent, env=dict(os.environ, PYTHONPATH=path))
+    child = None
+    try:
+        child = int(parent.stdout.readline())
+        time.sleep(1.0)
+        assert _alive(child)  # busy in act
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(30)
+        deadline = time.monotonic() + 30
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child)
+    finally:
+        parent.kill()
+        if child is not None and _alive(child):
+            os.kill(child, signal.SIGKILL)
