@@ -77,3 +77,50 @@ def test_a_probe_after_the_submissions_deadline_is_refused_with_the_reason():
     with pytest.raises(submission.SubmissionError, match=r"^honest\.py: the submission's "
                                                          r"wall-clock budget ran out"):
         submission.probe_submission(HONEST, limits)
+
+
+def test_an_unreadable_submission_gets_its_row_and_the_class_table_is_written(tmp_path,
+                                                                              monkeypatch):
+    """A file the grader cannot read (mode 000, as a submission can arrive) is that
+    submission's zero with the reason; the others are graded and the class table is
+    written (it used to abort the run with no table)."""
+    import csv
+    import os
+
+    from dp_online_envs.lab.grading import grade, grader, parse_assignment
+
+    given = tmp_path / "in"
+    given.mkdir()
+    (given / "alice.py").write_text((BAD / "deep_json.py").read_text())
+    (given / "bob.py").write_text("this file cannot be read by the grader\n")
+    real_read, real_probe = pathlib.Path.read_bytes, grader.probe_submission
+
+    def read_bytes(self):
+        if self.name == "bob.py":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    def probe(path, limits):
+        pathlib.Path(path).read_bytes()
+        return real_probe(path, limits)
+
+    monkeypatch.setattr(pathlib.Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(grader, "probe_submission", probe)
+    monkeypatch.setenv("DP_ONLINE_TEST_GRADE_SECRET", "s")
+    assignment = parse_assignment({
+        "name": "unreadable", "envs": ["DPBandit-MAB-v0"], "horizons": [20], "seeds": 1,
+        "secret": {"env": "DP_ONLINE_TEST_GRADE_SECRET"}, "privacy": {"epsilon": 1},
+        "references": ["private-exp2"], "limits": {"timeout": 60, "startup_timeout": 600},
+        "audit": {"games": 1, "power_factors": [10]},
+        "grading": {"regret": {"points": 50, "reference": "private-exp2", "factor": 1.5,
+                               "zero_at": 3}}})
+    result = grade(assignment, sorted(given.glob("*.py")), out_dir=tmp_path / "out")
+    by_name = {g.submission: g for g in result.grades}
+    assert set(by_name) == {"alice", "bob"} and by_name["bob"].score == 0
+    assert by_name["bob"].sha256 == ""
+    assert any("PermissionError" in p.reason and "Permission denied" in p.reason
+               for p in by_name["bob"].parts)
+    with open(tmp_path / "out" / "grades.csv", newline="") as table:
+        rows = list(csv.DictReader(table))
+    assert sorted(r["submission"] for r in rows) == ["alice", "bob"]
+    assert os.path.isfile(tmp_path / "out" / "bob" / "report.html")

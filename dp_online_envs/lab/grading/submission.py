@@ -190,8 +190,10 @@ def probe_submission(path: str | pathlib.Path, limits: IsolationLimits) -> Submi
 def file_sha256(path: str | pathlib.Path) -> str:
     """Hex SHA-256 of a file's bytes (``""`` when it is no readable file): what a grade
     records as the graded file."""
-    path = pathlib.Path(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+    try:
+        return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+    except OSError:  # missing, not a regular file, unreadable (its grade gives the reason)
+        return ""
 
 
 def _probe_reason(name: str, reason: str) -> str:
