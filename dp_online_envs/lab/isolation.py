@@ -205,7 +205,8 @@ def _spin_allowed() -> bool:
 
 #: What the agent's process runs: import this module and serve the socket on fd ``{fd}``.
 _BOOT = ("import sys; sys.path[:{keep}] = {path!r}; "
-         "from dp_online_envs.lab.isolation import _child_main; _child_main({fd}, {uid})")
+         "from dp_online_envs.lab.isolation import _child_main; "
+         "_child_main({fd}, {uid}, {lifeline})")
 
 
 def _wait(conn: Any, timeout: float | None) -> bool:
@@ -298,8 +299,9 @@ def _lifeline(parent: int) -> None:
     (it is then adopted by another: ``getppid`` changes), however busy its agent is: a
     daemon thread looks every :data:`LIFELINE_SECONDS` (a busy Python loop yields it
     the interpreter every few milliseconds). A grader or a sweep killed with
-    ``kill -9`` leaves no agent process running; a sandboxed one dies with bubblewrap
-    besides (``--die-with-parent``)."""
+    ``kill -9`` leaves no agent process running. A sandboxed process has none: it dies
+    with bubblewrap (``--die-with-parent``, its own PID namespace), and a thread would
+    take one of the few tasks its sandbox may run."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -309,10 +311,11 @@ def _lifeline(parent: int) -> None:
     threading.Thread(target=watch, name="lifeline", daemon=True).start()
 
 
-def _child_main(fd: int, uid: int | None) -> None:
-    """The isolated process: hold on to its parent's life, read the parent's setup, set
-    the limits, run its target."""
-    _lifeline(os.getppid())
+def _child_main(fd: int, uid: int | None, lifeline: bool = True) -> None:
+    """The isolated process: hold on to its parent's life (``lifeline``:
+    :func:`_lifeline`), read the parent's setup, set the limits, run its target."""
+    if lifeline:
+        _lifeline(os.getppid())
     if uid is not None:
         _drop_privileges(uid)
     conn = Connection(fd)
@@ -550,11 +553,12 @@ class IsolatedProcess:
         fd = theirs.fileno()
         sandbox = limits.sandbox
         if sandbox is None:
-            boot = _BOOT.format(keep="", path=list(sys.path), fd=fd, uid=None)
+            boot = _BOOT.format(keep="", path=list(sys.path), fd=fd, uid=None, lifeline=True)
             cmd, fds, env, cwd = [sys.executable, "-c", boot], [], None, None
         else:
             uid = sandbox.process_uid()
-            boot = _BOOT.format(keep=0, path=sandbox.python_path(), fd=fd, uid=uid)
+            boot = _BOOT.format(keep=0, path=sandbox.python_path(), fd=fd, uid=uid,
+                                lifeline=False)
             cmd, fds = sandbox.command([sys.executable, "-I", "-B", "-c", boot])
             env, cwd = dict(SANDBOX_ENV), "/"
         if limits.log is not None:
