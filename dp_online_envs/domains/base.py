@@ -51,6 +51,21 @@ def refuse_write(obj: object, name: str) -> None:
             f"(gym.make(id, ...) with other options)")
 
 
+class ReadOnlyView:
+    """A base class whose instances :func:`make_read_only` can mark: setting or deleting
+    an attribute of a marked instance raises ``AttributeError`` (:func:`refuse_write`);
+    an unmarked one behaves as any object. :class:`Domain` and the loss families are
+    such classes."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_write(self, name)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        refuse_write(self, name)
+        super().__delattr__(name)
+
+
 @dataclass(frozen=True)
 class AffineHull:
     """The affine hull ``{point + basis @ u : u in R^k}`` of a domain.
@@ -73,7 +88,7 @@ class AffineHull:
         return self.basis @ (self.basis.T @ v)
 
 
-class Domain(ABC):
+class Domain(ReadOnlyView, ABC):
     """A convex decision set with a linear minimization oracle (LMO).
 
     Subclasses set ``dim`` and implement :meth:`linear_minimizer`, :meth:`contains`,
@@ -124,14 +139,6 @@ class Domain(ABC):
     @abstractmethod
     def action_space(self) -> gym.Space:
         """The Gymnasium space of the environment's actions on this domain."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        refuse_write(self, name)
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name: str) -> None:
-        refuse_write(self, name)
-        super().__delattr__(name)
 
     # ------------------------------------------------------------------ helpers
     def to_point(self, action) -> np.ndarray:

@@ -12,10 +12,10 @@ from abc import ABC, abstractmethod
 import gymnasium as gym
 import numpy as np
 
-from dp_online_envs.domains.base import Domain, refuse_write
+from dp_online_envs.domains.base import Domain, ReadOnlyView
 
 
-class LossFamily(ABC):
+class LossFamily(ReadOnlyView, ABC):
     """A parametric family of losses over a domain.
 
     Attributes:
@@ -44,14 +44,6 @@ class LossFamily(ABC):
     #: True when the admissible parameter set is exactly the box ``param_space``
     #: (then coordinatewise two-point draws with any mean in the box are admissible).
     param_is_box: bool = False
-
-    def __setattr__(self, name: str, value: object) -> None:
-        refuse_write(self, name)
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name: str) -> None:
-        refuse_write(self, name)
-        super().__delattr__(name)
 
     @abstractmethod
     def value(self, theta: np.ndarray, x: np.ndarray) -> float:

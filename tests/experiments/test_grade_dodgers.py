@@ -20,6 +20,8 @@ from dp_online_envs.lab.grading import audit_step, grade, load_assignment
 from dp_online_envs.lab.grading.grader import audit_games, audit_seed
 from dp_online_envs.lab.grading.submission import SubmissionInfo, SubmissionLoader
 
+from .liars import BanditHorizonLiar
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COURSE = ROOT / "examples" / "course"
 HONEST = COURSE / "submissions" / "honest.py"
@@ -105,40 +107,15 @@ def test_a_learner_private_only_at_one_graded_horizon_is_refuted():
     """An assignment graded at T = 1024 and 4096: a learner that is private-exp2 at
     4096 and plain EXP3 at 1024, claiming epsilon = 0.1, is refuted, because the audit plays every graded horizon
     (16 games each, drawn as graded games are). Audited at 4096 only, it is not."""
-    import agents
-    from agents.privacy import PrivacyGuarantee
-
-    class Switches(agents.Agent):
-        name, feedback, private = "switches-at-2048", "bandit", True
-
-        def setup(self):
-            self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism="private-exp2")
-            long = self.problem.horizon >= 2048
-            self.inner = (agents.make("private-exp2", self.problem, epsilon=self.epsilon,
-                                      seed=self.seed) if long
-                          else agents.make("exp3", self.problem, seed=self.seed))
-
-        def reset(self, seed=None):
-            super().reset(seed)
-            if hasattr(self, "inner"):
-                self.inner.reset(seed)
-
-        def act(self):
-            return self.inner.act()
-
-        def update(self, action, feedback):
-            self.inner.update(action, feedback)
-            self.t += 1
-
     course = load_assignment(COURSE / "assignment.yaml")
     assignment = dataclasses.replace(course, horizons=(1024, 4096))
     settings = dataclasses.replace(course.audit.settings,
                                    seed=audit_seed(assignment, "a course secret"))
-    games = audit_games(assignment, Switches)
+    games = audit_games(assignment, BanditHorizonLiar)
     assert sorted(g.horizon for g in games) == [1024, 4096]
 
     def make(problem, space, seed):
-        return Switches(problem, epsilon=0.1, delta=0.0, seed=seed)
+        return BanditHorizonLiar(problem, epsilon=0.1, delta=0.0, seed=seed)
 
     # claiming 0.1: the arm rule makes few guesses at T = 1024 (15, 13 right: eps_lb
     # 0.56 on this secret), too few to refute epsilon = 1

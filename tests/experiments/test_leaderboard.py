@@ -9,7 +9,6 @@ import pathlib
 
 import pytest
 
-from agents.base import Agent
 from agents.full_info.hedge import Hedge
 from agents.privacy import PrivacyGuarantee
 from dp_online_envs.lab.cli import main
@@ -31,6 +30,8 @@ from dp_online_envs.lab.leaderboard.score import (
     yardstick,
 )
 from dp_online_envs.lab.sandbox import sandbox_unavailable
+
+from .liars import BanditHorizonLiar, FullHorizonLiar
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TINY = ["--ids", "DPBandit-MAB-v0", "--horizons", "64", "--seeds", "2", "--epsilons", "1",
@@ -210,45 +211,6 @@ def test_unknown_learner_is_named(name):
 
     with pytest.raises(ExperimentError, match=name):
         load_learners([name], limits=IsolationLimits(), sandboxed=False)
-
-
-class HorizonLiar(Agent):
-    """Private at horizons of ``LONG`` rounds or more, its non-private form below (plain
-    EXP3 or Hedge, no noise), declaring epsilon-DP at every horizon: ranked first by a
-    leaderboard that audits only a horizon its scored games do not have."""
-
-    LONG = 2048
-    private = True
-    pair: tuple[str, str] = ("exp3", "private-exp2")
-
-    def setup(self) -> None:
-        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, mechanism=self.pair[1])
-        plain, private = self.pair
-        if self.problem.horizon >= self.LONG:
-            self.inner = resolve_agent(private)(self.problem, epsilon=self.epsilon,
-                                                seed=self.seed)
-        else:
-            self.inner = resolve_agent(plain)(self.problem, seed=self.seed)
-
-    def reset(self, seed=None):
-        super().reset(seed)
-        if hasattr(self, "inner"):
-            self.inner.reset(seed)
-
-    def act(self):
-        return self.inner.act()
-
-    def update(self, action, feedback):
-        self.inner.update(action, feedback)
-        self.t += 1
-
-
-class BanditHorizonLiar(HorizonLiar):
-    name, feedback = "bandit-horizon-liar", "bandit"
-
-
-class FullHorizonLiar(HorizonLiar):
-    name, feedback, pair = "full-horizon-liar", "full", ("hedge", "private-ftrl")
 
 
 def test_horizon_switching_liars_are_audited_at_the_scored_horizons(tmp_path):
