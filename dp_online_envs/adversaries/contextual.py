@@ -65,7 +65,24 @@ def _lift(z: np.ndarray) -> np.ndarray:
     return np.hstack([np.ones((z.shape[0], 1)), z]) / math.sqrt(2.0)
 
 
-class StochasticLinearContexts(Adversary):
+class ContextualAdversary(Adversary):
+    """An adversary that draws a context with each round's losses and keeps the round's
+    :class:`ContextRecord` (set by :meth:`next_loss`, cleared at reset)."""
+
+    _record: ContextRecord | None = None
+
+    def last_round(self) -> ContextRecord:
+        """The context and the mean losses of the round just drawn.
+
+        Raises:
+            RuntimeError: Before the first round.
+        """
+        if self._record is None:
+            raise RuntimeError("no round has been drawn yet")
+        return self._record
+
+
+class StochasticLinearContexts(ContextualAdversary):
     """Contexts i.i.d. from a stated law and Bernoulli losses with means
     ``<theta_a, c_t>`` (the module docstring states the law).
 
@@ -159,16 +176,6 @@ class StochasticLinearContexts(Adversary):
         self._next = self._draw_context()
         return losses
 
-    def last_round(self) -> ContextRecord:
-        """The context and the mean losses of the round just drawn.
-
-        Raises:
-            RuntimeError: Before the first round.
-        """
-        if self._record is None:
-            raise RuntimeError("no round has been drawn yet")
-        return self._record
-
     def __repr__(self) -> str:
         law = "sphere" if self._support is None else f"{self._support.shape[0]} points"
         return f"{type(self).__name__}(contexts={law})"
@@ -229,7 +236,7 @@ class PhasedContexts(StochasticLinearContexts):
         return f"{type(self).__name__}(spread={self.spread})"
 
 
-class ReplayedExamples(Adversary):
+class ReplayedExamples(ContextualAdversary):
     """Full-feedback data replayed as bandit feedback (the supervised-to-bandit
     conversion): labelled examples ``(x_i, y_i)``, K classes as K arms.
 
@@ -318,16 +325,6 @@ class ReplayedExamples(Adversary):
         self._t = t
         self._next = int(self._rng.integers(self.features.shape[0]))
         return losses
-
-    def last_round(self) -> ContextRecord:
-        """The context and the mean losses of the round just drawn.
-
-        Raises:
-            RuntimeError: Before the first round.
-        """
-        if self._record is None:
-            raise RuntimeError("no round has been drawn yet")
-        return self._record
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n={self.features.shape[0]})"
