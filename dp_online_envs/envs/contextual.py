@@ -30,7 +30,7 @@ from dp_online_envs.losses.base import LossFamily
 from dp_online_envs.losses.contextual import ContextualLinearLoss
 from dp_online_envs.rounds import RoundRecord
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder
-from dp_online_envs.wrappers.regret import REGRET_INFO_KEY, RegretSummary
+from dp_online_envs.wrappers.regret import REGRET_INFO_KEY
 
 #: The ``info`` key under which the unwrapped contextual env hands its
 #: :class:`~dp_online_envs.adversaries.contextual.ContextRecord` to the regret ledger
@@ -177,30 +177,19 @@ class ContextualRegretRecorder(RegretRecorder):
                 info = {**info, REGRET_INFO_KEY: self._summary}
         return obs, reward, terminated, truncated, info
 
-    def summary(self) -> RegretSummary:
-        """The regret so far (see :meth:`RegretRecorder.summary`)."""
-        if self._summary is not None:
-            return self._summary
+    def _comparator(self) -> tuple[float, float]:
+        """The per-context best arm's realized loss so far (exact: ``lo == hi``).
+
+        Raises:
+            RuntimeError: Before ``reset()``.
+        """
         if not self._started:
             raise RuntimeError("call reset() before asking for the regret")
-        summary = self._make_summary(self._comparator_loss, self._comparator_loss)
-        t = summary.rounds
-        if t and t not in summary.checkpoints:
-            summary.checkpoints.append(t)
-            summary.regret_curve_lo.append(summary.regret_lo)
-            summary.regret_curve_hi.append(summary.regret_hi)
-        return summary
+        return self._comparator_loss, self._comparator_loss
 
-    def _make_summary(self, lo: float, hi: float) -> RegretSummary:
-        totals = self._totals
-        return RegretSummary(
-            rounds=totals.rounds, learner_loss=totals.learner_loss,
-            comparator_lo=lo, comparator_hi=hi,
-            regret_lo=totals.learner_loss - hi, regret_hi=totals.learner_loss - lo,
-            exact=True, pseudo_regret=self._pseudo_loss if totals.rounds else 0.0,
-            projected_actions=totals.projected_actions,
-            checkpoints=list(self._curve_t), regret_curve_lo=list(self._curve_lo),
-            regret_curve_hi=list(self._curve_hi))
+    def _pseudo_regret(self) -> float:
+        """The sum of the gaps ``mu_{a_t}(c_t) - min_a mu_a(c_t)`` so far."""
+        return self._pseudo_loss if self._totals.rounds else 0.0
 
 
 def build_contextual_env(config: Any, opts: dict[str, Any]) -> gym.Env:

@@ -153,14 +153,28 @@ class RegretRecorder(gym.Wrapper):
                 info = {**info, REGRET_INFO_KEY: self._summary}
         return obs, reward, terminated, truncated, info
 
+    def _comparator(self) -> tuple[float, float]:
+        """The comparator's loss so far, ``(lo, hi)`` (the hindsight ledger's interval).
+
+        Raises:
+            RuntimeError: Before ``reset()``.
+        """
+        if self._ledger is None:
+            raise RuntimeError("call reset() before asking for the regret")
+        return self._ledger.best()
+
+    def _pseudo_regret(self) -> float | None:
+        """The pseudo-regret so far (``None`` without a known mean loss)."""
+        if self._mu is None:
+            return None
+        base = self.env.unwrapped
+        one_round = Comparator(base.domain, base.loss)
+        one_round.add(self._mu)  # min_x f(mu, x), exact for linear-in-theta families
+        return self._pseudo_loss - self._totals.rounds * one_round.best()[0]
+
     def _make_summary(self, lo: float, hi: float) -> RegretSummary:
         totals = self._totals
-        pseudo = None
-        if self._mu is not None:
-            base = self.env.unwrapped
-            one_round = Comparator(base.domain, base.loss)
-            one_round.add(self._mu)  # min_x f(mu, x), exact for linear-in-theta families
-            pseudo = self._pseudo_loss - totals.rounds * one_round.best()[0]
+        pseudo = self._pseudo_regret()
         return RegretSummary(
             rounds=totals.rounds,
             learner_loss=totals.learner_loss,
@@ -184,10 +198,7 @@ class RegretRecorder(gym.Wrapper):
         """
         if self._summary is not None:
             return self._summary
-        if self._ledger is None:
-            raise RuntimeError("call reset() before asking for the regret")
-        lo, hi = self._ledger.best()
-        summary = self._make_summary(lo, hi)
+        summary = self._make_summary(*self._comparator())
         t = summary.rounds
         if t and t not in summary.checkpoints:
             summary.checkpoints.append(t)
