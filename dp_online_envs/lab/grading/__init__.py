@@ -12,14 +12,45 @@ scoring), :mod:`.grades` (what it produces), :mod:`.report` (pages and tables), 
 action audit).
 """
 
-from dp_online_envs.lab.grading.assignment import (
-           Assignment,
-           load_assignment,
-           parse_assignment,
-)
-from dp_online_envs.lab.grading.grader import grade
-from dp_online_envs.lab.grading.grades import ClassGrades, Grade, Part
-from dp_online_envs.lab.grading.submission import SubmissionError, find_submissions
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what static readers see; at run time :func:`__getattr__` imports each
+    # name from its module on first use
+    from dp_online_envs.lab.grading.assignment import (
+        Assignment,
+        load_assignment,
+        parse_assignment,
+    )
+    from dp_online_envs.lab.grading.grader import grade
+    from dp_online_envs.lab.grading.grades import ClassGrades, Grade, Part
+    from dp_online_envs.lab.grading.submission import SubmissionError, find_submissions
+
+#: Where each public name lives. The modules are imported when a name is first used: a
+#: submission's sandboxed process imports :mod:`.submission` (to load the learner) and
+#: none of the grader, the audit or SciPy (a second of CPU per game).
+_HOME = {
+    "Assignment": "assignment", "load_assignment": "assignment",
+    "parse_assignment": "assignment", "grade": "grader", "ClassGrades": "grades",
+    "Grade": "grades", "Part": "grades", "SubmissionError": "submission",
+    "find_submissions": "submission",
+}
 
 __all__ = ["Assignment", "ClassGrades", "Grade", "Part", "SubmissionError", "find_submissions",
            "grade", "load_assignment", "parse_assignment"]
+
+
+def __getattr__(name: str) -> Any:
+    """The public names (:data:`__all__`), imported from their module on first use."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
