@@ -174,6 +174,64 @@ def test_actions_cross_the_boundary_exactly():
         _encode_action(x, 3, "box")
 
 
+def test_an_integer_action_is_framed_as_the_general_path_frames_it():
+    """The plain-int shortcut of an action frame gives the bytes numpy's path gives, and
+    leaves every other action (numpy integers, bools, ints beyond float64's exact
+    range, floats) to that path."""
+    from dp_online_envs.lab.isolation import _encode_action
+
+    def general(action):
+        return b"a" + np.ascontiguousarray(np.asarray(action), np.float64).reshape(-1).tobytes()
+
+    for action in (0, 3, -7, 2**53, -(2**53), 2**53 + 1, 2**62, np.int64(5), np.uint8(9),
+                   True, np.bool_(False)):
+        assert _encode_action(action, 1, "discrete") == general(action), action
+    for bad, why in ((2.0, "float64: expected integers"), (2**70, "expected integers"),
+                     ([1, 2], r"shape \(2,\), expected 1")):
+        with pytest.raises(ValueError, match=why):
+            _encode_action(bad, 1, "discrete")
+
+
+def test_the_parent_waits_for_frames_without_a_selector_per_frame(monkeypatch):
+    """``Connection.poll`` builds a selector on each call (microseconds a frame, twice a
+    round); the parent polls its channel's descriptor with one poll object instead."""
+    from multiprocessing.connection import Connection
+
+    def refused(self, timeout=0.0):
+        raise AssertionError("Connection.poll called")
+
+    monkeypatch.setattr(Connection, "poll", refused)
+    env = gym.make("DPBandit-MAB-v0", horizon=50)
+    factory = functools.partial(agents.make, "exp3", seed=0)
+    with IsolatedLearner(factory, env.get_wrapper_attr("problem"), env.action_space,
+                         FAST) as proxy:
+        proxy.reset(0)
+        env.reset(seed=0)
+        run_rounds(env, proxy)
+        assert proxy.finish()["clipped_feedback"] == 0
+
+
+def test_loading_a_submission_in_its_process_imports_neither_the_grader_nor_scipy(tmp_path):
+    """A graded game's process unpickles a submission loader: that imports the module
+    that loads the file, not the grader, the audit or SciPy's statistics (about a
+    second of CPU per game, 21 games a submission at the course's assignment)."""
+    import pickle
+
+    from dp_online_envs.lab.grading.submission import SubmissionInfo, SubmissionLoader
+
+    loader = SubmissionLoader(SubmissionInfo(str(tmp_path / "s.py"), "L", "l", "bandit",
+                                             True, "", ""))
+    frame = pickle.dumps(functools.partial(loader, epsilon=1.0, seed=0))
+    heavy = ["scipy.stats", "dp_online_envs.lab.grading.grader",
+             "dp_online_envs.lab.grading.assignment", "dp_online_envs.lab.audit",
+             "dp_online_envs.lab.experiments.runner"]
+    code = (f"import pickle, sys; pickle.loads({frame!r}); "
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+
+
 def test_an_agent_that_cannot_be_built_fails_at_start_and_leaves_no_process(monkeypatch):
     from dp_online_envs.lab import isolation
 
