@@ -14,23 +14,33 @@ from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.validation import check_int
 
 FEEDBACK_KINDS = ("full", "bandit")
-#: The longest game: 2^62 rounds, so that round counters, checkpoints and the sums of
-#: the ledgers fit 64-bit integers with room to spare (a game of 2^62 rounds would
-#: take some 10^5 years at 10^9 rounds a second anyway).
-MAX_HORIZON = 2**62
+#: The longest game: 2^53 rounds, what the regret ledger holds. The ledger sums in
+#: float64 (the learner's loss ``PlayTotals.learner_loss``, the comparator's cumulative
+#: parameter ``Comparator._sum``, the pseudo-regret), and float64 holds every integer
+#: up to 2^53 exactly, but not 2^53 + 1: past 2^53 rounds a unit loss added to a sum
+#: of unit losses (a Bernoulli bandit's, a 0/1 expert's) is lost in rounding, so the
+#: ledger would stop counting rounds and the regret would be wrong by construction.
+#: The privacy counters refuse totals >= 2^53 for the same reason
+#: (:mod:`agents.privacy.counters.base`), and 2^53 is far inside the 64-bit integers of
+#: the round counters and checkpoints. (A game of 2^53 rounds would still take some
+#: 300 years at 10^6 rounds a second: the runner reports the rounds of a long game as
+#: it plays them.)
+MAX_HORIZON = 2**53
 
 
 def check_horizon(horizon: object) -> int:
-    """``horizon`` as an int in ``[1, MAX_HORIZON]``.
+    """``horizon`` as an int in ``[1, MAX_HORIZON]`` (``MAX_HORIZON = 2**53``).
 
     Raises:
         ValueError: Not an integer >= 1 (:func:`~dp_online_envs.validation.check_int`'s
-            message), or more than :data:`MAX_HORIZON`.
+            message), or more than :data:`MAX_HORIZON`: ``horizon=N rejected: expected
+            an integer in [1, 2**53] (...)``.
     """
     horizon = check_int("horizon", horizon, 1)
     if horizon > MAX_HORIZON:
-        raise ValueError(f"horizon={horizon} rejected: expected an integer in [1, 2**62] "
-                         "(the longest game its 64-bit counters hold)")
+        raise ValueError(f"horizon={horizon} rejected: expected an integer in [1, 2**53] "
+                         "(the longest game whose float64 regret ledger counts every "
+                         "round exactly)")
     return horizon
 
 
@@ -46,7 +56,7 @@ class Problem:
         domain: The decision set D.
         loss: The loss family ``f(theta, x)``.
         feedback: ``"full"`` (theta_t revealed) or ``"bandit"`` (only f_t(x_t)).
-        horizon: Number of rounds T, in ``[1, MAX_HORIZON]`` (2^62).
+        horizon: Number of rounds T, in ``[1, MAX_HORIZON]`` (2^53).
         lipschitz: L, Lipschitz constant of every f_t on D w.r.t. ``||.||_2``.
         bound: B, ``sup |f_t(x)|`` over D.
         diameter: D, the l2 diameter of the decision set.

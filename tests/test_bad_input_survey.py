@@ -47,6 +47,7 @@ from dp_online_envs.lab.experiments.store import ResultsStore, load_records
 from dp_online_envs.lab.experiments.sweep import parse_sweep
 from dp_online_envs.lab.experiments.table import export_results, load_curves, load_results
 from dp_online_envs.lab.grading import find_submissions, parse_assignment
+from dp_online_envs.problem import MAX_HORIZON
 
 ASSIGNMENT = {"name": "t", "envs": ["DPBandit-MAB-v0"], "horizons": [40], "seeds": 2,
               "secret": {"salt": "a salt of some length"}, "privacy": {"epsilon": 1},
@@ -172,6 +173,14 @@ def _run(*argv: str) -> Callable[[Context], Any]:
                                "--seeds", "1", "--backend", "serial", "--quiet", *argv)
 
 
+#: A horizon past what the float64 regret ledger counts exactly (2^53 + 1), and the
+#: message every door gives for it (``dp_online_envs.problem.check_horizon``).
+OVER_HORIZON = 2**53 + 1
+OVER_HORIZON_MESSAGE = (rf"horizon={OVER_HORIZON} rejected: expected an integer in "
+                        r"\[1, 2\*\*53\] \(the longest game whose float64 regret ledger "
+                        r"counts every round exactly\)$")
+
+
 # =================================================================== dp-online run
 ARG = r"^dp-online run: error: argument "
 case("run/unknown env", lambda c: c.cli("run", "DPBandit-Nope-v0", "exp3"), CliError,
@@ -193,6 +202,19 @@ case("run/horizon 0", _run("--horizon", "0"), CliError,
      r"argument --horizon: horizon=0 rejected: expected an integer >= 1")
 case("run/horizon 1.5", _run("--horizon", "1.5"), CliError,
      r"argument --horizon: horizon=1\.5 rejected: expected an integer >= 1, got a float")
+
+
+def _run_long(ctx: Context, horizon: int) -> str:
+    # past the bound, or the case would play for years rather than fail (the bound's value
+    # is pinned by tests/vector/test_bad_actions.py)
+    assert horizon > MAX_HORIZON
+    return ctx.cli("run", "DPBandit-MAB-v0", "exp3", "--horizon", horizon, "--seeds", "1",
+                   "--backend", "serial", "--quiet")
+
+
+for _h in (10**16, OVER_HORIZON, 2**62, 2**63, 10**30):  # 2^62 and 10^16 once ran for years
+    case(f"run/horizon {_h}", lambda c, h=_h: _run_long(c, h), CliError,
+        rf"^dp-online run: error: horizon={_h} rejected: expected an integer in \[1, 2\*\*53\]")
 case("run/seeds 0", _run("--seeds", "0"), CliError,
      r"argument --seeds: seeds=0 rejected: expected an integer >= 1")
 case("run/private agent without epsilon",
@@ -283,6 +305,11 @@ case("sweep/horizons true", lambda c: _sweep(horizons=True), ExperimentError,
      r"horizon=True rejected: expected an integer >= 1, got a bool")
 case("sweep/horizons 1e3", lambda c: _sweep(horizons=1e3), ExperimentError,
      r"horizon=1000\.0 rejected: expected an integer >= 1, got a float")
+case("sweep/horizons [2^53 + 1]", lambda c: _sweep(horizons=[30, OVER_HORIZON]),
+     ExperimentError, r"horizons: " + OVER_HORIZON_MESSAGE)
+case("sweep/horizon 2^53 + 1 in a file, --dry-run",
+     lambda c: _sweep_cli(c, {**SWEEP, "horizons": [OVER_HORIZON]}), CliError,
+     r"^dp-online sweep: error: .*sw\.json: horizons: " + OVER_HORIZON_MESSAGE)
 case("sweep/seeds 0", lambda c: _sweep(seeds=0), ExperimentError,
      r"seeds=0 rejected: expected an integer >= 1")
 case("sweep/seeds []", lambda c: _sweep(seeds=[]), ExperimentError,
@@ -413,6 +440,8 @@ case("assignment/misspelt key", lambda c: _assignment(horizon=[40]), ExperimentE
      r"unknown key 'horizon'; did you mean 'horizons'\?")
 case("assignment/horizons [0]", lambda c: _assignment(horizons=[0]), ExperimentError,
      r"horizon=0 rejected: expected an integer >= 1")
+case("assignment/horizons [2^53 + 1]", lambda c: _assignment(horizons=[OVER_HORIZON]),
+     ExperimentError, OVER_HORIZON_MESSAGE)
 case("assignment/seeds 0", lambda c: _assignment(seeds=0), ExperimentError,
      r"seeds=0 rejected: expected an integer >= 1")
 case("assignment/seeds a list", lambda c: _assignment(seeds=[0, 1]), ExperimentError,
@@ -520,6 +549,9 @@ case("grade/output under a regular file",
 for _id in ENV_IDS:
     case(f"make/{_id} horizon 0", lambda c, i=_id: gym.make(i, horizon=0), ValueError,
          r"^horizon=0 rejected: expected an integer >= 1$")
+    case(f"make/{_id} horizon 2^53 + 1", lambda c, i=_id: gym.make(i, horizon=OVER_HORIZON),
+         ValueError, "^" + (OVER_HORIZON_MESSAGE if "Portfolio" not in _id else
+                            rf"horizon={OVER_HORIZON} rejected: the price series has "))
     case(f"make/{_id} unknown option", lambda c, i=_id: gym.make(i, colour=1), TypeError,
          rf"{_id} got unknown option\(s\) \['colour'\]; valid: ")
 case("make/unknown id", lambda c: gym.make("DPBandit-Nope-v0"), gym.error.NameNotFound,
@@ -651,6 +683,10 @@ case("make_vec/unknown mode", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs
      ValueError, r"Invalid vectorization mode: 'threads'")
 case("make_vec/option unknown", lambda c: gym.make_vec("DPBandit-MAB-v0", num_envs=2,
                                                        colour=1), TypeError, r"colour")
+for _mode in ("sync", "vector_entry_point"):
+    case(f"make_vec/horizon 2^53 + 1 {_mode}", lambda c, m=_mode: gym.make_vec(
+        "DPBandit-MAB-v0", num_envs=2, vectorization_mode=m, horizon=OVER_HORIZON),
+        ValueError, "^" + OVER_HORIZON_MESSAGE)
 
 
 def _batched_venv(**options: Any) -> Any:
@@ -662,6 +698,9 @@ def _batched_venv(**options: Any) -> Any:
 
 case("vector/num_envs 0", lambda c: _batched_venv(num_envs=0), ValueError,
      r"num_envs=0 rejected: expected an integer >= 1")
+case("vector/horizon 2^53 + 1", lambda c: __import__(
+    "dp_online_envs.envs.vector_env", fromlist=["make_vector_env"]).make_vector_env(
+    2, "DPBandit-MAB-v0", horizon=OVER_HORIZON), ValueError, "^" + OVER_HORIZON_MESSAGE)
 case("vector/adaptive adversary", lambda c: _batched_venv(adversary="adaptive"), ValueError,
      r"(adaptive|unknown adversary).*")
 case("vector/block 0", lambda c: _batched_venv(block=0), ValueError, r"block=0 rejected")
@@ -810,7 +849,7 @@ case("export/one file for both tables", lambda c: export_results(
 
 # =================================================== what a learner holds, and more
 #: The longest game, and what a longer one is told.
-TOO_LONG = r"rejected: expected an integer in \[1, 2\*\*62\] \(the longest game"
+TOO_LONG = r"rejected: expected an integer in \[1, 2\*\*53\] \(the longest game"
 case("learner/set a domain attribute", lambda c: setattr(
     _problem("DPFullInfo-Sphere-v1").domain, "radius", 1e-9), AttributeError,
     r"^cannot set Ball\.radius: the decision set a learner receives is a read-only view "

@@ -31,9 +31,11 @@ Rules:
       full-information agent on a bandit env is an error, as is any pair the agent
       refuses (it is built once to check), unless ``skip_incompatible: true``.
     * Unknown keys, env ids, agents and env options, ``epsilon <= 0``, ``delta``
-      outside ``[0, 1)``, non-positive horizons: :class:`ExperimentError` naming the
-      bad value and the valid choices. Epsilon, delta and horizons are checked by
-      :mod:`dp_online_envs.validation` (bools and float horizons are refused).
+      outside ``[0, 1)``, horizons outside ``[1, 2**53]``: :class:`ExperimentError`
+      naming the bad value and the valid choices. Epsilon, delta and horizons are
+      checked by :mod:`dp_online_envs.validation` (bools and float horizons are refused)
+      and :func:`~dp_online_envs.problem.check_horizon` (the longest game the regret
+      ledger holds).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from dp_online_envs.lab.experiments.game import (
     plain,
 )
 from dp_online_envs.lab.experiments.resolver import AgentResolver, resolve_agent
+from dp_online_envs.problem import check_horizon
 from dp_online_envs.validation import check_delta, check_epsilon, check_int
 
 #: Keys a sweep accepts at the top level.
@@ -593,8 +596,7 @@ def _deltas(value: Any, where: str, yaml_number: bool = True) -> list[float]:
 
 
 def _horizons(value: Any, where: str) -> list[int]:
-    out = [_checked(lambda v: check_int("horizon", v, 1), v, where)
-           for v in _list(value, where)]
+    out = [_checked(check_horizon, v, where) for v in _list(value, where)]
     return list(dict.fromkeys(out))
 
 
