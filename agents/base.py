@@ -22,6 +22,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from dp_online_envs.domains.base import all_finite
 from dp_online_envs.problem import Problem
 from dp_online_envs.release_tap import release_listener
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, did_you_mean
@@ -214,7 +215,7 @@ class Agent(ABC):
                 (``1 + 2d`` numbers on a contextual game).
         """
         fb = np.asarray(feedback, dtype=np.float64)
-        if not np.all(np.isfinite(fb)):
+        if not all_finite(fb.reshape(-1)):
             raise ValueError(f"feedback must be finite, got {fb!r}")
         if self.problem.feedback == "bandit":
             b = self.problem.bound
@@ -226,7 +227,7 @@ class Agent(ABC):
             clipped = np.clip(fb, -b, b)
         else:
             clipped = self.problem.loss.clip_param(fb)
-        if not np.array_equal(clipped, fb.reshape(clipped.shape)):
+        if (clipped != fb.reshape(clipped.shape)).any():  # both finite, of one shape
             self.clipped_feedback += 1
         return clipped
 

@@ -176,11 +176,20 @@ def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
 
 
 def softmin(eta: float, cum: np.ndarray) -> np.ndarray:
-    """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding)."""
+    """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding).
+
+    Called every round by the exponential-weights learners: ``w.max()`` and ``p.sum()``
+    are written as the ufunc reductions they call (the same bits, without the method
+    wrappers).
+    """
     w = -eta * cum
-    w -= w.max()
-    p = np.exp(w)
-    return p / p.sum()
+    w -= _max(w, axis=None)
+    p = np.exp(w, out=w)
+    return p / _sum(p, axis=None)
+
+
+#: ``a.max()`` and ``a.sum()`` of a vector, as the ufunc reductions they are.
+_max, _sum = np.maximum.reduce, np.add.reduce
 
 
 # ------------------------------------------------------- linear losses, sensitivities

@@ -47,7 +47,8 @@ class Hedge(Agent):
             raise ValueError(f"hedge plays on the simplex (experts or arms), got {p.domain!r}")
         k = p.domain.dim
         loss = p.loss
-        if isinstance(loss, LinearLoss):
+        self._linear = isinstance(loss, LinearLoss)
+        if self._linear:
             self.loss_width = loss_width(loss)
         else:
             if not (math.isfinite(p.lipschitz) and p.lipschitz > 0):
@@ -72,6 +73,7 @@ class Hedge(Agent):
 
     def update(self, action, feedback) -> None:
         theta = self.clip_feedback(feedback)
-        self._cum += self.problem.loss.subgradient(theta, self._x)
+        # a linear loss's gradient is theta itself (LinearLoss.subgradient copies it)
+        self._cum += theta if self._linear else self.problem.loss.subgradient(theta, self._x)
         self.t += 1
         self._x = softmin(self.eta, self._cum)

@@ -152,7 +152,7 @@ class Domain(ReadOnlyView, ABC):
             raise ValueError(
                 f"action has shape {x.shape}, expected ({self.dim},) for {self.name}"
             )
-        if not np.all(np.isfinite(x)):
+        if not all_finite(x):
             raise ValueError(f"action must be finite, got {x!r}")
         return x
 
@@ -174,6 +174,39 @@ class Domain(ReadOnlyView, ABC):
 
 
 # ---------------------------------------------------------------- shared helpers
+# ``fast_clip(a, low, high[, out=])`` is ``np.clip`` without its Python wrappers: the
+# same ufunc, so the same bits, at a fifth of the cost on a small vector (the env clips
+# every round's observation, the loss families a learner's feedback).
+try:
+    from numpy._core.umath import clip as _clip_ufunc
+except ImportError:  # numpy < 2
+    from numpy.core.umath import clip as _clip_ufunc
+fast_clip = _clip_ufunc
+
+
+def all_finite(a: np.ndarray) -> bool:
+    """Whether every entry of the float64 vector ``a`` is finite.
+
+    The dot product of ``a`` with zeros is 0 when every entry is finite and NaN when
+    one is not (``0 * inf`` and ``0 * nan`` are NaN), and it cannot overflow. The action
+    (and the feedback) of every round passes here: one dot product costs a third of
+    ``np.all(np.isfinite(a))``. Vectors longer than :data:`_ZEROS_UP_TO` are tested
+    entry by entry.
+    """
+    zeros = _ZEROS.get(a.size)
+    if zeros is None:
+        if a.size > _ZEROS_UP_TO:
+            return bool(np.isfinite(a).all())
+        zeros = _ZEROS[a.size] = np.zeros(a.size)
+        zeros.flags.writeable = False
+    return np.dot(a, zeros) == 0.0
+
+
+#: Zero vectors of :func:`all_finite`, by length (at most :data:`_ZEROS_UP_TO`).
+_ZEROS: dict[int, np.ndarray] = {}
+_ZEROS_UP_TO = 4096
+
+
 def finite_vector(x, dim: int) -> np.ndarray | None:
     """``x`` as a float64 vector of shape ``(dim,)``, or ``None`` if it is not one.
 
@@ -184,7 +217,7 @@ def finite_vector(x, dim: int) -> np.ndarray | None:
         a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
         return None
-    if a.shape != (dim,) or not np.all(np.isfinite(a)):
+    if a.shape != (dim,) or not all_finite(a):
         return None
     return a
 
@@ -198,7 +231,7 @@ def check_vector(x, dim: int, what: str = "x") -> np.ndarray:
     a = np.asarray(x, dtype=np.float64)
     if a.shape != (dim,):
         raise ValueError(f"{what} has shape {a.shape}, expected ({dim},)")
-    if not np.all(np.isfinite(a)):
+    if not all_finite(a):
         raise ValueError(f"{what} must be finite, got {a!r}")
     return a
 

@@ -21,6 +21,10 @@ from dp_online_envs.domains.base import (
 )
 from dp_online_envs.validation import check_int
 
+_FLOAT64 = np.dtype(np.float64)
+#: ``a.min()`` and ``a.sum()`` without the method wrappers (the same ufunc reductions).
+_minimum, _add = np.minimum.reduce, np.add.reduce
+
 #: Largest k for which :meth:`Simplex.vertices` returns the (k x k) identity.
 _EYE_LIMIT = 2048
 #: Largest k for which :class:`Arms` precomputes its one-hot rows.
@@ -39,7 +43,16 @@ def project_simplex(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - radius
     j = np.arange(1, u.size + 1)
-    rho = int(np.flatnonzero(u - css / j > 0)[-1])
+    found = np.flatnonzero(u - css / j > 0)
+    if found.size == 0:
+        # Rounding lost ``radius`` next to entries of 1e16 and more (``u_1 - css_1 = 0``).
+        # The projection commutes with moving every entry by one amount, and an entry at
+        # or below ``max(v) - radius`` projects to 0 (``theta >= max(v) - radius``): so
+        # it is that of ``max(v - max(v), -radius)``, whose entries lie in [-radius, 0]
+        # (no overflow) and whose largest is 0 (j = 1 qualifies).
+        with np.errstate(over="ignore"):
+            return project_simplex(np.maximum(v - v.max(), -radius), radius)
+    rho = int(found[-1])
     theta = css[rho] / (rho + 1)
     return np.maximum(v - theta, 0.0)
 
@@ -76,11 +89,21 @@ class Simplex(Domain):
         return x
 
     def contains(self, x: np.ndarray, atol: float = 1e-9) -> bool:
-        """``x >= -atol`` and ``|sum x - 1| <= atol``."""
-        a = finite_vector(x, self.dim)
-        if a is None:
-            return False
-        return bool(a.min() >= -atol and abs(a.sum() - 1.0) <= atol)
+        """``x >= -atol`` and ``|sum x - 1| <= atol`` (False for a non-finite ``x``).
+
+        A float64 vector of the right shape (the env's point of every round) is tested
+        as it is: with a finite ``atol``, a NaN or infinite entry already fails one of
+        the two inequalities (its minimum or its sum is not finite), so no separate
+        finiteness test is needed.
+        """
+        if (type(x) is np.ndarray and x.dtype == _FLOAT64 and x.shape == (self.dim,)
+                and atol < math.inf):
+            a = x
+        else:
+            a = finite_vector(x, self.dim)
+            if a is None:
+                return False
+        return bool(_minimum(a) >= -atol and abs(_add(a) - 1.0) <= atol)
 
     def project(self, x: np.ndarray) -> np.ndarray:
         """Exact Euclidean projection (sort algorithm)."""

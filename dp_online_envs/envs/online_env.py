@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.adversaries import Adversary, LossSequence, make_adversary
-from dp_online_envs.domains.base import Domain
+from dp_online_envs.domains.base import Domain, fast_clip
 from dp_online_envs.envs.history import history_section
 from dp_online_envs.errors import InvalidActionError
 from dp_online_envs.losses.base import LossFamily
@@ -17,6 +17,19 @@ from dp_online_envs.rendering import RenderTrack, render
 from dp_online_envs.rounds import ROUND_INFO_KEY, PlayTotals, RoundRecord
 
 INVALID_ACTION_MODES = ("project", "raise")
+
+
+
+def _is_complex(action: Any) -> bool:
+    """``np.iscomplexobj(action)``, answered without a numpy call for the common
+    actions (a Python int or float, an ndarray)."""
+    kind = type(action)
+    if kind is int or kind is float:
+        return False
+    if kind is np.ndarray:
+        return action.dtype.kind == "c"
+    return np.iscomplexobj(action)
+
 
 class OnlineLearningEnv(gym.Env):
     """A T-round repeated game between a learner and an adversary.
@@ -152,6 +165,7 @@ class OnlineLearningEnv(gym.Env):
         self._zero_obs = np.zeros(self.observation_space.shape, dtype=np.float64)
         self._obs_low = np.asarray(self.observation_space.low)
         self._obs_high = np.asarray(self.observation_space.high)
+        self._bound_low, self._bound_high = -bound, bound  # the bandit observation's range
         self.totals = PlayTotals()
         self._thetas: list[np.ndarray] = []
         self._needs_reset = True
@@ -188,7 +202,7 @@ class OnlineLearningEnv(gym.Env):
     def step(self, action) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
             raise RuntimeError("the game is over or has not started: call reset() first")
-        if np.iscomplexobj(action):  # float64 conversion would drop the imaginary part
+        if _is_complex(action):  # float64 conversion would drop the imaginary part
             raise ValueError(f"action is complex ({np.asarray(action).dtype}); expected real "
                              f"numbers (a point of the {self.domain.name} domain or an "
                              f"action of {self.action_space})")
@@ -218,10 +232,12 @@ class OnlineLearningEnv(gym.Env):
         terminated = t >= self.horizon
         self._needs_reset = terminated
         if self.feedback == "bandit":
-            obs = np.array([loss], dtype=np.float64)
+            # min/max of Python floats: the clip below, without a numpy call
+            obs = np.array([min(max(loss, self._bound_low), self._bound_high)],
+                           dtype=np.float64)
         else:
             obs = np.array(theta, dtype=np.float64)
-        np.clip(obs, self._obs_low, self._obs_high, out=obs)  # rounding only
+            fast_clip(obs, self._obs_low, self._obs_high, out=obs)  # rounding only
         info = {ROUND_INFO_KEY: RoundRecord(theta, x, loss, projected)}
         return obs, -loss, terminated, False, info
 

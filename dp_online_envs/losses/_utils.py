@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.domains.ball import project_l2_rows
+from dp_online_envs.domains.base import all_finite, fast_clip
 from dp_online_envs.validation import check_int, check_real
 
 
@@ -22,7 +23,7 @@ def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
         raise ValueError(
             f"{name} parameter has shape {t.shape}, expected ({param_dim},)"
         )
-    if not np.all(np.isfinite(t)):
+    if not all_finite(t):
         raise ValueError(f"{name} parameter must be finite, got {t!r}")
     return t
 
@@ -137,4 +138,4 @@ class CenterInBoxParams:
     def clip_param(self, theta: np.ndarray) -> np.ndarray:
         """Coordinate-wise clipping to ``[-c, c]`` (the Euclidean projection)."""
         c = self.center_radius
-        return np.clip(as_param(theta, self.param_dim, self.name), -c, c)
+        return fast_clip(as_param(theta, self.param_dim, self.name), -c, c)

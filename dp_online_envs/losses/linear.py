@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.domains.ball import project_l2_rows
-from dp_online_envs.domains.base import Domain
+from dp_online_envs.domains.base import Domain, fast_clip
 from dp_online_envs.losses._utils import (
     as_param,
     project_l1_ball,
@@ -121,6 +121,8 @@ class LinearLoss(LossFamily):
             ValueError: If ``theta`` has the wrong shape or non-finite entries.
         """
         t = as_param(theta, self.param_dim, self.name)
+        if self.param_is_box:  # clip_params on one row, without making the row
+            return fast_clip(t, self._space.low, self._space.high)
         return self.clip_params(t[None, :])[0]
 
     def clip_params(self, thetas: np.ndarray) -> np.ndarray:
@@ -135,7 +137,7 @@ class LinearLoss(LossFamily):
         """
         t = np.asarray(thetas, dtype=np.float64)
         if self.param_is_box:
-            return np.clip(t, self._space.low, self._space.high)
+            return fast_clip(t, self._space.low, self._space.high)
         if self.theta_set == "l2":
             return project_l2_rows(t)
         out = t.copy()

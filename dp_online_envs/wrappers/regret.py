@@ -140,9 +140,11 @@ class RegretRecorder(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         record = RoundRecord.of(info)
         self._ledger.add(record.theta)
+        base = self.env.unwrapped
         if self._mu is not None:
-            self._pseudo_loss += self.env.unwrapped.loss.value(self._mu, record.point)
-        t, learner_loss = self._totals.rounds, self._totals.learner_loss
+            self._pseudo_loss += base.loss.value(self._mu, record.point)
+        totals = base.totals
+        t, learner_loss = totals.rounds, totals.learner_loss
         if t in self._checkpoints or terminated:
             lo, hi = self._ledger.best()
             self._curve_t.append(t)
