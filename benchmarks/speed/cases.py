@@ -32,6 +32,11 @@ Cases (:data:`CASES`):
 * ``private-ftrl``: a round of ``private-ftrl`` on ``DPFullInfo-Experts-v0`` (10
   experts, ``epsilon = 1, delta = 1e-5``: exact discrete Gaussian noise, Agarwal-Singh
   counter) with env and wrappers against a step of ``CartPole-v1``.
+* ``hedge`` and ``exp3``: a round of ``hedge`` on ``DPFullInfo-Experts-v0`` (10
+  experts) and of ``exp3`` on ``DPBandit-MAB-v0`` (K = 10), each with env and wrappers
+  through the one game loop, against a step of ``CartPole-v1``: what a round of the two
+  plainest loops costs, the env's checks of the learner's action and the learner's of
+  its feedback included.
 * ``startup``: ``import agents`` in a fresh interpreter against ``import gymnasium``
   in another (the CPU time each child measures around its import; every isolated or
   sandboxed learner process pays it).
@@ -79,7 +84,8 @@ from dp_online_envs.loop import run_rounds
 
 __all__ = ["BUILDS", "CASES", "CHILD_CODE", "CLOCKS", "LARGE_EPSILONS", "SIZES", "Case", "Pair",
            "Round", "child_cpu", "child_seconds", "clear_calibration_caches", "cumulative_sum",
-           "env_steps", "exp2_game", "private_builds", "private_ftrl_game", "time_ratio"]
+           "env_steps", "exp2_game", "learner_game", "private_builds", "private_ftrl_game",
+           "time_ratio"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -307,20 +313,34 @@ def _exact_batched(seeds: int, horizon: int) -> Pair:
                 units=seeds * horizon)
 
 
-def private_ftrl_game(rounds: int, seed: int = 1) -> Round:
-    """A game of ``private-ftrl`` on ``DPFullInfo-Experts-v0`` (10 experts, ``epsilon =
-    1, delta = 1e-5``: the exact discrete Gaussian, the Agarwal-Singh counter) through
-    the one game loop, built and reset beforehand; ``run()`` returns the final regret."""
-    env = build_env("DPFullInfo-Experts-v0", horizon=rounds, n_arms=ARMS)
-    learner = agents.make("private-ftrl", env.get_wrapper_attr("problem"), seed=seed,
-                          epsilon=EPSILON, delta=1e-5)
+def learner_game(name: str, env_id: str, rounds: int, seed: int = 1, **options: Any
+                 ) -> Round:
+    """A game of the learner ``name`` (built with ``options``) on ``env_id`` (10 arms or
+    experts, ``horizon = rounds``, the registered env's own wrappers) through the one
+    game loop, built and reset beforehand (learner seed ``seed``, env seed ``seed +
+    1``); ``run()`` returns the final regret."""
+    env = build_env(env_id, horizon=rounds, n_arms=ARMS)
+    learner = agents.make(name, env.get_wrapper_attr("problem"), seed=seed, **options)
     learner.reset(seed)
     env.reset(seed=seed + 1)
     return Round(lambda: run_rounds(env, learner)["regret"].regret, env.close)
 
 
+def private_ftrl_game(rounds: int, seed: int = 1) -> Round:
+    """A game of ``private-ftrl`` on ``DPFullInfo-Experts-v0`` (10 experts, ``epsilon =
+    1, delta = 1e-5``: the exact discrete Gaussian, the Agarwal-Singh counter): a
+    :func:`learner_game`."""
+    return learner_game("private-ftrl", "DPFullInfo-Experts-v0", rounds, seed,
+                        epsilon=EPSILON, delta=1e-5)
+
+
 def _private_ftrl(rounds: int) -> Pair:
     return Pair(product=lambda: private_ftrl_game(rounds),
+                reference=lambda: env_steps("CartPole-v1", 0, rounds), units=rounds)
+
+
+def _round_against_cartpole(name: str, env_id: str, rounds: int) -> Pair:
+    return Pair(product=lambda: learner_game(name, env_id, rounds),
                 reference=lambda: env_steps("CartPole-v1", 0, rounds), units=rounds)
 
 
@@ -415,6 +435,14 @@ def _cases() -> dict[str, Case]:
         Case("private-ftrl", "private-ftrl + env + wrappers, one round (10 experts, eps=1, "
              "delta=1e-5, exact discrete Gaussian)", "CartPole-v1 step", "round",
              _private_ftrl, {"full": {"rounds": 5000}, "tiny": {"rounds": 30}}),
+        Case("hedge", "hedge + env + wrappers, one round (DPFullInfo-Experts-v0, 10 experts)",
+             "CartPole-v1 step", "round",
+             functools.partial(_round_against_cartpole, "hedge", "DPFullInfo-Experts-v0"),
+             {"full": {"rounds": 20_000}, "tiny": {"rounds": 30}}),
+        Case("exp3", "exp3 + env + wrappers, one round (DPBandit-MAB-v0, K=10)",
+             "CartPole-v1 step", "round",
+             functools.partial(_round_against_cartpole, "exp3", "DPBandit-MAB-v0"),
+             {"full": {"rounds": 20_000}, "tiny": {"rounds": 30}}),
         Case("startup", "import agents, fresh interpreter", "import gymnasium, fresh "
              "interpreter", "import", _startup, {"full": {"repeats": 3}, "tiny": {"repeats": 1}},
              threshold=2.0, clock="child"),
