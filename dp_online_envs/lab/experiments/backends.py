@@ -20,6 +20,14 @@ parent process writes results (see :mod:`.store`); workers return records.
 * ``"dask"``: a ``dask.distributed.Client`` on ``scheduler`` (``tcp://HOST:PORT``), or on
   a ``LocalCluster`` started here when no scheduler is given. The workers must have
   this package (and any custom agent's module) importable. Needs the ``dask`` extra.
+
+Games in flight report the rounds they have played (``on_rounds(game_id, rounds)`` of
+:func:`execute`, at most every :data:`GAME_PROGRESS_SECONDS`, through a
+:class:`RoundTicker`), so the progress of one long game moves before it ends: the serial
+backend calls it from the game loop, local workers send it through a queue that the
+parent reads while it waits for results (at least every :data:`POLL_SECONDS`). The dask
+backend reports finished games only. The reports are not part of the game: the records
+are the same with or without them.
 """
 
 from __future__ import annotations
@@ -35,14 +43,21 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from multiprocessing.connection import Connection
 from typing import Any
 
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import GameSpec, play_game
+from dp_online_envs.loop import RoundHook
 
 BACKENDS = ("local", "dask", "serial")
+#: Seconds between two reports of the rounds a game in flight has played.
+GAME_PROGRESS_SECONDS = 1.0
+#: A game looks at the clock every this many rounds (a report waits for the next look).
+PROGRESS_CHECK_ROUNDS = 256
+#: Longest wait of the local backend's parent between two reads of its workers' reports.
+POLL_SECONDS = 0.5
 #: How long the dask backend waits for a scheduler before giving up.
 CONNECT_TIMEOUT = "15s"
 
@@ -58,12 +73,45 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def play_safely(spec: GameSpec) -> tuple[str, Any]:
-    """``("ok", record)`` or ``("error", traceback text)``: one failing game never stops a sweep."""
+def play_safely(spec: GameSpec, progress: RoundHook | None = None) -> tuple[str, Any]:
+    """``("ok", record)`` or ``("error", traceback text)``: one failing game never stops
+    a sweep. ``progress``: a round hook of the game in flight (:class:`RoundTicker`)."""
     try:
-        return "ok", play_game(spec)
+        return "ok", play_game(spec, progress=progress)
     except Exception:  # noqa: BLE001 - reported to the user with its traceback
         return "error", traceback.format_exc()
+
+
+class RoundTicker:
+    """A round hook (:data:`~dp_online_envs.loop.RoundHook`) that reports the rounds a
+    game has played while it plays: ``report(n)``, ``n`` the rounds since the last report,
+    at most once every ``seconds`` (the clock is read every ``every`` rounds). The rounds
+    after the last report are not reported: the game's end counts them.
+
+    Args:
+        report: Called with the rounds played since the last report.
+        seconds: Least time between two reports (0: at every look at the clock).
+        every: Rounds between two looks at the clock.
+        clock: Seconds now (``time.monotonic``).
+    """
+
+    def __init__(self, report: Callable[[int], None], *, seconds: float,
+                 every: int = PROGRESS_CHECK_ROUNDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.report, self.seconds, self.every, self.clock = report, seconds, every, clock
+        self.reported = 0
+        self.last = clock()
+
+    def __call__(self, t: int, action: Any, feedback: Any) -> None:
+        if t % self.every or self.clock() - self.last < self.seconds:
+            return
+        self.report(t - self.reported)
+        self.reported, self.last = t, self.clock()
+
+
+def _ticker(game_id: str, on_rounds: Callable[[str, int], None], seconds: float
+            ) -> RoundTicker:
+    return RoundTicker(lambda n: on_rounds(game_id, n), seconds=seconds)
 
 
 def execute(
@@ -73,6 +121,7 @@ def execute(
     workers: int | None = None,
     scheduler: str | None = None,
     client: Any = None,
+    on_rounds: Callable[[str, int], None] | None = None,
 ) -> Iterator[Outcome]:
     """Play games on a backend, yielding ``(spec, record, error)`` as each finishes.
 
@@ -83,6 +132,10 @@ def execute(
             workers of the ``LocalCluster`` the dask backend starts without a scheduler.
         scheduler: Dask scheduler address (``tcp://HOST:PORT``); dask backend only.
         client: An existing ``dask.distributed.Client`` (instead of ``scheduler``).
+        on_rounds: Called in this process (in the thread iterating the outcomes) with
+            ``(game_id, n)`` when a game in flight has played ``n`` more rounds, about
+            every :data:`GAME_PROGRESS_SECONDS` (serial and local backends; a game's
+            reports come before its outcome). ``None``: no reports.
 
     Raises:
         ExperimentError: Unknown backend, bad worker count, a scheduler without the dask
@@ -103,8 +156,8 @@ def execute(
         return _dask(specs, workers, scheduler, client)
     n = min(workers or default_workers(), len(specs))
     if backend == "serial" or n == 1:
-        return _serial(specs)
-    return _local(specs, n)
+        return _serial(specs, on_rounds)
+    return _local(specs, n, on_rounds)
 
 
 def _agent_packages(specs: Sequence[GameSpec]) -> list[str]:
@@ -115,9 +168,12 @@ def _agent_packages(specs: Sequence[GameSpec]) -> list[str]:
 
 
 # ------------------------------------------------------------------- serial
-def _serial(specs: list[GameSpec]) -> Iterator[Outcome]:
+def _serial(specs: list[GameSpec], on_rounds: Callable[[str, int], None] | None = None
+            ) -> Iterator[Outcome]:
     for spec in specs:
-        status, payload = play_safely(spec)
+        ticker = (None if on_rounds is None
+                  else _ticker(spec.game_id, on_rounds, GAME_PROGRESS_SECONDS))
+        status, payload = play_safely(spec, ticker)
         yield (spec, payload, None) if status == "ok" else (spec, None, payload)
 
 
@@ -204,7 +260,46 @@ def _main_is_file() -> bool:
 STOP_TIMEOUT = 2.0
 
 
-def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> None:
+#: In a local worker: ``(queue, seconds)`` of the parent's :class:`ProgressChannel`
+#: (set by :func:`_worker_init`), or ``None``.
+_worker_progress: tuple[Any, float] | None = None
+
+
+class ProgressChannel:
+    """Reports of the games in flight in local workers, read by the parent.
+
+    :func:`local_pool` opens it (a ``SimpleQueue`` of the pool's start method, whose
+    writes are locked and synchronous: a report is in the pipe before the worker returns
+    its game's result) and hands it to each worker with ``seconds``; games played by
+    :func:`_play_reporting` put ``(game_id, rounds)`` in it; :meth:`drain` reads what
+    is there without waiting.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.queue: Any = None
+
+    def drain(self) -> list[tuple[str, int]]:
+        """The reports sent so far and not yet read."""
+        out = []
+        while self.queue is not None and not self.queue.empty():
+            out.append(self.queue.get())
+        return out
+
+
+def _play_reporting(spec: GameSpec) -> tuple[str, Any]:
+    """:func:`play_safely` in a local worker, reporting its rounds to the parent's
+    :class:`ProgressChannel` (if the pool has one)."""
+    channel = _worker_progress
+    if channel is None:
+        return play_safely(spec)
+    queue, seconds = channel
+    return play_safely(spec, RoundTicker(lambda n: queue.put((spec.game_id, n)),
+                                         seconds=seconds))
+
+
+def _worker_init(lifeline: Connection, inherited_writer: Connection | None,
+                 progress: tuple[Any, float] | None = None) -> None:
     """Set up a local worker: ignore Ctrl-C and exit as soon as the parent process dies.
 
     Ctrl-C in a terminal reaches the whole process group; the parent alone decides what
@@ -219,7 +314,11 @@ def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> N
         lifeline: The read end of the parent's lifeline pipe.
         inherited_writer: Under ``fork``, the write end, which the worker inherited and
             must close (or it would keep its own lifeline open); otherwise ``None``.
+        progress: ``(queue, seconds)`` of the pool's :class:`ProgressChannel`, or
+            ``None``.
     """
+    global _worker_progress
+    _worker_progress = progress
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if inherited_writer is not None:
         inherited_writer.close()
@@ -233,10 +332,13 @@ def _worker_init(lifeline: Connection, inherited_writer: Connection | None) -> N
 
 
 @contextlib.contextmanager
-def local_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[ProcessPoolExecutor]:
+def local_pool(workers: int, preload: Sequence[str] = (),
+               progress: ProgressChannel | None = None) -> Iterator[ProcessPoolExecutor]:
     """Local worker processes, set up as the games' are: the start method of
     :func:`_mp_context` (a fork server preloading ``preload``), Ctrl-C left to this
     process, and each worker exiting as soon as this process dies (:func:`_worker_init`).
+    With ``progress``, the channel is opened for the pool's workers (tasks that report
+    through it: :func:`_play_reporting`).
 
     Leaving the block normally waits for the workers; leaving it by an exception (Ctrl-C
     or an early stop included) cancels what is pending and stops them at once
@@ -245,8 +347,12 @@ def local_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[ProcessPoo
     ctx = _mp_context(preload)
     lifeline, writer = ctx.Pipe(duplex=False)
     inherited = writer if ctx.get_start_method() == "fork" else None
+    reports = None
+    if progress is not None:
+        progress.queue = ctx.SimpleQueue()
+        reports = (progress.queue, progress.seconds)
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(lifeline, inherited))
+                             initargs=(lifeline, inherited, reports))
     try:
         yield ex
         ex.shutdown(wait=True)
@@ -257,6 +363,9 @@ def local_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[ProcessPoo
     finally:
         writer.close()
         lifeline.close()
+        if progress is not None:
+            progress.queue.close()
+            progress.queue = None
 
 
 def run_tasks(fn: Callable[[Any], Any], items: Sequence[Any], *, workers: int,
@@ -288,15 +397,28 @@ def submit_all(ex: ProcessPoolExecutor, fn: Callable[[Any], Any],
         return [ex.submit(fn, x) for x in items]
 
 
-def _local(specs: list[GameSpec], workers: int) -> Iterator[Outcome]:
-    with local_pool(workers, _agent_packages(specs)) as ex:
+def _local(specs: list[GameSpec], workers: int,
+           on_rounds: Callable[[str, int], None] | None = None) -> Iterator[Outcome]:
+    channel = None if on_rounds is None else ProgressChannel(GAME_PROGRESS_SECONDS)
+    with local_pool(workers, _agent_packages(specs), channel) as ex:
         futures: dict[Future[tuple[str, Any]], GameSpec] = {}
         seen: set[Future[tuple[str, Any]]] = set()
         try:
-            futures = dict(zip(submit_all(ex, play_safely, specs), specs))
-            for fut in as_completed(futures):
-                seen.add(fut)
-                yield _outcome(futures[fut], fut)
+            futures = dict(zip(submit_all(ex, _play_reporting, specs), specs))
+            if channel is None:
+                for fut in as_completed(futures):
+                    seen.add(fut)
+                    yield _outcome(futures[fut], fut)
+                return
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, timeout=POLL_SECONDS,
+                                         return_when=FIRST_COMPLETED)
+                for game_id, n in channel.drain():  # before the outcomes they precede
+                    on_rounds(game_id, n)
+                for fut in finished:
+                    seen.add(fut)
+                    yield _outcome(futures[fut], fut)
         except KeyboardInterrupt:
             with _sigint_ignored():
                 _stop_workers(ex)

@@ -51,7 +51,7 @@ from dp_online_envs.lab.experiments.resolver import (
     resolve_agent,
 )
 from dp_online_envs.lab.isolation import IsolatedLearner, IsolationLimits
-from dp_online_envs.loop import run_rounds, seed_of
+from dp_online_envs.loop import RoundHook, run_rounds, seed_of
 from dp_online_envs.wrappers import REGRET_INFO_KEY, regret_summary
 
 #: Bumped when the meaning of the settings hash changes (it is part of the hash).
@@ -352,7 +352,8 @@ def outcome_fields(summary: Any, clipped_feedback: int) -> dict[str, Any]:
     return {key: as_type(fields[key]) for key, as_type in OUTCOME_FIELDS.items()}
 
 
-def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str, Any]:
+def play_game(spec: GameSpec, resolver: AgentResolver | None = None,
+              progress: RoundHook | None = None) -> dict[str, Any]:
     """Play one complete game and return its record (a flat, JSON-ready dict).
 
     The env is ``build_env(env_id, horizon=T, **env_kwargs)`` (with ``feedback="bandit"``
@@ -367,6 +368,10 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
         spec: The game.
         resolver: Resolves ``spec.agent`` when ``spec.agent_cls`` is ``None`` (``None``:
             :func:`~.resolver.default_resolver`).
+        progress: A round hook called after every round (after the switch counter),
+            how the backends report the rounds of a game in flight
+            (:class:`~.backends.RoundTicker`). It is not part of the game: the record is
+            the same with or without it.
 
     Returns:
         The record: the settings, the declared guarantee, :data:`OUTCOME_FIELDS`, the
@@ -390,14 +395,14 @@ def play_game(spec: GameSpec, resolver: AgentResolver | None = None) -> dict[str
         problem = env.get_wrapper_attr("problem")  # the record's: the agent gets its own copy
         if spec.isolation is None:
             agent = factory(env.get_wrapper_attr("problem"))
-            summary, switches = _played(env, agent, agent_seed, env_seed)
+            summary, switches = _played(env, agent, agent_seed, env_seed, progress)
             clipped = int(agent.clipped_feedback)
             guarantee = getattr(agent, "privacy", None)
             claim = None if guarantee is None else (
                 float(guarantee.epsilon), float(guarantee.delta), str(guarantee))
         else:
             with IsolatedLearner(factory, problem, env.action_space, spec.isolation) as proxy:
-                summary, switches = _played(env, proxy, agent_seed, env_seed)
+                summary, switches = _played(env, proxy, agent_seed, env_seed, progress)
                 after = proxy.finish()
             clipped, claim = after["clipped_feedback"], after["privacy"]
     finally:
@@ -529,13 +534,20 @@ class BatchSwitchCounter:
         self._last = a
 
 
-def _played(env: Any, learner: Any, agent_seed: int, env_seed: int) -> Any:
+def _played(env: Any, learner: Any, agent_seed: int, env_seed: int,
+            progress: RoundHook | None = None) -> Any:
     """Reset both sides with their seeds, play the game; return its regret summary and
-    the number of action switches (:class:`SwitchCounter`)."""
+    the number of action switches (:class:`SwitchCounter`). ``progress`` is called after
+    the counter every round."""
     learner.reset(agent_seed)
     env.reset(seed=env_seed)
     counter = SwitchCounter()
-    info = run_rounds(env, learner, counter)
+    hook: RoundHook = counter
+    if progress is not None:
+        def hook(t: int, action: Any, feedback: Any) -> None:
+            counter(t, action, feedback)
+            progress(t, action, feedback)
+    info = run_rounds(env, learner, hook)
     summary = info[REGRET_INFO_KEY] if REGRET_INFO_KEY in info else regret_summary(env)
     return summary, counter.switches
 

@@ -253,6 +253,21 @@ def run_games(
     failures: list[tuple[GameSpec, str]] = []
     played = 0
     bar = progress_bar(len(todo), quiet=quiet, desc=desc, rounds=sum(s.horizon for s in todo))
+    # Rounds reported by games in flight (their outcome adds the rest of their horizon);
+    # a report that arrives after its game's outcome is dropped.
+    in_flight: dict[str, int] = {}
+    ended: set[str] = set()
+
+    def played_rounds(game_id: str, n: int) -> None:
+        if game_id not in ended:
+            in_flight[game_id] = in_flight.get(game_id, 0) + n
+            bar.update(0, n)
+
+    def rest_of(spec: GameSpec) -> int:
+        ended.add(spec.game_id)
+        return spec.horizon - in_flight.pop(spec.game_id, 0)
+
+    on_rounds = None if isinstance(bar, _NoBar) else played_rounds
     outcomes: Iterator[Outcome] = iter(())
     try:
         while todo:
@@ -280,7 +295,7 @@ def run_games(
                             played += 1
                             bar.update(1, int(record["horizon"]))
                 outcomes = execute(mine, backend=backend, workers=workers, scheduler=scheduler,
-                                   client=client)
+                                   client=client, on_rounds=on_rounds)
                 for spec, record, error in outcomes:
                     if record is not None:
                         if store is not None:
@@ -291,7 +306,7 @@ def run_games(
                         failures.append((spec, error or "unknown error"))
                     if store is not None:
                         store.release(spec.game_id)
-                    bar.update(1, spec.horizon)
+                    bar.update(1, rest_of(spec))
             finally:
                 if store is not None:
                     for spec in held:
@@ -397,10 +412,12 @@ PROGRESS_SECONDS = 10.0
 class LineProgress:
     """Progress as plain lines on a stream that is not a terminal (a log file, ``nohup``,
     CI): ``sweep: 40/198 games, 20% of the rounds, 1m05s elapsed, about 4m17s left``, at
-    most one line every ``interval`` seconds (when a game finishes), and a last line at
-    :meth:`close` if any was written. A run shorter than ``interval`` writes nothing.
-    The share and the time left count rounds, not games: a game of ``T = 10^5`` is a
-    hundred games of ``T = 10^3`` of work.
+    most one line every ``interval`` seconds (when a game finishes or reports rounds
+    played), and a last line at :meth:`close` if any was written. A run shorter than
+    ``interval`` writes nothing. The share and the time left count rounds, not games: a
+    game of ``T = 10^5`` is a hundred games of ``T = 10^3`` of work, and the rounds of
+    the games in flight count as they are played (:func:`run_games` passes them on from
+    the backends, :func:`~.backends.execute`), so one long game moves the line too.
 
     Args:
         total: Games to play.
@@ -421,8 +438,8 @@ class LineProgress:
         self.lines = 0
 
     def update(self, n: int = 1, rounds: int = 0) -> None:
-        """Count ``n`` finished games of ``rounds`` rounds in all; write a line if
-        ``interval`` has passed."""
+        """Count ``n`` finished games and ``rounds`` rounds played (``n = 0``: rounds of
+        games in flight); write a line if ``interval`` has passed."""
         self.n += n
         self.done += rounds
         if self.clock() - self.last >= self.interval:
@@ -477,16 +494,19 @@ def progress_bar(total: int, *, quiet: bool, desc: str, rounds: int | None = Non
     """A tqdm bar on stderr that appears after 2 s on a terminal; elsewhere (output
     redirected) a :class:`LineProgress` line every :data:`PROGRESS_SECONDS`; nothing
     when quiet or there is nothing to play. Its ``update(games, rounds)`` counts
-    finished games and their rounds; given ``rounds`` (of all ``total`` games), the
-    share done and the time left count rounds."""
+    finished games and rounds played (``games = 0`` for the rounds of games in flight);
+    given ``rounds`` (of all ``total`` games), the share done and the time left count
+    rounds."""
     if quiet or total == 0:
         return _NoBar()
     if not _isatty(sys.stderr):
-        return LineProgress(total, desc=desc, stream=sys.stderr, rounds=rounds)
+        return LineProgress(total, desc=desc, stream=sys.stderr, rounds=rounds,
+                            interval=PROGRESS_SECONDS)
     try:  # tqdm is an optional extra: imported when a bar is wanted
         from tqdm import tqdm
     except ImportError:
-        return LineProgress(total, desc=desc, stream=sys.stderr, rounds=rounds)
+        return LineProgress(total, desc=desc, stream=sys.stderr, rounds=rounds,
+                            interval=PROGRESS_SECONDS)
     if rounds:
         return _RoundBar(tqdm(total=rounds, desc=desc, unit="round", unit_scale=True,
                               delay=2.0, dynamic_ncols=True, file=sys.stderr, smoothing=0.1))

@@ -1,0 +1,92 @@
+"""Games in flight report the rounds they have played, so the progress of one long game
+moves before it ends (serial backend and local workers), and the records do not change.
+
+No wall clock is asserted: the report intervals are set to 0 (a report at every look at
+the clock, every ``PROGRESS_CHECK_ROUNDS`` rounds) or driven by an injected clock.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+
+from dp_online_envs.lab.experiments import backends, runner
+from dp_online_envs.lab.experiments.game import play_game, stable_view
+from dp_online_envs.lab.experiments.sweep import make_games
+
+EVERY = backends.PROGRESS_CHECK_ROUNDS  # 256
+
+
+def _games(horizon: int, seeds: int) -> list:
+    return make_games("DPBandit-MAB-v0", "exp3", horizon=horizon, seeds=seeds,
+                      epsilon=None, delta=None)
+
+
+def test_a_round_ticker_reports_at_most_every_interval_at_its_looks():
+    """Rounds of 10 ms, a look every 16 rounds, a report at least 1 s after the last:
+    rounds 112 (1.12 s), 224 (2.24 s, 1.12 s after) and 336, each of the 112 rounds
+    since the report before."""
+    now, reports = [0.0], []
+    ticker = backends.RoundTicker(reports.append, seconds=1.0, every=16, clock=lambda: now[0])
+    at = []
+    for t in range(1, 400):
+        now[0] = t * 0.01
+        before = len(reports)
+        ticker(t, None, None)
+        if len(reports) > before:
+            at.append(t)
+    assert at == [112, 224, 336]
+    assert reports == [112, 112, 112]
+
+
+def test_one_long_serial_game_prints_progress_lines_before_it_ends(monkeypatch):
+    """One game of 2000 rounds: a line for each report of its rounds (every 256 rounds,
+    0/1 games finished), then the last line; the record is the game's without reports."""
+    monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(backends, "GAME_PROGRESS_SECONDS", 0.0)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)  # not a terminal: LineProgress lines
+    [spec] = _games(2000, 1)
+    report = runner.run_games([spec], backend="serial", quiet=False, desc="long")
+    lines = err.getvalue().splitlines()
+    shares = [int(m.group(2)) for m in
+              (re.match(r"long: (\d)/1 games \((\d+)% of the rounds\)", x) for x in lines)
+              if m and m.group(1) == "0"]
+    assert shares == [round(100 * k * EVERY / 2000) for k in range(1, 2000 // EVERY + 1)]
+    assert lines[-1].startswith("long: 1/1 games (100% of the rounds)")
+    assert stable_view(report.records[0]) == stable_view(play_game(spec))
+
+
+def test_local_workers_report_every_game_in_flight_before_its_outcome(monkeypatch):
+    """Two games on two worker processes: each reports 256 rounds five times (1500
+    rounds), every report before its game's outcome; the records are the serial ones."""
+    monkeypatch.setattr(backends, "GAME_PROGRESS_SECONDS", 0.0)  # sent to the workers
+    specs = _games(1500, 2)
+    events = []
+    outcomes = backends.execute(specs, backend="local", workers=2,
+                                on_rounds=lambda gid, n: events.append(("rounds", gid, n)))
+    records = {}
+    for spec, record, error in outcomes:
+        assert error is None, error
+        events.append(("done", spec.game_id, None))
+        records[spec.game_id] = record
+    for spec in specs:
+        mine = [e for e in events if e[1] == spec.game_id]
+        assert mine == [("rounds", spec.game_id, EVERY)] * (1500 // EVERY) + [
+            ("done", spec.game_id, None)]
+        assert stable_view(records[spec.game_id]) == stable_view(play_game(spec))
+
+
+def test_a_quiet_run_asks_for_no_reports(monkeypatch):
+    """Without a progress display the games carry no ticker (nothing to pay for)."""
+    seen = []
+    real = backends.execute
+
+    def spy(specs, **kw):
+        seen.append(kw.get("on_rounds"))
+        return real(specs, **kw)
+
+    monkeypatch.setattr(runner, "execute", spy)
+    runner.run_games(_games(20, 1), backend="serial", quiet=True)
+    assert seen == [None]
