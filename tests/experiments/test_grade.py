@@ -169,7 +169,9 @@ def test_the_default_secret_variable_is_documented_in_the_course_assignment():
     course = load_assignment(COURSE / "assignment.yaml")
     assert course.secret.env == DEFAULT_SECRET_ENV and course.secret.salt is None
     assert course.epsilon == 1.0 and course.delta == 0.0
-    assert [r.label for r in course.references] == ["private-exp2", "exp3"]
+    assert [r.label for r in course.references] == ["private-exp2", "exp3",
+                                                    "private-bandit(base=exp3)", "uniform"]
+    assert course.audit.reference == "private-bandit(base=exp3)"
     assert course.references[0].epsilon == 1.0  # a private reference plays the budget
 
 

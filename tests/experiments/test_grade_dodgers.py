@@ -17,7 +17,7 @@ import pytest
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs.lab.grading import audit_step, grade, load_assignment
-from dp_online_envs.lab.grading.grader import audit_games, audit_seed
+from dp_online_envs.lab.grading.grader import audit_games, audit_seed, score
 from dp_online_envs.lab.grading.submission import SubmissionInfo, SubmissionLoader
 
 from .liars import BanditHorizonLiar
@@ -34,10 +34,10 @@ DODGERS = ("dodges_horizon", "dodges_resets", "dodges_late_rounds")
 _fresh = itertools.count()
 
 
-def fresh_process_learner(path: pathlib.Path):
+def fresh_process_learner(path: pathlib.Path, epsilon: float = 1.0):
     """``make_learner(problem, space, seed)`` that imports ``path`` anew for every game
     (module state such as a reset counter starts afresh, as in a graded game's fresh
-    process) and builds its one learner class with the assignment's budget."""
+    process) and builds its one learner class with ``epsilon`` (the assignment's)."""
     def make(problem, space, seed):
         spec = importlib.util.spec_from_file_location(f"fresh_{path.stem}_{next(_fresh)}",
                                                       path)
@@ -45,14 +45,15 @@ def fresh_process_learner(path: pathlib.Path):
         spec.loader.exec_module(module)
         (cls,) = [v for v in vars(module).values() if isinstance(v, type)
                   and v.__module__ == module.__name__ and hasattr(v, "act")]
-        return cls(problem, epsilon=1.0, delta=0.0, seed=seed)
+        return cls(problem, epsilon=epsilon, delta=0.0, seed=seed)
     return make
 
 
 @pytest.mark.parametrize("name", [*DODGERS, "honest"])
 def test_the_default_audit_refutes_every_dodger_and_not_the_honest_learner(name):
     """The course's assignment as shipped: T = 16384, 16 audit games, the audit seed
-    derived from a secret. The honest learner's 16 games take about 13 s of CPU."""
+    derived from a secret; the honest learner with its noise-free twin (the audit's
+    power on it), each 16 games of about 13 s of CPU."""
     course = load_assignment(COURSE / "assignment.yaml")
     assert course.horizons == (16384,) and course.audit.settings.games == 16
     path = HONEST if name == "honest" else BAD / f"{name}.py"
@@ -60,14 +61,38 @@ def test_the_default_audit_refutes_every_dodger_and_not_the_honest_learner(name)
                                              ""))
     settings = dataclasses.replace(course.audit.settings,
                                    seed=audit_seed(course, "a course secret"))
-    finding = audit_step.audit_one_run(fresh_process_learner(path),
-                                       audit_games(course, loader), (1.0, 0.0), settings)
+    finding = audit_step.audit_with_twin(lambda eps: fresh_process_learner(path, eps), 1.0,
+                                         audit_games(course, loader), (1.0, 0.0), settings)
     assert finding.games == 16 and finding.horizons == (16384,)
     assert finding.canaries == 16 * 16384
-    if name == "honest":
+    if name == "honest":  # not refuted, with power: its noise-free twin is refuted
         assert not finding.refuted and finding.eps_lb <= 1.0, str(finding)
+        assert finding.twin["refuted"] and finding.verdict == "not refuted", str(finding)
+        audit = score(course, [], (1.0, 0.0, ""), "", finding, "")[2]
+        assert audit.earned == 30 and "noise-free twin" in audit.reason, audit.reason
     else:
         assert finding.refuted and finding.eps_lb > 1.0, str(finding)
+
+
+def test_a_learner_the_audit_cannot_read_earns_no_audit_points():
+    """A claim the audit could not have caught lying earns no audit points: ``unseen``
+    (EXP3 with no noise at a thirtieth of its learning rate, ignoring its epsilon) is not
+    refuted, but neither is its noise-free twin (itself), so its verdict is "no audit
+    power" and the audit part 0 with that reason. The course's assignment at T = 2048
+    with 8 audit games, in process."""
+    course = load_assignment(COURSE / "assignment.yaml")
+    assignment = dataclasses.replace(course, horizons=(2048,))
+    settings = dataclasses.replace(course.audit.settings, games=8,
+                                   seed=audit_seed(assignment, "a course secret"))
+    path = BAD / "unseen.py"
+    loader = SubmissionLoader(SubmissionInfo(str(path), "Learner", "unseen", "bandit", True,
+                                             "", ""))
+    finding = audit_step.audit_with_twin(lambda eps: fresh_process_learner(path, eps), 1.0,
+                                         audit_games(assignment, loader), (1.0, 0.0), settings)
+    assert not finding.refuted and finding.twin is not None, str(finding)
+    assert not finding.twin["refuted"] and finding.verdict == "no audit power", str(finding)
+    audit = score(assignment, [], (1.0, 0.0, ""), "", finding, "")[2]
+    assert audit.earned == 0 and audit.reason.startswith("no audit power"), audit.reason
 
 
 def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
@@ -77,7 +102,8 @@ def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
     costs about 0.25 ms of CPU (``benchmarks/grader_audit.py`` grades every dodger at the
     default). The dodger graded is the one whose dodge needs the grader's processes: it
     counts its process's resets. At these settings its audit's eps_lb is about 1.8 (1.0
-    claimed); the honest learner's is 0."""
+    claimed); the honest learner's is 0, and the grader plays its noise-free twin, which
+    these few games cannot refute: no audit power, no audit points."""
     course = load_assignment(COURSE / "assignment.yaml")
     audit = dataclasses.replace(course.audit, power_factors=(10.0,),  # one power audit
                                 settings=dataclasses.replace(course.audit.settings, games=8))
@@ -98,8 +124,13 @@ def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
     assert g.audit_cpu_seconds is not None and g.audit_cpu_seconds > 0, name
     honest = by_name["honest"]
     assert honest.audit is not None, honest.parts[2].reason
-    assert honest.audit["refuted"] is False and honest.parts[2].earned == 30
-    assert result.power["reference"] == "private-exp2" and result.power["factors"] == [10.0]
+    # not refuted, but at 8 games of T = 2048 its noise-free twin is not refuted either
+    # (about 11 guesses; it is at the course's 16 games of T = 16384): no audit power
+    assert honest.audit["refuted"] is False and honest.audit["twin"] is not None
+    assert honest.audit["verdict"] == "no audit power", honest.audit
+    assert honest.parts[2].earned == 0 and honest.parts[2].reason.startswith("no audit power")
+    assert result.power["reference"] == "private-bandit(base=exp3)"
+    assert result.power["factors"] == [10.0]
     assert result.power_text and result.grades[0].power_text == result.power_text
 
 

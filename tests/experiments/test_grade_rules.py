@@ -329,3 +329,51 @@ def test_the_cached_audit_power_is_keyed_by_the_claimed_budget(tmp_path, monkeyp
     assert claims == [(1.0, 0.0), (2.0, 0.0), (2.0, 1e-6)]
     assert (first.power, second.power, third.power) == (
         {"claim": [1.0, 0.0]}, {"claim": [2.0, 0.0]}, {"claim": [2.0, 1e-6]})
+
+
+def test_the_audit_shows_its_games_as_progress_and_plays_the_twin_when_not_refuted(
+        monkeypatch):
+    """The audit phase (minutes per submission) is not silent: each audit, the learner's
+    and its noise-free twin's, is a progress bar fed with every game it starts (its
+    horizon as the rounds) and closed at the end, even when the learner fails. The
+    twin is built at TWIN_FACTOR times the epsilon. Played in process (the sandboxed
+    learner replaced by the class it would load)."""
+    import agents
+    from dp_online_envs.lab.grading import audit_step, grader
+
+    bars, built = [], []
+
+    class Bar:
+        def __init__(self, total, *, quiet, desc, rounds):
+            self.args, self.updates, self.closed = (total, quiet, desc, rounds), [], False
+            bars.append(self)
+
+        def update(self, n=1, rounds=0):
+            self.updates.append((n, rounds))
+
+        def close(self):
+            self.closed = True
+
+    def in_process(factory, problem, action_space, limits):
+        built.append(factory.keywords["epsilon"])
+        return agents.make("private-exp2", problem, epsilon=factory.keywords["epsilon"],
+                           seed=factory.keywords["seed"])
+
+    monkeypatch.setattr(grader, "progress_bar", Bar)
+    monkeypatch.setattr(grader, "IsolatedLearner", in_process)
+    assignment = parse_assignment(with_("audit", {"games": 2}))
+    settings = dataclasses.replace(assignment.audit.settings, seed=5)
+    loader = agents.agent_class("private-exp2")  # what the sandboxed learner would load
+    finding, reason = grader._audit(assignment, loader, (1.0, 0.0, ""), "", settings, None,
+                                    shown="someone")
+    assert reason == "" and not finding.refuted and finding.twin is not None
+    assert built == [1.0, 1.0, audit_step.TWIN_FACTOR, audit_step.TWIN_FACTOR]
+    assert [b.args for b in bars] == [
+        (2, False, "someone: audit", 80),
+        (2, False, "someone: audit of its noise-free twin", 80)]
+    assert all(b.updates == [(1, 40), (1, 40)] and b.closed for b in bars)
+    bars.clear()
+    monkeypatch.setattr(grader, "IsolatedLearner", lambda *a: 1 / 0)  # fails at once
+    finding, reason = grader._audit(assignment, loader, (1.0, 0.0, ""), "", settings, None)
+    assert finding is None and "ZeroDivisionError" in reason
+    assert [b.args[1] for b in bars] == [True] and bars[0].closed  # quiet without a name

@@ -63,7 +63,7 @@ from dp_online_envs.lab.experiments.game import (
     stable_hash,
 )
 from dp_online_envs.lab.experiments.resolver import AgentResolver
-from dp_online_envs.lab.experiments.runner import run_games
+from dp_online_envs.lab.experiments.runner import progress_bar, run_games
 from dp_online_envs.lab.experiments.sweep import make_games
 from dp_online_envs.lab.grading import audit_step
 from dp_online_envs.lab.grading.assignment import Assignment, EnvEntry
@@ -425,7 +425,8 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     declared, declared_note = declared_budget(report.records)
     cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
-                                   limits, run.keywords.get("workers") or 1)
+                                   limits, run.keywords.get("workers") or 1,
+                                   None if run.keywords.get("quiet", True) else name)
     end_cpu = _cpu_seconds()
     cpu = None if declared is None else end_cpu - cpu
     results = _settings(assignment, report.records, failures, references)
@@ -446,29 +447,52 @@ def _cpu_seconds() -> float:
 
 def _audit(assignment: Assignment, loader: SubmissionLoader,
            declared: tuple[float, float, str] | None, declared_note: str,
-           settings: Any, limits: IsolationLimits, workers: int = 1) -> tuple[Any, str]:
+           settings: Any, limits: IsolationLimits, workers: int = 1,
+           shown: str | None = None) -> tuple[Any, str]:
     """``(finding, "")``, or ``(None, why the audit did not run to its end)``.
 
     The one-run audit plays ``settings.games`` games of every env and horizon, each a
     fresh isolated learner built with the game's seed (as :func:`~dp_online_envs.
-    experiments.game.play_game` builds a graded game's) and reset with it once.
+    experiments.game.play_game` builds a graded game's) and reset with it once. When
+    the claim is not refuted, the same games are played by the submission built at
+    :data:`~.audit_step.TWIN_FACTOR` times the assignment's epsilon (its noise-free
+    twin, claiming the same): a twin that is not refuted either means the audit could
+    not have caught this learner lying (``finding.verdict == "no audit power"``).
+    With ``shown`` (the submission's name), the games started show as progress
+    (:func:`~dp_online_envs.lab.experiments.runner.progress_bar`: a bar on a terminal,
+    else a line every few seconds), each audit its own.
     """
     if declared is None:
         return None, f"not audited: {declared_note}"
     games = audit_games(assignment, loader)
 
-    def make_learner(problem: Any, action_space: Any, seed: int) -> IsolatedLearner:
-        factory = functools.partial(loader, epsilon=assignment.epsilon,
-                                    delta=assignment.delta, seed=seed)
-        return IsolatedLearner(factory, problem, action_space, limits)
+    plan = [g.horizon for g in games] * settings.games
+    bars: list[Any] = []
+
+    def make_learner_at(epsilon: float) -> Callable[..., IsolatedLearner]:
+        what = "audit" if epsilon == assignment.epsilon else "audit of its noise-free twin"
+        bar = progress_bar(len(plan), quiet=shown is None, desc=f"{shown}: {what}",
+                           rounds=sum(plan))
+        bars.append(bar)
+
+        def make_learner(problem: Any, action_space: Any, seed: int) -> IsolatedLearner:
+            bar.update(1, problem.horizon)  # counts the games started
+            factory = functools.partial(loader, epsilon=epsilon, delta=assignment.delta,
+                                        seed=seed)
+            return IsolatedLearner(factory, problem, action_space, limits)
+        return make_learner
 
     try:
-        return audit_step.audit_one_run(make_learner, games, (declared[0], declared[1]),
-                                        settings, workers=workers), ""
+        return audit_step.audit_with_twin(make_learner_at, assignment.epsilon, games,
+                                          (declared[0], declared[1]), settings,
+                                          workers=workers), ""
     except AgentFailure as exc:
         return None, f"the learner failed under audit: {exc.reason}"
     except Exception as exc:  # noqa: BLE001 - a submission's fault is reported, not raised
         return None, f"the audit could not run the learner: {type(exc).__name__}: {exc}"
+    finally:
+        for bar in bars:
+            bar.close()
 
 
 def audit_games(assignment: Assignment, loader: Any) -> list[audit_step.AuditGame]:
@@ -560,8 +584,12 @@ def score(assignment: Assignment, settings: list[SettingResult],
     * declared: all points when the learner declares ``epsilon <= required`` and
       ``delta <= required`` in every game and the audit does not refute that claim,
       none otherwise (a refuted claim earns nothing for being declared);
-    * audit: all points when the action audit of the declared claim ran and did not
-      refute it, none otherwise.
+    * audit: all points when the action audit of the declared claim ran, did not
+      refute it, and had power on this learner (its noise-free twin refuted, enough
+      guesses for a leaky mechanism to be refuted:
+      :attr:`~dp_online_envs.lab.audit.one_run.OneRunFinding.has_power`); none when it
+      refutes the claim, and none with the reason "no audit power" when it could not
+      have caught this learner lying (an unchecked claim earns no audit points).
     """
     rule = assignment.grading
     lost = []
@@ -602,10 +630,15 @@ def score(assignment: Assignment, settings: list[SettingResult],
         audit = Part("audit", rule.audit, 0.0,
                      f"refuted: eps_lb = {finding.eps_lb:.3g} > declared epsilon "
                      f"{finding.claimed_epsilon:g} at {100 * finding.confidence:g}% confidence")
+    elif finding.verdict == "no audit power":
+        audit = Part("audit", rule.audit, 0.0,
+                     f"no audit power: not refuted (eps_lb = {finding.eps_lb:.3g}), but the "
+                     f"audit could not have caught this learner lying ({finding.power_text()}"
+                     "); a claim the audit cannot check earns no audit points")
     else:
         audit = Part("audit", rule.audit, rule.audit,
                      f"not refuted (eps_lb = {finding.eps_lb:.3g} <= {finding.claimed_epsilon:g}"
-                     "); evidence, not proof: see the audit's power")
+                     f"); evidence, not proof; power on this learner: {finding.power_text()}")
     return [regret, declared_part, audit]
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from dp_online_envs.lab.experiments import analysis, plots
 from dp_online_envs.lab.experiments.store import atomic_write
+from dp_online_envs.lab.grading.audit_step import TWIN_FACTOR
 from dp_online_envs.lab.grading.grades import ClassGrades, Grade
 from dp_online_envs.lab.html_page import CSS as _CSS
 from dp_online_envs.lab.html_page import escape as _e
@@ -192,7 +193,10 @@ def _assignment_table(a: Any) -> str:
         ("privacy audit", (f"{a.grading.audit:g} points if the one-run audit does not "
                            f"refute the declared budget ({a.audit.settings.games} more full "
                            f"games per env and horizon, played as the graded ones; "
-                           f"{100 * a.audit.settings.confidence:g}% confidence)")),
+                           f"{100 * a.audit.settings.confidence:g}% confidence) and has "
+                           "power on the learner (the same audit refutes its noise-free "
+                           f"twin, built at {TWIN_FACTOR:g} times the epsilon); none for "
+                           "\"no audit power\"")),
         ("limits", _limits(a)),
     ]
     return "<table>" + "".join(f"<tr><th class=l>{_e(k)}</th><td class=wrap>{_e(v)}</td></tr>"
