@@ -90,3 +90,21 @@ def test_a_quiet_run_asks_for_no_reports(monkeypatch):
     monkeypatch.setattr(runner, "execute", spy)
     runner.run_games(_games(20, 1), backend="serial", quiet=True)
     assert seen == [None]
+
+
+def test_the_reports_reference_phase_says_what_it_plays(monkeypatch, tmp_path, capsys):
+    """``write_report`` on results without trivial play plays the reference agent's
+    games: a line says how many, and their progress is shown as a run's (quiet: none)."""
+    from dp_online_envs.lab.experiments.report import REPORT_REFERENCE, write_report
+    from dp_online_envs.lab.experiments.runner import run
+
+    monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
+    records = run("DPFullInfo-Experts-v0", "hedge", horizon=300, seeds=2, backend="serial")
+    capsys.readouterr()
+    write_report(records, tmp_path / "r.html", backend="serial")
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == (f"playing 2 games of the reference agent {REPORT_REFERENCE!r} "
+                        "(trivial play) that the results lack")
+    assert lines[-1].startswith("reference games: 2/2 games (100% of the rounds)")
+    write_report(records, tmp_path / "q.html", backend="serial", quiet=True)
+    assert capsys.readouterr().err == ""

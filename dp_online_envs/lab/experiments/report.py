@@ -545,7 +545,7 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
                  out: str | os.PathLike[str], *, title: str | None = None,
                  references: bool = True, backend: str = "local", workers: int | None = None,
                  resolver: AgentResolver | None = None,
-                 all_horizons: bool = False) -> pathlib.Path:
+                 all_horizons: bool = False, quiet: bool = False) -> pathlib.Path:
     """Write the HTML report of a results directory (or of records) to ``out``.
 
     Args:
@@ -559,6 +559,9 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         backend, workers: Where those games are played (:func:`~.runner.run_games`).
         resolver: Resolves agent names (``None``: the ``agents`` registry).
         all_horizons: The headline table at every horizon (:func:`render_report`).
+        quiet: Say nothing while the reference games are played (by default a line
+            on stderr says how many there are, and their progress is shown as a
+            sweep's, :func:`~.runner.progress_bar`).
 
     Raises:
         ExperimentError: A results directory that does not exist or is empty; an
@@ -575,8 +578,11 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     added = 0
     specs = reference_games(records, resolver=resolver) if references else []
     if specs:
-        played = run_games(specs, backend=backend, workers=workers, quiet=True,
-                           resolver=resolver).records
+        if not quiet:
+            print(f"playing {len(specs)} games of the reference agent {REPORT_REFERENCE!r} "
+                  "(trivial play) that the results lack", file=sys.stderr)
+        played = run_games(specs, backend=backend, workers=workers, quiet=quiet,
+                           desc="reference games", resolver=resolver).records
         if source:
             _keep(ResultsStore(source), played)
         records += played
