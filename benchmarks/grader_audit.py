@@ -1,8 +1,9 @@
 """The grader's privacy audit at the course assignment's default settings.
 
 Grades the course's sample submissions (honest, a noise-free cheat), the three
-dodging test submissions and the two that keep every arm in play (noise-free EXP3 or
-greedy with a round-robin arm every 64th round) on ``examples/course/assignment.yaml``
+dodging test submissions, the two that keep every arm in play (noise-free EXP3 or
+greedy with a round-robin arm every 64th round) and one the audit cannot read
+(noise-free EXP3 at a thirtieth of its learning rate) on ``examples/course/assignment.yaml``
 as it is (T = 16384, 5 hidden seeds, 16 audit games), sandboxed, and reports, per
 submission, its score, the audit's verdict (with its power on that learner) and its CPU
 time (the grader's and the learner's processes), then the audit's power against noise
@@ -30,12 +31,12 @@ SECRET = "measure-the-audit"
 
 
 def measure(secret: str, workers: int) -> dict[str, Any]:
-    """Grades the five submissions; their scores, audit findings and CPU times, the
+    """Grades the eight submissions; their scores, audit findings and CPU times, the
     audit's power and the wall time of the whole run."""
     assignment = load_assignment(HERE / "assignment.yaml")
     files = [HERE / "submissions" / "honest.py", HERE / "submissions" / "cheat.py",
              *(DODGERS / f"dodges_{n}.py" for n in ("horizon", "resets", "late_rounds")),
-             *(DODGERS / f"forced_{n}.py" for n in ("exp3", "greedy"))]
+             *(DODGERS / f"forced_{n}.py" for n in ("exp3", "greedy")), DODGERS / "unseen.py"]
     start = time.perf_counter()
     result = grade(assignment, files, secret=secret, backend="local", workers=workers)
     wall = time.perf_counter() - start
