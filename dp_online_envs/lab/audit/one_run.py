@@ -44,7 +44,9 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    e^eps))`` (their Theorem 3.1): ``eps_lb`` is the largest epsilon whose tail
    ``P[Binomial >= v]`` is at most ``1 - confidence`` (a one-sided Clopper-Pearson bound
    on the guessing accuracy, through its log-odds), and ``eps_lb > epsilon`` refutes the
-   claim. With ``delta > 0`` the paper's extra term is added (:func:`one_run_p_value`).
+   claim. With ``delta > 0`` the bound is the larger of the paper's (its extra term
+   added, :func:`one_run_p_value`) and the f-DP bound of Mahloujifar, Melis and Chaudhuri
+   for the trade-off function of ``(epsilon, delta)``-DP (:func:`fdp_eps_lower_bound`).
 4. **Power** (:attr:`OneRunFinding.verdict`): ``refuted``, ``not refuted`` (with the
    power on the learner: :func:`rr_power`, the randomized response its guessed rounds
    would have to leak, and its noise-free twin where played) or ``no audit power``.
@@ -59,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -74,8 +77,9 @@ from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["DEFAULT_ONE_RUN", "TWIN_FACTOR", "AuditGame", "OneRunFinding", "OneRunSettings",
-           "PlayedGame", "audit_one_run", "check_canary_env", "guess_explorations", "guess_moves", "guess_rounds",
-           "guess_leaves", "guess_returns", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
+           "PlayedGame", "audit_one_run", "check_canary_env", "fdp_eps_lower_bound",
+           "fdp_p_value", "guess_explorations", "guess_leaves", "guess_moves", "guess_returns",
+           "guess_rounds", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
            "partner_losses", "play_audit_game", "rr_power", "scheduled_plays"]
 
 
@@ -172,6 +176,110 @@ def one_run_p_value(guesses: int, correct: int, epsilon: float, *, delta: float 
     return min(f, 1.0)
 
 
+def _fdp_mass(guesses: int, correct: int, epsilon: float, delta: float, canaries: int,
+              tail: float) -> float:
+    """The least ``R_0 + H_0`` (``guesses`` times the total probability) of a law of the
+    right guesses that the ``(epsilon, delta)`` trade-off allows with ``P[v >= correct]
+    >= tail``, exactly ``guesses`` of ``canaries`` rounds guessed: the greedy recursion of
+    :func:`fdp_p_value`. Stops as soon as the sum exceeds ``guesses`` (then returns a value
+    above it), or once ``H`` stops growing (then nothing else changes)."""
+    r, v, m = guesses, correct, canaries
+    big, budget = m * delta, float(r)
+    shrink, grow = math.exp(-epsilon), math.exp(min(epsilon, 700.0))  # no overflow
+    right, wrong = tail * v, tail * (r - v)  # R_v, H_v: the tail's mass, all at v
+    for i in range(v - 1, -1, -1):
+        # H_i >= m fbar^{-1}(R_{i+1} / m), fbar the blow-up of the (eps, delta) trade-off
+        need = max((right - big) * shrink, m * (1.0 - delta) - grow * (m - right))
+        if need <= wrong:  # H stays, so R stays: every later step changes nothing
+            break
+        right += i / (r - i) * (need - wrong)
+        wrong = need
+        if right + wrong > budget:
+            break
+    return right + wrong
+
+
+def fdp_p_value(guesses: int, correct: int, epsilon: float, *, delta: float = 0.0,
+                canaries: int = 0) -> float:
+    """The largest ``P[v >= correct]`` the trade-off function of ``(epsilon, delta)``-DP
+    allows when exactly ``guesses`` of ``canaries`` rounds are guessed (Mahloujifar, Melis
+    and Chaudhuri 2024, the one-run f-DP audit with abstentions).
+
+    With ``R_i = E[v; v >= i]`` and ``H_i = E[r - v; v >= i]``, the trade-off of one
+    canary gives ``R_i <= m fbar(H_{i-1} / m)``, ``fbar(x) = min(1, delta + e^eps x, 1 -
+    e^-eps (1 - delta - x))``; the least ``E[r] = R_0 + H_0`` of a law whose tail at
+    ``correct`` is ``tau`` is a greedy recursion from ``R_v = tau v``, ``H_v = tau (r -
+    v)`` down to 0, and ``tau`` is possible exactly when it is at most ``r``. The value is
+    the largest such ``tau``, found by bisection on its logarithm to a relative ``1e-9``
+    (the upper end returned), so it is at least the exact maximum of this relaxation
+    (``docs/algorithms/one-run-audit.md``). It is never below the binomial tail of
+    :func:`one_run_p_value` at ``delta = 0`` (which is exact there); with ``delta > 0``
+    and few guesses it is far below Steinke et al.'s.
+
+    Raises:
+        ValueError: Invalid counts, epsilon or delta, or ``canaries < max(guesses, 1)``.
+    """
+    r, v = _counts(guesses, correct)
+    eps = check_real("epsilon", epsilon, 0.0)
+    check_delta(delta)
+    m = check_int("canaries", canaries, max(r, 1))
+    if v == 0:
+        return 1.0
+    if _fdp_mass(r, v, eps, float(delta), m, 1.0) <= r:
+        return 1.0
+    # the mass is increasing in tau: bisect ln(tau) for the last feasible tau
+    lo, hi = math.log(sys.float_info.min), 0.0
+    if _fdp_mass(r, v, eps, float(delta), m, math.exp(lo)) > r:
+        return math.exp(lo)
+    while hi - lo > 1e-9:
+        mid = 0.5 * (lo + hi)
+        if _fdp_mass(r, v, eps, float(delta), m, math.exp(mid)) <= r:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(hi)
+
+
+def fdp_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0.95,
+                        delta: float = 0.0, canaries: int = 0) -> float:
+    """The largest epsilon that :func:`fdp_p_value` refutes at ``confidence``: the
+    supremum of the epsilons at which no law the ``(epsilon, delta)`` trade-off allows
+    has ``P[v >= correct] >= 1 - confidence`` (0 when it refutes none).
+
+    The needed mass is decreasing in epsilon (a larger epsilon, a smaller inverse
+    blow-up), so the set refuted is an interval from 0; its end is found by bisection to
+    ``1e-9``, the lower end returned (never above the supremum).
+
+    Raises:
+        ValueError: Invalid counts, confidence or delta, or ``canaries < max(guesses,
+            1)``.
+    """
+    r, v = _counts(guesses, correct)
+    alpha = 1.0 - check_confidence(confidence)
+    check_delta(delta)
+    m = check_int("canaries", canaries, max(r, 1))
+    if v == 0:
+        return 0.0
+
+    def refuted(eps: float) -> bool:
+        return _fdp_mass(r, v, eps, float(delta), m, alpha) > r
+
+    if not refuted(0.0):
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while refuted(hi):
+        if hi > 1e3:  # no tail as large as alpha at any finite epsilon
+            return math.inf
+        lo, hi = hi, 2.0 * hi
+    while hi - lo > 1e-9:
+        mid = 0.5 * (lo + hi)
+        if refuted(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def one_run_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0.95,
                             delta: float = 0.0, canaries: int = 0) -> float:
     """The largest epsilon that ``correct`` right guesses out of ``guesses`` refute at
@@ -180,12 +288,17 @@ def one_run_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0
     ``delta = 0``: the tail ``P[Binomial(r, q) >= v]`` is at most ``alpha = 1 -
     confidence`` exactly for ``q`` up to the one-sided Clopper-Pearson lower bound
     ``q_lo`` of ``v`` out of ``r``, so ``eps_lb = ln(q_lo / (1 - q_lo))``
-    (:func:`~dp_online_envs.lab.audit.statistics.clopper_pearson`). ``delta > 0``: the root
-    in epsilon of :func:`one_run_p_value` ``= alpha`` (``canaries`` is the paper's
-    ``m``).
+    (:func:`~dp_online_envs.lab.audit.statistics.clopper_pearson`); randomized response
+    attains this tail, so no analysis refutes more. ``delta > 0``: the larger of the root
+    in epsilon of :func:`one_run_p_value` ``= alpha`` (Steinke et al.) and
+    :func:`fdp_eps_lower_bound` (Mahloujifar et al.), ``canaries`` being the ``m`` of
+    both. Both bound the same tail ``P[v >= correct]``, so their minimum does, and the
+    larger bound is valid at ``confidence`` without a union bound
+    (``docs/algorithms/one-run-audit.md``).
 
     Raises:
-        ValueError: Invalid counts, confidence or delta.
+        ValueError: Invalid counts, confidence or delta, or (``delta > 0``) ``canaries <
+            guesses``.
     """
     r, v = _counts(guesses, correct)
     alpha = 1.0 - check_confidence(confidence)
@@ -195,18 +308,20 @@ def one_run_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0
     if delta == 0:
         q_lo = clopper_pearson(v, r, 1.0 - 2.0 * alpha)[0]
         return math.log(q_lo / (1.0 - q_lo)) if q_lo > 0.5 else 0.0
+    check_int("canaries", canaries, r)
+    fdp = fdp_eps_lower_bound(r, v, confidence=1.0 - alpha, delta=delta, canaries=canaries)
 
     def excess(eps: float) -> float:
         return one_run_p_value(r, v, eps, delta=delta, canaries=canaries) - alpha
 
     if excess(0.0) > 0:
-        return 0.0
+        return fdp
     hi = 1.0
     while excess(hi) <= 0:
         if hi > 1e3:  # the tail never exceeds alpha: no finite epsilon survives
             return math.inf
         hi *= 2.0
-    return float(optimize.brentq(excess, 0.0, hi, xtol=1e-10))
+    return max(fdp, float(optimize.brentq(excess, 0.0, hi, xtol=1e-10)))
 
 
 # --------------------------------------------------------------------------
