@@ -108,3 +108,12 @@ def test_the_reports_reference_phase_says_what_it_plays(monkeypatch, tmp_path, c
     assert lines[-1].startswith("reference games: 2/2 games (100% of the rounds)")
     write_report(records, tmp_path / "q.html", backend="serial", quiet=True)
     assert capsys.readouterr().err == ""
+
+
+def test_the_time_left_of_an_enormous_game_is_said_in_days_or_years():
+    """A legal horizon of 10^15 rounds at 10^5 rounds a second: about 317 years."""
+    assert [runner.duration(s) for s in (42, 185, 7620, 2 * 86_400 + 3 * 3600 + 59,
+                                         10**15 / 1e5)] == [
+        "42s", "3m05s", "2h07m", "2d03h", "317 years"]
+    assert runner.duration(2 * 86_400 - 1) == "47h59m"
+    assert runner.duration(2 * 31_557_600 - 1) == "730d11h"

@@ -458,11 +458,11 @@ class LineProgress:
             done, total, what = self.done, self.rounds, " of the rounds"
         else:
             done, total, what = self.n, self.total, ""
-        left = (f", about {_duration(elapsed * (total - done) / done)} left"
+        left = (f", about {duration(elapsed * (total - done) / done)} left"
                 if 0 < done < total else "")
         share = 100 * done / total if total else 100.0
         print(f"{self.desc}: {self.n}/{self.total} games ({share:.0f}%{what}), "
-              f"{_duration(elapsed)} elapsed{left}", file=self.stream, flush=True)
+              f"{duration(elapsed)} elapsed{left}", file=self.stream, flush=True)
         self.lines += 1
 
 
@@ -480,14 +480,23 @@ class _RoundBar:
         self.bar.close()
 
 
-def _duration(seconds: float) -> str:
-    """``42s``, ``3m05s`` or ``2h07m``."""
+#: Seconds in a day and in a (Julian) year, for :func:`duration`.
+_DAY, _YEAR = 86_400, 31_557_600
+
+
+def duration(seconds: float) -> str:
+    """``42s``, ``3m05s``, ``2h07m``, ``3d04h`` (from two days) or ``317 years`` (from
+    two years: what a legal but enormous horizon says it will take)."""
     s = int(round(seconds))
     if s < 60:
         return f"{s}s"
     if s < 3600:
         return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s < 2 * _DAY:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s < 2 * _YEAR:
+        return f"{s // _DAY}d{s % _DAY // 3600:02d}h"
+    return f"{s / _YEAR:,.0f} years"
 
 
 def progress_bar(total: int, *, quiet: bool, desc: str, rounds: int | None = None) -> Any:
