@@ -84,8 +84,8 @@ def test_both_bounds_are_at_least_the_exact_tail_of_the_tightest_mechanism(m, r,
         q = 1 / (1 + math.exp(-eps))
         assert tail == pytest.approx(stats.binom.sf(np.arange(r + 1) - 1, r, q))
         assert all(one_run_p_value(r, v, eps) == pytest.approx(tail[v]) for v in range(r + 1))
-    # the revealed canaries beyond the r guessed make the tail grow with m (so does both
-    # bounds' delta term): a bound without m would be below it
+    # the revealed canaries beyond the r guessed make the tail grow with m (as both
+    # bounds' delta terms do): a bound blind to m would be below it
     if delta > 0 and m > r:
         assert tail[r] > (delta + (1 - delta) / (1 + math.exp(-eps))) ** r + 1e-9
 

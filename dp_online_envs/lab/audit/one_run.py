@@ -308,7 +308,6 @@ def one_run_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0
     if delta == 0:
         q_lo = clopper_pearson(v, r, 1.0 - 2.0 * alpha)[0]
         return math.log(q_lo / (1.0 - q_lo)) if q_lo > 0.5 else 0.0
-    check_int("canaries", canaries, r)
     fdp = fdp_eps_lower_bound(r, v, confidence=1.0 - alpha, delta=delta, canaries=canaries)
 
     def excess(eps: float) -> float:
