@@ -1,6 +1,6 @@
 """Train a stable-baselines3 PPO policy on DPBandit-MAB-v0 and compare its regret.
 
-    python examples/sb3_ppo.py            # about a minute on two CPU cores
+    python examples/sb3_ppo.py            # about a minute and a half on one core
     python examples/sb3_ppo.py --timesteps 100000
 
 It needs stable-baselines3 and PyTorch, which the ``[experiments]`` extra does not
@@ -11,11 +11,18 @@ download of gigabytes), then the ``sb3`` extra::
     pip install -e ".[experiments,sb3]"
 
 PPO's Gaussian policy emits a vector; :func:`dp_online_envs.wrappers.action_adapters.adapt`
-turns it into an arm (``LogitsToArm``: the arm with the largest logit). The bandit env
-only shows the loss of the arm just played, so a memoryless policy could not tell the
-arms apart; the small ``OwnHistory`` wrapper below gives the policy what a bandit
-algorithm keeps -- the empirical mean loss and the share of plays of each arm, computed
-from its own actions and the permitted feedback only.
+turns it into an arm (``LogitsToArm``: the arm with the largest logit).
+
+Why the ``OwnHistory`` wrapper: the bandit env's observation is one number, the loss
+just paid (``[f_{t-1}(x_{t-1})]``), without the arm that paid it, and PPO's
+``MlpPolicy`` is memoryless (its action depends on the current observation alone). On
+the env as it is, the policy maps that last loss to an arm: it cannot remember which
+arm has done well in this episode, and since each episode draws new arm means, no
+fixed choice is right -- it cannot learn to play the best arm, only a fixed guess. A
+bandit algorithm keeps its own statistics; the small wrapper below gives the policy
+the same -- the empirical mean loss and the share of plays of each arm (and t / T),
+computed from its own actions and the permitted feedback only, so it still sees
+nothing a bandit algorithm could not.
 
 Every episode is a fresh instance (the stochastic adversary draws new arm means at each
 reset), so PPO has to learn an exploration strategy, not an arm. Afterwards its regret
@@ -23,8 +30,8 @@ is measured with ``stable_baselines3.common.evaluation.evaluate_policy`` (the re
 summary is read from the final ``info``) and compared with the learners of the
 ``agents`` package, run by :func:`dp_online_envs.lab.experiments.run`. PPO is not private.
 
-Expect PPO to lose: after 100 training episodes (about half a minute on one core) its
-regret is near that of playing arms at random, above EXP3's and in the range of
+Expect PPO to lose: after 100 training episodes its regret is near that of playing
+arms at random, above EXP3's and in the range of
 private EXP2 at epsilon = 1 -- the no-regret learners need no training at all. Longer
 training (``--timesteps``) is the experiment to run.
 """
@@ -108,7 +115,8 @@ def ppo_regrets(model, horizon: int, episodes: int, seed: int) -> list[float]:
 
 
 def main(timesteps: int = 100_000, horizon: int = 1000, episodes: int = 8,
-         epsilon: float = 1.0, seed: int = 0) -> dict[str, tuple[float, float, float]]:
+         epsilon: float = 1.0, seed: int = 0,
+         backend: str = "local") -> dict[str, tuple[float, float, float]]:
     try:
         import torch
         from stable_baselines3 import PPO
@@ -129,7 +137,8 @@ def main(timesteps: int = 100_000, horizon: int = 1000, episodes: int = 8,
     learners = [("exp3", None), ("private-exp2", epsilon)]
     for name, eps in learners:
         try:
-            records = run(ENV_ID, name, epsilon=eps, horizon=horizon, seeds=episodes)
+            records = run(ENV_ID, name, epsilon=eps, horizon=horizon, seeds=episodes,
+                          backend=backend)
         except ValueError as exc:  # an agent not registered in this checkout
             print(f"skipping {name}: {exc}")
             continue
