@@ -7,6 +7,7 @@ Layout::
       games/<game_id>.json    one record per finished game
       claims/<game_id>.claim  a game being played right now (pid and host of its player)
       quarantine/             files of games/ that were not usable records, set aside
+      index/games.index       the games table, kept by ``load_results`` (see .index)
       plots/                  figures written by ``dp-online plot``
 
 A record is written to a temporary file in ``games/`` (named with the writer's pid),
@@ -369,8 +370,7 @@ class ResultsStore:
             elif reason is not None and set_aside:
                 self._quarantine(p, reason)
             elif reason is not None:
-                warnings.warn(f"{p}: {reason}; not a usable record, skipped (left in place: "
-                              "reading moves nothing)", DamagedResultWarning, stacklevel=2)
+                warn_skipped(p, reason, stacklevel=2)
         return records
 
     def _quarantine(self, path: pathlib.Path, reason: str) -> None:
@@ -401,6 +401,13 @@ class ResultsStore:
             return json.loads(path.read_text())
         except (OSError, ValueError):
             return None
+
+
+def warn_skipped(path: pathlib.Path, reason: str, stacklevel: int = 2) -> None:
+    """The :class:`DamagedResultWarning` of a reader that skips ``path`` (not a usable
+    record, for ``reason``) and leaves it in place."""
+    warnings.warn(f"{path}: {reason}; not a usable record, skipped (left in place: "
+                  "reading moves nothing)", DamagedResultWarning, stacklevel=stacklevel + 1)
 
 
 def load_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]
@@ -521,39 +528,59 @@ def _read_regular(path: pathlib.Path, limit: int) -> bytes:
         OSError: It cannot be read.
         ValueError: It is no regular file, or larger than ``limit`` (the message says).
     """
+    return read_regular_stat(path, limit)[0]
+
+
+def read_regular_stat(path: pathlib.Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """:func:`_read_regular`, with the ``fstat`` of the file it read (the signature of
+    exactly those bytes: a file replaced meanwhile has another inode or times).
+
+    Raises:
+        As :func:`_read_regular`.
+    """
     _require_regular(path, os.stat(path), limit)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        _require_regular(path, os.fstat(fd), limit)
+        st = os.fstat(fd)
+        _require_regular(path, st, limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             raw = fh.read(limit + 1)
     finally:
         os.close(fd)
     if len(raw) > limit:
         raise ValueError(f"more than {limit} bytes, larger than any record")
-    return raw
+    return raw, st
 
 
 def _check(path: pathlib.Path) -> tuple[dict[str, Any] | None, str | None]:
     """``(record, None)``, ``(None, reason)``, or ``(None, None)`` for a vanished file."""
+    record, reason, _ = check_file(path)
+    return record, reason
+
+
+def check_file(path: pathlib.Path
+               ) -> tuple[dict[str, Any] | None, str | None, os.stat_result | None]:
+    """``(record, None, stat)`` for a usable record (``stat``: the ``fstat`` of the
+    bytes read), ``(None, reason, None)`` for a file that is not one, ``(None, None,
+    None)`` for a vanished file. Nothing but a regular file is opened."""
     try:
-        raw = _read_regular(path, MAX_RECORD_BYTES)
+        raw, st = read_regular_stat(path, MAX_RECORD_BYTES)
     except FileNotFoundError:
-        return None, None
+        return None, None, None
     except OSError as exc:
-        return None, f"unreadable ({exc.strerror or exc})"
+        return None, f"unreadable ({exc.strerror or exc})", None
     except ValueError as exc:
-        return None, str(exc)
+        return None, str(exc), None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 text (byte {exc.start})"
+        return None, f"not UTF-8 text (byte {exc.start})", None
     try:
         data = json.loads(text)
     except ValueError as exc:
-        return None, f"not JSON ({exc})"
+        return None, f"not JSON ({exc})", None
     reason = check_record(data, path.stem)
-    return (data, None) if reason is None else (None, reason)
+    return (data, None, st) if reason is None else (None, reason, None)
 
 
 def _name_max(directory: pathlib.Path) -> int:

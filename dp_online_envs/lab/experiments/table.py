@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.index import indexed_table
 from dp_online_envs.lab.experiments.store import (
     atomic_write,
     check_output,
@@ -50,6 +51,9 @@ CURVE_SETTINGS = ("game_id", "sweep", "env_id", "agent_label", "privacy", "epsil
 CURVE_COLUMNS = CURVE_SETTINGS + ("checkpoint", "regret_lo", "regret_hi")
 #: File formats of :func:`export_results`, by extension.
 FORMATS = (".parquet", ".csv")
+#: The version of :func:`games_table`'s layout: an index written for another is rebuilt
+#: (change it with the table's columns or types).
+GAMES_TABLE_KEY = "games-table-1"
 
 def _pandas() -> Any:
     try:
@@ -78,9 +82,14 @@ def flatten_record(record: dict[str, Any]) -> dict[str, Any]:
 def load_results(source: str | os.PathLike[str] | Iterable[dict[str, Any]]) -> Any:
     """The games of a results directory as a tidy ``pandas.DataFrame``, one row per game.
 
+    A results directory is read through its games index (:mod:`.index`): a columnar
+    copy of this table kept beside the records, served only when it agrees with every
+    record file and rebuilt from the records otherwise, so that reading a directory of
+    many games costs about what reading one Parquet file of the table does.
+
     Args:
-        source: A results directory (damaged files are quarantined with a warning, see
-            :mod:`.store`) or records.
+        source: A results directory (files that are not usable records are skipped with
+            a warning and left in place, see :mod:`.store`) or records.
 
     Returns:
         One row per game, sorted by ``game_id``; the columns are the record's keys in
@@ -90,8 +99,17 @@ def load_results(source: str | os.PathLike[str] | Iterable[dict[str, Any]]) -> A
         ExperimentError: pandas is not installed, or the directory does not exist or
             holds no result.
     """
+    _pandas()
+    if isinstance(source, (str, os.PathLike)) and pathlib.Path(source).is_dir():
+        return indexed_table(source, games_table, GAMES_TABLE_KEY)
+    return games_table(load_records(source))
+
+
+def games_table(records: list[dict[str, Any]]) -> Any:
+    """The games table of ``records`` (:func:`load_results`' frame): one flattened row
+    per record (:func:`flatten_record`), sorted by ``game_id``."""
     pd = _pandas()
-    records = sorted(load_records(source), key=lambda r: r["game_id"])
+    records = sorted(records, key=lambda r: r["game_id"])
     return pd.DataFrame([flatten_record(r) for r in records])
 
 

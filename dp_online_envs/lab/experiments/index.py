@@ -1,0 +1,344 @@
+"""The games index: the games table of a results directory kept in one columnar file
+beside its records, so that reading it costs about what reading one Parquet file does.
+
+Layout::
+
+    RESULTS/index/games.index    one line of JSON (the header), then an Arrow IPC file
+
+The Arrow file holds the games table as :func:`~.table.load_results` builds it from the
+records (one row per usable record, sorted by game id), column by column (a column that
+mixes numbers, names and booleans, as an option of several learners does, as the JSON
+text of each value). The header holds a BLAKE2 checksum of itself and the Arrow bytes, the
+reader's key (:func:`reader_key`: the index format, the record schema and its keys, the
+package's version, the table's own version), each column's name and encoding, the
+files of ``games/`` that are not usable records with the reason, and a digest of the
+listing the table was built from: the name of every ``*.json`` entry of ``games/`` and
+the signature of each -- size, modification and change times (ns), inode, mode --, for
+the records as ``fstat`` gave them for the very bytes that were read.
+
+Never trusted over the records. :func:`indexed_table` lists ``games/`` and looks at
+every entry (one ``stat`` each, nothing opened), and serves the index only if its
+checksum and key are right and the listing's digest is the one the index was built
+from. Otherwise -- no index, an index of another reader or version, a damaged one, a
+record missing, changed (any write changes a file's change time, which a user cannot
+set back; a sweep replaces a record by another inode), added, renamed or set aside --
+the records win: the table is built from them, and the index written anew. Files of
+``games/`` that are not usable records are skipped with their
+:class:`~.store.DamagedResultWarning` either way (the index keeps their reasons), and a
+FIFO or a device there is never opened.
+
+Writing. The index is written only when it decodes to exactly the table built from the
+records (same columns, dtypes and values), atomically (:func:`~.store.atomic_write`: a
+temporary file, fsynced, then renamed; a crash leaves the former index or a temporary
+file that the next write removes once its writer is dead). Two readers that rebuild at
+once each write a complete index of what they read; either is right, and a later
+change of the records is seen by the next reader. Where the index cannot be written --
+a read-only results directory, a full disk, ``index`` not a directory, pyarrow not
+installed -- the table is returned all the same and nothing is written. Reading never
+moves, changes or quarantines a record; the index is the only file a reader writes.
+"""
+
+from __future__ import annotations
+
+import array
+import functools
+import hashlib
+import importlib.metadata
+import itertools
+import json
+import os
+import pathlib
+import stat
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dp_online_envs.lab.experiments.errors import ExperimentError
+from dp_online_envs.lab.experiments.game import SCHEMA_VERSION
+from dp_online_envs.lab.experiments.store import (
+    OPTIONAL_KEYS,
+    REQUIRED_KEYS,
+    _alive,
+    _pid_of,
+    atomic_write,
+    check_file,
+    read_regular_stat,
+    warn_skipped,
+)
+
+__all__ = ["INDEX_FORMAT", "MAX_INDEX_BYTES", "index_path", "indexed_table", "reader_key"]
+
+#: The version of the index's layout (:func:`reader_key` holds it).
+INDEX_FORMAT = 1
+#: The first bytes of an index file.
+MAGIC = b"dp-online-envs games index\n"
+#: The largest index file read (about 200 bytes a game: millions of games fit).
+MAX_INDEX_BYTES = 2**30
+#: Where the index lives in a results directory.
+INDEX_DIR, INDEX_NAME = "index", "games.index"
+#: Builds the games table (a ``pandas.DataFrame``, one row per record sorted by
+#: ``game_id``, a default index) from usable records.
+TableBuilder = Callable[[list[dict[str, Any]]], Any]
+#: The ``*.json`` entries of ``games/`` by name, and the signature of each: ``(size,
+#: mtime_ns, ctime_ns, inode, mode)``.
+Listing = tuple[list[str], list[tuple[int, int, int, int, int]]]
+
+
+def index_path(root: str | os.PathLike[str]) -> pathlib.Path:
+    """The index file of the results directory ``root``."""
+    return pathlib.Path(root) / INDEX_DIR / INDEX_NAME
+
+
+@functools.cache
+def reader_key(table_key: str) -> str:
+    """What an index must have been written by to be read here: a digest of the index
+    format, the record schema and keys (what makes a record usable), the package's
+    version and ``table_key`` (the table's own version, from its builder)."""
+    try:
+        release = importlib.metadata.version("dp-online-envs")
+    except importlib.metadata.PackageNotFoundError:  # an uninstalled checkout
+        release = "unknown"
+    parts = [INDEX_FORMAT, SCHEMA_VERSION, list(REQUIRED_KEYS), list(OPTIONAL_KEYS), release,
+             table_key]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
+
+
+def _signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode
+
+
+def _listing(games: pathlib.Path) -> Listing:
+    """Every ``*.json`` entry of ``games/`` with the signature of what it leads to (one
+    ``stat`` each, relative to the directory; nothing is opened). An entry that
+    vanished meanwhile has the signature ``(-1, -1, -1, -1, -1)``."""
+    fd = os.open(games, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+    try:
+        with os.scandir(fd) as entries:
+            names = sorted(e.name for e in entries if e.name.endswith(".json"))
+        signatures = []
+        append, lookup = signatures.append, os.stat
+        for name in names:
+            try:
+                st = lookup(name, dir_fd=fd)
+            except OSError:
+                append((-1, -1, -1, -1, -1))
+                continue
+            append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode))
+    finally:
+        os.close(fd)
+    return names, signatures
+
+
+def _digest(listing: Listing) -> str:
+    """A digest of the names and signatures of a listing."""
+    names, signatures = listing
+    h = hashlib.blake2b("\0".join(names).encode("utf-8", "surrogateescape"), digest_size=20)
+    h.update(array.array("q", itertools.chain.from_iterable(signatures)).tobytes())
+    return h.hexdigest()
+
+
+def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: str) -> Any:
+    """The games table of the results directory ``root``: from its index when the index
+    agrees with every record (see the module docstring), else built from the records by
+    ``build`` and the index written anew (where it can be).
+
+    Files of ``games/`` that are not usable records are skipped with a
+    :class:`~.store.DamagedResultWarning` and left in place.
+
+    Args:
+        root: A results directory (an existing directory).
+        build: Builds the table from records (:data:`TableBuilder`).
+        table_key: The table's version: an index written for another is not read.
+
+    Raises:
+        ExperimentError: ``root`` holds no usable record.
+    """
+    root = pathlib.Path(root)
+    games = root / "games"
+    listing: Listing = _listing(games) if games.is_dir() else ([], [])
+    key = reader_key(table_key)
+    served = _serve(root, listing, key)
+    if served is not None:
+        table, skipped = served
+        for name, reason in skipped:
+            warn_skipped(games / name, reason, stacklevel=3)
+        return table
+    records: list[dict[str, Any]] = []
+    read: dict[str, tuple[int, int, int, int, int]] = {}
+    skipped: dict[str, str] = {}
+    for name in listing[0]:
+        record, reason, st = check_file(games / name)
+        if record is not None:
+            records.append(record)
+            read[name] = _signature(st)
+        elif reason is not None:
+            skipped[name] = reason
+            warn_skipped(games / name, reason, stacklevel=3)
+    if not records:
+        raise ExperimentError(f"results directory {str(root)!r} holds no finished game "
+                              "(expected games/*.json written by 'dp-online sweep')")
+    table = build(records)
+    # the listing of what was read: a record replaced after the listing was taken has
+    # the signature of the bytes read, which the next reader's listing will not match
+    names, signatures = listing
+    listed = [read.get(n, sig) for n, sig in zip(names, signatures)]
+    _write(root, table, (names, listed), skipped, key)
+    return table
+
+
+# --------------------------------------------------------------------------- reading
+def _serve(root: pathlib.Path, listing: Listing, key: str
+           ) -> tuple[Any, list[tuple[str, str]]] | None:
+    """``(table, skipped files and reasons)`` from the index if it agrees with
+    ``listing``, else ``None``."""
+    try:
+        header, payload = _read(index_path(root), key)
+        if header["listing"] != _digest(listing):
+            return None  # a file added, removed, renamed, changed or replaced
+        table = _decode(_from_ipc(payload), header["columns"])
+        skipped = list(header["skipped"].items())
+    except Exception:  # noqa: BLE001 - any fault of the index: the records win
+        return None
+    return table, skipped
+
+
+def _read(path: pathlib.Path, key: str) -> tuple[dict[str, Any], bytes]:
+    """The header and the Arrow bytes of the index file, if its magic, key and
+    checksum are right (``ValueError`` otherwise; ``OSError`` when it cannot be read).
+    Nothing but a regular file is opened."""
+    raw, _ = read_regular_stat(path, MAX_INDEX_BYTES)
+    if not raw.startswith(MAGIC):
+        raise ValueError("not an index")
+    end = raw.index(b"\n", len(MAGIC))
+    header = json.loads(raw[len(MAGIC):end])
+    payload = raw[end + 1:]
+    checksum = header.pop("checksum", None)
+    if header.get("key") != key or checksum != _checksum(header, payload):
+        raise ValueError("another reader's index, or a damaged one")
+    return header, payload
+
+
+def _checksum(header: dict[str, Any], payload: bytes) -> str:
+    """The checksum of the header (its other fields) and the Arrow bytes."""
+    h = hashlib.blake2b(json.dumps(header, sort_keys=True).encode(), digest_size=20)
+    h.update(payload)
+    return h.hexdigest()
+
+
+def _decode(stored: Any, columns: list[list[str]]) -> Any:
+    """The games table from the index's table (columns ``c0, c1, ...``) and its list of
+    ``[name, encoding]``."""
+    import pandas as pd
+
+    frame = stored.to_pandas()
+    if list(frame.columns) != [f"c{i}" for i in range(len(columns))]:
+        raise ValueError("the index's columns are not its header's")
+    for i, (_, kind) in enumerate(columns):
+        if kind == "json":
+            texts = stored.column(i).to_pylist()
+            values = {text: json.loads(text) for text in set(texts)}
+            array = np.empty(len(texts), dtype=object)
+            array[:] = [values[text] for text in texts]
+            frame.isetitem(i, pd.Series(array, dtype=object, copy=False))
+    frame.columns = [name for name, _ in columns]
+    return frame
+
+
+# --------------------------------------------------------------------------- writing
+def _encode(table: Any) -> tuple[list[Any], list[list[str]]] | None:
+    """The index columns of ``table`` (``c0, c1, ...``) and the list of ``[name,
+    encoding]``; ``None`` for a table the index cannot hold.
+
+    Encodings: ``value`` for a column of numbers, booleans or text (``pandas``' string
+    dtype, or an object column of strings only), stored as Arrow stores it; ``json``
+    for any other object column (each value as its JSON text: ``NaN`` for a missing
+    value, ``null`` for ``None``, so a mix of numbers, names and booleans comes back
+    as it was). :func:`_write` checks that the index decodes to ``table`` before it
+    writes it."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if not len(table.columns) or table.columns[0] != "game_id":
+        return None
+    arrays, columns = [], []
+    for name in table.columns:
+        if not isinstance(name, str):
+            return None
+        column = table[name]
+        dtype = column.dtype
+        if (isinstance(dtype, pd.StringDtype) or dtype.kind in "bif"
+                or (dtype.kind == "O" and all(type(v) is str for v in column))):
+            arrays.append(pa.array(column, from_pandas=isinstance(dtype, pd.StringDtype)))
+            columns.append([name, "value"])
+        elif dtype.kind == "O" and all(v is None for v in column):
+            arrays.append(pa.nulls(len(column)))  # Arrow's nulls come back as None
+            columns.append([name, "value"])
+        elif dtype.kind == "O":
+            values = column.tolist()
+            if any(v is not None and type(v) not in (str, bool, int, float) for v in values):
+                return None
+            arrays.append(pa.array([json.dumps(v) for v in values], type=pa.string()))
+            columns.append([name, "json"])
+        else:
+            return None
+    return arrays, columns
+
+
+def _to_ipc(table: Any) -> bytes:
+    """``table`` as an Arrow IPC file (LZ4-compressed buffers where pyarrow has LZ4):
+    read back without parsing, the cheapest columnar file to load."""
+    import pyarrow as pa
+
+    codec = "lz4" if pa.Codec.is_available("lz4") else None
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema,
+                         options=pa.ipc.IpcWriteOptions(compression=codec)) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _from_ipc(payload: bytes) -> Any:
+    import pyarrow as pa
+
+    return pa.ipc.open_file(pa.BufferReader(payload)).read_all()
+
+
+def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, str],
+           key: str) -> None:
+    """Write the index of ``table`` and ``listing``, where it can be; nothing when it
+    cannot (see the module docstring), or when the index would not decode to
+    ``table`` exactly."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return
+    encoded = _encode(table)
+    if encoded is None:
+        return
+    arrays, columns = encoded
+    payload = _to_ipc(pa.Table.from_arrays(arrays, names=[f"c{i}" for i in
+                                                          range(len(columns))]))
+    try:
+        back = _decode(_from_ipc(payload), columns)
+    except Exception:  # noqa: BLE001
+        return
+    if not (back.equals(table) and list(back.columns) == list(table.columns)
+            and list(back.dtypes) == list(table.dtypes)):
+        return
+    fields = {"key": key, "columns": columns, "listing": _digest(listing), "skipped": skipped}
+    header = json.dumps({**fields, "checksum": _checksum(fields, payload)},
+                        separators=(",", ":"))
+    directory = root / INDEX_DIR
+    try:
+        directory.mkdir(exist_ok=True)
+        if not stat.S_ISDIR(os.lstat(directory).st_mode):
+            return  # a link or a file in the way: not this reader's to follow
+        for tmp in directory.glob(".*.tmp"):  # left by writers that died mid-write
+            pid = _pid_of(tmp.name)
+            if pid is None or not _alive(pid):
+                tmp.unlink(missing_ok=True)
+        atomic_write(directory / INDEX_NAME, MAGIC + header.encode() + b"\n" + payload)
+    except (OSError, ExperimentError):
+        return
