@@ -14,6 +14,8 @@ from agents.bandit import (  # noqa: F401  (importing registers the agents)
     garber_kretzu,
     hazan_kale_submodular_bandit,
     htinf,
+    jdp_linucb,
+    ldp_linucb,
     lin_epsilon_greedy,
     lin_ts,
     linucb,

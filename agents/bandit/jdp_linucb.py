@@ -2,8 +2,8 @@ r"""Jointly differentially private LinUCB (Shariff and Sheffet, NeurIPS 2018).
 
 ``jdp-linucb`` -- :class:`JDPLinUCB`: Algorithm 1 of Shariff and Sheffet, "Differentially
 Private Contextual Linear Bandits" (NeurIPS 2018), LinUCB with changing perturbations,
-with the Gaussian instantiation of their Section 4 (the shifted symmetric Gaussian
-noise), on the disjoint per-arm model of :mod:`agents.bandit.linucb`.
+with their Gaussian instantiation (the shifted symmetric Gaussian noise), on the
+disjoint per-arm model of :mod:`agents.bandit.linucb`.
 
 Each round's data is ``y_t = (c_t, l_t)`` in ``R^{d+1}`` (the played context clipped to
 the unit ball, the loss clipped to ``[0, 1]``, :meth:`~agents.bandit.contextual.
@@ -23,11 +23,11 @@ keeps the regularizer ``H = N[:d, :d] + shift I`` between ``rho_min = Upsilon`` 
 ``beta_t`` is the widened radius of their regret theorem (:func:`perturbed_radius`).
 
 Privacy: ``(epsilon, delta)``-JOINT differential privacy (Kearns et al. 2014; Shariff
-and Sheffet's Definition of joint DP for bandits) with respect to changing ONE round's
+and Sheffet's joint DP for contextual bandits) with respect to changing ONE round's
 data -- its context and its loss vector (every arm's loss): the actions of all OTHER
 rounds are ``(epsilon, delta)``-indistinguishable. The action of round t itself is
 revealed only to round t and is not protected (a learner whose own action were private
-would have linear regret: their Claim 13). Proof: the counter's releases are
+would have linear regret, their first result). Proof: the counter's releases are
 ``(epsilon, delta)``-DP for an adaptively chosen input stream in which one input moves by
 at most ``Delta_2`` in l2 (the calibration below), and the action of round ``s != t`` is
 a function of the releases before ``s`` and round ``s``'s own context (the billboard
@@ -104,7 +104,7 @@ def augmented_sensitivity(l_bound: float = CONTEXT_BOUND_L,
 
 def paper_node_sigma(horizon: int, epsilon: float, delta: float,
                      l_bound: float = CONTEXT_BOUND_L, b_bound: float = LOSS_BOUND_B) -> float:
-    """Shariff and Sheffet's per-node Gaussian noise, Section 4.2:
+    """Shariff and Sheffet's per-node Gaussian noise (their Gaussian instantiation):
     ``sigma^2 = 16 m L~^4 ln(4/delta)^2 / epsilon^2``, ``m = ceil(log2 T) + 1`` nodes,
     ``L~^2 = L^2 + B^2`` (for comparison with the suite's calibration; not used)."""
     m = math.ceil(math.log2(horizon)) + 1 if horizon > 1 else 1
@@ -117,7 +117,7 @@ def operator_bound(entry_scale: float, d: int, n_events: float, failure_prob: fl
     ``1 - alpha / 2`` the ``d x d`` symmetric noise matrices of ``n`` events (arms times
     rounds), each with independent ``s``-sub-Gaussian entries on and above the diagonal,
     all have operator norm at most ``Upsilon`` (the bound of Shariff and Sheffet's
-    Section 4.2, each event at level ``alpha / (2 n)``)."""
+    Gaussian instantiation, each event at level ``alpha / (2 n)``)."""
     return entry_scale * (4.0 * math.sqrt(d) + 2.0 * math.log(2.0 * n_events / failure_prob))
 
 
@@ -129,9 +129,10 @@ def log_det_bound(t: int, d: int, rho_min: float, rho_max: float) -> float:
 
 def perturbed_radius(log_det_ratio: float, k: int, failure_prob: float, rho_max: float,
                      gamma: float) -> float:
-    r"""The widened confidence radius of Shariff and Sheffet (their Proposition 4 and
-    Theorem 5: OFUL's self-normalized bound with a regularizer ``rho_min I <= H <= rho_max
-    I`` and a noisy target ``||h||_{A~^{-1}} <= gamma``), per arm at level ``alpha/(2K)``:
+    r"""The widened confidence radius of Shariff and Sheffet (their confidence bound
+    and regret theorem for bounded regularizers: OFUL's self-normalized bound with a
+    regularizer ``rho_min I <= H <= rho_max I`` and a noisy target ``||h||_{A~^{-1}} <=
+    gamma``), per arm at level ``alpha/(2K)``:
 
         beta = R sqrt(2 ln(2K/alpha) + ln det A~ - d ln rho_min) + S sqrt(rho_max) + gamma,
 
@@ -306,7 +307,7 @@ class NoisyRidgeAgent(LinearContextualAgent):
 @register
 class JDPLinUCB(NoisyRidgeAgent):
     r"""Jointly differentially private LinUCB (Shariff and Sheffet 2018, Alg. 1 with the
-    shifted Gaussian noise of their Sec. 4.2) on the disjoint per-arm model: the per-arm
+    shifted Gaussian noise of their Gaussian instantiation) on the disjoint per-arm model: the per-arm
     augmented Gram matrices through the suite's binary-tree counter with exact discrete
     Gaussian noise; ``(epsilon, delta)``-joint DP for one round's (context, loss vector)
     (module docstring). Needs ``delta > 0``.
@@ -320,15 +321,16 @@ class JDPLinUCB(NoisyRidgeAgent):
     (:attr:`entry_scale`); ``Upsilon =`` :func:`operator_bound`, ``shift = 2 Upsilon``,
     ``rho_min = ridge + shift - Upsilon``, ``rho_max = ridge + shift + Upsilon``,
     ``gamma =`` :func:`target_bound`, ``beta =`` :func:`perturbed_radius` (:meth:`radii`).
-    Regret (their Thm. 5 with these bounds, OFUL's argument per arm and Cauchy-Schwarz
+    Regret (their regret theorem with these bounds, OFUL's argument per arm and Cauchy-Schwarz
     over the arms): with probability ``1 - failure_prob``, ``O(beta_T sqrt(K d T log(1 +
     T/(K d rho_min))))`` with ``beta_T = O(sqrt(d log T) + sqrt(Upsilon))`` and
-    ``Upsilon = O~(sqrt(d log T) / sqrt(epsilon))`` for ``epsilon <= 1``.
+    ``Upsilon = O((sqrt(d) + log(KT/alpha)) log T sqrt(log(1/delta)) / epsilon)`` for
+    ``epsilon <= 1``: the paper's ``1/sqrt(epsilon)`` in the regret.
 
     Args:
         alpha: A fixed radius in place of ``beta_t`` (as ``linucb``'s ``alpha``); ``None``
             (default): the widened radius of the theorem.
-        failure_prob: The confidence level alpha of the theorem, in (0, 1).
+        failure_prob: The failure probability (the papers' alpha), in (0, 1).
         ridge: ``linucb``'s ridge lambda > 0, added to the shift (the regularizer is
             ``(ridge + shift) I`` plus the noise; the paper's has no ridge).
         shift: The regularizer's shift; ``None`` (default): ``2 Upsilon``. A given shift
@@ -353,7 +355,7 @@ class JDPLinUCB(NoisyRidgeAgent):
     description = ("Jointly DP LinUCB: tree-based noisy per-arm Gram matrices with a shifted "
                    "regularizer (Shariff-Sheffet 2018), exact discrete Gaussian, delta > 0")
     paper = ("Shariff, Sheffet, Differentially Private Contextual Linear Bandits "
-             "(NeurIPS 2018), Alg. 1, Sec. 4.2, Thm. 5")
+             "(NeurIPS 2018), Alg. 1 with Gaussian noise, and its regret theorem")
     feedback = "bandit"
     private = True
     counterpart = "linucb"

@@ -2,8 +2,8 @@ r"""Locally differentially private LinUCB (Zheng, Cheng, Xu and Sheffet, NeurIPS
 
 ``ldp-linucb`` -- :class:`LDPLinUCB`: the LDP contextual linear bandit algorithm of
 Zheng, Cheng, Xu and Sheffet, "Locally Differentially Private (Contextual) Bandits
-Learning" (NeurIPS 2020, Section 5, their LinUCB with locally perturbed statistics and
-its regret theorem, ``O~(d^{3/4} T^{3/4} / epsilon)`` for a fixed K), on the disjoint
+Learning" (NeurIPS 2020): their contextual linear bandit algorithm, LinUCB on locally
+perturbed statistics, and its regret theorem, ``O~(d^{3/4} T^{3/4} / epsilon)`` for a fixed K), on the disjoint
 per-arm model of :mod:`agents.bandit.linucb`.
 
 Each round (each user) privatizes its own statistics BEFORE the learner aggregates them:
@@ -70,7 +70,7 @@ def zheng_sigma(epsilon: float, delta: float) -> float:
 
 @register
 class LDPLinUCB(NoisyRidgeAgent):
-    r"""Locally differentially private LinUCB (Zheng, Cheng, Xu, Sheffet 2020, Sec. 5):
+    r"""Locally differentially private LinUCB (Zheng, Cheng, Xu, Sheffet 2020):
     each round's augmented statistics perturbed with exact discrete Gaussian noise
     before aggregation; ``(epsilon, delta)``-local DP of every report (module docstring).
     Needs ``delta > 0``.
@@ -81,14 +81,14 @@ class LDPLinUCB(NoisyRidgeAgent):
     :func:`~agents.bandit.jdp_linucb.operator_bound`, shift ``2 Upsilon_t``, ``rho_min =
     Upsilon_t``, ``rho_max = 3 Upsilon_t``, ``gamma_t =``
     :func:`~agents.bandit.jdp_linucb.target_bound`, ``beta_t =``
-    :func:`~agents.bandit.jdp_linucb.perturbed_radius`. Regret (their Thm. for the
+    :func:`~agents.bandit.jdp_linucb.perturbed_radius`. Regret (their theorem for the
     contextual case): ``O~((d^{3/4} T^{3/4} / epsilon) sqrt(K))`` with probability
     ``1 - failure_prob``.
 
     Args:
         alpha: A fixed radius in place of ``beta_t``; ``None`` (default): the widened
             radius.
-        failure_prob: The confidence level alpha, in (0, 1).
+        failure_prob: The failure probability (the papers' alpha), in (0, 1).
         ridge: ``linucb``'s ridge lambda > 0, added to the shift (the regularizer is
             ``(ridge + shift_t) I`` plus the noise; the paper's has no ridge).
         shift: A fixed shift of the regularizer in place of ``2 Upsilon_t``; ``None``
@@ -111,7 +111,7 @@ class LDPLinUCB(NoisyRidgeAgent):
     description = ("Locally DP LinUCB: each round's augmented statistics perturbed with exact "
                    "discrete Gaussian noise before aggregation (Zheng et al. 2020), delta > 0")
     paper = ("Zheng, Cheng, Xu, Sheffet, Locally Differentially Private (Contextual) Bandits "
-             "Learning (NeurIPS 2020), Sec. 5")
+             "Learning (NeurIPS 2020), contextual linear bandits")
     feedback = "bandit"
     private = True
     counterpart = "linucb"

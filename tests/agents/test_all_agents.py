@@ -67,6 +67,8 @@ PLAYS = {
                ("DPBandit-ContextualLinear-v0", {}, {"alpha": 0.5})],
     "lin-ts": [("DPBandit-ContextualLinear-v0", {}, {})],
     "lin-epsilon-greedy": [("DPBandit-ContextualLinear-v0", {}, {"decay": True})],
+    "jdp-linucb": [("DPBandit-ContextualLinear-v0", {}, GAUSS)],
+    "ldp-linucb": [("DPBandit-ContextualLinear-v0", {}, GAUSS)],
     "center": [(e, {}, {}) for e in ("DPFullInfo-Experts-v0", "DPBandit-MAB-v0",
                                      "DPBandit-Matroid-v1", "DPFullInfo-Submodular-v1")],
     "uniform": [(e, {}, {}) for e in ("DPBandit-MAB-v0", "DPFullInfo-Sphere-v1",

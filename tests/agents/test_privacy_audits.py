@@ -42,9 +42,17 @@ AUDITED = {
 HORIZON, RUNS = 8, 400
 
 
+#: private agents the auditor cannot play yet, and why
+NOT_AUDITED = {
+    "jdp-linucb": "contextual feedback: the auditor's loss sequences have no contexts",
+    "ldp-linucb": "contextual feedback: the auditor's loss sequences have no contexts",
+}
+
+
 def test_every_private_agent_is_audited():
     private = {n for n, _ in agents.list_agents() if agent_class(n).private}
-    assert private == set(AUDITED)
+    assert private == set(AUDITED) | set(NOT_AUDITED)
+    assert not set(AUDITED) & set(NOT_AUDITED)
 
 
 def _env(name, horizon=HORIZON):
