@@ -236,15 +236,14 @@ def _wait(conn: Any, timeout: float | None) -> bool:
     :class:`_Poller`) within ``timeout`` seconds (``None``: forever).
 
     Polls for :data:`SPIN_SECONDS` first while the machine has a CPU free
-    (:func:`_spin_allowed`), then blocks."""
-    if conn.poll(0):
-        return True
+    (:func:`_spin_allowed`), then blocks (at once on a busy machine: one call)."""
     if _spin_allowed():
         end = time.perf_counter() + SPIN_SECONDS
-        while time.perf_counter() < end:
+        while not conn.poll(0):
+            if time.perf_counter() >= end:
+                return conn.poll(timeout)
             os.sched_yield()  # lets the other side run first when they share a CPU
-            if conn.poll(0):
-                return True
+        return True
     return conn.poll(timeout)
 
 
