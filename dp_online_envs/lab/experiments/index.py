@@ -8,7 +8,7 @@ Layout::
 The Arrow file holds the games table as :func:`~.table.load_results` builds it from the
 records (one row per usable record, sorted by game id), column by column (a column that
 mixes numbers, names and booleans, as an option of several learners does, as the JSON
-text of each value). The header holds a BLAKE2 checksum of itself and the Arrow bytes, the
+text of each value). The header holds a CRC-32 of itself and the Arrow bytes, the
 reader's key (:func:`reader_key`: the index format, the record schema and its keys, the
 package's version, the table's own version), each column's name and encoding, the
 files of ``games/`` that are not usable records with the reason, and a digest of the
@@ -44,11 +44,11 @@ import array
 import functools
 import hashlib
 import importlib.metadata
-import itertools
 import json
 import os
 import pathlib
 import stat
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -80,9 +80,10 @@ INDEX_DIR, INDEX_NAME = "index", "games.index"
 #: Builds the games table (a ``pandas.DataFrame``, one row per record sorted by
 #: ``game_id``, a default index) from usable records.
 TableBuilder = Callable[[list[dict[str, Any]]], Any]
-#: The ``*.json`` entries of ``games/`` by name, and the signature of each: ``(size,
-#: mtime_ns, ctime_ns, inode, mode)``.
-Listing = tuple[list[str], list[tuple[int, int, int, int, int]]]
+#: The ``*.json`` entries of ``games/`` by name, and the signature of each; a
+#: signature is ``(size, mtime_ns, ctime_ns, inode, mode)``, five entries of one flat
+#: array of 64-bit integers (entries ``5 i .. 5 i + 4`` for the ``i``-th name).
+Listing = tuple[list[str], array.array]
 
 
 def index_path(root: str | os.PathLike[str]) -> pathlib.Path:
@@ -117,25 +118,28 @@ def _listing(games: pathlib.Path) -> Listing:
     try:
         with os.scandir(fd) as entries:
             names = sorted(e.name for e in entries if e.name.endswith(".json"))
-        signatures = []
-        append, lookup = signatures.append, os.stat
+        signatures = array.array("q")
+        extend, lookup = signatures.extend, os.stat
         for name in names:
             try:
                 st = lookup(name, dir_fd=fd)
             except OSError:
-                append((-1, -1, -1, -1, -1))
+                extend(_VANISHED)
                 continue
-            append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode))
+            extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode))
     finally:
         os.close(fd)
     return names, signatures
+
+
+_VANISHED = (-1, -1, -1, -1, -1)
 
 
 def _digest(listing: Listing) -> str:
     """A digest of the names and signatures of a listing."""
     names, signatures = listing
     h = hashlib.blake2b("\0".join(names).encode("utf-8", "surrogateescape"), digest_size=20)
-    h.update(array.array("q", itertools.chain.from_iterable(signatures)).tobytes())
+    h.update(signatures.tobytes())
     return h.hexdigest()
 
 
@@ -157,7 +161,7 @@ def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: 
     """
     root = pathlib.Path(root)
     games = root / "games"
-    listing: Listing = _listing(games) if games.is_dir() else ([], [])
+    listing: Listing = _listing(games) if games.is_dir() else ([], array.array("q"))
     key = reader_key(table_key)
     served = _serve(root, listing, key)
     if served is not None:
@@ -183,7 +187,10 @@ def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: 
     # the listing of what was read: a record replaced after the listing was taken has
     # the signature of the bytes read, which the next reader's listing will not match
     names, signatures = listing
-    listed = [read.get(n, sig) for n, sig in zip(names, signatures)]
+    listed = array.array("q", signatures)
+    for i, name in enumerate(names):
+        if name in read:
+            listed[5 * i:5 * i + 5] = array.array("q", read[name])
     _write(root, table, (names, listed), skipped, key)
     return table
 
@@ -220,11 +227,11 @@ def _read(path: pathlib.Path, key: str) -> tuple[dict[str, Any], bytes]:
     return header, payload
 
 
-def _checksum(header: dict[str, Any], payload: bytes) -> str:
-    """The checksum of the header (its other fields) and the Arrow bytes."""
-    h = hashlib.blake2b(json.dumps(header, sort_keys=True).encode(), digest_size=20)
-    h.update(payload)
-    return h.hexdigest()
+def _checksum(header: dict[str, Any], payload: bytes) -> int:
+    """The CRC-32 of the header (its other fields) and the Arrow bytes: it tells a
+    damaged index (a torn or flipped byte); whoever can write the directory can write
+    an index as well as a record, which the listing's digest ties the index to."""
+    return zlib.crc32(payload, zlib.crc32(json.dumps(header, sort_keys=True).encode()))
 
 
 def _decode(stored: Any, columns: list[list[str]]) -> Any:
@@ -236,12 +243,12 @@ def _decode(stored: Any, columns: list[list[str]]) -> Any:
     if list(frame.columns) != [f"c{i}" for i in range(len(columns))]:
         raise ValueError("the index's columns are not its header's")
     for i, (_, kind) in enumerate(columns):
-        if kind == "json":
-            texts = stored.column(i).to_pylist()
-            values = {text: json.loads(text) for text in set(texts)}
-            array = np.empty(len(texts), dtype=object)
-            array[:] = [values[text] for text in texts]
-            frame.isetitem(i, pd.Series(array, dtype=object, copy=False))
+        if kind == "json":  # each distinct text decoded once
+            coded = stored.column(i).combine_chunks().dictionary_encode()
+            values = np.empty(len(coded.dictionary), dtype=object)
+            values[:] = [json.loads(text) for text in coded.dictionary.to_pylist()]
+            frame.isetitem(i, pd.Series(values[coded.indices.to_numpy()], dtype=object,
+                                        copy=False))
     frame.columns = [name for name, _ in columns]
     return frame
 
