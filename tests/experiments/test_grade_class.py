@@ -207,3 +207,31 @@ def test_the_command_help_names_the_secret_variable(capsys):
     from dp_online_envs.lab.grading.assignment import DEFAULT_SECRET_ENV
 
     assert f"(default {DEFAULT_SECRET_ENV})" in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_a_grading_process_plays_two_audit_games_at_once(tmp_path, monkeypatch):
+    """A game's two sides take turns, so one game at a time leaves the grading process's
+    CPU idle half the time: its audit keeps AUDIT_GAMES_PER_WORKER sandboxed learners in
+    play at once (the finding does not depend on it)."""
+    import threading
+
+    assert grader.AUDIT_GAMES_PER_WORKER == 2
+    assignment = parse_assignment({**TINY, "audit": {"games": 4, "power_factors": [10]}})
+    lock, live, most = threading.Lock(), [0], [0]
+
+    class Counted(grader.IsolatedLearner):
+        def __init__(self, *args, **kwargs):
+            with lock:
+                live[0] += 1
+                most[0] = max(most[0], live[0])
+            super().__init__(*args, **kwargs)
+
+        def close(self):
+            super().close()
+            with lock:
+                live[0] -= 1
+
+    monkeypatch.setattr(grader, "IsolatedLearner", Counted)
+    (g,) = grade(assignment, [HONEST], secret="s1").grades
+    assert g.audit is not None and g.audit["guesses"] is not None
+    assert most[0] == grader.AUDIT_GAMES_PER_WORKER

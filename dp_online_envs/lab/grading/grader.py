@@ -97,6 +97,10 @@ from dp_online_envs.loop import seed_of
 HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
 #: Relative slack when comparing a declared budget with the required one.
 BUDGET_RTOL = 1e-9
+#: Audit games a grading process plays at once per worker it may use (threads, each
+#: driving its own sandboxed learner): a game's two sides take turns, each waiting while
+#: the other computes, so one game at a time leaves a worker's CPU idle half the time.
+AUDIT_GAMES_PER_WORKER = 2
 # ---------------------------------------------------------------------- secret
 def seed_secret(assignment: Assignment, secret: str) -> str:
     """The runner's ``seed_secret`` for an assignment: a digest of its name and the secret
@@ -425,7 +429,8 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     declared, declared_note = declared_budget(report.records)
     cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
-                                   limits, run.keywords.get("workers") or 1,
+                                   limits, AUDIT_GAMES_PER_WORKER * (
+                                       run.keywords.get("workers") or 1),
                                    None if run.keywords.get("quiet", True) else name)
     end_cpu = _cpu_seconds()
     cpu = None if declared is None else end_cpu - cpu
