@@ -7,7 +7,9 @@ that dodge an audit unlike the graded games), grades it with ``dp-online grade
 games), sandboxed, and prints the wall time, the CPU time (this process and its
 finished children, plus every submission's grading CPU as its report counts it, the
 sandboxed processes included: ``RUSAGE_CHILDREN`` alone misses them), the time of a
-rerun that keeps every grade, and how many submissions were refuted or failed::
+rerun that keeps every grade, and how many submissions were refuted or failed; then,
+per kind of submission, the sandboxed processes and rounds a submission plays (one
+process per game, one for the probe) and its mean grading CPU, in all and per round::
 
     python benchmarks/grade_class.py [--workers 2] [--honest 12 --cheats 8 --crashes 6 \\
         --dodgers 4] [--secret S]
@@ -23,6 +25,7 @@ import shutil
 import sys
 import tempfile
 import time
+from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
@@ -42,6 +45,30 @@ def cpu_seconds() -> float:
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF,
                                                 resource.RUSAGE_CHILDREN))
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def per_kind(assignment: Any, grades: list[Any]) -> None:
+    """Per kind of submission (the file's stem before ``_``): the sandboxed processes and
+    rounds of one (a probe, then a process per graded and per audit game; a failed game
+    is one process and no rounds counted), its mean grading CPU (the grader's and its
+    sandboxes'), of which the audit, and that CPU per round."""
+    kinds: dict[str, list[Any]] = {}
+    for g in grades:
+        kinds.setdefault(g.submission.rsplit("_", 1)[0], []).append(g)
+    per_setting = assignment.audit.settings.games
+    for kind, gs in kinds.items():
+        g = gs[0]
+        audited = g.audit is not None
+        processes = 1 + sum(s.games for s in g.settings) + (
+            per_setting * len(g.settings) if audited else 0)
+        rounds = sum((s.games - len(s.failed) + (per_setting if audited else 0)) * s.horizon
+                     for s in g.settings)
+        cpu = sum(x.cpu_seconds or 0.0 for x in gs) / len(gs)
+        audit = sum(x.audit_cpu_seconds or 0.0 for x in gs) / len(gs)
+        print(f"  {kind} ({len(gs)}): {processes} sandboxed processes, {rounds} rounds "
+              f"each; {cpu:.1f} s CPU each ({audit:.1f} s of it the audit)"
+              + (f", {1e6 * cpu / rounds:.0f} us per round with its share of start-ups"
+                 if rounds else ""))
 
 
 def main() -> None:
@@ -73,6 +100,7 @@ def main() -> None:
         refuted = sum(bool((g.audit or {}).get("refuted")) for g in result.grades)
         failed = sum(any(s.failed for s in g.settings) or g.learner is None
                      for g in result.grades)
+        per_kind(assignment, result.grades)
         print(f"{len(files)} submissions, --workers {args.workers}, {os.cpu_count()} CPUs: "
               f"graded in {times[0][0]:.0f} s wall ({times[0][1]:.0f} s CPU of this process "
               f"and its reaped children, {graded_cpu:.0f} s CPU of the submissions' grading "
