@@ -52,6 +52,8 @@ class Agent(ABC):
         feedback: ``"full"`` (needs theta_t) or ``"bandit"`` (needs only f_t(x_t)).
         private: Whether the agent promises differential privacy; then ``epsilon`` is
             required and :attr:`privacy` holds the guarantee.
+        needs_delta: A private agent whose noise gives only (epsilon, delta)-DP with
+            ``delta > 0`` at its default options (Gaussian noise): ``delta=0`` is refused.
 
     Constructor: ``cls(problem, *, epsilon=None, delta=0.0, seed=None, secure=False,
     **options)``; a subclass's signature lists its options too (:func:`agent_options`).
@@ -81,6 +83,7 @@ class Agent(ABC):
     paper: ClassVar[str] = ""
     feedback: ClassVar[str] = "full"
     private: ClassVar[bool] = False
+    needs_delta: ClassVar[bool] = False
     #: Problem fields the calibration needs (checked finite and positive at start).
     requires: ClassVar[tuple[str, ...]] = ()
     #: For a private learner: the registry name of the non-private learner it becomes

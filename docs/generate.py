@@ -210,8 +210,9 @@ def learner_page(name: str) -> str:
               if p.name not in ("self", "kwargs")]
     helps = option_help(cls)
     main, mentions = derivations(name)
-    privacy = ("yes: `epsilon` required, `delta` optional (default 0)" if cls.private
-               else "no (takes no `epsilon`)")
+    privacy = ("no (takes no `epsilon`)" if not cls.private else
+               "yes: `epsilon` and `delta` > 0 required ((epsilon, delta)-DP only)"
+               if cls.needs_delta else "yes: `epsilon` required, `delta` optional (default 0)")
     out = [HEADER, f"# `{name}`\n\n", f"{plain(cls.description)}\n\n",
            "| | |\n|---|---|\n",
            f"| paper | {cell(plain(cls.paper)) or '—'} |\n",
@@ -223,7 +224,8 @@ def learner_page(name: str) -> str:
     if mentions:
         out.append("| also discussed in | " + ", ".join(
             f"[{m}](../algorithms/{m}.md)" for m in mentions) + " |\n")
-    eps = ", epsilon=1.0" if cls.private else ""
+    eps = (", epsilon=1.0, delta=1e-6" if cls.needs_delta else ", epsilon=1.0" if cls.private
+           else "")
     out += ["\n```python\nimport agents\n\n"
             f'agent = agents.make("{name}", problem{eps}, seed=0)  # problem: '
             'env.get_wrapper_attr("problem")\n```\n\n', "## Options\n\n"]

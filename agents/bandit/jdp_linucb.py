@@ -358,6 +358,7 @@ class JDPLinUCB(NoisyRidgeAgent):
              "(NeurIPS 2018), Alg. 1 with Gaussian noise, and its regret theorem")
     feedback = "bandit"
     private = True
+    needs_delta = True
     counterpart = "linucb"
 
     def setup(self, alpha: float | None = None, failure_prob: float = 0.05,

@@ -114,6 +114,7 @@ class LDPLinUCB(NoisyRidgeAgent):
              "Learning (NeurIPS 2020), contextual linear bandits")
     feedback = "bandit"
     private = True
+    needs_delta = True
     counterpart = "linucb"
 
     def setup(self, alpha: float | None = None, failure_prob: float = 0.05,

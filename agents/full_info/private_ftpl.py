@@ -72,6 +72,7 @@ class PrivateFTPL(CounterAgent, Agent):
              "ICML 2017: Alg. 2-3, Thm. 3.5, Thm. A.1")
     feedback = "full"
     private = True
+    needs_delta = True
     requires = ("lipschitz",)
 
     def setup(self, counter: str = "agarwal-singh") -> None:

@@ -379,6 +379,7 @@ class PrivateLazyMW(Agent):
              "(docs/algorithms/l2p.md)")
     feedback = "full"
     private = True
+    needs_delta = True
 
     def setup(self, batch: int | None = None, eta: float | None = None,
               p: float | None = None) -> None:

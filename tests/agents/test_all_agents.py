@@ -180,3 +180,18 @@ def test_only_the_clipped_feedback_reaches_the_learner(name, env_id, env_kw, age
         np.testing.assert_allclose(points_a, points_b, rtol=1e-9, atol=1e-9)
         for (_, va), (_, vb) in zip(releases_a, releases_b):
             np.testing.assert_allclose(va, vb, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", [n for n in PLAYS if agent_class(n).private])
+def test_a_private_learner_refuses_delta_zero_exactly_when_it_declares_needs_delta(name):
+    """``needs_delta`` (what the learner pages print) is what the learner does: at its
+    first case's options with ``delta = 0``, it refuses with a message naming delta iff it
+    declares it needs one."""
+    env_id, env_kwargs, kwargs = PLAYS[name][0]
+    problem = build_env(env_id, horizon=HORIZON, **env_kwargs).get_wrapper_attr("problem")
+    kwargs = {**{k: v for k, v in kwargs.items() if k != "delta"}, "delta": 0.0}
+    if agent_class(name).needs_delta:
+        with pytest.raises(ValueError, match="delta"):
+            make(name, problem, seed=0, **kwargs)
+    else:
+        assert make(name, problem, seed=0, **kwargs).privacy.delta == 0.0
