@@ -118,7 +118,9 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
     assert ("the learner failed under audit: agent raised during act: RuntimeError: crashing "
             "in round 4 of a doomed game") in audited.parts[2].reason
     honest = by_name["honest"]
-    assert honest.parts[0].earned > 0 and honest.declared[:2] == (1.0, 0.0)
+    (setting,) = honest.settings  # graded as usual (its points on one game of 40 rounds
+    assert setting.regret is not None and not setting.failed  # are the luck of that game)
+    assert honest.declared[:2] == (1.0, 0.0)
     assert honest.parts[1].earned == 20 and honest.audit is not None
     with open(tmp_path / "grades.csv", newline="") as f:
         rows = list(csv.DictReader(f))
