@@ -27,6 +27,9 @@ from dp_online_envs.problem import Problem
 from dp_online_envs.release_tap import release_listener
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, did_you_mean
 
+#: ``a.any()`` as the ufunc reduction it is (the feedback check runs every round).
+_any = np.logical_or.reduce
+
 _REGISTRY: dict[str, type[Agent]] = {}
 
 #: The constructor's parameters every agent shares, before its own options.
@@ -230,7 +233,7 @@ class Agent(ABC):
             clipped = np.clip(fb, -b, b)
         else:
             clipped = self.problem.loss.clip_param(fb)
-        if (clipped != fb.reshape(clipped.shape)).any():  # both finite, of one shape
+        if _any(clipped != fb.reshape(clipped.shape), axis=None):  # finite, one shape
             self.clipped_feedback += 1
         return clipped
 

@@ -185,7 +185,7 @@ def softmin(eta: float, cum: np.ndarray) -> np.ndarray:
     w = -eta * cum
     w -= _max(w, axis=None)
     p = np.exp(w, out=w)
-    return p / _sum(p, axis=None)
+    return np.divide(p, _sum(p, axis=None), out=p)
 
 
 #: ``a.max()`` and ``a.sum()`` of a vector, as the ufunc reductions they are.
