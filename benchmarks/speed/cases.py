@@ -37,6 +37,12 @@ Cases (:data:`CASES`):
   through the one game loop, against a step of ``CartPole-v1``: what a round of the two
   plainest loops costs, the env's checks of the learner's action and the learner's of
   its feedback included.
+* ``load-results``: :func:`~dp_online_envs.lab.experiments.load_results` of a results
+  directory of 3000 records (copies of the README sweep's games,
+  ``benchmarks/results_store.py``) whose games index is in place, against
+  ``pandas.read_parquet`` of one Parquet file of the same table (``dp-online export``'s):
+  what reading a sweep's games costs, the look at every record file that keeps the
+  index honest included.
 * ``startup``: ``import agents`` in a fresh interpreter against ``import gymnasium``
   in another (the CPU time each child measures around its import; every isolated or
   sandboxed learner process pays it).
@@ -411,6 +417,41 @@ def _children(timed: str, setup: str, repeats: int) -> Round:
     return Round(lambda: [r.run() for r in rounds])
 
 
+@functools.lru_cache(maxsize=2)
+def stored_results(records: int) -> tuple[Path, Path]:
+    """A results directory of ``records`` records
+    (:func:`~benchmarks.results_store.synthetic_results`: copies of the README sweep's
+    33 games under as many seed indices) whose games index is built, and one Parquet
+    file of its games table (``dp-online export``'s); made once per process, removed at
+    its exit."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from benchmarks.results_store import parquet_of, synthetic_results
+    from dp_online_envs.lab.experiments import load_results
+
+    tmp = Path(tempfile.mkdtemp(prefix="speed-results-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    results = synthetic_results(tmp / "results", records)
+    load_results(results)  # builds the index
+    return results, parquet_of(results, tmp / "games.parquet")
+
+
+def _load_results(records: int, reads: int) -> Pair:
+    import pandas as pd
+
+    from dp_online_envs.lab.experiments import load_results
+
+    def reading(read: Callable[[Path], Any], path_of: Callable[[], Path]) -> Round:
+        path = path_of()
+        return Round(lambda: [read(path) for _ in range(reads)][-1])
+
+    return Pair(product=lambda: reading(load_results, lambda: stored_results(records)[0]),
+                reference=lambda: reading(pd.read_parquet, lambda: stored_results(records)[1]),
+                units=records * reads)
+
+
 def _cases() -> dict[str, Case]:
     cases = [
         Case("env-step", "DPBandit-MAB-v0 step (K=10, FeedbackGuard + RegretRecorder)",
@@ -456,6 +497,11 @@ def _cases() -> dict[str, Case]:
                           "running-sum addition", "add", functools.partial(_counter, name),
                           {"full": {"horizon": 8192, "dim": 1},
                            "tiny": {"horizon": 16, "dim": 1}}))
+    cases.append(Case("load-results", "load_results of a results directory of 3000 "
+                      "records, its games index in place", "pandas.read_parquet of one "
+                      "Parquet file of the same table", "record", _load_results,
+                      {"full": {"records": 3000, "reads": 10},
+                       "tiny": {"records": 40, "reads": 1}}))
     cases.append(Case("build-large-epsilon",
                       "a private learner built at epsilon 300, 1e3 or 1e6 (private-ftrl, "
                       "private-exp2; delta 0 and 1e-6)", "the same built at epsilon 1",
