@@ -115,8 +115,7 @@ def ppo_regrets(model, horizon: int, episodes: int, seed: int) -> list[float]:
 
 
 def main(timesteps: int = 100_000, horizon: int = 1000, episodes: int = 8,
-         epsilon: float = 1.0, seed: int = 0,
-         backend: str = "local") -> dict[str, tuple[float, float, float]]:
+         epsilon: float = 1.0, seed: int = 0) -> dict[str, tuple[float, float, float]]:
     try:
         import torch
         from stable_baselines3 import PPO
@@ -137,8 +136,7 @@ def main(timesteps: int = 100_000, horizon: int = 1000, episodes: int = 8,
     learners = [("exp3", None), ("private-exp2", epsilon)]
     for name, eps in learners:
         try:
-            records = run(ENV_ID, name, epsilon=eps, horizon=horizon, seeds=episodes,
-                          backend=backend)
+            records = run(ENV_ID, name, epsilon=eps, horizon=horizon, seeds=episodes)
         except ValueError as exc:  # an agent not registered in this checkout
             print(f"skipping {name}: {exc}")
             continue
