@@ -92,9 +92,9 @@ def test_a_quiet_run_asks_for_no_reports(monkeypatch):
     assert seen == [None]
 
 
-def test_the_reports_reference_phase_says_what_it_plays(monkeypatch, tmp_path, capsys):
+def test_the_reports_reference_phase_shows_its_progress(monkeypatch, tmp_path, capsys):
     """``write_report`` on results without trivial play plays the reference agent's
-    games: a line says how many, and their progress is shown as a run's (quiet: none)."""
+    games with a progress line as a run's (quiet: none)."""
     from dp_online_envs.lab.experiments.report import REPORT_REFERENCE, write_report
     from dp_online_envs.lab.experiments.runner import run
 
@@ -103,9 +103,8 @@ def test_the_reports_reference_phase_says_what_it_plays(monkeypatch, tmp_path, c
     capsys.readouterr()
     write_report(records, tmp_path / "r.html", backend="serial")
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == (f"playing 2 games of the reference agent {REPORT_REFERENCE!r} "
-                        "(trivial play) that the results lack")
-    assert lines[-1].startswith("reference games: 2/2 games (100% of the rounds)")
+    assert lines[-1].startswith(f"reference games ({REPORT_REFERENCE}, trivial play): 2/2 "
+                                "games (100% of the rounds)")
     write_report(records, tmp_path / "q.html", backend="serial", quiet=True)
     assert capsys.readouterr().err == ""
 

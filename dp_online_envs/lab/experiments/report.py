@@ -559,9 +559,9 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
         backend, workers: Where those games are played (:func:`~.runner.run_games`).
         resolver: Resolves agent names (``None``: the ``agents`` registry).
         all_horizons: The headline table at every horizon (:func:`render_report`).
-        quiet: Say nothing while the reference games are played (by default a line
-            on stderr says how many there are, and their progress is shown as a
-            sweep's, :func:`~.runner.progress_bar`).
+        quiet: Show no progress while the reference games are played (by default it
+            is shown as a sweep's, :func:`~.runner.progress_bar`: a bar after 2 s on a
+            terminal, a line every 10 s elsewhere).
 
     Raises:
         ExperimentError: A results directory that does not exist or is empty; an
@@ -578,11 +578,9 @@ def write_report(results: str | os.PathLike[str] | Iterable[dict[str, Any]],
     added = 0
     specs = reference_games(records, resolver=resolver) if references else []
     if specs:
-        if not quiet:
-            print(f"playing {len(specs)} games of the reference agent {REPORT_REFERENCE!r} "
-                  "(trivial play) that the results lack", file=sys.stderr)
         played = run_games(specs, backend=backend, workers=workers, quiet=quiet,
-                           desc="reference games", resolver=resolver).records
+                           desc=f"reference games ({REPORT_REFERENCE}, trivial play)",
+                           resolver=resolver).records
         if source:
             _keep(ResultsStore(source), played)
         records += played
