@@ -155,7 +155,8 @@ class FeedbackGuard(gym.Wrapper):
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        record = RoundRecord.of(info)
+        if self._downgrade or self._track is not None:  # the round's record is needed
+            record = RoundRecord.of(info)
         if self._downgrade:
             obs = np.array([min(max(record.loss, -self._high), self._high)], dtype=np.float64)
         if self._track is not None:
