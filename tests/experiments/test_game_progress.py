@@ -78,6 +78,26 @@ def test_local_workers_report_every_game_in_flight_before_its_outcome(monkeypatc
         assert stable_view(records[spec.game_id]) == stable_view(play_game(spec))
 
 
+def test_a_report_after_its_games_outcome_is_not_counted_twice(monkeypatch):
+    """A game's outcome adds the rounds it has not reported; a report that arrives after
+    the outcome is dropped, so the share never passes the rounds of the games."""
+    monkeypatch.setattr(runner, "PROGRESS_SECONDS", 0.0)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    def execute(specs, on_rounds=None, **_):
+        for spec in specs:
+            on_rounds(spec.game_id, 100)
+            yield spec, play_game(spec), None
+            on_rounds(spec.game_id, 50)  # late
+
+    monkeypatch.setattr(runner, "execute", execute)
+    runner.run_games(_games(200, 2), backend="serial", quiet=False, desc="x")
+    shown = [re.match(r"x: (\d)/2 games \((\d+)% of the rounds\)", line).groups()
+             for line in err.getvalue().splitlines()]
+    assert shown == [("0", "25"), ("1", "50"), ("1", "75"), ("2", "100")]
+
+
 def test_a_quiet_run_asks_for_no_reports(monkeypatch):
     """Without a progress display the games carry no ticker (nothing to pay for)."""
     seen = []
