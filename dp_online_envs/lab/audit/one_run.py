@@ -69,6 +69,7 @@ import gymnasium as gym
 import numpy as np
 from scipy import optimize, stats
 
+from dp_online_envs.adversaries.contextual import PhasedContexts, StochasticLinearContexts
 from dp_online_envs.adversaries.stochastic import StochasticAdversary
 from dp_online_envs.lab.audit.statistics import check_confidence, clopper_pearson
 from dp_online_envs.loop import run_rounds, seed_of
@@ -78,7 +79,8 @@ from dp_online_envs.validation import check_delta, check_epsilon, check_int, che
 
 __all__ = ["DEFAULT_ONE_RUN", "TWIN_FACTOR", "AuditGame", "OneRunFinding", "OneRunSettings",
            "PlayedGame", "audit_one_run", "check_canary_env", "fdp_eps_lower_bound",
-           "fdp_p_value", "guess_explorations", "guess_leaves", "guess_moves", "guess_returns",
+           "fdp_p_value", "guess_explorations", "guess_hidden", "hidden_rounds", "guess_leaves", "guess_moves",
+           "guess_returns",
            "guess_rounds", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
            "partner_losses", "play_audit_game", "rr_power", "scheduled_plays"]
 
@@ -326,19 +328,34 @@ def one_run_eps_lower_bound(guesses: int, correct: int, *, confidence: float = 0
 # --------------------------------------------------------------------------
 # canaries and guesses
 # --------------------------------------------------------------------------
+#: The contextual adversaries whose rounds the audit pairs: Bernoulli losses, independent
+#: across arms, of mean ``mu_a(c_t)`` given the round's context (exactly these classes,
+#: not subclasses, which could change the law).
+CONTEXTUAL_CANARY_ADVERSARIES = (StochasticLinearContexts, PhasedContexts)
+
+
+def is_contextual_canary(adversary: Any) -> bool:
+    """Whether ``adversary`` is one of :data:`CONTEXTUAL_CANARY_ADVERSARIES` (a game
+    audited as joint DP: :func:`guess_hidden`)."""
+    return type(adversary) in CONTEXTUAL_CANARY_ADVERSARIES
+
+
 def check_canary_env(adversary: Any, loss: Any) -> None:
     """Refuse an env whose rounds the audit cannot pair.
 
     Raises:
-        ValueError: The adversary is not a box-parameter i.i.d.
-            :class:`~dp_online_envs.adversaries.StochasticAdversary` (named, with what
-            is needed).
+        ValueError: The adversary is neither a box-parameter i.i.d.
+            :class:`~dp_online_envs.adversaries.StochasticAdversary` nor one of
+            :data:`CONTEXTUAL_CANARY_ADVERSARIES` (named, with what is needed).
     """
+    if is_contextual_canary(adversary) and getattr(loss, "param_is_box", False):
+        return
     if type(adversary) is not StochasticAdversary or not getattr(loss, "param_is_box", False):
         raise ValueError(
             f"the one-run audit needs i.i.d. two-point losses (a stochastic adversary on a "
-            f"box parameter set, e.g. DPBandit-MAB-v0 or DPFullInfo-Experts-v0), got {type(adversary).__name__} on "
-            f"{type(loss).__name__}")
+            f"box parameter set, e.g. DPBandit-MAB-v0 or DPFullInfo-Experts-v0, or the "
+            f"stochastic linear contexts of DPBandit-ContextualLinear-v0), got "
+            f"{type(adversary).__name__} on {type(loss).__name__}")
 
 
 def partner_losses(thetas: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray,
@@ -355,7 +372,8 @@ def partner_losses(thetas: np.ndarray, mean: np.ndarray, low: np.ndarray, high: 
 
     Args:
         thetas: ``(T, P)`` the played parameters (each coordinate ``low_i`` or ``high_i``).
-        mean: ``(P,)`` the adversary's mean.
+        mean: ``(P,)`` the adversary's mean, or ``(T, P)`` each round's own (a contextual
+            game: the arms' mean losses ``mu_a(c_t)`` given the round's context).
         low, high: ``(P,)`` the parameter box.
         rng: Draws the partners.
 
@@ -363,11 +381,14 @@ def partner_losses(thetas: np.ndarray, mean: np.ndarray, low: np.ndarray, high: 
         ``(T, P)`` partners.
     """
     thetas = np.asarray(thetas, dtype=np.float64)
-    low = np.broadcast_to(np.asarray(low, np.float64), thetas.shape[1:])
-    high = np.broadcast_to(np.asarray(high, np.float64), thetas.shape[1:])
+    low = np.broadcast_to(np.asarray(low, np.float64), thetas.shape)
+    high = np.broadcast_to(np.asarray(high, np.float64), thetas.shape)
+    mean = np.asarray(mean, np.float64)
+    if mean.shape not in (thetas.shape[1:], thetas.shape):
+        raise ValueError(f"mean of shape {mean.shape} rejected: expected {thetas.shape[1:]} "
+                         f"(one law for every round) or {thetas.shape} (a law per round)")
     width = high - low
-    p = np.divide(np.asarray(mean, np.float64) - low, width, out=np.zeros_like(low),
-                  where=width > 0)
+    p = np.divide(mean - low, width, out=np.zeros(thetas.shape), where=width > 0)
     both = np.minimum(p, 1.0 - p)
     is_high = thetas == high
     flip_high = np.divide(both, p, out=np.zeros_like(p), where=p > 0)
@@ -690,6 +711,135 @@ def guess_explorations(points: np.ndarray, met: np.ndarray, other: np.ndarray, m
     return out
 
 
+#: :func:`guess_hidden`'s defaults: the arm inferred for a round must have a span
+#: ``HIDDEN_MARGIN`` times any other arm's, and a guess needs one side of it
+#: ``HIDDEN_RATIO`` times the other.
+HIDDEN_MARGIN, HIDDEN_RATIO = 1.5, 2.0
+#: A contextual game's canaries: one round in ``HIDDEN_STRIDE``, at an offset drawn
+#: apart from the game (:func:`hidden_rounds`).
+HIDDEN_STRIDE = 6
+
+
+def hidden_rounds(horizon: int, rng: np.random.Generator,
+                  stride: int = HIDDEN_STRIDE) -> np.ndarray:
+    """The canary rounds of a joint-DP audit: ``t % stride == offset`` (0-based), the
+    offset uniform from ``rng`` (drawn apart from the game, so the set does not depend on
+    the output). Guesses read the arms of the other rounds only (:func:`guess_hidden`).
+
+    Returns:
+        ``(horizon,)`` bool.
+    """
+    stride = check_int("stride", stride, 2)
+    return np.arange(check_int("horizon", horizon, 0)) % stride == int(rng.integers(stride))
+
+
+def _around(arms: np.ndarray, k: int, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(last, next)``, each ``(T, k)``: for each round ``t`` and arm ``a``, the last
+    seen round ``s < t`` with ``arms[s] == a`` (``-1``: none) and the first seen ``s >
+    t`` (``T``: none). Neither reads ``arms[s]`` for a round ``s`` not ``seen``."""
+    horizon = arms.size
+    t = np.arange(horizon)
+    last, nxt = np.empty((horizon, k), np.int64), np.empty((horizon, k), np.int64)
+    for a in range(k):
+        mine = (arms == a) & seen
+        upto = np.maximum.accumulate(np.where(mine, t, -1))  # the last at or before t
+        last[:, a] = np.r_[-1, upto[:-1]]
+        after = np.minimum.accumulate(np.where(mine, t, horizon)[::-1])[::-1]
+        nxt[:, a] = np.r_[after[1:], horizon]
+    return last, nxt
+
+
+def guess_hidden(arms: np.ndarray, first: np.ndarray, second: np.ndarray, n_arms: int,
+                 hidden: np.ndarray | None = None, margin: float = HIDDEN_MARGIN,
+                 ratio: float = HIDDEN_RATIO) -> tuple[np.ndarray, np.ndarray]:
+    """Joint-DP guesses: which loss of each canary round's pair the learner met, read
+    from the arms of the rounds that are NOT canaries.
+
+    Joint DP protects, for each round ``t``, the actions of the rounds ``s != t``, not
+    round ``t``'s own; so a guess about round ``t`` may not read ``arms[t]``. That is not
+    enough for the one-run bound, which needs ONE output that is DP with respect to
+    every canary: guesses about two canaries ``t, u`` that read ``arms[u]`` and
+    ``arms[t]`` respectively can each decode the other's loss (a jointly DP learner can
+    hide round ``t``'s loss with a key it plays in round ``t``) and be right or wrong
+    together, a heavier tail than the bound allows. With ``hidden`` the canary rounds
+    ``H``, every guess reads only ``arms`` outside ``H``: a post-processing of the actions
+    of the rounds ``s != t`` for every ``t`` in ``H``, so one output, ``(epsilon,
+    delta)``-DP in each canary's coin when the learner is jointly DP.
+
+    For each hidden round ``t`` and arm ``a``, ``last_a`` and ``next_a`` are the arm's
+    plays outside ``H`` just before and just after ``t`` (``-1`` and ``T`` when there
+    are none) and its span
+    ``next_a - last_a``. The arm of round ``t`` is inferred as the arm of the largest span
+    ``a^_t`` (ties: the lowest index): hiding round ``t`` leaves a hole exactly in the
+    span of the arm played there. The round is guessed when that span is at least
+    ``margin`` times every other arm's and the pair differs on ``a^_t``: the guess is the
+    pair's loss higher on ``a^_t`` when the arm's return after ``t``, ``next - t``, is
+    at least ``ratio`` times its absence before, ``t - last`` (the learner turned away
+    from the arm: an optimistic learner after a high loss), the lower one when the
+    absence before is at least ``ratio`` times the return.
+
+    Everything read is the arms outside ``H`` and the pair as an unordered pair (swapping
+    ``first`` and ``second`` negates every guess), so the audit's bound holds for a
+    jointly DP learner whatever its canary rounds' own actions reveal;
+    ``tests/audit/test_contextual_audit.py`` checks that changing the arms of the hidden
+    rounds never changes a guess.
+
+    Args:
+        arms: ``(T,)`` the arms played.
+        first, second: ``(T, K)`` the two loss vectors of each round's pair.
+        n_arms: ``K``.
+        hidden: ``(T,)`` bool, the canary rounds (the only ones guessed, and never read);
+            ``None``: every round, each guess then reading the other rounds (valid for
+            one guess at a time, not for the one-run bound over many).
+        margin: How much the inferred arm's span must exceed every other's (``>= 1``).
+        ratio: How much one side must exceed the other for a guess (``>= 1``).
+
+    Returns:
+        ``(guess, inferred)``: ``(T,)`` int8, ``+1`` (guess ``first``), ``-1`` (guess
+        ``second``) or ``0``; ``(T,)`` the inferred arms.
+
+    Raises:
+        ValueError: Mismatched shapes, arms outside ``0..K-1``, or ``margin`` / ``ratio``
+            below 1.
+    """
+    k = check_int("n_arms", n_arms, 1)
+    margin = check_real("margin", margin, 1.0)
+    ratio = check_real("ratio", ratio, 1.0)
+    arms = np.asarray(arms, np.int64)
+    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
+    horizon = arms.size
+    if arms.ndim != 1 or first.shape != (horizon, k) or second.shape != first.shape:
+        raise ValueError(f"arms {arms.shape} (T,), first {first.shape} and second "
+                         f"{second.shape} must be (T,) and (T, {k})")
+    if horizon and (arms.min() < 0 or arms.max() >= k):
+        raise ValueError(f"arms range over [{arms.min()}, {arms.max()}], expected 0..{k - 1}")
+    hide = np.ones(horizon, bool) if hidden is None else np.asarray(hidden, bool)
+    if hide.shape != (horizon,):
+        raise ValueError(f"hidden of shape {hide.shape} rejected: expected ({horizon},)")
+    out = np.zeros(horizon, np.int8)
+    if horizon == 0:
+        return out, np.zeros(0, np.int64)
+    if hidden is None:  # each round alone: every other round seen
+        last, nxt = _around(arms, k, np.ones(horizon, bool))
+    else:
+        last, nxt = _around(arms, k, ~hide)
+    t = np.arange(horizon)
+    span = nxt - last
+    inferred = np.argmax(span, axis=1)
+    top = span[t, inferred]
+    runner = np.max(np.where(np.arange(k)[None, :] == inferred[:, None], -1, span), axis=1) \
+        if k > 1 else np.zeros(horizon, np.int64)
+    sure = hide & (top >= margin * runner)
+    diff = first[t, inferred] - second[t, inferred]
+    after, before = nxt[t, inferred] - t, t - last[t, inferred]
+    turned = sure & (diff != 0) & (after >= ratio * before)
+    stayed = sure & (diff != 0) & (before >= ratio * after) & ~turned
+    # +1 names the pair's loss higher on the inferred arm; in first/second terms:
+    out[turned] = np.where(diff[turned] > 0, 1, -1)
+    out[stayed] = np.where(diff[stayed] > 0, -1, 1)
+    return out, inferred
+
+
 # --------------------------------------------------------------------------
 # playing the games
 # --------------------------------------------------------------------------
@@ -717,7 +867,8 @@ class PlayedGame:
         arms: ``(T,)`` arm indices (a game of points: the arm of largest weight of each
             released point, the lowest index on ties).
         thetas: ``(T, P)`` the parameters played.
-        mean: ``(P,)`` the adversary's mean.
+        mean: ``(P,)`` the adversary's mean; ``(T, P)`` in a contextual game, each
+            round's mean losses ``mu_a(c_t)`` given its context.
         low, high: The parameter box.
         points: ``(T, N)`` the released points of a game of points (a ``Box`` action,
             e.g. the simplex of ``DPFullInfo-Experts-v0`` or a polytope, or a
@@ -728,6 +879,8 @@ class PlayedGame:
         bandit: Whether the learner saw bandit feedback (its points are then guessed by
             :func:`guess_explorations`, a full-information learner's by
             :func:`guess_moves`).
+        contextual: A contextual game, audited as joint DP (:func:`guess_hidden`, which
+            never reads a round's own arm).
     """
 
     arms: np.ndarray
@@ -738,6 +891,7 @@ class PlayedGame:
     points: np.ndarray | None = None
     values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     bandit: bool = False
+    contextual: bool = False
 
 
 #: ``make_learner(problem, action_space, seed) -> learner``: built with ``seed`` (and
@@ -783,14 +937,21 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
                              f"MultiBinary), got {action_space}")
         linear = (isinstance(base.loss, LinearLoss) and len(space.shape) == 1
                   and action_space.shape == space.shape)
+        contextual = is_contextual_canary(base.adversary)
         problem = env.get_wrapper_attr("problem")
         learner = make_learner(problem, action_space, agent_seed)
         try:
             actions: list[Any] = []
+            means: list[np.ndarray] = []  # a contextual game: each round's law
+
+            def record(t: int, action: Any, feedback: Any) -> None:
+                actions.append(np.array(action, np.float64) if full else int(action))
+                if contextual:
+                    means.append(np.array(base.adversary.last_round().means, np.float64))
+
             learner.reset(agent_seed)
             env.reset(seed=env_seed)
-            run_rounds(env, learner, lambda t, action, feedback: actions.append(
-                np.array(action, np.float64) if full else int(action)))
+            run_rounds(env, learner, record)
             finish = getattr(learner, "finish", None)
             if callable(finish):
                 finish()
@@ -800,11 +961,12 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
                 close()
         points = np.stack(actions) if full else None
         arms = np.argmax(points, axis=1) if full else np.asarray(actions, np.int64)
-        return PlayedGame(arms.astype(np.int64), base.played_losses().thetas.copy(),
-                          np.asarray(base.adversary.mean_param, np.float64),
+        mean = (np.stack(means) if contextual
+                else np.asarray(base.adversary.mean_param, np.float64))
+        return PlayedGame(arms.astype(np.int64), base.played_losses().thetas.copy(), mean,
                           np.asarray(space.low, np.float64), np.asarray(space.high, np.float64),
                           points, None if (linear or not full) else base.loss.values,
-                          problem.feedback == "bandit")
+                          problem.feedback == "bandit", contextual)
     finally:
         env.close()
 
@@ -821,7 +983,8 @@ class OneRunFinding:
         confidence: Confidence of ``eps_lb``.
         games: Audit games played.
         horizons: The horizons they were played at.
-        canaries: Rounds paired (every round of every game).
+        canaries: Rounds paired (every round of every game; in a contextual game the
+            canary rounds of :func:`hidden_rounds`).
         differing: Rounds a guess can use: whose pair differs on the arm played (a game
             of points: whose pair differs, but the last round of a game).
         guesses: Guesses made (``r``) by the rule whose bound is reported (with arms two
@@ -1020,9 +1183,9 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     totals: dict[str, list[int]] = {}
     canaries = differing = 0
     for g, p, s, sched in zip(plan, played, seeds, scheduled):
-        found, informative = score_game(p, settings, g.horizon, np.random.default_rng(s[2]),
-                                        sched)
-        canaries += p.arms.size
+        found, informative, paired = score_game(p, settings, g.horizon,
+                                                np.random.default_rng(s[2]), sched)
+        canaries += paired
         differing += informative
         for name, (r, v) in found.items():
             total = totals.setdefault(name, [0, 0])
@@ -1068,6 +1231,14 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                      "side) moved furthest from the explored direction beyond what the "
                      "pair's mean loss explains, guess the loss higher (further) or lower "
                      "there")
+    if "hidden" in totals:
+        rules.append(f"joint DP ({totals['hidden'][1]} of {totals['hidden'][0]} right): "
+                     f"canaries one round in {HIDDEN_STRIDE} whose arms no guess reads; infer "
+                     "a canary's arm as the arm whose other plays around it leave the widest "
+                     f"hole (>= {HIDDEN_MARGIN:g}x every other arm's); "
+                     "guess the pair's loss higher on it when the arm returns "
+                     f">= {HIDDEN_RATIO:g}x later than it had been away, the lower when "
+                     f"it had been away >= {HIDDEN_RATIO:g}x longer")
     if len(totals) > 1:
         rules.append(f"the bound is the largest of the {len(totals)} rules', each at "
                      f"{100 * level:.4g}% confidence (the {best} rule's here)")
@@ -1080,8 +1251,9 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
 
 def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                rng: np.random.Generator, scheduled: np.ndarray | None = None
-               ) -> tuple[dict[str, tuple[int, int]], int]:
-    """``({rule: (guesses, right guesses)}, informative rounds)`` of one played game.
+               ) -> tuple[dict[str, tuple[int, int]], int, int]:
+    """``({rule: (guesses, right guesses)}, informative rounds, canaries)`` of one played
+    game (the canaries: every round, but in a contextual game).
 
     With arms, three rules: ``"drop"`` (:func:`guess_rounds`), ``"leave"``
     (:func:`guess_leaves`), both on the plays outside ``scheduled``, and ``"returns"``
@@ -1091,8 +1263,19 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
     (:func:`scheduled_plays`); the informative rounds are those whose pair differs on
     the arm played. With points, ``"moves"`` (:func:`guess_moves`; informative: the
     pair differs, but the last round, which has no next point) or, for a bandit
-    learner, ``"explorations"`` (:func:`guess_explorations`)."""
+    learner, ``"explorations"`` (:func:`guess_explorations`). A contextual game (joint
+    DP): ``"hidden"`` (:func:`guess_hidden` on the canary rounds of
+    :func:`hidden_rounds`, whose arms no guess reads; informative: the canaries whose
+    pair differs on the arm played, a count the guesses do not use)."""
     partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+    if played.contextual:  # joint DP: no guess reads a canary round's arm
+        rows = np.arange(played.arms.size)
+        hidden = hidden_rounds(played.arms.size, rng)
+        guess, _ = guess_hidden(played.arms, played.thetas, partners,
+                                played.thetas.shape[1], hidden)
+        differ = played.thetas[rows, played.arms] != partners[rows, played.arms]
+        return ({"hidden": (int(np.count_nonzero(guess)), int((guess == 1).sum()))},
+                int(np.count_nonzero(differ & hidden)), int(hidden.sum()))
     if played.points is not None and played.bandit:
         values = played.values or (lambda theta, xs: xs @ theta)
         met, other = (np.array([float(values(th[t], played.points[t:t + 1])[0])
@@ -1101,7 +1284,7 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
         guess = guess_explorations(played.points, met, other, settings.moves,
                                    settings.window)
         return ({"explorations": (int(np.count_nonzero(guess)), int((guess == 1).sum()))},
-                int(np.count_nonzero(met != other)))
+                int(np.count_nonzero(met != other)), played.arms.size)
     if played.points is not None:
         first, second = played.thetas, partners
         if played.values is None:  # the linear form, on the pair scaled to a unit box
@@ -1111,7 +1294,7 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
         guess = guess_moves(played.points, first, second, settings.moves, played.values)
         differ = np.any(played.thetas != partners, axis=1)[:-1]
         return ({"moves": (int(np.count_nonzero(guess)), int((guess == 1).sum()))},
-                int(differ.sum()))
+                int(differ.sum()), played.arms.size)
     rows = np.arange(played.arms.size)
     mine, other = played.thetas[rows, played.arms], partners[rows, played.arms]
     differ = mine != other
@@ -1128,7 +1311,7 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
     back = guess_returns(played.arms, differ, settings.streak, 0.25)
     out["returns"] = (int(np.count_nonzero(back)),
                       int(((back == 1) & high).sum() + ((back == -1) & (mine < other)).sum()))
-    return out, int(differ.sum())
+    return out, int(differ.sum()), played.arms.size
 
 
 # --------------------------------------------------------------------------
