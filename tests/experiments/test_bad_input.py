@@ -5,6 +5,7 @@ results tables, the batched play and the real-data ids."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import pathlib
@@ -189,7 +190,10 @@ def test_one_submission_the_grader_trips_on_does_not_stop_the_others(tmp_path, m
     submission gets zero with the reason, and the others are graded."""
     from dp_online_envs.lab.grading import audit_step
 
-    class Power:
+    @dataclasses.dataclass
+    class Power:  # the audit's power, not measured here
+        reference: str = ""
+
         def to_dict(self):
             return {}
 
