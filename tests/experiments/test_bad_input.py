@@ -103,7 +103,13 @@ def test_export_refuses_one_file_for_both_tables(results, tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("command", [["report", "-o", "{f}/r.html"], ["plot", "-o", "{f}/p"],
                                      ["export", "-o", "{f}/e.csv"]])
-def test_an_output_under_a_regular_file_is_one_line(results, tmp_path, capsys, command):
+def test_an_output_under_a_regular_file_is_one_line(results, tmp_path, capsys, command,
+                                                   monkeypatch):
+    """Refused before any game is played (the report's reference games would print
+    progress before the error)."""
+    from dp_online_envs.lab.experiments import report
+
+    monkeypatch.setattr(report, "run_games", lambda *a, **k: pytest.fail("played games"))
     plain = tmp_path / "plain"
     plain.write_text("a file, not a directory")
     name, flag, out = command

@@ -611,12 +611,15 @@ def check_output(final: str | os.PathLike[str]) -> None:
 
     Raises:
         ExperimentError: ``final`` is a symbolic link, a directory, a FIFO, a device or
-            a socket (one line naming it and what is expected), or its name is too long.
+            a socket (one line naming it and what is expected), a part of its path is a
+            regular file, or its name is too long.
     """
     final = pathlib.Path(final)
     try:
         st = os.lstat(final)
-    except OSError:
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:  # a regular file where a directory should be
+            raise storage_error(exc, final) from None
         st = None  # a new name (or one the write itself will report on)
     if st is not None and not stat.S_ISREG(st.st_mode):
         what = file_kind(st.st_mode)
