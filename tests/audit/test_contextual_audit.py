@@ -205,16 +205,18 @@ def test_contextual_envs_are_paired_and_others_still_refused():
 
 def jdp(**options):
     def make(problem, space, seed):
-        return agents.make("jdp-linucb", problem, epsilon=0.1, delta=1e-5, seed=seed,
+        return agents.make("jdp-linucb", problem, epsilon=0.01, delta=1e-5, seed=seed,
                            **options)
     return make
 
 
 def test_the_noise_free_twin_is_refuted_and_jdp_linucb_is_not():
-    """At (0.1, 1e-5), T = 1000, 12 games: the twin (add_noise=False) was refuted on
-    audit seeds 0-5 (eps_lb 0.17 to 0.47), so seed 0 is not a lucky one."""
+    """At (0.01, 1e-5), T = 1000, 12 games: the twin (add_noise=False) was refuted on
+    audit seeds 0-5 (eps_lb 0.079 to 0.18; 224 to 254 guesses, 58% to 60% right), so
+    seed 0 is not a lucky one. The learner at its own noise is not."""
     games, settings = [AuditGame(ENV, {}, 1000)], OneRunSettings(games=12, seed=0)
-    twin = audit_one_run(jdp(add_noise=False), games, (0.1, 1e-5), settings)
-    assert twin.refuted and twin.eps_lb > 0.1 and "joint DP" in twin.rule, str(twin)
-    honest = audit_one_run(jdp(), games, (0.1, 1e-5), settings)
-    assert not honest.refuted and honest.guesses > 500, str(honest)
+    twin = audit_one_run(jdp(add_noise=False), games, (0.01, 1e-5), settings)
+    assert twin.refuted and twin.eps_lb > 0.01 and "joint DP" in twin.rule, str(twin)
+    assert 1990 <= twin.canaries <= 2010
+    honest = audit_one_run(jdp(), games, (0.01, 1e-5), settings)
+    assert not honest.refuted and honest.guesses > 150, str(honest)
