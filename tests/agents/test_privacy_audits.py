@@ -44,8 +44,12 @@ HORIZON, RUNS = 8, 400
 
 #: private agents the auditor cannot play yet, and why
 NOT_AUDITED = {
-    "jdp-linucb": "contextual feedback: the auditor's loss sequences have no contexts",
-    "ldp-linucb": "contextual feedback: the auditor's loss sequences have no contexts",
+    "jdp-linucb": "contextual feedback: the action auditor's loss sequences have no "
+                  "contexts (joint DP is audited by the one-run audit: "
+                  "tests/audit/test_contextual_audit.py)",
+    "ldp-linucb": "contextual feedback: the action auditor's loss sequences have no "
+                  "contexts (joint DP is audited by the one-run audit: "
+                  "tests/audit/test_contextual_audit.py)",
 }
 
 
