@@ -38,7 +38,12 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    (the one higher where the learner's weight fell). The guess reads the released points
    (the output itself; any summary of them, such as the arm of largest weight, is a
    post-processing, so an epsilon-DP output sequence stays epsilon-DP under it) and the
-   unordered pair only.
+   unordered pair only. A contextual game (``DPBandit-ContextualLinear-v0``, whose
+   learners claim JOINT DP: the actions of the rounds other than ``t`` protect round
+   ``t``'s data, round ``t``'s own action is not protected) pairs each round's loss
+   vector given its context (:func:`partner_losses` with each round's law, the context
+   kept) and guesses by :func:`guess_hidden` on a fixed set of canary rounds
+   (:func:`hidden_rounds`, one in six) whose arms no guess reads.
 3. **Bound** (:func:`one_run_eps_lower_bound`): with ``r`` guesses of which ``v`` are
    right, an ``epsilon``-DP learner makes ``v`` at most a ``Binomial(r, e^eps / (1 +
    e^eps))`` (their Theorem 3.1): ``eps_lb`` is the largest epsilon whose tail
