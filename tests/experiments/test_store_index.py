@@ -363,3 +363,13 @@ def test_an_index_directory_that_is_a_link_is_not_written_through(results, tmp_p
     (results / "index").symlink_to(elsewhere)
     same_table(load_results(results), from_records(results))
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_games_directory_that_cannot_be_listed_is_read_as_the_store_reads_it(results,
+                                                                              monkeypatch):
+    def unlistable(games):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(games))
+
+    monkeypatch.setattr(index_module, "_listing", unlistable)
+    same_table(load_results(results), from_records(results))
+    assert not index_module.index_path(results).exists()

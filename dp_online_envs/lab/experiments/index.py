@@ -63,6 +63,7 @@ from dp_online_envs.lab.experiments.store import (
     _pid_of,
     atomic_write,
     check_file,
+    load_records,
     read_regular_stat,
     warn_skipped,
 )
@@ -161,7 +162,10 @@ def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: 
     """
     root = pathlib.Path(root)
     games = root / "games"
-    listing: Listing = _listing(games) if games.is_dir() else ([], array.array("q"))
+    try:
+        listing: Listing = _listing(games) if games.is_dir() else ([], array.array("q"))
+    except OSError:  # games/ cannot be listed here: the store's reader says what it can
+        return build(load_records(root))
     key = reader_key(table_key)
     served = _serve(root, listing, key)
     if served is not None:
