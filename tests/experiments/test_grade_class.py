@@ -211,11 +211,11 @@ def test_the_command_help_names_the_secret_variable(capsys):
 
 def test_a_grading_process_plays_two_audit_games_at_once(tmp_path, monkeypatch):
     """A game's two sides take turns, so one game at a time leaves the grading process's
-    CPU idle half the time: its audit keeps AUDIT_GAMES_PER_WORKER sandboxed learners in
-    play at once (the finding does not depend on it)."""
+    CPU idle half the time: graded serially, its audit keeps MIN_AUDIT_GAMES_AT_ONCE
+    sandboxed learners in play at once (the finding does not depend on it)."""
     import threading
 
-    assert grader.AUDIT_GAMES_PER_WORKER == 2
+    assert grader.MIN_AUDIT_GAMES_AT_ONCE == 2
     assignment = parse_assignment({**TINY, "audit": {"games": 4, "power_factors": [10]}})
     lock, live, most = threading.Lock(), [0], [0]
 
@@ -234,4 +234,4 @@ def test_a_grading_process_plays_two_audit_games_at_once(tmp_path, monkeypatch):
     monkeypatch.setattr(grader, "IsolatedLearner", Counted)
     (g,) = grade(assignment, [HONEST], secret="s1").grades
     assert g.audit is not None and g.audit["guesses"] is not None
-    assert most[0] == grader.AUDIT_GAMES_PER_WORKER
+    assert most[0] == grader.MIN_AUDIT_GAMES_AT_ONCE

@@ -97,10 +97,11 @@ from dp_online_envs.loop import seed_of
 HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
 #: Relative slack when comparing a declared budget with the required one.
 BUDGET_RTOL = 1e-9
-#: Audit games a grading process plays at once per worker it may use (threads, each
-#: driving its own sandboxed learner): a game's two sides take turns, each waiting while
-#: the other computes, so one game at a time leaves a worker's CPU idle half the time.
-AUDIT_GAMES_PER_WORKER = 2
+#: The fewest audit games a grading process plays at once (threads, each driving its own
+#: sandboxed learner; one submission spread over more workers plays as many): a game's
+#: two sides take turns, each waiting while the other computes, so one game at a time
+#: leaves the process's CPU idle about half the time.
+MIN_AUDIT_GAMES_AT_ONCE = 2
 # ---------------------------------------------------------------------- secret
 def seed_secret(assignment: Assignment, secret: str) -> str:
     """The runner's ``seed_secret`` for an assignment: a digest of its name and the secret
@@ -431,8 +432,8 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     declared, declared_note = declared_budget(report.records)
     cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
-                                   limits, AUDIT_GAMES_PER_WORKER * (
-                                       run.keywords.get("workers") or 1),
+                                   limits, max(MIN_AUDIT_GAMES_AT_ONCE,
+                                               run.keywords.get("workers") or 1),
                                    None if run.keywords.get("quiet", True) else name)
     end_cpu = _cpu_seconds()
     cpu = None if declared is None else end_cpu - cpu
