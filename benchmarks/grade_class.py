@@ -49,20 +49,19 @@ def cpu_seconds() -> float:
 
 def per_kind(assignment: Any, grades: list[Any]) -> None:
     """Per kind of submission (the file's stem before ``_``): the sandboxed processes and
-    rounds of one (a probe, then a process per graded and per audit game; a failed game
-    is one process and no rounds counted), its mean grading CPU (the grader's and its
-    sandboxes'), of which the audit, and that CPU per round."""
+    rounds of one (a probe, then a process per graded and per audit game, the twin's
+    included; a failed game is one process and no rounds counted), its mean grading CPU
+    (the grader's and its sandboxes'), of which the audit, and that CPU per round."""
     kinds: dict[str, list[Any]] = {}
     for g in grades:
         kinds.setdefault(g.submission.rsplit("_", 1)[0], []).append(g)
-    per_setting = assignment.audit.settings.games
     for kind, gs in kinds.items():
         g = gs[0]
-        audited = g.audit is not None
-        processes = 1 + sum(s.games for s in g.settings) + (
-            per_setting * len(g.settings) if audited else 0)
-        rounds = sum((s.games - len(s.failed) + (per_setting if audited else 0)) * s.horizon
-                     for s in g.settings)
+        # the audit's games per setting: twice over when its noise-free twin was played
+        audit = 0 if g.audit is None else assignment.audit.settings.games * (
+            2 if g.audit.get("twin") else 1)
+        processes = 1 + sum(s.games + audit for s in g.settings)
+        rounds = sum((s.games - len(s.failed) + audit) * s.horizon for s in g.settings)
         cpu = sum(x.cpu_seconds or 0.0 for x in gs) / len(gs)
         audit = sum(x.audit_cpu_seconds or 0.0 for x in gs) / len(gs)
         print(f"  {kind} ({len(gs)}): {processes} sandboxed processes, {rounds} rounds "
