@@ -180,22 +180,31 @@ def test_scoring_each_part_and_its_reason():
     [failed] = _settings(a, [_record(20.0, 0)], [(lost, "agent timed out")], refs)
     assert failed.earned == 0.0 and failed.regret is None and failed.games == 2
 
-    @dataclasses.dataclass
-    class Finding:
-        refuted: bool
-        eps_lb: float = 3.0
-        claimed_epsilon: float = 1.0
-        confidence: float = 0.95
+    from dp_online_envs.lab.audit.one_run import OneRunFinding
 
-    parts = score(a, [ok], (1.0, 0.0, "m"), "", Finding(refuted=True), "")
+    def finding(refuted, eps_lb=3.0, twin_refuted=None, rr_epsilon=1.5):
+        twin = None if twin_refuted is None else {
+            "correct": 9, "eps_lb": 2.0 if twin_refuted else 0.5, "factor": 1e4,
+            "guesses": 10, "refuted": twin_refuted}
+        return OneRunFinding(1.0, 0.0, eps_lb, refuted, 0.95, 16, (40,), 640, 300, 100, 60,
+                             "arms", twin, rr_epsilon)
+
+    parts = score(a, [ok], (1.0, 0.0, "m"), "", finding(refuted=True), "")
     assert [p.name for p in parts] == ["regret", "declared", "audit"]
     # a refuted claim earns nothing for being declared, and nothing in the audit
     assert parts[1].earned == 0.0 and parts[2].earned == 0.0
     assert "the audit refutes that claim" in parts[1].reason
     assert "refuted: eps_lb = 3 > declared epsilon 1 at 95% confidence" in parts[2].reason
-    parts = score(a, [ok], (1.0, 0.0, "m"), "", Finding(refuted=False, eps_lb=0.2), "")
+    parts = score(a, [ok], (1.0, 0.0, "m"), "", finding(False, 0.2, twin_refuted=True), "")
     assert parts[1].earned == 20 and parts[2].earned == 30
-    assert "evidence, not proof" in parts[2].reason
+    assert "evidence, not proof" in parts[2].reason and "noise-free twin" in parts[2].reason
+    # not refuted, but neither is its noise-free twin (or no mechanism could be refuted
+    # on its guesses): the declaration keeps its points, the audit earns none
+    for unseen in (finding(False, 0.2, twin_refuted=False),
+                   finding(False, 0.2, twin_refuted=True, rr_epsilon=math.inf)):
+        parts = score(a, [ok], (1.0, 0.0, "m"), "", unseen, "")
+        assert parts[1].earned == 20 and parts[2].earned == 0.0
+        assert parts[2].reason.startswith("no audit power: not refuted (eps_lb = 0.2)")
     parts = score(a, [failed], (2.0, 0.0, "m"), "", None, "the learner failed under audit")
     assert parts[0].earned == 0.0 and "1 of 2 games failed (agent timed out)" in parts[0].reason
     assert parts[1].earned == 0.0 and "weaker than the required (1, 0)" in parts[1].reason
@@ -307,7 +316,10 @@ def test_the_cached_audit_power_is_keyed_by_the_claimed_budget(tmp_path, monkeyp
 
     claims = []
 
-    class Power:
+    @dataclasses.dataclass
+    class Power:  # the audit's power, not measured here
+        reference: str = ""
+
         def to_dict(self):
             return {"claim": list(claims[-1])}
 
