@@ -170,6 +170,10 @@ class NoisyRidgeAgent(LinearContextualAgent):
     the released matrices.
     """
 
+    private = True
+    needs_delta = True  # Gaussian noise: (epsilon, delta)-DP with delta > 0
+    counterpart = "linucb"
+
     def setup_private(self, alpha: float | None, failure_prob: float, ridge: float,
                       shift: float | None) -> None:
         """Check the problem, ``delta`` and the common options.
@@ -356,10 +360,6 @@ class JDPLinUCB(NoisyRidgeAgent):
                    "regularizer (Shariff-Sheffet 2018), exact discrete Gaussian, delta > 0")
     paper = ("Shariff, Sheffet, Differentially Private Contextual Linear Bandits "
              "(NeurIPS 2018), Alg. 1 with Gaussian noise, and its regret theorem")
-    feedback = "bandit"
-    private = True
-    needs_delta = True
-    counterpart = "linucb"
 
     def setup(self, alpha: float | None = None, failure_prob: float = 0.05,
               ridge: float = 1.0, shift: float | None = None, add_noise: bool = True) -> None:

@@ -112,10 +112,6 @@ class LDPLinUCB(NoisyRidgeAgent):
                    "discrete Gaussian noise before aggregation (Zheng et al. 2020), delta > 0")
     paper = ("Zheng, Cheng, Xu, Sheffet, Locally Differentially Private (Contextual) Bandits "
              "Learning (NeurIPS 2020), contextual linear bandits")
-    feedback = "bandit"
-    private = True
-    needs_delta = True
-    counterpart = "linucb"
 
     def setup(self, alpha: float | None = None, failure_prob: float = 0.05,
               ridge: float = 1.0, shift: float | None = None, add_noise: bool = True) -> None:

@@ -22,8 +22,9 @@ line, which wires in the ``agents`` registry, is :mod:`dp_online_envs.lab.cli`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dp_online_envs.lab import lazy_exports
 
 if TYPE_CHECKING:  # what static readers (the API reference, type checkers) see; at run
     # time :func:`__getattr__` imports each name from its module on first use
@@ -67,16 +68,5 @@ __all__ = [
     "parse_sweep", "play_game", "run", "run_games", "run_sweep", "stable_view",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The public names (:data:`__all__`), imported from their module on first use."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+#: The public names, imported from their module on first use.
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

@@ -14,8 +14,9 @@ action audit).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dp_online_envs.lab import lazy_exports
 
 if TYPE_CHECKING:  # what static readers see; at run time :func:`__getattr__` imports each
     # name from its module on first use
@@ -41,16 +42,5 @@ _HOME = {
 __all__ = ["Assignment", "ClassGrades", "Grade", "Part", "SubmissionError", "find_submissions",
            "grade", "load_assignment", "parse_assignment"]
 
-
-def __getattr__(name: str) -> Any:
-    """The public names (:data:`__all__`), imported from their module on first use."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+#: The public names, imported from their module on first use.
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)
