@@ -33,7 +33,7 @@ def _no_results_in_the_checkout(request):
 #: xdist's ``--dist loadfile`` hands them out at the start and the many short files fill
 #: both workers around them, instead of one long file running alone at the end.
 SLOW_FILES = (
-    "tests/experiments/test_grade_dodgers.py",       # ~105 s
+    "tests/experiments/test_grade_dodgers.py",       # ~140 s
     "tests/experiments/test_grade.py",               # ~85 s
     "tests/experiments/test_sandbox_limits.py",      # ~80 s
     "tests/experiments/test_grade_attacks.py",       # ~70 s
@@ -41,10 +41,16 @@ SLOW_FILES = (
     "tests/experiments/test_cli.py",                 # ~50 s
     "tests/experiments/test_grade_names.py",         # ~40 s
     "tests/experiments/test_interrupt.py",           # ~40 s
+    "tests/experiments/test_grade_class.py",         # ~35 s
     "tests/experiments/test_isolation.py",           # ~35 s
     "tests/agents/test_privacy_audits.py",           # ~35 s
+    "tests/experiments/test_leaderboard.py",         # ~30 s
+    "tests/agents/test_private_contextual.py",       # ~30 s
     "tests/agents/test_bandit_convex.py",            # ~30 s
     "tests/audit/test_action_audit.py",              # ~30 s
+    "tests/audit/test_contextual_audit.py",          # ~20 s
+    "tests/audit/test_fdp_bound.py",                 # ~15 s
+    "tests/experiments/test_store_resume.py",        # ~15 s
 )
 
 
