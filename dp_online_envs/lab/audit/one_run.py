@@ -1333,12 +1333,14 @@ def one_run_power(reference: str, games: Sequence[AuditGame], claim: tuple[float
     noise scale for a Laplace learner) while the claim stays ``epsilon``.
 
     Returns:
-        An :class:`~dp_online_envs.lab.audit.power.AuditPower`.
+        An :class:`~dp_online_envs.lab.audit.power.AuditPower`, its reference named by
+        its label (``private-bandit(base=exp3)``: the options are part of it).
 
     Raises:
         ValueError: An invalid factor or claim; an unknown reference.
     """
     from dp_online_envs.lab.audit.power import AuditPower
+    from dp_online_envs.lab.experiments.game import agent_label
     from dp_online_envs.lab.experiments.resolver import resolve_agent
 
     epsilon, delta = check_epsilon(claim[0]), check_delta(claim[1])
@@ -1354,6 +1356,7 @@ def one_run_power(reference: str, games: Sequence[AuditGame], claim: tuple[float
 
         findings.append(audit_one_run(make, games, (epsilon, delta), settings))
     refuted = tuple(f.refuted for f in findings)
-    return AuditPower(reference=str(reference), factors=cuts, refuted=refuted,
+    return AuditPower(reference=agent_label(str(reference), opts), factors=cuts,
+                      refuted=refuted,
                       smallest_refuted=next((c for c, r in zip(cuts, refuted) if r), None),
                       eps_lbs=tuple(f.eps_lb for f in findings), claimed_epsilon=epsilon)

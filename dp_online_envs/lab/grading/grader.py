@@ -365,11 +365,9 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
                 return stored["power"], stored["text"]
         except (OSError, ValueError, KeyError, AttributeError):
             pass  # a damaged cache is measured again
-    power = dataclasses.replace(  # named by its label: the options are part of it
-        audit_step.one_run_power(ref.name, games, claim, settings,
-                                 **({} if factors is None else {"factors": factors}),
-                                 options=dict(ref.kwargs), resolver=resolver),
-        reference=ref.label)
+    power = audit_step.one_run_power(ref.name, games, claim, settings,
+                                     **({} if factors is None else {"factors": factors}),
+                                     options=dict(ref.kwargs), resolver=resolver)
     found = (finite_json(power.to_dict()), str(power))
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
