@@ -9,7 +9,8 @@ bsuite's ``sweep.py`` settings::
     epsilons: [0.5, 1, 2, 4]
     delta: 0.0                  # or a list; used by private agents only
     horizons: [1000, 4000]      # a list key also takes one value: 1000 is [1000]
-    seeds: 5                    # seed indices 0..4, or an explicit list
+    seeds: 5                    # seed indices 0..4, an explicit list [5000, 5001],
+                                # or {first: 5000, count: 20} (indices 5000..5019)
     results: results/price_of_privacy
     experiments:                # optional: a union of blocks that override the keys above
       - name: bandit
@@ -87,7 +88,8 @@ class SweepPart:
         env_id, env_kwargs, agent, agent_kwargs: The env and the configured agent.
         horizons: The horizons.
         privacy: ``(epsilon, delta)`` pairs (``(None, None)`` for a non-private agent).
-        seeds: The seed indices: ``range(n)`` for ``seeds: n``, else a tuple.
+        seeds: The seed indices: ``range(n)`` for ``seeds: n``, ``range(first, first +
+            count)`` for ``seeds: {first, count}``, else a tuple.
         tags: Labels of the block.
         sweep: The sweep's name (``None`` for the games of :func:`make_games`).
         agent_cls: The agent class (copied to every game; not part of the settings).
@@ -183,9 +185,18 @@ class Sweep:
 
 
 def _union_size(seed_sets: list[range | tuple[int, ...]]) -> int:
-    """Size of a union of ``range(n)`` and explicit seed tuples."""
-    top = max((len(s) for s in seed_sets if isinstance(s, range)), default=0)
-    return top + len({x for s in seed_sets if not isinstance(s, range) for x in s if x >= top})
+    """Size of a union of seed ranges (``range(n)``, ``range(first, first + count)``)
+    and explicit seed tuples, counted without listing the ranges."""
+    spans = sorted((s.start, s.stop) for s in seed_sets if isinstance(s, range) and len(s))
+    merged: list[list[int]] = []
+    for start, stop in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], stop)
+        else:
+            merged.append([start, stop])
+    loose = {x for s in seed_sets if not isinstance(s, range) for x in s
+             if not any(a <= x < b for a, b in merged)}
+    return sum(b - a for a, b in merged) + len(loose)
 
 
 def read_data_file(path: pathlib.Path, what: str) -> Any:
@@ -600,8 +611,21 @@ def _horizons(value: Any, where: str) -> list[int]:
     return list(dict.fromkeys(out))
 
 
+#: Keys of the compact seed form ``seeds: {first: 5000, count: 20}``.
+SEED_RANGE_KEYS = ("first", "count")
+
+
 def _seeds(value: Any, where: str) -> range | tuple[int, ...]:
-    """``range(n)`` for a number of seeds (never a list: it may be huge), else a tuple."""
+    """``range(n)`` for a number of seeds and ``range(first, first + count)`` for
+    ``{first, count}`` (never a list: it may be huge), else a tuple."""
+    if isinstance(value, dict):
+        if sorted(value) != sorted(SEED_RANGE_KEYS):
+            raise ExperimentError(f"{where}: seeds={value!r} rejected: the compact form is a "
+                                  f"mapping of exactly the keys {list(SEED_RANGE_KEYS)} "
+                                  "(first: the first seed index >= 0, count: how many >= 1)")
+        first = _checked(lambda v: check_int("seeds.first", v, 0), value["first"], where)
+        count = _checked(lambda v: check_int("seeds.count", v, 1), value["count"], where)
+        return range(first, first + count)
     if isinstance(value, (list, tuple, range)) and value:
         out = [_checked(lambda v: check_int("seed index", v, 0), v, where) for v in value]
         return tuple(dict.fromkeys(out))
