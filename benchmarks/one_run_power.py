@@ -11,6 +11,17 @@ guesses of the reported rule with their two-sided 95% Clopper-Pearson interval, 
 bound, the verdict and the CPU seconds::
 
     python benchmarks/one_run_power.py [--seed S] [--cuts 3,10000] [--only NAME ...]
+
+``--privacy-loss`` measures instead what the best possible audit of the arms would see on
+a learner that feeds exponential weights on arms (``private-exp2``, ``private-bandit``):
+on ``--rounds`` rounds drawn at random among each game's rounds whose pair differs on the
+arm played, the exact privacy loss ``L_t`` of the action sequence
+(:func:`~dp_online_envs.lab.audit.privacy_loss.exp_weights_privacy_loss`, every other
+round's input known, round ``t``'s Laplace noise integrated), its quantiles, and the
+bound of the oracle that guesses the rounds with ``|L_t| > c`` (``--window``: count only
+the arms of the rounds after ``t``)::
+
+    python benchmarks/one_run_power.py --privacy-loss --only private-exp2 --cuts 10000,3
 """
 
 from __future__ import annotations
@@ -18,10 +29,21 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+
 import agents
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs.envs import build_env
-from dp_online_envs.lab.audit.one_run import AuditGame, OneRunSettings, audit_one_run
+from dp_online_envs.lab.audit.one_run import (
+    AuditGame,
+    OneRunSettings,
+    audit_one_run,
+    game_seeds,
+    one_run_eps_lower_bound,
+    partner_losses,
+    play_audit_game,
+)
+from dp_online_envs.lab.audit.privacy_loss import exp_weights_privacy_loss
 from dp_online_envs.lab.audit.statistics import clopper_pearson
 from dp_online_envs.lab.leaderboard.score import AUDIT_GAMES, default_benchmark
 
@@ -41,11 +63,66 @@ def audit_game(cls) -> tuple[str, dict] | None:
     return None
 
 
+def privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, games: int,
+                   rounds: int, window: int | None) -> np.ndarray:
+    """The exact privacy loss ``L_t`` of ``rounds`` rounds of each of ``games`` games of
+    a private reduction around exponential weights on arms (``L_t > 0``: the input
+    played is the likelier, so the oracle's guess is right)."""
+    out = []
+    for env_seed, agent_seed, partner_seed in game_seeds(seed, games):
+        kept: dict = {}
+
+        def make(problem, space, s, kept=kept):
+            learner = cls(problem, epsilon=epsilon, delta=0.0, seed=s)
+            fed = kept["fed"] = []
+            feed = learner._feed
+
+            def record(action, noisy):  # the (noisy) loss the weights are updated with
+                fed.append(noisy)
+                return feed(action, noisy)
+
+            learner._feed = record
+            kept["learner"] = learner
+            return learner
+
+        played = play_audit_game(make, game, env_seed, agent_seed)
+        learner = kept["learner"]
+        base = learner.base
+        c = base.arms_constants
+        rows = np.arange(game.horizon)
+        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
+                                  np.random.default_rng(partner_seed))
+        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+        differ = np.flatnonzero(met != other)
+        chosen = np.sort(np.random.default_rng(partner_seed).choice(
+            differ, min(rounds, differ.size), replace=False))
+        out.append(exp_weights_privacy_loss(
+            played.arms, np.asarray(kept["fed"]) - c.lo, met - c.lo, other - c.lo, chosen,
+            k=c.k, eta=c.eta_per_width, gamma=base.gamma, noise_scale=learner.noise_scale,
+            window=window))
+    return np.concatenate(out)
+
+
+def report_privacy_losses(losses: np.ndarray, claim: float = 1.0) -> None:
+    """Prints the quantiles of ``|L_t|`` and the oracle audit's bound per threshold."""
+    q = np.quantile(np.abs(losses), [0.5, 0.9, 0.99])
+    print(f"  {losses.size} rounds: |L| median {q[0]:.3g}, 90% {q[1]:.3g}, 99% {q[2]:.3g}; "
+          f"share with |L| > {claim:g}: {np.mean(np.abs(losses) > claim):.3f}", flush=True)
+    for c in (0.0, 0.5, 1.0, 2.0):
+        guessed = np.abs(losses) > c
+        r, v = int(guessed.sum()), int((losses[guessed] > 0).sum())
+        print(f"  oracle guessing |L| > {c:g}: {v} / {r} right, eps_lb "
+              f"{one_run_eps_lower_bound(r, v):.2f}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=101)
     parser.add_argument("--cuts", default="3,10000")
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--privacy-loss", action="store_true")
+    parser.add_argument("--rounds", type=int, default=100, help="rounds per game (--privacy-loss)")
+    parser.add_argument("--window", type=int, default=None)
     args = parser.parse_args(argv)
     bench = default_benchmark()
     settings = OneRunSettings(games=bench.audit_games, seed=args.seed)
@@ -62,6 +139,17 @@ def main(argv: list[str] | None = None) -> None:
             continue
         env, kwargs = found
         games = [AuditGame(env, kwargs, h) for h in bench.audit_horizons]
+        if args.privacy_loss:
+            for c in cuts:
+                for game in games:
+                    start = time.process_time()
+                    losses = privacy_losses(cls, game, c, args.seed, bench.audit_games,
+                                            args.rounds, args.window)
+                    print(f"{name} on {env} T = {game.horizon} cut {c:g}"
+                          f"{'' if args.window is None else f', window {args.window}'} "
+                          f"({time.process_time() - start:.1f} s CPU):", flush=True)
+                    report_privacy_losses(losses)
+            continue
         delta = 1e-6 if name in NEEDS_DELTA else 0.0
         for c in cuts:
             start = time.process_time()
