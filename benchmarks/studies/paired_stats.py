@@ -9,10 +9,20 @@ analysis.paired_gap`), a ratio Fieller's interval (:func:`~dp_online_envs.lab.
 experiments.analysis.ratio_ci`), a slope in ``T`` the Student-t interval of the mean of
 the per-seed least-squares slopes (:func:`~dp_online_envs.lab.experiments.rates.
 loglog_slope`). A side is named only where its interval excludes the null value;
-otherwise the verdict is ``~`` (within noise). Those intervals are never narrower than
+otherwise the verdict is ``~``: not shown either way (the interval contains the null;
+that is not a claim that the two are equal: :func:`equivalence` makes that claim, at a
+stated margin, where the whole interval lies within it). Those intervals are never narrower than
 rounding (:data:`~dp_online_envs.lab.experiments.analysis.ROUNDING`, the one tolerance):
 games with no spread, or a spread of a few ulps, are decided by their point, and a point
 within rounding of the null is ``~``, so every verdict is the same on every CPU.
+
+Replication: every study plays two disjoint seed sets, the discovery seeds (indices
+below :data:`REPLICATION_FIRST`, blocks tagged ``seed_set: discovery``) and a
+replication set from :data:`REPLICATION_FIRST` on (``seed_set: replication``). Where
+the data hold both, every verdict (:func:`difference`, :func:`ratio`,
+:func:`slope_verdict`, :func:`on_both`) is computed on each set apart and written only
+where the two agree; where they do not, the verdict is :data:`NOT_REPLICATED` and the
+text gives both intervals (``<discovery>; replication <replication>``).
 
 Every study's analysis (``benchmarks/studies/NAME/analysis.py``) describes its folder
 with a :class:`Study` and runs as ``python benchmarks/studies/NAME/analysis.py
@@ -38,6 +48,15 @@ from dp_online_envs.lab.experiments.rates import loglog_slope  # noqa: E402
 
 #: The verdict of an interval that contains the null value.
 NOISE = "~"
+#: The first seed index of a study's replication set (its discovery seeds lie below).
+REPLICATION_FIRST = 5000
+#: The two seed sets, in the order their texts are written.
+SEED_SETS = ("discovery", "replication")
+#: The verdict where the two seed sets support different verdicts.
+NOT_REPLICATED = "not replicated"
+#: What the tables' verdicts ``~`` and :data:`NOT_REPLICATED` mean, in their captions.
+LEGEND = ("(`~`: the interval holds the null, neither side shown; `not replicated`: the "
+          "two seed sets disagree, both intervals given)")
 #: How far a slope may be from a theorem's exponent to be called the theorem's.
 SLOPE_TOLERANCE = 0.1
 
@@ -141,16 +160,95 @@ def band(lo: float | None, hi: float | None, low: float, high: float) -> str:
     return "no" if hi < low or lo > high else NOISE
 
 
-def difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
-               spec: str = "+.1f") -> tuple[str, str]:
-    """``(text, verdict)`` of the paired difference ``a - b``: ``mean [lo, hi]``
-    (in format ``spec``) and the name of the one with the lower regret where the interval excludes 0
-    (:data:`NOISE` otherwise, or with fewer than two shared seeds)."""
+def seed_set(seed: int) -> str:
+    """The seed set a seed index belongs to: ``replication`` from
+    :data:`REPLICATION_FIRST` on, ``discovery`` below."""
+    return "replication" if int(seed) >= REPLICATION_FIRST else "discovery"
+
+
+def _restrict(values: Any, name: str) -> Any:
+    """``values`` (``{seed: v}`` or ``{T: {seed: v}}``) on the seeds of set ``name``."""
+    if values and isinstance(next(iter(values.values())), dict):
+        return {t: _restrict(v, name) for t, v in values.items()}
+    return {s: v for s, v in values.items() if seed_set(s) == name}
+
+
+def _has_data(values: Any) -> bool:
+    if values and isinstance(next(iter(values.values())), dict):
+        return any(_has_data(v) for v in values.values())
+    return bool(values)
+
+
+def by_seed_set(*values: Any) -> dict[str, tuple[Any, ...]]:
+    """``{set: (values restricted to it, ...)}`` for each seed set of :data:`SEED_SETS`
+    in which every argument holds data (an argument: ``{seed: value}`` or ``{T: {seed:
+    value}}``)."""
+    out = {}
+    for name in SEED_SETS:
+        parts = tuple(_restrict(v, name) for v in values)
+        if all(_has_data(p) for p in parts):
+            out[name] = parts
+    return out
+
+
+def replicated(found: dict[str, tuple[str, str]]) -> tuple[str, str]:
+    """``(text, verdict)`` of one comparison made on each seed set apart (``found``:
+    ``{set: (text, verdict)}``). One set: its own. Both: the texts joined
+    (``<discovery>; replication <replication>``) and the verdict both support, or
+    :data:`NOT_REPLICATED` where they differ."""
+    if not found:
+        return "n/a", NOISE
+    if len(found) == 1:
+        return next(iter(found.values()))
+    (text_d, verdict_d), (text_r, verdict_r) = found["discovery"], found["replication"]
+    verdict = verdict_d if verdict_d == verdict_r else NOT_REPLICATED
+    return f"{text_d}; replication {text_r}", verdict
+
+
+def on_both(compare: Callable[..., tuple[str, str]], *values: Any) -> tuple[str, str]:
+    """``compare(*values)`` (``-> (text, verdict)``) on each seed set apart, combined by
+    :func:`replicated`."""
+    return replicated({name: compare(*parts) for name, parts in by_seed_set(*values).items()})
+
+
+def _difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
+                spec: str) -> tuple[str, str]:
     gap = paired_gap(a, b)
     if gap is None:
         return "n/a", NOISE
     m, lo, hi = gap
     return fmt(m, lo, hi, spec), side(lo, hi, names)
+
+
+def difference(a: dict[int, float], b: dict[int, float], names: tuple[str, str],
+               spec: str = "+.1f") -> tuple[str, str]:
+    """``(text, verdict)`` of the paired difference ``a - b``: ``mean [lo, hi]``
+    (in format ``spec``) and the name of the one with the lower regret where the interval
+    excludes 0 (:data:`NOISE` otherwise, or with fewer than two shared seeds); on both
+    seed sets where the data hold both (:func:`on_both`)."""
+    return on_both(lambda x, y: _difference(x, y, names, spec), a, b)
+
+
+def equivalence(a: dict[int, float], b: dict[int, float], margin: float,
+                spec: str = "+.1f") -> tuple[str, str]:
+    """``(text, verdict)`` of an equivalence claim at ``margin``: ``within ±margin``
+    where the paired interval of ``a - b`` lies inside ``[-margin, margin]``, ``differ``
+    where it lies wholly outside, :data:`NOISE` otherwise; on both seed sets where the
+    data hold both. The text is the interval and the margin: "within noise" is never
+    inferred from an interval that merely contains 0."""
+    if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
+        raise ValueError(f"margin={margin!r}: expected a finite number > 0")
+
+    def one(x: dict[int, float], y: dict[int, float]) -> tuple[str, str]:
+        gap = paired_gap(x, y)
+        if gap is None:
+            return "n/a", NOISE
+        m, lo, hi = gap
+        verdict = {"yes": f"within ±{margin:g}", "no": "differ"}.get(
+            band(lo, hi, -margin, margin), NOISE)
+        return f"{fmt(m, lo, hi, spec)} (margin ±{margin:g})", verdict
+
+    return on_both(one, a, b)
 
 
 def paired_ratio(a: dict[int, float], b: dict[int, float]
@@ -164,15 +262,36 @@ def paired_ratio(a: dict[int, float], b: dict[int, float]
     return ratio_ci([a[s] for s in seeds], [b[s] for s in seeds])
 
 
-def ratio(a: dict[int, float], b: dict[int, float], spec: str = ".2f") -> tuple[str, str]:
-    """``(text, verdict)`` of the paired ratio ``mean(a) / mean(b)`` with Fieller's
-    interval (in format ``spec``): ``below`` where it lies below 1, ``above`` where
-    above, :data:`NOISE` where it contains 1 or is unbounded."""
+def _ratio(a: dict[int, float], b: dict[int, float], spec: str) -> tuple[str, str]:
     found = paired_ratio(a, b)
     if found is None:
         return "n/a", NOISE
     r, lo, hi = found
     return fmt(r, lo, hi, spec), side(lo, hi, ("below", "above"), null=1.0)
+
+
+def ratio(a: dict[int, float], b: dict[int, float], spec: str = ".2f") -> tuple[str, str]:
+    """``(text, verdict)`` of the paired ratio ``mean(a) / mean(b)`` with Fieller's
+    interval (in format ``spec``): ``below`` where it lies below 1, ``above`` where
+    above, :data:`NOISE` where it contains 1 or is unbounded; on both seed sets where
+    the data hold both (:func:`on_both`)."""
+    return on_both(lambda x, y: _ratio(x, y, spec), a, b)
+
+
+def ratio_verdict(a: dict[int, float], b: dict[int, float],
+                  judge: Callable[[float | None, float | None], str],
+                  spec: str = ".2f") -> tuple[str, str]:
+    """``(text, verdict)`` of the paired ratio ``mean(a) / mean(b)`` [Fieller's 95%
+    interval] judged by ``judge(lo, hi)`` (a band, a threshold), on both seed sets where
+    the data hold both (:func:`on_both`)."""
+    def one(x: dict[int, float], y: dict[int, float]) -> tuple[str, str]:
+        found = paired_ratio(x, y)
+        if found is None:
+            return "n/a", NOISE
+        r, lo, hi = found
+        return fmt(r, lo, hi, spec), judge(lo, hi)
+
+    return on_both(one, a, b)
 
 
 def on_common_seeds(by_horizon: dict[int, dict[int, float]]) -> dict[int, dict[int, float]]:
@@ -194,17 +313,35 @@ def seed_slopes(by_horizon: dict[int, dict[int, float]]) -> dict[int, float]:
     return {s: loglog_slope(horizons, [common[t][s] for t in horizons]) for s in seeds}
 
 
+def _per_seed_slope(by_horizon: dict[int, dict[int, float]],
+                    judge: Callable[[float | None, float | None], str] | None
+                    ) -> tuple[str, str]:
+    slopes = np.array(list(seed_slopes(by_horizon).values()))
+    finite = slopes[np.isfinite(slopes)]
+    if not finite.size:
+        return "n/a", NOISE
+    m, lo, hi = mean_ci(finite)
+    return fmt(m, lo, hi, spec=".2f"), NOISE if judge is None else judge(lo, hi)
+
+
+def slope_verdict(by_horizon: dict[int, dict[int, float]],
+                  judge: Callable[[float | None, float | None], str]) -> tuple[str, str]:
+    """``(text, verdict)``: the mean per-seed log-log slope [Student-t 95% interval]
+    over the horizons (on the seed indices held at every horizon) and ``judge(lo, hi)``
+    of that interval (:func:`exponent_verdict`, :func:`band`, :func:`side`), on both
+    seed sets where the data hold both (:func:`on_both`)."""
+    return on_both(lambda d: _per_seed_slope(d, judge), by_horizon)
+
+
 def slope_texts(by_horizon: dict[int, dict[int, float]]) -> tuple[str, str]:
     """``(slope of the means, mean per-seed slope [95% interval])`` over the horizons,
-    on the seed indices held at every horizon."""
+    on the seed indices held at every horizon (the per-seed slope on each seed set apart
+    where the data hold both: :func:`slope_verdict`)."""
     horizons = sorted(by_horizon)
     common = on_common_seeds(by_horizon)
     means = [float(np.mean(list(common[t].values()))) for t in horizons]
     of_means = loglog_slope(horizons, means)
-    per_seed = np.array(list(seed_slopes(by_horizon).values()))
-    finite = per_seed[np.isfinite(per_seed)]
-    return (f"{of_means:.2f}",
-            fmt(*mean_ci(finite), spec=".2f") if finite.size else "n/a")
+    return f"{of_means:.2f}", on_both(lambda d: _per_seed_slope(d, None), by_horizon)[0]
 
 
 def exponent_verdict(lo: float, hi: float, exponent: float,

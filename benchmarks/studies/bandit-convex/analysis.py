@@ -28,6 +28,7 @@ seed indices both played (the same losses), with Fieller's interval
 
 from __future__ import annotations
 
+import functools
 import math
 import pathlib
 import sys
@@ -40,7 +41,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
 
-from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
 
 STUDY = ps.Study(__file__)
@@ -116,6 +116,12 @@ def exponent_verdict(lo: float, hi: float, exponent: float, clamped: bool) -> st
     return ps.exponent_verdict(lo, hi, exponent, SLOPE_TOLERANCE)
 
 
+def _exponent_judge(exponent: float, clamped: bool, lo: float, hi: float) -> str:
+    """:func:`exponent_verdict` with the exponent and the clamp bound first (for
+    :func:`paired_stats.slope_verdict`)."""
+    return exponent_verdict(lo, hi, exponent, clamped)
+
+
 def _part(experiment: str, env_id: str, label: str) -> Any:
     """The sweep's part (env and agent settings) of one row."""
     from dp_online_envs.lab.experiments.game import agent_label
@@ -170,15 +176,15 @@ def slope_rows(frame: Any, rows: Sequence[tuple],
             continue
         horizons = sorted(common)
         means = [float(np.mean(list(common[t].values()))) for t in horizons]
-        of_means, per_seed = ps.slope_texts(data)
-        slopes = np.array(list(ps.seed_slopes(data).values()))
-        _, lo, hi = mean_ci(slopes[np.isfinite(slopes)])
+        of_means, _ = ps.slope_texts(data)
         clamped = [clamped_at(experiment, env_id, label, eps, t)
                    for t in (horizons[0], horizons[-1])]
+        per_seed, verdict = ps.slope_verdict(
+            data, functools.partial(_exponent_judge, exponent, any(clamped)))
         out.append([label + ("" if eps is None else f" ε={eps:g}"), short(env_id),
                     len(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
                     of_means, per_seed, f"{exponent:.2f} ({source})",
-                    exponent_verdict(lo, hi, exponent, any(clamped)),
+                    verdict,
                     "/".join("yes" if c else "no" for c in clamped)])
     return out
 
@@ -223,7 +229,8 @@ def privacy_summary(rows: Sequence[Sequence[Any]]) -> str:
     verdicts = [r[-1] for r in rows]
     return (f"{verdicts.count('private higher')} ratios above 1 (privacy costs regret), "
             f"{verdicts.count('private lower')} below 1, {verdicts.count(ps.NOISE)} "
-            f"containing 1 (`~`).")
+            f"containing 1 (`~`), {verdicts.count(ps.NOT_REPLICATED)} not replicated (the "
+            "two seed sets disagree).")
 
 
 def st_leading_term(agent: Any, T: float) -> float:

@@ -30,8 +30,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import paired_stats as ps  # noqa: E402
@@ -125,13 +123,12 @@ def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], flo
             data = ps.on_common_seeds({t: everywhere[t] for t in horizons})
             if not next(iter(data.values())):
                 continue
-            of_means, per_seed = ps.slope_texts(data)
-            slopes = np.array(list(ps.seed_slopes(data).values()))
-            _, lo, hi = mean_ci(slopes[np.isfinite(slopes)])
+            of_means, _ = ps.slope_texts(data)
+            per_seed, verdict = ps.slope_verdict(
+                data, lambda lo, hi, e=exponent: ps.exponent_verdict(lo, hi, e))
             mine.append([label + ("" if eps is None else f" ε={eps:g}"),
                          f"{min(data):,} .. {max(data):,}", len(next(iter(data.values()))),
-                         of_means, per_seed, f"{exponent:.2f} ({source})",
-                         ps.exponent_verdict(lo, hi, exponent), ""])
+                         of_means, per_seed, f"{exponent:.2f} ({source})", verdict, ""])
         if mine and eps is not None and trivial:
             t_max = max(trivial)
             mine[-1][-1] = crossing(lead_of(eps, t_max), trivial[t_max], t_max)
@@ -195,7 +192,8 @@ def render(results: str | pathlib.Path) -> str:
         ps.table(RATIO_HEAD, ratios),
         f"{verdicts.count('private higher')} ratios above 1 (privacy costs regret), "
         f"{verdicts.count('private lower')} below 1, {verdicts.count(ps.NOISE)} containing "
-        "1 (`~`)."])
+        f"1 (`~`), {verdicts.count(ps.NOT_REPLICATED)} not replicated (the two seed sets "
+        "disagree)."])
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ with distance losses:
    measured rate;
 2. per learner and ``T`` (:func:`trivial_rows`): the paired ratio of its regret to
    trivial play's on the same games [Fieller's 95% interval], with ``below`` /
-   ``above`` where the interval excludes 1 (``~``: within noise).
+   ``above`` where the interval excludes 1 (``~``: the
+interval holds the null, neither side shown).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import paired_stats as ps  # noqa: E402
 
 from agents.full_info.pftal import ftal_regularization, pftal_regularization  # noqa: E402
-from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 from dp_online_envs.lab.experiments.rates import (  # noqa: E402
     below_from,
     local_slope,
@@ -131,9 +131,9 @@ def slope_rows(frame: Any, learner: Callable[..., Any] = learner_at) -> list[lis
             if len(data) < 2:
                 continue
             horizons = sorted(data)
-            of_means, per_seed = ps.slope_texts(data)
-            slopes = np.array(list(ps.seed_slopes(data).values()))
-            _, lo, hi = mean_ci(slopes[np.isfinite(slopes)])
+            of_means, _ = ps.slope_texts(data)
+            per_seed, in_band = ps.slope_verdict(
+                data, lambda lo, hi: ps.band(lo, hi, EXPONENT - TOLERANCE, EXPONENT + TOLERANCE))
             name = agent + ("" if eps is None else f" ε={eps:g}")
             cells = [INSTANCES.get(adv, adv), name, str(len(data[horizons[0]])),
                      ps.mean_text(data[horizons[0]]), ps.mean_text(data[horizons[-1]]),
@@ -151,7 +151,7 @@ def slope_rows(frame: Any, learner: Callable[..., Any] = learner_at) -> list[lis
             crossing = (below_from(bound, lambda T, c=rate: c * T, t_max=T_LIMIT)
                         if math.isfinite(rate) else math.nan)
             out.append([*cells,
-                        ps.band(lo, hi, EXPONENT - TOLERANCE, EXPONENT + TOLERANCE),
+                        in_band,
                         f"{local_slope(bound, t_max):.2f}",
                         _t(slope_reached(bound, EXPONENT, tol=TOLERANCE, t_max=T_LIMIT)),
                         "n/a" if math.isnan(crossing) else _t(crossing), paper])
@@ -213,7 +213,7 @@ def render(results: str | pathlib.Path, learner: Callable[..., Any] = learner_at
         ps.table(SLOPE_HEAD, slope_rows(frame, learner)),
         "**Ratio to trivial play** (`center`) on the same games, per T: mean(learner) / "
         "mean(trivial) [Fieller's 95% interval], `below` / `above` where the interval "
-        "excludes 1 (`~`: within noise):",
+        "excludes 1 " + ps.LEGEND + ":",
         ps.table(["instance", "learner", *(f"T={t}" for t in horizons)], rows)])
 
 

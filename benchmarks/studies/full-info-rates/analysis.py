@@ -20,7 +20,8 @@ of the ``full-info-rates`` section of ``docs/results.md``:
    regret [95% interval] with the counter's worst noise std, and each counter's paired
    ratio to the factorization (:func:`counters_block`).
 
-A side is named only where its interval excludes the null value (``~``: within noise).
+A side is named only where its interval excludes the null value (``~``: the
+interval holds the null, neither side shown).
 """
 
 from __future__ import annotations
@@ -179,12 +180,12 @@ def horizons_of(frame: Any, label: str, epsilon: float | None = None) -> list[in
 def slope_cells(by: dict[int, dict[int, float]], exponent: float) -> list[str]:
     """``[slope of the means, mean per-seed slope [95% CI], the CI against the exponent]``:
     ``below e`` / ``above e`` where the interval excludes ``e``, ``~ e`` where it holds it."""
-    of_means, per_seed = ps.slope_texts(by)
+    of_means, _ = ps.slope_texts(by)
     slopes = np.array([s for s in ps.seed_slopes(by).values() if math.isfinite(s)])
     if slopes.size < 2:
-        return [of_means, per_seed, "n/a"]
-    _, lo, hi = ps.mean_ci(slopes)
-    verdict = ps.side(lo, hi, ("below", "above"), null=exponent)
+        return [of_means, ps.slope_texts(by)[1], "n/a"]
+    per_seed, verdict = ps.slope_verdict(
+        by, lambda lo, hi: ps.side(lo, hi, ("below", "above"), null=exponent))
     return [of_means, per_seed, f"{verdict} {exponent:g}"]
 
 
@@ -396,21 +397,27 @@ def free_block(frame: Any, rate_check: Callable[[Sequence[int]], bool] = same_ra
         above = [r["T"] for r in rows if r[(label, eps)][1] == "above"]
         noise = [r["T"] for r in rows if r[(label, eps)][1] == ps.NOISE]
         below = [r["T"] for r in rows if r[(label, eps)][1] == "below"]
+        unreplicated = [r["T"] for r in rows if r[(label, eps)][1] == ps.NOT_REPLICATED]
         part = (f"`{named(label, eps)}` over `{REFERENCE}`: above 1 at T ∈ {ps.listed(above)}"
-                + (f", within noise of 1 at T ∈ {ps.listed(noise)}" if noise else "")
-                + (f", below 1 at T ∈ {ps.listed(below)}" if below else ""))
+                + (f", neither side shown (the interval holds 1) at T ∈ {ps.listed(noise)}"
+                   if noise else "")
+                + (f", below 1 at T ∈ {ps.listed(below)}" if below else "")
+                + (f", not replicated (the two seed sets disagree) at T ∈ "
+                   f"{ps.listed(unreplicated)}" if unreplicated else ""))
         if len(horizons) >= TREND_HORIZONS >= 2:
             ts, text, verdict = trend(frame, label, eps)
             part += (f"; over T = {ts[0]} .. {ts[-1]} its per-seed slope minus "
                      f"{REFERENCE}'s is {text}: "
-                     + ("within noise" if verdict == ps.NOISE else f"the {verdict}"))
+                     + {ps.NOISE: "neither side shown (the interval holds 0)",
+                        ps.NOT_REPLICATED: "not replicated (the two seed sets disagree)"}
+                     .get(verdict, f"the {verdict}"))
         lines.append(part)
     eta = ("`hedge` plays `private-ftrl`'s learning rate at every T here, so the ratio of "
            "`private-ftrl` over `hedge` is the cost of the noise alone" if rate_check(horizons)
            else "`hedge` and `private-ftrl` play different learning rates at some T")
     return (f"**2. Privacy for free?** `{EXPERTS}` (K = 10): private over non-private "
             f"regret, paired seeds; ratio of the means with Fieller's 95% interval; `above`/"
-            f"`below` where it excludes 1 (`~`: within noise). {eta}.\n\n"
+            f"`below` where it excludes 1 (`~`: it holds 1, neither side shown). {eta}.\n\n"
             + ps.table(head, body) + "\n\n" + ";\n".join(lines) + ".")
 
 

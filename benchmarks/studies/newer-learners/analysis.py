@@ -6,7 +6,8 @@ of the ``newer-learners`` section of ``docs/results.md``:
 1. per adversary, at the horizon with the most epsilons: trivial play's regret, then per
    epsilon both learners' regret [Student-t 95% interval], the paired ratio htinf / exp2
    [Fieller's interval], the paired difference htinf - exp2 [Student-t interval] and the
-   learner with the lower regret where that interval excludes 0 (``~``: within noise),
+   learner with the lower regret where that interval excludes 0 (``~``: the interval
+   holds the null, neither side shown),
    and each learner's paired ratio to trivial play (:func:`comparison_rows`);
 2. per epsilon played at three horizons or more (default adversary): each learner's
    mean regret at every ``T``, the slope of the means and the mean per-seed slope
@@ -88,6 +89,7 @@ def comparison_block(frame: Any, adversary: str, batch: Any = batch_of) -> str:
              r["lower"], *(r[f"{n}/trivial"][0] for n in LEARNERS)] for r in rows]
     wins = {n: [r["epsilon"] for r in rows if r["lower"] == n] for n in LEARNERS}
     noise = [r["epsilon"] for r in rows if r["lower"] == ps.NOISE]
+    unreplicated = [r["epsilon"] for r in rows if r["lower"] == ps.NOT_REPLICATED]
     below = {n: [r["epsilon"] for r in rows if r[f"{n}/trivial"][1] == "below"]
              for n in LEARNERS}
     return "\n".join([
@@ -96,7 +98,10 @@ def comparison_block(frame: Any, adversary: str, batch: Any = batch_of) -> str:
         ps.table(head, body), "",
         f"Lower regret where the paired interval of the difference excludes 0: "
         f"`{HTINF}` at ε ∈ {ps.listed(wins[HTINF])}, `{EXP2}` at ε ∈ {ps.listed(wins[EXP2])}; "
-        f"within noise at ε ∈ {ps.listed(noise)}. Below trivial play (Fieller interval of "
+        f"neither side shown (the interval holds 0) at ε ∈ {ps.listed(noise)}"
+        + (f"; not replicated (the two seed sets disagree) at ε ∈ {ps.listed(unreplicated)}"
+           if unreplicated else "")
+        + f". Below trivial play (Fieller interval of "
         f"the paired ratio below 1): `{HTINF}` at ε ∈ {ps.listed(below[HTINF])}, `{EXP2}` at "
         f"ε ∈ {ps.listed(below[EXP2])}."])
 
@@ -125,7 +130,9 @@ def slope_block(frame: Any, epsilon: float, adversary: str = DEFAULT) -> str:
         f"{' (default)' if adversary == DEFAULT else ''} adversary, {seeds} seeds; mean "
         f"regret at each T)", "", ps.table(head, body), "",
         f"htinf's per-seed slope minus exp2's, paired: {diff_text} "
-        + (f"({verdict} is the smaller)." if verdict != ps.NOISE else "(within noise).")])
+        + {ps.NOISE: "(neither side shown: the interval holds 0).",
+           ps.NOT_REPLICATED: "(not replicated: the two seed sets disagree)."}
+        .get(verdict, f"({verdict} is the smaller).")])
 
 
 def slope_epsilons(frame: Any, adversary: str = DEFAULT) -> list[float]:

@@ -48,15 +48,14 @@ def pair_row(frame: Any, env_id: str, private: str, other: str, trivial: str,
     games = frame[frame.env_id == env_id]
     mine = ps.regrets(games, private, horizon, epsilon)
     theirs = ps.regrets(games, other, horizon)
-    found = ps.paired_ratio(mine, theirs)
-    if found is None:
+    if ps.paired_ratio(mine, theirs) is None:
         return None
-    r, lo, hi = found
+    text, verdict = ps.ratio_verdict(mine, theirs, target_verdict, spec=".3f")
     diff, _ = ps.difference(mine, theirs, (private, other))
     return [f"{private} / {other}", env_id, str(len(set(mine) & set(theirs))),
             ps.mean_text(mine), ps.mean_text(theirs),
             ps.mean_text(ps.regrets(games, trivial, horizon), ".0f"), diff,
-            ps.fmt(r, lo, hi, ".3f"), target_verdict(lo, hi)]
+            text, verdict]
 
 
 HEAD = ("private / non-private", "env", "seeds", "private regret [95% CI]",
@@ -67,7 +66,8 @@ HEAD = ("private / non-private", "env", "seeds", "private regret [95% CI]",
 def summary(rows: list[list[str]]) -> str:
     """What the verdicts say about the target, in a sentence."""
     said = {"yes": "the interval lies at or below", "no": "the interval lies above",
-            ps.NOISE: "the interval straddles"}
+            ps.NOISE: "the interval straddles",
+            ps.NOT_REPLICATED: "not replicated (the two seed sets disagree) on"}
     return " ".join(f"`{row[0]}`: {said[row[-1]]} {TARGET}." for row in rows)
 
 

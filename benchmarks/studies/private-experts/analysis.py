@@ -9,7 +9,7 @@ of the ``private-experts`` section of ``docs/results.md``:
    round's), at the horizon with the most learners (:func:`regret_rows`);
 2. ``private-lazy-mw`` minus every other private learner, paired on the seeds: mean
    [Student-t 95% interval] and the one with the lower regret where the interval
-   excludes 0 (``~``: within noise) (:func:`difference_rows`);
+   excludes 0 (``~``: the interval holds the null, neither side shown) (:func:`difference_rows`);
 3. ``private-lazy-mw``'s and ``hedge``'s regret against ``T`` (slope of the means and mean
    per-seed slope [95% interval]) and the bound ``private-lazy-mw``'s calibration
    minimizes (:func:`slope_block`).
@@ -181,7 +181,7 @@ def render(results: str | pathlib.Path, bound: Any = calibration_bound) -> str:
     parts = [top, ps.table(head, regret_rows(frame, horizon)),
              f"**{L2P} minus each other private learner**, paired on the seeds: mean [95% "
              f"paired t interval] and the one with the lower regret where the interval "
-             f"excludes 0 (`~`: within noise)", ps.table(diff_head, diff_body)]
+             "excludes 0 " + ps.LEGEND, ps.table(diff_head, diff_body)]
     slope = slope_block(frame, bound)
     return "\n\n".join(parts + ([slope] if slope else []))
 

@@ -12,7 +12,7 @@ paired seeds (the same games for every learner):
 2. per adversary, per epsilon: the four private learners' mean regret [95% interval],
    where each is below trivial play (Fieller interval of the paired ratio below 1), and
    the paired differences ``AdaP - baseline`` [Student-t interval] with the learner of
-   lower regret where the interval excludes 0 (``~``: within noise)
+   lower regret where the interval excludes 0 (``~``: the interval holds the null, neither side shown)
    (:func:`private_block`).
 """
 
@@ -103,7 +103,7 @@ def private_block(frame: Any, adversary: str, horizon: int) -> str:
         "Below trivial play (Fieller interval of the paired ratio to `uniform` below 1): "
         + "; ".join(f"`{n}` at ε ∈ {ps.listed(below[n])}" for n in learners) + ".",
         "Paired differences (AdaP minus baseline): mean [95% paired t interval] and the "
-        "learner with the lower regret where the interval excludes 0 (`~`: within noise):",
+        "learner with the lower regret where the interval excludes 0 " + ps.LEGEND + ":",
         diff_table])
 
 

@@ -22,7 +22,7 @@ games for every learner of a table):
    data, :func:`pair_screen`) with trivial play and ``ons`` on each candidate; the
    default pair's separation rows and ``pftal`` by epsilon against trivial play
    (:func:`pftal_rows`: ``below`` / ``above`` trivial play only where Fieller's interval
-   of the paired ratio excludes 1, else "indistinguishable from trivial play"); the
+   of the paired ratio excludes 1, else "neither side shown"); the
    former 20-stock game. At ``T`` the portfolio game is one window of the data, the same
    for every seed, so a deterministic learner's regret there is exact (its interval has
    width 0); only trivial play's windows of ``T/4`` and the private learners' noise vary
@@ -387,8 +387,9 @@ def pftal_rows(frame: Any) -> list[list[str]]:
         text, side = ps.ratio(p, trivial)
         above = sum(p[s] > trivial[s] for s in seeds)
         rows.append([f"{eps:g}", len(seeds), ps.mean_text(p, ".3f"), text,
-                     {"below": "below trivial play", "above": "above trivial play"}.get(
-                         side, "indistinguishable from trivial play"),
+                     {"below": "below trivial play", "above": "above trivial play",
+                      ps.NOT_REPLICATED: ps.NOT_REPLICATED}.get(
+                         side, "neither side shown (the interval holds 1)"),
                      f"{above} of {len(seeds)}"])
     return rows
 

@@ -16,7 +16,10 @@ The criteria:
 3. a private learner has less regret than trivial play: that interval lies below 1.
 
 A criterion is ``ok`` where its interval supports it, ``FAIL`` where the interval
-supports the opposite, and ``~`` where it contains the threshold (or is unbounded).
+supports the opposite, and ``~`` where it contains the threshold (or is unbounded), on
+each seed set apart (the discovery and the replication seeds of the sweep): where the
+two differ the criterion is ``not replicated`` and both intervals are given
+(:func:`paired_stats.on_both`).
 
 :func:`render_rates`: for the smoothed learners of the polytope ids, the regret at every
 horizon split into the shrink's cost ``alpha x trivial`` and the remainder, with their
@@ -29,6 +32,7 @@ Usage::
 
 from __future__ import annotations
 
+import functools
 import math
 import pathlib
 import sys
@@ -44,6 +48,9 @@ from agents import make  # noqa: E402
 from dp_online_envs.envs.registry import ENV_IDS, build_env  # noqa: E402
 from dp_online_envs.lab.experiments.analysis import mean_ci, ratio_ci  # noqa: E402
 from dp_online_envs.lab.experiments.table import load_results  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import paired_stats as ps  # noqa: E402
 
 SWEEP = pathlib.Path(__file__).resolve().parent / "sweep.yaml"
 #: The trivial reference, and the slope its regret must exceed.
@@ -97,15 +104,19 @@ def id_rows(frame: Any, env_id: str) -> list[dict[str, Any]]:
         return []
     t0, t = horizons[0], horizons[-1]
     tr, tr0 = paired(frame, env_id, TRIVIAL, t), paired(frame, env_id, TRIVIAL, t0)
-    slopes = per_seed_slopes(tr0, tr, t0, t)
-    finite = slopes[np.isfinite(slopes)]
-    sm, slo, shi = mean_ci(finite) if finite.size else (math.nan, None, None)
+
+    def slope(r0: dict[int, float], r1: dict[int, float]) -> tuple[str, str]:
+        finite = per_seed_slopes(r0, r1, t0, t)
+        finite = finite[np.isfinite(finite)]
+        sm, slo, shi = mean_ci(finite) if finite.size else (math.nan, None, None)
+        return _fmt(sm, slo, shi, 2), interval_verdict(slo, shi, LINEAR, below=False)
+
+    slope_text, slope_verdict = ps.on_both(slope, tr0, tr)
     tm, tlo, thi = mean_ci(list(tr.values()))
     rows = [{"id": env_id, "learner": f"{TRIVIAL} (trivial)", "privacy": "",
-             "T": t, "seeds": len(tr), "regret": _fmt(tm, tlo, thi),
-             "ratio": f"slope {_fmt(sm, slo, shi, 2)}",
-             "criterion": f"slope > {LINEAR:g}: "
-                          f"{interval_verdict(slo, shi, LINEAR, below=False)}"}]
+             "T": t, "seeds": _seeds(tr), "regret": _fmt(tm, tlo, thi),
+             "ratio": f"slope {slope_text}",
+             "criterion": f"slope > {LINEAR:g}: {slope_verdict}"}]
     learners = [a for a in dict.fromkeys(games.agent) if a != TRIVIAL]
     for agent in learners:
         for h in horizons[1:]:
@@ -125,16 +136,29 @@ def learner_row(frame: Any, env_id: str, agent: str, t: int) -> dict[str, Any] |
     mine = frame[(frame.env_id == env_id) & (frame.agent == agent) & (frame.horizon == t)]
     eps = mine.epsilon.dropna()
     private = not eps.empty
-    a, b = [r[s] for s in seeds], [tr[s] for s in seeds]
-    m, lo, hi = mean_ci(a)
-    ratio, rlo, rhi = ratio_ci(a, b)
+    m, lo, hi = mean_ci([r[s] for s in seeds])
     threshold = 1.0 if private else NON_PRIVATE_SHARE
+
+    def one(mine_: dict[int, float], trivial: dict[int, float]) -> tuple[str, str]:
+        common = sorted(set(mine_) & set(trivial))
+        if len(common) < 2:
+            return "n/a", "~"
+        ratio, rlo, rhi = ratio_ci([mine_[s] for s in common], [trivial[s] for s in common])
+        return _fmt(ratio, rlo, rhi, 2), interval_verdict(rlo, rhi, threshold, below=True)
+
+    ratio_text, verdict = ps.on_both(one, {s: r[s] for s in seeds}, {s: tr[s] for s in seeds})
     return {"id": env_id, "learner": agent,
             "privacy": f"ε = {eps.iloc[0]:g}" if private else "non-private",
-            "T": t, "seeds": len(seeds), "regret": _fmt(m, lo, hi),
-            "ratio": _fmt(ratio, rlo, rhi, 2),
-            "criterion": ("< trivial: " if private else "<= trivial/2: ")
-                         + interval_verdict(rlo, rhi, threshold, below=True)}
+            "T": t, "seeds": _seeds(seeds), "regret": _fmt(m, lo, hi),
+            "ratio": ratio_text,
+            "criterion": ("< trivial: " if private else "<= trivial/2: ") + verdict}
+
+
+def _seeds(seeds: Any) -> str:
+    """How many seeds: ``n`` of one set, ``d + r`` of the discovery and the replication
+    sets."""
+    sets = [sum(ps.seed_set(s) == name for s in seeds) for name in ps.SEED_SETS]
+    return str(sets[0] or sets[1]) if not all(sets) else f"{sets[0]} + {sets[1]}"
 
 
 COLUMNS = ("id", "learner", "privacy", "T", "seeds", "regret", "ratio", "criterion")
@@ -160,10 +184,11 @@ def render(results: str | pathlib.Path) -> str:
     frame = load_results(results)
     rows = rows_of(frame)
     verdicts = [r["criterion"].rsplit(": ", 1)[-1] for r in rows]
-    counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "~")}
+    counts = {v: verdicts.count(v) for v in ("ok", "FAIL", "~", ps.NOT_REPLICATED)}
     missing = [i for i in ENV_IDS if i not in set(frame.env_id)]
     return (table(frame, rows=rows) + f"\n\n{counts['ok']} criteria ok, {counts['FAIL']} "
-            f"FAIL, {counts['~']} not shown either way (`~`)."
+            f"FAIL, {counts['~']} not shown either way (`~`), "
+            f"{counts[ps.NOT_REPLICATED]} not replicated (the two seed sets disagree)."
             + (f" Not in these results: {', '.join(missing)}." if missing else ""))
 
 
@@ -221,7 +246,7 @@ def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[
             shrink = {s: alpha * tr[s] for s in seeds}
             rest = {s: regret[s] - shrink[s] for s in seeds}
             share = float(np.mean(list(shrink.values())) / np.mean(list(regret.values())))
-            row = {"id": env_id, "learner": agent, "T": t, "seeds": len(seeds),
+            row = {"id": env_id, "learner": agent, "T": t, "seeds": _seeds(seeds),
                    "alpha": f"{alpha:.3g}" + (" (clamped)" if clamped else ""),
                    "regret": f"{np.mean(list(regret.values())):,.0f}",
                    "shrink": f"{np.mean(list(shrink.values())):,.0f} ({share:.0%})",
@@ -229,14 +254,31 @@ def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[
                    "slope": "", "rest_slope": "", "regime": ""}
             if previous is not None:
                 t0, regret0, rest0, clamped0 = previous
-                slope = per_seed_slopes(regret0, regret, t0, t)
-                rest_slope = per_seed_slopes(rest0, rest, t0, t)
-                row["slope"] = _slope_text(slope)
-                row["rest_slope"] = _slope_text(rest_slope)
-                row["regime"] = _regime(agent, clamped0 or clamped, share, rest_slope)
+                row["slope"] = ps.on_both(functools.partial(_slope_cell, t0, t),
+                                          regret0, regret)[0]
+                row["rest_slope"], verdict = ps.on_both(
+                    functools.partial(_regime_cell, agent, clamped0 or clamped, t0, t),
+                    rest0, rest, regret, shrink)
+                row["regime"] = verdict
             rows.append(row)
             previous = (t, regret, rest, clamped)
     return rows
+
+
+def _slope_cell(t0: int, t: int, r0: dict[int, float], r1: dict[int, float]
+                ) -> tuple[str, str]:
+    """The per-seed slope's text from ``t0`` to ``t`` (no verdict)."""
+    return _slope_text(per_seed_slopes(r0, r1, t0, t)), ""
+
+
+def _regime_cell(agent: str, clamped: bool, t0: int, t: int, rest0: dict[int, float],
+                 rest: dict[int, float], regret: dict[int, float],
+                 shrink: dict[int, float]) -> tuple[str, str]:
+    """The remainder's slope from ``t0`` to ``t`` and the regime it allows (on one seed
+    set: :func:`rate_rows`)."""
+    rest_slope = per_seed_slopes(rest0, rest, t0, t)
+    share = float(np.mean(list(shrink.values())) / np.mean(list(regret.values())))
+    return _slope_text(rest_slope), _regime(agent, clamped, share, rest_slope)
 
 
 def _slope_text(slopes: np.ndarray) -> str:
