@@ -24,6 +24,10 @@ __all__ = ["EXACT_NOISE_BLOCK", "ContinualCounter"]
 #: Noise vectors drawn per call of the exact (rejection) sampler.
 EXACT_NOISE_BLOCK = 256
 
+#: ``a.max()`` of an array, as the ufunc reduction it calls (the same value, without
+#: the method's wrapper: the exact path runs it twice a release).
+_max = np.maximum.reduce
+
 
 class ContinualCounter(ABC):
     """Interface of a continual counter (private prefix sums).
@@ -152,10 +156,10 @@ class ContinualCounter(ABC):
         z = np.asarray(z, dtype=float)
         if z.shape != (self.dim,):
             raise ValueError(f"z must have shape ({self.dim},), got shape {z.shape}")
+        if self.grid is not None:  # its range check refuses a value that is not finite
+            return self._add_exact(z)
         if not np.isfinite(z).all():
             raise ValueError(f"z must be finite, got z={z!r}")
-        if self.grid is not None:
-            return self._add_exact(z)
         self._t += 1
         self._prefix += z
         if not self.noise_strategy.private:
@@ -168,8 +172,11 @@ class ContinualCounter(ABC):
         # One check covers both the input and the sum: |S| < 2^52 (an invariant) and
         # |S + zi| < 2^52 force |zi| < 2^53, so zi is an exact integer and the float sum
         # of two such integers, below 2^52, is exact (a larger zi fails the check).
+        # A value that is not finite makes the sum NaN or infinite, which fails it too.
         prefix = self._prefix + zi
-        if not np.abs(prefix).max() < 2.0**52:
+        if not _max(np.abs(prefix)) < 2.0**52:
+            if not np.isfinite(z).all():
+                raise ValueError(f"z must be finite, got z={z!r}")
             raise ValueError(f"input z={z!r} too large for the exact integer grid "
                              f"g={self.grid!r}: the prefix sum must stay below 2^52 g")
         self._t += 1
@@ -179,7 +186,7 @@ class ContinualCounter(ABC):
     def _release_exact(self) -> np.ndarray:
         """``(S_t + eta_t) * g`` from the integer prefix and integer noise."""
         total = self._prefix + self._next_noise()
-        if np.abs(total).max() >= 2**53:
+        if _max(np.abs(total)) >= 2**53:
             raise ValueError("noisy integer sum reached 2^53: not exactly representable")
         return total * self.grid
 

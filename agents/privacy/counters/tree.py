@@ -16,6 +16,10 @@ if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import take
 
 __all__ = ["AgarwalSinghCounter", "BinaryTreeCounter", "HonakerCounter", "popcount"]
 
+#: ``a.max()`` and ``a.sum()``, as the ufunc reductions they call (the same values,
+#: without the methods' wrappers: the exact Agarwal-Singh release runs them each round).
+_max, _sum = np.maximum.reduce, np.add.reduce
+
 
 def _bits(t: int) -> list[int]:
     """Positions of the set bits of ``t`` (the dyadic decomposition of [1, t])."""
@@ -132,16 +136,75 @@ class AgarwalSinghCounter(BinaryTreeCounter):
         """``R = max(ceil(log2 T), floor(log2(T + 1)))`` noise draws per release."""
         return max((self.horizon - 1).bit_length(), (self.horizon + 1).bit_length() - 1)
 
+    def _init_noise_state(self) -> None:
+        super()._init_noise_state()
+        self._draws = self.draws
+        #: exact noise: the int64 sum of the slots at the set bits of ``t`` (updated
+        #: as the bits change; integer sums are exact in any order)
+        self._tree_sum = np.zeros(self.dim, dtype=np.int64)
+        self._rows_of = None  # the exact noise block whose running sums are cached
+        self._running = np.zeros((1, self.dim), dtype=np.int64)
+        #: the largest ``|value|`` of every exact noise row drawn so far
+        self._row_bound = 0
+
     def _next_noise(self) -> np.ndarray:
+        if self.grid is not None:
+            return self._next_exact_noise()
         eta = self._tree_noise()
         extra = self.draws - popcount(self._t)
         if extra:
-            if self.grid is not None:  # integers: one exact sum of the next rows
-                eta += self._draw_sum(extra)
-            else:  # floats: added one after the other, as drawn
-                for _ in range(extra):
-                    eta += self._draw()
+            for _ in range(extra):  # floats: added one after the other, as drawn
+                eta += self._draw()
         return eta
+
+    def _bound_rows(self, rows: np.ndarray) -> None:
+        """Counts the block ``rows`` in :attr:`_row_bound`."""
+        if rows.size:
+            self._row_bound = max(self._row_bound, int(_max(np.abs(rows), axis=None)))
+
+    def _next_exact_noise(self) -> np.ndarray:
+        """The exact noise of release ``t`` (a new int64 array): the same rows of the
+        noise block, in the same order, as :meth:`BinaryTreeCounter._tree_noise` and
+        ``_draw_sum`` (the new slot, then the ``R - popcount(t)`` extra rows), summed
+        without going over the slots: the tree sum is updated by the levels that change,
+        and the extra rows are a difference of the block's running sums (int64 sums wrap
+        alike in any order, so the result is the same integers)."""
+        t = self._t
+        lowest = (t & -t).bit_length() - 1
+        extra = self._draws - t.bit_count()
+        buf = self.exact_noise
+        at = buf.used
+        if at + 1 + extra <= len(buf.rows):  # the round's rows are in this block
+            rows = buf.rows
+            if self._rows_of is not rows:
+                self._running = np.zeros((len(rows) + 1, self.dim), dtype=np.int64)
+                np.cumsum(rows, axis=0, out=self._running[1:])
+                self._rows_of = rows
+            new = rows[at]
+            buf.used = at + 1 + extra
+            eta = self._running[at + 1 + extra] - self._running[at + 1]
+        else:  # a new block is drawn within the round, where the other path draws it
+            new = self._draw()
+            eta = self._draw_sum(extra) if extra else np.zeros(self.dim, dtype=np.int64)
+            self._bound_rows(buf.rows)  # the only place a block is drawn
+        tree = self._tree_sum
+        if lowest:  # the levels below ``lowest`` leave the decomposition of [1, t]
+            tree -= _sum(self._slots[:lowest], axis=0)
+        self._slots[lowest] = new
+        tree += new
+        eta += tree
+        return eta
+
+    def _release_exact(self) -> np.ndarray:
+        """``(S_t + eta_t) * g``, as :meth:`ContinualCounter._release_exact`; the range
+        check of the noisy sum is skipped where it cannot fail: ``|S_t| < 2^52`` (the
+        input check) and ``|eta_t| <= R max|row| < 2^52`` (every row drawn so far
+        bounded) make ``|S_t + eta_t| < 2^53``."""
+        total = self._next_exact_noise()
+        total += self._prefix
+        if self._draws * self._row_bound >= 2**52 and _max(np.abs(total)) >= 2**53:
+            raise ValueError("noisy integer sum reached 2^53: not exactly representable")
+        return total * self.grid
 
     def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
         return np.full(ts.shape, float(self.draws))

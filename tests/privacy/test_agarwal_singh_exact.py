@@ -1,0 +1,104 @@
+"""The exact Agarwal-Singh release (``AgarwalSinghCounter._next_exact_noise``) against its
+definition, computed by brute force from the noise rows the counter drew.
+
+Release ``t`` consumes the next ``1 + R - popcount(t)`` rows of its noise blocks: the
+first is the new slot of level ``lowest(t)``, the others are summed as extra draws; its
+noise is the sum of the slots of the set bits of ``t`` plus the extras. The counter
+computes that sum incrementally (the tree sum updated by the levels that change, the
+extras as a difference of the block's running sums); the reference below re-reads the
+rows in order and adds them up with Python integers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.privacy.counters import make_counter
+from agents.privacy.noise import ExactNoise
+
+
+class _Recorded(ExactNoise):
+    """An :class:`ExactNoise` that keeps every block it draws (the rows, in order), and
+    may add ``shift`` to each value (noise of any size without a huge scale)."""
+
+    shift = 0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.blocks: list[np.ndarray] = []
+
+    def refill(self, rng, n_rows):
+        rows = super().refill(rng, n_rows)
+        rows += self.shift
+        self.blocks.append(rows.copy())
+        return rows
+
+
+def _recorded(counter, shift: int = 0) -> _Recorded:
+    buf = _Recorded(counter.exact_noise.strategy, counter.exact_noise.width)
+    buf.shift = shift
+    counter.exact_noise = buf
+    return buf
+
+
+def _reference_noise(blocks: list[np.ndarray], horizon: int, draws: int, block_rows: int
+                     ) -> list[list[int]]:
+    """The noise of every release, in Python integers, from the drawn blocks: the rows are
+    used in order, a block dropped when the next row it would need is past its end."""
+    rows = iter([list(map(int, r)) for b in blocks for r in b])
+    slots: dict[int, list[int]] = {}
+    out = []
+    for t in range(1, horizon + 1):
+        lowest = (t & -t).bit_length() - 1
+        slots[lowest] = next(rows)
+        eta = [sum(slots[j][i] for j in range(t.bit_length()) if t >> j & 1)
+               for i in range(len(slots[lowest]))]
+        for _ in range(draws - t.bit_count()):
+            eta = [a + b for a, b in zip(eta, next(rows))]
+        out.append(eta)
+    assert all(len(b) == block_rows for b in blocks)
+    return out
+
+
+@pytest.mark.parametrize("noise, horizon, dim", [
+    ("discrete-laplace", 37, 3),      # blocks of 2 T rows at most: several refills
+    ("discrete-gaussian", 700, 2),    # rounds whose rows straddle two blocks
+    ("discrete-laplace", 1, 1),
+    ("discrete-gaussian", 1025, 1),
+])
+def test_every_release_is_the_sum_of_its_rows(noise, horizon, dim):
+    c = make_counter("agarwal-singh", horizon, dim, noise=noise, epsilon=1.0, delta=1e-6,
+                     sensitivity=1.0, rng=np.random.default_rng(horizon))
+    buf = _recorded(c)
+    zs = np.random.default_rng(1).uniform(-1, 1, (horizon, dim))
+    got = [np.rint(c.add(z) / c.grid).astype(np.int64) for z in zs]
+    prefix = np.rint(np.cumsum(np.rint(zs / c.grid), axis=0)).astype(np.int64)
+    expected = _reference_noise(buf.blocks, horizon, c.draws, c.exact_block_rows())
+    assert len(buf.blocks) > (1 if horizon > 1 else 0)  # the refills are exercised
+    np.testing.assert_array_equal(np.array(got) - prefix, np.array(expected))
+    np.testing.assert_array_equal(c.slots[[j for j in range(c.levels) if horizon >> j & 1]]
+                                  .sum(axis=0), c._tree_sum)
+
+
+def test_a_noisy_sum_past_2_53_is_still_refused():
+    """The range check of the release is skipped only while the rows drawn bound it:
+    rows of about 2^51 (R = 6 of them a release) must still reach it."""
+    c = make_counter("agarwal-singh", 40, 2, noise="discrete-laplace", epsilon=1.0,
+                     sensitivity=1.0, rng=np.random.default_rng(0))
+    _recorded(c, shift=2**51)
+    with pytest.raises(ValueError, match="2\\^53"):
+        for _ in range(40):
+            c.add(np.zeros(2))
+
+
+def test_the_bound_is_the_largest_row_drawn():
+    """The skip of the range check rests on ``_row_bound``: the largest ``|value|`` of
+    every block drawn so far, refills within a round included."""
+    c = make_counter("agarwal-singh", 300, 2, noise="discrete-gaussian", epsilon=1.0,
+                     delta=1e-6, sensitivity=1.0, rng=np.random.default_rng(3))
+    buf = _recorded(c)
+    for t, z in enumerate(np.random.default_rng(4).uniform(-1, 1, (300, 2)), 1):
+        c.add(z)
+        assert c._row_bound == max(int(np.abs(b).max()) for b in buf.blocks), t
+    assert len(buf.blocks) > 1 and 0 < c.draws * c._row_bound < 2**52
