@@ -1052,3 +1052,81 @@ def test_a_gap_beyond_rounding_is_decided_by_its_point_even_without_spread():
     slope = 0.5 + 1e-6
     by = {t: {s: (1 + 0.2 * s) * t ** slope for s in range(8)} for t in (64, 128, 256, 512)}
     assert analysis("full-info-rates").slope_cells(by, 0.5)[2] == "above 0.5"
+
+
+# --- replication: two disjoint seed sets, a verdict only where both support it
+
+
+def _two_sets(rows_at, discovery=8, replication=8, seed=11):
+    """Hand-made games on the discovery seeds ``0 ..`` and the replication seeds ``5000
+    ..``: ``rows_at(s, replicate, rng)`` gives seed ``s``'s rows (``replicate``: whether
+    ``s`` is a replication seed)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in [*range(discovery), *range(5000, 5000 + replication)]:
+        rows += rows_at(s, s >= 5000, rng)
+    return games_frame(rows)
+
+
+def test_an_ordering_the_replication_seeds_do_not_support_is_written_not_replicated():
+    """private-exp2 beats adap-ucb on the discovery seeds (by 100 +- 1) and not on the
+    replication seeds (their regrets alternate +-100 around the same level): the block
+    says ``not replicated`` and gives both intervals, never the discovery ordering; an
+    ordering both sets support (adap-klucb above private-exp2 by 50 on each) is written."""
+    ps = analysis("private-stochastic")
+
+    def at(s, replicate, rng):
+        level = 1000 + 10 * rng.normal()
+        ucb = level + (100 * (-1) ** s if replicate else 100 + rng.normal())
+        return [("stochastic", "uniform", 10000, None, s, 3 * level),
+                ("stochastic", "private-exp2", 10000, 0.1, s, level),
+                ("stochastic", "adap-ucb", 10000, 0.1, s, ucb),
+                ("stochastic", "adap-klucb", 10000, 0.1, s, level + 50 + rng.normal()),
+                ("stochastic", "private-batched-htinf", 10000, 0.1, s, 2 * level)]
+
+    block = ps.private_block(_two_sets(at), "stochastic", 10000)
+    row = [line for line in block.splitlines() if line.startswith("| 0.1 |")][-1]  # diffs
+    cells = [c.strip() for c in row.strip("|").split("|")][1:]
+    ucb_exp2, _, klucb_exp2, _ = cells
+    assert ucb_exp2.endswith(" not replicated")
+    discovery, replication = ucb_exp2.removesuffix(" not replicated").split("; replication ")
+    def interval(text):
+        return [float(x) for x in text.split("[")[1].rstrip("]").split(", ")]
+
+    assert discovery.startswith("+100.") and interval(discovery)[0] > 0  # excludes 0
+    lo, hi = interval(replication)
+    assert lo < 0 < hi  # holds 0
+    assert klucb_exp2.endswith(" private-exp2") and "; replication +49." in klucb_exp2
+    # the same discovery seeds alone name the ordering (nothing to replicate it against)
+    alone = ps.private_block(_two_sets(at, replication=0), "stochastic", 10000)
+    assert "| +100.5 [+100.0, +101.1] private-exp2 |" in alone
+    assert ucb_exp2.startswith("+100.5 [+100.0, +101.1]; replication ")
+
+
+def test_a_criterion_and_a_slope_the_two_seed_sets_disagree_on_are_not_replicated():
+    """The separation criterion (at most half of trivial play) met on the discovery seeds
+    only, and a slope within 0.1 of its exponent on the discovery seeds only: both read
+    ``not replicated`` with the two intervals."""
+    sep, stats = analysis("separation"), _paired_stats()
+    rng = np.random.default_rng(3)
+    rows = []
+    for s in [*range(8), *range(5000, 5008)]:
+        tr0, tr = 400 * (1 + 0.01 * rng.normal()), 1600 * (1 + 0.01 * rng.normal())
+        share = 0.6 if s >= 5000 else 0.4
+        rows += [("E", "center", 1000, s, tr0, None), ("E", "center", 4000, s, tr, None),
+                 ("E", "learns", 4000, s, share * tr * (1 + 0.01 * rng.normal()), None)]
+    by = {r["learner"]: r for r in sep.id_rows(frame(rows), "E")}
+    learns = by["learns"]
+    assert learns["criterion"] == "<= trivial/2: not replicated"
+    assert learns["ratio"].startswith("0.4") and "; replication 0.6" in learns["ratio"]
+    assert learns["seeds"] == "8 + 8"
+    assert by["center (trivial)"]["criterion"] == "slope > 0.9: ok"  # both sets agree
+    slopes = {t: {s: (t ** (0.75 if s < 5000 else 0.5)) * (1 + 0.01 * ((s * 7) % 5))
+                  for s in [*range(8), *range(5000, 5008)]} for t in (1000, 4000, 16000)}
+    text, verdict = stats.slope_verdict(
+        slopes, lambda lo, hi: stats.exponent_verdict(lo, hi, 0.75))
+    assert verdict == stats.NOT_REPLICATED and text.startswith("0.75 [")
+    assert "; replication 0.50 [" in text
+    same = {t: {s: v for s, v in r.items() if s < 5000} for t, r in slopes.items()}
+    assert stats.slope_verdict(same, lambda lo, hi: stats.exponent_verdict(lo, hi, 0.75)
+                               )[1] == "yes"

@@ -60,7 +60,8 @@ def reference_rows(frame: Any, horizon: int) -> list[list[str]]:
                 continue
             text, verdict = ps.ratio(r, trivial) if name != TRIVIAL else ("1", "")
             rows.append([adv, name, ps.mean_text(r), text,
-                         {"below": "yes", "above": "no (above)", "~": "~"}.get(verdict, "")])
+                         {"below": "yes", "above": "no (above)", "~": "~",
+                          ps.NOT_REPLICATED: ps.NOT_REPLICATED}.get(verdict, "")])
     return rows
 
 
