@@ -231,20 +231,24 @@ class _Poller:
         return bool(self._poll.poll(ms))
 
 
-def _wait(conn: Any, timeout: float | None) -> bool:
-    """Whether a frame arrived on ``conn`` (anything with ``poll(timeout)``: a
-    :class:`_Poller`) within ``timeout`` seconds (``None``: forever).
-
-    Polls for :data:`SPIN_SECONDS` first while the machine has a CPU free
-    (:func:`_spin_allowed`), then blocks (at once on a busy machine: one call)."""
+def _spin(conn: Any) -> bool:
+    """Whether a frame is waiting on ``conn`` (anything with ``poll(timeout)``: a
+    :class:`_Poller`), polled for at most :data:`SPIN_SECONDS` while the machine has a
+    CPU free (:func:`_spin_allowed`; on a busy machine: ``False`` at once, no call)."""
     if _spin_allowed():
         end = time.perf_counter() + SPIN_SECONDS
         while not conn.poll(0):
             if time.perf_counter() >= end:
-                return conn.poll(timeout)
+                return False
             os.sched_yield()  # lets the other side run first when they share a CPU
         return True
-    return conn.poll(timeout)
+    return False
+
+
+def _wait(conn: Any, timeout: float | None) -> bool:
+    """Whether a frame arrived on ``conn`` within ``timeout`` seconds (``None``: forever):
+    :func:`_spin` first, then one blocking poll."""
+    return _spin(conn) or conn.poll(timeout)
 
 
 def _action_codec(space: gym.Space) -> tuple[int, str]:
@@ -261,6 +265,16 @@ def _action_codec(space: gym.Space) -> tuple[int, str]:
 
 #: One float64 in this machine's byte order (an action frame of a ``Discrete`` space).
 _FLOAT = struct.Struct("=d")
+#: A frame's length prefix (big-endian, as :class:`multiprocessing.connection.Connection`
+#: frames it: the agent's process sends its rare frames through one).
+_HEAD = struct.Struct("!i")
+#: The action frame of a ``Discrete`` space as it crosses: its prefix and the float64.
+_ACTION_HEAD = _HEAD.pack(1 + _FLOAT.size) + b"a"
+_ACTION_WIRE = struct.Struct(f"={len(_ACTION_HEAD)}sd")
+#: ``act`` without feedback to deliver, as it crosses.
+_ACT_WIRE = _HEAD.pack(1) + b"A"
+#: A ``struct timeval`` (``SO_RCVTIMEO``).
+_TIMEVAL = struct.Struct("@ll")
 #: The integers an action frame carries exactly (float64 holds every integer up to 2^53).
 _EXACT = 2**53
 
@@ -357,6 +371,39 @@ def _child_main(fd: int, uid: int | None, lifeline: bool = True) -> None:
         _send_error(conn)
 
 
+class _Frames:
+    """The agent's process's reader of the parent's frames: one read a frame on a busy
+    machine (a blocking ``read`` of what is there, the frame whole in the common case),
+    after :func:`_spin` on an idle one.
+
+    Args:
+        fd: The channel's descriptor.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._poller = _Poller(fd)
+        self._rest = b""
+
+    def next(self) -> bytes | None:
+        """The next frame, or ``None`` once the parent has closed the channel."""
+        data, need = self._rest, _HEAD.size
+        while True:
+            if len(data) >= _HEAD.size:
+                need = _HEAD.size + _HEAD.unpack_from(data)[0]
+                if need < _HEAD.size:
+                    raise OSError("a frame of negative length")
+                if len(data) >= need:
+                    self._rest = data[need:]
+                    return data[_HEAD.size:need]
+            if not data:
+                _spin(self._poller)
+            chunk = os.read(self._fd, max(2**16, need - len(data)))
+            if not chunk:
+                return None
+            data += chunk
+
+
 def _serve(conn: Connection, factory: LearnerFactory, problem: Problem, size: int,
            kind: str) -> None:
     """The agent's process: build the learner, then answer frames until told to stop."""
@@ -367,22 +414,33 @@ def _serve(conn: Connection, factory: LearnerFactory, problem: Problem, size: in
         return
     conn.send_bytes(_OK)
     action: Any = None
-    poller = _Poller(conn.fileno())
+    fd = conn.fileno()
+    frames = _Frames(fd)
+    write, pack, frombuffer, f64 = os.write, _ACTION_WIRE.pack, np.frombuffer, np.float64
+    discrete = kind == "discrete"
+
+    def send_action(action: Any) -> None:
+        if discrete and type(action) is int and -_EXACT <= action <= _EXACT:
+            write(fd, pack(_ACTION_HEAD, action))  # the common case: no numpy, one write
+        else:
+            conn.send_bytes(_encode_action(action, size, kind))
+
     while True:
         try:
-            _wait(poller, None)
-            frame = conn.recv_bytes()
-        except (EOFError, OSError):
+            frame = frames.next()
+        except OSError:
+            return
+        if frame is None:
             return
         op = frame[:1]
         try:
             if op == _STEP:
-                learner.update(action, np.frombuffer(frame, dtype=np.float64, offset=1).copy())
+                learner.update(action, frombuffer(frame, dtype=f64, offset=1).copy())
                 action = learner.act()
-                conn.send_bytes(_encode_action(action, size, kind))
+                send_action(action)
             elif op == _ACT:
                 action = learner.act()
-                conn.send_bytes(_encode_action(action, size, kind))
+                send_action(action)
             elif op == _RESET:
                 learner.reset(None if frame[1:] == _NO_SEED
                               else int(np.frombuffer(frame, dtype=np.int64, offset=1)[0]))
@@ -390,8 +448,7 @@ def _serve(conn: Connection, factory: LearnerFactory, problem: Problem, size: in
                 conn.send_bytes(_OK)
             elif op == _FINISH:
                 if len(frame) > 1:
-                    learner.update(action, np.frombuffer(frame, dtype=np.float64,
-                                                         offset=1).copy())
+                    learner.update(action, frombuffer(frame, dtype=f64, offset=1).copy())
                 conn.send_bytes(_SUMMARY + json.dumps(_summary(learner)).encode())
             else:  # _CLOSE
                 return
@@ -610,10 +667,13 @@ class IsolatedProcess:
                                            args=(self._process.stdout, limits.log,
                                                  limits.log_bytes))
             self._drain.start()
-        self._conn = Connection(mine.detach())
-        self._poller = _Poller(self._conn.fileno())
+        self._sock = mine
+        self._poller = _Poller(mine.fileno())
+        self._buf = bytearray(_HEAD.size + MAX_TEXT)  # what is read and not yet handed back
+        self._have = 0
+        self._wait_ms = -1  # the socket's receive timeout (SO_RCVTIMEO) in ms (-1: unset)
         self._sampled_at = time.monotonic()
-        self._conn.send_bytes(pickle.dumps((target, args, limits)))
+        self.send(pickle.dumps((target, args, limits)))
 
     @property
     def pid(self) -> int:
@@ -627,9 +687,30 @@ class IsolatedProcess:
     def send(self, frame: bytes) -> None:
         """Send one frame (``AgentFailure`` if the process is gone)."""
         try:
-            self._conn.send_bytes(frame)
+            self._sock.sendall(_HEAD.pack(len(frame)) + frame)
         except (OSError, ValueError):
             raise self.died("sending to the agent") from None
+
+    def ask_action(self, frame: bytes, timeout: float) -> float | None:
+        """Send ``frame`` (its length prefix included) and return the float64 of the
+        ``Discrete`` action frame that answers it; ``None`` when the answer is any other
+        frame (it is then the next :meth:`receive`'s). The round's fast path: one write
+        and (on a busy machine) one blocking read, no allocation beyond the frames.
+
+        Raises:
+            AgentFailure: As :meth:`receive` (the process gone, a timeout, a budget).
+        """
+        try:
+            self._sock.sendall(frame)
+        except (OSError, ValueError):
+            raise self.died("sending to the agent") from None
+        self._fill(_HEAD.size, timeout, "act")  # the whole frame, in the common case
+        if self._have > _HEAD.size and self._buf.startswith(_ACTION_HEAD):
+            self._fill(_ACTION_WIRE.size, timeout, "act")
+            if self._have == _ACTION_WIRE.size:
+                self._have = 0
+                return _ACTION_WIRE.unpack_from(self._buf)[1]
+        return None
 
     def receive(self, timeout: float, what: str, maxlength: int) -> bytes:
         """The next frame, at most ``maxlength`` bytes, within ``timeout`` seconds (and
@@ -640,36 +721,22 @@ class IsolatedProcess:
                 oversized frame, or an error frame (its last line is the reason, the rest
                 the detail).
         """
-        now = time.monotonic()
-        if now - self._sampled_at >= CPU_SAMPLE_SECONDS:
-            self._sample_cpu()
-        ends: list[tuple[float, str]] = [(now + timeout, "")]
-        if self.game_end is not None:
-            ends.append((self.game_end, f"the game's wall-clock budget of "
-                                        f"{self.limits.game_seconds:g} s"))
-        if self.limits.deadline is not None:
-            ends.append((self.limits.deadline, "the submission's wall-clock budget"))
-        end, budget = min(ends)
-        try:
-            ready = _wait(self._poller, max(0.0, end - now))
-        except (OSError, EOFError):
-            raise self.died(what) from None
-        if not ready:
-            self.kill()
-            if not budget:
-                raise AgentFailure(f"agent timed out: no answer to {what} within "
-                                   f"{timeout:g} s")
-            raise AgentFailure(f"agent over {budget}: it ran out waiting for {what}")
-        try:
-            reply = self._conn.recv_bytes(max(maxlength, MAX_TEXT))
-        except EOFError:
-            raise self.died(what) from None
-        except OSError:  # a length prefix over the bound, or a frame cut short
-            if self._exits_within(1.0):  # cut short by its death: say how it died
+        limit = max(maxlength, MAX_TEXT)
+        self._fill(_HEAD.size, timeout, what)
+        size = _HEAD.unpack_from(self._buf)[0]
+        if not 0 <= size <= limit:  # (-1 prefixes an 8-byte length: over any bound)
+            if self._exits_within(1.0):  # a frame cut short by its death: say how it died
                 raise self.died(what) from None
             self.kill()
-            raise AgentFailure(f"malformed reply to {what}: a frame over "
-                               f"{max(maxlength, MAX_TEXT)} bytes") from None
+            raise AgentFailure(f"malformed reply to {what}: a frame over {limit} bytes")
+        end = _HEAD.size + size
+        if len(self._buf) < end:
+            self._buf.extend(bytes(end - len(self._buf)))
+        self._fill(end, timeout, what)
+        reply = bytes(self._buf[_HEAD.size:end])
+        self._have -= end
+        if self._have:  # the start of a frame sent ahead of its turn: kept for the next
+            self._buf[:self._have] = self._buf[end:end + self._have]
         if reply[:1] == _ERROR:
             try:
                 self._process.wait(5.0)
@@ -684,12 +751,67 @@ class IsolatedProcess:
                                f"bytes, expected at most {maxlength}")
         return reply
 
+    def _fill(self, size: int, timeout: float, what: str) -> None:
+        """Read until ``size`` bytes are buffered (more if they came in the same read),
+        within ``timeout`` seconds and before :attr:`game_end` and the ``deadline``: the
+        wait is the socket's own receive timeout (``SO_RCVTIMEO``, set again only when it
+        changes), so a read is one system call; a side polls first for
+        :data:`SPIN_SECONDS` while the machine has a CPU free (:func:`_spin`)."""
+        if self._have >= size:
+            return
+        now = time.monotonic()
+        if now - self._sampled_at >= CPU_SAMPLE_SECONDS:
+            self._sample_cpu()
+        end, budget = now + timeout, ""
+        game_end, deadline = self.game_end, self.limits.deadline
+        if game_end is not None and game_end < end:
+            end, budget = game_end, (f"the game's wall-clock budget of "
+                                     f"{self.limits.game_seconds:g} s")
+        if deadline is not None and deadline < end:
+            end, budget = deadline, "the submission's wall-clock budget"
+        if self._have == 0:
+            _spin(self._poller)
+        with memoryview(self._buf) as view:
+            while self._have < size:
+                wait = timeout if not budget and now + timeout <= end else end - now
+                try:
+                    if wait <= 0.0:
+                        got = self._sock.recv_into(view[self._have:], 0, socket.MSG_DONTWAIT)
+                    else:
+                        self._timeout(wait)
+                        got = self._sock.recv_into(view[self._have:])
+                except (BlockingIOError, TimeoutError):  # the receive timeout ran out
+                    now = time.monotonic()
+                    if now < end:
+                        continue
+                    self.kill()
+                    if not budget:
+                        raise AgentFailure(f"agent timed out: no answer to {what} within "
+                                           f"{timeout:g} s") from None
+                    raise AgentFailure(f"agent over {budget}: it ran out waiting for "
+                                       f"{what}") from None
+                except OSError:
+                    raise self.died(what) from None
+                if got == 0:  # the other end closed: the process died or is ending
+                    raise self.died(what)
+                self._have += got
+                if self._have < size:
+                    now = time.monotonic()
+
+    def _timeout(self, seconds: float) -> None:
+        """Set the socket's receive timeout to ``seconds``, rounded up to milliseconds."""
+        ms = max(1, math.ceil(seconds * 1000))
+        if ms != self._wait_ms:
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                                  _TIMEVAL.pack(ms // 1000, ms % 1000 * 1000))
+            self._wait_ms = ms
+
     def close(self) -> None:
         """Stop the process (asked with ``C``, killed if it does not exit within 1 s)."""
         if self.alive():
             self._sample_cpu()  # its CPU, with its children's, before they are reaped
             try:
-                self._conn.send_bytes(_CLOSE)
+                self._sock.sendall(_HEAD.pack(len(_CLOSE)) + _CLOSE)
             except (OSError, ValueError):
                 pass
             try:
@@ -697,7 +819,7 @@ class IsolatedProcess:
             except subprocess.TimeoutExpired:
                 pass
         self.kill()
-        self._conn.close()
+        self._sock.close()
 
     def kill(self) -> None:
         """Kill the process (with a sandbox, every process in it) and reap it; its log
@@ -771,7 +893,7 @@ class IsolatedLearner:
                  limits: IsolationLimits | None = None) -> None:
         self.limits = limits if limits is not None else IsolationLimits()
         self._size, self._kind = _action_codec(action_space)
-        self._pending: np.ndarray | None = None
+        self._pending: bytes | None = None  # the feedback's float64 bytes
         self._summary: dict[str, Any] | None = None
         self._process = IsolatedProcess(_serve, (factory, problem, self._size, self._kind),
                                         self.limits)
@@ -794,24 +916,18 @@ class IsolatedLearner:
 
     def act(self) -> Any:
         """The learner's next action (its pending update is applied first)."""
-        if self._pending is None:
-            self._process.send(_ACT)
-        else:
-            self._process.send(_STEP + self._pending.tobytes())
-            self._pending = None
-        expected = 1 + 8 * self._size
-        reply = self._process.receive(self.limits.timeout, "act", expected)
-        if reply[:1] != _ACTION or len(reply) != expected:
-            self._process.kill()
-            raise AgentFailure(f"malformed reply {reply[:16]!r} to act: expected {expected} "
-                               f"bytes starting with {_ACTION!r}, got {len(reply)}")
-        if self._kind == "discrete":
-            value = _FLOAT.unpack_from(reply, 1)[0]
+        pending, self._pending = self._pending, None
+        frame = _ACT_WIRE if pending is None else _HEAD.pack(1 + len(pending)) + _STEP + pending
+        if self._kind == "discrete":  # one write, one read: the round's fast path
+            value = self._process.ask_action(frame, self.limits.timeout)
+            if value is None:
+                value = _FLOAT.unpack_from(self._reply(), 1)[0]
             if not math.isfinite(value) or value != int(value):
                 raise AgentFailure(f"malformed action {np.float64(value)!r}: expected an "
                                    "integer")
             return int(value)
-        values = np.frombuffer(reply, dtype=np.float64, offset=1)
+        self._process.send(frame[_HEAD.size:])
+        values = np.frombuffer(self._reply(), dtype=np.float64, offset=1)
         if self._kind == "binary":
             if not np.isin(values, (0.0, 1.0)).all():
                 raise AgentFailure(f"malformed action {values.tolist()!r:.200}: expected "
@@ -819,9 +935,21 @@ class IsolatedLearner:
             return values.astype(np.int8)
         return values.copy()
 
+    def _reply(self) -> bytes:
+        """The action frame answering ``act``, checked for its size and kind."""
+        expected = 1 + 8 * self._size
+        reply = self._process.receive(self.limits.timeout, "act", expected)
+        if reply[:1] != _ACTION or len(reply) != expected:
+            self._process.kill()
+            raise AgentFailure(f"malformed reply {reply[:16]!r} to act: expected {expected} "
+                               f"bytes starting with {_ACTION!r}, got {len(reply)}")
+        return reply
+
     def update(self, action: Any, feedback: np.ndarray) -> None:
         """Keep the round's feedback for the agent (sent with the next request)."""
-        self._pending = np.ascontiguousarray(feedback, dtype=np.float64)
+        if type(feedback) is not np.ndarray or feedback.dtype != np.float64:
+            feedback = np.asarray(feedback, dtype=np.float64)
+        self._pending = feedback.tobytes()
 
     def finish(self) -> dict[str, Any]:
         """Deliver the last feedback and return the learner's summary.
@@ -834,7 +962,7 @@ class IsolatedLearner:
             AgentFailure: The agent failed, or its summary is malformed.
         """
         pending, self._pending = self._pending, None
-        self._process.send(_FINISH + (b"" if pending is None else pending.tobytes()))
+        self._process.send(_FINISH + (b"" if pending is None else pending))
         reply = self._process.receive(self.limits.timeout, "finish", 1 + MAX_SUMMARY)
         if reply[:1] != _SUMMARY:
             self._process.kill()

@@ -504,9 +504,16 @@ class SwitchCounter:
 
     def __init__(self) -> None:
         self.switches = 0
-        self._last: np.ndarray | None = None
+        self._last: np.ndarray | int | None = None
 
     def __call__(self, t: int, action: Any, feedback: Any) -> None:
+        if type(action) is int:  # an arm: compared without numpy (the same count)
+            last = self._last
+            if last is not None and (type(last) is not int or action != last):
+                if type(last) is int or not np.array_equal(action, last):
+                    self.switches += 1
+            self._last = action
+            return
         a = np.array(action, copy=True)
         if self._last is not None and not np.array_equal(a, self._last):
             self.switches += 1
