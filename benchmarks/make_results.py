@@ -31,6 +31,18 @@ Usage::
     python benchmarks/make_results.py --quick            # smoke run, written elsewhere
     python benchmarks/make_results.py --list             # the sections, commands, stored files
     python benchmarks/make_results.py --render           # prose or a render edited: measure nothing
+    python benchmarks/make_results.py --render --study-results DIR  # also redraw the studies
+                                                         # from DIR/NAME (played there)
+
+``--study-results DIR`` keeps every study's games in ``DIR/NAME`` (``dp-online sweep
+... --results DIR/NAME``) instead of its sweep's ``results``; with ``--render`` the
+study sections are then redrawn from there too (nothing is played). A study is drawn
+only from a complete replay: a results directory missing some of its sweep's games (a
+replay still running, or stopped) keeps the section's block, and the message says how
+many games are stored. A study folder ``benchmarks/studies/NAME`` with a ``sweep.yaml``
+and an ``analysis.py`` whose ``render(results)`` draws its block is a section even when
+:data:`SECTIONS` does not name it (:func:`sections`): it is appended, under its name,
+after the template's sections unless the template places it.
 
 ``--quick`` runs each script with its fast arguments, stores their results apart
 (``results/benchmarks/quick/``) and writes to ``--out`` (default: a file in the
@@ -96,6 +108,8 @@ class Section:
         stored: The script writes its numbers as data (``--save FILE``) and its
             module's ``render(doc)`` draws the block from the stored file
             (:mod:`benchmarks.stored`), never from its stdout.
+        discovered: A study folder :data:`SECTIONS` does not name (:func:`sections`):
+            appended after the template's sections unless the template places it.
     """
 
     name: str
@@ -106,6 +120,7 @@ class Section:
     study: str | None = None
     render: str = "render"
     stored: bool = False
+    discovered: bool = False
 
     def __post_init__(self) -> None:
         if (self.study is None) == (not self.stored):
@@ -168,6 +183,23 @@ SECTIONS: tuple[Section, ...] = (
     Section("grader-audit", "grader_audit.py", (), None, stored=True),
 )
 
+STUDIES = ROOT / "benchmarks" / "studies"
+
+
+def sections(listed: Sequence[Section] = SECTIONS, studies: Path | None = None
+             ) -> tuple[Section, ...]:
+    """``listed``, then one section per study folder under ``studies`` (default
+    :data:`STUDIES`) that ``listed`` does not name (a ``sweep.yaml`` and an
+    ``analysis.py``, whose ``render(results)`` draws its block), in name order."""
+    studies = STUDIES if studies is None else studies
+    named = {s.study for s in listed if s.study is not None} | {s.name for s in listed}
+    found = sorted(p.name for p in studies.iterdir() if p.is_dir()
+                   and (p / "sweep.yaml").is_file() and (p / "analysis.py").is_file()
+                   and p.name not in named) if studies.is_dir() else []
+    return (*listed, *(Section(name, quick_args=None, study=name, discovered=True)
+                       for name in found))
+
+
 _SECTION_RE = re.compile(r"<!-- section: ([\w-]+) -->\n(.*?)<!-- /section: \1 -->\n?", re.DOTALL)
 _OUTPUT_RE = re.compile(r"<!-- output: ([\w-]+) -->\n(.*?)<!-- /output: \1 -->", re.DOTALL)
 PLACEHOLDER = "{{output}}"
@@ -209,16 +241,22 @@ def render(template: str, blocks: dict[str, str], header: str,
            sections: Sequence[Section] = SECTIONS) -> str:
     """docs/results.md: the template with each section's ``{{output}}`` replaced by its
     block (``blocks[name]``; a note to run the section when missing) and ``{{header}}``
-    by ``header``.
+    by ``header``. A discovered study (:attr:`Section.discovered`) the template does not
+    place is appended at the end under its name.
 
     Raises:
-        ValueError: When the template's sections are not :data:`SECTIONS` in order, or a
-            section does not hold exactly one ``{{output}}``.
+        ValueError: When the template's sections are not ``sections`` in order (a
+            discovered study may be missing), or a section does not hold exactly one
+            ``{{output}}``.
     """
     found = parse_sections(template)
-    names = [s.name for s in sections]
+    names = [s.name for s in sections if s.name in found or not s.discovered]
     if list(found) != names:
         raise ValueError(f"template sections {list(found)} != generator sections {names}")
+    for s in sections:
+        if s.discovered and s.name not in found:
+            template = (template.rstrip("\n") + f"\n\n<!-- section: {s.name} -->\n"
+                        f"## {s.name}\n\n{PLACEHOLDER}\n<!-- /section: {s.name} -->\n")
 
     def fill(m: re.Match) -> str:
         name, body = m.group(1), m.group(2)
@@ -237,25 +275,60 @@ _LIVE: set[subprocess.Popen] = set()
 _LIVE_LOCK = threading.Lock()
 
 
-def run_study(section: Section) -> str:
-    """Plays a study's sweep (``dp-online sweep``: games already stored are kept) and
-    returns its analysis's ``render`` of the stored results."""
-    import importlib.util
-
+def study_results(section: Section, root: Path | None = None) -> Path:
+    """Where a study's games are stored: ``root / NAME`` (``--study-results``), else its
+    sweep's ``results`` (below the checkout)."""
     from dp_online_envs.lab.experiments.sweep import load_sweep
 
-    folder = ROOT / "benchmarks" / "studies" / str(section.study)
-    sweep = folder / "sweep.yaml"
-    _run([sys.executable, "-m", "dp_online_envs.lab.cli", "sweep", str(sweep), "--quiet"],
-         f"the sweep of {section.name}")
+    if root is not None:
+        return Path(root) / str(section.study)
+    return ROOT / load_sweep(_study_folder(section) / "sweep.yaml").results
+
+
+def _study_folder(section: Section) -> Path:
+    return STUDIES / str(section.study)
+
+
+def render_study(section: Section, root: Path | None = None) -> str:
+    """A study's block: its analysis's ``render`` function of the stored games.
+
+    Raises:
+        RuntimeError: When the results hold only part of the sweep's games (a replay not
+            finished: every seed set must be there before a verdict is written), naming
+            how many and the command that plays the rest.
+    """
+    import importlib.util
+
+    from dp_online_envs.lab.experiments.store import ResultsStore
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+
+    folder = _study_folder(section)
+    results = study_results(section, root)
+    wanted = {g.game_id for g in load_sweep(folder / "sweep.yaml").games}
+    stored_ids = ResultsStore(results).finished() if results.is_dir() else set()
+    missing = len(wanted - stored_ids)
+    if missing:
+        raise RuntimeError(
+            f"{results} holds {len(wanted) - missing} of the {len(wanted)} games of "
+            f"{section.study}'s sweep: play the rest with `dp-online sweep "
+            f"{_relative(folder / 'sweep.yaml')} --results {results}`")
     spec = importlib.util.spec_from_file_location(f"study_{section.study}",
                                                   folder / "analysis.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return getattr(module, section.render)(ROOT / load_sweep(sweep).results)
+    return getattr(module, section.render)(results)
 
 
-def run_script(section: Section, quick: bool) -> str:
+def run_study(section: Section, root: Path | None = None) -> str:
+    """Plays a study's sweep (``dp-online sweep``: games already stored are kept) into
+    :func:`study_results` and returns its :func:`render_study`."""
+    sweep = _study_folder(section) / "sweep.yaml"
+    _run([sys.executable, "-m", "dp_online_envs.lab.cli", "sweep", str(sweep), "--quiet",
+          "--results", str(study_results(section, root))], f"the sweep of {section.name}")
+    return render_study(section, root)
+
+
+def run_script(section: Section, quick: bool, root: Path | None = None) -> str:
     """Runs one section's script with this interpreter (a study: :func:`run_study`);
     returns its stdout (a ``stored`` section's script writes its numbers to
     :meth:`Section.results`, which :func:`render_stored` reads; its stdout is unused).
@@ -267,7 +340,7 @@ def run_script(section: Section, quick: bool) -> str:
         RuntimeError: When the script exits with a non-zero status (its stderr tail).
     """
     if section.study is not None:
-        return run_study(section)
+        return run_study(section, root)
     return _run([sys.executable, *section.command(quick)], section.script)
 
 
@@ -356,20 +429,28 @@ def main(argv: list[str] | None = None,
     ap.add_argument("--render", action="store_true",
                     help="measure nothing: rewrite the file from the template, redrawing the "
                          "stored sections from their files and keeping the other blocks")
+    ap.add_argument("--study-results", default=None, metavar="DIR",
+                    help="the studies' games are stored in DIR/NAME (default: each sweep's "
+                         "'results'); with --render the studies are redrawn from there")
     args = ap.parse_args(argv)
+    root = Path(args.study_results) if args.study_results else None
+    every = sections()
+    if runner is run_script:
+        def runner(section: Section, quick: bool) -> str:
+            return run_script(section, quick, root)
     if threading.current_thread() is threading.main_thread():
         install_signal_handlers()
     if args.list:
-        for s in SECTIONS:
+        for s in every:
             print(f"{s.name:22s} {_kind(s)}\n{'':22s} {s.shown()}")
         return 0
-    names = [s.name for s in SECTIONS]
+    names = [s.name for s in every]
     only = [n for n in args.only.split(",") if n] or names
     unknown = [n for n in only if n not in names]
     if unknown:
         ap.error(f"unknown section(s) {unknown}; expected some of {names}")
-    chosen = [s for s in SECTIONS if s.name in only and not (args.quick and s.quick_args is None)
-              and (s.stored or not args.render)]
+    chosen = [s for s in every if s.name in only and not (args.quick and s.quick_args is None)
+              and (s.stored or not args.render or root is not None)]
     out = Path(args.out) if args.out else (
         Path(tempfile.gettempdir()) / "results.quick.md" if args.quick else RESULTS)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -389,7 +470,7 @@ def main(argv: list[str] | None = None,
                 blocks.update(parse_outputs(out.read_text()))
             if name is not None:
                 blocks[name] = block
-            text = render(TEMPLATE.read_text(), blocks, header(now))
+            text = render(TEMPLATE.read_text(), blocks, header(now), every)
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text)
 
@@ -398,7 +479,10 @@ def main(argv: list[str] | None = None,
             print(f"running {section.name}: {section.shown(args.quick)}", file=sys.stderr,
                   flush=True)
         try:
-            output = None if args.render else runner(section, args.quick)
+            if args.render and section.study is not None:
+                output = render_study(section, root)  # --study-results: drawn, not played
+            else:
+                output = None if args.render else runner(section, args.quick)
             if section.stored:  # the stored file alone, whatever the script printed
                 body, stamp = render_stored(section, args.quick)
             else:
