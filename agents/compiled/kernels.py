@@ -10,13 +10,20 @@ One game is one call of :func:`play_game` on a matroid, s-t path, submodular bas
 Birkhoff polytope (their linear oracles compiled): the env (the planted-vertex adversary's
 two-point draws ``theta_t = low + width (U < p_high)``), the learner and the O(dim)
 regret ledger (the learner's and trivial play's cumulative loss, the cumulative
-parameter, the hindsight minimum by the linear oracle at the end) in one loop.
+parameter, the hindsight minimum by the linear oracle at the end) in one loop. The
+counter's exact noise comes from the package's one compiled exact sampler,
+:mod:`agents.privacy.discrete_compiled` (numba caches :func:`play_game` with the sampler
+in it and checks only this file for changes: after an edit of that module, delete
+``agents/compiled/__pycache__/kernels.*.nbi`` and ``.nbc``; the bit-identity tests of
+``tests/agents/test_compiled.py`` fail on a stale cache).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from agents.privacy.discrete_compiled import discrete_laplace
 
 
 def compiled(**options):
@@ -45,93 +52,9 @@ NOISE_DISCRETE_LAPLACE = 1
 
 
 # --------------------------------------------------------------- the exact sampler
-@compiled()
-def uniform_ints(gen, high, m):
-    """``gen.integers(0, high, m)`` (one compiled instance for every call site)."""
-    return gen.integers(np.int64(0), np.int64(high), np.int64(m))
-
-
-@compiled()
-def bernoulli_exp(gen, num, den):
-    """Exact ``Bernoulli(exp(-num / den))`` with one scalar ``den``: the scalar-``den``
-    path of :func:`agents.privacy.discrete.bernoulli_exp` (CKS Algorithm 1), drawing
-    the same integers in the same calls (numpy's bounded integers depend on the call
-    sizes, so the calls are kept whole)."""
-    n = num.size
-    out = np.zeros(n, dtype=np.bool_)
-    active = np.arange(n)
-    num_active = num.copy()
-    m = n
-    k = 1
-    while m:
-        if k > 64:
-            raise OverflowError("bernoulli_exp: more than 64 steps")
-        a = uniform_ints(gen, den * k, m)
-        kept = 0
-        for i in range(m):
-            if a[i] < num_active[i]:  # A ~ Bernoulli(gamma / K) succeeded: go on
-                active[kept] = active[i]
-                num_active[kept] = num_active[i]
-                kept += 1
-            else:
-                out[active[i]] = k % 2 == 1
-        m = kept
-        k += 1
-    return out
-
-
-@compiled()
-def laplace_candidates(gen, t, m):
-    """The accepted outcomes of ``m`` runs of CKS Algorithm 2 (``s = 1``), as
-    :func:`agents.privacy.discrete._laplace_candidates` (the same calls)."""
-    u0 = uniform_ints(gen, t, m)
-    ok = bernoulli_exp(gen, u0, t)
-    u = np.empty(m, dtype=np.int64)
-    nu = 0
-    for i in range(m):
-        if ok[i]:
-            u[nu] = u0[i]
-            nu += 1
-    v = np.zeros(nu, dtype=np.int64)
-    going = np.arange(nu)
-    ng = nu
-    while ng:  # V ~ Geometric: successes of Bernoulli(exp(-1)) before a failure
-        a = bernoulli_exp(gen, np.ones(ng, dtype=np.int64), 1)
-        kept = 0
-        for i in range(ng):
-            if a[i]:
-                going[kept] = going[i]
-                v[going[i]] += 1
-                kept += 1
-        ng = kept
-    neg = uniform_ints(gen, 2, nu)
-    out = np.empty(nu, dtype=np.int64)
-    no = 0
-    for i in range(nu):
-        x = u[i] + t * v[i]
-        if neg[i] == 1:
-            if x != 0:  # (sign -, 0) rejected
-                out[no] = -x
-                no += 1
-        else:
-            out[no] = x
-            no += 1
-    return out[:no]
-
-
-@compiled()
-def discrete_laplace(gen, t, n):
-    """``n`` exact i.i.d. draws ``P(y) ~ exp(-|y|/t)``, as
-    :func:`agents.privacy.discrete.discrete_laplace` (the same draws from the same
-    generator state)."""
-    out = np.empty(n, dtype=np.int64)
-    have = 0
-    while have < n:
-        y = laplace_candidates(gen, t, 2 * (n - have) + 16)
-        take = min(y.size, n - have)
-        out[have:have + take] = y[:take]
-        have += y.size
-    return out
+# The counter's noise is drawn by the one compiled exact sampler of the package,
+# :func:`agents.privacy.discrete_compiled.discrete_laplace` (the numpy sampler's draws,
+# from the counter's generator given by the addresses of its bit generator).
 
 
 # --------------------------------------------------------------- geometry
@@ -427,7 +350,7 @@ def sphere_direction(gen, k):
 @compiled(nogil=True)
 def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
               kind, polytope, dir_gen, center, basis, bound, batch, eta, zeta,
-              alpha, tolerance, max_fw, noise_kind, noise_gen, noise_t, grid, levels,
+              alpha, tolerance, max_fw, noise_kind, noise_src, noise_t, grid, levels,
               noise_block, record, baseline):
     """One game of ``horizon`` rounds: the learner, the env and the ledger in one loop.
 
@@ -442,10 +365,11 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
             center and the hull basis; ``bound``: ``B`` (feedback clipped to ``[-B, B]``).
         batch, eta, zeta, alpha: The learner's parameters.
         tolerance, max_fw: Garber-Kretzu's Frank-Wolfe tolerance and step cap.
-        noise_kind, noise_gen, noise_t, grid, levels, noise_block: The counter's
+        noise_kind, noise_src, noise_t, grid, levels, noise_block: The counter's
             noise (:data:`NOISE_NONE` or :data:`NOISE_DISCRETE_LAPLACE` with integer
-            scale ``noise_t`` on the grid ``grid``), its generator, the tree's levels and
-            the rows drawn per sampler call.
+            scale ``noise_t`` on the grid ``grid``), its generator (as the compiled
+            sampler takes it: :func:`agents.privacy.discrete.word_source`), the tree's
+            levels and the rows drawn per sampler call.
         record: Number of first actions to return (0: none).
         baseline: Scale ``f - b`` instead of ``f`` in the estimates, ``b`` the mean
             feedback of the blocks before (``garber-kretzu-tuned``'s baseline).
@@ -523,7 +447,7 @@ def play_game(learner, horizon, adv_gen, low, width, p_high, trivial_point,
                     prefix_i = pf.astype(np.int64)
                     if noise_used == noise_rows.shape[0]:
                         noise_rows = discrete_laplace(
-                            noise_gen, noise_t, noise_block * k).reshape(noise_block, k)
+                            noise_src, noise_t, noise_block * k).reshape(noise_block, k)
                         noise_used = 0
                     lowest = 0
                     while not (counter_t >> lowest) & 1:

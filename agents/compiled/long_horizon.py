@@ -23,6 +23,7 @@ from agents.bandit.private_projection_free import PrivateProjectionFree
 from agents.base import make
 from agents.compiled import kernels
 from agents.privacy.counters.base import EXACT_NOISE_BLOCK
+from agents.privacy.discrete import word_source
 from dp_online_envs.adversaries.stochastic import StochasticAdversary
 from dp_online_envs.domains.base_polytope import SubmodularBasePolytope
 from dp_online_envs.domains.birkhoff import Birkhoff
@@ -36,6 +37,9 @@ __all__ = ["SUPPORTED_AGENTS", "CompiledGame", "kernel_arguments", "play_compile
            "play_compiled_seeds", "polytope_arrays"]
 
 #: The learners the compiled loop plays.
+#: The generator a game without counter noise hands the kernel (never drawn from).
+_IDLE = np.random.default_rng(0)
+
 SUPPORTED_AGENTS = ("garber-kretzu", "garber-kretzu-tuned", "private-projection-free",
                     "private-projection-free-tuned")
 
@@ -167,7 +171,7 @@ def kernel_arguments(env, learner, private: bool, record: int = 0) -> tuple:
             float(getattr(learner, "tolerance", 0.0)),
             int(getattr(learner, "max_fw_iterations", 0)),
             kernels.NOISE_DISCRETE_LAPLACE if exact else kernels.NOISE_NONE,
-            counter._rng if exact else np.random.default_rng(0),
+            word_source(counter._rng if exact else _IDLE),
             int(strategy.t) if exact else 1, float(counter.grid) if exact else 1.0,
             int(counter.levels) if exact else 1, int(noise_block), int(record),
             bool(getattr(learner, "baseline", False)))

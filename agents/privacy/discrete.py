@@ -54,7 +54,7 @@ import numpy as np
 __all__ = ["CALL_COST", "COMPILE_AFTER", "MAX_GAUSS_SIGMA", "MAX_SCALE", "OsRandom",
            "UNCACHED_FACTOR", "bernoulli_exp", "bernoulli_exp_big", "compiled_source",
            "discrete_gaussian", "discrete_gaussian_variance", "discrete_laplace",
-           "discrete_laplace_variance"]
+           "discrete_laplace_variance", "word_source"]
 
 #: Largest integer scale ``t`` the int64 samplers accept (``t * K`` stays far below
 #: ``2^63`` for the ``K <= 64`` steps Algorithm 1 can take with overwhelming
@@ -119,14 +119,20 @@ def compiled_source(rng, draws: int):
     if not kernels.CACHED and _numpy_draws < COMPILE_AFTER * UNCACHED_FACTOR:
         _numpy_draws += int(draws) + CALL_COST
         return None
+    return kernels, word_source(rng), rng.bit_generator.lock
+
+
+def word_source(rng: np.random.Generator) -> tuple[np.uint64, np.uint64, np.uint64]:
+    """``(state, next_uint32, next_uint64)``: the addresses of ``rng``'s bit generator
+    state and of its C word functions (numpy's ``BitGenerator.ctypes``), the source the
+    compiled samplers draw from (valid while ``rng`` lives)."""
     bits = rng.bit_generator
     api = bits.ctypes
     words = _words.get(type(bits))
     if words is None:
         words = _words[type(bits)] = (ctypes.cast(api.next_uint32, ctypes.c_void_p).value,
                                       ctypes.cast(api.next_uint64, ctypes.c_void_p).value)
-    return kernels, (np.uint64(api.state_address), np.uint64(words[0]),
-                     np.uint64(words[1])), bits.lock
+    return np.uint64(api.state_address), np.uint64(words[0]), np.uint64(words[1])
 
 
 class OsRandom:
