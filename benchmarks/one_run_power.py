@@ -43,7 +43,10 @@ from dp_online_envs.lab.audit.one_run import (
     partner_losses,
     play_audit_game,
 )
-from dp_online_envs.lab.audit.privacy_loss import exp_weights_privacy_loss
+from dp_online_envs.lab.audit.privacy_loss import (
+    exp_weights_privacy_loss,
+    tree_laplace_privacy_loss,
+)
 from dp_online_envs.lab.audit.statistics import clopper_pearson
 from dp_online_envs.lab.leaderboard.score import AUDIT_GAMES, default_benchmark
 
@@ -103,12 +106,35 @@ def privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, games: int,
     return np.concatenate(out)
 
 
+def tree_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
+                        games: int) -> np.ndarray:
+    """Draws of the privacy loss of every round of ``games`` games of a learner fed by a
+    Laplace tree counter (``private-ftrl``), seen by an auditor that reads every node and
+    knows every other round: each round's pair differs on each coordinate ``i`` with
+    probability ``2 min(p_i, 1 - p_i)`` (the antithetic pair of the game's law)."""
+    out = []
+    for env_seed, agent_seed, partner_seed in game_seeds(seed, games):
+        env = build_env(game.env_id, horizon=game.horizon, **game.env_kwargs)
+        env.reset(seed=env_seed)
+        base = env.unwrapped
+        width = base.loss.param_space.high - base.loss.param_space.low
+        p = (np.asarray(base.adversary.mean_param) - base.loss.param_space.low) / width
+        learner = cls(env.get_wrapper_attr("problem"), epsilon=epsilon, delta=0.0,
+                      seed=agent_seed)
+        rng = np.random.default_rng(partner_seed)
+        counts = (rng.random((game.horizon, p.size)) < 2 * np.minimum(p, 1 - p)).sum(axis=1)
+        # losses on [0, 1] coordinates: a pair differs by 1 where it differs
+        out.append(tree_laplace_privacy_loss(counts, learner.levels, learner.noise_scale, rng))
+        env.close()
+    return np.concatenate(out)
+
+
 def report_privacy_losses(losses: np.ndarray, claim: float = 1.0) -> None:
     """Prints the quantiles of ``|L_t|`` and the oracle audit's bound per threshold."""
     q = np.quantile(np.abs(losses), [0.5, 0.9, 0.99])
     print(f"  {losses.size} rounds: |L| median {q[0]:.3g}, 90% {q[1]:.3g}, 99% {q[2]:.3g}; "
           f"share with |L| > {claim:g}: {np.mean(np.abs(losses) > claim):.3f}", flush=True)
-    for c in (0.0, 0.5, 1.0, 2.0):
+    for c in (0.0, 0.25, 0.5, 1.0, 2.0):
         guessed = np.abs(losses) > c
         r, v = int(guessed.sum()), int((losses[guessed] > 0).sum())
         print(f"  oracle guessing |L| > {c:g}: {v} / {r} right, eps_lb "
@@ -140,7 +166,16 @@ def main(argv: list[str] | None = None) -> None:
         env, kwargs = found
         games = [AuditGame(env, kwargs, h) for h in bench.audit_horizons]
         if args.privacy_loss:
+            tree = cls.feedback == "full"
             for c in cuts:
+                if tree:  # every round of every game at once, the audit's m
+                    losses = np.concatenate([tree_privacy_losses(cls, g, c, args.seed,
+                                                                 bench.audit_games)
+                                             for g in games])
+                    print(f"{name} on {env} cut {c:g} (every round of T = "
+                          f"{bench.audit_horizons}, tree counter):", flush=True)
+                    report_privacy_losses(losses)
+                    continue
                 for game in games:
                     start = time.process_time()
                     losses = privacy_losses(cls, game, c, args.seed, bench.audit_games,

@@ -97,3 +97,19 @@ def test_bad_input_is_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
         exp_weights_privacy_loss(args.pop("arms"), args.pop("fed"), args.pop("first"),
                                  args.pop("second"), args.pop("rounds"), **args)
+
+
+def test_tree_laplace_loss_has_the_laplace_mean_and_bound():
+    from dp_online_envs.lab.audit.privacy_loss import tree_laplace_privacy_loss
+
+    b, levels = 2.0, 3
+    counts = np.full(40000, 2)
+    draws = tree_laplace_privacy_loss(counts, levels, b, np.random.default_rng(0))
+    kl = 1.0 / b + math.exp(-1.0 / b) - 1.0  # KL(Lap(0, b) || Lap(-1, b)) per term
+    assert draws.mean() == pytest.approx(levels * 2 * kl, abs=4 * draws.std() / 200)
+    assert np.abs(draws).max() <= levels * 2 / b + 1e-12
+    assert np.abs(draws).max() > 0.9 * levels * 2 / b  # the bound is reached, nearly
+    assert np.all(tree_laplace_privacy_loss(np.zeros(5, int), levels, b,
+                                            np.random.default_rng(0)) == 0)
+    with pytest.raises(ValueError, match="scale"):
+        tree_laplace_privacy_loss(counts, levels, 0.0, np.random.default_rng(0))

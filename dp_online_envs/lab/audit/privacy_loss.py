@@ -35,6 +35,19 @@ could be read (the others confounded by other canaries).
 ``tests/audit/test_privacy_loss.py`` checks ``L_t`` against an enumeration of every
 action sequence of small games (``T = 5``, ``K = 2`` and 3), and that ``E[e^{-L_t}] = 1``
 under the first input, as a likelihood ratio must.
+
+**The tree counter** (``private-ftrl``'s :class:`~agents.privacy.counters.tree.AgarwalSinghCounter`
+with Laplace noise): a round's loss vector enters one node per level, ``levels`` nodes,
+each released with independent ``Laplace(b)`` noise on every coordinate (``b = levels
+Delta_1 / epsilon``), and every release is a sum of nodes. An auditor that knew every
+other round's loss and could read every node's noisy value exactly (more than the
+released points give: they are the nodes' sums, up to a constant) sees, for a round whose
+pair differs by ``+-1`` on ``k`` coordinates, the privacy loss
+:func:`tree_laplace_privacy_loss` draws: the sum of ``levels k`` independent terms
+``(|Z + 1| - |Z|) / b``, ``Z ~ Laplace(b)``. Each term is at most ``1 / b`` in absolute
+value and has mean ``1 / b + e^{-1/b} - 1`` (the Laplace KL divergence), so the sum is at
+most ``levels k / b <= epsilon`` and concentrated near ``levels k / (2 b^2)`` when ``b``
+is large: the learner's worst case is its claim, its typical round far below it.
 """
 
 from __future__ import annotations
@@ -45,7 +58,8 @@ import numpy as np
 
 from dp_online_envs.validation import check_int, check_real
 
-__all__ = ["exp_weights_privacy_loss", "exp_weights_probabilities"]
+__all__ = ["exp_weights_privacy_loss", "exp_weights_probabilities",
+           "tree_laplace_privacy_loss"]
 
 
 def _probs(log_weights: np.ndarray, gamma: float, k: int) -> np.ndarray:
@@ -179,3 +193,35 @@ def _branch_log_probability(arms: np.ndarray, fed: np.ndarray, history: np.ndarr
         rows[:, a] -= eta * fed[s] / p
         state[live] = rows
     return total
+
+
+def tree_laplace_privacy_loss(differing: np.ndarray, levels: int, scale: float,
+                              rng: np.random.Generator) -> np.ndarray:
+    """Draws of the privacy loss of rounds fed to a Laplace tree counter, seen by an
+    auditor that reads every node and knows every other round (module docstring).
+
+    Args:
+        differing: ``(m,)`` how many coordinates each round's pair differs on (by 1).
+        levels: Nodes a round enters (one per level).
+        scale: The Laplace scale ``b`` of every node's coordinate.
+        rng: Draws the noise.
+
+    Returns:
+        ``(m,)`` draws of ``L_t`` (positive: the input played is the likelier; at most
+        ``levels * differing / scale`` in absolute value).
+
+    Raises:
+        ValueError: Negative counts, ``levels < 1`` or ``scale <= 0``.
+    """
+    counts = np.asarray(differing, np.int64)
+    if counts.ndim != 1 or (counts.size and counts.min() < 0):
+        raise ValueError(f"differing must be a (m,) array of counts >= 0, got {counts!r}")
+    levels = check_int("levels", levels, 1)
+    b = check_real("scale", scale, 0.0, low_inclusive=False)
+    out = np.zeros(counts.size)
+    terms = levels * counts
+    for n in np.unique(terms[terms > 0]):
+        rows = np.flatnonzero(terms == n)
+        z = rng.laplace(0.0, b, size=(rows.size, int(n)))
+        out[rows] = ((np.abs(z + 1.0) - np.abs(z)) / b).sum(axis=1)
+    return out
