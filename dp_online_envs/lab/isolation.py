@@ -387,6 +387,14 @@ class _Frames:
 
     def next(self) -> bytes | None:
         """The next frame, or ``None`` once the parent has closed the channel."""
+        if not self._rest:  # the common case: one frame, whole in one read
+            _spin(self._poller)
+            data = os.read(self._fd, 2**16)
+            if len(data) > _HEAD.size and _HEAD.unpack_from(data)[0] == len(data) - _HEAD.size:
+                return data[_HEAD.size:]
+            if not data:
+                return None
+            self._rest = data
         data, need = self._rest, _HEAD.size
         while True:
             if len(data) >= _HEAD.size:
@@ -433,6 +441,18 @@ def _serve(conn: Connection, factory: LearnerFactory, problem: Problem, size: in
         if frame is None:
             return
         op = frame[:1]
+        if op == _STEP and discrete:  # the common round, without a call to spare
+            try:
+                learner.update(action, frombuffer(frame, dtype=f64, offset=1).copy())
+                action = learner.act()
+                if type(action) is int and -_EXACT <= action <= _EXACT:
+                    write(fd, pack(_ACTION_HEAD, action))
+                else:
+                    conn.send_bytes(_encode_action(action, size, kind))
+            except BaseException:  # noqa: BLE001 - reported to the parent
+                _send_error(conn)
+                return
+            continue
         try:
             if op == _STEP:
                 learner.update(action, frombuffer(frame, dtype=f64, offset=1).copy())
@@ -627,8 +647,7 @@ class IsolatedProcess:
     def __init__(self, target: Callable[..., None], args: tuple[Any, ...],
                  limits: IsolationLimits) -> None:
         self.limits = limits
-        #: The :func:`time.monotonic` instant the game's budget ends (``None``: none yet).
-        self.game_end: float | None = None
+        self.game_end = None  # the budget's end: the earlier of game_end and the deadline
         #: CPU seconds of the process and everything under it, at the last look
         #: (:func:`tree_cpu_seconds`, every :data:`CPU_SAMPLE_SECONDS` while it answers
         #: and when it is stopped).
@@ -672,6 +691,7 @@ class IsolatedProcess:
         self._buf = bytearray(_HEAD.size + MAX_TEXT)  # what is read and not yet handed back
         self._have = 0
         self._wait_ms = -1  # the socket's receive timeout (SO_RCVTIMEO) in ms (-1: unset)
+        self._wait_seconds = -1.0  # the seconds it was last set from
         self._sampled_at = time.monotonic()
         self.send(pickle.dumps((target, args, limits)))
 
@@ -695,7 +715,8 @@ class IsolatedProcess:
         """Send ``frame`` (its length prefix included) and return the float64 of the
         ``Discrete`` action frame that answers it; ``None`` when the answer is any other
         frame (it is then the next :meth:`receive`'s). The round's fast path: one write
-        and (on a busy machine) one blocking read, no allocation beyond the frames.
+        and (on a busy machine) one blocking read, whose wait is the socket's receive
+        timeout, unchanged from round to round while no budget ends within ``timeout``.
 
         Raises:
             AgentFailure: As :meth:`receive` (the process gone, a timeout, a budget).
@@ -704,13 +725,43 @@ class IsolatedProcess:
             self._sock.sendall(frame)
         except (OSError, ValueError):
             raise self.died("sending to the agent") from None
-        self._fill(_HEAD.size, timeout, "act")  # the whole frame, in the common case
+        now = time.monotonic()
+        if (self._have or now + timeout > self._budget_end
+                or now - self._sampled_at >= CPU_SAMPLE_SECONDS):
+            self._fill(_HEAD.size, timeout, "act")  # the general path
+        else:
+            self._timeout(timeout)
+            _spin(self._poller)
+            try:
+                got = self._sock.recv_into(self._buf)
+            except (BlockingIOError, TimeoutError):  # the receive timeout ran out
+                self.kill()
+                raise AgentFailure(f"agent timed out: no answer to act within "
+                                   f"{timeout:g} s") from None
+            except OSError:
+                raise self.died("act") from None
+            if got == _ACTION_WIRE.size and self._buf.startswith(_ACTION_HEAD):
+                return _ACTION_WIRE.unpack_from(self._buf)[1]
+            if got == 0:
+                raise self.died("act")
+            self._have = got
         if self._have > _HEAD.size and self._buf.startswith(_ACTION_HEAD):
             self._fill(_ACTION_WIRE.size, timeout, "act")
             if self._have == _ACTION_WIRE.size:
                 self._have = 0
                 return _ACTION_WIRE.unpack_from(self._buf)[1]
         return None
+
+    @property
+    def game_end(self) -> float | None:
+        """The :func:`time.monotonic` instant the game's budget ends (``None``: none yet)."""
+        return self._game_end
+
+    @game_end.setter
+    def game_end(self, end: float | None) -> None:
+        self._game_end = end
+        ends = [e for e in (end, self.limits.deadline) if e is not None]
+        self._budget_end = min(ends, default=math.inf)
 
     def receive(self, timeout: float, what: str, maxlength: int) -> bytes:
         """The next frame, at most ``maxlength`` bytes, within ``timeout`` seconds (and
@@ -763,7 +814,7 @@ class IsolatedProcess:
         if now - self._sampled_at >= CPU_SAMPLE_SECONDS:
             self._sample_cpu()
         end, budget = now + timeout, ""
-        game_end, deadline = self.game_end, self.limits.deadline
+        game_end, deadline = self._game_end, self.limits.deadline
         if game_end is not None and game_end < end:
             end, budget = game_end, (f"the game's wall-clock budget of "
                                      f"{self.limits.game_seconds:g} s")
@@ -800,6 +851,9 @@ class IsolatedProcess:
 
     def _timeout(self, seconds: float) -> None:
         """Set the socket's receive timeout to ``seconds``, rounded up to milliseconds."""
+        if seconds == self._wait_seconds:
+            return
+        self._wait_seconds = seconds
         ms = max(1, math.ceil(seconds * 1000))
         if ms != self._wait_ms:
             self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
@@ -922,10 +976,14 @@ class IsolatedLearner:
             value = self._process.ask_action(frame, self.limits.timeout)
             if value is None:
                 value = _FLOAT.unpack_from(self._reply(), 1)[0]
-            if not math.isfinite(value) or value != int(value):
+            try:
+                arm = int(value)
+            except (OverflowError, ValueError):  # inf, nan
+                arm = None
+            if arm != value:
                 raise AgentFailure(f"malformed action {np.float64(value)!r}: expected an "
                                    "integer")
-            return int(value)
+            return arm
         self._process.send(frame[_HEAD.size:])
         values = np.frombuffer(self._reply(), dtype=np.float64, offset=1)
         if self._kind == "binary":
