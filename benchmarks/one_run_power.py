@@ -19,9 +19,19 @@ arm played, the exact privacy loss ``L_t`` of the action sequence
 (:func:`~dp_online_envs.lab.audit.privacy_loss.exp_weights_privacy_loss`, every other
 round's input known, round ``t``'s Laplace noise integrated), its quantiles, and the
 bound of the oracle that guesses the rounds with ``|L_t| > c`` (``--window``: count only
-the arms of the rounds after ``t``)::
+the arms of the rounds after ``t``); on a full-information learner fed by a Laplace tree
+counter (``private-ftrl``), draws of the loss of every round seen by an auditor reading
+every node::
 
     python benchmarks/one_run_power.py --privacy-loss --only private-exp2 --cuts 10000,3
+
+``--decode STRIDE`` measures a white-box audit that could be run: canaries one round in
+``STRIDE`` (offset drawn apart from the game), every other round's loss known, the
+learner's own ``eta`` and ``gamma``; the canaries are decoded in order, each by the
+log-likelihood ratio of the arms up to the next canary (the earlier canaries fed their
+decoded loss), and the rounds with ``|ratio| > c`` are guessed::
+
+    python benchmarks/one_run_power.py --decode 512 --only private-exp2 --cuts 10000 --seed 0
 """
 
 from __future__ import annotations
@@ -129,6 +139,67 @@ def tree_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
     return np.concatenate(out)
 
 
+def decode_canaries(arms: np.ndarray, known: np.ndarray, x: np.ndarray, y: np.ndarray,
+                    canary: np.ndarray, k: int, eta: float, gamma: float) -> np.ndarray:
+    """The white-box decoder of ``--decode``: ``(T,)`` the log-likelihood ratio (``x``
+    fed against ``y``) of each canary round's arms up to the next canary, the earlier
+    canaries fed their likelier loss (0 off the canaries)."""
+    lw = np.zeros((2, k))  # the two branches of the current canary
+    ll = np.zeros(2)
+    out = np.zeros(arms.size)
+    current = -1
+    for s in range(arms.size):
+        if canary[s]:
+            if current >= 0:
+                out[current] = ll[0] - ll[1]
+                lw = np.repeat(lw[int(np.argmax(ll))][None, :], 2, axis=0)
+            ll = np.zeros(2)
+            current = s
+        a = arms[s]
+        w = np.exp(lw - lw.max(axis=1, keepdims=True))
+        p = (1 - gamma) * w[:, a] / w.sum(axis=1) + gamma / k
+        ll += np.log(p)
+        fed = np.array([x[s], y[s]]) if canary[s] else known[s]
+        lw[:, a] -= eta * fed / p
+    if current >= 0:
+        out[current] = ll[0] - ll[1]
+    return out
+
+
+def decoded_audit(cls, games: list[AuditGame], epsilon: float, seed: int, n_games: int,
+                  stride: int) -> None:
+    """Prints the ``--decode`` audit's counts and bound (confidence 0.95, one rule)."""
+    ratios, canaries = [], 0
+    for game in games:
+        for env_seed, agent_seed, partner_seed in game_seeds(seed, n_games):
+            kept: dict = {}
+
+            def make(problem, space, s, kept=kept):
+                kept["learner"] = cls(problem, epsilon=epsilon, delta=0.0, seed=s)
+                return kept["learner"]
+
+            played = play_audit_game(make, game, env_seed, agent_seed)
+            base = kept["learner"].base
+            c = base.arms_constants
+            rng = np.random.default_rng(partner_seed)
+            partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+            rows = np.arange(game.horizon)
+            met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+            canary = rows % stride == int(rng.integers(stride))
+            canaries += int(canary.sum())
+            ratio = decode_canaries(played.arms, met - c.lo, met - c.lo, other - c.lo, canary,
+                                    c.k, c.eta_per_width, base.gamma)
+            ratios.append(ratio[canary & (met != other)])
+    ratio = np.concatenate(ratios)
+    print(f"  stride {stride}: {canaries} canaries, {ratio.size} whose pair differs",
+          flush=True)
+    for c in (0.0, 0.5, 1.0, 2.0):
+        guessed = np.abs(ratio) > c
+        r, v = int(guessed.sum()), int((ratio[guessed] > 0).sum())
+        print(f"  decoder guessing |ratio| > {c:g}: {v} / {r} right, eps_lb "
+              f"{one_run_eps_lower_bound(r, v):.2f}", flush=True)
+
+
 def report_privacy_losses(losses: np.ndarray, claim: float = 1.0) -> None:
     """Prints the quantiles of ``|L_t|`` and the oracle audit's bound per threshold."""
     q = np.quantile(np.abs(losses), [0.5, 0.9, 0.99])
@@ -149,6 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--privacy-loss", action="store_true")
     parser.add_argument("--rounds", type=int, default=100, help="rounds per game (--privacy-loss)")
     parser.add_argument("--window", type=int, default=None)
+    parser.add_argument("--decode", type=int, default=None, metavar="STRIDE")
     args = parser.parse_args(argv)
     bench = default_benchmark()
     settings = OneRunSettings(games=bench.audit_games, seed=args.seed)
@@ -165,6 +237,11 @@ def main(argv: list[str] | None = None) -> None:
             continue
         env, kwargs = found
         games = [AuditGame(env, kwargs, h) for h in bench.audit_horizons]
+        if args.decode is not None:
+            for c in cuts:
+                print(f"{name} on {env} cut {c:g}, white-box decoder:", flush=True)
+                decoded_audit(cls, games, c, args.seed, bench.audit_games, args.decode)
+            continue
         if args.privacy_loss:
             tree = cls.feedback == "full"
             for c in cuts:
