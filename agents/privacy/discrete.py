@@ -190,19 +190,49 @@ def bernoulli_exp(rng, num, den) -> np.ndarray:
         den = den.ravel()
     shape = num.shape
     num = num.ravel()
-    out = np.zeros(num.shape, dtype=bool)
-    active, num_active = np.arange(num.size), num
+    out = np.empty(num.shape, dtype=bool)
+    active, num_active = None, num  # None: every index (the first round)
     k = 1
-    while active.size:
+    while num_active.size:
         if k > 64:
             raise OverflowError("bernoulli_exp: more than 64 steps")
         # A ~ Bernoulli(gamma / K): a uniform integer in [0, K den) below num
-        high = int(den) * k if scalar else den[active] * k
-        a = rng.integers(0, high, size=active.size if scalar else None) < num_active
-        out[active[~a]] = k % 2 == 1
-        active, num_active = active[a], num_active[a]
+        high = int(den) * k if scalar else (den if active is None else den[active]) * k
+        go = (rng.integers(0, high, size=num_active.size if scalar else None)
+              < num_active).nonzero()[0]
+        # every active run ends at this K unless it goes on (a later round rewrites it)
+        if active is None:
+            out.fill(k % 2 == 1)
+            active = go
+        else:
+            out[active] = k % 2 == 1
+            active = active[go]
+        num_active = num_active[go]
         k += 1
     return out.reshape(shape)
+
+
+def _bernoulli_exp_minus_one(rng, n: int) -> np.ndarray:
+    """``bernoulli_exp(rng, ones(n), 1)``: ``n`` draws of ``Bernoulli(exp(-1))``, the
+    same integers drawn (its first round draws none: ``integers(0, 1)`` is 0, below 1,
+    and every run goes on), without the arrays of ones."""
+    out = np.empty(n, dtype=bool)
+    out.fill(False)  # K = 1 (even) if a run ended there; none does
+    active = None
+    m, k = n, 2
+    while m:
+        if k > 64:
+            raise OverflowError("bernoulli_exp: more than 64 steps")
+        go = (rng.integers(0, k, size=m) < 1).nonzero()[0]
+        if active is None:
+            out.fill(k % 2 == 1)
+            active = go
+        else:
+            out[active] = k % 2 == 1
+            active = active[go]
+        m = active.size
+        k += 1
+    return out
 
 
 def discrete_laplace(rng, t: int, n: int) -> np.ndarray:
@@ -241,11 +271,13 @@ def _laplace_candidates(rng, t: int, m: int) -> np.ndarray:
     u = rng.integers(0, t, size=m)
     u = u[bernoulli_exp(rng, u, t)]
     v = np.zeros(u.size, dtype=np.int64)
-    going = np.arange(u.size)
-    while going.size:  # V ~ Geometric: successes of Bernoulli(exp(-1)) before a failure
-        a = bernoulli_exp(rng, np.ones(going.size, dtype=np.int64), 1)
-        going = going[a]
+    going = None  # None: every index (the first step)
+    m = u.size
+    while m:  # V ~ Geometric: successes of Bernoulli(exp(-1)) before a failure
+        a = _bernoulli_exp_minus_one(rng, m).nonzero()[0]
+        going = a if going is None else going[a]
         v[going] += 1
+        m = going.size
     x = u + t * v
     neg = rng.integers(0, 2, size=x.size) == 1
     keep = ~(neg & (x == 0))
@@ -293,7 +325,7 @@ def bernoulli_exp_big(rng, num, den) -> np.ndarray:
     left = k.ravel().copy()
     alive = np.flatnonzero(out & (left > 0))
     while alive.size:
-        ok = bernoulli_exp(rng, np.ones(alive.size, dtype=np.int64), 1)
+        ok = _bernoulli_exp_minus_one(rng, alive.size)
         out[alive[~ok]] = False
         alive = alive[ok]
         left[alive] -= 1
