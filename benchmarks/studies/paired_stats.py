@@ -344,6 +344,21 @@ def slope_texts(by_horizon: dict[int, dict[int, float]]) -> tuple[str, str]:
     return f"{of_means:.2f}", on_both(lambda d: _per_seed_slope(d, None), by_horizon)[0]
 
 
+#: The theorem's-slope cell of a learner whose schedule (exploration probability,
+#: smoothing radius, shrink, block length) carries part of its regret, where that part
+#: has not been computed and split off: its slope is never called the theorem's.
+SCHEDULE_NOT_SPLIT = "not claimed: the schedule's part is not split off"
+#: The theorem's-slope cell of trivial play (a reference, no theorem).
+NO_SCHEDULE = "reference (linear)"
+
+
+def theorem_cell(label: str) -> str:
+    """The theorem's-slope cell of a slope row: :data:`NO_SCHEDULE` for trivial play
+    (``center``, ``uniform``), else :data:`SCHEDULE_NOT_SPLIT` (every bandit learner of
+    the studies that print it runs on a schedule)."""
+    return NO_SCHEDULE if label in ("center", "uniform") else SCHEDULE_NOT_SPLIT
+
+
 def exponent_verdict(lo: float, hi: float, exponent: float,
                      tolerance: float = SLOPE_TOLERANCE) -> str:
     """``yes`` where the slope interval ``[lo, hi]`` lies within ``exponent +-

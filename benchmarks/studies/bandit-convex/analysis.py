@@ -185,12 +185,13 @@ def slope_rows(frame: Any, rows: Sequence[tuple],
                     len(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
                     of_means, per_seed, f"{exponent:.2f} ({source})",
                     verdict,
-                    "/".join("yes" if c else "no" for c in clamped)])
+                    "/".join("yes" if c else "no" for c in clamped), ps.theorem_cell(label)])
     return out
 
 
 SLOPE_HEAD = ("learner", "env", "seeds", "mean regret at T = {}", "slope of the means",
-              "per-seed slope [95% CI]", "theorem", "within 0.1", "clamped (T min/max)")
+              "per-seed slope [95% CI]", "theorem", "within 0.1", "clamped (T min/max)",
+              "the theorem's slope?")
 
 
 def slope_table(frame: Any, rows: Sequence[tuple],

@@ -128,7 +128,8 @@ def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], flo
                 data, lambda lo, hi, e=exponent: ps.exponent_verdict(lo, hi, e))
             mine.append([label + ("" if eps is None else f" ε={eps:g}"),
                          f"{min(data):,} .. {max(data):,}", len(next(iter(data.values()))),
-                         of_means, per_seed, f"{exponent:.2f} ({source})", verdict, ""])
+                         of_means, per_seed, f"{exponent:.2f} ({source})", verdict,
+                         ps.theorem_cell(label), ""])
         if mine and eps is not None and trivial:
             t_max = max(trivial)
             mine[-1][-1] = crossing(lead_of(eps, t_max), trivial[t_max], t_max)
@@ -137,7 +138,8 @@ def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], flo
 
 
 SLOPE_HEAD = ("learner", "T range", "seeds", "slope of the means", "per-seed slope [95% CI]",
-              "theorem", "within 0.1", "leading term < trivial from T [at trivial's rate CI]")
+              "theorem", "within 0.1", "the theorem's slope?",
+              "leading term < trivial from T [at trivial's rate CI]")
 
 
 def mean_rows(frame: Any) -> list[list[Any]]:
