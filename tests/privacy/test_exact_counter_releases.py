@@ -1,5 +1,7 @@
-"""The exact Agarwal-Singh release (``AgarwalSinghCounter._next_exact_noise``) against its
-definition, computed by brute force from the noise rows the counter drew.
+"""The exact counters' releases: the Agarwal-Singh release
+(``AgarwalSinghCounter._next_exact_noise``) against its definition, computed by brute
+force from the noise rows the counter drew, its range checks, and the input range check
+every exact counter shares.
 
 Release ``t`` consumes the next ``1 + R - popcount(t)`` rows of its noise blocks: the
 first is the new slot of level ``lowest(t)``, the others are summed as extra draws; its
@@ -102,3 +104,28 @@ def test_the_bound_is_the_largest_row_drawn():
         c.add(z)
         assert c._row_bound == max(int(np.abs(b).max()) for b in buf.blocks), t
     assert len(buf.blocks) > 1 and 0 < c.draws * c._row_bound < 2**52
+
+
+@pytest.mark.parametrize("name", ["tree", "agarwal-singh", "honaker"])
+def test_the_input_range_check_refuses_exactly_what_it_must(name):
+    """The exact path's range check (a dot product first, the maximum where it fails):
+    ten coordinates just below ``2^52`` grid units pass (their squares sum past
+    ``2^104``), one at ``2^52`` is refused, NaN and infinities are refused as not
+    finite; a refused input leaves the counter as it was."""
+    c = make_counter(name, 8, 10, noise="discrete-laplace", epsilon=1.0, sensitivity=1.0,
+                     rng=np.random.default_rng(0))
+    g = c.grid
+    big = np.full(10, (2.0**52 - 1) * g)
+    c.add(big)  # accepted: every |S_i| < 2^52
+    assert c.t == 1
+    for bad, match in [(np.r_[2.0 * g, np.zeros(9)], "too large"),
+                       (np.r_[np.nan, np.zeros(9)], "finite"),
+                       (np.r_[-np.inf, np.zeros(9)], "finite")]:
+        with pytest.raises(ValueError, match=match):
+            c.add(bad)
+        assert c.t == 1
+    fresh = make_counter(name, 8, 10, noise="discrete-laplace", epsilon=1.0,
+                         sensitivity=1.0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="too large"):
+        fresh.add(np.r_[2.0**52 * g, np.zeros(9)])
+    fresh.add(np.r_[(2.0**52 - 1) * g, np.zeros(9)])
