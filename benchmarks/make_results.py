@@ -41,8 +41,8 @@ only from a complete replay: a results directory missing some of its sweep's gam
 replay still running, or stopped) keeps the section's block, and the message says how
 many games are stored. A study folder ``benchmarks/studies/NAME`` with a ``sweep.yaml``
 and an ``analysis.py`` whose ``render(results)`` draws its block is a section even when
-:data:`SECTIONS` does not name it (:func:`sections`): it is appended, under its name,
-after the template's sections unless the template places it.
+:data:`SECTIONS` does not name it (:func:`sections`): it is written where the template
+places a ``<!-- section: NAME -->`` (its prose), and ``--only NAME`` plays and draws it.
 
 ``--quick`` runs each script with its fast arguments, stores their results apart
 (``results/benchmarks/quick/``) and writes to ``--out`` (default: a file in the
@@ -109,7 +109,7 @@ class Section:
             module's ``render(doc)`` draws the block from the stored file
             (:mod:`benchmarks.stored`), never from its stdout.
         discovered: A study folder :data:`SECTIONS` does not name (:func:`sections`):
-            appended after the template's sections unless the template places it.
+            rendered where the template places a section of its name.
     """
 
     name: str
@@ -241,8 +241,9 @@ def render(template: str, blocks: dict[str, str], header: str,
            sections: Sequence[Section] = SECTIONS) -> str:
     """docs/results.md: the template with each section's ``{{output}}`` replaced by its
     block (``blocks[name]``; a note to run the section when missing) and ``{{header}}``
-    by ``header``. A discovered study (:attr:`Section.discovered`) the template does not
-    place is appended at the end under its name.
+    by ``header``. A discovered study (:attr:`Section.discovered`) is written where the
+    template places its section, and left out where it does not (its prose belongs in the
+    template).
 
     Raises:
         ValueError: When the template's sections are not ``sections`` in order (a
@@ -253,10 +254,6 @@ def render(template: str, blocks: dict[str, str], header: str,
     names = [s.name for s in sections if s.name in found or not s.discovered]
     if list(found) != names:
         raise ValueError(f"template sections {list(found)} != generator sections {names}")
-    for s in sections:
-        if s.discovered and s.name not in found:
-            template = (template.rstrip("\n") + f"\n\n<!-- section: {s.name} -->\n"
-                        f"## {s.name}\n\n{PLACEHOLDER}\n<!-- /section: {s.name} -->\n")
 
     def fill(m: re.Match) -> str:
         name, body = m.group(1), m.group(2)
