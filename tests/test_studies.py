@@ -1106,6 +1106,12 @@ def test_an_ordering_the_replication_seeds_do_not_support_is_written_not_replica
     # the same discovery seeds alone name the ordering (nothing to replicate it against)
     alone = ps.private_block(_two_sets(at, replication=0), "stochastic", 10000)
     assert "| +100.5 [+100.0, +101.1] private-exp2 |" in alone
+    # the reading restates the orderings from the same verdicts, never by hand
+    text = ps.reading(_two_sets(at), 10000)
+    assert "`adap-ucb` − `private-exp2`: not replicated at ε ∈ {0.1} (+100.5 [" in text
+    assert "`adap-klucb` − `private-exp2`: `private-exp2` lower at ε ∈ {0.1}." in text
+    assert "`adap-ucb` − `private-exp2`: `private-exp2` lower at ε ∈ {0.1}." in ps.reading(
+        _two_sets(at, replication=0), 10000)
     assert ucb_exp2.startswith("+100.5 [+100.0, +101.1]; replication ")
 
 
@@ -1136,3 +1142,27 @@ def test_a_criterion_and_a_slope_the_two_seed_sets_disagree_on_are_not_replicate
     same = {t: {s: v for s, v in r.items() if s < 5000} for t, r in slopes.items()}
     assert stats.slope_verdict(same, lambda lo, hi: stats.exponent_verdict(lo, hi, 0.75)
                                )[1] == "yes"
+
+
+def test_within_noise_is_claimed_only_as_an_equivalence_at_the_stated_margin():
+    """Two learners whose paired differences alternate +-1 (interval well inside +-5% of
+    trivial play's 3000: equivalent) and two whose differences spread by 800 (interval
+    holds 0 but reaches past the margin: no side, and no equivalence either)."""
+    ps = analysis("private-stochastic")
+
+    def at(s, replicate, rng):
+        wide = 400 * rng.normal()
+        return [("stochastic", "uniform", 10000, None, s, 3000.0),
+                ("stochastic", "ucb1", 10000, None, s, 1000 + 0.5 * (-1) ** s),
+                ("stochastic", "exp3", 10000, None, s, 1000 - 0.5 * (-1) ** s),
+                ("stochastic", "kl-ucb", 10000, None, s, 1000 + wide),
+                ("stochastic", "htinf", 10000, None, s, 1000 - wide)]
+
+    text = ps.reading(_two_sets(at), 10000)
+    assert "margin ±150.0, 5% of trivial play's mean regret" in text
+    assert "`ucb1` − `exp3`: equivalent within ±150 (the whole interval" in text
+    assert ("`kl-ucb` − `htinf`: neither side shown nor equivalence within the margin."
+            in text)
+    stats = _paired_stats()
+    with pytest.raises(ValueError, match="margin"):
+        stats.equivalence({0: 1.0, 1: 2.0}, {0: 1.0, 1: 2.0}, 0)

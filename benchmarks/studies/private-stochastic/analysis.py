@@ -12,8 +12,15 @@ paired seeds (the same games for every learner):
 2. per adversary, per epsilon: the four private learners' mean regret [95% interval],
    where each is below trivial play (Fieller interval of the paired ratio below 1), and
    the paired differences ``AdaP - baseline`` [Student-t interval] with the learner of
-   lower regret where the interval excludes 0 (``~``: the interval holds the null, neither side shown)
-   (:func:`private_block`).
+   lower regret where the interval excludes 0 (``~``: the interval holds the null,
+   neither side shown) (:func:`private_block`);
+3. the reading (:func:`reading`): every ordering the tables support, written from their
+   verdicts on both seed sets (never by hand): per pair, the epsilons at which each side
+   is lower, at which neither is shown, and at which the two seed sets disagree (``not
+   replicated``); and, where no side is shown, whether the pair is equivalent within the
+   stated margin :data:`EQUIVALENCE_SHARE` of trivial play's mean regret
+   (:func:`paired_stats.equivalence`: the whole interval within the margin, on both
+   sets), the only way a "within noise" is claimed.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ ADVERSARIAL = ("exp3", "htinf")
 TRIVIAL = "uniform"
 #: The default (i.i.d.) adversary first.
 ADVERSARIES = ("stochastic", "switching", "lower-bound")
+#: The equivalence margin of the reading, as a share of trivial play's mean regret.
+EQUIVALENCE_SHARE = 0.05
 
 
 def adversaries_of(frame: Any) -> list[str]:
@@ -108,6 +117,69 @@ def private_block(frame: Any, adversary: str, horizon: int) -> str:
         diff_table])
 
 
+def _sides(by_eps: dict[Any, tuple[str, str]], a: str, b: str,
+           eq: dict[Any, tuple[str, str]]) -> str:
+    """One pair's reading over the epsilons: ``by_eps`` maps an epsilon (``None``: no
+    epsilon) to ``(difference text, verdict)``, ``eq`` to the equivalence's
+    (:func:`paired_stats.equivalence`)."""
+    at = {v: [e for e, (_, verdict) in by_eps.items() if verdict == v]
+          for v in (a, b, ps.NOISE, ps.NOT_REPLICATED)}
+
+    def where(eps: list) -> str:
+        return "" if eps == [None] else f" at ε ∈ {ps.listed(eps)}"
+
+    parts = [f"`{name}` lower{where(at[name])}" for name in (a, b) if at[name]]
+    if at[ps.NOT_REPLICATED]:
+        parts.append("not replicated" + where(at[ps.NOT_REPLICATED]) + " ("
+                     + "; ".join(by_eps[e][0] + (f" at ε = {e:g}" if e is not None else "")
+                                 for e in at[ps.NOT_REPLICATED]) + ")")
+    if at[ps.NOISE]:
+        within = [e for e, (_, v) in eq.items() if v.startswith("within")]
+        rest = [e for e in at[ps.NOISE] if e not in within]
+        if within:
+            parts.append(f"equivalent {eq[within[0]][1]}"
+                         f"{where(within)} (the whole interval inside the margin)")
+        if rest:
+            parts.append("neither side shown nor equivalence within the margin"
+                         + where(rest))
+    return f"`{a}` − `{b}`: " + ("; ".join(parts) if parts else "no games") + "."
+
+
+def reading(frame: Any, horizon: int) -> str:
+    """The reading: per adversary, each stochastic minus adversarial non-private pair
+    and each AdaP minus baseline private pair, written from their verdicts on both seed
+    sets (:func:`_sides`), the equivalence margin :data:`EQUIVALENCE_SHARE` of trivial
+    play's mean regret."""
+    lines = []
+    for adv in adversaries_of(frame):
+        trivial = ps.regrets(frame, TRIVIAL, horizon, adversary=adv)
+        if not trivial:
+            continue
+        margin = max(EQUIVALENCE_SHARE * float(sum(trivial.values()) / len(trivial)), 1e-9)
+        bullets = []
+        for s in STOCHASTIC:
+            for a in ADVERSARIAL:
+                x = ps.regrets(frame, s, horizon, adversary=adv)
+                y = ps.regrets(frame, a, horizon, adversary=adv)
+                if x and y:
+                    bullets.append(_sides({None: ps.difference(x, y, (s, a))}, s, a,
+                                          {None: ps.equivalence(x, y, margin)}))
+        for a in ADAP:
+            for b in BASELINES:
+                found = {e: (ps.regrets(frame, a, horizon, e, adv),
+                             ps.regrets(frame, b, horizon, e, adv)) for e in epsilons_of(frame)}
+                found = {e: xy for e, xy in found.items() if xy[0] and xy[1]}
+                if found:
+                    bullets.append(_sides(
+                        {e: ps.difference(x, y, (a, b)) for e, (x, y) in found.items()}, a, b,
+                        {e: ps.equivalence(x, y, margin) for e, (x, y) in found.items()}))
+        lines.append(f"* **{adv}** (equivalence margin ±{margin:.1f}, "
+                     f"{EQUIVALENCE_SHARE:.0%} of trivial play's mean regret):\n"
+                     + "\n".join(f"  * {b}" for b in bullets))
+    return ("**Reading**, written from the verdicts above (a side only where the paired "
+            "interval excludes 0 on both seed sets):\n\n" + "\n".join(lines))
+
+
 def render(results: str | pathlib.Path) -> str:
     """The section's block: the references, then one block per adversary."""
     frame = STUDY.load(results)
@@ -127,6 +199,7 @@ def render(results: str | pathlib.Path) -> str:
         "interval] and the one with the lower regret where the interval excludes 0:",
         ps.table(["adversary", *pairs], reference_differences(frame, horizon))]
     parts += [private_block(frame, adv, horizon) for adv in adversaries_of(frame)]
+    parts.append(reading(frame, horizon))
     return "\n\n".join(parts)
 
 
