@@ -209,29 +209,42 @@ def test_the_command_help_names_the_secret_variable(capsys):
     assert f"(default {DEFAULT_SECRET_ENV})" in capsys.readouterr().out.replace("\n", " ")
 
 
-def test_a_grading_process_plays_two_audit_games_at_once(tmp_path, monkeypatch):
-    """A game's two sides take turns, so one game at a time leaves the grading process's
-    CPU idle half the time: graded serially, its audit keeps MIN_AUDIT_GAMES_AT_ONCE
-    sandboxed learners in play at once (the finding does not depend on it)."""
+def test_a_grading_process_keeps_games_at_once_sandboxed_games_in_flight(tmp_path, monkeypatch):
+    """A game's two sides take turns, so one game at a time leaves the CPUs idle much of
+    the time: a grading process plays its graded games, then its audit's, games_at_once
+    at a time (twice the CPUs it may use, shared by the processes grading at once); the
+    records keep the games' order (a class graded serially and in parallel gets the same
+    grades: test_a_class_graded_serially_then_in_parallel_then_resumed)."""
     import threading
 
-    assert grader.MIN_AUDIT_GAMES_AT_ONCE == 2
-    assignment = parse_assignment({**TINY, "audit": {"games": 4, "power_factors": [10]}})
-    lock, live, most = threading.Lock(), [0], [0]
+    from dp_online_envs.lab.experiments import game
 
-    class Counted(grader.IsolatedLearner):
-        def __init__(self, *args, **kwargs):
-            with lock:
-                live[0] += 1
-                most[0] = max(most[0], live[0])
-            super().__init__(*args, **kwargs)
+    assert grader.GAMES_PER_CPU == 2 and grader.MIN_GAMES_AT_ONCE == 2
+    monkeypatch.setattr(grader.os, "sched_getaffinity", lambda pid: set(range(3)))
+    assert [grader.games_at_once(n) for n in (1, 2, 3, 4, 6, 7)] == [6, 3, 2, 2, 2, 2]
+    assignment = parse_assignment({**TINY, "seeds": 3, "audit": {"games": 3,
+                                                                 "power_factors": [10]}})
+    lock = threading.Lock()
+    live = {"graded": [0, 0], "audit": [0, 0]}
 
-        def close(self):
-            super().close()
-            with lock:
-                live[0] -= 1
+    def counted(base, kind):
+        class Counted(base):
+            def __init__(self, *args, **kwargs):
+                with lock:
+                    live[kind][0] += 1
+                    live[kind][1] = max(live[kind][1], live[kind][0])
+                super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(grader, "IsolatedLearner", Counted)
+            def close(self):
+                super().close()
+                with lock:
+                    live[kind][0] -= 1
+        return Counted
+
+    monkeypatch.setattr(grader, "games_at_once", lambda processes=1: 3)
+    monkeypatch.setattr(grader, "IsolatedLearner", counted(grader.IsolatedLearner, "audit"))
+    monkeypatch.setattr(game, "IsolatedLearner", counted(game.IsolatedLearner, "graded"))
     (g,) = grade(assignment, [HONEST], secret="s1").grades
     assert g.audit is not None and g.audit["guesses"] is not None
-    assert most[0] == grader.MIN_AUDIT_GAMES_AT_ONCE
+    assert live == {"graded": [0, 3], "audit": [0, 3]}
+    assert [r["seed_index"] for r in g.records] == [0, 1, 2]  # in the games' order

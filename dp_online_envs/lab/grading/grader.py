@@ -42,6 +42,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 import os
 import pathlib
 import re
@@ -49,7 +50,7 @@ import resource
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 import numpy as np
@@ -97,11 +98,27 @@ from dp_online_envs.loop import seed_of
 HIDDEN_FIELDS = (*VOLATILE_FIELDS, "env_seed", "agent_seed")
 #: Relative slack when comparing a declared budget with the required one.
 BUDGET_RTOL = 1e-9
-#: The fewest audit games a grading process plays at once (threads, each driving its own
-#: sandboxed learner; one submission spread over more workers plays as many): a game's
-#: two sides take turns, each waiting while the other computes, so one game at a time
-#: leaves the process's CPU idle about half the time.
-MIN_AUDIT_GAMES_AT_ONCE = 2
+#: The fewest sandboxed games a grading process plays at once (threads, each driving its
+#: own sandboxed learner): a game's two sides take turns, each waiting while the other
+#: computes, so one game at a time leaves the process's CPU idle about half the time.
+MIN_GAMES_AT_ONCE = 2
+#: Sandboxed games in flight per CPU of the machine, over every process grading at once:
+#: a game keeps at most one CPU busy (its sides take turns) and less while a side wakes,
+#: so with twice as many games as CPUs a CPU always finds a game's turn to run.
+GAMES_PER_CPU = 2
+
+
+def games_at_once(processes: int = 1) -> int:
+    """Sandboxed games each of ``processes`` grading processes plays at once (its graded
+    games, then its audit's): :data:`GAMES_PER_CPU` per CPU this process may run on,
+    shared by the processes, at least :data:`MIN_GAMES_AT_ONCE`."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(MIN_GAMES_AT_ONCE, math.ceil(GAMES_PER_CPU * cpus / max(1, processes)))
+
+
 # ---------------------------------------------------------------------- secret
 def seed_secret(assignment: Assignment, secret: str) -> str:
     """The runner's ``seed_secret`` for an assignment: a digest of its name and the secret
@@ -210,6 +227,8 @@ class _Job:
     out_dir: pathlib.Path | None
 
     names: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Sandboxed games played at once (:func:`games_at_once`).
+    at_once: int = MIN_GAMES_AT_ONCE
 
     def __call__(self, path: pathlib.Path) -> tuple[Grade, float]:
         """The submission's grade and the seconds it took."""
@@ -280,11 +299,13 @@ def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: st
                      f"{g.total:g} ({seconds:.0f} s)")
 
     if workers <= 1 or len(todo) <= 1:
+        job = dataclasses.replace(job, at_once=games_at_once(1))
         for i in todo:
             done(i, *job(paths[i]))
     else:
         serial = dataclasses.replace(job, run=functools.partial(
-            job.run, backend="serial", workers=None, quiet=True))
+            job.run, backend="serial", workers=None, quiet=True),
+            at_once=games_at_once(min(workers, len(todo))))
         with local_pool(min(workers, len(todo)), preload=["agents"]) as pool:
             futures = dict(zip(submit_all(pool, serial, [paths[i] for i in todo]), todo))
             for future in as_completed(futures):
@@ -425,22 +446,38 @@ def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
                       {"role": "submission", "submission": name}, assignment.name, loader)
              for env in assignment.envs for horizon in assignment.horizons
              for seed in range(assignment.seeds)]
-    report = run(specs, isolate=limits, desc=name)
-    failures = [(spec, failure_reason(error)) for spec, error in report.failures]
-    declared, declared_note = declared_budget(report.records)
+    records, failed = _play_graded(run, specs, limits, name, job.at_once)
+    failures = [(spec, failure_reason(error)) for spec, error in failed]
+    declared, declared_note = declared_budget(records)
     cpu = _cpu_seconds()
     finding, audit_reason = _audit(assignment, loader, declared, declared_note, settings,
-                                   limits, max(MIN_AUDIT_GAMES_AT_ONCE,
-                                               run.keywords.get("workers") or 1),
+                                   limits, job.at_once,
                                    None if run.keywords.get("quiet", True) else name)
     end_cpu = _cpu_seconds()
     cpu = None if declared is None else end_cpu - cpu
-    results = _settings(assignment, report.records, failures, references)
+    results = _settings(assignment, records, failures, references)
     parts = score(assignment, results, declared, declared_note, finding, audit_reason)
     return blank(sha256=info.sha256, learner=learner, settings=results, declared=declared,
                  audit=None if finding is None else finite_json(finding.to_dict()),
-                 records=[_public(r) for r in report.records], parts=parts,
+                 records=[_public(r) for r in records], parts=parts,
                  audit_cpu_seconds=cpu, cpu_seconds=end_cpu - start_cpu)
+
+
+def _play_graded(run: Any, specs: list[GameSpec], limits: IsolationLimits, name: str,
+                 at_once: int) -> tuple[list[dict[str, Any]], list[tuple[GameSpec, str]]]:
+    """A submission's graded games, ``at_once`` of them in flight (threads of this
+    process, each playing its game through the runner's serial backend: the work is in
+    the sandboxed processes): ``(records, failures)`` in the order of ``specs``."""
+    def play(chunk: list[GameSpec]) -> Any:
+        return run(chunk, isolate=limits, desc=name, backend="serial", workers=None)
+
+    if at_once <= 1 or len(specs) <= 1:
+        reports = [play(specs)]
+    else:
+        with ThreadPoolExecutor(max_workers=min(at_once, len(specs))) as pool:
+            reports = list(pool.map(play, [[spec] for spec in specs]))
+    return ([r for report in reports for r in report.records],
+            [f for report in reports for f in report.failures])
 
 
 def _cpu_seconds() -> float:
