@@ -1166,3 +1166,94 @@ def test_within_noise_is_claimed_only_as_an_equivalence_at_the_stated_margin():
     stats = _paired_stats()
     with pytest.raises(ValueError, match="margin"):
         stats.equivalence({0: 1.0, 1: 2.0}, {0: 1.0, 1: 2.0}, 0)
+
+
+# --- the bandit submodular study: the exploration schedule split off
+
+
+def test_the_exploration_split_replays_the_game_and_splits_its_expected_regret():
+    """A replayed game has the record's realized regret, bit for bit; its remainder is
+    the Lovász points' regret (checked against the env's own Lovász extension at each
+    played point, an independent formula) and its exploration part is what is left of
+    the expected regret."""
+    from dp_online_envs.envs.registry import build_env
+    from dp_online_envs.lab.experiments.game import play_game
+    from dp_online_envs.lab.experiments.sweep import parse_sweep
+
+    bs = analysis("bandit-submodular")
+    sweep = parse_sweep({"envs": ["DPBandit-Submodular-v2"], "horizons": [60], "seeds": 1,
+                         "epsilons": [10], "agents": [
+                             {"name": "bandit-submod-pftal", "kwargs": {"gamma": 0.25}},
+                             "hazan-kale-submodular-bandit"]})
+    for spec in sweep.games:
+        split = bs.exploration_split(spec)
+        assert split["regret"] == play_game(spec)["regret"]
+        assert split["expected"] == pytest.approx(split["exploration"] + split["remainder"],
+                                                  abs=1e-9)
+        env = build_env(spec.env_id, horizon=spec.horizon)
+        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
+                                   delta=spec.delta or 0.0, seed=spec.agent_seed,
+                                   **spec.agent_kwargs)
+        agent.reset(spec.agent_seed)
+        env.reset(seed=spec.env_seed)
+        lovasz, done = 0.0, False
+        while not done:
+            x = agent.point_played
+            action = agent.act()
+            obs, _, done, _, info = env.env.step(action)
+            agent.update(action, obs)
+            lovasz += env.unwrapped.loss.value(info["round"].theta, x)
+        summary = info["regret"]
+        assert split["remainder"] == pytest.approx(
+            lovasz - (summary.learner_loss - summary.regret), rel=1e-9, abs=1e-9)
+        assert split["gamma"] == agent.gamma
+    assert bs.exploration_split(sweep.games[0])["gamma"] == 0.25
+
+
+def test_the_split_calls_a_slope_the_theorems_only_where_the_schedule_leaves_it():
+    """Hand-made splits: gamma clamped at 1 (schedule clamped), the exploration the
+    larger part (schedule), a free gamma with the remainder growing as T^0.75 (the
+    theorem's regime) and the same with the replication seeds' remainder at T^0.5 (not
+    replicated)."""
+    bs = analysis("bandit-submodular")
+    seeds = [*range(8), *range(5000, 5008)]
+    rows, splits = [], {}
+
+    def add(label, eps, t, s, gamma, explore, rest):
+        gid = f"{label}-{eps}-{t}-{s}"
+        rows.append({"game_id": gid, "agent_label": label, "epsilon": eps, "horizon": t,
+                     "seed_index": s, "regret": explore + rest})
+        splits[gid] = {"expected": explore + rest, "exploration": explore,
+                       "remainder": rest, "gamma": gamma, "regret": explore + rest}
+
+    for s in seeds:
+        c = 1 + 0.01 * ((7 * s) % 5)
+        for t in (1000, 16000):
+            # non-private: clamped at T = 1000, the exploration the larger part after
+            add("hazan-kale-submodular-bandit", None, t, s, 1.0 if t == 1000 else 0.4,
+                2 * c * t ** 0.8, c * t ** 0.6)
+            # private at eps 10: free schedule, the remainder the larger part, T^0.75 on
+            # the discovery seeds, T^0.5 on the replication seeds
+            rest = c * t ** (0.75 if s < 5000 else 0.5) * 100
+            add("bandit-submod-pftal", 10.0, t, s, 0.5, 0.1 * rest, rest)
+            # private at eps 100: free, T^0.75 on both sets
+            add("bandit-submod-pftal", 100.0, t, s, 0.5, 0.1 * c * t ** 0.75, c * t ** 0.75)
+    frame = pd.DataFrame(rows)
+    got = {(r[0], r[1]): r for r in bs.split_rows(frame, splits)}
+    assert got["hazan-kale-submodular-bandit", "16,000"][-1] == "schedule clamped (γ = 1)"
+    assert got["hazan-kale-submodular-bandit", "1,000"][3] == "1 (clamped at 1)"
+    assert got["bandit-submod-pftal ε=100", "16,000"][-1] == "theorem's regime"
+    assert got["bandit-submod-pftal ε=10", "16,000"][-1] == "not replicated"
+    assert "; replication 0.50 [" in got["bandit-submod-pftal ε=10", "16,000"][8]
+    assert got["bandit-submod-pftal ε=100", "16,000"][5].endswith("(9%)")
+    # the larger part: a free schedule whose exploration outweighs the rest
+    for gid, v in splits.items():
+        if gid.startswith("hazan"):
+            v["gamma"] = 0.4
+    got = {(r[0], r[1]): r for r in bs.split_rows(frame, splits)}
+    assert got["hazan-kale-submodular-bandit", "16,000"][-1] == (
+        "schedule (exploration the larger part)")
+    # a horizon with a game not split yet is left out
+    del splits["bandit-submod-pftal-100.0-16000-5003"]
+    got = {(r[0], r[1]) for r in bs.split_rows(frame, splits)}
+    assert ("bandit-submod-pftal ε=100", "16,000") not in got

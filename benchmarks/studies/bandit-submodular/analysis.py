@@ -16,7 +16,20 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes the
    bound) is below trivial play's regret taken linear at its measured rate at the
    largest ``T``, and in brackets at the ends of that rate's 95% interval
    (:func:`crossing`);
-2. per epsilon and ``T``, the paired ratio ``mean(private) / mean(non-private)``
+2. the exploration schedule split off (:func:`split_rows`, from the stored split of
+   :func:`store_splits`, ``python benchmarks/studies/bandit-submodular/analysis.py
+   --split RESULTS_DIR``): both learners sample ``S_t`` on the chain of ``x_t`` with
+   ``rho_k = (1 - gamma) mu_k + gamma / (n + 1)``, so given ``x_t`` the round's expected
+   loss is ``f^_t(x_t) + gamma (mean_k f_t(B_k) - f^_t(x_t))`` (``f^`` the Lovász
+   extension, ``mu`` the chain's weights). Each game is replayed (the same seeds: its
+   realized regret is checked against the record's, exactly) and the second term, the
+   exploration's cost, summed per round; the remainder is the Lovász points' own
+   regret. Per learner and ``T``: the expected regret, the exploration's part (and its
+   share), the remainder and their per-seed slopes from the previous ``T``; the regime
+   column says ``theorem's regime`` only where ``gamma < 1`` at both horizons (the
+   schedule free), the remainder is the larger part and its slope interval meets the
+   exponent +- 0.1, on both seed sets (the polytope rows' rule);
+3. per epsilon and ``T``, the paired ratio ``mean(private) / mean(non-private)``
    (``bandit-submod-pftal`` over ``hazan-kale-submodular-bandit``) with Fieller's 95%
    interval, and the side it supports: ``private higher`` where it lies above 1,
    ``private lower`` where below, ``~`` where it contains 1 (:func:`ratio_rows`).
@@ -24,11 +37,14 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes the
 
 from __future__ import annotations
 
+import functools
 import math
 import pathlib
 import sys
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
@@ -38,6 +54,8 @@ from dp_online_envs.lab.experiments.analysis import mean_ci  # noqa: E402
 from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
 
 STUDY = ps.Study(__file__)
+#: The theorem's-slope cell of a chain learner once its exploration is split off.
+SPLIT_DECIDES = "only where the split below says theorem's regime"
 ENV = "DPBandit-Submodular-v2"
 TRIVIAL = "center"
 NON_PRIVATE = "hazan-kale-submodular-bandit"
@@ -106,12 +124,14 @@ def slope_ranges(frame: Any) -> list[list[int]]:
 
 
 def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], float]]
-               = lambda eps, t: leading_term(learner_at(eps, t))) -> list[list[Any]]:
+               = lambda eps, t: leading_term(learner_at(eps, t)),
+               split: bool = False) -> list[list[Any]]:
     """Per learner of :data:`ROWS` and horizon range of :func:`slope_ranges`: the
     seeds, the slope of the means, the per-seed slope [95% interval] (on the seeds held
     at every horizon of the range; no row where the learner misses one), the exponent and
-    the verdict; on a private learner's last row, the leading term's crossing (``lead_of(epsilon, T_max)``: its leading
-    term, default the learner's own)."""
+    the verdict, whether the slope may be the theorem's (``split``: the exploration split
+    is stored, and decides); on a private learner's last row, the leading term's crossing
+    (``lead_of(epsilon, T_max)``: its leading term, default the learner's own)."""
     trivial = by_horizon(frame, TRIVIAL, None)
     out = []
     for label, eps, exponent, source in ROWS:
@@ -129,7 +149,8 @@ def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], flo
             mine.append([label + ("" if eps is None else f" ε={eps:g}"),
                          f"{min(data):,} .. {max(data):,}", len(next(iter(data.values()))),
                          of_means, per_seed, f"{exponent:.2f} ({source})", verdict,
-                         ps.theorem_cell(label), ""])
+                         SPLIT_DECIDES if split and label in CHAIN_LEARNERS
+                         else ps.theorem_cell(label), ""])
         if mine and eps is not None and trivial:
             t_max = max(trivial)
             mine[-1][-1] = crossing(lead_of(eps, t_max), trivial[t_max], t_max)
@@ -175,6 +196,190 @@ RATIO_HEAD = ("private ε", "T", "seeds", f"{PRIVATE} [95% CI]", f"{NON_PRIVATE}
               "ratio [Fieller 95% CI]", "verdict")
 
 
+#: The file of the exploration split, in the results directory (:func:`store_splits`).
+SPLIT_FILE = "schedule-split.json"
+#: The learners that sample on the chain with an exploration probability.
+CHAIN_LEARNERS = (NON_PRIVATE, PRIVATE)
+
+
+def exploration_split(spec: Any) -> dict[str, float]:
+    """Replay one game of a chain learner (the seeds of ``spec``, a
+    :class:`~dp_online_envs.lab.experiments.game.GameSpec`) and split its expected
+    regret, round by round, into the exploration's cost and the rest.
+
+    Returns:
+        ``regret`` (realized: the record's, to check the replay), ``expected`` (``sum_t
+        E[f_t(S_t) | x_t]`` minus the comparator's loss), ``exploration`` (``sum_t gamma
+        (mean_k f_t(B_k) - f^_t(x_t))``), ``remainder`` (``expected - exploration``: the
+        Lovász points' regret) and ``gamma``.
+    """
+    from agents.lovasz import lovasz_chain
+    from dp_online_envs.envs.registry import build_env
+    from dp_online_envs.rounds import ROUND_INFO_KEY
+    from dp_online_envs.wrappers.regret import REGRET_INFO_KEY
+
+    env = build_env(spec.env_id, horizon=spec.horizon, **spec.env_kwargs)
+    try:
+        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
+                                   delta=spec.delta or 0.0, seed=spec.agent_seed,
+                                   **spec.agent_kwargs)
+        agent.reset(spec.agent_seed)
+        env.reset(seed=spec.env_seed)
+        inner = env.env  # below the feedback guard: its info holds the round's loss
+        loss, n, gamma = env.unwrapped.loss, agent.problem.dim, float(agent.gamma)
+        masks = np.zeros((n + 1, n))
+        exploration = lovasz = 0.0
+        done, info = False, {}
+        while not done:
+            order, mu = lovasz_chain(agent.point_played)
+            action = agent.act()
+            obs, _, terminated, truncated, info = inner.step(action)
+            agent.update(action, obs)
+            masks[:] = 0.0
+            for k in range(1, n + 1):
+                masks[k, order[:k]] = 1.0
+            values = np.asarray(loss.values(info[ROUND_INFO_KEY].theta, masks))
+            here = float(mu @ values)
+            exploration += gamma * (float(values.mean()) - here)
+            lovasz += here
+            done = terminated or truncated
+        summary = info[REGRET_INFO_KEY]
+    finally:
+        env.close()
+    comparator = summary.learner_loss - summary.regret
+    return {"regret": float(summary.regret), "expected": lovasz + exploration - comparator,
+            "exploration": exploration, "remainder": lovasz - comparator, "gamma": gamma}
+
+
+def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
+    """Compute :func:`exploration_split` for every stored game of :data:`CHAIN_LEARNERS`
+    not yet in ``RESULTS/`` :data:`SPLIT_FILE` (resumable: the file is rewritten after
+    each game), checking each replay's realized regret against its record. Returns how
+    many were computed.
+
+    Raises:
+        RuntimeError: A replay whose realized regret is not the record's (the split
+            would not be of the stored game).
+    """
+    import json
+
+    from dp_online_envs.lab.experiments.store import atomic_write
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+
+    path = pathlib.Path(results) / SPLIT_FILE
+    done = json.loads(path.read_text()) if path.exists() else {}
+    frame = STUDY.load(results)
+    stored = dict(zip(frame.game_id, frame.regret.astype(float)))
+    todo = [g for g in load_sweep(STUDY.sweep).games
+            if g.agent in CHAIN_LEARNERS and g.game_id in stored and g.game_id not in done]
+    todo.sort(key=lambda g: (g.horizon, g.seed_index))  # the cheap games first
+    for spec in todo:
+        split = exploration_split(spec)
+        if split["regret"] != stored[spec.game_id]:
+            raise RuntimeError(f"replay of game {spec.game_id} gives regret {split['regret']!r}"
+                               f", its record {stored[spec.game_id]!r}")
+        done[spec.game_id] = split
+        atomic_write(path, json.dumps(done, sort_keys=True))
+        if log is not None:
+            print(f"{spec.label} eps={spec.epsilon} T={spec.horizon} seed={spec.seed_index}: "
+                  f"{split['exploration'] / split['expected']:.0%} exploration", file=log,
+                  flush=True)
+    return len(todo)
+
+
+def load_splits(results: str | pathlib.Path) -> dict[str, dict[str, float]]:
+    """The stored splits (``{}`` when none)."""
+    import json
+
+    path = pathlib.Path(results) / SPLIT_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def split_rows(frame: Any, splits: dict[str, dict[str, float]],
+               exponents: dict[tuple[str, float | None], float] | None = None
+               ) -> list[list[str]]:
+    """Per chain learner of :data:`ROWS` and ``T`` whose games are all split: the
+    expected regret, the exploration's part (share), the remainder, the per-seed slopes
+    of the regret and the remainder from the previous ``T`` [Student-t 95% interval]
+    and the regime (module docstring), each on both seed sets."""
+    exponents = exponents or {(label, eps): e for label, eps, e, _ in ROWS}
+    out = []
+    for label, eps, _, _ in ROWS:
+        if label not in CHAIN_LEARNERS:
+            continue
+        mine = frame[frame.agent_label == label]
+        mine = mine[mine.epsilon.isna()] if eps is None else mine[
+            np.isclose(mine.epsilon.astype(float), float(eps))]
+        previous = None
+        for t in sorted(int(h) for h in mine.horizon.unique()):
+            games = mine[mine.horizon == t]
+            if not all(g in splits for g in games.game_id):
+                previous = None
+                continue
+            at = {int(s): splits[g] for s, g in zip(games.seed_index, games.game_id)}
+            expected = {s: v["expected"] for s, v in at.items()}
+            rest = {s: v["remainder"] for s, v in at.items()}
+            explore = {s: v["exploration"] for s, v in at.items()}
+            gamma = max(v["gamma"] for v in at.values())
+            share = float(np.mean(list(explore.values())) / np.mean(list(expected.values())))
+            row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", len(at),
+                   f"{gamma:.3g}" + (" (clamped at 1)" if gamma >= 1.0 else ""),
+                   f"{np.mean(list(expected.values())):,.0f}",
+                   f"{np.mean(list(explore.values())):,.0f} ({share:.0%})",
+                   f"{np.mean(list(rest.values())):,.0f}", "", "", ""]
+            if previous is not None:
+                t0, expected0, rest0, gamma0 = previous
+                row[7] = ps.slope_verdict({t0: expected0, t: expected}, lambda lo, hi: "")[0]
+                row[8], row[9] = ps.on_both(
+                    functools.partial(_regime, exponents[label, eps], max(gamma0, gamma), t0, t),
+                    expected0, expected, rest0, rest, {s: v["exploration"] for s, v in at.items()})
+            out.append(row)
+            previous = (t, expected, rest, gamma)
+    return out
+
+
+def _regime(exponent: float, gamma: float, t0: int, t: int, expected0: dict[int, float],
+            expected: dict[int, float], rest0: dict[int, float], rest: dict[int, float],
+            explore: dict[int, float]) -> tuple[str, str]:
+    """The remainder's per-seed slope from ``t0`` to ``t`` and the regime it allows (on
+    one seed set): ``schedule clamped`` where ``gamma = 1``, ``schedule (exploration the
+    larger part)`` where the exploration's share is at least 1/2, ``theorem's regime``
+    where the remainder's slope interval meets ``exponent +- 0.1``, else ``free, another
+    slope``."""
+    text, near = ps.slope_verdict(
+        {t0: rest0, t: rest},
+        lambda lo, hi: "yes" if (lo is not None and hi is not None
+                                 and lo <= exponent + ps.SLOPE_TOLERANCE
+                                 and hi >= exponent - ps.SLOPE_TOLERANCE) else "no")
+    seeds = sorted(set(explore) & set(expected))
+    share = (float(np.mean([explore[s] for s in seeds]) / np.mean([expected[s] for s in seeds]))
+             if seeds else math.nan)
+    if gamma >= 1.0:
+        return text, "schedule clamped (γ = 1)"
+    if not share < 0.5:
+        return text, "schedule (exploration the larger part)"
+    return text, "theorem's regime" if near == "yes" else "free, another slope"
+
+
+SPLIT_HEAD = ("learner", "T", "seeds", "γ", "expected regret", "exploration's part (share)",
+              "remainder", "regret's slope from previous T [95% CI]",
+              "remainder's slope [95% CI]", "regime")
+
+
+def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
+    """The exploration split's table (:func:`split_rows`), or what to run for it."""
+    rows = split_rows(frame, splits)
+    if not rows:
+        return ("**The exploration schedule split off**: not computed for these results "
+                "(`python benchmarks/studies/bandit-submodular/analysis.py --split "
+                "RESULTS_DIR` replays the chain learners' games and stores it).")
+    return ("**The exploration schedule split off** (every game replayed on its seeds, its "
+            "realized regret checked against its record; per round, the exploration's "
+            "expected cost γ (mean over the chain of f_t(B_k) − f̂_t(x_t)); the remainder "
+            "is the Lovász points' own regret). A horizon is listed once every game of the "
+            "learner there is split:\n\n" + ps.table(SPLIT_HEAD, rows))
+
+
 def render(results: str | pathlib.Path) -> str:
     """The section's block: the slope table, then the price of privacy."""
     frame = STUDY.load(results)
@@ -189,7 +394,9 @@ def render(results: str | pathlib.Path) -> str:
                  mean_rows(frame)),
         "**Slopes**: of the means, and the mean of the per-seed least-squares log-log "
         "slopes [Student-t 95% interval], on the seeds held at every T of the range:",
-        ps.table(SLOPE_HEAD, slope_rows(frame)),
+        ps.table(SLOPE_HEAD, slope_rows(frame, split=bool(
+            split_rows(frame, load_splits(results))))),
+        split_block(frame, load_splits(results)),
         f"**Price of privacy**: `{PRIVATE}` over `{NON_PRIVATE}` on the same games:",
         ps.table(RATIO_HEAD, ratios),
         f"{verdicts.count('private higher')} ratios above 1 (privacy costs regret), "
@@ -199,4 +406,8 @@ def render(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    STUDY.main(render)
+    if sys.argv[1:2] == ["--split"]:
+        where = sys.argv[2] if len(sys.argv) > 2 else STUDY.results()
+        print(f"{store_splits(where, log=sys.stderr)} games split into {where}/{SPLIT_FILE}")
+    else:
+        STUDY.main(render)
