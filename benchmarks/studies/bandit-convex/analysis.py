@@ -13,6 +13,16 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes two bl
   polytope ids' former instances and the 2-d ball, the same slope rows and price of
   privacy.
 
+:func:`perturbation_rows` (in :func:`render_ball`, from the split :func:`store_splits`
+stores beside the results: ``python benchmarks/studies/bandit-convex/analysis.py
+--split RESULTS_DIR``): every game of ``fkm`` and ``bandit-pftal`` on the l2-ball ids
+replayed on its seeds (its realized regret checked against its record), and per round
+the perturbation's cost ``f_t(x_t) - f_t(y_t)`` (``x_t`` the played point, ``y_t`` the
+unperturbed one: ``fkm``'s ``y_t``, ``bandit-pftal``'s ``w_t``) summed; the remainder
+``sum_t f_t(y_t) - min_x sum_t f_t(x)`` still holds the shrink's cost (the unperturbed
+points live in the shrunk ball), which is not split off, so no remainder's slope is
+called the theorem's either.
+
 A slope is compared with a theorem's exponent only where the smoothing radius is free
 (not clamped to ``r / 2``) at the smallest and the largest ``T``: while it is clamped
 the learner plays a half-size copy of the domain and its regret grows linearly,
@@ -293,6 +303,148 @@ def short(env_id: str) -> str:
     return env_id.replace("DPBandit-", "")
 
 
+#: The file of the perturbation split, in the results directory (:func:`store_splits`).
+SPLIT_FILE = "schedule-split.json"
+#: The smoothed learners of the ball block and how to read their unperturbed point.
+UNPERTURBED = {"fkm": lambda agent: agent._y.copy(),
+               "bandit-pftal": lambda agent: agent.center_point}
+
+
+def perturbation_split(spec: Any) -> dict[str, float]:
+    """Replay one game of ``fkm`` or ``bandit-pftal`` (the seeds of ``spec``) and sum,
+    per round, the perturbation's cost ``f_t(x_t) - f_t(y_t)``.
+
+    Returns:
+        ``regret`` (realized: the record's, to check the replay), ``perturbation`` and
+        ``remainder`` (``regret - perturbation``: the unperturbed points' regret).
+    """
+    from dp_online_envs.envs.registry import build_env
+    from dp_online_envs.rounds import ROUND_INFO_KEY
+    from dp_online_envs.wrappers.regret import REGRET_INFO_KEY
+
+    unperturbed = UNPERTURBED[spec.agent]
+    env = build_env(spec.env_id, horizon=spec.horizon, **spec.env_kwargs)
+    try:
+        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
+                                   delta=spec.delta or 0.0, seed=spec.agent_seed,
+                                   **spec.agent_kwargs)
+        agent.reset(spec.agent_seed)
+        env.reset(seed=spec.env_seed)
+        inner, loss = env.env, env.unwrapped.loss  # below the guard: the round's record
+        perturbation, done, info = 0.0, False, {}
+        while not done:
+            y = unperturbed(agent)
+            action = agent.act()
+            obs, _, terminated, truncated, info = inner.step(action)
+            agent.update(action, obs)
+            record = info[ROUND_INFO_KEY]
+            perturbation += record.loss - float(loss.value(record.theta, y))
+            done = terminated or truncated
+        regret = float(info[REGRET_INFO_KEY].regret)
+    finally:
+        env.close()
+    return {"regret": regret, "perturbation": perturbation,
+            "remainder": regret - perturbation}
+
+
+def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
+    """:func:`perturbation_split` of every stored ``ball`` game of :data:`UNPERTURBED`'s
+    learners not yet in ``RESULTS/`` :data:`SPLIT_FILE` (resumable), each replay checked
+    against its record. Returns how many were computed.
+
+    Raises:
+        RuntimeError: A replay whose realized regret is not the record's.
+    """
+    import json
+
+    from dp_online_envs.lab.experiments.store import atomic_write
+    from dp_online_envs.lab.experiments.sweep import load_sweep
+
+    path = pathlib.Path(results) / SPLIT_FILE
+    done = json.loads(path.read_text()) if path.exists() else {}
+    frame = STUDY.load(results)
+    stored = dict(zip(frame.game_id, frame.regret.astype(float)))
+    todo = sorted((g for g in load_sweep(STUDY.sweep).games
+                   if g.agent in UNPERTURBED and g.tags.get("experiment", "").startswith("ball")
+                   and g.game_id in stored and g.game_id not in done),
+                  key=lambda g: (g.horizon, g.seed_index))
+    for spec in todo:
+        split = perturbation_split(spec)
+        if split["regret"] != stored[spec.game_id]:
+            raise RuntimeError(f"replay of game {spec.game_id} gives regret {split['regret']!r}"
+                               f", its record {stored[spec.game_id]!r}")
+        done[spec.game_id] = split
+        atomic_write(path, json.dumps(done, sort_keys=True))
+        if log is not None:
+            print(f"{spec.label} eps={spec.epsilon} T={spec.horizon} seed={spec.seed_index}",
+                  file=log, flush=True)
+    return len(todo)
+
+
+def load_splits(results: str | pathlib.Path) -> dict[str, dict[str, float]]:
+    """The stored splits (``{}`` when none)."""
+    import json
+
+    path = pathlib.Path(results) / SPLIT_FILE
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def perturbation_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[list[str]]:
+    """Per smoothed learner of :data:`BALL_ROWS` and ``T`` whose games are all split: the
+    regret, the perturbation's part (share), the remainder and the per-seed slopes of
+    the regret and the remainder from the previous ``T`` [Student-t 95% interval], on
+    both seed sets."""
+    out = []
+    for experiment, env_id, label, eps, _, _ in BALL_ROWS:
+        if label.split("(")[0] not in UNPERTURBED:
+            continue
+        mine = games(frame, experiment, env_id)
+        mine = mine[mine.agent_label == label]
+        mine = mine[mine.epsilon.isna()] if eps is None else mine[
+            np.isclose(mine.epsilon.astype(float), float(eps))]
+        previous = None
+        for t in sorted(int(h) for h in mine.horizon.unique()):
+            here = mine[mine.horizon == t]
+            if here.empty or not all(g in splits for g in here.game_id):
+                previous = None
+                continue
+            at = {int(s): splits[g] for s, g in zip(here.seed_index, here.game_id)}
+            regret = {s: v["regret"] for s, v in at.items()}
+            part = {s: v["perturbation"] for s, v in at.items()}
+            rest = {s: v["remainder"] for s, v in at.items()}
+            share = float(np.mean(list(part.values())) / np.mean(list(regret.values())))
+            row = [label + ("" if eps is None else f" ε={eps:g}"), short(env_id), f"{t:,}",
+                   len(at), f"{np.mean(list(regret.values())):,.0f}",
+                   f"{np.mean(list(part.values())):,.0f} ({share:.0%})",
+                   f"{np.mean(list(rest.values())):,.0f}", "", ""]
+            if previous is not None:
+                t0, regret0, rest0 = previous
+                row[7] = ps.slope_verdict({t0: regret0, t: regret}, lambda lo, hi: "")[0]
+                row[8] = ps.slope_verdict({t0: rest0, t: rest}, lambda lo, hi: "")[0]
+            out.append(row)
+            previous = (t, regret, rest)
+    return out
+
+
+PERTURBATION_HEAD = ("learner", "env", "T", "seeds", "regret", "perturbation's part (share)",
+                     "remainder (holds the shrink)", "regret's slope from previous T [95% CI]",
+                     "remainder's slope [95% CI]")
+
+
+def perturbation_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
+    """The perturbation split's table, or what to run for it."""
+    rows = perturbation_rows(frame, splits)
+    if not rows:
+        return ("**The smoothing schedule split off**: not computed for these results "
+                "(`python benchmarks/studies/bandit-convex/analysis.py --split RESULTS_DIR` "
+                "replays the smoothed learners' games and stores it).")
+    return ("**The smoothing schedule split off** (every game replayed on its seeds, its "
+            "realized regret checked against its record; per round the perturbation's cost "
+            "f_t(x_t) − f_t(y_t), summed; the remainder still holds the shrink's cost, "
+            "which is not split off, so no slope here is called the theorem's):\n\n"
+            + ps.table(PERTURBATION_HEAD, rows))
+
+
 def render_ball(results: str | pathlib.Path) -> str:
     """The l2-ball block: slopes, the leading term's crossing, the price of privacy."""
     frame = STUDY.load(results)
@@ -302,6 +454,7 @@ def render_ball(results: str | pathlib.Path) -> str:
         "**Smith-Thakurta's leading term** `p T^a χ` (Thm 6 on StronglyConvex, Thm 17 on "
         "Convex; logs and constants dropped) against trivial play's regret, taken linear at "
         "its measured rate at T max:", ps.table(CROSSING_HEAD, crossing_rows(frame)),
+        perturbation_block(frame, load_splits(results)),
         "**Price of privacy**, paired by seed:", ps.table(PRIVACY_HEAD, pairs),
         privacy_summary(pairs)])
 
@@ -321,4 +474,8 @@ def render_former(results: str | pathlib.Path) -> str:
 
 
 if __name__ == "__main__":
-    STUDY.main(render_ball, render_former)
+    if sys.argv[1:2] == ["--split"]:
+        where = sys.argv[2] if len(sys.argv) > 2 else STUDY.results()
+        print(f"{store_splits(where, log=sys.stderr)} games split into {where}/{SPLIT_FILE}")
+    else:
+        STUDY.main(render_ball, render_former)
