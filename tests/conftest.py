@@ -67,3 +67,22 @@ def pytest_collection_modifyitems(session, config, items):
         return rank.get(rel, len(rank))
 
     items.sort(key=key)
+
+
+#: The ``end_to_end`` tests run so far: ``[count, seconds]`` (setup, call and teardown).
+_END_TO_END = [0, 0.0]
+
+
+def pytest_runtest_logreport(report):
+    """Count the ``end_to_end`` tests and their seconds (with xdist: in the controller,
+    from the workers' reports)."""
+    if "end_to_end" in report.keywords:
+        _END_TO_END[0] += report.when == "call"
+        _END_TO_END[1] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line: how many ``end_to_end`` tests ran and their seconds of one worker."""
+    if _END_TO_END[0]:
+        terminalreporter.write_line(f"{_END_TO_END[0]} end_to_end tests: "
+                                    f"{_END_TO_END[1]:.0f} s of one worker")

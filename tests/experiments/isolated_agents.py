@@ -98,6 +98,20 @@ class DiesMidFrame(_UniformArm):
         return super().act()
 
 
+class StallsMidFrame(_UniformArm):
+    """In round 2, writes the length prefix of a 1000-byte frame and 10 bytes of it on its
+    connection, then waits without ever sending the rest (its process stays alive)."""
+
+    def act(self):
+        if self.t == 1:
+            import os
+            import struct
+
+            os.write(channel().fileno(), struct.pack("!i", 1000) + b"x" * 10)
+            time.sleep(600)
+        return super().act()
+
+
 class FloatArm(_UniformArm):
     """Plays 2.5, which is no arm."""
 

@@ -15,6 +15,8 @@ import json
 import os
 import pathlib
 
+import pytest
+
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from dp_online_envs.lab.cli import main
 from dp_online_envs.lab.grading import grade, load_assignment, parse_assignment
@@ -57,6 +59,7 @@ def numbers(grade_dict: dict) -> dict:
                         for r in grade_dict["records"]]}
 
 
+@pytest.mark.end_to_end
 def test_a_regrade_with_the_same_secret_is_identical_and_another_secret_changes_it(tmp_path):
     # two audit games: the finding's guess counts still hang on the secret's audit seed,
     # with a third of the processes of the default six
@@ -98,6 +101,7 @@ FAILURES = {  # submission -> what its regret part's reason must say
 }
 
 
+@pytest.mark.end_to_end
 def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_graded(
         tmp_path, monkeypatch):
     monkeypatch.setenv(VAR, "a-secret-in-the-environment")
@@ -133,6 +137,7 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
     assert all(f"href='{name}/report.html'" in table for name in [*FAILURES, "honest"])
 
 
+@pytest.mark.end_to_end
 def test_the_command_grades_the_starter_low_and_writes_the_reports(tmp_path, monkeypatch,
                                                                     capsys):
     monkeypatch.setenv("DP_ONLINE_GRADE_SECRET", "course-secret")

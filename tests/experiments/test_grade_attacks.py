@@ -287,6 +287,7 @@ def _connections(server: socket.socket) -> int:
             return count
 
 
+@pytest.mark.end_to_end
 def test_every_attack_fails_in_the_sandbox_and_nothing_outside_changes(tmp_path, listener):
     files, paths = _write(tmp_path, listener.getsockname()[1])
     victim = paths["victim"].read_bytes()
@@ -330,6 +331,7 @@ def test_every_attack_fails_in_the_sandbox_and_nothing_outside_changes(tmp_path,
             assert SECRET not in page.read_text(errors="replace"), page
 
 
+@pytest.mark.end_to_end
 def test_without_the_sandbox_grading_is_refused_unless_unsafe_and_then_the_attacks_work(
         tmp_path, listener):
     files, paths = _write(tmp_path, listener.getsockname()[1])

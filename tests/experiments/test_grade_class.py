@@ -98,6 +98,7 @@ def test_a_stored_grade_reads_back_as_the_same_grade():
         Grade.from_dict({k: v for k, v in g.to_dict().items() if k != "parts"})
 
 
+@pytest.mark.end_to_end
 def test_a_class_graded_serially_then_in_parallel_then_resumed(tmp_path, klass, monkeypatch,
                                                               capsys):
     """Serially: each grade on disk when its line is printed, the class table last, the
@@ -209,6 +210,7 @@ def test_the_command_help_names_the_secret_variable(capsys):
     assert f"(default {DEFAULT_SECRET_ENV})" in capsys.readouterr().out.replace("\n", " ")
 
 
+@pytest.mark.end_to_end
 def test_a_grading_process_keeps_games_at_once_sandboxed_games_in_flight(tmp_path, monkeypatch):
     """A game's two sides take turns, so one game at a time leaves the CPUs idle much of
     the time: a grading process plays its graded games, then its audit's, games_at_once

@@ -49,6 +49,7 @@ def fresh_process_learner(path: pathlib.Path, epsilon: float = 1.0):
     return make
 
 
+@pytest.mark.end_to_end
 @pytest.mark.parametrize("name", [*DODGERS, "honest"])
 def test_the_default_audit_refutes_every_dodger_and_not_the_honest_learner(name):
     """The course's assignment as shipped: T = 16384, 16 audit games, the audit seed
@@ -95,6 +96,7 @@ def test_a_learner_the_audit_cannot_read_earns_no_audit_points():
     assert audit.earned == 0 and audit.reason.startswith("no audit power"), audit.reason
 
 
+@pytest.mark.end_to_end
 def test_a_dodger_graded_end_to_end_is_refuted_and_the_honest_learner_is_not():
     """The course assignment graded end to end, but at T = 2048 instead of 16384, on one
     hidden seed and with 8 audit games instead of 16: every graded and audit game is a
@@ -157,6 +159,7 @@ def test_a_learner_private_only_at_one_graded_horizon_is_refuted():
     assert only_long.horizons == (4096,) and not only_long.refuted, str(only_long)
 
 
+@pytest.mark.end_to_end
 @pytest.mark.parametrize("name", ["forced_exp3", "forced_greedy"])
 def test_the_default_audit_refutes_the_forced_exploration_cheats(name):
     """Noise-free EXP3, or greedy on raw means, that also plays a round-robin arm every

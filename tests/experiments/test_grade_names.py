@@ -74,6 +74,7 @@ def test_a_cell_a_spreadsheet_would_run_is_escaped(cell, escaped):
     assert spreadsheet_safe(cell) == escaped
 
 
+@pytest.mark.end_to_end
 def test_hostile_file_names_land_under_the_output_and_the_class_is_graded(tmp_path):
     given = tmp_path / "given"
     given.mkdir()

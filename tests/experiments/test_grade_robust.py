@@ -79,6 +79,7 @@ def test_a_probe_after_the_submissions_deadline_is_refused_with_the_reason():
         submission.probe_submission(HONEST, limits)
 
 
+@pytest.mark.end_to_end
 def test_an_unreadable_submission_gets_its_row_and_the_class_table_is_written(tmp_path,
                                                                               monkeypatch):
     """A file the grader cannot read (mode 000, as a submission can arrive) is that

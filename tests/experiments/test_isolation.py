@@ -76,6 +76,8 @@ def test_proxy_plays_the_same_rounds_through_the_one_loop():
     ("DiesMidFrame", FAST, "died during act: SIGXCPU (CPU limit exceeded)"),
     ("FloatArm", FAST, "expected integers"),
     ("Exits", FAST, "exit code 7"),
+    # a frame begun and never finished: the call's timeout bounds the whole frame
+    ("StallsMidFrame", IsolationLimits(timeout=2.0), "no answer to act within 2 s"),
 ])
 def test_a_misbehaving_agent_fails_its_game_with_the_reason(cls, limits, reason):
     spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:{cls}", None, None, 20, 0, isolation=limits)
@@ -209,6 +211,42 @@ def test_the_parent_waits_for_frames_without_a_selector_per_frame(monkeypatch):
         env.reset(seed=0)
         run_rounds(env, proxy)
         assert proxy.finish()["clipped_feedback"] == 0
+
+
+def test_a_round_is_one_write_and_one_read_of_the_parent(monkeypatch):
+    """On a busy machine (no polling before blocking), the parent sends each round's
+    frame with one write and reads the answer with one read, whose wait is the socket's
+    own receive timeout: no poll, no second read for the frame's body."""
+    import socket
+
+    from dp_online_envs.lab import isolation
+
+    calls = {"sendall": 0, "recv_into": 0, "setsockopt": 0}
+
+    def counted(name):
+        method = getattr(socket.socket, name)
+
+        def wrapper(self, *args):
+            calls[name] += 1
+            return method(self, *args)
+        return wrapper
+
+    for name in calls:
+        monkeypatch.setattr(socket.socket, name, counted(name))
+    monkeypatch.setattr(isolation, "_spin_allowed", lambda: False)
+    monkeypatch.setattr(isolation._Poller, "poll", lambda self, timeout: pytest.fail("polled"))
+    horizon = 300
+    env = gym.make("DPBandit-MAB-v0", horizon=horizon)
+    factory = functools.partial(agents.make, "exp3", seed=0)
+    with IsolatedLearner(factory, env.get_wrapper_attr("problem"), env.action_space,
+                         FAST) as proxy:
+        proxy.reset(0)
+        env.reset(seed=0)
+        run_rounds(env, proxy)
+        assert proxy.finish()["clipped_feedback"] == 0
+        # the setup, the reset, the rounds and the summary: one write and one read each
+        # (no read for the setup); the receive timeout set once (startup's) and once more
+        assert calls == {"sendall": horizon + 3, "recv_into": horizon + 3, "setsockopt": 2}
 
 
 def test_loading_a_submission_in_its_process_imports_neither_the_grader_nor_scipy(tmp_path):

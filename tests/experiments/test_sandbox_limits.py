@@ -155,6 +155,7 @@ class Slow(agents.Agent):
 '''
 
 
+@pytest.mark.end_to_end
 def test_a_slow_submission_and_a_hog_get_zero_with_the_reason_and_the_class_goes_on(
         tmp_path):
     """Beside them, the honest sample that also burns 1.5 s of CPU in two children each

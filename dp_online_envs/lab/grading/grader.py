@@ -166,11 +166,12 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
         submissions: ``.py`` files (see :func:`~.submission.find_submissions`).
         out_dir: Write the reports here (:mod:`~.report`); ``None``: don't.
         secret: The instructor's secret (default: read as the assignment says).
-        backend: The runner's backend (``"serial"``, ``"local"``) for the references
-            and, with one submission to grade, its games.
+        backend: The runner's backend (``"serial"``, ``"local"``) for the references (a
+            submission's games are played :func:`games_at_once` at a time, in threads
+            of the process grading it).
         workers: Local worker processes: with several submissions to grade, each is
-            graded (games and audit) in one of ``workers`` processes; with one, its
-            games are spread over them.
+            graded (games and audit) in one of ``workers`` processes; with one, the
+            references' games are spread over them.
         quiet: No progress bar.
         resolver: Resolves the references (``None``: the ``agents`` registry).
         unsafe_no_sandbox: Grade in plain processes when the sandbox cannot start
