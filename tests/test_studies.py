@@ -1301,6 +1301,6 @@ def test_the_perturbation_split_replays_the_ball_games_and_tables_their_parts():
                                         "epsilon", "seed_index", "regret", "game_id"])
     got = bc.perturbation_rows(frame, splits)
     assert [r[2] for r in got] == ["1,000", "4,000"]
-    assert got[1][3] == 16 and got[1][5].endswith("(75%)")
+    assert got[1][3] == "8 + 8" and got[1][5].endswith("(75%)")
     assert got[1][8].startswith("0.50 [") and "; replication 0.50 [" in got[1][8]
     assert "not computed" in bc.perturbation_block(frame, {})

@@ -191,6 +191,13 @@ def by_seed_set(*values: Any) -> dict[str, tuple[Any, ...]]:
     return out
 
 
+def seed_count(seeds: Any) -> int | str:
+    """How many seeds ``seeds`` (indices, or a ``{seed: value}`` map) holds: a number
+    for one seed set, ``"d + r"`` (discovery + replication) for both."""
+    sets = [sum(seed_set(s) == name for s in seeds) for name in SEED_SETS]
+    return f"{sets[0]} + {sets[1]}" if all(sets) else sum(sets)
+
+
 def replicated(found: dict[str, tuple[str, str]]) -> tuple[str, str]:
     """``(text, verdict)`` of one comparison made on each seed set apart (``found``:
     ``{set: (text, verdict)}``). One set: its own. Both: the texts joined

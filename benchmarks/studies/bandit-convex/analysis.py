@@ -192,7 +192,7 @@ def slope_rows(frame: Any, rows: Sequence[tuple],
         per_seed, verdict = ps.slope_verdict(
             data, functools.partial(_exponent_judge, exponent, any(clamped)))
         out.append([label + ("" if eps is None else f" ε={eps:g}"), short(env_id),
-                    len(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
+                    ps.seed_count(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
                     of_means, per_seed, f"{exponent:.2f} ({source})",
                     verdict,
                     "/".join("yes" if c else "no" for c in clamped), ps.theorem_cell(label)])
@@ -225,7 +225,7 @@ def privacy_rows(frame: Any, pairs: Sequence[tuple]) -> list[list[str]]:
         for t in sorted(set(priv) & set(base)):
             text, side = ps.ratio(priv[t], base[t])
             out.append([f"{plabel} ε={eps:g} / {blabel}", short(env_id), f"{t:,}",
-                        len(set(priv[t]) & set(base[t])), ps.mean_text(priv[t], ",.0f"),
+                        ps.seed_count(set(priv[t]) & set(base[t])), ps.mean_text(priv[t], ",.0f"),
                         ps.mean_text(base[t], ",.0f"), text,
                         {"above": "private higher", "below": "private lower"}.get(side, side)])
     return out
@@ -414,7 +414,7 @@ def perturbation_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[l
             rest = {s: v["remainder"] for s, v in at.items()}
             share = float(np.mean(list(part.values())) / np.mean(list(regret.values())))
             row = [label + ("" if eps is None else f" ε={eps:g}"), short(env_id), f"{t:,}",
-                   len(at), f"{np.mean(list(regret.values())):,.0f}",
+                   ps.seed_count(at), f"{np.mean(list(regret.values())):,.0f}",
                    f"{np.mean(list(part.values())):,.0f} ({share:.0%})",
                    f"{np.mean(list(rest.values())):,.0f}", "", ""]
             if previous is not None:

@@ -147,7 +147,7 @@ def slope_rows(frame: Any, lead_of: Callable[[float, int], Callable[[float], flo
             per_seed, verdict = ps.slope_verdict(
                 data, lambda lo, hi, e=exponent: ps.exponent_verdict(lo, hi, e))
             mine.append([label + ("" if eps is None else f" ε={eps:g}"),
-                         f"{min(data):,} .. {max(data):,}", len(next(iter(data.values()))),
+                         f"{min(data):,} .. {max(data):,}", ps.seed_count(next(iter(data.values()))),
                          of_means, per_seed, f"{exponent:.2f} ({source})", verdict,
                          SPLIT_DECIDES if split and label in CHAIN_LEARNERS
                          else ps.theorem_cell(label), ""])
@@ -186,7 +186,7 @@ def ratio_rows(frame: Any) -> list[list[Any]]:
         priv = by_horizon(frame, label, eps)
         for t in sorted(set(priv) & set(base)):
             text, side = ps.ratio(priv[t], base[t])
-            out.append([f"ε={eps:g}", f"{t:,}", len(set(priv[t]) & set(base[t])),
+            out.append([f"ε={eps:g}", f"{t:,}", ps.seed_count(set(priv[t]) & set(base[t])),
                         ps.mean_text(priv[t], ",.0f"), ps.mean_text(base[t], ",.0f"), text,
                         {"above": "private higher", "below": "private lower"}.get(side, side)])
     return out
@@ -322,7 +322,7 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
             explore = {s: v["exploration"] for s, v in at.items()}
             gamma = max(v["gamma"] for v in at.values())
             share = float(np.mean(list(explore.values())) / np.mean(list(expected.values())))
-            row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", len(at),
+            row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", ps.seed_count(at),
                    f"{gamma:.3g}" + (" (clamped at 1)" if gamma >= 1.0 else ""),
                    f"{np.mean(list(expected.values())):,.0f}",
                    f"{np.mean(list(explore.values())):,.0f} ({share:.0%})",

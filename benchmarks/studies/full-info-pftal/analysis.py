@@ -135,7 +135,7 @@ def slope_rows(frame: Any, learner: Callable[..., Any] = learner_at) -> list[lis
             per_seed, in_band = ps.slope_verdict(
                 data, lambda lo, hi: ps.band(lo, hi, EXPONENT - TOLERANCE, EXPONENT + TOLERANCE))
             name = agent + ("" if eps is None else f" ε={eps:g}")
-            cells = [INSTANCES.get(adv, adv), name, str(len(data[horizons[0]])),
+            cells = [INSTANCES.get(adv, adv), name, str(ps.seed_count(data[horizons[0]])),
                      ps.mean_text(data[horizons[0]]), ps.mean_text(data[horizons[-1]]),
                      of_means, per_seed]
             if agent == TRIVIAL:

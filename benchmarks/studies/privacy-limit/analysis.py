@@ -52,7 +52,7 @@ def pair_row(frame: Any, env_id: str, private: str, other: str, trivial: str,
         return None
     text, verdict = ps.ratio_verdict(mine, theirs, target_verdict, spec=".3f")
     diff, _ = ps.difference(mine, theirs, (private, other))
-    return [f"{private} / {other}", env_id, str(len(set(mine) & set(theirs))),
+    return [f"{private} / {other}", env_id, str(ps.seed_count(set(mine) & set(theirs))),
             ps.mean_text(mine), ps.mean_text(theirs),
             ps.mean_text(ps.regrets(games, trivial, horizon), ".0f"), diff,
             text, verdict]
