@@ -664,8 +664,8 @@ def test_privacy_limit_claims_the_target_only_where_the_whole_interval_is_below_
     assert got["same"][5].startswith("1008 [")  # trivial play's mean, for scale
     assert pl.pair_row(frame, "E", "absent", "base", "trivial", 1000, 1e3) is None
     assert pl.summary([got["same"], got["edge"]]) == (
-        "`same / base`: the interval lies at or below 1.15. "
-        "`edge / base`: the interval straddles 1.15.")
+        "`same / base`: the interval (of each seed set, where both were played) lies at or "
+        "below 1.15. `edge / base`: the interval straddles 1.15.")
 
 
 # --- the full-info-pftal study: per-seed slopes, the proof's bound and trivial play

@@ -65,7 +65,8 @@ HEAD = ("private / non-private", "env", "seeds", "private regret [95% CI]",
 
 def summary(rows: list[list[str]]) -> str:
     """What the verdicts say about the target, in a sentence."""
-    said = {"yes": "the interval lies at or below", "no": "the interval lies above",
+    said = {"yes": "the interval (of each seed set, where both were played) lies at or below",
+            "no": "the interval (of each seed set, where both were played) lies above",
             ps.NOISE: "the interval straddles",
             ps.NOT_REPLICATED: "not replicated (the two seed sets disagree) on"}
     return " ".join(f"`{row[0]}`: {said[row[-1]]} {TARGET}." for row in rows)
