@@ -37,6 +37,7 @@ decoded loss), and the rounds with ``|ratio| > c`` are guessed::
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -114,6 +115,64 @@ def privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, games: int,
             k=c.k, eta=c.eta_per_width, gamma=base.gamma, noise_scale=learner.noise_scale,
             window=window))
     return np.concatenate(out)
+
+
+def replayed_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, games: int,
+                            rounds: int) -> np.ndarray:
+    """The exact privacy loss of sampled rounds of a learner whose base learner (``base``)
+    is fed one loss a round through ``base.observe_loss(arm, loss)`` and plays from
+    ``base.probabilities()`` (``private-batched-htinf`` at a batch of one round, as at
+    epsilon >= 1): the base copied before round ``t``'s update, fed each member of the
+    pair, then the played arms and losses, the log-probability of the arms summed. Only
+    for noise-free learners (a twin): the replay feeds the other rounds what the learner
+    was fed, round ``t`` the pair's loss exactly."""
+    import copy
+
+    out = []
+    for env_seed, agent_seed, partner_seed in game_seeds(seed, games):
+        picked = set(np.random.default_rng(partner_seed).choice(
+            game.horizon - 1, size=min(rounds, game.horizon - 1), replace=False).tolist())
+        kept: dict = {"fed": [], "copies": {}}
+
+        def make(problem, space, s, kept=kept, picked=picked):
+            learner = cls(problem, epsilon=epsilon, delta=0.0, seed=s)
+            if getattr(learner, "batch", 1) != 1:
+                raise ValueError(f"{learner!r} plays batches of {learner.batch} rounds")
+            base = learner.base  # kept by reset(), which resets its state only
+            observe = base.observe_loss
+
+            def record(action, loss):
+                t = len(kept["fed"])
+                if t in picked:
+                    kept["copies"][t] = copy.deepcopy(base)
+                kept["fed"].append(loss)
+                return observe(action, loss)
+
+            base.observe_loss = record
+            return learner
+
+        played = play_audit_game(make, game, env_seed, agent_seed)
+        fed = np.asarray(kept["fed"])
+        rows = np.arange(game.horizon)
+        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
+                                  np.random.default_rng(partner_seed))
+        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+        for t, snapshot in sorted(kept["copies"].items()):
+            if met[t] == other[t]:
+                continue
+            logp = []
+            for value in (met[t], other[t]):
+                base = copy.deepcopy(snapshot)
+                # the class's method: the copy's own attribute is the recording wrapper
+                observe = type(base).observe_loss
+                observe(base, played.arms[t], value)
+                total = 0.0
+                for s in range(t + 1, game.horizon):
+                    total += math.log(base.probabilities()[played.arms[s]])
+                    observe(base, played.arms[s], fed[s])
+                logp.append(total)
+            out.append(logp[0] - logp[1])
+    return np.asarray(out)
 
 
 def tree_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
@@ -255,8 +314,12 @@ def main(argv: list[str] | None = None) -> None:
                     continue
                 for game in games:
                     start = time.process_time()
-                    losses = privacy_losses(cls, game, c, args.seed, bench.audit_games,
-                                            args.rounds, args.window)
+                    if hasattr(cls, "batch") or name == "private-batched-htinf":
+                        losses = replayed_privacy_losses(cls, game, c, args.seed,
+                                                         bench.audit_games, args.rounds)
+                    else:
+                        losses = privacy_losses(cls, game, c, args.seed, bench.audit_games,
+                                                args.rounds, args.window)
                     print(f"{name} on {env} T = {game.horizon} cut {c:g}"
                           f"{'' if args.window is None else f', window {args.window}'} "
                           f"({time.process_time() - start:.1f} s CPU):", flush=True)
