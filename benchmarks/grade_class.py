@@ -4,7 +4,7 @@ Builds a class in a temporary directory from the course's samples and the grader
 submissions (by default 12 honest, 8 noise-free cheats, 6 that crash in round 3 and 4
 that dodge an audit unlike the graded games), grades it with ``dp-online grade
 --workers N`` on ``examples/course/assignment.yaml`` (T = 16384, 5 hidden seeds, 16 audit
-games), sandboxed, and prints the wall time, the CPU time (this process and its
+games), sandboxed, and prints the wall time with the load average, the CPU time (this process and its
 finished children, plus every submission's grading CPU as its report counts it, the
 sandboxed processes included: ``RUSAGE_CHILDREN`` alone misses them), the time of a
 rerun that keeps every grade, and how many submissions were refuted or failed; then,
@@ -88,6 +88,7 @@ def main() -> None:
                 shutil.copyfile(source, path)
                 files.append(path)
         out = work / "grades"
+        load = os.getloadavg()[0]
         times = []
         for _ in range(2):  # the grading, then a rerun that keeps every grade
             wall, cpu = time.perf_counter(), cpu_seconds()
@@ -108,7 +109,8 @@ def main() -> None:
               f"{(times[0][1] + graded_cpu) / times[0][0]:.2f} cores busy); a rerun "
               f"keeping every grade {times[1][0]:.1f} s; {refuted} refuted, {failed} with "
               f"failed games; mean score "
-              f"{sum(g.score for g in result.grades) / len(files):.1f}")
+              f"{sum(g.score for g in result.grades) / len(files):.1f}; load average "
+              f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
