@@ -4,12 +4,13 @@ Builds a class in a temporary directory from the course's samples and the grader
 submissions (by default 12 honest, 8 noise-free cheats, 6 that crash in round 3 and 4
 that dodge an audit unlike the graded games), grades it with ``dp-online grade
 --workers N`` on ``examples/course/assignment.yaml`` (T = 16384, 5 hidden seeds, 16 audit
-games), sandboxed, and prints the wall time with the load average, the CPU time (this process and its
-finished children, plus every submission's grading CPU as its report counts it, the
-sandboxed processes included: ``RUSAGE_CHILDREN`` alone misses them), the time of a
-rerun that keeps every grade, and how many submissions were refuted or failed; then,
-per kind of submission, the sandboxed processes and rounds a submission plays (one
-process per game, one for the probe) and its mean grading CPU, in all and per round::
+games), sandboxed, and prints the wall time with the load average, the CPU time (this
+process and its finished children, plus every submission's grading CPU as its report
+counts it, the sandboxed processes included: ``RUSAGE_CHILDREN`` alone misses them),
+the time of a rerun that keeps every grade, and how many submissions were refuted or
+failed; then, per kind of submission, the sandboxed processes and rounds a submission
+plays (one process per game, one for the probe) and its mean grading CPU, in all and
+per round::
 
     python benchmarks/grade_class.py [--workers 2] [--honest 12 --cheats 8 --crashes 6 \\
         --dodgers 4] [--secret S]
