@@ -96,10 +96,13 @@ def test_the_private_difference_and_the_references_replicate_or_say_not(study):
     assert diffs["1"][2] == "not replicated" and "; replication " in diffs["1"][1]
     linucb, trivial = study.reference_rows(frame, T)
     assert linucb[3] == "lower than `uniform`" and "; replication " in linucb[1]
-    # one seed set only: its own verdict, no replication text
+    # one seed set only: its interval, and no comparison written
     one = frame[frame.seed_index < 5000]
-    assert study.reference_rows(one, T)[0][3] == "lower than `uniform`"
+    assert study.reference_rows(one, T)[0][3] == "one seed set only"
     assert "replication" not in study.reference_rows(one, T)[0][2]
+    assert {r[6] for r in study.private_rows(one, T)} == {"one seed set only"}
+    assert {r[2] for r in study.difference_rows(one, T)} == {"one seed set only"}
+    assert "one seed set only" in study.verdict_summary(study.private_rows(one, T))
 
 
 def test_a_degenerate_seed_is_named(study):

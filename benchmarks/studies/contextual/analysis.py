@@ -21,8 +21,9 @@ discovery seeds and the replication seeds apart (:mod:`paired_stats`):
 A comparison ("lower", "higher") is written only where the interval on BOTH seed sets
 supports it (:func:`paired_stats.on_both`); where the two disagree it reads ``not
 replicated`` and both intervals are given; ``~`` where both intervals hold the null
-(neither side shown; that two learners are equal is never claimed). Every ratio is given
-with its interval.
+(neither side shown; that two learners are equal is never claimed); ``one seed set
+only`` where the games hold one set (:func:`on_both_sets`). Every ratio is given with
+its interval.
 """
 
 from __future__ import annotations
@@ -50,6 +51,18 @@ TRIVIAL = "uniform"
 DEGENERATE = 0.05
 #: How the ratio verdicts read against a reference.
 RATIO_WORDS = {"below": "lower", "above": "higher"}
+#: The verdict of a comparison whose games hold one seed set only: none is written.
+ONE_SET = "one seed set only"
+
+
+def on_both_sets(found: tuple[str, str], *values: dict[int, float]) -> tuple[str, str]:
+    """``found`` (a :mod:`paired_stats` ``(text, verdict)`` of ``values``) where the
+    games of ``values`` hold both seed sets; the text and :data:`ONE_SET` where they hold
+    one only (a comparison is written only where both seed sets support it)."""
+    text, verdict = found
+    if len(ps.by_seed_set(*values)) < len(ps.SEED_SETS) and text != "n/a":
+        return text, ONE_SET
+    return text, verdict
 
 
 def word(verdict: str, reference: str) -> str:
@@ -91,7 +104,7 @@ def reference_rows(frame: Any, horizon: int) -> list[list[str]]:
     """``linucb`` and trivial play: regret per seed set, ``linucb`` / trivial [Fieller]."""
     trivial = ps.regrets(frame, TRIVIAL, horizon)
     mine = ps.regrets(frame, NON_PRIVATE, horizon)
-    text, verdict = ps.ratio(mine, trivial)
+    text, verdict = on_both_sets(ps.ratio(mine, trivial), mine, trivial)
     return [[f"`{NON_PRIVATE}`", per_set_means(mine), text, word(verdict, TRIVIAL)],
             [f"`{TRIVIAL}`", per_set_means(trivial), "1", ""]]
 
@@ -112,8 +125,8 @@ def private_rows(frame: Any, horizon: int) -> list[list[str]]:
             mine = ps.regrets(frame, name, horizon, eps)
             if not mine:
                 continue
-            price, price_verdict = ps.ratio(mine, reference)
-            against, against_verdict = ps.ratio(mine, trivial)
+            price, price_verdict = on_both_sets(ps.ratio(mine, reference), mine, reference)
+            against, against_verdict = on_both_sets(ps.ratio(mine, trivial), mine, trivial)
             rows.append([f"`{name}`", f"{eps:g}", per_set_means(mine), price,
                          word(price_verdict, NON_PRIVATE), against,
                          word(against_verdict, TRIVIAL)])
@@ -126,8 +139,8 @@ def difference_rows(frame: Any, horizon: int) -> list[list[str]]:
     a, b = PRIVATE
     rows = []
     for eps in epsilons_of(frame):
-        text, verdict = ps.difference(ps.regrets(frame, a, horizon, eps),
-                                      ps.regrets(frame, b, horizon, eps), (a, b))
+        mine, theirs = ps.regrets(frame, a, horizon, eps), ps.regrets(frame, b, horizon, eps)
+        text, verdict = on_both_sets(ps.difference(mine, theirs, (a, b)), mine, theirs)
         shown = f"`{verdict}` lower" if verdict in PRIVATE else verdict
         rows.append([f"{eps:g}", text, shown])
     return rows
@@ -141,7 +154,8 @@ def verdict_summary(rows: list[list[str]]) -> str:
     said = [(word("below", TRIVIAL), "lower regret than trivial play on both seed sets"),
             (word("above", TRIVIAL), "higher regret than trivial play on both seed sets"),
             (ps.NOT_REPLICATED, "not replicated (the two seed sets disagree)"),
-            (ps.NOISE, "neither side shown on either seed set")]
+            (ps.NOISE, "neither side shown on either seed set"),
+            (ONE_SET, "no comparison (the games hold one seed set only)")]
     return " ".join(f"{text.capitalize()}: {', '.join(groups[key])}." for key, text in said
                     if groups.get(key)) or "No private games in these results."
 
