@@ -25,6 +25,13 @@ every node::
 
     python benchmarks/one_run_power.py --privacy-loss --only private-exp2 --cuts 10000,3
 
+``--contextual`` counts, for the noise-free twin (``add_noise=False``) of a contextual
+learner (``jdp-linucb``, ``ldp-linucb``) on ``DPBandit-ContextualLinear-v0``, the sampled
+rounds whose other loss changes some later action (replayed from a copy of the learner;
+the played loss must reproduce the game, a control)::
+
+    python benchmarks/one_run_power.py --contextual --only jdp-linucb ldp-linucb
+
 ``--decode STRIDE`` measures a white-box audit that could be run: canaries one round in
 ``STRIDE`` (offset drawn apart from the game), every other round's loss known, the
 learner's own ``eta`` and ``gamma``; the canaries are decoded in order, each by the
@@ -175,6 +182,72 @@ def replayed_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, gam
     return np.asarray(out)
 
 
+def deterministic_changes(cls, game: AuditGame, epsilon: float, delta: float, seed: int,
+                          games: int, rounds: int) -> tuple[int, int]:
+    """``(changed, rounds)``: of ``rounds`` sampled rounds per game whose pair differs on
+    the arm played, how many change some LATER action when fed the pair's other loss
+    vector, every other round as played: a noise-free learner whose choices are a
+    function of its inputs (a contextual twin, ``add_noise=False``). Its output is then
+    impossible under the other input: the privacy loss of such a round is infinite for
+    the actions of the other rounds (joint DP's output), 0 for every other round."""
+    import copy
+
+    changed = total = 0
+    for env_seed, agent_seed, partner_seed in game_seeds(seed, games):
+        picked = set(np.random.default_rng(partner_seed).choice(
+            np.arange(1, game.horizon - 1), size=min(rounds, game.horizon - 2),
+            replace=False).tolist())
+        kept: dict = {"feedback": [], "copies": {}}
+
+        def make(problem, space, s, kept=kept, picked=picked):
+            learner = cls(problem, epsilon=epsilon, delta=delta, seed=s, add_noise=False)
+            update = learner.update
+
+            def record(action, feedback):
+                t = len(kept["feedback"])
+                if t in picked:
+                    kept["copies"][t] = copy.deepcopy(learner)
+                kept["feedback"].append(np.array(feedback, np.float64))
+                return update(action, feedback)
+
+            learner.update = record
+            return learner
+
+        played = play_audit_game(make, game, env_seed, agent_seed)
+        rows = np.arange(game.horizon)
+        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
+                                  np.random.default_rng(partner_seed))
+        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+        recorded = kept["feedback"]
+        for t, snapshot in sorted(kept["copies"].items()):
+            if met[t] == other[t]:
+                continue
+            total += 1
+            for loss in (met[t], other[t]):  # the played loss first: a control
+                learner = copy.deepcopy(snapshot)
+                update = type(learner).update  # the copy's attribute is the recorder
+                fed = recorded[t].copy()
+                fed[0] = loss  # the loss of the arm played, the context kept
+                update(learner, played.arms[t], fed)
+                differs = False
+                for s in range(t + 1, game.horizon):
+                    if learner.act() != played.arms[s]:
+                        differs = True
+                        break
+                    update(learner, played.arms[s], recorded[s])
+                if loss == met[t] and differs:
+                    raise RuntimeError(f"{name_of(cls)}: the replay of round {t} with the "
+                                       "loss played does not reproduce the game: not a "
+                                       "function of its inputs")
+                changed += int(differs and loss == other[t])
+    return changed, total
+
+
+def name_of(cls) -> str:
+    """A learner class's registered name."""
+    return getattr(cls, "name", cls.__name__)
+
+
 def tree_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
                         games: int) -> np.ndarray:
     """Draws of the privacy loss of every round of ``games`` games of a learner fed by a
@@ -280,22 +353,36 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=100, help="rounds per game (--privacy-loss)")
     parser.add_argument("--window", type=int, default=None)
     parser.add_argument("--decode", type=int, default=None, metavar="STRIDE")
+    parser.add_argument("--contextual", action="store_true",
+                        help="the noise-free contextual twin's rounds that change a later "
+                             "action (jdp-linucb, ldp-linucb)")
+    parser.add_argument("--contextual-horizon", type=int, default=2000)
     args = parser.parse_args(argv)
     bench = default_benchmark()
     settings = OneRunSettings(games=bench.audit_games, seed=args.seed)
     cuts = [float(c) for c in args.cuts.split(",")]
     names = args.only or sorted(a.name for a in agents.list_agents()
                                 if agents.agent_class(a.name).private)
-    print(f"audit seed {args.seed}; T = {bench.audit_horizons}, {bench.audit_games} games "
+    horizons = (args.contextual_horizon,) if args.contextual else bench.audit_horizons
+    print(f"audit seed {args.seed}; T = {horizons}, {bench.audit_games} games "
           "each; claim epsilon = 1", flush=True)
     for name in names:
         cls = agents.agent_class(name)
-        found = audit_game(cls)
+        found = ("DPBandit-ContextualLinear-v0", {}) if args.contextual else audit_game(cls)
         if found is None:
             print(f"{name}: plays no audit game", flush=True)
             continue
         env, kwargs = found
         games = [AuditGame(env, kwargs, h) for h in bench.audit_horizons]
+        if args.contextual:
+            game = AuditGame("DPBandit-ContextualLinear-v0", {}, args.contextual_horizon)
+            start = time.process_time()
+            changed, total = deterministic_changes(cls, game, 1.0, 1e-5, args.seed,
+                                                   bench.audit_games, args.rounds)
+            print(f"{name} twin (add_noise=False) on {game.env_id}, T = {game.horizon}: "
+                  f"{changed} of {total} rounds change a later action "
+                  f"({time.process_time() - start:.1f} s CPU)", flush=True)
+            continue
         if args.decode is not None:
             for c in cuts:
                 print(f"{name} on {env} cut {c:g}, white-box decoder:", flush=True)
