@@ -89,6 +89,10 @@ def test_laplace_noise_bounds_the_loss_and_vanishes_to_the_exact_one():
     ({"nodes": 4}, "odd"),
     ({"gamma": 1.5}, "gamma"),
     ({"first": np.zeros(3)}, "one loss a round"),
+    ({"arms": np.array([0, 2, 0, 1])}, "expected 0..1"),
+    ({"fed": np.zeros(3)}, "same \\(T,\\) shape"),
+    ({"window": 0}, "window"),
+    ({"noise_scale": -1.0}, "noise_scale"),
 ])
 def test_bad_input_is_named(kwargs, match):
     args = {"arms": np.array([0, 1, 0, 1]), "fed": np.zeros(4), "first": np.zeros(4),
