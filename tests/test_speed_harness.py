@@ -21,6 +21,8 @@ from benchmarks.speed.cases import (
     CLOCKS,
     LARGE_EPSILONS,
     SIZES,
+    CaseUnavailable,
+    child_cpu,
     cumulative_sum,
     time_ratio,
 )
@@ -287,3 +289,23 @@ def test_the_performance_guide_quotes_the_stored_ratios():
     assert quoted == {name: (round(e["ratio"], 2), e["threshold"])
                       for name, e in stored["benchmarks"].items()}
     assert stored["date"] in text and stored["release"] in text
+
+
+def test_a_child_counts_the_cpu_spent_on_its_behalf_and_writes_its_bytecode(monkeypatch):
+    """The start-up cases' children add the CPU of the processes they stopped (the
+    expression ``others``, read before and after the timed code: here a counter that
+    jumps by 5 s), and run without ``PYTHONDONTWRITEBYTECODE`` (as a user's interpreter,
+    which keeps its bytecode cache), whatever the harness's environment says."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    seconds = child_cpu("assert not sys.dont_write_bytecode",
+                        "import itertools, sys\n_jump = itertools.count(0, 5).__next__",
+                        others="_jump()").run()
+    assert 5.0 <= seconds < 6.0
+
+
+def test_the_sandboxed_case_is_not_run_where_no_sandbox_starts(monkeypatch):
+    from dp_online_envs.lab import sandbox
+
+    monkeypatch.setattr(sandbox, "sandbox_unavailable", lambda: "bubblewrap is missing")
+    with pytest.raises(CaseUnavailable, match="sandboxed-game needs a sandbox: bubblewrap"):
+        CASES["sandboxed-game"].pair("tiny")

@@ -51,6 +51,17 @@ Cases (:data:`CASES`):
   (:func:`agents.compiled.play_compiled`) and a first draw of the compiled exact
   sampler -- against ``import gymnasium`` in another (CPU time measured by each child;
   a kernel compiled again instead of loaded shows as a ratio in the hundreds).
+* ``isolated-start``: an isolated learner (``private-exp2``,
+  :class:`~dp_online_envs.lab.isolation.IsolatedLearner`) started, reset, asked for its
+  first action and closed, in a fresh process, against ``import gymnasium`` in another
+  (CPU time measured by each child, the isolated process's tree included:
+  :func:`~dp_online_envs.lab.isolation.isolated_cpu_seconds`): what every isolated
+  learner's process costs before its game.
+* ``sandboxed-game``: a 200-round game of ``private-exp2`` with the learner sandboxed
+  (bubblewrap, :class:`~dp_online_envs.lab.sandbox.Sandbox`) as the grader plays a
+  submission, from its start to its close, in a fresh process, against ``import
+  gymnasium`` in another (the same clock); :class:`CaseUnavailable` where no sandbox
+  starts.
 * ``build-large-epsilon``: building a private learner at a large epsilon (300, 1e3 and
   1e6) against building it at epsilon = 1: ``private-ftrl`` on
   ``DPFullInfo-Experts-v0`` and ``private-exp2`` on ``DPBandit-MAB-v0`` (T = 10^4),
@@ -88,7 +99,8 @@ from dp_online_envs.envs.registry import build_env
 from dp_online_envs.lab.isolation import IsolatedLearner
 from dp_online_envs.loop import run_rounds
 
-__all__ = ["BUILDS", "CASES", "CHILD_CODE", "CLOCKS", "LARGE_EPSILONS", "SIZES", "Case", "Pair",
+__all__ = ["BUILDS", "CASES", "CHILD_CODE", "CLOCKS", "ISOLATED_SETUP", "ISOLATED_START",
+           "LARGE_EPSILONS", "SANDBOXED_GAME", "SIZES", "Case", "CaseUnavailable", "Pair",
            "Round", "child_cpu", "child_seconds", "clear_calibration_caches", "cumulative_sum",
            "env_steps", "exp2_game", "learner_game", "private_builds", "private_ftrl_game",
            "time_ratio"]
@@ -114,6 +126,11 @@ SIZES = ("full", "tiny")
 #: CPU time a fresh child process measures around its timed code (start-up cases).
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter,
                                           "child": child_seconds}
+
+class CaseUnavailable(RuntimeError):
+    """A case that cannot run on this machine (the reason in the message): the harness
+    skips it (its verdict ``not run``)."""
+
 
 #: Arms of the bandit cases and the privacy budget of their private learner.
 ARMS, EPSILON = 10, 1.0
@@ -352,26 +369,33 @@ def _round_against_cartpole(name: str, env_id: str, rounds: int) -> Pair:
 
 #: The script a :func:`child_cpu` child runs: ``setup``, then ``timed`` between two
 #: readings of its CPU clock, whose difference it prints.
+#: ``{others}`` is an expression of CPU seconds spent elsewhere on the child's behalf
+#: (``0.0``; the isolated cases: the isolated processes it stopped).
 CHILD_CODE = """\
 import time
 {setup}
-_start = time.process_time()
+_start = time.process_time() + {others}
 {timed}
-print(repr(time.process_time() - _start))
+print(repr(time.process_time() + {others} - _start))
 """
 
 
-def child_cpu(timed: str, setup: str = "") -> Round:
+def child_cpu(timed: str, setup: str = "", others: str = "0.0") -> Round:
     """A fresh Python process (this interpreter, the checkout on its path) runs
     ``setup``, then ``timed``; ``run()`` adds the CPU seconds the child measured around
-    ``timed`` to the ``child`` clock and returns them.
+    ``timed`` (its own, plus the expression ``others`` evaluated before and after,
+    defined by ``setup``) to the ``child`` clock and returns them.
 
     Raises:
         RuntimeError: When the child fails (its standard error in the message).
     """
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    argv = [sys.executable, "-c", CHILD_CODE.format(setup=setup, timed=timed)]
+    # The child writes its bytecode cache, as a user's interpreter does: with
+    # PYTHONDONTWRITEBYTECODE set, every child would compile each module edited since its
+    # cache was written, which no user pays twice (the warm-up round writes it).
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "PYTHONPATH": os.pathsep.join(
+               [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    argv = [sys.executable, "-c", CHILD_CODE.format(setup=setup, timed=timed, others=others)]
 
     def run() -> float:
         done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT,
@@ -411,10 +435,61 @@ def _compiled_start(repeats: int) -> Pair:
                 reference=lambda: _children("import gymnasium", "", repeats), units=repeats)
 
 
-def _children(timed: str, setup: str, repeats: int) -> Round:
+def _children(timed: str, setup: str, repeats: int, others: str = "0.0") -> Round:
     """``repeats`` :func:`child_cpu` children one after the other, as one round."""
-    rounds = [child_cpu(timed, setup) for _ in range(repeats)]
+    rounds = [child_cpu(timed, setup, others) for _ in range(repeats)]
     return Round(lambda: [r.run() for r in rounds])
+
+
+#: The set-up of the isolated cases' children: the game's env and the learner's factory
+#: (``private-exp2``, K = 10, epsilon = 1), the isolation layer imported.
+ISOLATED_SETUP = """\
+import functools
+import gymnasium as gym
+import agents, dp_online_envs
+from dp_online_envs.lab.isolation import IsolatedLearner, IsolationLimits, isolated_cpu_seconds
+from dp_online_envs.lab.sandbox import Sandbox
+from dp_online_envs.loop import run_rounds
+env = gym.make("DPBandit-MAB-v0", n_arms=10, horizon={horizon})
+problem = env.get_wrapper_attr("problem")
+factory = functools.partial(agents.make, "private-exp2", epsilon=1.0, seed=1)
+limits = IsolationLimits(timeout=120.0, startup_timeout=600.0, sandbox={sandbox})"""
+
+#: The timed code of ``isolated-start``: an isolated learner started, reset, asked for
+#: its first action and closed.
+ISOLATED_START = """\
+learner = IsolatedLearner(factory, problem, env.action_space, limits)
+learner.reset(1)
+learner.act()
+learner.close()"""
+
+#: The timed code of ``sandboxed-game``: a game played with the learner sandboxed, as
+#: the grader plays a submission's.
+SANDBOXED_GAME = """\
+learner = IsolatedLearner(factory, problem, env.action_space, limits)
+learner.reset(1)
+env.reset(seed=2)
+assert run_rounds(env, learner)["regret"].regret >= 0
+learner.close()"""
+
+
+def _isolated_start(repeats: int) -> Pair:
+    setup = ISOLATED_SETUP.format(horizon=10, sandbox=None)
+    return Pair(product=lambda: _children(ISOLATED_START, setup, repeats,
+                                          others="isolated_cpu_seconds()"),
+                reference=lambda: _children("import gymnasium", "", repeats), units=repeats)
+
+
+def _sandboxed_game(repeats: int, horizon: int) -> Pair:
+    from dp_online_envs.lab.sandbox import sandbox_unavailable
+
+    why = sandbox_unavailable()
+    if why is not None:
+        raise CaseUnavailable(f"sandboxed-game needs a sandbox: {why}")
+    setup = ISOLATED_SETUP.format(horizon=horizon, sandbox="Sandbox()")
+    return Pair(product=lambda: _children(SANDBOXED_GAME, setup, repeats,
+                                          others="isolated_cpu_seconds()"),
+                reference=lambda: _children("import gymnasium", "", repeats), units=repeats)
 
 
 @functools.lru_cache(maxsize=2)
@@ -490,6 +565,15 @@ def _cases() -> dict[str, Case]:
         Case("compiled-start", "compiled path's first game + compiled sampler's first draw, "
              "fresh process, kernels cached on disk", "import gymnasium, fresh interpreter",
              "process", _compiled_start, {"full": {"repeats": 2}, "tiny": {"repeats": 1}},
+             threshold=2.0, clock="child"),
+        Case("isolated-start", "an isolated learner (private-exp2) started, reset, its "
+             "first action, closed; its process's CPU included", "import gymnasium, fresh "
+             "interpreter", "learner", _isolated_start,
+             {"full": {"repeats": 2}, "tiny": {"repeats": 1}}, threshold=2.0, clock="child"),
+        Case("sandboxed-game", "a 200-round game of private-exp2 sandboxed as the grader "
+             "plays a submission (bubblewrap), from start to close; the sandbox's CPU "
+             "included", "import gymnasium, fresh interpreter", "game", _sandboxed_game,
+             {"full": {"repeats": 2, "horizon": 200}, "tiny": {"repeats": 1, "horizon": 5}},
              threshold=2.0, clock="child"),
     ]
     for name in COUNTERS:
