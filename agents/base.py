@@ -23,12 +23,15 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from dp_online_envs.domains.base import all_finite
+from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.problem import Problem
 from dp_online_envs.release_tap import release_listener
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, did_you_mean
 
 #: ``a.any()`` as the ufunc reduction it is (the feedback check runs every round).
 _any = np.logical_or.reduce
+#: The linear losses' clip, which validates its input (shape, finiteness) itself.
+_LINEAR_CLIP = LinearLoss.clip_param
 
 _REGISTRY: dict[str, type[Agent]] = {}
 
@@ -221,6 +224,19 @@ class Agent(ABC):
                 (``1 + 2d`` numbers on a contextual game).
         """
         fb = np.asarray(feedback, dtype=np.float64)
+        loss = self.problem.loss
+        if self.problem.feedback != "bandit" and type(loss).clip_param is _LINEAR_CLIP:
+            # the linear loss's clip tests the shape and finiteness itself (as_param):
+            # only where it refuses is this check's message chosen, in this check's order
+            try:
+                clipped = loss.clip_param(fb)
+            except ValueError:
+                if not all_finite(fb.reshape(-1)):
+                    raise ValueError(f"feedback must be finite, got {fb!r}") from None
+                raise
+            if _any(clipped != fb, axis=None):  # finite, one shape
+                self.clipped_feedback += 1
+            return clipped
         if not all_finite(fb.reshape(-1)):
             raise ValueError(f"feedback must be finite, got {fb!r}")
         if self.problem.feedback == "bandit":
