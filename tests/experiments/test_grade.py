@@ -27,6 +27,10 @@ COURSE = ROOT / "examples" / "course"
 HONEST = COURSE / "submissions" / "honest.py"
 CHEAT = COURSE / "submissions" / "cheat.py"
 BAD = pathlib.Path(__file__).resolve().parent / "grade_submissions"
+#: The honest sample with its guarantee stated without the accountant (whose import costs
+#: about 0.85 s of CPU in each sandboxed process): where the grader's bookkeeping is under
+#: test, not the sample's accounting (test_the_light_sample_plays_as_the_sample).
+LIGHT = BAD / "light_honest.py"
 VAR = "DP_ONLINE_TEST_GRADE_SECRET"
 
 TINY = {
@@ -50,6 +54,14 @@ def tiny(**changes) -> dict:
     return data
 
 
+def sample(tmp_path: pathlib.Path) -> pathlib.Path:
+    """:data:`LIGHT` copied as ``honest.py`` (graded under that name)."""
+    path = tmp_path / "sample" / "honest.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(LIGHT.read_text())
+    return path
+
+
 def numbers(grade_dict: dict) -> dict:
     """The numbers of a grade (what a re-grade must reproduce)."""
     return {"score": grade_dict["score"], "parts": grade_dict["parts"],
@@ -64,10 +76,11 @@ def test_a_regrade_with_the_same_secret_is_identical_and_another_secret_changes_
     # two audit games: the finding's guess counts still hang on the secret's audit seed,
     # with a third of the processes of the default six
     assignment = parse_assignment(tiny(seeds=1, audit={"games": 2, "power_factors": [10]}))
-    first = grade(assignment, [HONEST], secret="instructor-secret-1", out_dir=tmp_path / "a")
+    honest = sample(tmp_path)
+    first = grade(assignment, [honest], secret="instructor-secret-1", out_dir=tmp_path / "a")
     isolated = dataclasses.replace(assignment, isolate_references=True)
-    again = grade(isolated, [HONEST], secret="instructor-secret-1", out_dir=tmp_path / "b")
-    other = grade(assignment, [HONEST], secret="instructor-secret-2")
+    again = grade(isolated, [honest], secret="instructor-secret-1", out_dir=tmp_path / "b")
+    other = grade(assignment, [honest], secret="instructor-secret-2")
     a, b = (json.loads((d / "honest" / "grade.json").read_text())
             for d in (tmp_path / "a", tmp_path / "b"))
     assert a == b  # the JSON record, byte for byte the same data
@@ -106,7 +119,8 @@ def test_misbehaving_submissions_get_zero_with_the_reason_and_the_others_are_gra
         tmp_path, monkeypatch):
     monkeypatch.setenv(VAR, "a-secret-in-the-environment")
     assignment = parse_assignment(tiny(seeds=1))
-    files = [BAD / f"{name}.py" for name in FAILURES] + [BAD / "fails_under_audit.py", HONEST]
+    files = [BAD / f"{name}.py" for name in FAILURES] + [BAD / "fails_under_audit.py",
+                                                         sample(tmp_path)]
     result = grade(assignment, files, out_dir=tmp_path)
     assert os.environ[VAR] == "a-secret-in-the-environment"  # hidden only while grading
     by_name = {g.submission: g for g in result.grades}
@@ -210,3 +224,28 @@ def test_the_honest_sample_noises_each_loss_with_the_exact_discrete_laplace_samp
         learner.update(arm, np.array([loss]))
         assert learner.totals[arm] == expected
         assert learner.rng.bit_generator.state == replay.bit_generator.state
+
+
+def test_the_light_sample_plays_as_the_sample_and_declares_the_same_budget():
+    """:data:`LIGHT` stands in for the honest sample in the bookkeeping tests: the same
+    arms on the same losses and seeds, the same declared guarantee (the sample's checked
+    by the accountant)."""
+    import gymnasium as gym
+    import numpy as np
+
+    from dp_online_envs.lab.grading.submission import learner_class
+
+    problem = gym.make("DPBandit-MAB-v0", horizon=400).get_wrapper_attr("problem")
+    played = []
+    for path in (HONEST, LIGHT):
+        learner = learner_class(str(path))(problem, epsilon=1.0, delta=0.0, seed=5)
+        learner.reset(5)
+        losses = np.random.default_rng(1).random(400)
+        arms = []
+        for loss in losses:
+            arms.append(learner.act())
+            learner.update(arms[-1], np.array([loss]))
+        played.append((arms, learner.privacy))
+    (arms, privacy), (light_arms, light_privacy) = played
+    assert light_arms == arms and len(set(arms)) > 1
+    assert light_privacy == privacy and not privacy.idealized

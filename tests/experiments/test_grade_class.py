@@ -24,7 +24,9 @@ from dp_online_envs.lab.grading.grades import Grade
 from dp_online_envs.lab.isolation import IsolationLimits, drain_to_log
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-HONEST = ROOT / "examples" / "course" / "submissions" / "honest.py"
+#: The honest sample without the accountant's import (tests/experiments/test_grade.py:
+#: the same play and budget): what is under test here is the bookkeeping.
+HONEST = pathlib.Path(__file__).resolve().parent / "grade_submissions" / "light_honest.py"
 VAR = "DP_ONLINE_TEST_GRADE_SECRET"
 TINY = {
     "name": "tiny-class",

@@ -21,7 +21,9 @@ from dp_online_envs.lab.isolation import AgentFailure, IsolatedLearner, Isolatio
 from dp_online_envs.lab.sandbox import Sandbox
 
 MOD = "experiments.isolated_agents"
-HONEST = pathlib.Path(__file__).resolve().parents[2] / "examples/course/submissions/honest.py"
+#: The honest sample without the accountant's import (tests/experiments/test_grade.py: the
+#: same play and budget): what is under test here is what the grader charges and stops.
+HONEST = pathlib.Path(__file__).resolve().parent / "grade_submissions" / "light_honest.py"
 
 
 def test_a_slow_learner_is_stopped_at_the_games_wall_clock_budget():
