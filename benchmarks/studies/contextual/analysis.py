@@ -104,7 +104,7 @@ def reference_rows(frame: Any, horizon: int) -> list[list[str]]:
     """``linucb`` and trivial play: regret per seed set, ``linucb`` / trivial [Fieller]."""
     trivial = ps.regrets(frame, TRIVIAL, horizon)
     mine = ps.regrets(frame, NON_PRIVATE, horizon)
-    text, verdict = on_both_sets(ps.ratio(mine, trivial), mine, trivial)
+    text, verdict = on_both_sets(ps.ratio(mine, trivial, ".3f"), mine, trivial)
     return [[f"`{NON_PRIVATE}`", per_set_means(mine), text, word(verdict, TRIVIAL)],
             [f"`{TRIVIAL}`", per_set_means(trivial), "1", ""]]
 
@@ -126,7 +126,8 @@ def private_rows(frame: Any, horizon: int) -> list[list[str]]:
             if not mine:
                 continue
             price, price_verdict = on_both_sets(ps.ratio(mine, reference), mine, reference)
-            against, against_verdict = on_both_sets(ps.ratio(mine, trivial), mine, trivial)
+            against, against_verdict = on_both_sets(ps.ratio(mine, trivial, ".3f"), mine,
+                                                    trivial)
             rows.append([f"`{name}`", f"{eps:g}", per_set_means(mine), price,
                          word(price_verdict, NON_PRIVATE), against,
                          word(against_verdict, TRIVIAL)])
