@@ -472,6 +472,12 @@ def main(argv: list[str] | None = None,
             out.write_text(text)
 
     def one(section: Section) -> None:
+        if section.discovered and section.name not in parse_sections(TEMPLATE.read_text()):
+            print(f"FAILED {section.name}: the template has no section for it: add "
+                  f"<!-- section: {section.name} --> (its prose and {PLACEHOLDER}) to "
+                  f"{_relative(TEMPLATE)}", file=sys.stderr, flush=True)
+            failed.append(section.name)
+            return
         if not args.render:
             print(f"running {section.name}: {section.shown(args.quick)}", file=sys.stderr,
                   flush=True)

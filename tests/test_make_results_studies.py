@@ -116,3 +116,12 @@ def test_without_study_results_render_plays_and_draws_no_study(tiny, tmp_path, m
                    runner=lambda s, q: 1 / 0) == 0
     assert "_Not generated yet: run `python benchmarks/make_results.py --only tiny`._" in (
         out.read_text())
+
+
+def test_a_discovered_study_the_template_does_not_place_is_an_error_naming_the_fix(
+        tiny, tmp_path, capsys):
+    out = tmp_path / "results.md"
+    assert mr.main(["--render", "--study-results", str(tmp_path), "--only", "tiny",
+                    "--out", str(out)], runner=lambda s, q: 1 / 0) == 1
+    assert ("FAILED tiny: the template has no section for it: add <!-- section: tiny -->"
+            in capsys.readouterr().err)
