@@ -21,7 +21,9 @@ round's input known, round ``t``'s Laplace noise integrated), its quantiles, and
 bound of the oracle that guesses the rounds with ``|L_t| > c`` (``--window``: count only
 the arms of the rounds after ``t``); on a full-information learner fed by a Laplace tree
 counter (``private-ftrl``), draws of the loss of every round seen by an auditor reading
-every node::
+every node; on ``private-batched-htinf`` (one round a batch at epsilon >= 1) by replaying
+a copy of its base; on ``adap-ucb`` and ``adap-klucb``, every round, from the interval of
+episode releases its arm's later choices allow (found on copies of the learner)::
 
     python benchmarks/one_run_power.py --privacy-loss --only private-exp2 --cuts 10000,3
 
