@@ -216,16 +216,16 @@ def test_the_command_help_names_the_secret_variable(capsys):
 def test_a_grading_process_keeps_games_at_once_sandboxed_games_in_flight(tmp_path, monkeypatch):
     """A game's two sides take turns, so one game at a time leaves the CPUs idle much of
     the time: a grading process plays its graded games, then its audit's, games_at_once
-    at a time (twice the CPUs it may use, shared by the processes grading at once); the
+    at a time (the CPUs it may use, shared by the processes grading at once); the
     records keep the games' order (a class graded serially and in parallel gets the same
     grades: test_a_class_graded_serially_then_in_parallel_then_resumed)."""
     import threading
 
     from dp_online_envs.lab.experiments import game
 
-    assert grader.GAMES_PER_CPU == 2 and grader.MIN_GAMES_AT_ONCE == 2
-    monkeypatch.setattr(grader.os, "sched_getaffinity", lambda pid: set(range(3)))
-    assert [grader.games_at_once(n) for n in (1, 2, 3, 4, 6, 7)] == [6, 3, 2, 2, 2, 2]
+    assert grader.GAMES_PER_CPU == 1 and grader.MIN_GAMES_AT_ONCE == 2
+    monkeypatch.setattr(grader.os, "sched_getaffinity", lambda pid: set(range(5)))
+    assert [grader.games_at_once(n) for n in (1, 2, 3, 4, 6, 7)] == [5, 3, 2, 2, 2, 2]
     assignment = parse_assignment({**TINY, "seeds": 3, "audit": {"games": 3,
                                                                  "power_factors": [10]}})
     lock = threading.Lock()

@@ -103,9 +103,11 @@ BUDGET_RTOL = 1e-9
 #: computes, so one game at a time leaves the process's CPU idle about half the time.
 MIN_GAMES_AT_ONCE = 2
 #: Sandboxed games in flight per CPU of the machine, over every process grading at once:
-#: a game keeps at most one CPU busy (its sides take turns) and less while a side wakes,
-#: so with twice as many games as CPUs a CPU always finds a game's turn to run.
-GAMES_PER_CPU = 2
+#: a game keeps at most one CPU busy (its sides take turns). Not more: measured on two
+#: busy cores, four games in one grading process cost about 1.5x the CPU per round of
+#: one or two and finished no sooner (its threads share one interpreter lock, taken
+#: again after every frame's read).
+GAMES_PER_CPU = 1
 
 
 def games_at_once(processes: int = 1) -> int:
