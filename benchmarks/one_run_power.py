@@ -267,8 +267,9 @@ def episode_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
     episode release was its arm's last one; each choice bounds that release (the index is
     decreasing in the released loss sum), so ``P[arms | loss x] = P[lo <= S + Z <= hi]``
     with ``S`` the episode's exact sum with ``x`` and ``Z`` its Laplace noise (continuous
-    here). The interval is found by bisection on the learner's own index, on copies of it
-    taken at each choice; the release the learner drew must lie in it (a control)."""
+    here). At each choice, on a copy of the learner taken there, the interval is how far
+    from the release drawn the choice still holds, either way (bisection on the learner's
+    own index; the copy must reproduce the choice at the release drawn, a control)."""
     import copy
 
     from agents.bandit.stochastic import best_arm
@@ -318,25 +319,29 @@ def episode_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
                     finally:
                         snapshot.last_sum[arm] = kept_value
 
-                lo_v, hi_v = -10.0 * (end - start) - 50 * b - 10, 10.0 * (end - start) + 50 * b + 10
-                want_arm = chosen == arm  # then the release must be small enough
-                for _ in range(60):
-                    mid = 0.5 * (lo_v + hi_v)
-                    ok = (picks(mid) == arm) if want_arm else (picks(mid) == chosen)
-                    if ok == want_arm:
-                        lo_v = mid  # for want_arm: ok below; else: not ok below
+                # the choice holds at the release drawn; find how far either way it still
+                # holds (ties at a clipped index can make it fail at both ends)
+                if picks(total) != chosen:
+                    raise RuntimeError(f"a copy of {name_of(cls)} at round {t} does not "
+                                       "reproduce its choice")
+                reach = 10.0 * (end - start) + 50.0 * b + 10.0
+                for side in (-1.0, 1.0):
+                    inside, outside = total, total + side * reach
+                    if picks(outside) == chosen:
+                        continue  # no bound on this side
+                    for _ in range(60):
+                        mid = 0.5 * (inside + outside)
+                        if picks(mid) == chosen:
+                            inside = mid
+                        else:
+                            outside = mid
+                    if side < 0:
+                        lo = max(lo, inside)
                     else:
-                        hi_v = mid
-                if want_arm:
-                    hi = min(hi, lo_v)
-                else:
-                    lo = max(lo, hi_v)
+                        hi = min(hi, inside)
                 if chosen == arm:  # the arm's next episode: its release is forgotten
                     break
             exact = float(met[start:end].sum())
-            if not lo - 1e-6 <= total <= hi + 1e-6:
-                raise RuntimeError(f"episode of arm {arm} at {start}: release {total} "
-                                   f"outside [{lo}, {hi}]")
             base = _laplace_mass(lo - exact, hi - exact, b)
             for t in range(start, end):
                 if met[t] == other[t]:
