@@ -40,7 +40,7 @@ SLOW_FILES = (
     "tests/test_cpu_portability.py",                 # ~70 s (two child runs)
     "tests/experiments/test_isolation.py",           # ~55 s (217 s)
     "tests/experiments/test_cli.py",                 # ~50 s
-    "tests/experiments/test_grade.py",               # ~45 s (191 s; less with light_honest)
+    "tests/experiments/test_grade.py",               # ~45 s (191 s before the sample needed no accountant)
     "tests/agents/test_privacy_audits.py",           # ~35 s
     "tests/experiments/test_grade_attacks.py",       # ~30 s (117 s)
     "tests/experiments/test_sandbox_limits.py",      # ~30 s (114 s)
@@ -49,7 +49,7 @@ SLOW_FILES = (
     "tests/agents/test_bandit_convex.py",            # ~30 s
     "tests/audit/test_action_audit.py",              # ~30 s
     "tests/experiments/test_interrupt.py",           # ~25 s (107 s)
-    "tests/experiments/test_grade_class.py",         # ~25 s (95 s; less with light_honest)
+    "tests/experiments/test_grade_class.py",         # ~25 s (95 s before the sample needed no accountant)
     "tests/audit/test_contextual_audit.py",          # ~20 s
     "tests/audit/test_fdp_bound.py",                 # ~15 s
     "tests/experiments/test_store_resume.py",        # ~15 s

@@ -27,10 +27,6 @@ COURSE = ROOT / "examples" / "course"
 HONEST = COURSE / "submissions" / "honest.py"
 CHEAT = COURSE / "submissions" / "cheat.py"
 BAD = pathlib.Path(__file__).resolve().parent / "grade_submissions"
-#: The honest sample with its guarantee stated without the accountant (whose import costs
-#: about 0.85 s of CPU in each sandboxed process): where the grader's bookkeeping is under
-#: test, not the sample's accounting (test_the_light_sample_plays_as_the_sample).
-LIGHT = BAD / "light_honest.py"
 VAR = "DP_ONLINE_TEST_GRADE_SECRET"
 
 TINY = {
@@ -55,10 +51,10 @@ def tiny(**changes) -> dict:
 
 
 def sample(tmp_path: pathlib.Path) -> pathlib.Path:
-    """:data:`LIGHT` copied as ``honest.py`` (graded under that name)."""
+    """:data:`HONEST` copied as ``honest.py`` (graded under that name)."""
     path = tmp_path / "sample" / "honest.py"
     path.parent.mkdir(exist_ok=True)
-    path.write_text(LIGHT.read_text())
+    path.write_text(HONEST.read_text())
     return path
 
 
@@ -224,28 +220,3 @@ def test_the_honest_sample_noises_each_loss_with_the_exact_discrete_laplace_samp
         learner.update(arm, np.array([loss]))
         assert learner.totals[arm] == expected
         assert learner.rng.bit_generator.state == replay.bit_generator.state
-
-
-def test_the_light_sample_plays_as_the_sample_and_declares_the_same_budget():
-    """:data:`LIGHT` stands in for the honest sample in the bookkeeping tests: the same
-    arms on the same losses and seeds, the same declared guarantee (the sample's checked
-    by the accountant)."""
-    import gymnasium as gym
-    import numpy as np
-
-    from dp_online_envs.lab.grading.submission import learner_class
-
-    problem = gym.make("DPBandit-MAB-v0", horizon=400).get_wrapper_attr("problem")
-    played = []
-    for path in (HONEST, LIGHT):
-        learner = learner_class(str(path))(problem, epsilon=1.0, delta=0.0, seed=5)
-        learner.reset(5)
-        losses = np.random.default_rng(1).random(400)
-        arms = []
-        for loss in losses:
-            arms.append(learner.act())
-            learner.update(arms[-1], np.array([loss]))
-        played.append((arms, learner.privacy))
-    (arms, privacy), (light_arms, light_privacy) = played
-    assert light_arms == arms and len(set(arms)) > 1
-    assert light_privacy == privacy and not privacy.idealized

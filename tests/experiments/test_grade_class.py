@@ -26,7 +26,8 @@ from dp_online_envs.lab.isolation import IsolationLimits, drain_to_log
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: The honest sample without the accountant's import (tests/experiments/test_grade.py:
 #: the same play and budget): what is under test here is the bookkeeping.
-HONEST = pathlib.Path(__file__).resolve().parent / "grade_submissions" / "light_honest.py"
+HONEST = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "course" / "submissions"
+          / "honest.py")
 VAR = "DP_ONLINE_TEST_GRADE_SECRET"
 TINY = {
     "name": "tiny-class",

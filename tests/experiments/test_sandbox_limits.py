@@ -23,7 +23,8 @@ from dp_online_envs.lab.sandbox import Sandbox
 MOD = "experiments.isolated_agents"
 #: The honest sample without the accountant's import (tests/experiments/test_grade.py: the
 #: same play and budget): what is under test here is what the grader charges and stops.
-HONEST = pathlib.Path(__file__).resolve().parent / "grade_submissions" / "light_honest.py"
+HONEST = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "course" / "submissions"
+          / "honest.py")
 
 
 def test_a_slow_learner_is_stopped_at_the_games_wall_clock_budget():

@@ -232,3 +232,43 @@ def test_the_os_generator_is_uniform_above_2_to_the_33(high):
     assert stats.chisquare(low).pvalue > 1e-6
     cells = (u.astype(np.float64) / high * 64).astype(int)  # 64 equal slices of [0, high)
     assert stats.chisquare(np.bincount(cells, minlength=64)).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("epsilon", [*_ODD_BUDGETS, 1.0, 8.0, 1e-3])
+@pytest.mark.parametrize("copies, dim", [(1, 1), (3, 4), (7, 2)])
+def test_the_guarantee_without_the_accountant_is_the_accountants(epsilon, copies, dim):
+    """``guarantee()`` with no event checks the calibrated mechanism's exact
+    ``copies k1 / t`` against the budget and states the guarantee the accountant's route
+    states for the self-composed event; a mechanism above the budget is refused."""
+    import dataclasses
+
+    ns = DiscreteLaplaceNoise(epsilon, 1.0, dim=dim).calibrate(copies=copies)
+    own = ns.guarantee(mechanism="m")
+    assert own.delta == 0.0 and own.mechanism == "m" and not own.idealized
+    assert own == ns.guarantee(ns.dp_event(copies=copies), "m")
+    # one block fewer noised than the input moves: above the budget, refused
+    over = dataclasses.replace(ns, copies=copies + 1)
+    if Fraction((copies + 1) * ns.grid_sensitivity, ns.t) > Fraction(epsilon):
+        with pytest.raises(ValueError, match=r"above the budget epsilon="):
+            over.guarantee()
+    with pytest.raises(ValueError, match=r"above the budget epsilon="):
+        dataclasses.replace(ns, t=ns.t // 2).guarantee()
+
+
+def test_the_guarantee_without_the_accountant_needs_a_calibration():
+    with pytest.raises(ValueError, match=r"calibrate\(\) first"):
+        DiscreteLaplaceNoise(1.0, 1.0).guarantee()
+
+
+def test_the_guarantee_without_the_accountant_imports_no_accountant():
+    """The course's sample states its guarantee this way in every sandboxed game: the
+    accountant's import (scipy's signal and stats) is not paid."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom agents.privacy import DiscreteLaplaceNoise\n"
+            "g = DiscreteLaplaceNoise(1.0, 1.0).calibrate().guarantee(mechanism='m')\n"
+            "print(g.epsilon <= 1.0, 'dp_accounting' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "False"]

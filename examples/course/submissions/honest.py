@@ -45,8 +45,7 @@ class NoisyEXP3(agents.Agent):
         self.k = int(self.problem.domain.action_space.n)
         self.noise = DiscreteLaplaceNoise(self.epsilon, 1.0).calibrate()  # sensitivity 1
         self.eta = math.sqrt(2.0 * math.log(self.k) / (self.problem.horizon * self.k))
-        self.privacy = self.noise.guarantee(
-            self.noise.dp_event(),
+        self.privacy = self.noise.guarantee(  # copies k1 / t <= epsilon, checked exactly
             mechanism=f"exact discrete Laplace (scale {self.noise.scale:.6g}) on each "
                       "observed loss in [0, 1] rounded to the grid")
 
