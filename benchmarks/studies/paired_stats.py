@@ -251,9 +251,9 @@ def equivalence(a: dict[int, float], b: dict[int, float], margin: float,
         if gap is None:
             return "n/a", NOISE
         m, lo, hi = gap
-        verdict = {"yes": f"within ±{margin:g}", "no": "differ"}.get(
+        verdict = {"yes": f"within ±{margin:.4g}", "no": "differ"}.get(
             band(lo, hi, -margin, margin), NOISE)
-        return f"{fmt(m, lo, hi, spec)} (margin ±{margin:g})", verdict
+        return f"{fmt(m, lo, hi, spec)} (margin ±{margin:.4g})", verdict
 
     return on_both(one, a, b)
 
