@@ -175,6 +175,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("private-stochastic", quick_args=None, study="private-stochastic"),
     Section("private-experts", quick_args=None, study="private-experts"),
     Section("real-data", quick_args=None, study="real-data"),
+    Section("contextual", quick_args=None, study="contextual"),
     Section("gaussian-speed", "gaussian_ftrl_speed.py", (),
             ("--rounds", "300", "--repeats", "2"), fence=True, stored=True),
     # about 6 minutes of CPU at the audit's default settings, none of them shortcuts
