@@ -1304,3 +1304,35 @@ def test_the_perturbation_split_replays_the_ball_games_and_tables_their_parts():
     assert got[1][3] == "8 + 8" and got[1][5].endswith("(75%)")
     assert got[1][8].startswith("0.50 [") and "; replication 0.50 [" in got[1][8]
     assert "not computed" in bc.perturbation_block(frame, {})
+
+
+def test_a_schedule_split_is_checked_against_its_record_and_resumes(tmp_path):
+    """``Study.store_splits``: only the games asked for, each replay's regret checked
+    against its record (a replay of another game is refused), a rerun computes only what
+    the split file lacks."""
+    sys.path.insert(0, str(STUDIES))
+    from paired_stats import Study
+
+    folder = tmp_path / "study"
+    folder.mkdir()
+    (folder / "sweep.yaml").write_text(
+        "name: t\nresults: results/t\nenvs: [DPBandit-MAB-v0]\nagents: [uniform]\n"
+        "horizons: [5]\nseeds: 3\n")
+    study = Study(folder / "analysis.py")
+    games = load_sweep(study.sweep).games
+    frame = pd.DataFrame({"game_id": [g.game_id for g in games], "regret": [1.0, 2.0, 3.0]})
+    study.load = lambda results: frame
+    replayed = dict(zip(frame.game_id, frame.regret))
+    calls = []
+
+    def split(spec):
+        calls.append(spec.seed_index)
+        return {"regret": replayed[spec.game_id], "part": 0.5}
+
+    assert study.store_splits(tmp_path, lambda g: g.seed_index != 2, split) == 2
+    assert sorted(study.load_splits(tmp_path)) == sorted(frame.game_id[:2])
+    assert study.store_splits(tmp_path, lambda g: True, split) == 1 and calls == [0, 1, 2]
+    (tmp_path / Study.SPLIT_FILE).unlink()
+    replayed[games[1].game_id] = 9.0
+    with pytest.raises(RuntimeError, match=r"gives regret 9.0, its record 2.0"):
+        study.store_splits(tmp_path, lambda g: True, split)

@@ -95,6 +95,55 @@ class Study:
 
         return ROOT / load_sweep(self.sweep).results
 
+    #: The file of a schedule split, in the results directory (:meth:`store_splits`).
+    SPLIT_FILE = "schedule-split.json"
+
+    def store_splits(self, results: str | pathlib.Path, wanted: Callable[[Any], bool],
+                     split: Callable[[Any], dict[str, float]],
+                     note: Callable[[dict[str, float]], str] | None = None,
+                     log: Any = None) -> int:
+        """``split(spec)`` of every stored game of the sweep that ``wanted(spec)`` keeps
+        and ``RESULTS/`` :data:`SPLIT_FILE` does not hold yet, the cheap games first;
+        the file is rewritten after each (resumable). ``split`` replays the game and
+        returns its parts with the realized ``regret``, which must be the record's.
+        Each game is named on ``log`` (with ``note(split)`` after it). Returns how many
+        were computed.
+
+        Raises:
+            RuntimeError: A replay whose realized regret is not the record's.
+        """
+        import json
+
+        from dp_online_envs.lab.experiments.store import atomic_write
+        from dp_online_envs.lab.experiments.sweep import load_sweep
+
+        path = pathlib.Path(results) / self.SPLIT_FILE
+        done = self.load_splits(results)
+        frame = self.load(results)
+        stored = dict(zip(frame.game_id, frame.regret.astype(float)))
+        todo = sorted((g for g in load_sweep(self.sweep).games
+                       if wanted(g) and g.game_id in stored and g.game_id not in done),
+                      key=lambda g: (g.horizon, g.seed_index))
+        for spec in todo:
+            parts = split(spec)
+            if parts["regret"] != stored[spec.game_id]:
+                raise RuntimeError(f"replay of game {spec.game_id} gives regret "
+                                   f"{parts['regret']!r}, its record {stored[spec.game_id]!r}")
+            done[spec.game_id] = parts
+            atomic_write(path, json.dumps(done, sort_keys=True))
+            if log is not None:
+                print(f"{spec.label} eps={spec.epsilon} T={spec.horizon} "
+                      f"seed={spec.seed_index}{': ' + note(parts) if note else ''}",
+                      file=log, flush=True)
+        return len(todo)
+
+    def load_splits(self, results: str | pathlib.Path) -> dict[str, dict[str, float]]:
+        """The stored splits of :meth:`store_splits` (``{}`` when none)."""
+        import json
+
+        path = pathlib.Path(results) / self.SPLIT_FILE
+        return json.loads(path.read_text()) if path.exists() else {}
+
     def main(self, *renders: Callable[[str | pathlib.Path], str]) -> None:
         """The command line ``python benchmarks/studies/NAME/analysis.py [RESULTS_DIR]``:
         prints the blocks ``renders`` draw from ``RESULTS_DIR`` (default: the sweep's

@@ -304,7 +304,7 @@ def short(env_id: str) -> str:
 
 
 #: The file of the perturbation split, in the results directory (:func:`store_splits`).
-SPLIT_FILE = "schedule-split.json"
+SPLIT_FILE = ps.Study.SPLIT_FILE
 #: The smoothed learners of the ball block and how to read their unperturbed point.
 UNPERTURBED = {"fkm": lambda agent: agent._y.copy(),
                "bandit-pftal": lambda agent: agent.center_point}
@@ -350,43 +350,19 @@ def perturbation_split(spec: Any) -> dict[str, float]:
 def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
     """:func:`perturbation_split` of every stored ``ball`` game of :data:`UNPERTURBED`'s
     learners not yet in ``RESULTS/`` :data:`SPLIT_FILE` (resumable), each replay checked
-    against its record. Returns how many were computed.
+    against its record (:meth:`paired_stats.Study.store_splits`). Returns how many were
+    computed.
 
     Raises:
         RuntimeError: A replay whose realized regret is not the record's.
     """
-    import json
-
-    from dp_online_envs.lab.experiments.store import atomic_write
-    from dp_online_envs.lab.experiments.sweep import load_sweep
-
-    path = pathlib.Path(results) / SPLIT_FILE
-    done = json.loads(path.read_text()) if path.exists() else {}
-    frame = STUDY.load(results)
-    stored = dict(zip(frame.game_id, frame.regret.astype(float)))
-    todo = sorted((g for g in load_sweep(STUDY.sweep).games
-                   if g.agent in UNPERTURBED and g.tags.get("experiment", "").startswith("ball")
-                   and g.game_id in stored and g.game_id not in done),
-                  key=lambda g: (g.horizon, g.seed_index))
-    for spec in todo:
-        split = perturbation_split(spec)
-        if split["regret"] != stored[spec.game_id]:
-            raise RuntimeError(f"replay of game {spec.game_id} gives regret {split['regret']!r}"
-                               f", its record {stored[spec.game_id]!r}")
-        done[spec.game_id] = split
-        atomic_write(path, json.dumps(done, sort_keys=True))
-        if log is not None:
-            print(f"{spec.label} eps={spec.epsilon} T={spec.horizon} seed={spec.seed_index}",
-                  file=log, flush=True)
-    return len(todo)
+    return STUDY.store_splits(
+        results, lambda g: (g.agent in UNPERTURBED
+                            and g.tags.get("experiment", "").startswith("ball")),
+        perturbation_split, log=log)
 
 
-def load_splits(results: str | pathlib.Path) -> dict[str, dict[str, float]]:
-    """The stored splits (``{}`` when none)."""
-    import json
-
-    path = pathlib.Path(results) / SPLIT_FILE
-    return json.loads(path.read_text()) if path.exists() else {}
+load_splits = STUDY.load_splits
 
 
 def perturbation_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[list[str]]:

@@ -197,7 +197,7 @@ RATIO_HEAD = ("private ε", "T", "seeds", f"{PRIVATE} [95% CI]", f"{NON_PRIVATE}
 
 
 #: The file of the exploration split, in the results directory (:func:`store_splits`).
-SPLIT_FILE = "schedule-split.json"
+SPLIT_FILE = ps.Study.SPLIT_FILE
 #: The learners that sample on the chain with an exploration probability.
 CHAIN_LEARNERS = (NON_PRIVATE, PRIVATE)
 
@@ -254,45 +254,20 @@ def exploration_split(spec: Any) -> dict[str, float]:
 def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
     """Compute :func:`exploration_split` for every stored game of :data:`CHAIN_LEARNERS`
     not yet in ``RESULTS/`` :data:`SPLIT_FILE` (resumable: the file is rewritten after
-    each game), checking each replay's realized regret against its record. Returns how
-    many were computed.
+    each game), checking each replay's realized regret against its record
+    (:meth:`paired_stats.Study.store_splits`). Returns how many were computed.
 
     Raises:
         RuntimeError: A replay whose realized regret is not the record's (the split
             would not be of the stored game).
     """
-    import json
-
-    from dp_online_envs.lab.experiments.store import atomic_write
-    from dp_online_envs.lab.experiments.sweep import load_sweep
-
-    path = pathlib.Path(results) / SPLIT_FILE
-    done = json.loads(path.read_text()) if path.exists() else {}
-    frame = STUDY.load(results)
-    stored = dict(zip(frame.game_id, frame.regret.astype(float)))
-    todo = [g for g in load_sweep(STUDY.sweep).games
-            if g.agent in CHAIN_LEARNERS and g.game_id in stored and g.game_id not in done]
-    todo.sort(key=lambda g: (g.horizon, g.seed_index))  # the cheap games first
-    for spec in todo:
-        split = exploration_split(spec)
-        if split["regret"] != stored[spec.game_id]:
-            raise RuntimeError(f"replay of game {spec.game_id} gives regret {split['regret']!r}"
-                               f", its record {stored[spec.game_id]!r}")
-        done[spec.game_id] = split
-        atomic_write(path, json.dumps(done, sort_keys=True))
-        if log is not None:
-            print(f"{spec.label} eps={spec.epsilon} T={spec.horizon} seed={spec.seed_index}: "
-                  f"{split['exploration'] / split['expected']:.0%} exploration", file=log,
-                  flush=True)
-    return len(todo)
+    return STUDY.store_splits(
+        results, lambda g: g.agent in CHAIN_LEARNERS, exploration_split,
+        note=lambda split: f"{split['exploration'] / split['expected']:.0%} exploration",
+        log=log)
 
 
-def load_splits(results: str | pathlib.Path) -> dict[str, dict[str, float]]:
-    """The stored splits (``{}`` when none)."""
-    import json
-
-    path = pathlib.Path(results) / SPLIT_FILE
-    return json.loads(path.read_text()) if path.exists() else {}
+load_splits = STUDY.load_splits
 
 
 def split_rows(frame: Any, splits: dict[str, dict[str, float]],
