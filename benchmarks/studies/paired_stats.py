@@ -73,6 +73,42 @@ def load_study(results: str | pathlib.Path, sweep: str | pathlib.Path) -> Any:
     return frame[frame.game_id.isin(wanted)]
 
 
+def replay_below_guard(spec: Any, before_act: Callable[[Any], Any],
+                       after_step: Callable[[Any, Any, Any], None]) -> Any:
+    """Replay the game ``spec`` (a :class:`~dp_online_envs.lab.experiments.game.GameSpec`:
+    its env, learner and seeds) below the feedback guard, whose info holds each round's
+    record. Each round calls ``state = before_act(agent)``, plays, then
+    ``after_step(state, record, loss)`` (the round's
+    :class:`~dp_online_envs.rounds.RoundRecord` and the env's loss family).
+
+    Returns:
+        The game's regret summary (realized; a split checks it against the record).
+    """
+    from dp_online_envs.envs.registry import build_env
+    from dp_online_envs.rounds import ROUND_INFO_KEY
+    from dp_online_envs.wrappers.regret import REGRET_INFO_KEY
+
+    env = build_env(spec.env_id, horizon=spec.horizon, **spec.env_kwargs)
+    try:
+        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
+                                   delta=spec.delta or 0.0, seed=spec.agent_seed,
+                                   **spec.agent_kwargs)
+        agent.reset(spec.agent_seed)
+        env.reset(seed=spec.env_seed)
+        inner, loss = env.env, env.unwrapped.loss
+        done, info = False, {}
+        while not done:
+            state = before_act(agent)
+            action = agent.act()
+            obs, _, terminated, truncated, info = inner.step(action)
+            agent.update(action, obs)
+            after_step(state, info[ROUND_INFO_KEY], loss)
+            done = terminated or truncated
+        return info[REGRET_INFO_KEY]
+    finally:
+        env.close()
+
+
 class Study:
     """The folder of a study: its sweep (``sweep.yaml``) next to its analysis module.
 

@@ -318,31 +318,14 @@ def perturbation_split(spec: Any) -> dict[str, float]:
         ``regret`` (realized: the record's, to check the replay), ``perturbation`` and
         ``remainder`` (``regret - perturbation``: the unperturbed points' regret).
     """
-    from dp_online_envs.envs.registry import build_env
-    from dp_online_envs.rounds import ROUND_INFO_KEY
-    from dp_online_envs.wrappers.regret import REGRET_INFO_KEY
-
     unperturbed = UNPERTURBED[spec.agent]
-    env = build_env(spec.env_id, horizon=spec.horizon, **spec.env_kwargs)
-    try:
-        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
-                                   delta=spec.delta or 0.0, seed=spec.agent_seed,
-                                   **spec.agent_kwargs)
-        agent.reset(spec.agent_seed)
-        env.reset(seed=spec.env_seed)
-        inner, loss = env.env, env.unwrapped.loss  # below the guard: the round's record
-        perturbation, done, info = 0.0, False, {}
-        while not done:
-            y = unperturbed(agent)
-            action = agent.act()
-            obs, _, terminated, truncated, info = inner.step(action)
-            agent.update(action, obs)
-            record = info[ROUND_INFO_KEY]
-            perturbation += record.loss - float(loss.value(record.theta, y))
-            done = terminated or truncated
-        regret = float(info[REGRET_INFO_KEY].regret)
-    finally:
-        env.close()
+    perturbation = 0.0
+
+    def after_step(y: Any, record: Any, loss: Any) -> None:
+        nonlocal perturbation
+        perturbation += record.loss - float(loss.value(record.theta, y))
+
+    regret = float(ps.replay_below_guard(spec, unperturbed, after_step).regret)
     return {"regret": regret, "perturbation": perturbation,
             "remainder": regret - perturbation}
 

@@ -214,38 +214,29 @@ def exploration_split(spec: Any) -> dict[str, float]:
         Lovász points' regret) and ``gamma``.
     """
     from agents.lovasz import lovasz_chain
-    from dp_online_envs.envs.registry import build_env
-    from dp_online_envs.rounds import ROUND_INFO_KEY
-    from dp_online_envs.wrappers.regret import REGRET_INFO_KEY
 
-    env = build_env(spec.env_id, horizon=spec.horizon, **spec.env_kwargs)
-    try:
-        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
-                                   delta=spec.delta or 0.0, seed=spec.agent_seed,
-                                   **spec.agent_kwargs)
-        agent.reset(spec.agent_seed)
-        env.reset(seed=spec.env_seed)
-        inner = env.env  # below the feedback guard: its info holds the round's loss
-        loss, n, gamma = env.unwrapped.loss, agent.problem.dim, float(agent.gamma)
-        masks = np.zeros((n + 1, n))
-        exploration = lovasz = 0.0
-        done, info = False, {}
-        while not done:
-            order, mu = lovasz_chain(agent.point_played)
-            action = agent.act()
-            obs, _, terminated, truncated, info = inner.step(action)
-            agent.update(action, obs)
-            masks[:] = 0.0
-            for k in range(1, n + 1):
-                masks[k, order[:k]] = 1.0
-            values = np.asarray(loss.values(info[ROUND_INFO_KEY].theta, masks))
-            here = float(mu @ values)
-            exploration += gamma * (float(values.mean()) - here)
-            lovasz += here
-            done = terminated or truncated
-        summary = info[REGRET_INFO_KEY]
-    finally:
-        env.close()
+    fixed: dict[str, Any] = {}  # the learner's gamma and the chain masks, set once
+    sums = {"exploration": 0.0, "lovasz": 0.0}
+
+    def before_act(agent: Any) -> Any:
+        if not fixed:
+            n = agent.problem.dim
+            fixed.update(gamma=float(agent.gamma), n=n, masks=np.zeros((n + 1, n)))
+        return lovasz_chain(agent.point_played)
+
+    def after_step(chain: Any, record: Any, loss: Any) -> None:
+        order, mu = chain
+        masks = fixed["masks"]
+        masks[:] = 0.0
+        for k in range(1, fixed["n"] + 1):
+            masks[k, order[:k]] = 1.0
+        values = np.asarray(loss.values(record.theta, masks))
+        here = float(mu @ values)
+        sums["exploration"] += fixed["gamma"] * (float(values.mean()) - here)
+        sums["lovasz"] += here
+
+    summary = ps.replay_below_guard(spec, before_act, after_step)
+    exploration, lovasz, gamma = sums["exploration"], sums["lovasz"], fixed["gamma"]
     comparator = summary.learner_loss - summary.regret
     return {"regret": float(summary.regret), "expected": lovasz + exploration - comparator,
             "exploration": exploration, "remainder": lovasz - comparator, "gamma": gamma}
