@@ -4,29 +4,18 @@ study folder the generator does not list is a section too."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 
+from benchmarks import make_results as mr
 from dp_online_envs.lab.experiments.runner import run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("make_results_studies",
-                                                  ROOT / "benchmarks" / "make_results.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-mr = _load_generator()
 
 SWEEP = """\
 name: tiny

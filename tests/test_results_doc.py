@@ -5,26 +5,17 @@ regenerates sections as documented. No benchmark is run here (a fake runner stan
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
+from benchmarks import make_results as mr
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("make_results",
-                                                  ROOT / "benchmarks" / "make_results.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-mr = _load_generator()
 NAMES = [s.name for s in mr.SECTIONS]
 
 
