@@ -86,6 +86,17 @@ def audit_game(cls) -> tuple[str, dict] | None:
     return None
 
 
+def played_with_partners(make, game: AuditGame, env_seed: int, agent_seed: int,
+                         rng: np.random.Generator) -> tuple:
+    """One audit game played by ``make``'s learner, with the partner loss of every round
+    (:func:`partner_losses` from ``rng``): ``(played, met, other)``, the losses the
+    played arms met and their partners'."""
+    played = play_audit_game(make, game, env_seed, agent_seed)
+    rows = np.arange(game.horizon)
+    partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+    return played, played.thetas[rows, played.arms], partners[rows, played.arms]
+
+
 def privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, games: int,
                    rounds: int, window: int | None) -> np.ndarray:
     """The exact privacy loss ``L_t`` of ``rounds`` rounds of each of ``games`` games of
@@ -108,14 +119,11 @@ def privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, games: int,
             kept["learner"] = learner
             return learner
 
-        played = play_audit_game(make, game, env_seed, agent_seed)
+        played, met, other = played_with_partners(make, game, env_seed, agent_seed,
+                                                  np.random.default_rng(partner_seed))
         learner = kept["learner"]
         base = learner.base
         c = base.arms_constants
-        rows = np.arange(game.horizon)
-        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
-                                  np.random.default_rng(partner_seed))
-        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
         differ = np.flatnonzero(met != other)
         chosen = np.sort(np.random.default_rng(partner_seed).choice(
             differ, min(rounds, differ.size), replace=False))
@@ -160,12 +168,9 @@ def replayed_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int, gam
             base.observe_loss = record
             return learner
 
-        played = play_audit_game(make, game, env_seed, agent_seed)
+        played, met, other = played_with_partners(make, game, env_seed, agent_seed,
+                                                  np.random.default_rng(partner_seed))
         fed = np.asarray(kept["fed"])
-        rows = np.arange(game.horizon)
-        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
-                                  np.random.default_rng(partner_seed))
-        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
         for t, snapshot in sorted(kept["copies"].items()):
             if met[t] == other[t]:
                 continue
@@ -215,11 +220,8 @@ def deterministic_changes(cls, game: AuditGame, epsilon: float, delta: float, se
             learner.update = record
             return learner
 
-        played = play_audit_game(make, game, env_seed, agent_seed)
-        rows = np.arange(game.horizon)
-        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
-                                  np.random.default_rng(partner_seed))
-        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+        played, met, other = played_with_partners(make, game, env_seed, agent_seed,
+                                                  np.random.default_rng(partner_seed))
         recorded = kept["feedback"]
         for t, snapshot in sorted(kept["copies"].items()):
             if met[t] == other[t]:
@@ -299,11 +301,8 @@ def episode_privacy_losses(cls, game: AuditGame, epsilon: float, seed: int,
             learner.act, learner._end_episode = record_act, record_end
             return learner
 
-        played = play_audit_game(make, game, env_seed, agent_seed)
-        rows = np.arange(game.horizon)
-        partners = partner_losses(played.thetas, played.mean, played.low, played.high,
-                                  np.random.default_rng(partner_seed))
-        met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+        played, met, other = played_with_partners(make, game, env_seed, agent_seed,
+                                                  np.random.default_rng(partner_seed))
         b = kept["choices"][0][1].noise_scale if kept["choices"] else 0.0
         for arm, start, end, total in kept["episodes"]:
             lo, hi = -math.inf, math.inf
@@ -414,13 +413,11 @@ def decoded_audit(cls, games: list[AuditGame], epsilon: float, seed: int, n_game
                 kept["learner"] = cls(problem, epsilon=epsilon, delta=0.0, seed=s)
                 return kept["learner"]
 
-            played = play_audit_game(make, game, env_seed, agent_seed)
+            rng = np.random.default_rng(partner_seed)
+            played, met, other = played_with_partners(make, game, env_seed, agent_seed, rng)
             base = kept["learner"].base
             c = base.arms_constants
-            rng = np.random.default_rng(partner_seed)
-            partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
             rows = np.arange(game.horizon)
-            met, other = played.thetas[rows, played.arms], partners[rows, played.arms]
             canary = rows % stride == int(rng.integers(stride))
             canaries += int(canary.sum())
             ratio = decode_canaries(played.arms, met - c.lo, met - c.lo, other - c.lo, canary,
