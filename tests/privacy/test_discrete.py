@@ -248,9 +248,9 @@ def test_the_guarantee_without_the_accountant_is_the_accountants(epsilon, copies
     assert own == ns.guarantee(ns.dp_event(copies=copies), "m")
     # one block fewer noised than the input moves: above the budget, refused
     over = dataclasses.replace(ns, copies=copies + 1)
-    if Fraction((copies + 1) * ns.grid_sensitivity, ns.t) > Fraction(epsilon):
-        with pytest.raises(ValueError, match=r"above the budget epsilon="):
-            over.guarantee()
+    assert Fraction((copies + 1) * ns.grid_sensitivity, ns.t) > Fraction(epsilon)
+    with pytest.raises(ValueError, match=r"above the budget epsilon="):
+        over.guarantee()
     with pytest.raises(ValueError, match=r"above the budget epsilon="):
         dataclasses.replace(ns, t=ns.t // 2).guarantee()
 
