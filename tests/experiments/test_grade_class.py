@@ -253,3 +253,49 @@ def test_a_grading_process_keeps_games_at_once_sandboxed_games_in_flight(tmp_pat
     assert g.audit is not None and g.audit["guesses"] is not None
     assert live == {"graded": [0, 3], "audit": [0, 3]}
     assert [r["seed_index"] for r in g.records] == [0, 1, 2]  # in the games' order
+
+
+class PidResolver:
+    """The agents registry, writing the id of each process that looks a name up to
+    ``path`` (it pickles: a worker process can use it)."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        import agents
+
+        self.path, self.base = path, agents.registry.base
+
+    def resolve(self, name: str) -> type:
+        import agents
+
+        with open(self.path, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return agents.registry.resolve(name)
+
+    def names(self) -> list[str]:
+        import agents
+
+        return agents.registry.names()
+
+
+def test_the_audit_power_is_measured_in_a_worker_while_the_submissions_are_graded(tmp_path):
+    """The power (the assignment's reference audited at its noise cuts) is shown, never
+    scored: it is measured in a process of its own while the grading goes on, and the
+    grades carry the same power as one measured in process."""
+    assignment = parse_assignment(TINY)
+    pids = tmp_path / "pids.txt"
+    resolver = PidResolver(pids)
+    graded = grade(assignment, [HONEST], secret="s1", out_dir=tmp_path / "out",
+                   resolver=resolver)
+    looked_up = {int(line) for line in pids.read_text().split()}
+    assert len(looked_up) == 2 and os.getpid() in looked_up  # references here, power there
+    settings = dataclasses.replace(assignment.audit.settings,
+                                   seed=grader.audit_seed(assignment, "s1"))
+    inline = grader._measure_power((assignment, settings, None))
+    assert graded.power == inline[0] and graded.power_text == inline[1]
+    assert graded.grades[0].power == inline[0]
+    stored = json.loads((tmp_path / "out" / "audit_power.json").read_text())
+    assert stored["power"] == inline[0]
+    assert "What this audit could detect" in (tmp_path / "out" / "honest" /
+                                              "report.html").read_text()
+    nothing = grade(assignment, [], secret="s2", resolver=resolver)  # nothing to grade:
+    assert nothing.power is not None  # measured at once, in process

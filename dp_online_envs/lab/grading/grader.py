@@ -25,8 +25,9 @@ and a list of submission files it
 4. scores it (:func:`score`) and keeps the reasons of every lost point.
 
 The audit's power (what it refutes of the assignment's reference learner with its
-noise cut) depends on the assignment only: it is measured once per grading run, and
-cached in the output directory keyed by the settings. The CPU time of each
+noise cut) depends on the assignment only: it is measured once per grading run, in a
+worker process while the submissions are graded (it is shown in every report, never
+scored), and cached in the output directory keyed by the settings. The CPU time of each
 submission's grading and of its audit (the grader's and every process it ran, the
 sandboxed ones read from ``/proc`` before they are stopped:
 :func:`~dp_online_envs.lab.isolation.isolated_cpu_seconds`) is in its report.
@@ -45,6 +46,7 @@ import json
 import math
 import os
 import pathlib
+import pickle
 import re
 import resource
 import time
@@ -200,17 +202,19 @@ def grade(assignment: Assignment, submissions: Sequence[str | os.PathLike[str]],
     run = functools.partial(run_games, backend=backend, workers=workers, quiet=quiet,
                             seed_secret=keyed)
     mode = Sandbox(processes=assignment.processes).describe() if sandboxed else UNSAFE_MODE
-    with hidden_variable(assignment.secret.env):
+    with hidden_variable(assignment.secret.env), contextlib.ExitStack() as stack:
+        power_of = _power_started(assignment, settings, out_dir, resolver,
+                                  stack if submissions else None)
         references = _reference_records(assignment, run, resolver)
-        power, power_text = _power(assignment, settings, out_dir, resolver)
-        frame = ClassGrades(assignment, [], [_public(r) for r in references], power,
-                            power_text, mode)
-        job = _Job(assignment, run, references, settings, power, power_text, sandboxed,
+        frame = ClassGrades(assignment, [], [_public(r) for r in references], None, "",
+                            mode)
+        job = _Job(assignment, run, references, settings, sandboxed,
                    None if out_dir is None else pathlib.Path(out_dir))
-        grades = _grade_all(job, [pathlib.Path(p) for p in submissions], frame,
+        grades = _grade_all(job, [pathlib.Path(p) for p in submissions], frame, power_of,
                             grading_key(assignment, keyed, mode), workers or 1, resume,
                             progress)
-    result = dataclasses.replace(frame, grades=grades)
+        power, power_text = power_of()
+    result = dataclasses.replace(frame, grades=grades, power=power, power_text=power_text)
     if out_dir is not None:
         result.out_dir = write_reports(result, out_dir)
     return result
@@ -224,8 +228,6 @@ class _Job:
     run: Any
     references: list[dict[str, Any]]
     settings: Any
-    power: dict[str, Any] | None
-    power_text: str
     sandboxed: bool
     out_dir: pathlib.Path | None
 
@@ -272,11 +274,13 @@ def stored_grade(out_dir: pathlib.Path, path: pathlib.Path, key: str,
         return None  # missing or damaged: graded again
 
 
-def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: str,
+def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades,
+               power_of: Callable[[], tuple[dict[str, Any] | None, str]], key: str,
                workers: int, resume: bool, progress: Callable[[str], None] | None
                ) -> list[Grade]:
     """Every submission's grade: kept from ``out_dir`` when unchanged, else graded (in
-    ``workers`` processes when several are to be); each written as soon as it is done."""
+    ``workers`` processes when several are to be); each written as soon as it is done,
+    with the audit's power (``power_of()``: measured meanwhile) filled in."""
     grades: dict[int, Grade] = {}
     names = submission_names(paths)
     job = dataclasses.replace(job, names={str(p): n for p, n in zip(paths, names)})
@@ -291,9 +295,12 @@ def _grade_all(job: _Job, paths: list[pathlib.Path], frame: ClassGrades, key: st
     todo = [i for i in range(len(paths)) if i not in grades]
 
     def done(i: int, g: Grade, seconds: float) -> None:
+        power, power_text = power_of()
+        g = dataclasses.replace(g, power=power, power_text=power_text)
         grades[i] = g
         if job.out_dir is not None:
-            write_submission(g, frame, job.out_dir,
+            write_submission(g, dataclasses.replace(frame, power=power,
+                                                    power_text=power_text), job.out_dir,
                              {"key": key, "sha256": g.sha256,
                               "audit_cpu_seconds": g.audit_cpu_seconds,
                               "cpu_seconds": g.cpu_seconds})
@@ -369,14 +376,48 @@ def _reference_records(assignment: Assignment, run: Any,
     return report.records
 
 
-def _power(assignment: Assignment, settings: Any, out_dir: Any,
-           resolver: AgentResolver | None) -> tuple[dict[str, Any] | None, str]:
-    """The audit's power against the assignment's reference, cached in ``out_dir``."""
+def _power_started(assignment: Assignment, settings: Any, out_dir: Any,
+                   resolver: AgentResolver | None, stack: contextlib.ExitStack | None
+                   ) -> Callable[[], tuple[dict[str, Any] | None, str]]:
+    """The audit's power against the assignment's reference, as a call that returns it
+    (``(power, text)``, cached in ``out_dir``): read from the cache when it holds these
+    settings' power, else measured in a worker process of its own (a :func:`local_pool`
+    entered on ``stack``) while the submissions are graded (it is shown, never scored);
+    in this process, before the call returns, without ``stack`` (nothing to grade
+    meanwhile) or when ``resolver`` does not pickle. The call waits for the measurement
+    and raises what it raised."""
+    key, cache, found = _power_cache(assignment, settings, out_dir)
+    if found is not None:
+        return lambda: found
+    args = (assignment, settings, resolver)
+    try:
+        pickle.dumps(args)
+    except Exception:  # noqa: BLE001 - a resolver of the caller's that cannot travel
+        stack = None
+    if stack is None:
+        measured = _measure_power(args)
+        _store_power(cache, key, measured)
+        return lambda: measured
+    pool = stack.enter_context(local_pool(1, preload=["agents"]))
+    future = submit_all(pool, _measure_power, [args])[0]
+    got: list[tuple[dict[str, Any] | None, str]] = []
+
+    def power_of() -> tuple[dict[str, Any] | None, str]:
+        if not got:
+            got.append(future.result())
+            _store_power(cache, key, got[0])
+        return got[0]
+    return power_of
+
+
+def _power_cache(assignment: Assignment, settings: Any, out_dir: Any
+                 ) -> tuple[str, pathlib.Path | None, tuple[dict[str, Any] | None, str] | None]:
+    """``(key, cache file, stored power or None)`` for the audit's power of these
+    settings (no cache file without ``out_dir``; a damaged one holds nothing)."""
     ref = assignment.reference(assignment.audit.reference)
     env = assignment.audit.env
     claim = (assignment.epsilon, assignment.delta)
     factors = assignment.audit.power_factors
-    games = [audit_step.AuditGame(env.id, dict(env.kwargs), h) for h in assignment.horizons]
     key = stable_hash({"reference": ref.name, "kwargs": dict(ref.kwargs), "env": env.id,
                        "env_kwargs": dict(env.kwargs), "claim": claim,
                        "horizons": list(assignment.horizons), "audit": "one-run",
@@ -386,18 +427,35 @@ def _power(assignment: Assignment, settings: Any, out_dir: Any,
         try:
             stored = json.loads(cache.read_text())
             if stored.get("key") == key:
-                return stored["power"], stored["text"]
+                return key, cache, (stored["power"], stored["text"])
         except (OSError, ValueError, KeyError, AttributeError):
             pass  # a damaged cache is measured again
-    power = audit_step.one_run_power(ref.name, games, claim, settings,
+    return key, cache, None
+
+
+def _measure_power(args: tuple[Assignment, Any, AgentResolver | None]
+                   ) -> tuple[dict[str, Any] | None, str]:
+    """``(power as a dict, its text)``: :func:`~.audit_step.one_run_power` on the
+    assignment's audit reference, played in process (a module-level task for a worker)."""
+    assignment, settings, resolver = args
+    ref = assignment.reference(assignment.audit.reference)
+    env = assignment.audit.env
+    factors = assignment.audit.power_factors
+    games = [audit_step.AuditGame(env.id, dict(env.kwargs), h) for h in assignment.horizons]
+    power = audit_step.one_run_power(ref.name, games, (assignment.epsilon, assignment.delta),
+                                     settings,
                                      **({} if factors is None else {"factors": factors}),
                                      options=dict(ref.kwargs), resolver=resolver)
-    found = (finite_json(power.to_dict()), str(power))
+    return finite_json(power.to_dict()), str(power)
+
+
+def _store_power(cache: pathlib.Path | None, key: str,
+                 found: tuple[dict[str, Any] | None, str]) -> None:
+    """Keep the measured power in ``cache`` under ``key`` (nothing without a cache)."""
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps({"key": key, "power": found[0], "text": found[1]},
                                     indent=1))
-    return found
 
 
 def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
@@ -408,8 +466,8 @@ def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
         return _grade_one(job, path)
     except Exception as exc:  # noqa: BLE001 - reported in the grade, not raised
         reason = f"grading failed: {type(exc).__name__}: {exc}".splitlines()[0][:300]
-        return Grade(submission=job.name(path), path=str(path), power=job.power,
-                     power_text=job.power_text,
+        return Grade(submission=job.name(path), path=str(path), power=None,
+                     power_text="",
                      sandbox=(Sandbox(processes=job.assignment.processes).describe()
                               if job.sandboxed else UNSAFE_MODE),
                      sha256=file_sha256(path), learner=None, settings=[], declared=None,
@@ -419,16 +477,15 @@ def _grade_safely(job: _Job, path: pathlib.Path) -> Grade:
 def _grade_one(job: _Job, path: pathlib.Path) -> Grade:
     """Probe, play, audit and score one submission; every failure becomes a reason."""
     name = job.name(path)
-    assignment, run, references, settings, power, power_text, sandboxed = (
-        job.assignment, job.run, job.references, job.settings, job.power, job.power_text,
-        job.sandboxed)
+    assignment, run, references, settings, sandboxed = (
+        job.assignment, job.run, job.references, job.settings, job.sandboxed)
     limits = submission_limits(assignment, path, sandboxed, log=None if job.out_dir is None
                                else job.out_dir / name / "log.txt")
     if assignment.submission_seconds is not None:  # its probe, games and audit together
         limits = dataclasses.replace(
             limits, deadline=time.monotonic() + assignment.submission_seconds)
-    blank = functools.partial(Grade, submission=name, path=str(path), power=power,
-                              power_text=power_text,
+    blank = functools.partial(Grade, submission=name, path=str(path), power=None,
+                              power_text="",
                               sandbox=limits.sandbox.describe() if sandboxed else UNSAFE_MODE)
     start_cpu = _cpu_seconds()
     try:
