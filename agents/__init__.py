@@ -4,9 +4,16 @@
 (``agents.agent_options(name)`` lists its options with their defaults);
 ``agents.list_agents()`` lists the names with a one-line description each;
 ``agents.registry`` is the registry the experiments resolve agent names with.
+
+Importing the package imports no learner: each name's module is imported on its first
+lookup (:data:`agents.catalog.HOMES`), and a submodule on its first use as an attribute
+(``agents.bandit``, ``agents.vectorized``), so that every process that plays one learner
+(an isolated or sandboxed one) pays for that learner's imports only.
 """
 
+import importlib
 import importlib.util
+import os
 
 # dp_accounting is imported where a calibration or an accountant needs it (its import,
 # which pulls scipy.signal, scipy.stats and scipy.optimize, takes most of a second);
@@ -17,10 +24,18 @@ if importlib.util.find_spec("dp_accounting") is None:  # the core install lacks 
         "pip install 'dp-online-envs[privacy]'"
     )
 
-from agents import bandit, full_info, reference  # noqa: F401,E402  (registers the agents)
-from agents.base import Agent, agent_class, agent_options, list_agents, make, register
-from agents.loop import play, play_batch
-from agents.resolver import per_seed_registry, registry
+from agents.base import Agent, agent_class, agent_options, list_agents, make, register  # noqa: E402
+from agents.loop import play, play_batch  # noqa: E402
+from agents.resolver import per_seed_registry, registry  # noqa: E402
 
 __all__ = ["Agent", "agent_class", "agent_options", "list_agents", "make", "per_seed_registry", "play",
            "play_batch", "register", "registry"]
+
+
+def __getattr__(name: str) -> object:
+    """A submodule not imported yet (``agents.bandit``, say), imported on first use."""
+    here = os.path.dirname(__file__)
+    if not name.startswith("_") and (os.path.isfile(os.path.join(here, f"{name}.py")) or
+                                     os.path.isfile(os.path.join(here, name, "__init__.py"))):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ exactly those options.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 from abc import ABC, abstractmethod
@@ -22,6 +23,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from agents.catalog import HOMES
 from dp_online_envs.domains.base import all_finite
 from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.problem import Problem
@@ -33,6 +35,8 @@ _any = np.logical_or.reduce
 #: The linear losses' clip, which validates its input (shape, finiteness) itself.
 _LINEAR_CLIP = LinearLoss.clip_param
 
+#: The registered classes by name; a built-in agent's is added when its module is first
+#: imported (:data:`agents.catalog.HOMES`; :func:`agent_class` and :func:`list_agents` do).
 _REGISTRY: dict[str, type[Agent]] = {}
 
 #: The constructor's parameters every agent shares, before its own options.
@@ -369,8 +373,23 @@ def _usable(v: Any) -> bool:
     return isinstance(v, (int, float, np.floating, np.integer)) and math.isfinite(v) and v > 0
 
 
+def _import_homes(*names: str) -> None:
+    """Imports the module of each built-in name not registered yet (all of them when no
+    name is given), which registers it (:data:`agents.catalog.HOMES`)."""
+    for name in names or tuple(HOMES):
+        if name in HOMES and name not in _REGISTRY:
+            importlib.import_module(HOMES[name])
+
+
 def register(cls: type[Agent]) -> type[Agent]:
-    """Class decorator adding an agent to the registry under ``cls.name``."""
+    """Class decorator adding an agent to the registry under ``cls.name``.
+
+    Raises:
+        ValueError: Another class holds the name (a built-in agent's name included,
+            whether or not its module was imported yet).
+    """
+    if HOMES.get(cls.name, cls.__module__) != cls.__module__:
+        _import_homes(cls.name)
     if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
         raise ValueError(f"an agent named {cls.name!r} is already registered")
     _REGISTRY[cls.name] = cls
@@ -416,7 +435,9 @@ class AgentInfo(NamedTuple):
 
 
 def list_agents() -> list[AgentInfo]:
-    """``(name, one-line description)`` of every registered agent, sorted by name."""
+    """``(name, one-line description)`` of every registered agent, sorted by name (the
+    built-in agents' modules are imported first)."""
+    _import_homes()
     return sorted(AgentInfo(n, c.description) for n, c in _REGISTRY.items())
 
 
@@ -427,6 +448,10 @@ def agent_class(name: str) -> type[Agent]:
         ValueError: Unknown name; the message suggests the closest registered name and
             lists them all.
     """
+    if name in HOMES:
+        _import_homes(name)
+    elif name not in _REGISTRY:
+        _import_homes()  # every built-in agent, for the message's list
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r};{did_you_mean(name, _REGISTRY)} "
                          f"registered: {sorted(_REGISTRY)}")

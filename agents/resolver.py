@@ -3,7 +3,8 @@
 What :mod:`dp_online_envs.lab` needs to turn agent names into learners (an
 :class:`~dp_online_envs.lab.experiments.resolver.AgentResolver`): the registered classes
 (:mod:`agents.base`) and their seed-batched forms (:mod:`agents.vectorized`). It sits above
-both, so neither imports it.
+both, so neither imports it. The seed-batched forms are imported when one is first asked
+for (``import agents`` does not pay for them).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, agent_class, list_agents
-from agents.vectorized import make_audit_batched, make_batched
 from dp_online_envs.problem import Problem
 
 __all__ = ["PerSeedRegistry", "Registry", "per_seed_registry", "registry"]
@@ -48,6 +48,8 @@ class Registry:
         Raises:
             ValueError: The learner or its configuration has no batched form.
         """
+        from agents.vectorized import make_batched
+
         return make_batched(agent, problem, epsilon=epsilon, delta=delta, **options)
 
     def audit_batched(self, agent: str | type[Agent], problem: Problem, *,
@@ -60,6 +62,8 @@ class Registry:
         Raises:
             ValueError: The learner or its configuration has no batched form.
         """
+        from agents.vectorized import make_audit_batched
+
         return make_audit_batched(agent, problem, epsilon=epsilon, delta=delta, **options)
 
     def __reduce__(self) -> str:
