@@ -2,24 +2,23 @@
 
 Importing the package registers every environment id (see :data:`ENV_IDS`);
 ``gym.make("dp_online_envs:DPBandit-Matroid-v2")`` imports it on demand.
+``__version__`` is the installed distribution's version, read on first use.
 """
 
-from dp_online_envs.startup import quiet_interrupt_while_starting
+from dp_online_envs.startup import (
+    answer_version_early,
+    installed_version,
+    quiet_interrupt_while_starting,
+)
 
-quiet_interrupt_while_starting()  # first: the imports below take the command line a while
-
-from importlib import metadata as _metadata  # noqa: E402
+answer_version_early()  # `dp-online --version` needs none of the imports below
+quiet_interrupt_while_starting()  # the imports below take the command line a while
 
 from dp_online_envs import _former_paths  # noqa: E402
 from dp_online_envs.envs import ENV_CONFIGS, ENV_IDS, OnlineLearningEnv, build_env, register_all  # noqa: E402
 from dp_online_envs.errors import InvalidActionError  # noqa: E402
 from dp_online_envs.problem import Problem  # noqa: E402
 from dp_online_envs.wrappers import FeedbackGuard, RegretRecorder, RegretSummary  # noqa: E402
-
-try:  # one source: the installed distribution's metadata (pyproject.toml's version)
-    __version__ = _metadata.version("dp-online-envs")
-except _metadata.PackageNotFoundError:  # a source checkout that was never installed
-    __version__ = "0+unknown"
 
 register_all()
 _former_paths.install()  # the lab's former import paths, for one release
@@ -35,3 +34,12 @@ __all__ = [
     "RegretSummary",
     "build_env",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: the installed distribution's version (pyproject.toml's; ``0+unknown``
+    in a checkout never installed), read on first use, then kept (PEP 562)."""
+    if name == "__version__":
+        version = globals()["__version__"] = installed_version()
+        return version
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,8 @@ so the same command resumes.
 
 Each command imports what it uses when it runs (the experiments' modules, grading, the
 audit), so ``dp-online --help`` starts about as fast as ``import gymnasium``
-(benchmarks/cli_startup.py).
+(benchmarks/cli_startup.py); ``dp-online --version`` is answered before any of them, by
+the package's first lines (:func:`dp_online_envs.startup.answer_version_early`).
 
 This module is the composition root of the experiments: it hands the agent registry
 (:func:`~dp_online_envs.lab.experiments.resolver.default_resolver`) to every command that
@@ -114,7 +115,8 @@ def _option(check: Callable[..., Any], name: str, *bounds: Any, **options: Any
 
 def package_version() -> str:
     """The version of dp-online-envs: ``dp_online_envs.__version__``, read from the
-    installed distribution's metadata (``0+unknown`` in a checkout never installed)."""
+    installed distribution's metadata (``0+unknown`` in a checkout never installed) by
+    :func:`dp_online_envs.startup.installed_version`, as ``dp-online --version`` prints it."""
     return dp_online_envs.__version__
 
 
