@@ -46,6 +46,10 @@ Cases (:data:`CASES`):
 * ``startup``: ``import agents`` in a fresh interpreter against ``import gymnasium``
   in another (the CPU time each child measures around its import; every isolated or
   sandboxed learner process pays it).
+* ``cli-version``: the process ``dp-online --version`` (the console script beside this
+  interpreter, else ``python -m dp_online_envs.lab.cli``) against the process ``python
+  -c "import gymnasium"``, each whole (the interpreter's start included), its CPU time
+  read by a fresh child that runs it (``benchmarks/cli_startup.py``'s measure).
 * ``compiled-start``: what a fresh process pays before its first compiled round with
   the kernels cached on disk -- importing the compiled path, a 40-round compiled game
   (:func:`agents.compiled.play_compiled`) and a first draw of the compiled exact
@@ -100,8 +104,10 @@ from dp_online_envs.lab.isolation import IsolatedLearner
 from dp_online_envs.loop import run_rounds
 
 __all__ = ["BUILDS", "CASES", "CHILD_CODE", "CLOCKS", "ISOLATED_SETUP", "ISOLATED_START",
-           "LARGE_EPSILONS", "SANDBOXED_GAME", "SIZES", "Case", "CaseUnavailable", "Pair",
+           "LARGE_EPSILONS", "SANDBOXED_GAME", "SIZES", "WHOLE_PROCESS_SETUP", "Case",
+           "CaseUnavailable", "Pair",
            "Round", "child_cpu", "child_seconds", "clear_calibration_caches", "cumulative_sum",
+           "dp_online_command",
            "env_steps", "exp2_game", "learner_game", "private_builds", "private_ftrl_game",
            "time_ratio"]
 
@@ -414,6 +420,38 @@ def _startup(repeats: int) -> Pair:
                 reference=lambda: _children("import gymnasium", "", repeats), units=repeats)
 
 
+#: The set-up of a child that times a whole process: ``children_cpu()``, the CPU seconds
+#: of the child's finished children (its ``others``).
+WHOLE_PROCESS_SETUP = """\
+import resource, subprocess
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime"""
+
+
+def dp_online_command() -> list[str]:
+    """How a user starts ``dp-online``: its console script beside this interpreter, else
+    ``python -m dp_online_envs.lab.cli`` (a checkout never installed)."""
+    script = Path(sys.executable).with_name("dp-online")
+    if script.is_file():
+        return [sys.executable, str(script)]
+    return [sys.executable, "-m", "dp_online_envs.lab.cli"]
+
+
+def _whole_processes(argv: list[str], repeats: int) -> Round:
+    """``repeats`` children, each running the process ``argv`` (its output discarded)
+    and measuring its CPU time, theirs included."""
+    timed = f"subprocess.run({argv!r}, check=True, stdout=subprocess.DEVNULL)"
+    return _children(timed, WHOLE_PROCESS_SETUP, repeats, others="children_cpu()")
+
+
+def _cli_version(repeats: int) -> Pair:
+    return Pair(product=lambda: _whole_processes([*dp_online_command(), "--version"], repeats),
+                reference=lambda: _whole_processes([sys.executable, "-c", "import gymnasium"],
+                                                   repeats),
+                units=repeats)
+
+
 #: The timed code of ``compiled-start``: the compiled path's first game and the
 #: compiled sampler's first draw, in a fresh process.
 COMPILED_START = """\
@@ -562,6 +600,9 @@ def _cases() -> dict[str, Case]:
         Case("startup", "import agents, fresh interpreter", "import gymnasium, fresh "
              "interpreter", "import", _startup, {"full": {"repeats": 3}, "tiny": {"repeats": 1}},
              threshold=2.0, clock="child"),
+        Case("cli-version", "dp-online --version, the whole process", "python -c 'import "
+             "gymnasium', the whole process", "process", _cli_version,
+             {"full": {"repeats": 3}, "tiny": {"repeats": 1}}, threshold=2.0, clock="child"),
         Case("compiled-start", "compiled path's first game + compiled sampler's first draw, "
              "fresh process, kernels cached on disk", "import gymnasium, fresh interpreter",
              "process", _compiled_start, {"full": {"repeats": 2}, "tiny": {"repeats": 1}},
