@@ -85,6 +85,11 @@ class ContinualCounter(ABC):
         #: grid step of an exact integer strategy (``None``: real-valued arithmetic)
         self.grid = strategy.grid if strategy.private else None
         self._prefix = np.zeros(self.dim, dtype=np.int64 if self.grid else np.float64)
+        #: exact strategies: the prefix sum in grid units as float64 (exact: integers below
+        #: 2^52, the same values as the int64 ``_prefix``), and
+        #: the grid step as a 0-d array (a cheaper ufunc operand than a Python float)
+        self._prefix_f = np.zeros(self.dim)
+        self._grid_array = np.array(self.grid if self.grid else 1.0)
         #: The exact draws (grid units) of the releases, in blocks of
         #: :meth:`exact_block_rows` vectors (:class:`~agents.privacy.noise.ExactNoise`).
         self.exact_noise = ExactNoise(strategy, self.dim)
@@ -168,20 +173,21 @@ class ContinualCounter(ABC):
 
     def _add_exact(self, z: np.ndarray) -> np.ndarray:
         """The integer path: ``z`` rounded to the grid, int64 sums and noise."""
-        zi = np.rint(z / self.grid)  # exact scaling by a power of two, round half even
+        zi = np.rint(z / self._grid_array)  # exact scaling by a power of two, half even
         # One check covers both the input and the sum: |S| < 2^52 (an invariant) and
         # |S + zi| < 2^52 force |zi| < 2^53, so zi is an exact integer and the float sum
         # of two such integers, below 2^52, is exact (a larger zi fails the check).
         # A value that is not finite makes the sum NaN or infinite, which fails it too.
         # ``|S|^2 < 2^104`` (one dot product, its rounding monotone over non-negative
         # terms) implies every ``|S_i| < 2^52``; only where it fails is the maximum taken.
-        prefix = self._prefix + zi
+        prefix = self._prefix_f + zi
         if not _dot(prefix, prefix) < 2.0**104 and not _max(np.abs(prefix)) < 2.0**52:
             if not np.isfinite(z).all():
                 raise ValueError(f"z must be finite, got z={z!r}")
             raise ValueError(f"input z={z!r} too large for the exact integer grid "
                              f"g={self.grid!r}: the prefix sum must stay below 2^52 g")
         self._t += 1
+        self._prefix_f = prefix
         self._prefix = prefix.astype(np.int64)
         return self._release_exact()
 

@@ -17,8 +17,8 @@ if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import take
 __all__ = ["AgarwalSinghCounter", "BinaryTreeCounter", "HonakerCounter", "popcount"]
 
 #: ``a.max()`` and ``a.sum()``, as the ufunc reductions they call (the same values,
-#: without the methods' wrappers: the exact Agarwal-Singh release runs them each round).
-_max, _sum = np.maximum.reduce, np.add.reduce
+#: without the methods' wrappers), ``np.add`` and ``np.multiply``.
+_max, _sum, _add, _mul = np.maximum.reduce, np.add.reduce, np.add, np.multiply
 
 
 def _bits(t: int) -> list[int]:
@@ -139,17 +139,37 @@ class AgarwalSinghCounter(BinaryTreeCounter):
     def _init_noise_state(self) -> None:
         super()._init_noise_state()
         self._draws = self.draws
-        #: exact noise: the int64 sum of the slots at the set bits of ``t`` (updated
-        #: as the bits change; integer sums are exact in any order)
+        #: exact noise: the int64 sum of the slots at the set bits of ``t`` (after the
+        #: last planned release while a plan runs, as :attr:`_slots` and the block's
+        #: ``used``: see :meth:`_plan_releases`)
         self._tree_sum = np.zeros(self.dim, dtype=np.int64)
-        self._rows_of = None  # the exact noise block whose running sums are cached
-        self._running = np.zeros((1, self.dim), dtype=np.int64)
         #: the largest ``|value|`` of every exact noise row drawn so far
         self._row_bound = 0
+        #: the planned releases: row ``t - _plan_from`` of ``_plan`` is the exact noise
+        #: of release ``t`` (float64 where the rows drawn bound it below 2^52, else int64)
+        self._plan = np.zeros((0, self.dim), dtype=np.int64)
+        self._plan_from, self._planned, self._plan_float = 1, 0, False
+        #: the plan's new slots (one a release) and the slots before it (:meth:`_slots_at`)
+        self._plan_new, self._plan_slots = self._plan, self._slots
+
+    @property
+    def slots(self) -> np.ndarray:
+        """The noise of the stored left-child node of each level, ``(levels, dim)``
+        (valid where ``t`` has a 1-bit). The counter's own array (read it, do not write
+        it), or a new one while a plan runs."""
+        if self._t < self._plan_from + self._planned - 1:
+            return self._slots_at(self._t)
+        return self._slots
 
     def _next_noise(self) -> np.ndarray:
-        if self.grid is not None:
-            return self._next_exact_noise()
+        if self.grid is not None:  # int64, in grid units: a planned release's, or not
+            t = self._t
+            i = t - self._plan_from
+            if i >= self._planned:
+                if not self._plan_releases(t):  # release t's rows run into a new block
+                    return self._crossing_noise(t)
+                i = 0
+            return self._plan[i].astype(np.int64)
         eta = self._tree_noise()
         extra = self.draws - popcount(self._t)
         if extra:
@@ -162,31 +182,106 @@ class AgarwalSinghCounter(BinaryTreeCounter):
         if rows.size:
             self._row_bound = max(self._row_bound, int(_max(np.abs(rows), axis=None)))
 
-    def _next_exact_noise(self) -> np.ndarray:
-        """The exact noise of release ``t`` (a new int64 array): the same rows of the
-        noise block, in the same order, as :meth:`BinaryTreeCounter._tree_noise` and
-        ``_draw_sum`` (the new slot, then the ``R - popcount(t)`` extra rows), summed
-        without going over the slots: the tree sum is updated by the levels that change,
-        and the extra rows are a difference of the block's running sums (int64 sums wrap
-        alike in any order, so the result is the same integers)."""
-        t = self._t
+    def _release_exact(self) -> np.ndarray:
+        """``(S_t + eta_t) * g``, as :meth:`ContinualCounter._release_exact`; the range
+        check of the noisy sum is skipped where it cannot fail: ``|S_t| < 2^52`` (the
+        input check) and ``|eta_t| <= R max|row| < 2^52`` (every row drawn so far
+        bounded) make ``|S_t + eta_t| < 2^53``. A planned release there is summed in
+        float64 (exact: integers below 2^53)."""
+        i = self._t - self._plan_from
+        if i < self._planned and self._plan_float:
+            total = self._prefix_f + self._plan[i]
+            return _mul(total, self._grid_array, out=total)
+        total = self._next_noise()
+        total += self._prefix
+        if self._draws * self._row_bound >= 2**52 and _max(np.abs(total)) >= 2**53:
+            raise ValueError("noisy integer sum reached 2^53: not exactly representable")
+        return total * self.grid
+
+    def _plan_releases(self, t: int) -> bool:
+        """Plans release ``t`` and the following ones whose rows all lie in the current
+        noise block: the exact noise of each, computed at once from the block (the same
+        rows, in the same order, as :meth:`_crossing_noise` takes them one release after
+        the other: the new slot, then the ``R - popcount(t)`` extra rows; int64 sums wrap
+        alike in any order, so the result is the same integers). The slots, the tree sum
+        and the block's ``used`` are set to their values after the last planned release.
+
+        The tree sum as intervals: the new row of release ``u`` is the slot of level
+        ``j = lowest(u)``, and it is in the tree sum of exactly the releases ``u .. u +
+        2^j - 1`` (those whose bits from ``j`` up are ``u``'s). A slot written before the
+        plan is in it from the plan's first release on exactly when its level is a set
+        bit of ``p = t & (t - 1)``, until ``(t >> j << j) + 2^j``. Each row is added where
+        its interval starts and subtracted where it ends, and a running sum gives every
+        release's tree sum.
+
+        Returns:
+            Whether release ``t`` was planned (``False``: its rows are not all in the
+            block; nothing changed).
+        """
+        buf = self.exact_noise
+        rows, at = buf.rows, buf.used
+        if at + 1 + self._draws - t.bit_count() > len(rows):
+            return False
+        # a release takes about R / 2 + 1 rows: plan at most twice the releases that fit
+        # on average (those past the last that fits are dropped; a plan that ends before
+        # the block is used up is followed by another)
+        last = min(self.horizon, t + 2 * (len(rows) - at) // (self._draws // 2 + 1))
+        ts = np.arange(t, last + 1, dtype=np.int64)
+        need = 1 + self._draws - popcount(ts)  # rows per release
+        ends = at + np.cumsum(need)
+        m = int(np.searchsorted(ends, len(rows), side="right"))  # >= 1: release t fits
+        ts, need, ends = ts[:m], need[:m], ends[:m]
+        news = ends - need  # the row of each release's new slot
+        # each release's new row, then the sum of its extra rows: segments of the block
+        # (a zero row after them; a release without extra rows reads its segment as 0)
+        block = np.concatenate([rows[at:ends[-1]], np.zeros((1, self.dim), np.int64)])
+        cuts = np.empty(2 * m, dtype=np.int64)
+        cuts[0::2], cuts[1::2] = news - at, news + 1 - at
+        sums = _add.reduceat(block, cuts, axis=0)
+        new, noise = sums[0::2], sums[1::2]
+        noise[need == 1] = 0
+        # the tree sums: every slot's interval, added at its start, taken off at its end
+        p = t & (t - 1)
+        before = [j for j in range(p.bit_length()) if p >> j & 1]
+        steps = np.zeros((m + 1, self.dim), dtype=np.int64)
+        steps[:m] = new
+        steps[0] += _sum(self._slots[before], axis=0)
+        stops = np.concatenate([np.minimum(ts - t + (ts & -ts), m), np.array(
+            [min((t >> j << j) + (1 << j) - t, m) for j in before], dtype=np.int64)])
+        _add.at(steps, stops, -np.concatenate([new, self._slots[before]]))
+        tree = np.cumsum(steps[:m], axis=0)
+        noise += tree
+        self._plan_new, self._plan_slots = new, self._slots
+        self._plan_from, self._planned = t, m
+        self._plan_float = self._draws * self._row_bound < 2**52  # then |noise| < 2^52
+        self._plan = noise.astype(np.float64) if self._plan_float else noise
+        self._slots = self._slots_at(t + m - 1)
+        self._tree_sum = tree[-1].copy()
+        buf.used = int(ends[-1])
+        return True
+
+    def _slots_at(self, t: int) -> np.ndarray:
+        """The slots after release ``t`` of the current plan (a new array): level ``j``
+        holds the new row of the last release ``u <= t`` with ``lowest(u) = j``."""
+        first = self._plan_from
+        out = self._plan_slots.copy()
+        for j in range(self.levels):
+            if t >= 1 << j:
+                u = ((t - (1 << j)) >> (j + 1) << (j + 1)) + (1 << j)
+                if u >= first:
+                    out[j] = self._plan_new[u - first]
+        return out
+
+    def _crossing_noise(self, t: int) -> np.ndarray:
+        """The exact noise of release ``t`` whose rows run into a new block (a new int64
+        array): the new slot, then the ``R - popcount(t)`` extra rows, drawn as
+        :meth:`BinaryTreeCounter._tree_noise` and ``_draw_sum`` draw them, the tree sum
+        updated by the levels that change."""
         lowest = (t & -t).bit_length() - 1
         extra = self._draws - t.bit_count()
-        buf = self.exact_noise
-        at = buf.used
-        if at + 1 + extra <= len(buf.rows):  # the round's rows are in this block
-            rows = buf.rows
-            if self._rows_of is not rows:
-                self._running = np.zeros((len(rows) + 1, self.dim), dtype=np.int64)
-                np.cumsum(rows, axis=0, out=self._running[1:])
-                self._rows_of = rows
-            new = rows[at]
-            buf.used = at + 1 + extra
-            eta = self._running[at + 1 + extra] - self._running[at + 1]
-        else:  # a new block is drawn within the round, where the other path draws it
-            new = self._draw()
-            eta = self._draw_sum(extra) if extra else np.zeros(self.dim, dtype=np.int64)
-            self._bound_rows(buf.rows)  # the only place a block is drawn
+        new = self._draw()
+        eta = self._draw_sum(extra) if extra else np.zeros(self.dim, dtype=np.int64)
+        self._bound_rows(self.exact_noise.rows)  # the only place a block is drawn
         tree = self._tree_sum
         if lowest:  # the levels below ``lowest`` leave the decomposition of [1, t]
             tree -= _sum(self._slots[:lowest], axis=0)
@@ -194,17 +289,6 @@ class AgarwalSinghCounter(BinaryTreeCounter):
         tree += new
         eta += tree
         return eta
-
-    def _release_exact(self) -> np.ndarray:
-        """``(S_t + eta_t) * g``, as :meth:`ContinualCounter._release_exact`; the range
-        check of the noisy sum is skipped where it cannot fail: ``|S_t| < 2^52`` (the
-        input check) and ``|eta_t| <= R max|row| < 2^52`` (every row drawn so far
-        bounded) make ``|S_t + eta_t| < 2^53``."""
-        total = self._next_exact_noise()
-        total += self._prefix
-        if self._draws * self._row_bound >= 2**52 and _max(np.abs(total)) >= 2**53:
-            raise ValueError("noisy integer sum reached 2^53: not exactly representable")
-        return total * self.grid
 
     def _unit_variances(self, ts: np.ndarray) -> np.ndarray:
         return np.full(ts.shape, float(self.draws))
