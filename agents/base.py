@@ -238,7 +238,9 @@ class Agent(ABC):
                 if not all_finite(fb.reshape(-1)):
                     raise ValueError(f"feedback must be finite, got {fb!r}") from None
                 raise
-            if _any(clipped != fb, axis=None):  # finite, one shape
+            # finite, one shape: bytes that are equal are equal values (the common case,
+            # no clip); where they differ the values are compared (-0.0 made 0.0 is no clip)
+            if clipped.tobytes() != fb.tobytes() and _any(clipped != fb, axis=None):
                 self.clipped_feedback += 1
             return clipped
         if not all_finite(fb.reshape(-1)):

@@ -178,18 +178,31 @@ def split_rng(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
 def softmin(eta: float, cum: np.ndarray) -> np.ndarray:
     """``x_i ∝ exp(-eta * cum_i)``, computed stably (sums to 1 up to rounding).
 
-    Called every round by the exponential-weights learners: ``w.max()`` and ``p.sum()``
-    are written as the ufunc reductions they call (the same bits, without the method
-    wrappers).
+    Called every round by the exponential-weights learners: ``p.sum()`` is written as
+    the ufunc reduction it calls (the same bits, without the method wrapper), ``w.max()``
+    as :func:`_largest`.
     """
     w = -eta * cum
-    w -= _max(w, axis=None)
+    w -= _largest(w)
     p = np.exp(w, out=w)
     return np.divide(p, _sum(p, axis=None), out=p)
 
 
 #: ``a.max()`` and ``a.sum()`` of a vector, as the ufunc reductions they are.
 _max, _sum = np.maximum.reduce, np.add.reduce
+#: Up to this size a vector's largest entry is taken by Python's ``max`` of its floats.
+_SHORT = 16
+
+
+def _largest(w: np.ndarray) -> float:
+    """``w.max()`` for :func:`softmin`: the built-in ``max`` of the floats of a short
+    vector (a third of the cost of numpy's reduction), the reduction otherwise. The
+    softmin is the same: the largest value is unique but for the sign of a zero (``x -
+    0.0`` and ``x + 0.0`` differ only at ``x = -0.0``, whose ``exp`` is 1 either way), and
+    a NaN makes every probability NaN either way."""
+    if w.ndim == 1 and w.size <= _SHORT:
+        return max(w.tolist())
+    return _max(w, axis=None)
 
 
 # ------------------------------------------------------- linear losses, sensitivities
