@@ -373,3 +373,23 @@ def test_a_games_directory_that_cannot_be_listed_is_read_as_the_store_reads_it(r
     monkeypatch.setattr(index_module, "_listing", unlistable)
     same_table(load_results(results), from_records(results))
     assert not index_module.index_path(results).exists()
+
+
+def test_the_arrow_file_is_uncompressed_and_starts_aligned(results, monkeypatch):
+    """Its buffers are read where they lie: no codec, and the Arrow file at a multiple of
+    ALIGNMENT bytes into the index file (the header line padded), which still serves."""
+    import pyarrow as pa
+
+    expected = from_records(results)
+    load_results(results)
+    raw = index_module.index_path(results).read_bytes()
+    start = raw.index(b"\n", len(index_module.MAGIC)) + 1
+    assert start % index_module.ALIGNMENT == 0 and raw[start:start + 6] == b"ARROW1"
+    reader = pa.ipc.open_file(pa.py_buffer(raw[start:]))
+    assert reader.num_record_batches == 1
+    batch = reader.get_batch(0)
+    assert all(buffer is None or buffer.address % 8 == 0 for column in batch.columns
+               for buffer in column.buffers())
+    stored_size = sum(column.nbytes for column in batch.columns)
+    assert len(raw) - start >= stored_size  # no column compressed
+    same_table(served_without_reading_records(results, monkeypatch), expected)

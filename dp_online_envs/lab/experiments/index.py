@@ -8,13 +8,16 @@ Layout::
 The Arrow file holds the games table as :func:`~.table.load_results` builds it from the
 records (one row per usable record, sorted by game id), column by column (a column that
 mixes numbers, names and booleans, as an option of several learners does, as the JSON
-text of each value). The header holds a CRC-32 of itself and the Arrow bytes, the
-reader's key (:func:`reader_key`: the index format, the record schema and its keys, the
-package's version, the table's own version), each column's name and encoding, the
-files of ``games/`` that are not usable records with the reason, and a digest of the
-listing the table was built from: the name of every ``*.json`` entry of ``games/`` and
-the signature of each -- size, modification and change times (ns), inode, mode --, for
-the records as ``fstat`` gave them for the very bytes that were read.
+text of each value, dictionary-encoded), uncompressed and starting at a multiple of
+:data:`ALIGNMENT` bytes into the file (the header's line padded with spaces): reading it
+is reading its bytes, without decompressing or copying them. The header holds a CRC-32
+of itself and the Arrow bytes, the reader's key (:func:`reader_key`: the index format,
+the record schema and its keys, the package's version, the table's own version), each
+column's name and encoding, the files of ``games/`` that are not usable records with
+the reason, and a digest of the listing the table was built from: the name of every
+``*.json`` entry of ``games/`` and the signature of each -- size, modification and
+change times (ns), inode, mode --, for the records as ``fstat`` gave them for the very
+bytes that were read.
 
 Never trusted over the records. :func:`indexed_table` lists ``games/`` and looks at
 every entry (one ``stat`` each, nothing opened), and serves the index only if its
@@ -71,11 +74,14 @@ from dp_online_envs.lab.experiments.store import (
 __all__ = ["INDEX_FORMAT", "MAX_INDEX_BYTES", "index_path", "indexed_table", "reader_key"]
 
 #: The version of the index's layout (:func:`reader_key` holds it).
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 #: The first bytes of an index file.
 MAGIC = b"dp-online-envs games index\n"
-#: The largest index file read (about 200 bytes a game: millions of games fit).
-MAX_INDEX_BYTES = 2**30
+#: The largest index file read (about 1 kB a game: millions of games fit).
+MAX_INDEX_BYTES = 2**32
+#: The Arrow file starts this many bytes into the index file, times a whole number: its
+#: buffers are read where they lie, aligned as Arrow's are in a file of its own.
+ALIGNMENT = 64
 #: Where the index lives in a results directory.
 INDEX_DIR, INDEX_NAME = "index", "games.index"
 #: Builds the games table (a ``pandas.DataFrame``, one row per record sorted by
@@ -117,8 +123,8 @@ def _listing(games: pathlib.Path) -> Listing:
     fd = os.open(games, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
                  | getattr(os, "O_CLOEXEC", 0))
     try:
-        with os.scandir(fd) as entries:
-            names = sorted(e.name for e in entries if e.name.endswith(".json"))
+        names = [name for name in os.listdir(fd) if name.endswith(".json")]
+        names.sort()
         signatures = array.array("q")
         extend, lookup = signatures.extend, os.stat
         for name in names:
@@ -139,7 +145,7 @@ _VANISHED = (-1, -1, -1, -1, -1)
 def _digest(listing: Listing) -> str:
     """A digest of the names and signatures of a listing."""
     names, signatures = listing
-    h = hashlib.blake2b("\0".join(names).encode("utf-8", "surrogateescape"), digest_size=20)
+    h = hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape"))
     h.update(signatures.tobytes())
     return h.hexdigest()
 
@@ -215,23 +221,28 @@ def _serve(root: pathlib.Path, listing: Listing, key: str
     return table, skipped
 
 
-def _read(path: pathlib.Path, key: str) -> tuple[dict[str, Any], bytes]:
-    """The header and the Arrow bytes of the index file, if its magic, key and
-    checksum are right (``ValueError`` otherwise; ``OSError`` when it cannot be read).
-    Nothing but a regular file is opened."""
-    raw, _ = read_regular_stat(path, MAX_INDEX_BYTES)
+def _read(path: pathlib.Path, key: str) -> tuple[dict[str, Any], memoryview]:
+    """The header and the Arrow bytes of the index file (a view of the bytes read, not
+    a copy), if its magic, key and checksum are right (``ValueError`` otherwise;
+    ``OSError`` when it cannot be read). Nothing but a regular file is opened, read
+    up to the size it has (the store's reader reads one byte more than the limit it is
+    given, in a buffer of that size: the largest index allowed would cost more than
+    the read); a file that grew meanwhile is refused, one that shrank fails the
+    checksum."""
+    size = min(os.stat(path).st_size, MAX_INDEX_BYTES)
+    raw, _ = read_regular_stat(path, size)
     if not raw.startswith(MAGIC):
         raise ValueError("not an index")
     end = raw.index(b"\n", len(MAGIC))
     header = json.loads(raw[len(MAGIC):end])
-    payload = raw[end + 1:]
+    payload = memoryview(raw)[end + 1:]
     checksum = header.pop("checksum", None)
     if header.get("key") != key or checksum != _checksum(header, payload):
         raise ValueError("another reader's index, or a damaged one")
     return header, payload
 
 
-def _checksum(header: dict[str, Any], payload: bytes) -> int:
+def _checksum(header: dict[str, Any], payload: bytes | memoryview) -> int:
     """The CRC-32 of the header (its other fields) and the Arrow bytes: it tells a
     damaged index (a torn or flipped byte); whoever can write the directory can write
     an index as well as a record, which the listing's digest ties the index to."""
@@ -241,18 +252,17 @@ def _checksum(header: dict[str, Any], payload: bytes) -> int:
 def _decode(stored: Any, columns: list[list[str]]) -> Any:
     """The games table from the index's table (columns ``c0, c1, ...``) and its list of
     ``[name, encoding]``."""
-    import pandas as pd
-
-    frame = stored.to_pandas()
-    if list(frame.columns) != [f"c{i}" for i in range(len(columns))]:
+    if stored.column_names != [f"c{i}" for i in range(len(columns))]:
         raise ValueError("the index's columns are not its header's")
-    for i, (_, kind) in enumerate(columns):
-        if kind == "json":  # each distinct text decoded once
-            coded = stored.column(i).combine_chunks().dictionary_encode()
+    kinds = [kind for _, kind in columns]
+    frame = stored.select([i for i, kind in enumerate(kinds) if kind == "value"]
+                          ).to_pandas(use_threads=False)
+    for i, kind in enumerate(kinds):
+        if kind == "json":  # dictionary-encoded: each distinct text decoded once
+            coded = stored.column(i).combine_chunks()
             values = np.empty(len(coded.dictionary), dtype=object)
             values[:] = [json.loads(text) for text in coded.dictionary.to_pylist()]
-            frame.isetitem(i, pd.Series(values[coded.indices.to_numpy()], dtype=object,
-                                        copy=False))
+            frame.insert(i, f"c{i}", values[coded.indices.to_numpy()])
     frame.columns = [name for name, _ in columns]
     return frame
 
@@ -290,7 +300,8 @@ def _encode(table: Any) -> tuple[list[Any], list[list[str]]] | None:
             values = column.tolist()
             if any(v is not None and type(v) not in (str, bool, int, float) for v in values):
                 return None
-            arrays.append(pa.array([json.dumps(v) for v in values], type=pa.string()))
+            arrays.append(pa.array([json.dumps(v) for v in values], type=pa.string())
+                          .dictionary_encode())
             columns.append([name, "json"])
         else:
             return None
@@ -298,22 +309,21 @@ def _encode(table: Any) -> tuple[list[Any], list[list[str]]] | None:
 
 
 def _to_ipc(table: Any) -> bytes:
-    """``table`` as an Arrow IPC file (LZ4-compressed buffers where pyarrow has LZ4):
-    read back without parsing, the cheapest columnar file to load."""
+    """``table`` as an Arrow IPC file, uncompressed: read back without parsing or
+    decompressing, its buffers used where they lie, the cheapest columnar file to load."""
     import pyarrow as pa
 
-    codec = "lz4" if pa.Codec.is_available("lz4") else None
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_file(sink, table.schema,
-                         options=pa.ipc.IpcWriteOptions(compression=codec)) as writer:
+    with pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()
 
 
-def _from_ipc(payload: bytes) -> Any:
+def _from_ipc(payload: bytes | memoryview) -> Any:
     import pyarrow as pa
 
-    return pa.ipc.open_file(pa.BufferReader(payload)).read_all()
+    return pa.ipc.open_file(pa.py_buffer(payload),
+                            options=pa.ipc.IpcReadOptions(use_threads=False)).read_all()
 
 
 def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, str],
@@ -340,7 +350,9 @@ def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, 
         return
     fields = {"key": key, "columns": columns, "listing": _digest(listing), "skipped": skipped}
     header = json.dumps({**fields, "checksum": _checksum(fields, payload)},
-                        separators=(",", ":"))
+                        separators=(",", ":")).encode()
+    # spaces after the header's JSON: the Arrow file starts at a multiple of ALIGNMENT
+    head = MAGIC + header + b" " * (-(len(MAGIC) + len(header) + 1) % ALIGNMENT) + b"\n"
     directory = root / INDEX_DIR
     try:
         directory.mkdir(exist_ok=True)
@@ -350,6 +362,6 @@ def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, 
             pid = _pid_of(tmp.name)
             if pid is None or not _alive(pid):
                 tmp.unlink(missing_ok=True)
-        atomic_write(directory / INDEX_NAME, MAGIC + header.encode() + b"\n" + payload)
+        atomic_write(directory / INDEX_NAME, head + payload)
     except (OSError, ExperimentError):
         return
