@@ -162,20 +162,29 @@ class AgarwalSinghCounter(BinaryTreeCounter):
         return self._slots
 
     def _next_noise(self) -> np.ndarray:
-        if self.grid is not None:  # int64, in grid units: a planned release's, or not
-            t = self._t
-            i = t - self._plan_from
-            if i >= self._planned:
-                if not self._plan_releases(t):  # release t's rows run into a new block
-                    return self._crossing_noise(t)
-                i = 0
-            return self._plan[i].astype(np.int64)
+        if self.grid is not None:
+            return self._next_exact_noise()
         eta = self._tree_noise()
         extra = self.draws - popcount(self._t)
         if extra:
             for _ in range(extra):  # floats: added one after the other, as drawn
                 eta += self._draw()
         return eta
+
+    def _next_exact_noise(self) -> np.ndarray:
+        """The exact noise of release ``t`` (a new int64 array, grid units): the same rows
+        of the noise blocks, in the same order, as :meth:`BinaryTreeCounter._tree_noise`
+        and ``_draw_sum`` take them (the new slot, then the ``R - popcount(t)`` extra
+        rows), planned with the releases around it (:meth:`_plan_releases`) or, for a
+        release whose rows run into a new block, summed on its own
+        (:meth:`_crossing_noise`)."""
+        t = self._t
+        i = t - self._plan_from
+        if i >= self._planned:
+            if not self._plan_releases(t):
+                return self._crossing_noise(t)
+            i = 0
+        return self._plan[i].astype(np.int64)
 
     def _bound_rows(self, rows: np.ndarray) -> None:
         """Counts the block ``rows`` in :attr:`_row_bound`."""
@@ -192,7 +201,7 @@ class AgarwalSinghCounter(BinaryTreeCounter):
         if i < self._planned and self._plan_float:
             total = self._prefix_f + self._plan[i]
             return _mul(total, self._grid_array, out=total)
-        total = self._next_noise()
+        total = self._next_exact_noise()
         total += self._prefix
         if self._draws * self._row_bound >= 2**52 and _max(np.abs(total)) >= 2**53:
             raise ValueError("noisy integer sum reached 2^53: not exactly representable")
