@@ -29,7 +29,6 @@ from __future__ import annotations
 import csv
 import gzip
 import importlib
-import importlib.metadata
 import io
 from dataclasses import dataclass
 from functools import cache
@@ -139,6 +138,8 @@ def load_sp500() -> PriceData:
         ValueError: If the file is not what this loader expects (other columns than
             :data:`SP500_TICKERS`, dates out of order, missing or non-positive prices).
     """
+    import importlib.metadata  # here: an import of the package does not pay for it
+
     try:
         dist = importlib.metadata.distribution("skfolio")
     except importlib.metadata.PackageNotFoundError as exc:

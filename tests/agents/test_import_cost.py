@@ -31,3 +31,14 @@ def test_a_private_learner_imports_the_accountant_when_it_calibrates():
             "a = agents.make('private-exp2', problem, epsilon=1.0, seed=0)\n"
             "assert a.privacy.epsilon <= 1.0")
     assert "dp_accounting" in _loaded_after(code)
+
+
+def test_importing_the_packages_reads_no_installed_metadata():
+    """The version (and skfolio's data file) are read through ``importlib.metadata`` on
+    first use: an import of the packages does not load it (about a tenth of ``import
+    agents``)."""
+    probe = ("import sys, agents, dp_online_envs\n"
+             "print('importlib.metadata' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout == "False\n"
