@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import shutil
+import types
 import warnings
 
 import pandas as pd
@@ -393,3 +394,68 @@ def test_the_arrow_file_is_uncompressed_and_starts_aligned(results, monkeypatch)
     stored_size = sum(column.nbytes for column in batch.columns)
     assert len(raw) - start >= stored_size  # no column compressed
     same_table(served_without_reading_records(results, monkeypatch), expected)
+
+
+def _header(root) -> dict:
+    raw = index_module.index_path(root).read_bytes()
+    return json.loads(raw[len(index_module.MAGIC):raw.index(b"\n", len(index_module.MAGIC))])
+
+
+def served_without_listing(root, monkeypatch) -> pd.DataFrame:
+    """load_results with the names of games/ refused: only the index's names serve."""
+    def refuse(*args):
+        raise AssertionError("games/ was listed")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "listdir", refuse)
+        return load_results(root)
+
+
+def test_a_settled_directory_is_not_listed_again_and_an_added_record_is_still_seen(
+        results, monkeypatch, tmp_path):
+    monkeypatch.setattr(index_module, "SETTLED_NS", -10**15)  # every time is settled
+    victim = sorted((results / "games").glob("*.json"))[4]
+    shutil.move(victim, tmp_path / victim.name)
+    first = load_results(results)
+    assert _header(results)["directory"] is not None
+    same_table(served_without_listing(results, monkeypatch), first)
+    shutil.move(tmp_path / victim.name, victim)  # the directory's times change
+    table = load_results(results)
+    assert victim.stem in set(table["game_id"])
+    same_table(table, from_records(results))
+
+
+def test_a_directory_changed_in_the_tick_of_its_last_change_is_listed_again(
+        results, monkeypatch, tmp_path):
+    """A file system whose clock has not moved since games/ last changed: adding a
+    record leaves its times as they were, and its recent times are never taken as the
+    sign of an unchanged directory."""
+    games = results / "games"
+    real_fstat, inode = os.fstat, games.stat().st_ino
+    frozen = index_module.time.time_ns()
+
+    def fstat(fd):
+        st = real_fstat(fd)
+        if st.st_ino != inode:
+            return st
+        return types.SimpleNamespace(st_dev=st.st_dev, st_ino=st.st_ino,
+                                     st_mtime_ns=frozen, st_ctime_ns=frozen)
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    victim = sorted(games.glob("*.json"))[6]
+    shutil.move(victim, tmp_path / victim.name)
+    assert victim.stem not in set(load_results(results)["game_id"])
+    assert _header(results)["directory"] is None
+    shutil.move(tmp_path / victim.name, victim)  # the same (frozen) times
+    assert victim.stem in set(load_results(results)["game_id"])
+
+
+def test_an_index_whose_directory_has_settled_since_is_given_its_times(results,
+                                                                      monkeypatch):
+    expected = from_records(results)
+    load_results(results)  # games/ was just copied: its times are recent
+    assert _header(results)["directory"] is None
+    monkeypatch.setattr(index_module, "SETTLED_NS", -10**15)
+    same_table(load_results(results), expected)  # served, its header rewritten
+    assert _header(results)["directory"] is not None
+    same_table(served_without_listing(results, monkeypatch), expected)

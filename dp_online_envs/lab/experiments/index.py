@@ -22,7 +22,15 @@ bytes that were read.
 Never trusted over the records. :func:`indexed_table` lists ``games/`` and looks at
 every entry (one ``stat`` each, nothing opened), and serves the index only if its
 checksum and key are right and the listing's digest is the one the index was built
-from. Otherwise -- no index, an index of another reader or version, a damaged one, a
+from. The names of ``games/`` are not read again while the directory is as it was when
+they were listed for the index (the header keeps its device, inode, modification and
+change times; the Arrow file's metadata, the names): adding, removing or renaming an
+entry sets both times of the directory to the clock's, and a user cannot set the change
+time back -- provided the times were at least :data:`SETTLED_NS` older than the clock
+when the names were listed, for a file system's clock moves in ticks, and an entry added
+in the tick of the change before leaves the times as they were. A directory changed
+more recently is listed by every reader until a reader finds it settled and writes its
+times in the header. Otherwise -- no index, an index of another reader or version, a damaged one, a
 record missing, changed (any write changes a file's change time, which a user cannot
 set back; a sweep replaces a record by another inode), added, renamed or set aside --
 the records win: the table is built from them, and the index written anew. Files of
@@ -51,9 +59,10 @@ import json
 import os
 import pathlib
 import stat
+import time
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,7 +83,7 @@ from dp_online_envs.lab.experiments.store import (
 __all__ = ["INDEX_FORMAT", "MAX_INDEX_BYTES", "index_path", "indexed_table", "reader_key"]
 
 #: The version of the index's layout (:func:`reader_key` holds it).
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 #: The first bytes of an index file.
 MAGIC = b"dp-online-envs games index\n"
 #: The largest index file read (about 1 kB a game: millions of games fit).
@@ -87,10 +96,22 @@ INDEX_DIR, INDEX_NAME = "index", "games.index"
 #: Builds the games table (a ``pandas.DataFrame``, one row per record sorted by
 #: ``game_id``, a default index) from usable records.
 TableBuilder = Callable[[list[dict[str, Any]]], Any]
-#: The ``*.json`` entries of ``games/`` by name, and the signature of each; a
-#: signature is ``(size, mtime_ns, ctime_ns, inode, mode)``, five entries of one flat
-#: array of 64-bit integers (entries ``5 i .. 5 i + 4`` for the ``i``-th name).
-Listing = tuple[list[str], array.array]
+#: How old (ns) the times of ``games/`` must be when it is listed for its listing to
+#: be used again while they stay (see the module docstring).
+SETTLED_NS = 3 * 10**9
+
+
+class Listing(NamedTuple):
+    """The ``*.json`` entries of ``games/`` and what they lead to."""
+
+    #: Their names, sorted.
+    names: list[str]
+    #: The signature of each, ``(size, mtime_ns, ctime_ns, inode, mode)``: five entries
+    #: of one flat array of 64-bit integers (``5 i .. 5 i + 4`` for the ``i``-th name).
+    signatures: array.array
+    #: ``[device, inode, mtime_ns, ctime_ns]`` of ``games/`` itself, taken before its
+    #: names were read, when its times were settled (:func:`_directory`); else ``None``.
+    directory: list[int] | None = None
 
 
 def index_path(root: str | os.PathLike[str]) -> pathlib.Path:
@@ -120,23 +141,57 @@ def _listing(games: pathlib.Path) -> Listing:
     """Every ``*.json`` entry of ``games/`` with the signature of what it leads to (one
     ``stat`` each, relative to the directory; nothing is opened). An entry that
     vanished meanwhile has the signature ``(-1, -1, -1, -1, -1)``."""
-    fd = os.open(games, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-                 | getattr(os, "O_CLOEXEC", 0))
+    fd = _open_directory(games)
     try:
+        directory = _directory(fd)
         names = [name for name in os.listdir(fd) if name.endswith(".json")]
         names.sort()
-        signatures = array.array("q")
-        extend, lookup = signatures.extend, os.stat
-        for name in names:
-            try:
-                st = lookup(name, dir_fd=fd)
-            except OSError:
-                extend(_VANISHED)
-                continue
-            extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode))
+        return Listing(names, _signatures(fd, names), directory)
     finally:
         os.close(fd)
-    return names, signatures
+
+
+def _known_listing(games: pathlib.Path, directory: list[int], names: list[str]
+                   ) -> Listing | None:
+    """:func:`_listing`, its names ``names`` not read again, if ``games/`` is still as
+    ``directory`` (the settled signature it had when ``names`` were listed): no entry
+    has been added, removed or renamed since. ``None`` if it has changed."""
+    fd = _open_directory(games)
+    try:
+        if _directory(fd) != directory:
+            return None
+        return Listing(names, _signatures(fd, names), directory)
+    finally:
+        os.close(fd)
+
+
+def _open_directory(games: pathlib.Path) -> int:
+    return os.open(games, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                   | getattr(os, "O_CLOEXEC", 0))
+
+
+def _directory(fd: int) -> list[int] | None:
+    """``[device, inode, mtime_ns, ctime_ns]`` of the open directory ``fd``, if its
+    times are at least :data:`SETTLED_NS` older than the clock; else ``None``."""
+    now = time.time_ns()
+    st = os.fstat(fd)
+    if max(st.st_mtime_ns, st.st_ctime_ns) > now - SETTLED_NS:
+        return None
+    return [st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _signatures(fd: int, names: list[str]) -> array.array:
+    """The signature of each of ``names`` in the open directory ``fd``."""
+    signatures = array.array("q")
+    extend, lookup = signatures.extend, os.stat
+    for name in names:
+        try:
+            st = lookup(name, dir_fd=fd)
+        except OSError:
+            extend(_VANISHED)
+            continue
+        extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode))
+    return signatures
 
 
 _VANISHED = (-1, -1, -1, -1, -1)
@@ -144,10 +199,17 @@ _VANISHED = (-1, -1, -1, -1, -1)
 
 def _digest(listing: Listing) -> str:
     """A digest of the names and signatures of a listing."""
-    names, signatures = listing
-    h = hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape"))
-    h.update(signatures.tobytes())
+    h = hashlib.sha256(_joined(listing.names))
+    h.update(listing.signatures.tobytes())
     return h.hexdigest()
+
+
+def _joined(names: list[str]) -> bytes:
+    return "\0".join(names).encode("utf-8", "surrogateescape")
+
+
+def _split(joined: bytes) -> list[str]:
+    return joined.decode("utf-8", "surrogateescape").split("\0") if joined else []
 
 
 def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: str) -> Any:
@@ -168,16 +230,26 @@ def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: 
     """
     root = pathlib.Path(root)
     games = root / "games"
+    key = reader_key(table_key)
+    index = _open(index_path(root), key)
     try:
-        listing: Listing = _listing(games) if games.is_dir() else ([], array.array("q"))
+        listing = None
+        if not games.is_dir():
+            listing = Listing([], array.array("q"))
+        elif index is not None and index.header.get("directory") is not None:
+            listing = _known_listing(games, index.header["directory"], index.names())
+        if listing is None:
+            listing = _listing(games)
     except OSError:  # games/ cannot be listed here: the store's reader says what it can
         return build(load_records(root))
-    key = reader_key(table_key)
-    served = _serve(root, listing, key)
+    served = _serve(index, listing)
     if served is not None:
         table, skipped = served
         for name, reason in skipped:
             warn_skipped(games / name, reason, stacklevel=3)
+        if listing.directory is not None and listing.directory != index.header.get(
+                "directory"):  # settled since it was written: its names serve again
+            _store(root, {**index.header, "directory": listing.directory}, index.payload)
         return table
     records: list[dict[str, Any]] = []
     read: dict[str, tuple[int, int, int, int, int]] = {}
@@ -196,26 +268,46 @@ def indexed_table(root: str | os.PathLike[str], build: TableBuilder, table_key: 
     table = build(records)
     # the listing of what was read: a record replaced after the listing was taken has
     # the signature of the bytes read, which the next reader's listing will not match
-    names, signatures = listing
-    listed = array.array("q", signatures)
-    for i, name in enumerate(names):
+    listed = array.array("q", listing.signatures)
+    for i, name in enumerate(listing.names):
         if name in read:
             listed[5 * i:5 * i + 5] = array.array("q", read[name])
-    _write(root, table, (names, listed), skipped, key)
+    _write(root, table, listing._replace(signatures=listed), skipped, key)
     return table
 
 
 # --------------------------------------------------------------------------- reading
-def _serve(root: pathlib.Path, listing: Listing, key: str
-           ) -> tuple[Any, list[tuple[str, str]]] | None:
-    """``(table, skipped files and reasons)`` from the index if it agrees with
-    ``listing``, else ``None``."""
+class _Index(NamedTuple):
+    """An index file whose checksum and key are right."""
+
+    header: dict[str, Any]
+    payload: memoryview
+    stored: Any  # its Arrow table
+
+    def names(self) -> list[str]:
+        """The names of the listing it was built from."""
+        return _split((self.stored.schema.metadata or {}).get(b"names", b""))
+
+
+def _open(path: pathlib.Path, key: str) -> _Index | None:
+    """The index file at ``path``, if there is one and its checksum and key are right."""
     try:
-        header, payload = _read(index_path(root), key)
-        if header["listing"] != _digest(listing):
+        header, payload = _read(path, key)
+        return _Index(header, payload, _from_ipc(payload))
+    except Exception:  # noqa: BLE001 - any fault of the index: the records win
+        return None
+
+
+def _serve(index: _Index | None, listing: Listing) -> tuple[Any, list[tuple[str, str]]] | None:
+    """``(table, skipped files and reasons)`` from ``index`` if it agrees with
+    ``listing``, else ``None``."""
+    if index is None:
+        return None
+    try:
+        if index.header["listing"] != _digest(listing):
             return None  # a file added, removed, renamed, changed or replaced
-        table = _decode(_from_ipc(payload), header["columns"])
-        skipped = list(header["skipped"].items())
+        table = _decode(index.stored, index.header["columns"])
+        skipped = list(index.header["skipped"].items())
     except Exception:  # noqa: BLE001 - any fault of the index: the records win
         return None
     return table, skipped
@@ -340,7 +432,8 @@ def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, 
         return
     arrays, columns = encoded
     payload = _to_ipc(pa.Table.from_arrays(arrays, names=[f"c{i}" for i in
-                                                          range(len(columns))]))
+                                                          range(len(columns))],
+                                           metadata={b"names": _joined(listing.names)}))
     try:
         back = _decode(_from_ipc(payload), columns)
     except Exception:  # noqa: BLE001
@@ -348,7 +441,13 @@ def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, 
     if not (back.equals(table) and list(back.columns) == list(table.columns)
             and list(back.dtypes) == list(table.dtypes)):
         return
-    fields = {"key": key, "columns": columns, "listing": _digest(listing), "skipped": skipped}
+    _store(root, {"key": key, "columns": columns, "listing": _digest(listing),
+                  "skipped": skipped, "directory": listing.directory}, payload)
+
+
+def _store(root: pathlib.Path, fields: dict[str, Any], payload: bytes | memoryview) -> None:
+    """Write the index file of header ``fields`` and Arrow bytes ``payload``, where it
+    can be (nothing otherwise)."""
     header = json.dumps({**fields, "checksum": _checksum(fields, payload)},
                         separators=(",", ":")).encode()
     # spaces after the header's JSON: the Arrow file starts at a multiple of ALIGNMENT
@@ -362,6 +461,6 @@ def _write(root: pathlib.Path, table: Any, listing: Listing, skipped: dict[str, 
             pid = _pid_of(tmp.name)
             if pid is None or not _alive(pid):
                 tmp.unlink(missing_ok=True)
-        atomic_write(directory / INDEX_NAME, head + payload)
+        atomic_write(directory / INDEX_NAME, head + bytes(payload))
     except (OSError, ExperimentError):
         return
