@@ -6,9 +6,9 @@ every exact counter shares.
 Release ``t`` consumes the next ``1 + R - popcount(t)`` rows of its noise blocks: the
 first is the new slot of level ``lowest(t)``, the others are summed as extra draws; its
 noise is the sum of the slots of the set bits of ``t`` plus the extras. The counter
-computes that sum incrementally (the tree sum updated by the levels that change, the
-extras as a difference of the block's running sums); the reference below re-reads the
-rows in order and adds them up with Python integers.
+computes those sums for many releases at once (a plan over the noise block:
+``tests/privacy/test_exact_counter_plans.py``); the reference below re-reads the rows in
+order and adds them up with Python integers.
 """
 
 from __future__ import annotations
