@@ -7,7 +7,7 @@
 
 Importing the package imports no learner: each name's module is imported on its first
 lookup (:data:`agents.catalog.HOMES`), and a submodule on its first use as an attribute
-(``agents.bandit``, ``agents.vectorized``), so that every process that plays one learner
+(``agents.bandit``, ``agents.vector``), so that every process that plays one learner
 (an isolated or sandboxed one) pays for that learner's imports only.
 """
 
@@ -27,15 +27,19 @@ if importlib.util.find_spec("dp_accounting") is None:  # the core install lacks 
 from agents.base import Agent, agent_class, agent_options, list_agents, make, register  # noqa: E402
 from agents.loop import play, play_batch  # noqa: E402
 from agents.resolver import per_seed_registry, registry  # noqa: E402
+from dp_online_envs._former_paths import new_name  # noqa: E402
 
 __all__ = ["Agent", "agent_class", "agent_options", "list_agents", "make", "per_seed_registry", "play",
            "play_batch", "register", "registry"]
 
 
 def __getattr__(name: str) -> object:
-    """A submodule not imported yet (``agents.bandit``, say), imported on first use."""
+    """A submodule not imported yet (``agents.bandit``, say), imported on first use; a
+    former submodule name (``agents.vectorized``) is its new module, with the former path's
+    ``DeprecationWarning`` (:mod:`dp_online_envs._former_paths`)."""
     here = os.path.dirname(__file__)
     if not name.startswith("_") and (os.path.isfile(os.path.join(here, f"{name}.py")) or
-                                     os.path.isfile(os.path.join(here, name, "__init__.py"))):
+                                     os.path.isfile(os.path.join(here, name, "__init__.py")) or
+                                     new_name(f"{__name__}.{name}") is not None):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -71,7 +71,7 @@ def noise_block(rounds_left: int) -> int:
     thousands of short games). The draws are data-independent, so the block size changes
     which values a seed yields but not their law: every drawn value is still a fresh
     i.i.d. draw from the calibrated distribution, and the privacy guarantee is unchanged.
-    The scalar learners and their batched forms (:mod:`agents.vectorized`) size their blocks
+    The scalar learners and their vector forms (:mod:`agents.vector`) size their blocks
     with this function alike, so that they stay bit-identical per seed.
     """
     return max(1, min(NOISE_BLOCK, int(rounds_left)))

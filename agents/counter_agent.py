@@ -119,7 +119,7 @@ class CounterAgent:
 
         The spec's epsilon, delta, horizon and dim are the learner's ``epsilon``,
         ``delta`` and its problem's ``horizon`` and ``dim`` unless ``fields`` replaces
-        them (e.g. ``horizon=rounds`` for a batched learner).
+        them (e.g. ``horizon=rounds`` for a vector learner).
 
         Raises:
             ValueError: See :meth:`_make_counter`.

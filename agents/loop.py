@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from dp_online_envs.loop import run_batched_rounds, run_rounds, seed_of
+from dp_online_envs.loop import run_rounds, run_vector_rounds, seed_of
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_int
 from dp_online_envs.wrappers import RegretSummary, regret_summary
@@ -153,26 +153,26 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None], *,
                agent_seeds: Sequence[int | None] | None = None) -> list[RegretSummary]:
     """Play B complete games at once and return their regret summaries.
 
-    The batched counterpart of :func:`play`: ``venv`` is a seed-vectorized env
+    The vector counterpart of :func:`play`: ``venv`` is a vector env
     (:class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, ``num_envs = B``),
-    ``learner`` a batched learner (:func:`agents.vectorized.make_batched`), and game ``b``
+    ``learner`` a vector learner (:func:`agents.vector.make_vector`), and game ``b``
     is seeded exactly as ``play(env, agent, seed=seeds[b], agent_seed=agent_seeds[b])``
     seeds its game (an agent seed left ``None``, or all of them when ``agent_seeds`` is
     ``None``, is fresh entropy), so summary ``b`` equals that game's, bit for bit, and
     carries its agent's seed as ``agent_seed``. The rounds are played by
-    :func:`dp_online_envs.loop.run_batched_rounds`.
+    :func:`dp_online_envs.loop.run_vector_rounds`.
 
     Raises:
-        TypeError: ``venv`` is not a vector env, or ``learner`` not a batched learner.
+        TypeError: ``venv`` is not a vector env, or ``learner`` not a vector learner.
         ValueError: ``len(seeds) != venv.num_envs`` (or ``len(agent_seeds)``), a seed
             that is not ``None`` or an integer ``>= 0``, or the learner was built for
             another problem than the env's (see :func:`check_agent_fits`).
     """
     if not isinstance(getattr(venv, "num_envs", None), int):
-        raise TypeError(f"venv must be a seed-vectorized env (gym.make_vec(id, num_envs=B)), "
+        raise TypeError(f"venv must be a vector env (gym.make_vec(id, num_envs=B)), "
                         f"got {type(venv).__name__}: play one env with agents.play")
     if not callable(getattr(learner, "reset_batch", None)):
-        raise TypeError(f"learner must be a batched learner (agents.vectorized.make_batched), "
+        raise TypeError(f"learner must be a vector learner (agents.vector.make_vector), "
                         f"got {type(learner).__name__}: play a scalar agent with agents.play")
     if isinstance(seeds, (str, bytes)) or not np.iterable(seeds):
         raise TypeError(f"seeds={seeds!r} rejected: expected a list of {venv.num_envs} seeds "
@@ -192,7 +192,7 @@ def play_batch(venv: Any, learner: Any, seeds: Sequence[int | None], *,
     pairs = [_game_seeds(s, a) for s, a in zip(seeds, agent_seeds)]
     learner.reset_batch([a for _, a in pairs])
     venv.reset(seed=[e for e, _ in pairs])
-    summaries = list(run_batched_rounds(venv, learner)["regret"])
+    summaries = list(run_vector_rounds(venv, learner)["regret"])
     for summary, (_, a) in zip(summaries, pairs):
         summary.agent_seed = a
     return summaries

@@ -9,9 +9,9 @@ measured under the same load):
    ``private-exp2`` at epsilon = 1 must not be.
 2. Trials per second of the audit played one run at a time (an in-process
    :class:`~dp_online_envs.lab.audit.ResettingSession`), B runs at a time with the
-   per-seed batched learner of ``agents.vectorized`` (run ``b`` the scalar game of its
+   per-seed batched learner of ``agents.vector`` (run ``b`` the scalar game of its
    seed: the findings must equal the scalar ones) and, for ``private-exp2``, B runs at
-   a time with its audit form (:class:`~agents.vectorized.arms.SharedStreamPrivateEXP2`:
+   a time with its audit form (:class:`~agents.vector.arms.SharedStreamPrivateEXP2`:
    independent runs whose uniforms and exact noise come from one generator, one
    ``draw_int(rng, B * T)`` call per chunk; other, equally valid runs, so its own
    finding), for the cheat and for ``private-exp2``: the ratios are the speedups.
@@ -46,7 +46,7 @@ from typing import Any
 import agents
 from agents.bandit.exp3 import EXP3
 from agents.privacy import PrivacyGuarantee
-from agents.vectorized import make_audit_batched, make_batched
+from agents.vector import make_audit_vector, make_vector
 from benchmarks import stored
 from dp_online_envs.lab.audit import (
     AuditSettings,
@@ -126,13 +126,13 @@ def speed(settings: AuditSettings) -> list[dict[str, Any]]:
         scalar, _, cpu_s = _timed(lambda build=build: audit_actions(
             lambda p, s: ResettingSession(build(p)), ENV, {}, CLAIM, settings))
         batched, _, cpu_b = _timed(lambda name=name, kw=kw: audit_actions(
-            lambda p, s: make_batched(name, p, **kw), ENV, {}, CLAIM, settings))
+            lambda p, s: make_vector(name, p, **kw), ENV, {}, CLAIM, settings))
         row = {"label": label, "games": n, "scalar cpu s": cpu_s, "batched cpu s": cpu_b,
                "same finding": scalar == batched, "batched": _finding(batched),
                "shared": None}
         if name == "private-exp2":
             shared, _, cpu_h = _timed(lambda name=name, kw=kw: audit_actions(
-                lambda p, s: make_audit_batched(name, p, **kw), ENV, {}, CLAIM, settings))
+                lambda p, s: make_audit_vector(name, p, **kw), ENV, {}, CLAIM, settings))
             row["shared"] = {"cpu s": cpu_h, **_finding(shared),
                              **time_shares(settings, cpu_b / n, cpu_h / n)}
         rows.append(row)
@@ -148,7 +148,7 @@ def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> dict
     ``LinearVectorEnv.reset``), beside the whole game's ``per_seed`` and ``shared``."""
     import numpy as np
 
-    from dp_online_envs.lab.audit.batched import _vector_env
+    from dp_online_envs.lab.audit.vector import _vector_env
 
     problem = _problem(settings)
     ns = agents.make("private-exp2", problem, epsilon=1.0).noise_strategy

@@ -3,7 +3,7 @@
 What is timed (one run-step = one round of one seed's game)
 -----------------------------------------------------------
 * batched: ``LinearVectorEnv("DPBandit-MAB-v0", B)`` and the batched learner
-  (``agents.vectorized.make_batched``) played by ``dp_online_envs.loop.run_batched_rounds``:
+  (``agents.vector.make_vector``) played by ``dp_online_envs.loop.run_vector_rounds``:
   the stochastic adversary's losses (drawn in blocks per seed), the feedback, the regret
   ledger (checkpoints included) and the learner; each seed's game equals the scalar
   game with that seed, bit for bit (``tests/vector``). Setup (the B resets of env and
@@ -41,11 +41,11 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.vectorized import make_batched
+from agents.vector import make_vector
 from benchmarks import stored
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import LinearVectorEnv
-from dp_online_envs.loop import run_batched_rounds
+from dp_online_envs.loop import run_vector_rounds
 
 ENV_ID = "DPBandit-MAB-v0"
 
@@ -62,12 +62,12 @@ def batched_game(agent: str, seeds: int, horizon: int, epsilon: float | None
     """``seeds`` games of ``agent`` on the vector env: calling the result resets the
     learner and the env (seeds ``0 .. seeds - 1``) and plays every round."""
     venv = LinearVectorEnv(ENV_ID, seeds, horizon=horizon)
-    learner = make_batched(agent, venv.problem, epsilon=epsilon)
+    learner = make_vector(agent, venv.problem, epsilon=epsilon)
 
     def work() -> None:
         learner.reset_batch(list(range(1000, 1000 + seeds)))
         venv.reset(seed=list(range(seeds)))
-        run_batched_rounds(venv, learner)
+        run_vector_rounds(venv, learner)
 
     return work
 
@@ -143,7 +143,7 @@ def full_info(seeds: int, horizon: int) -> list[dict[str, Any]]:
     rows = []
     for env_id, agent, eps, delta in FULL_INFO:
         venv = LinearVectorEnv(env_id, seeds, horizon=horizon)
-        learner = make_batched(agent, venv.problem, epsilon=eps, delta=delta)
+        learner = make_vector(agent, venv.problem, epsilon=eps, delta=delta)
         batched = timed(lambda v=venv, b=learner: agents.play_batch(v, b, range(seeds)),
                         seeds * horizon)
         env = build_env(env_id, horizon=horizon)

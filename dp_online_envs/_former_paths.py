@@ -4,13 +4,21 @@ The harness moved from ``dp_online_envs.{experiments,audit,grading,isolation,san
 into :mod:`dp_online_envs.lab` (the command line from ``dp_online_envs.experiments.cli``
 to :mod:`dp_online_envs.lab.cli`); the renderings from ``dp_online_envs.envs.rendering``
 to :mod:`dp_online_envs.rendering` (below both the env and the wrappers); the learners' modules took their agents' names
-(``agents.batched`` is ``agents.vectorized``, ``agents.full_info.l2p`` is
-``agents.full_info.private_lazy_mw``, ...). No file remains at a former path: an import finder
-placed first on ``sys.meta_path`` answers a former name with the module of the new one
+(``agents.full_info.l2p`` is ``agents.full_info.private_lazy_mw``, ...); the vector
+learners and the modules that play them took Gymnasium's word, "vector"
+(``agents.batched`` and ``agents.vectorized`` are ``agents.vector``,
+``dp_online_envs.lab.experiments.batched`` is ``dp_online_envs.lab.experiments.vector``,
+``dp_online_envs.lab.audit.batched`` is ``dp_online_envs.lab.audit.vector``). No file
+remains at a former path: an import finder placed first on ``sys.meta_path`` answers a
+former name with the module of the new one
 (the same module object, so classes, ``isinstance`` and pickles are shared), and
 ``python -m dp_online_envs.experiments.cli`` runs the command line. Nothing is imported
 until a former name is asked for; this module names the lab and the agents only as
 strings.
+
+Former names inside a module (``agents.vector.make_batched`` is
+``agents.vector.make_vector``, ...) are answered by the module's ``__getattr__``
+(:func:`former_names`), with a ``DeprecationWarning`` naming the new name.
 """
 
 from __future__ import annotations
@@ -20,18 +28,25 @@ import importlib.abc
 import importlib.machinery
 import sys
 import warnings
+from collections.abc import Callable, Mapping
 from types import CodeType, ModuleType
+from typing import Any
 
 #: Former module names (and their submodules) -> the new ones; the longest prefix wins.
 FORMER_PATHS = {
     "dp_online_envs.experiments.cli": "dp_online_envs.lab.cli",
+    "dp_online_envs.experiments.batched": "dp_online_envs.lab.experiments.vector",
     "dp_online_envs.experiments": "dp_online_envs.lab.experiments",
+    "dp_online_envs.audit.batched": "dp_online_envs.lab.audit.vector",
     "dp_online_envs.audit": "dp_online_envs.lab.audit",
+    "dp_online_envs.lab.experiments.batched": "dp_online_envs.lab.experiments.vector",
+    "dp_online_envs.lab.audit.batched": "dp_online_envs.lab.audit.vector",
     "dp_online_envs.grading": "dp_online_envs.lab.grading",
     "dp_online_envs.isolation": "dp_online_envs.lab.isolation",
     "dp_online_envs.sandbox": "dp_online_envs.lab.sandbox",
     "dp_online_envs.envs.rendering": "dp_online_envs.rendering",
-    "agents.batched": "agents.vectorized",
+    "agents.batched": "agents.vector",
+    "agents.vectorized": "agents.vector",
     "agents.bandit.adap": "agents.bandit.adap_ucb",
     "agents.bandit.bandit_submod": "agents.bandit.bandit_submod_pftal",
     "agents.bandit.batched": "agents.bandit.private_batched_htinf",
@@ -49,6 +64,32 @@ def new_name(name: str) -> str | None:
         if name == old or name.startswith(old + "."):
             return FORMER_PATHS[old] + name[len(old):]
     return None
+
+
+def former_names(namespace: dict[str, Any], renames: Mapping[str, str]
+                 ) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` (PEP 562) that answers each former name of ``renames``
+    (former -> new) with the object of its new name and a ``DeprecationWarning`` naming
+    that name, for one release.
+
+    Args:
+        namespace: The module's ``globals()`` (its ``__name__``; the new names live there).
+        renames: Each former public name and the name it now has in the same module.
+
+    Returns:
+        The ``__getattr__``; it raises :class:`AttributeError` for any other name.
+    """
+    module = namespace["__name__"]
+
+    def __getattr__(name: str) -> Any:
+        new = renames.get(name)
+        if new is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(f"{module}.{name} is now {module}.{new}; the old name goes away in "
+                      f"the next release", DeprecationWarning, stacklevel=2)
+        return namespace[new]
+
+    return __getattr__
 
 
 def _message(old: str, new: str) -> str:

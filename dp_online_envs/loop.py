@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs._former_paths import former_names
 from dp_online_envs.validation import check_int
 
 
@@ -32,7 +33,7 @@ class Learner(Protocol):
 #: ``on_round(t, action, feedback)``, called after the learner's update of round ``t``
 #: (1-based): what the auditor and the runner need per round.
 RoundHook = Callable[[int, Any, np.ndarray], None]
-#: ``on_round(t, actions, feedback)`` of :func:`run_batched_rounds`: the same per round,
+#: ``on_round(t, actions, feedback)`` of :func:`run_vector_rounds`: the same per round,
 #: with the ``(B, ...)`` actions and observations of B lockstep games.
 BatchRoundHook = Callable[[int, np.ndarray, np.ndarray], None]
 
@@ -95,11 +96,11 @@ def seed_of(seq: np.random.SeedSequence) -> int:
     return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
-class BatchedLearner(Protocol):
-    """What the batched loop needs of a learner playing B games at once.
+class VectorLearner(Protocol):
+    """What the vector loop needs of a learner playing B games at once.
 
-    The shapes are the interface (``docs/vectorized.md``): a numpy implementation
-    (:mod:`agents.vectorized`) or a JAX one can stand behind it without changing callers.
+    The shapes are the interface (``docs/vector.md``): a numpy implementation
+    (:mod:`agents.vector`) or a JAX one can stand behind it without changing callers.
     """
 
     def act_batch(self) -> np.ndarray:
@@ -109,11 +110,11 @@ class BatchedLearner(Protocol):
         """Learn from the round just played (``feedback``: the env's observations)."""
 
 
-def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner,
+def run_vector_rounds(venv: gym.vector.VectorEnv, learner: VectorLearner,
                        on_round: BatchRoundHook | None = None) -> dict[str, Any]:
     """Play an already reset vector env of B lockstep games until they end.
 
-    The batched counterpart of :func:`run_rounds`, round for round the same steps:
+    The vector counterpart of :func:`run_rounds`, round for round the same steps:
     ``a = learner.act_batch()``; ``obs = venv.step(a)``; ``learner.update_batch(a, obs)``;
     then ``on_round(t, a, obs)`` if given. The learner sees nothing but the observations
     (each game's permitted feedback).
@@ -129,7 +130,7 @@ def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner,
     """
     rounds = getattr(getattr(venv, "unwrapped", venv), "rounds", None)
     if rounds is not None and np.unique(np.asarray(rounds)).size > 1:
-        raise ValueError(f"run_batched_rounds plays games in lockstep, but they are at "
+        raise ValueError(f"run_vector_rounds plays games in lockstep, but they are at "
                          f"rounds {np.asarray(rounds).tolist()}: reset every game "
                          "(venv.reset(seed=...)) before playing them together")
     done = False
@@ -144,3 +145,9 @@ def run_batched_rounds(venv: gym.vector.VectorEnv, learner: BatchedLearner,
             on_round(t, actions, obs)
         done = bool(np.all(terminated | truncated))
     return info
+
+#: Former names of this module (one release, with a ``DeprecationWarning``).
+__getattr__ = former_names(globals(), {
+    "BatchedLearner": "VectorLearner",
+    "run_batched_rounds": "run_vector_rounds",
+})

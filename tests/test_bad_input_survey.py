@@ -143,7 +143,7 @@ def case(id: str, call: Callable[[Context], Any], error: type[BaseException] | N
 def upstream(id: str, call: Callable[[Context], Any], error: type[BaseException],
              message: str) -> None:
     """A case Gymnasium answers before any code of the suite runs (documented in
-    docs/vectorized.md); pinned so that a change there shows."""
+    docs/vector.md); pinned so that a change there shows."""
     CASES.append(Case(id, call, error, message, upstream=True))
 
 
@@ -689,24 +689,24 @@ for _mode in ("sync", "vector_entry_point"):
         ValueError, "^" + OVER_HORIZON_MESSAGE)
 
 
-def _batched_venv(**options: Any) -> Any:
+def _vector_venv(**options: Any) -> Any:
     from dp_online_envs.envs.vector_env import make_vector_env
 
     return make_vector_env(options.pop("num_envs", 2), "DPBandit-MAB-v0", horizon=10,
                            **options)
 
 
-case("vector/num_envs 0", lambda c: _batched_venv(num_envs=0), ValueError,
+case("vector/num_envs 0", lambda c: _vector_venv(num_envs=0), ValueError,
      r"num_envs=0 rejected: expected an integer >= 1")
 case("vector/horizon 2^53 + 1", lambda c: __import__(
     "dp_online_envs.envs.vector_env", fromlist=["make_vector_env"]).make_vector_env(
     2, "DPBandit-MAB-v0", horizon=OVER_HORIZON), ValueError, "^" + OVER_HORIZON_MESSAGE)
-case("vector/adaptive adversary", lambda c: _batched_venv(adversary="adaptive"), ValueError,
+case("vector/adaptive adversary", lambda c: _vector_venv(adversary="adaptive"), ValueError,
      r"(adaptive|unknown adversary).*")
-case("vector/block 0", lambda c: _batched_venv(block=0), ValueError, r"block=0 rejected")
-case("vector/autoreset mode unknown", lambda c: _batched_venv(autoreset_mode="later"),
+case("vector/block 0", lambda c: _vector_venv(block=0), ValueError, r"block=0 rejected")
+case("vector/autoreset mode unknown", lambda c: _vector_venv(autoreset_mode="later"),
      ValueError, r"autoreset_mode='later'.*")
-case("vector/reset with too few seeds", lambda c: _batched_venv().reset(seed=[1]), ValueError,
+case("vector/reset with too few seeds", lambda c: _vector_venv().reset(seed=[1]), ValueError,
      r"1 seed.*2|seed=\[1\].*2")
 
 # ================================================================== agents.make
@@ -790,19 +790,19 @@ case("play/agent_seed 1.5", lambda c: _play(agent_seed=1.5), ValueError,
 
 
 def _play_batch(seeds: Any = (0, 1), **options: Any) -> Any:
-    from agents.vectorized import make_batched
+    from agents.vector import make_vector
     from dp_online_envs.envs.vector_env import make_vector_env
 
     venv = make_vector_env(2, "DPBandit-MAB-v0", horizon=10)
     agent_seeds = options.pop("agent_seeds", None)
-    learner = make_batched("exp3", venv.problem, **options)
+    learner = make_vector("exp3", venv.problem, **options)
     return agents.play_batch(venv, learner, seeds, agent_seeds=agent_seeds)
 
 
 case("play_batch/scalar agent", lambda c: agents.play_batch(
     gym.make_vec("DPBandit-MAB-v0", num_envs=2, horizon=10),
     agents.make("exp3", _problem()), [0, 1]), TypeError,
-    r"learner must be a batched learner .*got EXP3")
+    r"learner must be a vector learner .*got EXP3")
 case("play_batch/too few seeds", lambda c: _play_batch(seeds=[0]), ValueError,
      r"got 1 seeds for 2 games")
 case("play_batch/seeds a number", lambda c: _play_batch(seeds=3), TypeError,
@@ -813,9 +813,9 @@ case("play_batch/agent seeds a number", lambda c: _play_batch(agent_seeds=5), Ty
      r"^agent_seeds=5 rejected: expected a list of 2 seeds")
 case("play_batch/agent seed -1", lambda c: _play_batch(agent_seeds=[0, -1]), ValueError,
      r"^agent_seed=-1 rejected: expected an integer >= 0$")
-case("play_batch/batched form missing", lambda c: __import__(
-    "agents.vectorized", fromlist=["make_batched"]).make_batched("thompson", _problem()),
-    ValueError, r"'thompson' has no batched form; those with one: ")
+case("play_batch/vector form missing", lambda c: __import__(
+    "agents.vector", fromlist=["make_vector"]).make_vector("thompson", _problem()),
+    ValueError, r"'thompson' has no vector form; those with one: ")
 
 # ======================================================== results tables and store
 case("results/missing directory", lambda c: load_results(c.tmp / "none"), ExperimentError,

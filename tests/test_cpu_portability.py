@@ -8,7 +8,7 @@ result that holds only on the machine that recorded it fails on this one:
 
 * **x86-64-v2** (:func:`lowest_simd_env`): every NumPy dispatch target above the
   baseline disabled and OpenBLAS pinned to its Nehalem (SSE4.2) kernels: the seeded-game
-  fingerprints and the batched-equals-scalar games (:data:`BASELINE_TESTS`).
+  fingerprints and the vector-equals-scalar games (:data:`BASELINE_TESTS`).
 * **AVX2** (:func:`avx2_env`, x86-64-v3: the most common CPU without AVX-512): NumPy's
   AVX-512 targets disabled, OpenBLAS on its Haswell kernels, numba compiling for
   Haswell: every numerics-sensitive test (:data:`NUMERICS_TESTS`): the fingerprints,

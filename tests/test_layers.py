@@ -219,6 +219,10 @@ FORMER = {
     "dp_online_envs.isolation": "dp_online_envs.lab.isolation",
     "dp_online_envs.sandbox": "dp_online_envs.lab.sandbox",
     "dp_online_envs.envs.rendering": "dp_online_envs.rendering",
+    "dp_online_envs.lab.experiments.batched": "dp_online_envs.lab.experiments.vector",
+    "dp_online_envs.lab.audit.batched": "dp_online_envs.lab.audit.vector",
+    "dp_online_envs.experiments.batched": "dp_online_envs.lab.experiments.vector",
+    "dp_online_envs.audit.batched": "dp_online_envs.lab.audit.vector",
 }
 
 
@@ -232,7 +236,8 @@ def test_a_former_path_warns_and_is_the_new_module(old):
         module = importlib.import_module(old)
     assert module is importlib.import_module(FORMER[old])
     assert module.__name__ == module.__spec__.name == FORMER[old]
-    assert not (ROOT / old.replace(".", "/")).exists()  # no file stays at a former path
+    path = ROOT / old.replace(".", "/")
+    assert not path.exists() and not path.with_suffix(".py").exists()  # no file stays there
 
 
 def test_names_outside_the_former_paths_are_not_served():

@@ -35,8 +35,8 @@ LOG_LIMIT = 300.0
 class ArmsConstants(NamedTuple):
     """The constants of one :class:`ArmsExpWeights` game, fixed in ``setup``.
 
-    What a round's arithmetic reads besides the state; the batched engine
-    (:mod:`agents.vectorized.arms`) reads them from here to compute the same numbers.
+    What a round's arithmetic reads besides the state; the vector engine
+    (:mod:`agents.vector.arms`) reads them from here to compute the same numbers.
 
     Attributes:
         k: The number of arms ``K``.

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from dp_online_envs._former_paths import former_names
 from dp_online_envs.validation import check_epsilon, check_gaussian_delta, check_real
 
 from . import discrete
@@ -60,7 +61,7 @@ from .calibration import (
 if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import takes 0.8 s)
     from dp_accounting import dp_event
 
-__all__ = ["GRID_BITS", "NOISE_KINDS", "BatchedExactNoise", "DiscreteGaussianNoise",
+__all__ = ["GRID_BITS", "NOISE_KINDS", "VectorExactNoise", "DiscreteGaussianNoise",
            "DiscreteLaplaceNoise", "ExactNoise",
            "GaussianNoise", "LaplaceNoise", "NoNoise", "NoiseStrategy", "default_noise",
            "noise_strategy"]
@@ -606,9 +607,9 @@ class ExactNoise:
     """Exact integer noise of one strategy, drawn from one generator in blocks of rows.
 
     The one refill of exact (grid-unit) noise: the continual counters, the private
-    reductions' :class:`~agents.common.NoiseQueue` and the batched counters and learners
-    (:class:`BatchedExactNoise`) all draw through :meth:`refill`, so a block of ``n``
-    rows is always ``strategy.draw_int(rng, n * width)`` in row order, and a batched
+    reductions' :class:`~agents.common.NoiseQueue` and the vector counters and learners
+    (:class:`VectorExactNoise`) all draw through :meth:`refill`, so a block of ``n``
+    rows is always ``strategy.draw_int(rng, n * width)`` in row order, and a vector
     game consumes the numbers its scalar game would.
 
     Args:
@@ -665,13 +666,13 @@ class ExactNoise:
         return out
 
 
-class BatchedExactNoise:
+class VectorExactNoise:
     """B games' :class:`ExactNoise` stepped together: row ``i`` of every game's block as
     one ``(B, width)`` array, each game's block drawn from its own generator.
 
     Args:
         buffers: One :class:`ExactNoise` per game, all at the same position (a game may
-            already have used part of its block: the batched form continues it).
+            already have used part of its block: the vector form continues it).
         rngs: The games' generators, in the same order.
 
     Raises:
@@ -712,3 +713,8 @@ class BatchedExactNoise:
             self.used += k
             count -= k
         return out
+
+#: Former names of this module (one release, with a ``DeprecationWarning``).
+__getattr__ = former_names(globals(), {
+    "BatchedExactNoise": "VectorExactNoise",
+})

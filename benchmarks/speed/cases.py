@@ -19,7 +19,7 @@ Cases (:data:`CASES`):
   :class:`~dp_online_envs.lab.isolation.IsolatedLearner` (the learner in its own
   process) against the same game in process; both end with the same regret.
 * ``vectorized``: a run-step (one round of one seed's game) of ``exp3`` seed-batched
-  (``agents.vectorized`` on ``LinearVectorEnv``) against the lean numpy EXP3 over the
+  (``agents.vector`` on ``LinearVectorEnv``) against the lean numpy EXP3 over the
   same number of games.
 * ``counter-NAME``, one per registered counter (:data:`agents.privacy.COUNTERS`): an
   ``add`` (Gaussian noise; ``benchmarks/counter_noise.py``) against one addition of a
@@ -577,7 +577,7 @@ def _cases() -> dict[str, Case]:
              "the same game in process", "round", _isolated,
              {"full": {"horizon": 5_000}, "tiny": {"horizon": 30}}, threshold=2.0,
              clock="wall"),
-        Case("vectorized", "exp3 seed-batched (agents.vectorized), one run-step",
+        Case("vectorized", "exp3 seed-batched (agents.vector), one run-step",
              "lean numpy EXP3 over the same games, one run-step", "run-step", _vectorized,
              {"full": {"seeds": 500, "horizon": 600}, "tiny": {"seeds": 3, "horizon": 20}}),
     ]

@@ -50,7 +50,7 @@ class Adversary(ABC):
         """The parameters of rounds ``t .. t + n - 1`` as rows, drawn exactly as ``n``
         successive :meth:`next_loss` calls draw them (same generator calls, same values).
 
-        The seed-vectorized games (:mod:`dp_online_envs.envs.vector_env`) take a block of
+        The vector games (:mod:`dp_online_envs.envs.vector_env`) take a block of
         rounds at a time through this. Only for adversaries that do not read the
         learner's points (``adaptive`` False).
 

@@ -179,7 +179,7 @@ class StochasticAdversary(Adversary):
 
 class BoxLossRing:
     """Rings of drawn rounds for B box-parameter stochastic adversaries (the one-call
-    draw of :meth:`StochasticAdversary.next_losses`), one row per game: the seed-batched
+    draw of :meth:`StochasticAdversary.next_losses`), one row per game: the vector
     games (:mod:`dp_online_envs.envs.vector_env`) read round ``c``'s parameters of every
     game from slot ``c % width`` at once, whatever round each game is in.
 

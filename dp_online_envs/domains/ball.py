@@ -24,7 +24,7 @@ def l2_norms(rows: np.ndarray) -> np.ndarray:
 
     ``sqrt`` of NumPy's dot kernel per row (``np.vecdot``), which is what
     ``np.linalg.norm`` computes for one vector; every l2 norm that decides a point or
-    a clip in the suite (scalar and batched) is this one, so both round alike.
+    a clip in the suite (scalar and vector) is this one, so both round alike.
     """
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     return np.sqrt(np.vecdot(rows, rows))
@@ -39,7 +39,7 @@ def project_l2_rows(rows: np.ndarray, radius: float = 1.0) -> np.ndarray:
     computed norm, and projecting twice gives the same bits as projecting once. The
     scalar projections (:meth:`Ball.project`,
     :func:`~dp_online_envs.losses._utils.project_l2_ball`) are this function on one row,
-    so a batched game clips and projects exactly as the scalar one.
+    so a vector game clips and projects exactly as the scalar one.
 
     Returns:
         A new array (the input is not modified).

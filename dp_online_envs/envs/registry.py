@@ -552,7 +552,7 @@ def register_all() -> None:
     ``gym.make_vec``'s default mode: ``gym.make_vec(id, num_envs=B)`` is, for every id,
     the :class:`~dp_online_envs.envs.sync_vector.GuardedSyncVectorEnv` of B scalar games
     (Gymnasium's ``SyncVectorEnv`` whose spec, ``env_fns`` and ``get_attr`` do not hand
-    the adversary's options to a learner). The seed-batched games are the opt-in
+    the adversary's options to a learner). The vector games are the opt-in
     :class:`~dp_online_envs.envs.vector_env.LinearVectorEnv`, whose own spec carries
     :data:`~dp_online_envs.envs.vector_env.VECTOR_ENTRY_POINT` (so
     ``gym.make_vec(venv.spec)`` remakes it).

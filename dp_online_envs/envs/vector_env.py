@@ -1,8 +1,8 @@
-"""Seed-vectorized games: B games of one linear-loss id played in one numpy pass.
+"""Vector games: B seeds of one linear-loss id played in one numpy pass.
 
 :class:`LinearVectorEnv` is what a learner holds: a Gymnasium ``VectorEnv`` of
 ``B = num_envs`` games of the same configuration that differ only in their seeds,
-behind the batched form of the :class:`~dp_online_envs.wrappers.FeedbackGuard`.
+behind the vector form of the :class:`~dp_online_envs.wrappers.FeedbackGuard`.
 The games and their regret ledger are :class:`LinearVectorGames` (the experimenter's
 env, ``venv.unwrapped``). Every sub-game is the scalar game of
 :func:`~dp_online_envs.envs.registry.build_env` with the same options and its own seed,
@@ -49,7 +49,8 @@ round for round:
   masks); ``DISABLED`` refuses every step (``RuntimeError`` naming the games, nothing
   played) until those games are reset, e.g. ``reset(options={"reset_mask":
   terminated})``.
-* Regret: the ledger of :class:`~dp_online_envs.wrappers.RegretRecorder`, batched:
+* Regret: the ledger of :class:`~dp_online_envs.wrappers.RegretRecorder`, one row
+  per game:
   the cumulative parameter ``(B, P)``, the learner's loss, the comparator at the same
   checkpoints (per game, the same ``linear_minimizer`` and product as
   :class:`~dp_online_envs.hindsight.Comparator`; on the simplex the row minimum, which
@@ -66,16 +67,16 @@ the feedback (``theta_t``) never depends on that arithmetic.
 
 ``gym.make_vec(id, num_envs=B)`` is Gymnasium's ``SyncVectorEnv`` of B scalar games for
 every id (no id registers a vector entry point, since Gymnasium 1.4 would make it the
-default mode); the batched games are the opt-in ``LinearVectorEnv(id, B, ...)`` (or
+default mode); the vector games are the opt-in ``LinearVectorEnv(id, B, ...)`` (or
 :func:`make_vector_env`), and ``gym.make_vec(venv.spec)`` remakes one.
 
 What is not offered (``ValueError`` naming it): adaptive adversaries (their losses
-depend on the play), non-linear losses, rendering and ``record_losses``. The batched
-learners and the loop (:mod:`agents.vectorized`,
-:func:`dp_online_envs.loop.run_batched_rounds`, ``agents.play_batch``) play B games
+depend on the play), non-linear losses, rendering and ``record_losses``. The vector
+learners and the loop (:mod:`agents.vector`,
+:func:`dp_online_envs.loop.run_vector_rounds`, ``agents.play_batch``) play B games
 started together (``play_batch`` resets every game); staggered games are for loops
 that handle each game's end themselves, as with ``SyncVectorEnv``.
-``docs/vectorized.md`` describes the interface.
+``docs/vector.md`` describes the interface.
 """
 
 from __future__ import annotations
@@ -104,14 +105,14 @@ from dp_online_envs.wrappers.regret import REGRET_INFO_KEY, find_recorder
 __all__ = ["VECTOR_ENTRY_POINT", "VECTOR_ENV_IDS", "VECTOR_LEARNER_ATTRIBUTES",
            "LinearVectorEnv", "LinearVectorGames", "make_vector_env", "vector_support"]
 
-#: The ids with a seed-vectorized path (their linear-loss configurations).
+#: The ids with a vector path (their linear-loss configurations).
 VECTOR_ENV_IDS: tuple[str, ...] = (
     "DPFullInfo-Experts-v0", "DPBandit-MAB-v0", "DPFullInfo-Sphere-v1",
     "DPFullInfo-Cube-v2", "DPFullInfo-Cube-v1", "DPFullInfo-Matroid-v2",
     "DPFullInfo-Matroid-v1",
 )
 
-#: The vector entry point in the spec of every batched env (a string, so that
+#: The vector entry point in the spec of every vector env (a string, so that
 #: ``venv.spec.to_json()`` works): ``gym.make_vec(venv.spec)`` remakes ``venv``. The
 #: registered ids do not list it (see the module docstring).
 VECTOR_ENTRY_POINT = "dp_online_envs.envs.vector_env:make_vector_env"
@@ -119,7 +120,7 @@ VECTOR_ENTRY_POINT = "dp_online_envs.envs.vector_env:make_vector_env"
 #: Rounds of losses drawn per adversary call.
 LOSS_BLOCK = 256
 
-#: The names ``get_attr`` and ``call`` answer through the batched guard, one value per
+#: The names ``get_attr`` and ``call`` answer through the vector guard, one value per
 #: game, as ``SyncVectorEnv.get_attr`` answers them through B scalar guards: the public
 #: ``Problem``, the single spaces, the game's metadata and render mode, the public
 #: spec of one game, the learner's own generator of each game, ``np_random_seed``
@@ -143,46 +144,46 @@ def _scalar_env(env_id: str, options: dict[str, Any]) -> gym.Env:
 
 
 def vector_support(env_id: str, **options: Any) -> str | None:
-    """Why ``env_id`` with these options has no vectorized path, or ``None`` if it has.
+    """Why ``env_id`` with these options has no vector path, or ``None`` if it has.
 
     Raises:
         ValueError, TypeError: The options are invalid for the id (as ``build_env``).
     """
     if env_id not in VECTOR_ENV_IDS:
-        return f"{env_id} has no vectorized path (only {list(VECTOR_ENV_IDS)})"
+        return f"{env_id} has no vector path (only {list(VECTOR_ENV_IDS)})"
     env = _scalar_env(env_id, options)
     return _refusal(env.unwrapped, options)
 
 
 def _refusal(base: Any, options: dict[str, Any]) -> str | None:
     if not isinstance(base.loss, LinearLoss):
-        return f"the vectorized games need linear losses, got {base.loss!r}"
+        return f"the vector games need linear losses, got {base.loss!r}"
     if base.adversary.adaptive:
         return (f"adversary {base.adversary.name!r} is adaptive (its losses depend on the "
-                "play): no vectorized path")
+                "play): no vector path")
     if options.get("render_mode") is not None or options.get("record_losses"):
-        return "render_mode and record_losses are not offered by the vectorized games"
+        return "render_mode and record_losses are not offered by the vector games"
     return None
 
 
 def make_vector_env(num_envs: int = 1, env_id: str = "DPBandit-MAB-v0",
                     **options: Any) -> LinearVectorEnv:
     """``LinearVectorEnv(env_id, num_envs, **options)``: the vector entry point in every
-    batched env's spec, so that ``gym.make_vec(venv.spec)`` remakes ``venv``.
+    vector env's spec, so that ``gym.make_vec(venv.spec)`` remakes ``venv``.
 
     ``options`` are those of ``gym.make(env_id, ...)`` plus ``block`` and
     ``autoreset_mode``; gymnasium's ``max_episode_steps`` is refused (the games last
     ``horizon`` rounds).
 
     Raises:
-        ValueError: ``max_episode_steps``, or a setting the batched games do not offer
+        ValueError: ``max_episode_steps``, or a setting the vector games do not offer
             (an adaptive adversary, a non-linear loss, rendering, ``record_losses``):
             the message names it and points to ``gym.make_vec(id, num_envs=B)`` (B
             scalar envs), which plays every setting.
         TypeError: An option the id does not accept (as ``gym.make``).
     """
     if options.pop("max_episode_steps", None) is not None:
-        raise ValueError("max_episode_steps is not offered by the vectorized games: pass "
+        raise ValueError("max_episode_steps is not offered by the vector games: pass "
                          "horizon=T")
     scalar = {k: v for k, v in options.items() if k not in ("block", "autoreset_mode")}
     why = vector_support(env_id, **scalar)
@@ -337,7 +338,7 @@ class LinearVectorGames(gym.vector.VectorEnv):
         **options: The id's options (as ``gym.make``).
 
     Raises:
-        ValueError: An id without vectorized path, an adaptive adversary, a non-linear
+        ValueError: An id without vector path, an adaptive adversary, a non-linear
             loss, rendering, ``record_losses`` or an unknown ``autoreset_mode`` (the
             message says which).
     """
@@ -349,7 +350,7 @@ class LinearVectorGames(gym.vector.VectorEnv):
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  **options: Any) -> None:
         if env_id not in VECTOR_ENV_IDS:
-            raise ValueError(f"env_id={env_id!r} has no vectorized path; expected one of "
+            raise ValueError(f"env_id={env_id!r} has no vector path; expected one of "
                              f"{list(VECTOR_ENV_IDS)}")
         self.num_envs = check_int("num_envs", num_envs, 1)
         self.block = check_int("block", block, 1)
@@ -758,8 +759,8 @@ class LinearVectorGames(gym.vector.VectorEnv):
 
 
 class LinearVectorEnv(gym.vector.VectorWrapper):
-    """What a learner holds when it plays seed-batched games: :class:`LinearVectorGames`
-    behind the batched :class:`~dp_online_envs.wrappers.FeedbackGuard`.
+    """What a learner holds when it plays vector games: :class:`LinearVectorGames`
+    behind the vector :class:`~dp_online_envs.wrappers.FeedbackGuard`.
 
     Built from the id and options (``LinearVectorEnv(id, B, horizon=T, ...)``, as
     :class:`LinearVectorGames`); its public names give the batch's permitted feedback,
@@ -832,9 +833,9 @@ class LinearVectorEnv(gym.vector.VectorWrapper):
         return self.env.reset(seed=seed, options=options)
 
     def render(self) -> tuple[None, ...]:
-        """No picture: the batched games have no render mode (``gym.make_vec(id,
+        """No picture: the vector games have no render mode (``gym.make_vec(id,
         num_envs=B, render_mode=...)`` renders B scalar games)."""
-        gym.logger.warn("render() called without a render_mode: the batched games do not "
+        gym.logger.warn("render() called without a render_mode: the vector games do not "
                         "render; gym.make_vec(id, num_envs=B, render_mode=...) does")
         return (None,) * self.num_envs
 

@@ -349,8 +349,8 @@ def _backend_args(s: argparse.ArgumentParser) -> None:
                    help="worker processes (default: the CPUs available)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--vectorize", action="store_true",
-                   help="play the seeds of a setting together where a seed-vectorized path "
-                        "exists (same records; docs/vectorized.md)")
+                   help="play the seeds of a setting together where a vector path "
+                        "exists (same records; docs/vector.md)")
 
 
 # ------------------------------------------------------------------ commands

@@ -30,7 +30,7 @@ def as_param(theta: object, param_dim: int, name: str) -> np.ndarray:
 
 def project_l2_ball(v: np.ndarray, radius: float = 1.0) -> np.ndarray:
     """Euclidean projection onto ``{u : ||u||_2 <= radius}``: :func:`project_l2_rows` on
-    one row (bit-idempotent; the batched clip is the same function on many rows)."""
+    one row (bit-idempotent; the vector learners' clip is the same function on many rows)."""
     return project_l2_rows(np.asarray(v, dtype=np.float64)[None, :], radius)[0]
 
 

@@ -129,7 +129,7 @@ class LinearLoss(LossFamily):
         """Euclidean projection of every row of a ``(B, dim)`` array onto ``Theta``.
 
         The one implementation of the clip: :meth:`clip_param` is this on one row and a
-        batched learner calls it on its B games' feedback, so both give the same bits.
+        vector learner calls it on its B games' feedback, so both give the same bits.
         Boxes clip coordinates; the l2 ball scales rows outside it
         (:func:`~dp_online_envs.domains.ball.project_l2_rows`, bit-idempotent); the l1
         ball projects each row outside it (:func:`project_l1_ball`). Rows are not

@@ -44,7 +44,7 @@ def test_import_agents_imports_no_learner_and_a_lookup_imports_its_own():
     found = _fresh(f"""
 import json, sys
 import agents
-before = [m for m in {learners!r} + ["agents.vectorized", "agents.common"] if m in sys.modules]
+before = [m for m in {learners!r} + ["agents.vector", "agents.common"] if m in sys.modules]
 cls = agents.agent_class("hedge")
 after = sorted(m for m in {learners!r} if m in sys.modules)
 try:

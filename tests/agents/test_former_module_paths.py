@@ -14,8 +14,11 @@ import agents
 
 ROOT = pathlib.Path(agents.__file__).resolve().parent.parent
 FORMER = {
-    "agents.batched": "agents.vectorized",
-    "agents.batched.arms": "agents.vectorized.arms",
+    "agents.batched": "agents.vector",
+    "agents.batched.arms": "agents.vector.arms",
+    "agents.vectorized": "agents.vector",
+    "agents.vectorized.base": "agents.vector.base",
+    "agents.vectorized.counters": "agents.vector.counters",
     "agents.bandit.adap": "agents.bandit.adap_ucb",
     "agents.bandit.bandit_submod": "agents.bandit.bandit_submod_pftal",
     "agents.bandit.batched": "agents.bandit.private_batched_htinf",

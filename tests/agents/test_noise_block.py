@@ -1,6 +1,6 @@
 """Noise blocks sized to the game (agents.common.noise_block): a short game draws only
 the values it uses, a long one blocks of NOISE_BLOCK and a last block of the rounds
-left, in the scalar reduction and its batched form alike."""
+left, in the scalar reduction and its vector form alike."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import agents
 from agents.common import NOISE_BLOCK, noise_block
-from agents.vectorized import make_batched
+from agents.vector import make_vector
 from dp_online_envs import build_env
 
 
@@ -23,23 +23,23 @@ def _problem(horizon):
     return build_env("DPBandit-MAB-v0", horizon=horizon).get_wrapper_attr("problem")
 
 
-def test_scalar_and_batched_blocks_follow_the_rounds_left():
+def test_scalar_and_vector_blocks_follow_the_rounds_left():
     horizon = NOISE_BLOCK + 5
     problem = _problem(horizon)
     scalar = agents.make("private-exp2", problem, epsilon=1.0, seed=3)
     scalar.reset(3)
-    batched = make_batched("private-exp2", problem, epsilon=1.0)
-    batched.reset_batch([3])
-    sizes, batched_sizes = [], []
+    vector = make_vector("private-exp2", problem, epsilon=1.0)
+    vector.reset_batch([3])
+    sizes, vector_sizes = [], []
     for _ in range(horizon):
         before = id(scalar._noise._block)  # the reduction's NoiseQueue
         scalar.update(scalar.act(), np.zeros(1))
         if id(scalar._noise._block) != before:
             sizes.append(len(scalar._noise._block))
-        arms = batched.act_batch()
-        before = id(batched._noise)
-        batched.update_batch(arms, np.zeros((1, 1)))
-        if id(batched._noise) != before:
-            batched_sizes.append(batched._noise.shape[0])
-            assert batched._noise[:, 0].tolist() == scalar._noise._block  # the same values
-    assert sizes == batched_sizes == [NOISE_BLOCK, 5]
+        arms = vector.act_batch()
+        before = id(vector._noise)
+        vector.update_batch(arms, np.zeros((1, 1)))
+        if id(vector._noise) != before:
+            vector_sizes.append(vector._noise.shape[0])
+            assert vector._noise[:, 0].tolist() == scalar._noise._block  # the same values
+    assert sizes == vector_sizes == [NOISE_BLOCK, 5]

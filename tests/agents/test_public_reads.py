@@ -1,6 +1,6 @@
-"""The seed-batched learners read the scalar learners by public names only.
+"""The vector learners read the scalar learners by public names only.
 
-``agents.vectorized`` computes the scalar games' numbers from the scalar agents' and
+``agents.vector`` computes the scalar games' numbers from the scalar agents' and
 counters' constants and state; it reads them through public, documented names, never
 through another object's ``_private`` attribute; and no module of ``agents`` or of the
 game (``dp_online_envs`` outside the lab) imports a private name of another package (a
@@ -46,9 +46,9 @@ def _package(path: str) -> str:
     return ".".join(pathlib.Path(path).parent.parts)
 
 
-def test_the_batched_learners_read_no_private_attribute_of_another_object():
+def test_the_vector_learners_read_no_private_attribute_of_another_object():
     reads = {path: foreign_private_reads(src)
-             for path, src in _sources("agents/vectorized").items()}
+             for path, src in _sources("agents/vector").items()}
     assert {path: r for path, r in reads.items() if r} == {}
 
 
@@ -64,4 +64,4 @@ def test_the_checks_find_what_they_look_for():
     assert sorted(foreign_private_reads(src)) == ["e._small", "self.prototype._grid"]
     src = "from a.b import _c, d\nfrom e import __version__\nfrom f import _g\n"
     assert private_imports(src, "f") == ["a.b._c"]
-    assert _package("agents/vectorized/arms.py") == "agents.vectorized"
+    assert _package("agents/vector/arms.py") == "agents.vector"

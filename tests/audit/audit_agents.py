@@ -51,8 +51,8 @@ class RandomizedResponseArm(Agent):
         self.t += 1
 
 
-class BatchedRandomizedResponse:
-    """B games of :class:`RandomizedResponseArm` at once (a batched session): game ``b``
+class VectorRandomizedResponse:
+    """B games of :class:`RandomizedResponseArm` at once (a vector session): game ``b``
     draws from the generator the scalar agent reset with ``seeds[b]`` has, so its play
     is the scalar game's."""
 
@@ -80,9 +80,9 @@ class BatchedRandomizedResponse:
         self.t += 1
 
 
-class SharedStreamRandomizedResponse(BatchedRandomizedResponse):
+class SharedStreamRandomizedResponse(VectorRandomizedResponse):
     """B independent games of :class:`RandomizedResponseArm` from ONE generator seeded
-    with all the run seeds (as :class:`agents.vectorized.arms.SharedStreamPrivateEXP2`
+    with all the run seeds (as :class:`agents.vector.arms.SharedStreamPrivateEXP2`
     draws its noise): game ``b`` keeps its bit with the ``b``-th of one ``random(B)``
     draw. Not the scalar game of ``seeds[b]``; the same law, independent runs."""
 

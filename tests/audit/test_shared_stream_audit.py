@@ -1,6 +1,6 @@
 """The audit's form of private-exp2: B independent runs from ONE generator.
 
-:class:`agents.vectorized.arms.SharedStreamPrivateEXP2` draws every run's exact discrete
+:class:`agents.vector.arms.SharedStreamPrivateEXP2` draws every run's exact discrete
 Laplace noise in one ``draw_int(rng, B * n)`` call (row ``b`` run ``b``'s) and every
 run's uniforms in one ``random((B, n))`` call. Checked here: the noise fed to the
 learner has the exact law (chi-square on exact-probability bins, variance against the
@@ -8,7 +8,7 @@ analytic one), runs are independent (no shared value position; correlations ~0),
 audit on this path does not refute honest private-exp2 (or randomized response) at
 its declared epsilon and refutes a 100-fold noise cut and plain EXP3, the same audit
 seed gives the same findings, and ``audit_power`` plays this form while ``run`` /
-sweeps keep the per-seed batched form.
+sweeps keep the per-seed vector form.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from scipy import stats
 
 import agents
 from agents.privacy.discrete import discrete_laplace_variance
-from agents.vectorized import (
-    AUDIT_BATCHED,
-    make_audit_batched,
-    make_batched,
+from agents.vector import (
+    AUDIT_VECTOR,
+    make_audit_vector,
+    make_vector,
 )
-from agents.vectorized.arms import BatchedArms, BatchedPrivateEXP2, SharedStreamPrivateEXP2
+from agents.vector.arms import SharedStreamPrivateEXP2, VectorArms, VectorPrivateEXP2
 from dp_online_envs.lab.audit import AuditSettings, audit_actions, audit_power
 from dp_online_envs.lab.audit.actions import audit_problem
 
@@ -38,7 +38,7 @@ CLAIM = (1.0, 0.0)
 
 def _learner(horizon: int, epsilon: float = 1.0) -> SharedStreamPrivateEXP2:
     problem, _ = audit_problem(MAB, {}, horizon)
-    learner = make_audit_batched("private-exp2", problem, epsilon=epsilon)
+    learner = make_audit_vector("private-exp2", problem, epsilon=epsilon)
     assert type(learner) is SharedStreamPrivateEXP2
     return learner
 
@@ -159,17 +159,17 @@ def test_bad_seeds_are_refused(seeds):
 
 
 # ------------------------------------------------------------------- selection
-def test_make_audit_batched_picks_the_shared_stream_form_only_for_private_exp2():
+def test_make_audit_vector_picks_the_shared_stream_form_only_for_private_exp2():
     problem, _ = audit_problem(MAB, {}, 8)
-    assert AUDIT_BATCHED == {"private-exp2": SharedStreamPrivateEXP2}
-    assert type(make_audit_batched("exp3", problem)) is BatchedArms
-    assert type(make_batched("private-exp2", problem, epsilon=1.0)) is BatchedPrivateEXP2
-    assert type(agents.registry.audit_batched("private-exp2", problem,
+    assert AUDIT_VECTOR == {"private-exp2": SharedStreamPrivateEXP2}
+    assert type(make_audit_vector("exp3", problem)) is VectorArms
+    assert type(make_vector("private-exp2", problem, epsilon=1.0)) is VectorPrivateEXP2
+    assert type(agents.registry.audit_vector("private-exp2", problem,
                                               epsilon=1.0)) is SharedStreamPrivateEXP2
-    assert type(agents.registry.batched("private-exp2", problem,
-                                        epsilon=1.0)) is BatchedPrivateEXP2
-    with pytest.raises(ValueError, match="no batched form"):
-        make_audit_batched("scrible", problem, epsilon=1.0)
+    assert type(agents.registry.vector("private-exp2", problem,
+                                        epsilon=1.0)) is VectorPrivateEXP2
+    with pytest.raises(ValueError, match="no vector form"):
+        make_audit_vector("scrible", problem, epsilon=1.0)
 
 
 
@@ -178,11 +178,11 @@ def test_audit_power_plays_the_shared_stream_form():
     settings = AuditSettings(horizon=16, runs=120, pilot_runs=30, taus=(1,), seed=2)
     power = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30))
     for c, lb in zip((1, 30), power.eps_lbs):
-        f = audit_actions(lambda p, s, c=c: make_audit_batched("private-exp2", p,
+        f = audit_actions(lambda p, s, c=c: make_audit_vector("private-exp2", p,
                                                                epsilon=float(c)),
                           MAB, {}, CLAIM, settings)
         assert f.eps_lb == lb
-    # the per-seed form (a resolver without audit_batched) gives the scalar findings
+    # the per-seed form (a resolver without audit_vector) gives the scalar findings
     slow = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30),
                        vectorize=False)
     per_seed = audit_power("private-exp2", MAB, {}, CLAIM, settings, factors=(1, 30),
@@ -204,7 +204,7 @@ def test_honest_private_exp2_passes_and_a_100x_noise_cut_is_refuted(seed):
 
 def test_plain_exp3_declaring_privacy_is_refuted_on_the_audit_form():
     settings = AuditSettings(horizon=32, runs=800, pilot_runs=100, taus=(1,), seed=3)
-    f = audit_actions(lambda p, s: make_audit_batched("exp3", p), MAB, {}, CLAIM, settings)
+    f = audit_actions(lambda p, s: make_audit_vector("exp3", p), MAB, {}, CLAIM, settings)
     assert f.refuted and f.eps_lb > 2.0, str(f)
 
 
@@ -238,7 +238,7 @@ def test_same_audit_seed_same_findings():
 def test_per_seed_registry_pickles_by_reference_and_has_no_audit_form():
     import pickle
 
-    assert agents.per_seed_registry.audit_batched is None
+    assert agents.per_seed_registry.audit_vector is None
     assert pickle.loads(pickle.dumps(agents.per_seed_registry)) is agents.per_seed_registry
     assert pickle.loads(pickle.dumps(agents.registry)) is agents.registry
     assert agents.per_seed_registry.resolve("private-exp2") is agents.agent_class("private-exp2")

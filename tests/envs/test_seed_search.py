@@ -70,7 +70,7 @@ def test_no_scalar_door_gives_the_seed_away(env_id):
     assert _found(first + _scalar_generators(env)) == []
 
 
-def test_no_batched_door_gives_the_seeds_away():
+def test_no_vector_door_gives_the_seeds_away():
     venv = LinearVectorEnv("DPBandit-MAB-v0", B, horizon=5)
     venv.reset(seed=SEED)  # games SEED, SEED + 1, SEED + 2
     generators = [*venv.np_random, *venv.get_attr("np_random"),
@@ -151,10 +151,10 @@ def test_play_gives_the_learner_no_seed_of_the_game():
 
 def test_play_batch_gives_the_learners_no_seed_of_the_games():
     import agents
-    from agents.vectorized import make_batched
+    from agents.vector import make_vector
 
     venv = LinearVectorEnv("DPBandit-MAB-v0", B, horizon=5)
-    learner = make_batched("exp3", venv.problem)
+    learner = make_vector("exp3", venv.problem)
     seen: list[int] = []
     reset_batch = learner.reset_batch
     learner.reset_batch = lambda seeds: (seen.extend(seeds), reset_batch(seeds))

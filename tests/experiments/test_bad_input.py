@@ -1,6 +1,6 @@
 """Bad input named in one clear error (value and what was expected), or accepted on
 purpose: the cases of the command line, sweep and assignment files, the grader, the
-results tables, the batched play and the real-data ids."""
+results tables, the vector play and the real-data ids."""
 
 from __future__ import annotations
 
@@ -224,15 +224,15 @@ def test_one_submission_the_grader_trips_on_does_not_stop_the_others(tmp_path, m
     assert {p.reason for p in trips.parts} == {"grading failed: StopIteration: "}
 
 
-# -------------------------------------------------------------------- batched play
+# --------------------------------------------------------------------- vector play
 def test_play_batch_names_a_scalar_agent_or_env():
     env = build_env("DPBandit-MAB-v0", horizon=10)
     venv = gym.make_vec("DPBandit-MAB-v0", num_envs=2, horizon=10)
     scalar = agents.make("exp3", env.unwrapped.problem, seed=0)
-    with pytest.raises(TypeError, match=r"^learner must be a batched learner \(agents\.vectorized"
-                                        r"\.make_batched\), got EXP3: play a scalar agent"):
+    with pytest.raises(TypeError, match=r"^learner must be a vector learner \(agents\.vector"
+                                        r"\.make_vector\), got EXP3: play a scalar agent"):
         agents.play_batch(venv, scalar, [0, 1])
-    with pytest.raises(TypeError, match=r"^venv must be a seed-vectorized env .*, got "
+    with pytest.raises(TypeError, match=r"^venv must be a vector env .*, got "
                                         r"FeedbackGuard: play one env with agents\.play"):
         agents.play_batch(env, scalar, [0, 1])
 

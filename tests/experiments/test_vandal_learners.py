@@ -3,7 +3,7 @@
 A vandal (:mod:`experiments.vandal_agents`) changes every attribute of everything it
 holds -- the ``Problem`` and its domain and loss family, the spaces, the metadata, the
 spec, the generators -- while it plays a fixed sequence of actions. Through each door
-(the scalar env of ``gym.make``, the batched ``LinearVectorEnv``, ``gym.make_vec``'s
+(the scalar env of ``gym.make``, the vector ``LinearVectorEnv``, ``gym.make_vec``'s
 scalar games, the in-process runner behind ``dp-online run``, and isolated play) the
 regret reported must be the regret of the same play without the vandalism, bit for
 bit. The problem a learner holds is a read-only copy: ``problem.domain.radius = 1e-9``
@@ -95,7 +95,7 @@ def test_the_problem_is_a_fresh_copy_sharing_nothing_with_the_env():
     assert env.action_space is not env.unwrapped.action_space
 
 
-def _batched_regret(env_id: str, vandal: bool) -> list[dict]:
+def _vector_regret(env_id: str, vandal: bool) -> list[dict]:
     venv = LinearVectorEnv(env_id, B, horizon=T)
     agents = [Vandal(venv.problem, seed=1, vandal=vandal) for _ in range(B)]
     venv.reset(seed=SEED)
@@ -117,8 +117,8 @@ def _batched_regret(env_id: str, vandal: bool) -> list[dict]:
 
 
 @pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
-def test_a_vandal_on_the_batched_env_changes_no_regret(env_id):
-    assert _batched_regret(env_id, True) == _batched_regret(env_id, False)
+def test_a_vandal_on_the_vector_env_changes_no_regret(env_id):
+    assert _vector_regret(env_id, True) == _vector_regret(env_id, False)
 
 
 def _sync_regret(env_id: str, vandal: bool) -> list[dict]:

@@ -275,12 +275,12 @@ def test_a_second_process_loads_the_sampler_kernels_from_the_disk_cache(tmp_path
     assert second == {"kernels": 1, "hits": 1, "misses": 0}
 
 
-def test_batched_counters_on_the_compiled_path_are_the_scalar_counters_on_numpys(monkeypatch):
-    """A batched Agarwal-Singh counter whose noise the compiled samplers draw releases, for
+def test_vector_counters_on_the_compiled_path_are_the_scalar_counters_on_numpys(monkeypatch):
+    """A vector Agarwal-Singh counter whose noise the compiled samplers draw releases, for
     each game, what that game's scalar counter releases with the numpy samplers (exact
     discrete Laplace; its extra draws summed over refills: T = 600, blocks of 256 rows)."""
     from agents.privacy import make_counter
-    from agents.vectorized.counters import BatchedAgarwalSingh
+    from agents.vector.counters import VectorAgarwalSingh
 
     z = np.random.default_rng(9).uniform(-1.0, 1.0, size=(600, 2, 3))
 
@@ -291,6 +291,6 @@ def test_batched_counters_on_the_compiled_path_are_the_scalar_counters_on_numpys
     monkeypatch.setattr(discrete, "COMPILE_AFTER", None)
     scalar = [[c.add(row) for row in z[:, b]] for b, c in enumerate([counter(1), counter(2)])]
     monkeypatch.setattr(discrete, "COMPILE_AFTER", 0)
-    batched = BatchedAgarwalSingh([counter(1), counter(2)])
-    released = np.array([batched.add_batch(rows) for rows in z])
+    vector = VectorAgarwalSingh([counter(1), counter(2)])
+    released = np.array([vector.add_batch(rows) for rows in z])
     assert np.array_equal(released, np.array(scalar).transpose(1, 0, 2))

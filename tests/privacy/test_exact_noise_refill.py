@@ -1,4 +1,4 @@
-"""One refill of exact noise: counters, the private reductions and the batched forms all
+"""One refill of exact noise: counters, the private reductions and the vector forms all
 draw their exact integers through :class:`agents.privacy.noise.ExactNoise`.
 
 Checked: each consumer's draws go through ``ExactNoise.refill`` (a refill that returns
@@ -17,9 +17,9 @@ import pytest
 
 import agents
 from agents.privacy.counters import make_counter
-from agents.privacy.noise import BatchedExactNoise, DiscreteLaplaceNoise, ExactNoise
-from agents.vectorized import make_batched
-from agents.vectorized.counters import BatchedAgarwalSingh
+from agents.privacy.noise import DiscreteLaplaceNoise, ExactNoise, VectorExactNoise
+from agents.vector import make_vector
+from agents.vector.counters import VectorAgarwalSingh
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import LinearVectorEnv
 
@@ -38,17 +38,17 @@ def test_a_refill_is_n_times_width_draws_in_row_order():
     np.testing.assert_array_equal(got[:5], rows)
 
 
-def test_batched_buffers_continue_the_games_blocks_and_refuse_different_positions():
+def test_vector_buffers_continue_the_games_blocks_and_refuse_different_positions():
     ns = DiscreteLaplaceNoise(1.0, 1.0).calibrate()
     rngs = [np.random.default_rng(s) for s in (1, 2)]
     games = [ExactNoise(ns, 2) for _ in rngs]
     for g, r in zip(games, rngs):
         g.next_row(r, 3)
-    both = BatchedExactNoise(games, rngs)
+    both = VectorExactNoise(games, rngs)
     np.testing.assert_array_equal(both.next_rows(3), [games[0].rows[1], games[1].rows[1]])
     games[0].used = 2
     with pytest.raises(ValueError, match="buffers differ"):
-        BatchedExactNoise(games, rngs)
+        VectorExactNoise(games, rngs)
 
 
 class _Shifted(ExactNoise):
@@ -98,23 +98,23 @@ def test_the_reduction_draws_through_the_refill(shifted):
     assert _reduction_releases() != before
 
 
-def _batched_counter_releases() -> np.ndarray:
+def _vector_counter_releases() -> np.ndarray:
     counters = [make_counter("agarwal-singh", 10, 2, epsilon=1.0, sensitivity=1.0,
                              noise="discrete-laplace", rng=np.random.default_rng(s)) for s in (1, 2)]
-    both = BatchedAgarwalSingh(counters)
+    both = VectorAgarwalSingh(counters)
     return np.array([both.add_batch(np.zeros((2, 2))) for _ in range(10)])
 
 
-def test_the_batched_counter_draws_through_the_refill(shifted):
+def test_the_vector_counter_draws_through_the_refill(shifted):
     from agents.privacy.counters import base
-    before = _batched_counter_releases()
+    before = _vector_counter_releases()
     shifted([(base, "ExactNoise")])
-    assert np.all(np.abs(_batched_counter_releases() - before) > 1.0)
+    assert np.all(np.abs(_vector_counter_releases() - before) > 1.0)
 
 
-def _batched_exp2_actions() -> list[float]:
+def _vector_exp2_actions() -> list[float]:
     venv = LinearVectorEnv("DPBandit-MAB-v0", 2, horizon=30)
-    learner = make_batched("private-exp2", venv.problem, epsilon=1.0)
+    learner = make_vector("private-exp2", venv.problem, epsilon=1.0)
     venv.reset(seed=[3, 4])
     learner.reset_batch([3, 4])
     actions = []
@@ -126,12 +126,12 @@ def _batched_exp2_actions() -> list[float]:
     return actions
 
 
-def test_the_batched_reduction_draws_through_the_refill(shifted):
+def test_the_vector_reduction_draws_through_the_refill(shifted):
     from agents.privacy import noise
-    from agents.vectorized import arms
-    before = _batched_exp2_actions()
+    from agents.vector import arms
+    before = _vector_exp2_actions()
     shifted([(arms, "ExactNoise"), (noise, "ExactNoise")])
-    assert _batched_exp2_actions() != before
+    assert _vector_exp2_actions() != before
 
 
 def test_no_other_module_of_agents_calls_draw_int():
@@ -144,14 +144,14 @@ def test_no_other_module_of_agents_calls_draw_int():
     where = sorted({p for p, _ in callers})
     # noise.py: the strategies' own float draws and ExactNoise.refill; arms.py: the
     # audit's shared-stream form, one generator for all runs (not a per-game buffer)
-    assert where == ["privacy/noise.py", "vectorized/arms.py"]
-    assert len([c for c in callers if c[0] == "vectorized/arms.py"]) == 1
+    assert where == ["privacy/noise.py", "vector/arms.py"]
+    assert len([c for c in callers if c[0] == "vector/arms.py"]) == 1
 
 
 @pytest.mark.parametrize("counts", [(1, 2, 3), (4, 4, 4), (9,), (2, 7, 1, 5)])
 def test_a_sum_of_rows_is_the_sum_of_the_rows_handed_out_one_by_one(counts):
     """``next_rows_sum`` hands out the rows ``next_row`` would (across refills of the
-    same block size, at the same points) and sums them exactly; the batched form does
+    same block size, at the same points) and sums them exactly; the vector form does
     the same per game."""
     ns = DiscreteLaplaceNoise(1.0, 1.0).calibrate()
     one, many = ExactNoise(ns, width=2), ExactNoise(ns, width=2)
@@ -164,10 +164,10 @@ def test_a_sum_of_rows_is_the_sum_of_the_rows_handed_out_one_by_one(counts):
         assert (many.used, len(many.rows)) == (one.used, len(one.rows))
     assert r1.bit_generator.state == r2.bit_generator.state
     games = [np.random.default_rng(s) for s in (5, 6)]
-    batched = BatchedExactNoise([ExactNoise(ns, 2), ExactNoise(ns, 2)],
+    vector = VectorExactNoise([ExactNoise(ns, 2), ExactNoise(ns, 2)],
                                 [np.random.default_rng(s) for s in (5, 6)])
     singles = [ExactNoise(ns, 2), ExactNoise(ns, 2)]
     for count in counts:
         want = [sum(b.next_row(r, 4).copy() for _ in range(count))
                 for b, r in zip(singles, games)]
-        np.testing.assert_array_equal(batched.next_rows_sum(4, count), want)
+        np.testing.assert_array_equal(vector.next_rows_sum(4, count), want)

@@ -1,4 +1,4 @@
-"""Actions and settings the batched games must refuse or correct exactly as the scalar
+"""Actions and settings the vector games must refuse or correct exactly as the scalar
 env does: points off the simplex (the sum-to-one half of the membership test), complex
 actions, and horizons beyond what the regret ledger holds."""
 

@@ -1,4 +1,4 @@
-"""The batched env keeps Gymnasium's vector-env conventions, and keeps them exactly as
+"""The vector env keeps Gymnasium's vector-env conventions, and keeps them exactly as
 ``gym.make_vec(id, num_envs=B)`` (a ``SyncVectorEnv`` of B scalar games) does.
 
 Each test plays the same seeds and actions through :class:`LinearVectorEnv` and the
@@ -25,13 +25,13 @@ T, B = 6, 3
 
 def _pair(env_id: str, mode: AutoresetMode = AutoresetMode.NEXT_STEP, num_envs: int = B,
           horizon: int = T, block: int | None = None, **options):
-    """(batched, sync) of the same games (``block``: the batched env's loss block)."""
+    """(vector, sync) of the same games (``block``: the vector env's loss block)."""
     blocks = {} if block is None else {"block": block}
-    batched = LinearVectorEnv(env_id, num_envs, horizon=horizon, autoreset_mode=mode,
+    vector = LinearVectorEnv(env_id, num_envs, horizon=horizon, autoreset_mode=mode,
                               **blocks, **options)
     sync = gym.make_vec(env_id, num_envs=num_envs, horizon=horizon, autoreset_mode=mode,
                         **options)
-    return batched, sync
+    return vector, sync
 
 
 def _same(a, b) -> bool:
@@ -75,13 +75,13 @@ def _assert_same_runs(runs: list[list]) -> None:
 def test_every_value_equals_the_sync_vector_env_across_episode_ends(env_id, mode):
     """Three episodes under NEXT_STEP and SAME_STEP (the new games continue each game's
     generators, as a scalar ``reset()``); one under DISABLED."""
-    batched, sync = _pair(env_id, mode)
-    assert batched.metadata["autoreset_mode"] is mode is sync.metadata["autoreset_mode"]
+    vector, sync = _pair(env_id, mode)
+    assert vector.metadata["autoreset_mode"] is mode is sync.metadata["autoreset_mode"]
     steps = T if mode is AutoresetMode.DISABLED else 3 * T + 2
-    runs = _play_both((batched, sync), steps)
+    runs = _play_both((vector, sync), steps)
     _assert_same_runs(runs)
     for obs, reward, terminated, truncated, _ in runs[0][1:]:
-        assert batched.observation_space.contains(obs) and obs.dtype == np.float64
+        assert vector.observation_space.contains(obs) and obs.dtype == np.float64
         assert reward.shape == (B,) and reward.dtype == np.float64
         assert terminated.dtype == truncated.dtype == np.bool_ and not truncated.any()
     ends = [t for t, step in enumerate(runs[0][1:], 1) if step[2].all()]
@@ -95,13 +95,13 @@ def test_every_value_equals_the_sync_vector_env_across_episode_ends(env_id, mode
     else:
         assert ends == [T]
         with pytest.raises(RuntimeError, match="call reset"):
-            batched.step(batched.action_space.sample())
+            vector.step(vector.action_space.sample())
 
 
 def test_a_new_episode_differs_from_the_first_and_is_reproducible():
-    batched, _ = _pair("DPFullInfo-Experts-v0")
-    first = _play_both((batched,), 2 * T + 1)[0]
-    again = _play_both((batched,), 2 * T + 1)[0]
+    vector, _ = _pair("DPFullInfo-Experts-v0")
+    first = _play_both((vector,), 2 * T + 1)[0]
+    again = _play_both((vector,), 2 * T + 1)[0]
     episode_1 = np.stack([s[0] for s in first[1:T + 1]])
     episode_2 = np.stack([s[0] for s in first[T + 2:]])
     assert not np.array_equal(episode_1, episode_2)
@@ -110,10 +110,10 @@ def test_a_new_episode_differs_from_the_first_and_is_reproducible():
 
 # ------------------------------------------------------------------------ reset_mask
 def test_an_all_true_reset_mask_resets_like_the_sync_vector_env():
-    batched, sync = _pair("DPBandit-MAB-v0")
+    vector, sync = _pair("DPBandit-MAB-v0")
     mask = np.ones(B, dtype=bool)
     runs = []
-    for env in (batched, sync):
+    for env in (vector, sync):
         env.action_space.seed(1)
         values = [env.reset(seed=3)] + [env.step(env.action_space.sample()) for _ in range(2)]
         values.append(env.reset(seed=11, options={"reset_mask": mask.copy()}))
@@ -125,21 +125,21 @@ def test_an_all_true_reset_mask_resets_like_the_sync_vector_env():
 
 
 def test_bad_reset_masks_are_refused_as_by_the_sync_vector_env():
-    batched, sync = _pair("DPBandit-MAB-v0")
+    vector, sync = _pair("DPBandit-MAB-v0")
     bad = [([True] * B, TypeError, "numpy array"),
            (np.ones(B + 1, dtype=bool), ValueError, "shape"),
            (np.ones(B, dtype=int), TypeError, "dtype"),
            (np.zeros(B, dtype=bool), ValueError, "reset_mask")]
     for mask, error, words in bad:
-        for env in (batched, sync):
+        for env in (vector, sync):
             with pytest.raises(error, match=words):
                 env.reset(options={"reset_mask": mask})
 
 
 def test_reset_takes_no_other_option():
-    batched, _ = _pair("DPBandit-MAB-v0")
+    vector, _ = _pair("DPBandit-MAB-v0")
     with pytest.raises(ValueError, match=r"no options but reset_mask, got \['horizon'\]"):
-        batched.reset(options={"horizon": 3})
+        vector.reset(options={"horizon": 3})
 
 
 # -------------------------------------------------- partial resets, staggered games
@@ -183,8 +183,8 @@ def test_staggered_games_equal_the_sync_vector_env(env_id, mode):
     autoreset mode: every value equals the ``SyncVectorEnv``'s (each game's horizon,
     regret summary, autoreset and seeds its own), and so do the rounds each game has
     played."""
-    batched, sync = _pair(env_id, mode, STAGGER_B, STAGGER_T, STAGGER_BLOCK)
-    runs = [_staggered(env, mode) for env in (batched, sync)]
+    vector, sync = _pair(env_id, mode, STAGGER_B, STAGGER_T, STAGGER_BLOCK)
+    runs = [_staggered(env, mode) for env in (vector, sync)]
     _assert_same_runs(runs)
     steps = [v for v in runs[0] if len(v) == 5]
     ends = [tuple(np.flatnonzero(v[2]).tolist()) for v in steps if v[2].any()]
@@ -193,8 +193,8 @@ def test_staggered_games_equal_the_sync_vector_env(env_id, mode):
         k = next(k for k, v in enumerate(steps) if v[2].tolist() == [False, True, False, False])
         after = steps[k + 1]
         assert after[1][1] == 0.0 and not after[0][1].any() and not after[2][1]
-    assert batched.unwrapped.rounds.tolist() == [e.unwrapped.totals.rounds for e in sync.envs]
-    assert batched.unwrapped.np_random_seed == tuple(  # the experimenter's record
+    assert vector.unwrapped.rounds.tolist() == [e.unwrapped.totals.rounds for e in sync.envs]
+    assert vector.unwrapped.np_random_seed == tuple(  # the experimenter's record
         e.unwrapped.np_random_seed for e in sync.envs) == (100, 2, 102, 4)
 
 
@@ -277,16 +277,16 @@ def test_a_stopped_game_blocks_the_step_until_it_is_reset():
 
 
 def test_summaries_wait_for_every_game_as_the_sync_vector_env():
-    batched, sync = _pair("DPBandit-MAB-v0", num_envs=3)
-    _assert_same_runs(_play_both((batched, sync), T, seed=4))
-    assert [s.as_dict() for s in batched.call("summary")] == [
+    vector, sync = _pair("DPBandit-MAB-v0", num_envs=3)
+    _assert_same_runs(_play_both((vector, sync), T, seed=4))
+    assert [s.as_dict() for s in vector.call("summary")] == [
         s.as_dict() for s in sync.call("summary")]
-    for env in (batched, sync):
+    for env in (vector, sync):
         env.reset(options={"reset_mask": np.array([False, True, False])})
         with pytest.raises(RuntimeError, match="withholds the regret summary|have not ended"):
             env.call("summary")
     with pytest.raises(RuntimeError, match="have not ended"):
-        batched.summaries()
+        vector.summaries()
 
 
 def test_actions_of_games_that_do_not_play_are_ignored():
@@ -313,51 +313,51 @@ def test_actions_of_games_that_do_not_play_are_ignored():
 
 # ------------------------------------------------------------------------------ seeds
 def test_seeds_follow_gymnasiums_convention_and_the_scalar_games():
-    batched, sync = _pair("DPFullInfo-Sphere-v1")
+    vector, sync = _pair("DPFullInfo-Sphere-v1")
     runs = []
     for seed in (5, [5, 6, 7], [5, None, 7]):
-        runs.append(_play_both((batched,), 3, seed=seed)[0])
+        runs.append(_play_both((vector,), 3, seed=seed)[0])
     _assert_same_runs(runs[:2])  # 5 means [5, 6, 7]
     assert _same(runs[0][1][0][0], runs[2][1][0][0]) and _same(runs[0][1][0][2], runs[2][1][0][2])
     assert not np.array_equal(runs[0][1][0][1], runs[2][1][0][1])  # None: fresh entropy
     with pytest.raises(ValueError, match="2 seeds for num_envs=3"):
-        batched.reset(seed=[1, 2])
+        vector.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="seed"):
-        batched.reset(seed=-1)
-    batched.reset(seed=[4, 5, 6])
+        vector.reset(seed=-1)
+    vector.reset(seed=[4, 5, 6])
     sync.reset(seed=[4, 5, 6])
-    for mine, theirs in zip(batched.np_random, sync.np_random):  # the learner's own:
+    for mine, theirs in zip(vector.np_random, sync.np_random):  # the learner's own:
         assert not np.array_equal(mine.random(4), theirs.random(4))  # not from the seeds
-    assert batched.np_random_seed == sync.np_random_seed == (-1,) * B
-    assert batched.unwrapped.np_random_seed == (4, 5, 6)  # the experimenter's record
+    assert vector.np_random_seed == sync.np_random_seed == (-1,) * B
+    assert vector.unwrapped.np_random_seed == (4, 5, 6)  # the experimenter's record
 
 
 # ------------------------------------------------------------- get_attr, call, close
 def test_get_attr_and_call_answer_as_the_sync_vector_env_of_guards():
-    batched, sync = _pair("DPBandit-MAB-v0")
-    for env in (batched, sync):
+    vector, sync = _pair("DPBandit-MAB-v0")
+    for env in (vector, sync):
         env.reset(seed=2)
     for name in ("problem", "np_random_seed", "render_mode", "action_space",
                  "observation_space"):  # Problem compares its domain by identity
-        assert repr(batched.get_attr(name)) == repr(sync.get_attr(name))
-    assert [repr(p) for p in batched.get_attr("problem")] == [repr(batched.problem)] * B
-    assert [s.kwargs["horizon"] for s in batched.get_attr("spec")] == [T] * B
-    for env in (batched, sync):
+        assert repr(vector.get_attr(name)) == repr(sync.get_attr(name))
+    assert [repr(p) for p in vector.get_attr("problem")] == [repr(vector.problem)] * B
+    assert [s.kwargs["horizon"] for s in vector.get_attr("spec")] == [T] * B
+    for env in (vector, sync):
         with pytest.raises(RuntimeError, match="withholds the regret summary|have not ended"):
             env.get_attr("summary")
         with pytest.raises(AttributeError):
             env.get_attr("adversary")
         with pytest.raises(AttributeError):
             env.set_attr("horizon", [3] * B)
-    _assert_same_runs(_play_both((batched, sync), T, seed=2))
-    assert [s.as_dict() for s in batched.call("summary")] == [
+    _assert_same_runs(_play_both((vector, sync), T, seed=2))
+    assert [s.as_dict() for s in vector.call("summary")] == [
         s.as_dict() for s in sync.call("summary")]
-    assert batched.get_attr("summary") == tuple(batched.summaries())
+    assert vector.get_attr("summary") == tuple(vector.summaries())
 
 
 def test_close_and_render_as_the_sync_vector_env():
-    batched, sync = _pair("DPBandit-MAB-v0")
-    for env in (batched, sync):
+    vector, sync = _pair("DPBandit-MAB-v0")
+    for env in (vector, sync):
         env.reset(seed=0)
         with pytest.warns(UserWarning, match="render"):
             assert env.render() == (None,) * B
@@ -400,7 +400,7 @@ def test_record_episode_statistics_counts_each_games_own_episodes(mode):
     of that game's last T rewards (in order, as the wrapper adds them), and a partial
     reset restarts the statistics of the games it restarts only. (Gymnasium 1.4's
     ``SyncVectorEnv`` pops ``reset_mask`` from the options, so the wrapper above it
-    restarts every game's statistics on a partial reset; the batched env leaves the
+    restarts every game's statistics on a partial reset; the vector env leaves the
     options alone.)"""
     def make():
         return LinearVectorEnv("DPFullInfo-Experts-v0", STAGGER_B, horizon=STAGGER_T,

@@ -1,9 +1,9 @@
-"""``gym.make_vec`` and the opt-in batched env.
+"""``gym.make_vec`` and the opt-in vector env.
 
 ``gym.make_vec(id, num_envs=B)`` is, for every id, Gymnasium's ``SyncVectorEnv`` of B
 scalar games with its own doors guarded (:class:`GuardedSyncVectorEnv`, every id's
 vector entry point, which Gymnasium 1.4 makes the default mode); Gymnasium's own
-``SyncVectorEnv`` is ``vectorization_mode="sync"``. The seed-batched games are the opt-in
+``SyncVectorEnv`` is ``vectorization_mode="sync"``. The vector games are the opt-in
 :class:`LinearVectorEnv` (or :func:`make_vector_env`), whose games equal the scalar
 games seed by seed and whose own spec remakes it through ``gym.make_vec``.
 """
@@ -27,7 +27,7 @@ from dp_online_envs.envs.vector_env import (
 )
 
 B = len(ENV_SEEDS)
-#: One learner per id with a vectorized path: the first of its pairs.
+#: One learner per id with a vector path: the first of its pairs.
 FIRST_PAIR = {p[0]: p for p in reversed(PAIRS)}
 
 
@@ -76,7 +76,7 @@ def test_the_guarded_sync_env_refuses_bad_settings_in_one_line():
 
 
 @pytest.mark.parametrize("env_id", VECTOR_ENV_IDS)
-def test_the_vector_entry_point_builds_the_batched_env_of_the_scalar_games(env_id):
+def test_the_vector_entry_point_builds_the_vector_env_of_the_scalar_games(env_id):
     venv = make_vector_env(num_envs=B, env_id=env_id, horizon=40)
     assert type(venv) is LinearVectorEnv and venv.num_envs == B
     assert venv.spec.vector_entry_point == VECTOR_ENTRY_POINT
@@ -84,7 +84,7 @@ def test_the_vector_entry_point_builds_the_batched_env_of_the_scalar_games(env_i
     assert_same_games(env_id, name, 40, eps, delta, venv=venv)
 
 
-def test_the_batched_spec_remakes_the_batched_env():
+def test_the_vector_spec_remakes_the_vector_env():
     venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=7, n_arms=4, block=5,
                            autoreset_mode=AutoresetMode.SAME_STEP)
     assert venv.spec.kwargs["vectorization_mode"] == "vector_entry_point"
@@ -98,7 +98,7 @@ def test_the_batched_spec_remakes_the_batched_env():
     assert type(twice) is LinearVectorEnv and twice.num_envs == 3
 
 
-def test_settings_the_batched_env_refuses_name_themselves_and_the_default_mode():
+def test_settings_the_vector_env_refuses_name_themselves_and_the_default_mode():
     with pytest.raises(ValueError, match=r"adaptive.*gym.make_vec\('DPBandit-MAB-v0'"):
         make_vector_env(num_envs=2, env_id="DPBandit-MAB-v0", adversary="punish-favorite")
     with pytest.raises(ValueError, match=r"linear losses.*B scalar games"):

@@ -1,6 +1,6 @@
-"""Seed-vectorized games equal the scalar games seed by seed, bit for bit.
+"""Seed-vector games equal the scalar games seed by seed, bit for bit.
 
-For every id x learner pair with a batched path, B = 5 seeds played together give, for
+For every id x learner pair with a vector path, B = 5 seeds played together give, for
 each seed, exactly the actions, the feedback, the clipped-feedback count and the regret
 summary (every field, the regret curve included) of the scalar game with that seed.
 """
@@ -12,7 +12,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import agents
-from agents.vectorized import BATCHED, batched_refusal, make_batched
+from agents.vector import VECTOR, make_vector, vector_refusal
 from dp_online_envs.adversaries import make_adversary
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.envs.vector_env import (
@@ -21,7 +21,7 @@ from dp_online_envs.envs.vector_env import (
     vector_support,
 )
 from dp_online_envs.errors import InvalidActionError
-from dp_online_envs.loop import run_batched_rounds, run_rounds
+from dp_online_envs.loop import run_rounds, run_vector_rounds
 
 ENV_SEEDS = [11, 12, 13, 14, 15]
 AGENT_SEEDS = [21, 22, 23, 24, 25]
@@ -70,7 +70,7 @@ def scalar_game(env_id, name, horizon, env_seed, agent_seed, eps, delta, env_opt
     return np.array(actions), np.array(feedback), info["regret"], agent.clipped_feedback
 
 
-def batched_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=None,
+def vector_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=None,
                   block=16):
     venv = LinearVectorEnv(env_id, len(ENV_SEEDS), horizon=horizon, block=block,
                            **(env_opts or {}))
@@ -79,9 +79,9 @@ def batched_games(env_id, name, horizon, eps, delta, env_opts=None, agent_opts=N
 
 def play_vector_env(venv, name, eps, delta, agent_opts=None):
     """Play the ``len(ENV_SEEDS)`` games of ``venv`` (reset with ``ENV_SEEDS``) with the
-    batched ``name`` (reset with ``AGENT_SEEDS``): ``(actions, feedback, summaries,
+    vector ``name`` (reset with ``AGENT_SEEDS``): ``(actions, feedback, summaries,
     clipped-feedback counts)``, one row per game."""
-    learner = make_batched(name, venv.problem, epsilon=eps, delta=delta,
+    learner = make_vector(name, venv.problem, epsilon=eps, delta=delta,
                            **(agent_opts or {}))
     learner.reset_batch(AGENT_SEEDS)
     venv.reset(seed=ENV_SEEDS)
@@ -102,7 +102,7 @@ def assert_same_games(env_id, name, horizon, eps, delta, env_opts=None, agent_op
                       venv=None):
     """Every game of ``venv`` (default: a ``LinearVectorEnv`` of these options) is the
     scalar game of its seeds: actions, feedback, clip counts and summary."""
-    A, F, S, C = (batched_games(env_id, name, horizon, eps, delta, env_opts, agent_opts)
+    A, F, S, C = (vector_games(env_id, name, horizon, eps, delta, env_opts, agent_opts)
                   if venv is None else play_vector_env(venv, name, eps, delta, agent_opts))
     for b in range(len(ENV_SEEDS)):
         a, f, s, c = scalar_game(env_id, name, horizon, ENV_SEEDS[b], AGENT_SEEDS[b], eps,
@@ -114,12 +114,12 @@ def assert_same_games(env_id, name, horizon, eps, delta, env_opts=None, agent_op
 
 
 @pytest.mark.parametrize(("env_id", "name", "eps", "delta"), PAIRS)
-def test_five_batched_seeds_equal_five_scalar_games(env_id, name, eps, delta):
+def test_five_vector_seeds_equal_five_scalar_games(env_id, name, eps, delta):
     assert_same_games(env_id, name, 120, eps, delta)
 
 
 def test_every_listed_learner_has_a_pair():
-    assert {p[1] for p in PAIRS} == set(BATCHED)
+    assert {p[1] for p in PAIRS} == set(VECTOR)
 
 
 def test_arms_across_a_uniform_block():
@@ -143,16 +143,16 @@ def test_clipped_feedback_is_counted_like_the_scalar_agent():
     """A narrower declared range clips most losses: same counts, same play."""
     assert_same_games("DPBandit-MAB-v0", "exp3", 150, None, 0.0, None,
                       {"loss_range": (0.2, 0.6)})
-    counts = batched_games("DPBandit-MAB-v0", "exp3", 150, None, 0.0, None,
+    counts = vector_games("DPBandit-MAB-v0", "exp3", 150, None, 0.0, None,
                            {"loss_range": (0.2, 0.6)})[3]
     assert np.all(counts > 0)
 
 
 def test_full_information_clip_counts_match():
-    """Parameters outside the l2 ball: the batched rows count a clip exactly where the
+    """Parameters outside the l2 ball: the vector rows count a clip exactly where the
     scalar agent's ``clip_feedback`` does."""
     venv = LinearVectorEnv("DPFullInfo-Sphere-v1", 3, horizon=10)
-    learner = make_batched("ftrl", venv.problem)
+    learner = make_vector("ftrl", venv.problem)
     learner.reset_batch([1, 2, 3])
     fb = np.array([[3.0] + [0.0] * 9, [0.1] * 10, [0.0] * 9 + [-2.0]])
     a = learner.act_batch()
@@ -171,7 +171,7 @@ def test_full_information_clip_counts_match():
                                                      ("private-ftpl", 1.0, 1e-6)])
 def test_full_information_games_with_clipped_l2_losses_side_by_side(name, eps, delta):
     """Loss vectors of norm 0.3 to 2.5 (half outside the l2 ball, some scaled to norm 1
-    where rounding puts the scaled row an ulp outside): the batched learner's B games
+    where rounding puts the scaled row an ulp outside): the vector learner's B games
     and B scalar learners fed the same rows play the same points, bit for bit, with the
     same clip counts."""
     problem = build_env("DPFullInfo-Sphere-v1", horizon=80).get_wrapper_attr("problem")
@@ -179,7 +179,7 @@ def test_full_information_games_with_clipped_l2_losses_side_by_side(name, eps, d
     rows = rng.normal(size=(80, len(AGENT_SEEDS), problem.dim))
     rows /= np.linalg.norm(rows, axis=2, keepdims=True)
     rows[::3] *= rng.uniform(0.3, 2.5, size=rows[::3].shape[:2])[..., None]
-    learner = make_batched(name, problem, epsilon=eps, delta=delta)
+    learner = make_vector(name, problem, epsilon=eps, delta=delta)
     learner.reset_batch(AGENT_SEEDS)
     scalars = [agents.make(name, problem, epsilon=eps, delta=delta, seed=s) for s in AGENT_SEEDS]
     for agent, seed in zip(scalars, AGENT_SEEDS):
@@ -195,8 +195,8 @@ def test_full_information_games_with_clipped_l2_losses_side_by_side(name, eps, d
 
 
 def test_same_seeds_same_games_and_seeds_matter():
-    first = batched_games("DPBandit-MAB-v0", "private-exp2", 60, 1.0, 0.0)
-    again = batched_games("DPBandit-MAB-v0", "private-exp2", 60, 1.0, 0.0)
+    first = vector_games("DPBandit-MAB-v0", "private-exp2", 60, 1.0, 0.0)
+    again = vector_games("DPBandit-MAB-v0", "private-exp2", 60, 1.0, 0.0)
     assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
     assert not np.array_equal(first[0][0], first[0][1])  # two seeds, two games
 
@@ -248,23 +248,23 @@ def test_bad_actions_and_order_are_refused():
 
 
 def test_unsupported_settings_are_named():
-    with pytest.raises(ValueError, match="no vectorized path"):
+    with pytest.raises(ValueError, match="no vector path"):
         LinearVectorEnv("DPBandit-Flow-v1", 2)
     with pytest.raises(ValueError, match="adaptive"):
         LinearVectorEnv("DPBandit-MAB-v0", 2, adversary="punish-favorite")
     with pytest.raises(ValueError, match="linear losses"):
         LinearVectorEnv("DPFullInfo-Matroid-v1", 2, loss="distance")
     assert vector_support("DPBandit-MAB-v0") is None
-    assert "no vectorized path" in vector_support("DPBandit-Linear-v1")
+    assert "no vector path" in vector_support("DPBandit-Linear-v1")
     problem = LinearVectorEnv("DPBandit-MAB-v0", 1).problem
-    assert "no batched form" in batched_refusal("scrible", problem)
-    with pytest.raises(ValueError, match="no batched form"):
-        make_batched("fkm", problem)
+    assert "no vector form" in vector_refusal("scrible", problem)
+    with pytest.raises(ValueError, match="no vector form"):
+        make_vector("fkm", problem)
     cube = build_env("DPBandit-Linear-v1", horizon=8, domain="cube", dim=3
                      ).get_wrapper_attr("problem")
-    assert batched_refusal("exp2", problem) is None
-    assert "plays arms only" in batched_refusal("exp2", cube)
-    assert "plays arms only" in batched_refusal("private-exp2", cube, epsilon=1.0)
+    assert vector_refusal("exp2", problem) is None
+    assert "plays arms only" in vector_refusal("exp2", cube)
+    assert "plays arms only" in vector_refusal("private-exp2", cube, epsilon=1.0)
 
 
 def test_vector_entry_point_builds_the_vector_env():
@@ -276,21 +276,21 @@ def test_vector_entry_point_builds_the_vector_env():
         make_vector_env(num_envs=2, env_id="DPBandit-MAB-v0", max_episode_steps=3)
 
 
-def test_run_batched_rounds_returns_every_summary():
+def test_run_vector_rounds_returns_every_summary():
     venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=40)
-    learner = make_batched("exp3", venv.problem)
+    learner = make_vector("exp3", venv.problem)
     learner.reset_batch([1, 2, 3])
     venv.reset(seed=[4, 5, 6])
-    info = run_batched_rounds(venv, learner)
+    info = run_vector_rounds(venv, learner)
     assert [s.rounds for s in info["regret"]] == [40, 40, 40]
     assert [s.as_dict() for s in venv.summaries()] == [s.as_dict() for s in info["regret"]]
 
 
-def test_run_batched_rounds_refuses_games_out_of_lockstep():
+def test_run_vector_rounds_refuses_games_out_of_lockstep():
     """After a reset of some games only, they would never all end in one step: the loop
     refuses to start instead of playing on forever."""
     venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=40)
-    learner = make_batched("exp3", venv.problem)
+    learner = make_vector("exp3", venv.problem)
     learner.reset_batch([1, 2, 3])
     venv.reset(seed=[4, 5, 6])
     for _ in range(5):
@@ -298,9 +298,9 @@ def test_run_batched_rounds_refuses_games_out_of_lockstep():
         learner.update_batch(a, venv.step(a)[0])
     venv.reset(seed=[7, 8, 9], options={"reset_mask": np.array([True, False, True])})
     with pytest.raises(ValueError, match=r"lockstep, but they are at rounds \[0, 5, 0\]"):
-        run_batched_rounds(venv, learner)
+        run_vector_rounds(venv, learner)
     venv.reset(seed=[7, 8, 9])  # every game: in lockstep again
-    assert [s.rounds for s in run_batched_rounds(venv, learner)["regret"]] == [40, 40, 40]
+    assert [s.rounds for s in run_vector_rounds(venv, learner)["regret"]] == [40, 40, 40]
 
 
 @pytest.mark.parametrize("adversary", ["stochastic", "planted", "lower-bound", "switching",
@@ -318,7 +318,7 @@ def test_next_losses_equal_successive_next_loss(adversary):
 
 def test_play_batch_equals_play_seed_by_seed():
     venv = LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=80)
-    learner = make_batched("private-exp2", venv.problem, epsilon=0.5)
+    learner = make_vector("private-exp2", venv.problem, epsilon=0.5)
     summaries = agents.play_batch(venv, learner, seeds=[3, 4, 5])  # fresh agent seeds
     env = build_env("DPBandit-MAB-v0", horizon=80)
     agent = agents.make("private-exp2", env.get_wrapper_attr("problem"), epsilon=0.5)
@@ -331,7 +331,7 @@ def test_play_batch_equals_play_seed_by_seed():
         agents.play_batch(venv, learner, seeds=[1, 2])
     with pytest.raises(ValueError, match="2 agent seeds for 3 games"):
         agents.play_batch(venv, learner, seeds=[1, 2, 3], agent_seeds=[1, 2])
-    other = make_batched("exp3", LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=81).problem)
+    other = make_vector("exp3", LinearVectorEnv("DPBandit-MAB-v0", 3, horizon=81).problem)
     with pytest.raises(ValueError, match="another problem"):
         agents.play_batch(venv, other, seeds=[1, 2, 3])
 
@@ -344,7 +344,7 @@ def test_play_batch_equals_play_seed_by_seed():
 def test_float_noise_blocks_refilled_mid_game(env_id, name, eps, delta, monkeypatch):
     """Small float blocks: the Gaussian tree noise and the extra FTPL noise are drawn
     again every few rounds, and the games stay the scalar ones."""
-    from agents.vectorized import counters, ftpl
+    from agents.vector import counters, ftpl
 
     monkeypatch.setattr(counters, "FLOAT_BLOCK", 300)
     monkeypatch.setattr(ftpl, "FLOAT_BLOCK", 120)
@@ -365,15 +365,15 @@ def test_other_counters_row_by_row(counter):
 
 
 @pytest.mark.parametrize("theta_set", ["unit", "linf", "l2", "l1"])
-def test_batched_clip_equals_clip_param_row_by_row(theta_set):
-    from agents.vectorized.base import BatchedAgent, clip_full_rows
+def test_vector_clip_equals_clip_param_row_by_row(theta_set):
+    from agents.vector.base import VectorAgent, clip_full_rows
     from dp_online_envs.losses import LinearLoss
 
     loss = LinearLoss(6, theta_set)
     rng = np.random.default_rng(4)
     base = rng.uniform(0.0 if theta_set == "unit" else -1.0, 1.0, size=(200, 6))
     rows = base * rng.uniform(0.05, 1.5, size=(200, 1))  # some inside, some outside
-    holder = BatchedAgent.__new__(BatchedAgent)
+    holder = VectorAgent.__new__(VectorAgent)
     holder.problem = type("P", (), {"loss": loss})()
     holder.num_envs = 200
     holder.clipped_feedback = np.zeros(200, dtype=np.int64)

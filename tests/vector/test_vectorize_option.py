@@ -1,5 +1,5 @@
 """``run(..., vectorize=True)`` and ``vectorize: true`` in sweeps: same records as the
-scalar games, batched where a vectorized path exists, one by one elsewhere."""
+scalar games, played together where a vector path exists, one by one elsewhere."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from dp_online_envs.lab.experiments import batched as batched_module
 from dp_online_envs.lab.experiments import runner
+from dp_online_envs.lab.experiments import vector as vector_module
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import GameSpec, stable_view
 from dp_online_envs.lab.experiments.sweep import parse_sweep
@@ -26,7 +26,7 @@ def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monk
     scalar = runner.run(env_id, agent, epsilon=eps, delta=delta, horizon=60, seeds=3,
                         backend="serial")
     played = []
-    original = batched_module.play_batch
+    original = vector_module.play_batch
     monkeypatch.setattr(runner, "play_batch",
                         lambda specs, resolver=None: played.append(len(specs)) or original(specs))
     vector = runner.run(env_id, agent, epsilon=eps, delta=delta, horizon=60, seeds=3,
@@ -38,7 +38,7 @@ def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monk
 
 
 def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
-    monkeypatch.setattr(runner, "play_batch", lambda specs, resolver=None: pytest.fail("batched"))
+    monkeypatch.setattr(runner, "play_batch", lambda specs, resolver=None: pytest.fail("played together"))
     scalar = runner.run("DPBandit-MAB-v0", "private-bandit", epsilon=1.0, horizon=30,
                         seeds=2, backend="serial")
     vector = runner.run("DPBandit-MAB-v0", "private-bandit", epsilon=1.0, horizon=30,
@@ -46,7 +46,7 @@ def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
     assert _stable(vector) == _stable(scalar)
     assert not any(r["vectorized"] for r in vector)
     flow = GameSpec("DPBandit-Flow-v1", "ftrl", None, None, 10, 0)
-    assert "no vectorized path" in batched_module.batch_refusal(flow)
+    assert "no vector path" in vector_module.batch_refusal(flow)
 
 
 def test_sweep_vectorize_key(tmp_path):
@@ -67,7 +67,7 @@ def test_sweep_vectorize_key(tmp_path):
 
 
 def test_cli_run_vectorize_flag(capsys):
-    """``dp-online run --vectorize``: the same records (exp3's three games, batched, and
+    """``dp-online run --vectorize``: the same records (exp3's three games, together, and
     the reference agent's, one by one)."""
     from dp_online_envs.lab.cli import main
 

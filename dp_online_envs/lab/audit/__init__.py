@@ -8,7 +8,7 @@ agents are passed in as factories or sessions, or named and resolved through
 * :func:`audit_actions` -- a black box seen only through its actions: a search over
   neighbouring pairs, a statistic built for actions, a pilot and a separate test
   (:mod:`.actions`; what is counted: :mod:`.scores`; the runs B at a time through a
-  batched learner: :mod:`.batched`); :func:`audit_power` -- what that audit can
+  vector learner: :mod:`.vector`); :func:`audit_power` -- what that audit can
   detect (:mod:`.power`).
 * :func:`audit` -- one neighbouring pair and an agent factory, on the actions or on the
   values released through ``release()`` (:mod:`.pair`).
@@ -19,6 +19,7 @@ agents are passed in as factories or sessions, or named and resolved through
 Method and proofs: ``docs/algorithms/privacy-auditor.md``.
 """
 
+from dp_online_envs._former_paths import former_names
 from dp_online_envs.lab.audit.actions import AuditFinding, AuditSettings, audit_actions
 from dp_online_envs.lab.audit.observe import VIEWS, ActionsView, ReleasesView
 from dp_online_envs.lab.audit.pair import Claim, Samples, audit, collect
@@ -32,11 +33,11 @@ from dp_online_envs.lab.audit.sequences import (
 )
 from dp_online_envs.lab.audit.sessions import (
     AgentSession,
-    BatchedSession,
-    BatchedSessionFactory,
     ResettingSession,
     Session,
     SessionFactory,
+    VectorSession,
+    VectorSessionFactory,
 )
 from dp_online_envs.lab.audit.statistics import (
     AuditResult,
@@ -58,8 +59,8 @@ __all__ = [
     "AuditPower",
     "AuditResult",
     "AuditSettings",
-    "BatchedSession",
-    "BatchedSessionFactory",
+    "VectorSession",
+    "VectorSessionFactory",
     "Claim",
     "Event",
     "EventTest",
@@ -83,3 +84,9 @@ __all__ = [
     "replay_env",
     "threshold_events",
 ]
+
+#: Former names of this module (one release, with a ``DeprecationWarning``).
+__getattr__ = former_names(globals(), {
+    "BatchedSession": "VectorSession",
+    "BatchedSessionFactory": "VectorSessionFactory",
+})

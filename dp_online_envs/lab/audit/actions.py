@@ -1,8 +1,8 @@
 """A black-box privacy audit of a learner seen only through its actions.
 
 :func:`audit_actions` plays a *session* (:mod:`~dp_online_envs.lab.audit.sessions`: an
-isolated process, or an in-process adapter; or a batched session, B runs at a time,
-:mod:`~dp_online_envs.lab.audit.batched`) on pairs of loss sequences that differ in one
+isolated process, or an in-process adapter; or a vector session, B runs at a time,
+:mod:`~dp_online_envs.lab.audit.vector`) on pairs of loss sequences that differ in one
 round and tests the learner's claimed ``(epsilon, delta)`` on the actions alone.
 
 1. **Candidates.** For every ``tau`` in ``settings.taus`` and both directions, a pair
@@ -50,7 +50,6 @@ import gymnasium as gym
 import numpy as np
 
 from dp_online_envs.adversaries import LossSequence
-from dp_online_envs.lab.audit.batched import batched_scores, check_vector_env
 from dp_online_envs.lab.audit.scores import Statistic, points_of, run_scores, statistics_for
 from dp_online_envs.lab.audit.sequences import (
     NeighbourPair,
@@ -59,10 +58,10 @@ from dp_online_envs.lab.audit.sequences import (
     replay_env,
 )
 from dp_online_envs.lab.audit.sessions import (
-    BatchedSession,
-    BatchedSessionFactory,
     Session,
     SessionFactory,
+    VectorSession,
+    VectorSessionFactory,
     run_seeds,
 )
 from dp_online_envs.lab.audit.statistics import (
@@ -73,6 +72,7 @@ from dp_online_envs.lab.audit.statistics import (
     eps_lower_bound,
     threshold_events,
 )
+from dp_online_envs.lab.audit.vector import check_vector_env, vector_scores
 from dp_online_envs.loop import run_rounds
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int
@@ -317,7 +317,7 @@ def check_claim(claim: object) -> tuple[float, float]:
 # --------------------------------------------------------------------------
 # the audit
 # --------------------------------------------------------------------------
-def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: str,
+def audit_actions(make_session: SessionFactory | VectorSessionFactory, env_id: str,
                   env_kwargs: Mapping[str, Any],
                   claim: tuple[float, float],
                   settings: AuditSettings = DEFAULT_SETTINGS) -> AuditFinding:
@@ -325,10 +325,10 @@ def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: 
 
     Args:
         make_session: ``make_session(problem, action_space) -> Session`` (one run at a
-            time), or ``-> BatchedSession`` (the runs B at a time in a vector env,
-            :mod:`~dp_online_envs.lab.audit.batched`: the same finding for a batched
+            time), or ``-> VectorSession`` (the runs B at a time in a vector env,
+            :mod:`~dp_online_envs.lab.audit.vector`: the same finding for a vector
             learner whose games are the scalar learner's, in a fraction of the time;
-            ids with a vectorized path only), called once, with the audit's problem
+            ids with a vector path only), called once, with the audit's problem
             (``env_id`` at ``settings.horizon``). The audit owns the session: it
             calls its ``close()`` (if it has one) when done, on success and on error
             alike.
@@ -344,7 +344,7 @@ def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: 
 
     Raises:
         ValueError: An invalid claim, setting or env option.
-        TypeError: ``make_session`` did not return a session or a batched session.
+        TypeError: ``make_session`` did not return a session or a vector session.
         Exception: Whatever the session raises (e.g.
             :class:`~dp_online_envs.lab.isolation.AgentFailure`) propagates.
     """
@@ -358,12 +358,12 @@ def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: 
 
     session = make_session(problem, space)
     try:
-        if isinstance(session, BatchedSession):
+        if isinstance(session, VectorSession):
             check_vector_env(env_id, env_kwargs, pairs[0])
 
             def play(pair: NeighbourPair, stats: tuple[Statistic, ...],
                      seeds: tuple[np.random.SeedSequence, ...], runs: int) -> Any:
-                return batched_scores(session, env_id, env_kwargs, problem, space, pair,
+                return vector_scores(session, env_id, env_kwargs, problem, space, pair,
                                       stats, seeds, runs)
         elif isinstance(session, Session):
             def play(pair: NeighbourPair, stats: tuple[Statistic, ...],
@@ -371,7 +371,7 @@ def audit_actions(make_session: SessionFactory | BatchedSessionFactory, env_id: 
                 return _play(session, problem, space, pair, stats, seeds, runs)
         else:
             raise TypeError(f"make_session must return a session (reset(seed), act(), "
-                            f"update(action, feedback)) or a batched session "
+                            f"update(action, feedback)) or a vector session "
                             f"(reset_batch(seeds), act_batch(), update_batch(actions, "
                             f"feedback)), got {type(session).__name__}")
         # pilot: the pair, statistic and events whose predicted test bound is largest

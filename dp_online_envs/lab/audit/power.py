@@ -8,15 +8,15 @@ learner (a registered name, resolved through
 ``c``, and reports which claims the audit refutes. ``smallest_refuted = 10`` reads:
 "at these settings the audit catches a learner that adds 10 times too little noise".
 
-With ``vectorize=True`` (the default) a reference with a batched form on an id with a
-vectorized path plays its runs B at a time (:mod:`~dp_online_envs.lab.audit.batched`). The
-form is the resolver's ``audit_batched`` (``agents.vectorized.make_audit_batched``) when
-it has one, else its ``batched`` (``agents.vectorized.make_batched``). For
+With ``vectorize=True`` (the default) a reference with a vector form on an id with a
+vector path plays its runs B at a time (:mod:`~dp_online_envs.lab.audit.vector`). The
+form is the resolver's ``audit_vector`` (``agents.vector.make_audit_vector``) when
+it has one, else its ``vector`` (``agents.vector.make_vector``). For
 ``private-exp2`` that is B independent runs drawn from one generator (seeded from the
 run seeds, so from ``settings.seed``): each run a game of the calibrated mechanism,
 but not the scalar game of its seed, so the findings are those of other, equally
 valid runs, not the one-run-at-a-time findings bit for bit; a reference whose audit
-form is its per-seed batched form (e.g. ``exp3``) gives the one-run-at-a-time findings
+form is its per-seed vector form (e.g. ``exp3``) gives the one-run-at-a-time findings
 bit for bit. ``benchmarks/audit_power.py`` measures the time of each path. Any other
 reference plays one run at a time.
 """
@@ -93,17 +93,18 @@ def _reference(cls: type, problem: Problem, epsilon: float, delta: float,
     return cls(problem, epsilon=epsilon, delta=delta, seed=seed, **dict(options))
 
 
-def _batched_maker(res: Any, cls: type, env_id: str, env_kwargs: Mapping[str, Any],
-                   settings: AuditSettings, claim: tuple[float, float],
-                   options: Mapping[str, Any]) -> Any:
-    """``make(problem, epsilon) -> batched learner`` if the reference has a batched form
-    on ``env_id``'s vectorized path, else ``None``."""
+def _vector_maker(res: Any, cls: type, env_id: str, env_kwargs: Mapping[str, Any],
+                  settings: AuditSettings, claim: tuple[float, float],
+                  options: Mapping[str, Any]) -> Any:
+    """``make(problem, epsilon) -> vector learner`` if the reference has a vector form
+    on ``env_id``'s vector path, else ``None``."""
     from dp_online_envs.envs.vector_env import VECTOR_ENV_IDS, vector_support
+    from dp_online_envs.lab.experiments.resolver import vector_method
 
     # the audit's form (independent runs, possibly one generator for all) if the
-    # resolver offers one, else the per-seed batched form
-    batched = getattr(res, "audit_batched", None) or getattr(res, "batched", None)
-    if batched is None or env_id not in VECTOR_ENV_IDS:
+    # resolver offers one, else the per-seed vector form
+    vector = vector_method(res, "audit_vector") or vector_method(res, "vector")
+    if vector is None or env_id not in VECTOR_ENV_IDS:
         return None
     # the audit replays its own sequences: the env's adversary options do not matter
     kwargs = {k: v for k, v in env_kwargs.items()
@@ -112,12 +113,12 @@ def _batched_maker(res: Any, cls: type, env_id: str, env_kwargs: Mapping[str, An
         return None
     problem, _ = audit_problem(env_id, env_kwargs, settings.horizon)
     try:
-        batched(cls, problem, epsilon=claim[0], delta=claim[1], **dict(options))
+        vector(cls, problem, epsilon=claim[0], delta=claim[1], **dict(options))
     except (ValueError, TypeError):
-        return None  # no batched form of this configuration: one run at a time
+        return None  # no vector form of this configuration: one run at a time
 
     def make(problem: Problem, epsilon: float) -> Any:
-        return batched(cls, problem, epsilon=epsilon, delta=claim[1], **dict(options))
+        return vector(cls, problem, epsilon=epsilon, delta=claim[1], **dict(options))
 
     return make
 
@@ -133,7 +134,7 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
     ``cls(problem, epsilon=epsilon * c, delta=delta, **options)`` (a ``c``-fold smaller
     noise scale for a Laplace learner), played as a
     :class:`~dp_online_envs.lab.audit.sessions.ResettingSession` (``reset(seed)`` per run),
-    or as its batched form (``vectorize``; B runs at a time: the audit form of the
+    or as its vector form (``vectorize``; B runs at a time: the audit form of the
     module docstring), and audited against the claim ``(epsilon, delta)`` with the same
     ``settings``.
 
@@ -143,7 +144,7 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
         factors: Noise cuts ``c >= 1`` (sorted, duplicates dropped).
         options: Keyword options of the reference.
         resolver: Where names are looked up (default: the agents registry).
-        vectorize: Play the runs B at a time when the reference has a batched form
+        vectorize: Play the runs B at a time when the reference has a vector form
             (independent runs of the same learner, module docstring; ``False``: one
             run at a time, as before).
 
@@ -165,13 +166,13 @@ def audit_power(reference: str, env_id: str, env_kwargs: Mapping[str, Any],
     cls = resolve_agent(reference, resolver)
     opts = dict(options or {})
     res = default_resolver() if resolver is None else resolver
-    batched = (_batched_maker(res, cls, env_id, env_kwargs, settings, (epsilon, delta), opts)
-               if vectorize else None)
+    vector = (_vector_maker(res, cls, env_id, env_kwargs, settings, (epsilon, delta), opts)
+              if vectorize else None)
     findings: list[AuditFinding] = []
     for c in cuts:
         def make_session(problem: Problem, space: Any, c: float = c) -> Any:
-            if batched is not None:
-                return batched(problem, epsilon * c)
+            if vector is not None:
+                return vector(problem, epsilon * c)
             return ResettingSession(_reference(cls, problem, epsilon * c, delta, opts, 0))
 
         findings.append(audit_actions(make_session, env_id, env_kwargs, (epsilon, delta),

@@ -5,7 +5,7 @@ one run (:func:`run_scores` computes every statistic of one run from its played
 points). :func:`arm_scores` computes the same numbers for many runs on arms at once
 (``(runs, T)`` arm indices), with the same floating-point operations per run, so the
 scores -- and every count the audit takes of them -- are the per-run ones bit for bit
-(``tests/audit/test_batched_audit.py`` checks).
+(``tests/audit/test_vector_audit.py`` checks).
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ every game), :class:`ResettingSession` of one in-process agent whose ``reset(see
 starts a game afresh (as an isolated process does; cheaper when building is slow). The auditor never
 needs the agent object: it sees the actions and nothing else.
 
-A :class:`BatchedSession` plays B runs at once (``reset_batch(seeds)``, ``act_batch()``,
-``update_batch(actions, feedback)``: the batched learners of ``agents.vectorized`` are
+A :class:`VectorSession` plays B runs at once (``reset_batch(seeds)``, ``act_batch()``,
+``update_batch(actions, feedback)``: the vector learners of ``agents.vector`` are
 ones); either run ``b`` is the game a session reset with ``seeds[b]`` plays, so the
-audit's statistics are the same on either (:mod:`~dp_online_envs.lab.audit.batched`), or
-(the audit's form of a learner, e.g. ``agents.vectorized.SharedStreamPrivateEXP2``) the
+audit's statistics are the same on either (:mod:`~dp_online_envs.lab.audit.vector`), or
+(the audit's form of a learner, e.g. ``agents.vector.SharedStreamPrivateEXP2``) the
 runs are independent games of the learner drawn from one stream seeded with all the
 seeds. :func:`run_seeds` gives the seeds of the runs, for both.
 """
@@ -24,9 +24,10 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 import numpy as np
 
+from dp_online_envs._former_paths import former_names
 from dp_online_envs.problem import Problem
 
-__all__ = ["AgentSession", "BatchedSession", "BatchedSessionFactory", "ResettingSession",
+__all__ = ["AgentSession", "VectorSession", "VectorSessionFactory", "ResettingSession",
            "Session", "SessionFactory", "run_seeds"]
 
 
@@ -45,16 +46,16 @@ class Session(Protocol):
 
 
 @runtime_checkable
-class BatchedSession(Protocol):
-    """B runs of a learner at once (the ``BatchedLearner`` of
-    :func:`~dp_online_envs.loop.run_batched_rounds`, restartable with seeds).
+class VectorSession(Protocol):
+    """B runs of a learner at once (the ``VectorLearner`` of
+    :func:`~dp_online_envs.loop.run_vector_rounds`, restartable with seeds).
 
     The audit's bound assumes what it assumes of a session: the runs are independent
     games of the learner, and the same seeds give the same runs. Either each game's
-    randomness comes from its own seed alone (the batched learners of
-    ``agents.vectorized``: one generator set per game, game ``b`` the scalar game of
+    randomness comes from its own seed alone (the vector learners of
+    ``agents.vector``: one generator set per game, game ``b`` the scalar game of
     ``seeds[b]``), or one generator seeded with all the seeds gives every game its own
-    positions of one i.i.d. stream (never a value used by two games; ``agents.vectorized.
+    positions of one i.i.d. stream (never a value used by two games; ``agents.vector.
     SharedStreamPrivateEXP2``: each run a game of the calibrated mechanism, not the
     scalar game of its seed). Two games reading the same draws would not be
     independent runs.
@@ -74,8 +75,8 @@ class BatchedSession(Protocol):
 
 #: ``make_session(problem, action_space) -> Session``, called once per audit.
 SessionFactory = Callable[[Problem, gym.Space], Session]
-#: ``make_session(problem, action_space) -> BatchedSession``, called once per audit.
-BatchedSessionFactory = Callable[[Problem, gym.Space], BatchedSession]
+#: ``make_session(problem, action_space) -> VectorSession``, called once per audit.
+VectorSessionFactory = Callable[[Problem, gym.Space], VectorSession]
 
 
 def run_seeds(seeds: np.random.SeedSequence, runs: int) -> list[int]:
@@ -153,3 +154,9 @@ class ResettingSession:
     def update(self, action: Any, feedback: np.ndarray) -> None:
         """Pass the round's feedback on."""
         self._learner.update(action, feedback)
+
+#: Former names of this module (one release, with a ``DeprecationWarning``).
+__getattr__ = former_names(globals(), {
+    "BatchedSession": "VectorSession",
+    "BatchedSessionFactory": "VectorSessionFactory",
+})

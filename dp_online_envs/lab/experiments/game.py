@@ -71,7 +71,7 @@ IDENTITY_FIELDS = ("seed_scheme", "env_id", "env_version", "env_options", "agent
 #: the feedback follows from the agent): left out of ``env_options``.
 RUNNER_OPTIONS = ("horizon", "feedback")
 #: Record fields that differ between two runs of the same game (timing, host, and
-#: whether it was played in a seed-vectorized batch: the outcome is the same either way).
+#: whether it was played in a vector batch: the outcome is the same either way).
 VOLATILE_FIELDS = ("wall_time", "finished_at", "host", "vectorized")
 
 
@@ -425,8 +425,8 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
             ``None``.
         start: ``time.perf_counter()`` when the game started (for ``wall_time``).
         switches: How often the played action changed (:class:`SwitchCounter`).
-        vectorized: Whether it was played in a seed-vectorized batch (the record's
-            ``vectorized`` field; :mod:`.batched`).
+        vectorized: Whether it was played in a vector batch (the record's
+            ``vectorized`` field; :mod:`.vector`).
 
     Raises:
         FloatingPointError: A non-finite regret or loss.

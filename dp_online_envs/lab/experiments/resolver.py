@@ -17,6 +17,7 @@ records does not. ``tests/experiments/test_import_direction.py`` enforces the ru
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any, Protocol, runtime_checkable
 
 from dp_online_envs.lab.experiments.errors import ExperimentError
@@ -45,6 +46,29 @@ class AgentResolver(Protocol):
     def names(self) -> list[str]:
         """Every registered name, sorted."""
         ...
+
+
+#: The optional methods of a resolver that build vector learners (one object playing many
+#: seeds of one game at once) and the names they had in the previous release.
+VECTOR_METHODS = {"vector": "batched", "audit_vector": "audit_batched"}
+
+
+def vector_method(resolver: Any, name: str) -> Any:
+    """The resolver's optional method ``name`` (a key of :data:`VECTOR_METHODS`:
+    ``vector`` or ``audit_vector``), or ``None`` if it has none.
+
+    A resolver without the attribute but with its former name (``batched``,
+    ``audit_batched``: a resolver written for the previous release) gets that one, with a
+    ``DeprecationWarning``; an attribute set to ``None`` means no such method.
+    """
+    if hasattr(resolver, name):
+        return getattr(resolver, name)
+    former = VECTOR_METHODS[name]
+    if getattr(resolver, former, None) is None:
+        return None
+    warnings.warn(f"the resolver's method {former!r} is now {name!r}; the old name goes "
+                  f"away in the next release", DeprecationWarning, stacklevel=3)
+    return getattr(resolver, former)
 
 
 def default_resolver() -> AgentResolver:

@@ -19,12 +19,12 @@ from typing import Any
 
 from dp_online_envs.lab.experiments import store as store_module
 from dp_online_envs.lab.experiments.backends import Outcome, execute
-from dp_online_envs.lab.experiments.batched import play_batch, split_batchable
 from dp_online_envs.lab.experiments.errors import ExperimentError
 from dp_online_envs.lab.experiments.game import GameSpec
 from dp_online_envs.lab.experiments.resolver import AgentResolver
 from dp_online_envs.lab.experiments.store import ResultsStore
 from dp_online_envs.lab.experiments.sweep import Sweep, load_sweep, make_games, parse_sweep
+from dp_online_envs.lab.experiments.vector import play_batch, split_batchable
 from dp_online_envs.lab.isolation import IsolationLimits
 
 
@@ -102,8 +102,8 @@ def run(
             the env's seed from the settings (use with ``isolate`` for untrusted agents).
         resolver: Resolves ``agent_name`` (``None``: the ``agents`` registry, see
             :mod:`.resolver`).
-        vectorize: Play the seeds together in one seed-vectorized game where the
-            setting has one (:mod:`.batched`; the records are those of the scalar
+        vectorize: Play the seeds together in one vector game where the
+            setting has one (:mod:`.vector`; the records are those of the scalar
             games), else one by one.
 
     Returns:
@@ -219,8 +219,8 @@ def run_games(
     already in the results directory, and the exception propagates: running again
     resumes.
 
-    With ``vectorize``, the games of one setting that have a seed-vectorized path are
-    played together in this process (:mod:`.batched`), the others by the backend.
+    With ``vectorize``, the games of one setting that have a vector path are
+    played together in this process (:mod:`.vector`), the others by the backend.
 
     Raises:
         ExperimentError: A bad backend setting, or a results path that is not a

@@ -139,7 +139,7 @@ class Sweep:
         settings: The sweep as given (plain data), kept in the results directory.
         skipped: Env/agent pairs left out by ``skip_incompatible``, with the reason.
         vectorize: ``vectorize: true`` in the sweep: play the games that have a
-            seed-vectorized path batched (:mod:`.batched`), the others one by one.
+            vector path together (:mod:`.vector`), the others one by one.
     """
 
     name: str
