@@ -1,4 +1,4 @@
-"""Time and power of the black-box action audit, scalar and batched.
+"""Time and power of the black-box action audit, scalar and vector.
 
 On ``DPBandit-MAB-v0`` (K = 10), all in this one process (so the timings are ratios
 measured under the same load):
@@ -9,7 +9,7 @@ measured under the same load):
    ``private-exp2`` at epsilon = 1 must not be.
 2. Trials per second of the audit played one run at a time (an in-process
    :class:`~dp_online_envs.lab.audit.ResettingSession`), B runs at a time with the
-   per-seed batched learner of ``agents.vector`` (run ``b`` the scalar game of its
+   per-seed vector learner of ``agents.vector`` (run ``b`` the scalar game of its
    seed: the findings must equal the scalar ones) and, for ``private-exp2``, B runs at
    a time with its audit form (:class:`~agents.vector.arms.SharedStreamPrivateEXP2`:
    independent runs whose uniforms and exact noise come from one generator, one
@@ -18,7 +18,7 @@ measured under the same load):
    Then where the time of a shared-stream run goes.
 3. The power ladder (:func:`~dp_online_envs.lab.audit.audit_power`): ``private-exp2``
    built at ``epsilon * c`` while declaring epsilon = 1, ``c`` in 1, 2, 5, 10, 30,
-   100: one run at a time at the default 3000 runs, with the per-seed batched form at
+   100: one run at a time at the default 3000 runs, with the per-seed vector form at
    the same runs (the same findings), with the audit form (what ``audit_power``
    plays) at the same runs and at ``--scale`` times the runs and pilot runs (more
    trials for the CPU time), with the eps lower bounds and verdicts.
@@ -27,7 +27,10 @@ CPU time is this process's plus its finished children's (the isolated learners):
 what "minutes on two cores" is about when the machine is shared.
 
 ``--save FILE`` stores the numbers (:mod:`benchmarks.stored`); :func:`render` draws the
-block of ``docs/results.md`` from them.
+block of ``docs/results.md`` from them. The stored keys ``"batched cpu s"`` and
+``"batched"`` of part 2, and the labels of files stored before the rename, keep the
+previous release's word ("batched" for the vector path), so that stored files still
+render.
 
     python benchmarks/audit_power.py [--horizon 64] [--runs 3000] [--pilot-runs 400]
         [--scale 3,10,20] [--factors 1,2,5,10,30,100] [--skip-isolated] [--skip-ladder]
@@ -117,7 +120,7 @@ def isolated_audits(settings: AuditSettings) -> list[dict[str, Any]]:
 
 
 def speed(settings: AuditSettings) -> list[dict[str, Any]]:
-    """Part 2: CPU time of one audit played one run at a time and batched."""
+    """Part 2: CPU time of one audit played one run at a time and as vector runs."""
     n = games(settings)
     cases = (("exp3 declaring (1, 0)", "exp3", lambda p: EXP3ClaimsPrivacy(p), {}),
              ("private-exp2 at eps=1", "private-exp2", _private_exp2, {"epsilon": 1.0}))
@@ -125,10 +128,10 @@ def speed(settings: AuditSettings) -> list[dict[str, Any]]:
     for label, name, build, kw in cases:
         scalar, _, cpu_s = _timed(lambda build=build: audit_actions(
             lambda p, s: ResettingSession(build(p)), ENV, {}, CLAIM, settings))
-        batched, _, cpu_b = _timed(lambda name=name, kw=kw: audit_actions(
+        vector, _, cpu_b = _timed(lambda name=name, kw=kw: audit_actions(
             lambda p, s: make_vector(name, p, **kw), ENV, {}, CLAIM, settings))
         row = {"label": label, "games": n, "scalar cpu s": cpu_s, "batched cpu s": cpu_b,
-               "same finding": scalar == batched, "batched": _finding(batched),
+               "same finding": scalar == vector, "batched": _finding(vector),
                "shared": None}
         if name == "private-exp2":
             shared, _, cpu_h = _timed(lambda name=name, kw=kw: audit_actions(
@@ -141,7 +144,7 @@ def speed(settings: AuditSettings) -> list[dict[str, Any]]:
 
 
 def time_shares(settings: AuditSettings, per_seed: float, shared: float) -> dict[str, float]:
-    """Where a batched private-exp2 run's time goes (seconds per game): its exact noise
+    """Where a vector private-exp2 run's time goes (seconds per game): its exact noise
     (per-seed: one ``T``-value block from each run's generator; shared stream: one
     ``B * T``-value draw for a chunk of B runs) and, on the shared path, the vector env's
     reset (the per-game adversary copies and seed sequences of
@@ -202,14 +205,14 @@ def measure(settings: AuditSettings, factors: tuple[float, ...], scales: list[in
         return data
     ladders = data["ladders"]
     ladders.append(ladder(settings, factors, "one run at a time", vectorize=False))
-    ladders.append(ladder(settings, factors, "per-seed batched", vectorize=True,
+    ladders.append(ladder(settings, factors, "per-seed vector", vectorize=True,
                           resolver=agents.per_seed_registry))
-    ladders.append(ladder(settings, factors, "shared-stream batched (audit_power's "
+    ladders.append(ladder(settings, factors, "shared-stream vector (audit_power's "
                           "default)", vectorize=True))
     for scale in scales:
         big = dataclasses.replace(settings, runs=settings.runs * scale,
                                   pilot_runs=settings.pilot_runs * scale)
-        ladders.append(ladder(big, factors, f"shared-stream batched, {scale}x the runs",
+        ladders.append(ladder(big, factors, f"shared-stream vector, {scale}x the runs",
                               vectorize=True))
     data["same findings one at a time / per-seed"] = (
         ladders[0]["eps_lbs"] == ladders[1]["eps_lbs"]
@@ -243,24 +246,24 @@ def render(doc: dict[str, Any]) -> str:
                   f"CPU ({r['games'] / r['cpu s']:.0f} games/s), eps_lb = {r['eps_lb']:.3f}, "
                   f"refuted = {r['refuted']}", f"    {r['text']}"]
     n = data["speed"][0]["games"]
-    lines.append(f"2. trials per second, one run at a time vs batched ({n} games per audit)")
+    lines.append(f"2. trials per second, one run at a time vs vector ({n} games per audit)")
     for r in data["speed"]:
         s, b, f = r["scalar cpu s"], r["batched cpu s"], r["batched"]
         lines.append(f"  {r['label']}: scalar {s:.2f} s CPU ({n / s:.0f} games/s); per-seed "
-                     f"batched {b:.2f} s CPU ({n / b:.0f} games/s): ratio {s / b:.1f}x, "
+                     f"vector {b:.2f} s CPU ({n / b:.0f} games/s): ratio {s / b:.1f}x, "
                      f"same finding: {r['same finding']} (eps_lb = {f['eps_lb']:.3f}, "
                      f"counts {_counts(f)})")
         h = r["shared"]
         if h is None:
             continue
-        lines.append(f"    shared-stream batched {h['cpu s']:.2f} s CPU ({n / h['cpu s']:.0f} "
+        lines.append(f"    shared-stream vector {h['cpu s']:.2f} s CPU ({n / h['cpu s']:.0f} "
                      f"games/s): ratio {s / h['cpu s']:.1f}x the scalar, {b / h['cpu s']:.1f}x "
-                     f"the per-seed batched; its own finding (other runs): eps_lb = "
+                     f"the per-seed vector; its own finding (other runs): eps_lb = "
                      f"{h['eps_lb']:.3f}, counts {_counts(h)}, refuted = {h['refuted']}")
         audit = doc["settings"]["audit"]
         per_seed, shared = h["per-seed game s"], h["shared game s"]
         lines.append(
-            f"  where a batched private-exp2 run's time goes: per-seed, its exact noise (one "
+            f"  where a vector private-exp2 run's time goes: per-seed, its exact noise (one "
             f"{audit['horizon']}-value block from its own generator) "
             f"{1e6 * h['per-seed noise block s']:.0f} us of the {1e6 * per_seed:.0f} us per "
             f"game ({100 * h['per-seed noise block s'] / per_seed:.0f}%); shared stream, its "
@@ -294,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scale", default="3,10,20",
                         help="comma-separated multiples of runs and pilot runs for the "
-                             "batched ladder")
+                             "vector ladder")
     parser.add_argument("--factors", default="1,2,5,10,30,100")
     parser.add_argument("--skip-isolated", action="store_true")
     parser.add_argument("--skip-ladder", action="store_true")

@@ -1,7 +1,7 @@
 """Generator calls and their cost in one exact discrete-Laplace block of a short game.
 
-What bounds the per-seed batched audit of ``private-exp2``
-(``docs/algorithms/privacy-auditor.md``, "Where the batched time goes"): each run draws
+What bounds the per-seed vector audit of ``private-exp2``
+(``docs/algorithms/privacy-auditor.md``, "Where the vector time goes"): each run draws
 one ``T``-value block from its own generator (the audit form,
 ``SharedStreamPrivateEXP2``, makes these calls once per chunk of runs). This counts the generator calls
 one block makes (a wrapper around the

@@ -1,8 +1,8 @@
-"""Run-steps per CPU second of seed-vectorized games against the scalar path.
+"""Run-steps per CPU second of vector games against the scalar path.
 
 What is timed (one run-step = one round of one seed's game)
 -----------------------------------------------------------
-* batched: ``LinearVectorEnv("DPBandit-MAB-v0", B)`` and the batched learner
+* vector: ``LinearVectorEnv("DPBandit-MAB-v0", B)`` and the vector learner
   (``agents.vector.make_vector``) played by ``dp_online_envs.loop.run_vector_rounds``:
   the stochastic adversary's losses (drawn in blocks per seed), the feedback, the regret
   ledger (checkpoints included) and the learner; each seed's game equals the scalar
@@ -12,17 +12,18 @@ What is timed (one run-step = one round of one seed's game)
   registered env with its wrappers, one seed after the other).
 
 Each side is timed ``repeats`` times in the same process (interleaved) and the median
-is reported with the ratio batched / scalar, in CPU time of this process
+is reported with the ratio vector / scalar, in CPU time of this process
 (``time.process_time``: the other jobs of a shared machine do not inflate it; numpy
 runs these loops on one thread). ``--full-info`` adds the full-information pairs
 (``--full-seeds`` games of ``--full-horizon`` rounds, once; the scalar side is timed on
 five seeds).
 
-The batched path against a lean numpy EXP3 over as many games (:func:`lean_exp3`: no
+The vector path against a lean numpy EXP3 over as many games (:func:`lean_exp3`: no
 env, no regret ledger, no per-seed streams) is the speed harness's ``vectorized`` case
 (``python -m benchmarks.speed -k vectorized``), which builds its games with
-:func:`batched_game`. ``--save FILE`` stores the rates (:mod:`benchmarks.stored`);
-:func:`render` draws the block of ``docs/results.md`` from them.
+:func:`vector_game`. ``--save FILE`` stores the rates (:mod:`benchmarks.stored`; the
+vector side under the key ``"batched"``, the previous release's word, so that stored
+files still render); :func:`render` draws the block of ``docs/results.md`` from them.
 
 Usage::
 
@@ -57,8 +58,8 @@ def timed(work: Callable[[], None], steps: int) -> float:
     return steps / (time.process_time() - cpu)
 
 
-def batched_game(agent: str, seeds: int, horizon: int, epsilon: float | None
-                 ) -> Callable[[], None]:
+def vector_game(agent: str, seeds: int, horizon: int, epsilon: float | None
+                ) -> Callable[[], None]:
     """``seeds`` games of ``agent`` on the vector env: calling the result resets the
     learner and the env (seeds ``0 .. seeds - 1``) and plays every round."""
     venv = LinearVectorEnv(ENV_ID, seeds, horizon=horizon)
@@ -72,9 +73,9 @@ def batched_game(agent: str, seeds: int, horizon: int, epsilon: float | None
     return work
 
 
-def batched_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
-    """:func:`timed` rates of :func:`batched_game`."""
-    return timed(batched_game(agent, seeds, horizon, epsilon), seeds * horizon)
+def vector_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
+    """:func:`timed` rates of :func:`vector_game`."""
+    return timed(vector_game(agent, seeds, horizon, epsilon), seeds * horizon)
 
 
 def scalar_rate(agent: str, seeds: int, horizon: int, epsilon: float | None) -> float:
@@ -139,19 +140,19 @@ FULL_INFO = [("DPFullInfo-Experts-v0", "hedge", None, 0.0),
 
 
 def full_info(seeds: int, horizon: int) -> list[dict[str, Any]]:
-    """Batched against scalar run-steps per CPU second on the full-information ids."""
+    """Vector against scalar run-steps per CPU second on the full-information ids."""
     rows = []
     for env_id, agent, eps, delta in FULL_INFO:
         venv = LinearVectorEnv(env_id, seeds, horizon=horizon)
         learner = make_vector(agent, venv.problem, epsilon=eps, delta=delta)
-        batched = timed(lambda v=venv, b=learner: agents.play_batch(v, b, range(seeds)),
-                        seeds * horizon)
+        vector = timed(lambda v=venv, b=learner: agents.play_batch(v, b, range(seeds)),
+                       seeds * horizon)
         env = build_env(env_id, horizon=horizon)
         one = agents.make(agent, env.get_wrapper_attr("problem"), epsilon=eps, delta=delta)
         scalar = timed(lambda e=env, a=one: [agents.play(e, a, seed=s) for s in range(5)],
                        5 * horizon)
         rows.append({"env": env_id, "agent": agent, "seeds": seeds, "horizon": horizon,
-                     "scalar seeds": 5, "batched": [batched], "scalar": [scalar]})
+                     "scalar seeds": 5, "batched": [vector], "scalar": [scalar]})
     return rows
 
 
@@ -163,7 +164,7 @@ def measure(seeds: int, horizon: int, scalar_seeds: int, repeats: int,
     for agent, eps in (("exp3", None), ("private-exp2", 1.0)):
         runs: dict[str, list[float]] = {"batched": [], "scalar": []}
         for _ in range(repeats):
-            runs["batched"].append(batched_rate(agent, seeds, horizon, eps))
+            runs["batched"].append(vector_rate(agent, seeds, horizon, eps))
             runs["scalar"].append(scalar_rate(agent, scalar_seeds, horizon, eps))
         rows.append({"env": ENV_ID, "agent": agent, "seeds": seeds, "horizon": horizon,
                      "scalar seeds": scalar_seeds, **runs})
@@ -172,15 +173,15 @@ def measure(seeds: int, horizon: int, scalar_seeds: int, repeats: int,
 
 def render(doc: dict[str, Any]) -> str:
     """The markdown block of a stored document of :func:`measure`."""
-    lines = ["| env | agent | B x T | batched (run-steps / CPU s) | scalar (seeds timed) "
-             "| batched / scalar |", "|---|---|---|---:|---:|---:|"]
+    lines = ["| env | agent | B x T | vector (run-steps / CPU s) | scalar (seeds timed) "
+             "| vector / scalar |", "|---|---|---|---:|---:|---:|"]
     for r in doc["data"]["pairs"]:
-        batched, scalar = statistics.median(r["batched"]), statistics.median(r["scalar"])
+        vector, scalar = statistics.median(r["batched"]), statistics.median(r["scalar"])
         lines.append(f"| `{r['env']}` | `{r['agent']}` | {r['seeds']} x {r['horizon']} | "
-                     f"{batched:,.0f} | {scalar:,.0f} ({r['scalar seeds']}) | "
-                     f"{batched / scalar:.1f} |")
+                     f"{vector:,.0f} | {scalar:,.0f} ({r['scalar seeds']}) | "
+                     f"{vector / scalar:.1f} |")
     lines += ["", f"Medians of {doc['settings']['repeats']} interleaved repeats for "
-              f"`{ENV_ID}`, one run for the full-information pairs. The batched path "
+              f"`{ENV_ID}`, one run for the full-information pairs. The vector path "
               "against a lean numpy EXP3 loop: "
               + stored.speed_harness("`vectorized` case",
                                      "python -m benchmarks.speed -k vectorized",

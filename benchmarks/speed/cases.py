@@ -18,13 +18,13 @@ Cases (:data:`CASES`):
 * ``isolated``: a round of ``private-exp2`` played through
   :class:`~dp_online_envs.lab.isolation.IsolatedLearner` (the learner in its own
   process) against the same game in process; both end with the same regret.
-* ``vectorized``: a run-step (one round of one seed's game) of ``exp3`` seed-batched
-  (``agents.vector`` on ``LinearVectorEnv``) against the lean numpy EXP3 over the
-  same number of games.
+* ``vectorized``: a run-step (one round of one seed's game) of ``exp3`` as a vector
+  learner (``agents.vector`` on ``LinearVectorEnv``) against the lean numpy EXP3 over
+  the same number of games.
 * ``counter-NAME``, one per registered counter (:data:`agents.privacy.COUNTERS`): an
   ``add`` (Gaussian noise; ``benchmarks/counter_noise.py``) against one addition of a
   plain running sum over the same inputs.
-* ``exact-batched``: a run-step of ``private-exp2`` seed-batched (1000 seeds, exact
+* ``exact-batched``: a run-step of ``private-exp2`` as a vector learner (1000 seeds, exact
   discrete Laplace noise drawn per seed from each seed's generator, as the scalar game)
   against a run-step of the lean numpy EXP2 with FLOAT Laplace noise over as many games
   (:func:`~benchmarks.vectorized_games.lean_exp3` with Theorem 4.1's parameters): what
@@ -98,7 +98,7 @@ from agents.bandit.exp2 import exp2_parameters
 from agents.privacy import COUNTERS, calibration
 from benchmarks.counter_noise import counter_adds
 from benchmarks.exp2_speed import full_loop
-from benchmarks.vectorized_games import batched_game, lean_exp3
+from benchmarks.vectorized_games import lean_exp3, vector_game
 from dp_online_envs.envs.registry import build_env
 from dp_online_envs.lab.isolation import IsolatedLearner
 from dp_online_envs.loop import run_rounds
@@ -261,7 +261,7 @@ def _isolated(horizon: int) -> Pair:
 
 
 def _vectorized(seeds: int, horizon: int) -> Pair:
-    return Pair(product=lambda: Round(batched_game("exp3", seeds, horizon, None)),
+    return Pair(product=lambda: Round(vector_game("exp3", seeds, horizon, None)),
                 reference=lambda: Round(functools.partial(lean_exp3, seeds, horizon, ARMS)),
                 units=seeds * horizon)
 
@@ -335,7 +335,7 @@ def _build_large_epsilon(repeats: int, horizon: int) -> Pair:
 
 def _exact_batched(seeds: int, horizon: int) -> Pair:
     eta, gamma, _ = exp2_parameters(horizon, ARMS, 1.0 / EPSILON)
-    return Pair(product=lambda: Round(batched_game("private-exp2", seeds, horizon, EPSILON)),
+    return Pair(product=lambda: Round(vector_game("private-exp2", seeds, horizon, EPSILON)),
                 reference=lambda: Round(functools.partial(
                     lean_exp3, seeds, horizon, ARMS, eta=eta, gamma=gamma,
                     noise_scale=1.0 / EPSILON)),
@@ -577,13 +577,13 @@ def _cases() -> dict[str, Case]:
              "the same game in process", "round", _isolated,
              {"full": {"horizon": 5_000}, "tiny": {"horizon": 30}}, threshold=2.0,
              clock="wall"),
-        Case("vectorized", "exp3 seed-batched (agents.vector), one run-step",
+        Case("vectorized", "exp3 as a vector learner (agents.vector), one run-step",
              "lean numpy EXP3 over the same games, one run-step", "run-step", _vectorized,
              {"full": {"seeds": 500, "horizon": 600}, "tiny": {"seeds": 3, "horizon": 20}}),
     ]
     cases += [
-        Case("exact-batched", "private-exp2 seed-batched, exact discrete Laplace noise "
-             "(1000 seeds), one run-step", "lean numpy EXP2 + float Laplace noise over the "
+        Case("exact-batched", "private-exp2 as a vector learner, exact discrete Laplace "
+             "noise (1000 seeds), one run-step", "lean numpy EXP2 + float Laplace noise over the "
              "same games, one run-step", "run-step", _exact_batched,
              {"full": {"seeds": 1000, "horizon": 2000}, "tiny": {"seeds": 3, "horizon": 20}}),
         Case("private-ftrl", "private-ftrl + env + wrappers, one round (10 experts, eps=1, "
