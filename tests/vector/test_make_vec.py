@@ -31,7 +31,7 @@ B = len(ENV_SEEDS)
 FIRST_PAIR = {p[0]: p for p in reversed(PAIRS)}
 
 
-def test_every_vectorized_id_has_a_pair():
+def test_every_id_with_a_vector_path_has_a_pair():
     assert set(FIRST_PAIR) == set(VECTOR_ENV_IDS)
 
 

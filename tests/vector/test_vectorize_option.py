@@ -37,7 +37,7 @@ def test_vectorized_run_gives_the_scalar_records(env_id, agent, eps, delta, monk
     assert [r["vectorized"] for r in scalar] == [False] * 3
 
 
-def test_settings_without_vectorized_path_are_played_one_by_one(monkeypatch):
+def test_settings_without_a_vector_path_are_played_one_by_one(monkeypatch):
     monkeypatch.setattr(runner, "play_batch", lambda specs, resolver=None: pytest.fail("played together"))
     scalar = runner.run("DPBandit-MAB-v0", "private-bandit", epsilon=1.0, horizon=30,
                         seeds=2, backend="serial")

@@ -425,7 +425,7 @@ def game_record(spec: GameSpec, cls: type, problem: Any, summary: Any, clipped: 
             ``None``.
         start: ``time.perf_counter()`` when the game started (for ``wall_time``).
         switches: How often the played action changed (:class:`SwitchCounter`).
-        vectorized: Whether it was played in a vector batch (the record's
+        vectorized: Whether it was played with other seeds as one vector game (the record's
             ``vectorized`` field; :mod:`.vector`).
 
     Raises:
