@@ -5,7 +5,6 @@ results tables, the vector play and the real-data ids."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import math
 import pathlib
@@ -193,17 +192,12 @@ def test_an_invalid_declared_budget_is_a_reason_not_an_abort():
 
 def test_one_submission_the_grader_trips_on_does_not_stop_the_others(tmp_path, monkeypatch):
     """Whatever error grading one submission raises (StopIteration from a bug, say), that
-    submission gets zero with the reason, and the others are graded."""
-    from dp_online_envs.lab.grading import audit_step
+    submission gets zero with the reason, and the others are graded (each with the
+    audit's power filled in)."""
+    from dp_online_envs.lab.grading.grades import Grade
 
-    @dataclasses.dataclass
-    class Power:  # the audit's power, not measured here
-        reference: str = ""
-
-        def to_dict(self):
-            return {}
-
-    monkeypatch.setattr(audit_step, "one_run_power", lambda *a, **k: Power())
+    monkeypatch.setattr(grader, "_power_started",  # the audit's power, not measured here
+                        lambda *args: lambda: ({"power": 1}, "its power"))
     files = [tmp_path / f"{n}.py" for n in ("first", "trips", "last")]
     for f in files:
         f.write_text("")
@@ -213,15 +207,18 @@ def test_one_submission_the_grader_trips_on_does_not_stop_the_others(tmp_path, m
         if path.stem == "trips":
             raise StopIteration
         graded.append(path.stem)
-        return path.stem
+        return Grade(submission=path.stem, path=str(path), power=None, power_text="",
+                     sandbox="s", sha256="", learner=None, settings=[], declared=None,
+                     audit=None, records=[], parts=[])
 
     monkeypatch.setattr(grader, "_grade_one", grade_one)
     result = grader.grade(parse_assignment(ASSIGNMENT), files, secret="s", quiet=True)
     assert graded == ["first", "last"]
     first, trips, last = result.grades
-    assert (first, last) == ("first", "last")
+    assert (first.submission, last.submission) == ("first", "last")
     assert trips.submission == "trips" and sum(p.earned for p in trips.parts) == 0
     assert {p.reason for p in trips.parts} == {"grading failed: StopIteration: "}
+    assert {g.power_text for g in result.grades} == {"its power"}
 
 
 # --------------------------------------------------------------------- vector play
