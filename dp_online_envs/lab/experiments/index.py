@@ -22,21 +22,25 @@ bytes that were read.
 Never trusted over the records. :func:`indexed_table` lists ``games/`` and looks at
 every entry (one ``stat`` each, nothing opened), and serves the index only if its
 checksum and key are right and the listing's digest is the one the index was built
-from. The names of ``games/`` are not read again while the directory is as it was when
-they were listed for the index (the header keeps its device, inode, modification and
-change times; the Arrow file's metadata, the names): adding, removing or renaming an
-entry sets both times of the directory to the clock's, and a user cannot set the change
-time back -- provided the times were at least :data:`SETTLED_NS` older than the clock
-when the names were listed, for a file system's clock moves in ticks, and an entry added
-in the tick of the change before leaves the times as they were. A directory changed
-more recently is listed by every reader until a reader finds it settled and writes its
-times in the header. Otherwise -- no index, an index of another reader or version, a damaged one, a
+from. Otherwise -- no index, an index of another reader or version, a damaged one, a
 record missing, changed (any write changes a file's change time, which a user cannot
 set back; a sweep replaces a record by another inode), added, renamed or set aside --
 the records win: the table is built from them, and the index written anew. Files of
 ``games/`` that are not usable records are skipped with their
 :class:`~.store.DamagedResultWarning` either way (the index keeps their reasons), and a
 FIFO or a device there is never opened.
+
+The names of ``games/`` are not read again while the directory is as it was when they
+were listed for the index (the header keeps its device, inode, modification and change
+times; the Arrow file's metadata, the names; every name is still looked at): adding,
+removing or renaming an entry sets both times of the directory to the clock's, and a
+user cannot set the change time back -- provided the times were at least
+:data:`SETTLED_NS` older than the clock when the names were listed, for a file system's
+clock moves in ticks, and an entry added in the tick of the change before leaves the
+times as they were. A directory changed more recently is listed by every reader until
+one finds it settled and writes its times in the header. (The times are compared with
+the reader's clock: on a network file system whose server's clock runs behind it by
+more than :data:`SETTLED_NS`, a recent change may pass for a settled one.)
 
 Writing. The index is written only when it decodes to exactly the table built from the
 records (same columns, dtypes and values), atomically (:func:`~.store.atomic_write`: a
