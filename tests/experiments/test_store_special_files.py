@@ -327,3 +327,33 @@ def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, place, as_
     plot_results(load_records(results), plots)
     assert figures[0].read_bytes().startswith(b"\x89PNG")
     assert not [p for p in plots.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_file_grown_after_its_fstat_is_read_to_its_end_or_refused(tmp_path, monkeypatch):
+    """The reader reads as many bytes as ``fstat`` reports, plus one to see more (not a
+    buffer of the limit's size for every record); a file that grew in between is read
+    on to its end, and past the limit it is refused as before."""
+    from dp_online_envs.lab.experiments import store
+
+    path = tmp_path / "r.json"
+    path.write_bytes(b"x" * 1000)
+    real = os.fstat
+
+    def stale(fd):  # the size of the file before it grew
+        st = real(fd)
+        return os.stat_result((st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid,
+                               st.st_gid, 10, st.st_atime, st.st_mtime, st.st_ctime))
+
+    monkeypatch.setattr(store.os, "fstat", stale)
+    raw, st = store.read_regular_stat(path, 5000)
+    assert raw == b"x" * 1000 and st.st_size == 10
+    def stale_stat(p, **kwargs):
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            return stale(fd)
+        finally:
+            os.close(fd)
+
+    monkeypatch.setattr(store.os, "stat", stale_stat)
+    with pytest.raises(ValueError, match="more than 500 bytes, larger than any record"):
+        store.read_regular_stat(path, 500)  # grown past the limit after both looks

@@ -544,7 +544,12 @@ def read_regular_stat(path: pathlib.Path, limit: int) -> tuple[bytes, os.stat_re
         st = os.fstat(fd)
         _require_regular(path, st, limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            raw = fh.read(limit + 1)
+            # read what fstat says is there, plus one byte to see more: a buffer of the
+            # limit's size each time would cost a large allocation per record
+            want = min(limit, st.st_size) + 1
+            raw = fh.read(want)
+            if len(raw) == want <= limit:  # grown since its fstat: read on to the limit
+                raw += fh.read(limit + 1 - want)
     finally:
         os.close(fd)
     if len(raw) > limit:
