@@ -13,24 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from recorded_noise import Recorded as _Recorded
 
 from agents.privacy.counters import make_counter
-from agents.privacy.noise import ExactNoise
-
-
-class _Recorded(ExactNoise):
-    """An :class:`ExactNoise` that keeps every block it draws, each value plus ``shift``."""
-
-    def __init__(self, strategy, width, shift=0):
-        super().__init__(strategy, width)
-        self.shift = shift
-        self.blocks: list[np.ndarray] = []
-
-    def refill(self, rng, n_rows):
-        rows = super().refill(rng, n_rows)
-        rows += self.shift
-        self.blocks.append(rows.copy())
-        return rows
 
 
 class _Reference:

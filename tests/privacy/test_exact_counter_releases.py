@@ -15,33 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from recorded_noise import recorded as _recorded
 
 from agents.privacy.counters import make_counter
-from agents.privacy.noise import ExactNoise
-
-
-class _Recorded(ExactNoise):
-    """An :class:`ExactNoise` that keeps every block it draws (the rows, in order), and
-    may add ``shift`` to each value (noise of any size without a huge scale)."""
-
-    shift = 0
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.blocks: list[np.ndarray] = []
-
-    def refill(self, rng, n_rows):
-        rows = super().refill(rng, n_rows)
-        rows += self.shift
-        self.blocks.append(rows.copy())
-        return rows
-
-
-def _recorded(counter, shift: int = 0) -> _Recorded:
-    buf = _Recorded(counter.exact_noise.strategy, counter.exact_noise.width)
-    buf.shift = shift
-    counter.exact_noise = buf
-    return buf
 
 
 def _reference_noise(blocks: list[np.ndarray], horizon: int, draws: int, block_rows: int
