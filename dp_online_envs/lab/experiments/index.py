@@ -320,13 +320,10 @@ def _serve(index: _Index | None, listing: Listing) -> tuple[Any, list[tuple[str,
 def _read(path: pathlib.Path, key: str) -> tuple[dict[str, Any], memoryview]:
     """The header and the Arrow bytes of the index file (a view of the bytes read, not
     a copy), if its magic, key and checksum are right (``ValueError`` otherwise;
-    ``OSError`` when it cannot be read). Nothing but a regular file is opened, read
-    up to the size it has (the store's reader reads one byte more than the limit it is
-    given, in a buffer of that size: the largest index allowed would cost more than
-    the read); a file that grew meanwhile is refused, one that shrank fails the
-    checksum."""
-    size = min(os.stat(path).st_size, MAX_INDEX_BYTES)
-    raw, _ = read_regular_stat(path, size)
+    ``OSError`` when it cannot be read). Nothing but a regular file is opened, read at
+    the size it has (:func:`~.store.read_regular_stat`); a file that changed meanwhile
+    fails the checksum."""
+    raw, _ = read_regular_stat(path, MAX_INDEX_BYTES)
     if not raw.startswith(MAGIC):
         raise ValueError("not an index")
     end = raw.index(b"\n", len(MAGIC))
