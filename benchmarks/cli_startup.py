@@ -31,13 +31,22 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SCRIPT = pathlib.Path(sys.executable).with_name("dp-online")
+
+
+def dp_online_command() -> list[str]:
+    """How a user starts ``dp-online``: its console script beside this interpreter, else
+    ``python -m dp_online_envs.lab.cli`` (a checkout never installed)."""
+    script = pathlib.Path(sys.executable).with_name("dp-online")
+    if script.is_file():
+        return [sys.executable, str(script)]
+    return [sys.executable, "-m", "dp_online_envs.lab.cli"]
+
+
 COMMANDS = {
     "gymnasium": [sys.executable, "-c", "import gymnasium"],
     "dp-online --help": [sys.executable, "-c", "import sys; from dp_online_envs.lab.cli "
                          "import main; sys.exit(main())", "--help"],
-    "dp-online --version": ([sys.executable, str(SCRIPT)] if SCRIPT.is_file() else
-                            [sys.executable, "-m", "dp_online_envs.lab.cli"]) + ["--version"],
+    "dp-online --version": [*dp_online_command(), "--version"],
 }
 
 

@@ -97,6 +97,7 @@ import agents
 import dp_online_envs  # noqa: F401  (registers the ids)
 from agents.bandit.exp2 import exp2_parameters
 from agents.privacy import COUNTERS, calibration
+from benchmarks.cli_startup import dp_online_command
 from benchmarks.counter_noise import counter_adds
 from benchmarks.exp2_speed import full_loop
 from benchmarks.vectorized_games import lean_exp3, vector_game
@@ -108,7 +109,6 @@ __all__ = ["BUILDS", "CASES", "CHILD_CODE", "CLOCKS", "ISOLATED_SETUP", "ISOLATE
            "LARGE_EPSILONS", "SANDBOXED_GAME", "SIZES", "WHOLE_PROCESS_SETUP", "Case",
            "CaseUnavailable", "Pair",
            "Round", "child_cpu", "child_seconds", "clear_calibration_caches", "cumulative_sum",
-           "dp_online_command",
            "env_steps", "exp2_game", "learner_game", "private_builds", "private_ftrl_game",
            "time_ratio"]
 
@@ -428,15 +428,6 @@ import resource, subprocess
 def children_cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime"""
-
-
-def dp_online_command() -> list[str]:
-    """How a user starts ``dp-online``: its console script beside this interpreter, else
-    ``python -m dp_online_envs.lab.cli`` (a checkout never installed)."""
-    script = Path(sys.executable).with_name("dp-online")
-    if script.is_file():
-        return [sys.executable, str(script)]
-    return [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
 
 def _whole_processes(argv: list[str], repeats: int) -> Round:
