@@ -58,7 +58,6 @@ from __future__ import annotations
 import array
 import functools
 import hashlib
-import importlib.metadata
 import json
 import os
 import pathlib
@@ -83,6 +82,7 @@ from dp_online_envs.lab.experiments.store import (
     read_regular_stat,
     warn_skipped,
 )
+from dp_online_envs.startup import installed_version
 
 __all__ = ["INDEX_FORMAT", "MAX_INDEX_BYTES", "index_path", "indexed_table", "reader_key"]
 
@@ -128,12 +128,8 @@ def reader_key(table_key: str) -> str:
     """What an index must have been written by to be read here: a digest of the index
     format, the record schema and keys (what makes a record usable), the package's
     version and ``table_key`` (the table's own version, from its builder)."""
-    try:
-        release = importlib.metadata.version("dp-online-envs")
-    except importlib.metadata.PackageNotFoundError:  # an uninstalled checkout
-        release = "unknown"
-    parts = [INDEX_FORMAT, SCHEMA_VERSION, list(REQUIRED_KEYS), list(OPTIONAL_KEYS), release,
-             table_key]
+    parts = [INDEX_FORMAT, SCHEMA_VERSION, list(REQUIRED_KEYS), list(OPTIONAL_KEYS),
+             installed_version(), table_key]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
 
