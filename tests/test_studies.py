@@ -1259,53 +1259,6 @@ def test_the_split_calls_a_slope_the_theorems_only_where_the_schedule_leaves_it(
     assert ("bandit-submod-pftal ε=100", "16,000") not in got
 
 
-def test_the_perturbation_split_replays_the_ball_games_and_tables_their_parts():
-    """fkm and bandit-pftal replayed: the record's realized regret bit for bit, and the
-    perturbation's cost summed round by round (each round's loss at the played point
-    minus the loss at the unperturbed one, recomputed here from the env's losses);
-    hand-made splits give the table's parts, shares and slopes on both seed sets."""
-    from dp_online_envs.envs.registry import build_env
-    from dp_online_envs.lab.experiments.game import play_game
-    from dp_online_envs.lab.experiments.sweep import parse_sweep
-
-    bc = analysis("bandit-convex")
-    sweep = parse_sweep({"envs": ["DPBandit-StronglyConvex-v1"], "horizons": [40],
-                         "seeds": 1, "epsilons": [10], "agents": ["fkm", "bandit-pftal"]})
-    for spec in sweep.games:
-        split = bc.perturbation_split(spec)
-        assert split["regret"] == play_game(spec)["regret"]
-        env = build_env(spec.env_id, horizon=spec.horizon)
-        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
-                                   delta=spec.delta or 0.0, seed=spec.agent_seed)
-        agent.reset(spec.agent_seed)
-        env.reset(seed=spec.env_seed)
-        cost, done = 0.0, False
-        while not done:
-            y = bc.UNPERTURBED[spec.agent](agent)
-            x = agent.act()
-            obs, _, done, _, info = env.env.step(x)
-            agent.update(x, obs)
-            theta = info["round"].theta
-            cost += env.unwrapped.loss.value(theta, x) - env.unwrapped.loss.value(theta, y)
-        assert split["perturbation"] == pytest.approx(cost, rel=1e-12, abs=1e-12)
-        assert split["perturbation"] != 0.0
-    rows, splits = [], {}
-    for s in [*range(8), *range(5000, 5008)]:
-        for t in (1000, 4000):
-            gid = f"fkm-{t}-{s}"
-            rest = (1 + 0.01 * (s % 3)) * t ** 0.5
-            rows.append(("ball", "DPBandit-Convex-v1", "fkm", t, None, s, 4 * rest))
-            rows[-1] = rows[-1] + (gid,)
-            splits[gid] = {"regret": 4 * rest, "perturbation": 3 * rest, "remainder": rest}
-    frame = pd.DataFrame(rows, columns=["tags.experiment", "env_id", "agent_label", "horizon",
-                                        "epsilon", "seed_index", "regret", "game_id"])
-    got = bc.perturbation_rows(frame, splits)
-    assert [r[2] for r in got] == ["1,000", "4,000"]
-    assert got[1][3] == "8 + 8" and got[1][5].endswith("(75%)")
-    assert got[1][8].startswith("0.50 [") and "; replication 0.50 [" in got[1][8]
-    assert "not computed" in bc.perturbation_block(frame, {})
-
-
 def test_a_schedule_split_is_checked_against_its_record_and_resumes(tmp_path):
     """``Study.store_splits``: only the games asked for, each replay's regret checked
     against its record (a replay of another game is refused), a rerun computes only what

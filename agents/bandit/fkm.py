@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from agents.bandit.smoothing import ShrunkSet, SmoothingGeometry, clamp_radius, require_points
 from agents.base import Agent, register
 from dp_online_envs.validation import check_real
@@ -89,6 +91,18 @@ class FKM(Agent):
         super().reset(seed)
         self._y = self.geometry.center.copy()
         self._direction = None
+
+    @property
+    def center_point(self) -> np.ndarray:
+        """``y_t``: the coming round's point before the perturbation (in the shrunk set
+        ``(1 - alpha) S``)."""
+        return self._y.copy()
+
+    @property
+    def unshrunk_point(self) -> np.ndarray:
+        """``c + (y_t - c) / (1 - alpha)``: the point of ``S`` that the shrink maps to
+        ``y_t``."""
+        return self._shrunk.unshrink(self._y)
 
     def act(self):
         _, self._direction = self.geometry.direction(self.rng)

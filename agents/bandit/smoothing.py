@@ -201,6 +201,12 @@ class ShrunkSet:
         c, s = self.center, self.scale
         return c + s * (self.domain.project(c + (np.asarray(z, float) - c) / s) - c)
 
+    def unshrink(self, w: np.ndarray) -> np.ndarray:
+        """``c + (w - c) / (1 - xi)``: the point of ``C`` that the shrink maps to ``w``
+        (read-only; for ``w`` in ``C_xi`` it lies in ``C``, up to rounding)."""
+        c = self.center
+        return c + (np.asarray(w, dtype=np.float64) - c) / self.scale
+
 
 def fw_projection_step(domain: Domain, x: np.ndarray,
                        target: np.ndarray) -> tuple[np.ndarray, float]:
@@ -376,6 +382,17 @@ class BlockedOnePointAgent(Agent):
         self._s = None
         #: Calls to ``domain.linear_minimizer`` so far in this game.
         self.lmo_calls = 0
+
+    @property
+    def center_point(self) -> np.ndarray:
+        """``(1 - alpha) y + alpha c``: the point the coming round perturbs (``y`` the
+        batch's point, shrunk toward the inner ball's center)."""
+        return self.geometry.shrink(self._y, self.alpha)
+
+    @property
+    def unshrunk_point(self) -> np.ndarray:
+        """``y``: the batch's point before the shrink (a point of the domain)."""
+        return self._y.copy()
 
     def act(self):
         self._s, u = self.geometry.direction(self._dir_rng)

@@ -7,28 +7,37 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes two bl
   their defaults: per learner the mean regret at every ``T``, the slope of the means and
   the mean per-seed log-log slope [Student-t 95% interval], next to the theorem's
   exponent (:func:`slope_rows`); the horizon from which Smith-Thakurta's leading term
-  ``p T^a chi`` is below trivial play's regret (:func:`crossing_rows`); and the price of
-  privacy (:func:`privacy_rows`).
-* :func:`render_former`: ``private-projection-free`` and ``garber-kretzu`` on the
-  polytope ids' former instances and the 2-d ball, the same slope rows and price of
-  privacy.
+  ``p T^a chi`` is below trivial play's regret (:func:`crossing_rows`); the smoothing
+  schedule split off (:func:`split_rows`); and the price of privacy
+  (:func:`privacy_rows`).
+* :func:`render_former`: ``private-projection-free`` (Laplace and Gaussian),
+  ``garber-kretzu`` and ``fkm`` on the polytope ids' former instances and the 2-d ball,
+  the same slope rows, the schedule split and the price of privacy.
 
-:func:`perturbation_rows` (in :func:`render_ball`, from the split :func:`store_splits`
-stores beside the results: ``python benchmarks/studies/bandit-convex/analysis.py
---split RESULTS_DIR``): every game of ``fkm`` and ``bandit-pftal`` on the l2-ball ids
-replayed on its seeds (its realized regret checked against its record), and per round
-the perturbation's cost ``f_t(x_t) - f_t(y_t)`` (``x_t`` the played point, ``y_t`` the
-unperturbed one: ``fkm``'s ``y_t``, ``bandit-pftal``'s ``w_t``) summed; the remainder
-``sum_t f_t(y_t) - min_x sum_t f_t(x)`` still holds the shrink's cost (the unperturbed
-points live in the shrunk ball), which is not split off, so no remainder's slope is
-called the theorem's either.
+The schedule split (:func:`schedule_split`, stored beside the results by
+:func:`store_splits`: ``python benchmarks/studies/bandit-convex/analysis.py --split
+RESULTS_DIR``): every game of a smoothed learner (:data:`SPLIT_POINTS`) is replayed on
+its seeds, its realized regret checked against its record bit for bit. Each learner
+plays ``x_t = y_t + radius u_t`` with ``y_t = (1 - alpha) z_t + alpha c`` (``c`` the
+inner ball's center, ``alpha = radius / r``): ``z_t`` the unshrunk point (the blocked
+learners' batch point, ``fkm``'s and ``bandit-pftal``'s iterate mapped back from the
+shrunk set), ``y_t`` the unperturbed one. Per round the perturbation's cost ``f_t(x_t) -
+f_t(y_t)`` and the shrink's cost ``f_t(y_t) - f_t(z_t)`` are summed; the remainder,
+``regret - perturbation - shrink``, is the unshrunk points' own regret ``sum_t f_t(z_t)
+- min_x sum_t f_t(x)``.
 
 A slope is compared with a theorem's exponent only where the smoothing radius is free
 (not clamped to ``r / 2``) at the smallest and the largest ``T``: while it is clamped
 the learner plays a half-size copy of the domain and its regret grows linearly,
 whatever the theorem's exponent (``n/a (clamped)``). Otherwise ``yes`` where the
 per-seed slope's interval lies within ``exponent +- 0.1``, ``no`` where it lies outside,
-``~`` where it straddles an edge.
+``~`` where it straddles an edge. Whether that slope is the theorem's is the split's to
+say (the polytope rows' rule, :func:`_regime`): per step ``T0 -> T``, ``theorem's
+regime`` only where the radius is free at both horizons, the remainder is the larger
+part (perturbation + shrink below half the regret) at both, and the remainder's per-seed
+slope interval meets ``exponent +- 0.1``, on both seed sets; the slope table's last
+column names the steps where it is (:func:`theorem_cells`), and says ``not claimed``
+for a learner whose games are not all split.
 
 The price of privacy is the paired ratio ``mean(private) / mean(non-private)`` over the
 seed indices both played (the same losses), with Fieller's interval
@@ -165,19 +174,20 @@ def clamped_of(experiment: str, env_id: str, label: str, epsilon: float | None,
     """Whether the row's learner clamps its smoothing radius to ``r / 2`` at ``horizon``
     (``fkm``'s ``delta``, ``bandit-pftal``'s ``beta``, the projection-free learners'
     ``zeta``; trivial play has none)."""
-    params = getattr(learner_at(experiment, env_id, label, epsilon, horizon), "params", None)
-    if isinstance(params, dict):
-        return bool(params.get("delta_clamped"))
-    return bool(getattr(params, "zeta_clamped", getattr(params, "beta_clamped", False)))
+    return radius_clamped(learner_at(experiment, env_id, label, epsilon, horizon))
 
 
 def slope_rows(frame: Any, rows: Sequence[tuple],
-               clamped_at: Callable[..., bool] = clamped_of) -> list[list[str]]:
+               clamped_at: Callable[..., bool] = clamped_of,
+               cells: dict[tuple[str, str], str] | None = None) -> list[list[str]]:
     """One table row per learner in ``rows`` that ``frame`` holds: the mean regret at
     every ``T`` (on the seeds held at every ``T``), the slope of the means, the mean
-    per-seed slope [95% interval], the exponent, the verdict and the clamping at the
+    per-seed slope [95% interval], the exponent, the verdict, the clamping at the
     smallest and the largest ``T`` (``clamped_at(experiment, env_id, label, epsilon, T)``,
-    default :func:`clamped_of`)."""
+    default :func:`clamped_of`) and whether the slope may be the theorem's (``cells``,
+    from :func:`theorem_cells`; a row missing there: :func:`paired_stats.theorem_cell`,
+    not claimed)."""
+    cells = cells or {}
     out = []
     for experiment, env_id, label, eps, exponent, source in rows:
         data = by_horizon(frame, experiment, env_id, label, eps)
@@ -191,11 +201,13 @@ def slope_rows(frame: Any, rows: Sequence[tuple],
                    for t in (horizons[0], horizons[-1])]
         per_seed, verdict = ps.slope_verdict(
             data, functools.partial(_exponent_judge, exponent, any(clamped)))
-        out.append([label + ("" if eps is None else f" ε={eps:g}"), short(env_id),
+        key = (_text(label, eps), short(env_id))
+        out.append([key[0], key[1],
                     ps.seed_count(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
                     of_means, per_seed, f"{exponent:.2f} ({source})",
                     verdict,
-                    "/".join("yes" if c else "no" for c in clamped), ps.theorem_cell(label)])
+                    "/".join("yes" if c else "no" for c in clamped),
+                    cells.get(key, ps.theorem_cell(label))])
     return out
 
 
@@ -205,9 +217,10 @@ SLOPE_HEAD = ("learner", "env", "seeds", "mean regret at T = {}", "slope of the 
 
 
 def slope_table(frame: Any, rows: Sequence[tuple],
-                clamped_at: Callable[..., bool] = clamped_of) -> str:
+                clamped_at: Callable[..., bool] = clamped_of,
+                cells: dict[tuple[str, str], str] | None = None) -> str:
     """The markdown table of :func:`slope_rows` (the horizons in the header)."""
-    body = slope_rows(frame, rows, clamped_at)
+    body = slope_rows(frame, rows, clamped_at, cells)
     first = rows[0]
     horizons = sorted(by_horizon(frame, first[0], first[1], first[2], first[3]))
     head = list(SLOPE_HEAD)
@@ -303,59 +316,152 @@ def short(env_id: str) -> str:
     return env_id.replace("DPBandit-", "")
 
 
-#: The file of the perturbation split, in the results directory (:func:`store_splits`).
+#: The file of the schedule split, in the results directory (:func:`store_splits`).
 SPLIT_FILE = ps.Study.SPLIT_FILE
-#: The smoothed learners of the ball block and how to read their unperturbed point.
-UNPERTURBED = {"fkm": lambda agent: agent._y.copy(),
-               "bandit-pftal": lambda agent: agent.center_point}
 
 
-def perturbation_split(spec: Any) -> dict[str, float]:
-    """Replay one game of ``fkm`` or ``bandit-pftal`` (the seeds of ``spec``) and sum,
-    per round, the perturbation's cost ``f_t(x_t) - f_t(y_t)``.
+def _pftal_points(agent: Any) -> tuple[Any, Any]:
+    """``bandit-pftal``'s ``(w_t, c + (w_t - c) / (1 - xi))``: its leader and the point
+    of the domain the shrink maps to it (:meth:`~agents.bandit.smoothing.ShrunkSet.unshrink`
+    of its own shrunk set)."""
+    from agents.bandit.smoothing import ShrunkSet
+
+    w = agent.center_point
+    shrunk = ShrunkSet(agent.problem.domain, agent.geometry.center, agent.params.xi)
+    return w, shrunk.unshrink(w)
+
+
+#: The smoothed learners and, read before each round, their unperturbed point ``y_t``
+#: and their unshrunk point ``z_t`` (the learner plays ``y_t + radius u_t``, ``y_t =
+#: (1 - alpha) z_t + alpha c``).
+SPLIT_POINTS: dict[str, Callable[[Any], tuple[Any, Any]]] = {
+    "fkm": lambda agent: (agent.center_point, agent.unshrunk_point),
+    "bandit-pftal": _pftal_points,
+    "garber-kretzu": lambda agent: (agent.center_point, agent.unshrunk_point),
+    "private-projection-free": lambda agent: (agent.center_point, agent.unshrunk_point),
+}
+
+
+def radius_clamped(agent: Any) -> bool:
+    """Whether a smoothed learner clamps its smoothing radius to ``r / 2`` (``fkm``'s
+    ``delta``, ``bandit-pftal``'s ``beta``, the projection-free learners' ``zeta``;
+    ``False`` for a learner with none)."""
+    params = getattr(agent, "params", None)
+    if isinstance(params, dict):
+        return bool(params.get("delta_clamped"))
+    return bool(getattr(params, "zeta_clamped", getattr(params, "beta_clamped", False)))
+
+
+def schedule_split(spec: Any) -> dict[str, float]:
+    """Replay one game of a learner of :data:`SPLIT_POINTS` (the seeds of ``spec``) and
+    split its realized regret, round by round, into the smoothing schedule's two costs
+    and the rest.
 
     Returns:
-        ``regret`` (realized: the record's, to check the replay), ``perturbation`` and
-        ``remainder`` (``regret - perturbation``: the unperturbed points' regret).
+        ``regret`` (realized: the record's, to check the replay), ``perturbation``
+        (``sum_t f_t(x_t) - f_t(y_t)``, ``x_t`` the played point), ``shrink`` (``sum_t
+        f_t(y_t) - f_t(z_t)``), ``remainder`` (``regret - perturbation - shrink``: the
+        unshrunk points' own regret ``sum_t f_t(z_t) - min_x sum_t f_t(x)``) and
+        ``clamped`` (1.0 where the radius is clamped to ``r / 2``, else 0.0).
     """
-    unperturbed = UNPERTURBED[spec.agent]
-    perturbation = 0.0
+    points = SPLIT_POINTS[spec.agent]
+    sums = {"perturbation": 0.0, "shrink": 0.0}
+    fixed: dict[str, bool] = {}
 
-    def after_step(y: Any, record: Any, loss: Any) -> None:
-        nonlocal perturbation
-        perturbation += record.loss - float(loss.value(record.theta, y))
+    def before_act(agent: Any) -> Any:
+        if not fixed:
+            fixed["clamped"] = radius_clamped(agent)
+        return points(agent)
 
-    regret = float(ps.replay_below_guard(spec, unperturbed, after_step).regret)
-    return {"regret": regret, "perturbation": perturbation,
-            "remainder": regret - perturbation}
+    def after_step(state: Any, record: Any, loss: Any) -> None:
+        y, z = state
+        at_y = float(loss.value(record.theta, y))
+        sums["perturbation"] += record.loss - at_y
+        sums["shrink"] += at_y - float(loss.value(record.theta, z))
+
+    regret = float(ps.replay_below_guard(spec, before_act, after_step).regret)
+    perturbation, shrink = sums["perturbation"], sums["shrink"]
+    return {"regret": regret, "perturbation": perturbation, "shrink": shrink,
+            "remainder": regret - perturbation - shrink,
+            "clamped": 1.0 if fixed["clamped"] else 0.0}
+
+
+def _in_ball_block(spec: Any) -> bool:
+    """Whether a game belongs to the l2-ball block (its experiment ``ball...``)."""
+    return spec.tags.get("experiment", "").startswith("ball")
+
+
+def drop_splits_without_shrink(results: str | pathlib.Path) -> int:
+    """Remove from ``RESULTS/`` :data:`SPLIT_FILE` the splits that hold no ``shrink``
+    part (the perturbation alone, as the study stored them before the shrink was split
+    off), so that :func:`store_splits` computes them again. Returns how many."""
+    import json
+
+    from dp_online_envs.lab.experiments.store import atomic_write
+
+    done = load_splits(results)
+    kept = {g: v for g, v in done.items() if "shrink" in v}
+    if len(kept) < len(done):
+        atomic_write(pathlib.Path(results) / SPLIT_FILE, json.dumps(kept, sort_keys=True))
+    return len(done) - len(kept)
 
 
 def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
-    """:func:`perturbation_split` of every stored ``ball`` game of :data:`UNPERTURBED`'s
-    learners not yet in ``RESULTS/`` :data:`SPLIT_FILE` (resumable), each replay checked
-    against its record (:meth:`paired_stats.Study.store_splits`). Returns how many were
-    computed.
+    """:func:`schedule_split` of every stored game of :data:`SPLIT_POINTS`' learners not
+    yet in ``RESULTS/`` :data:`SPLIT_FILE` (resumable), each replay checked against its
+    record (:meth:`paired_stats.Study.store_splits`): the former block's games first,
+    then the ball block's (a split without the shrink's part is computed again:
+    :func:`drop_splits_without_shrink`). Returns how many were computed.
 
     Raises:
         RuntimeError: A replay whose realized regret is not the record's.
     """
-    return STUDY.store_splits(
-        results, lambda g: (g.agent in UNPERTURBED
-                            and g.tags.get("experiment", "").startswith("ball")),
-        perturbation_split, log=log)
+    def note(split: dict[str, float]) -> str:
+        return (f"regret {split['regret']:.6g}, perturbation {split['perturbation']:.6g}, "
+                f"shrink {split['shrink']:.6g}")
+
+    count = STUDY.store_splits(
+        results, lambda g: g.agent in SPLIT_POINTS and not _in_ball_block(g),
+        schedule_split, note=note, log=log)
+    drop_splits_without_shrink(results)
+    return count + STUDY.store_splits(
+        results, lambda g: g.agent in SPLIT_POINTS and _in_ball_block(g),
+        schedule_split, note=note, log=log)
 
 
 load_splits = STUDY.load_splits
 
 
-def perturbation_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[list[str]]:
-    """Per smoothed learner of :data:`BALL_ROWS` and ``T`` whose games are all split: the
-    regret, the perturbation's part (share), the remainder and the per-seed slopes of
-    the regret and the remainder from the previous ``T`` [Student-t 95% interval], on
-    both seed sets."""
+def _text(label: str, eps: float | None) -> str:
+    """A row's learner cell: ``label`` and its epsilon."""
+    return label + ("" if eps is None else f" ε={eps:g}")
+
+
+def _number(value: float) -> str:
+    """A regret or a part: whole numbers from 100, three digits below."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def _share(part: float, whole: float) -> str:
+    """``part / whole`` in whole percent (``n/a`` where ``whole`` is 0 or not finite)."""
+    share = part / whole if whole and math.isfinite(whole) else math.nan
+    return f"{round(100 * share)}%" if math.isfinite(share) else "n/a"
+
+
+def _mean(values: dict[int, float]) -> float:
+    return float(np.mean(list(values.values())))
+
+
+def split_rows(frame: Any, splits: dict[str, dict[str, float]],
+               rows: Sequence[tuple]) -> list[list[str]]:
+    """Per learner of ``rows`` in :data:`SPLIT_POINTS` and ``T`` whose games all hold a
+    :func:`schedule_split`: whether the radius is clamped, the regret, the perturbation's
+    and the shrink's parts (shares of the regret), the remainder, the per-seed slopes of
+    the regret and the remainder from the previous ``T`` [Student-t 95% interval] and the
+    regime (:func:`_regime`), on both seed sets."""
     out = []
-    for experiment, env_id, label, eps, _, _ in BALL_ROWS:
-        if label.split("(")[0] not in UNPERTURBED:
+    for experiment, env_id, label, eps, exponent, _ in rows:
+        if label.split("(")[0] not in SPLIT_POINTS:
             continue
         mine = games(frame, experiment, env_id)
         mine = mine[mine.agent_label == label]
@@ -364,70 +470,137 @@ def perturbation_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[l
         previous = None
         for t in sorted(int(h) for h in mine.horizon.unique()):
             here = mine[mine.horizon == t]
-            if here.empty or not all(g in splits for g in here.game_id):
+            if here.empty or not all("shrink" in splits.get(g, {}) for g in here.game_id):
                 previous = None
                 continue
             at = {int(s): splits[g] for s, g in zip(here.seed_index, here.game_id)}
-            regret = {s: v["regret"] for s, v in at.items()}
-            part = {s: v["perturbation"] for s, v in at.items()}
-            rest = {s: v["remainder"] for s, v in at.items()}
-            share = float(np.mean(list(part.values())) / np.mean(list(regret.values())))
-            row = [label + ("" if eps is None else f" ε={eps:g}"), short(env_id), f"{t:,}",
-                   ps.seed_count(at), f"{np.mean(list(regret.values())):,.0f}",
-                   f"{np.mean(list(part.values())):,.0f} ({share:.0%})",
-                   f"{np.mean(list(rest.values())):,.0f}", "", ""]
+            regret, rest = ({s: v[k] for s, v in at.items()} for k in ("regret", "remainder"))
+            schedule = {s: v["perturbation"] + v["shrink"] for s, v in at.items()}
+            clamped = any(v["clamped"] for v in at.values())
+            total = _mean(regret)
+            parts = [f"{_number(m)} ({_share(m, total)})" for m in (
+                float(np.mean([v[k] for v in at.values()])) for k in ("perturbation", "shrink"))]
+            row = [_text(label, eps), short(env_id), f"{t:,}", ps.seed_count(at),
+                   "yes" if clamped else "no", _number(total), *parts, _number(_mean(rest)),
+                   "", "", ""]
             if previous is not None:
-                t0, regret0, rest0 = previous
-                row[7] = ps.slope_verdict({t0: regret0, t: regret}, lambda lo, hi: "")[0]
-                row[8] = ps.slope_verdict({t0: rest0, t: rest}, lambda lo, hi: "")[0]
+                t0, regret0, rest0, schedule0, clamped0 = previous
+                row[9] = ps.slope_verdict({t0: regret0, t: regret}, lambda lo, hi: "")[0]
+                row[10], row[11] = ps.on_both(
+                    functools.partial(_regime, exponent, clamped0 or clamped, t0, t),
+                    regret0, regret, rest0, rest, schedule0, schedule)
             out.append(row)
-            previous = (t, regret, rest)
+            previous = (t, regret, rest, schedule, clamped)
     return out
 
 
-PERTURBATION_HEAD = ("learner", "env", "T", "seeds", "regret", "perturbation's part (share)",
-                     "remainder (holds the shrink)", "regret's slope from previous T [95% CI]",
-                     "remainder's slope [95% CI]")
+#: The regimes of :func:`_regime`.
+CLAMPED, SCHEDULE, THEOREM, ANOTHER = ("schedule clamped", "schedule (the larger part)",
+                                       "theorem's regime", "free, another slope")
 
 
-def perturbation_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
-    """The perturbation split's table, or what to run for it."""
-    rows = perturbation_rows(frame, splits)
-    if not rows:
+def _regime(exponent: float, clamped: bool, t0: int, t: int, regret0: dict[int, float],
+            regret: dict[int, float], rest0: dict[int, float], rest: dict[int, float],
+            schedule0: dict[int, float], schedule: dict[int, float]) -> tuple[str, str]:
+    """The remainder's per-seed slope from ``t0`` to ``t`` and the regime it allows (on
+    one seed set): :data:`CLAMPED` where the radius is clamped at either horizon,
+    :data:`SCHEDULE` where the schedule's part (perturbation + shrink) is at least half
+    the regret at either horizon (the remainder not the larger part), :data:`THEOREM`
+    where the remainder's slope interval meets ``exponent +- SLOPE_TOLERANCE``, else
+    :data:`ANOTHER`."""
+    text, near = ps.slope_verdict(
+        {t0: rest0, t: rest},
+        lambda lo, hi: "yes" if (lo is not None and hi is not None
+                                 and lo <= exponent + SLOPE_TOLERANCE
+                                 and hi >= exponent - SLOPE_TOLERANCE) else "no")
+    if clamped:
+        return text, CLAMPED
+    if not all(_mean(part) < 0.5 * _mean(whole)
+               for part, whole in ((schedule0, regret0), (schedule, regret))):
+        return text, SCHEDULE
+    return text, THEOREM if near == "yes" else ANOTHER
+
+
+SPLIT_HEAD = ("learner", "env", "T", "seeds", "radius clamped", "regret",
+              "perturbation's part (share)", "shrink's part (share)", "remainder",
+              "regret's slope from previous T [95% CI]", "remainder's slope [95% CI]",
+              "regime")
+#: The theorem's-slope cell of a smoothed learner once its schedule is split off.
+SPLIT_DECIDES = "only where the split below says theorem's regime"
+
+
+def theorem_cells(frame: Any, splits: dict[str, dict[str, float]],
+                  rows: Sequence[tuple]) -> dict[tuple[str, str], str]:
+    """``{(learner cell, env cell): the theorem's-slope cell}`` of the rows of ``rows``
+    split at every ``T`` they were played at (:func:`split_rows`): :data:`SPLIT_DECIDES`
+    and the steps ``T0 → T`` whose regime is :data:`THEOREM` (``none`` where no step
+    is). A row missing here keeps :func:`paired_stats.theorem_cell` (not claimed)."""
+    table = split_rows(frame, splits, rows)
+    cells = {}
+    for experiment, env_id, label, eps, _, _ in rows:
+        key = (_text(label, eps), short(env_id))
+        mine = [r for r in table if (r[0], r[1]) == key]
+        if not mine or len(mine) != len(by_horizon(frame, experiment, env_id, label, eps)):
+            continue
+        steps = [f"{a[2]} → {b[2]}" for a, b in zip(mine, mine[1:]) if b[-1] == THEOREM]
+        cells[key] = f"{SPLIT_DECIDES}: {', '.join(steps) or 'none'}"
+    return cells
+
+
+def split_block(frame: Any, splits: dict[str, dict[str, float]], rows: Sequence[tuple]) -> str:
+    """The schedule split's table of ``rows`` (:func:`split_rows`), or what to run for
+    it."""
+    table = split_rows(frame, splits, rows)
+    if not table:
         return ("**The smoothing schedule split off**: not computed for these results "
                 "(`python benchmarks/studies/bandit-convex/analysis.py --split RESULTS_DIR` "
                 "replays the smoothed learners' games and stores it).")
     return ("**The smoothing schedule split off** (every game replayed on its seeds, its "
             "realized regret checked against its record; per round the perturbation's cost "
-            "f_t(x_t) − f_t(y_t), summed; the remainder still holds the shrink's cost, "
-            "which is not split off, so no slope here is called the theorem's):\n\n"
-            + ps.table(PERTURBATION_HEAD, rows))
+            "f_t(x_t) − f_t(y_t) and the shrink's cost f_t(y_t) − f_t(z_t), summed, with "
+            "x_t the played point, y_t the unperturbed one and z_t the unshrunk one, "
+            "y_t = (1 − α) z_t + α c; the remainder is the unshrunk points' own regret. "
+            f"Regime, on each seed set: `{CLAMPED}` where the smoothing radius is clamped "
+            f"to r/2 at either horizon, `{SCHEDULE}` where perturbation + shrink is at "
+            "least half the regret at either horizon, "
+            f"`{THEOREM}` where the remainder's slope interval meets the exponent ± "
+            f"{SLOPE_TOLERANCE:g}, else `{ANOTHER}`; `{ps.NOT_REPLICATED}` where the two "
+            "seed sets disagree. A horizon is listed once every game of the learner there "
+            "is split):\n\n" + ps.table(SPLIT_HEAD, table))
 
 
 def render_ball(results: str | pathlib.Path) -> str:
-    """The l2-ball block: slopes, the leading term's crossing, the price of privacy."""
+    """The l2-ball block: slopes, the leading term's crossing, the schedule split, the
+    price of privacy."""
     frame = STUDY.load(results)
+    splits = load_splits(results)
     pairs = privacy_rows(frame, BALL_PAIRS)
     return "\n\n".join([
-        "**Slopes** (l2-ball ids at their defaults):", slope_table(frame, BALL_ROWS),
+        "**Slopes** (l2-ball ids at their defaults):",
+        slope_table(frame, BALL_ROWS, cells=theorem_cells(frame, splits, BALL_ROWS)),
         "**Smith-Thakurta's leading term** `p T^a χ` (Thm 6 on StronglyConvex, Thm 17 on "
         "Convex; logs and constants dropped) against trivial play's regret, taken linear at "
         "its measured rate at T max:", ps.table(CROSSING_HEAD, crossing_rows(frame)),
-        perturbation_block(frame, load_splits(results)),
+        split_block(frame, splits, BALL_ROWS),
         "**Price of privacy**, paired by seed:", ps.table(PRIVACY_HEAD, pairs),
         privacy_summary(pairs)])
 
 
 def render_former(results: str | pathlib.Path) -> str:
-    """The former-instances block: slopes on the polytopes and the 2-d ball, the price
-    of privacy."""
+    """The former-instances block: slopes on the polytopes and the 2-d ball, the
+    schedule split, the price of privacy."""
     frame = STUDY.load(results)
+    splits = load_splits(results)
     pairs = privacy_rows(frame, FORMER_PAIRS)
+    cells = theorem_cells(frame, splits, FORMER_ROWS)
     polytopes = [r for r in FORMER_ROWS if r[0] == "former"]
     ball = [r for r in FORMER_ROWS if r[0] != "former"]
     return "\n\n".join([
-        "**Slopes** on the polytope ids' former instances:", slope_table(frame, polytopes),
-        "**Slopes** on the 2-d l2 ball, distance losses:", slope_table(frame, ball),
+        "**Slopes** on the polytope ids' former instances:",
+        slope_table(frame, polytopes, cells=cells),
+        "**Slopes** on the 2-d l2 ball, distance losses:",
+        slope_table(frame, ball, cells=cells),
+        split_block(frame, splits, FORMER_ROWS),
         "**Price of privacy**, paired by seed:", ps.table(PRIVACY_HEAD, pairs),
         privacy_summary(pairs)])
 
