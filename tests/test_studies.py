@@ -492,10 +492,13 @@ def test_full_info_rates_fits_the_rates_and_reads_the_bounds_at_the_ids_defaults
     lines = {line.split(" | ")[1]: line.split(" | ") for line in block.splitlines()
              if line.startswith("| Experts")}
     assert lines["trivial (center)"][5] == "1.00" and lines["trivial (center)"][7] == "~ 1"
-    assert lines["hedge"][7] == "~ 0.5" and lines["hedge"][8] == "0.50"
+    assert lines["hedge"][7] == "~ 0.5" and lines["hedge"][9] == "0.50"
     assert lines["private-ftrl ε=1"][7] == "above 0.5"
+    # no exploration, smoothing or shrink: the full-information slopes are the learners'
+    assert lines["trivial (center)"][8] == "reference (linear)"
+    assert lines["hedge"][8] == lines["private-ftrl ε=1"][8] == fir.NO_SCHEDULE
     # the bound's noise term hides sqrt(T) far beyond 1e5 at eps = 1
-    assert float(lines["private-ftrl ε=1"][8]) < 0.3
+    assert float(lines["private-ftrl ε=1"][9]) < 0.3
     assert "trivial play taken as 0.300 T" in block
 
 
@@ -507,6 +510,154 @@ def test_the_private_ftrl_bound_uses_the_counters_own_noise():
         fir.check_noise_sd(1000, 11, 1.0)  # a formula for 11 experts is 10% off
     # Theorem 4.1's bound at lambda = 0 is that of exp2: sqrt-like, below trivial play
     assert fir.exp2_bound(1e5, 10, 0.0) < fir.exp2_bound(1e5, 10, 1.0) < 1e5
+
+
+# --- the full-info-rates study: exp2's exploration split off
+
+
+MAB = "DPBandit-MAB-v0"
+
+
+def test_the_exp2_split_replays_the_game_and_its_exploration_is_the_played_mixtures():
+    """exp2 and private-exp2 replayed on a short MAB game: the record's realized regret
+    bit for bit, the parts add up to the expected regret, and the exploration part is a
+    brute-force recomputation from the probabilities each round played (``q_t`` taken
+    back out of ``p_t = (1 - gamma) q_t + gamma / K``, the arms' losses one by one from
+    the env's loss); a game off K arms is refused."""
+    from dp_online_envs.envs.registry import build_env
+    from dp_online_envs.lab.experiments.game import play_game
+    from dp_online_envs.lab.experiments.sweep import parse_sweep
+
+    fir = analysis("full-info-rates")
+    sweep = parse_sweep({"envs": [MAB], "horizons": [200], "seeds": 1, "epsilons": [10],
+                         "agents": ["exp2", "private-exp2"]})
+    for spec in sweep.games:
+        split = fir.exploration_split(spec)
+        assert split["regret"] == play_game(spec)["regret"]
+        env = build_env(spec.env_id, horizon=spec.horizon)
+        agent = spec.agent_class()(env.get_wrapper_attr("problem"), epsilon=spec.epsilon,
+                                   delta=spec.delta or 0.0, seed=spec.agent_seed)
+        agent.reset(spec.agent_seed)
+        env.reset(seed=spec.env_seed)
+        k, gamma = env.get_wrapper_attr("problem").dim, agent.gamma
+        played = explored = 0.0
+        done = False
+        while not done:
+            p = (agent.base if spec.agent == "private-exp2" else agent).probabilities()
+            action = agent.act()
+            obs, _, done, _, info = env.env.step(action)
+            agent.update(action, obs)
+            theta = info["round"].theta
+            losses = [env.unwrapped.loss.value(theta, np.eye(k)[i]) for i in range(k)]
+            q = (p - gamma / k) / (1.0 - gamma)
+            played += sum(pi * li for pi, li in zip(p, losses))
+            explored += sum(pi * li for pi, li in zip(p, losses)) - sum(
+                qi * li for qi, li in zip(q, losses))
+        comparator = info["regret"].learner_loss - info["regret"].regret
+        assert 0.0 < gamma < 1.0 and split["gamma"] == gamma
+        assert split["exploration"] == pytest.approx(explored, rel=1e-9, abs=1e-9)
+        assert split["exploration"] > 0.0
+        assert split["expected"] == pytest.approx(played - comparator, rel=1e-9, abs=1e-9)
+        assert split["expected"] == pytest.approx(split["exploration"] + split["remainder"],
+                                                  rel=1e-12, abs=1e-9)
+    off_arms = parse_sweep({"envs": ["DPBandit-Matroid-v2"], "horizons": [5], "seeds": 1,
+                            "agents": ["exp2"]}).games[0]
+    with pytest.raises(ValueError, match="expected a game on K arms"):
+        fir.exploration_split(off_arms)
+
+
+def test_the_exp2_split_replays_only_the_exploring_learners_of_the_bandit_rates():
+    """``--split`` replays exp2 and private-exp2 on the MAB id, not trivial play nor the
+    experts learners (whose play has no exploration to split)."""
+    fir = analysis("full-info-rates")
+    asked = {}
+    fir.STUDY.store_splits = lambda results, wanted, split, **kw: asked.update(
+        wanted=wanted, split=split)
+    fir.store_splits("nowhere")
+    games = load_sweep(STUDIES / "full-info-rates" / "sweep.yaml").games
+    kept = {(g.agent, g.env_id) for g in games if asked["wanted"](g)}
+    assert kept == {("exp2", MAB), ("private-exp2", MAB)}
+    assert asked["split"] is fir.exploration_split
+
+
+def mab_split_frame():
+    """A MAB rates frame and its splits, at T = 1000, 3162, 10000 on 8 + 8 seeds: exp2's
+    exploration the larger part; private-exp2 at epsilon 1 clamped (gamma = 1) at 1000,
+    then free, the remainder growing as T^0.5 on the discovery seeds and as T^0.9 on the
+    replication seeds; private-exp2 at epsilon 10 free, the remainder T^0.5 on both
+    sets."""
+    rows, splits = [], {}
+
+    def add(label, eps, t, s, gamma, explore, rest):
+        gid = f"{label}-{eps}-{t}-{s}"
+        rows.append({"game_id": gid, "env_id": MAB, "agent_label": label,
+                     "epsilon": np.nan if eps is None else eps, "horizon": t,
+                     "seed_index": s, "regret": explore + rest})
+        if gamma is not None:
+            splits[gid] = {"expected": explore + rest, "exploration": explore,
+                           "remainder": rest, "gamma": gamma, "regret": explore + rest}
+
+    for s in [*range(8), *range(5000, 5008)]:
+        c = 1 + 0.01 * ((7 * s) % 5)
+        for t in (1000, 3162, 10000):
+            add("center", None, t, s, None, 0.0, 0.3 * c * t)
+            add("exp2", None, t, s, 0.1, 3 * c * t ** 0.5, c * t ** 0.5)
+            add("private-exp2", 1.0, t, s, 1.0 if t == 1000 else 0.1,
+                0.05 * c * t ** 0.5, c * t ** (0.5 if s < 5000 else 0.9))
+            add("private-exp2", 10.0, t, s, 0.1, 0.1 * c * t ** 0.5, 10 * c * t ** 0.5)
+    return pd.DataFrame(rows), splits
+
+
+def test_the_exp2_split_calls_a_slope_the_theorems_only_where_the_schedule_leaves_it():
+    fir = analysis("full-info-rates")
+    frame, splits = mab_split_frame()
+    got = {(r[0], r[1]): r for r in fir.split_rows(frame, splits)}
+    assert got["exp2", "10,000"][-1] == "schedule (exploration the larger part)"
+    assert got["exp2", "10,000"][5].endswith("(75%)")
+    assert got["private-exp2 ε=1", "1,000"][3] == "1 (clamped at 1)"
+    assert got["private-exp2 ε=1", "3,162"][-1] == "schedule clamped (γ = 1)"
+    assert got["private-exp2 ε=1", "10,000"][-1] == "not replicated"
+    assert "; replication 0.90 [" in got["private-exp2 ε=1", "10,000"][8]
+    assert got["private-exp2 ε=10", "3,162"][-1] == "theorem's regime"
+    assert got["private-exp2 ε=10", "10,000"][8].startswith("0.50 [")
+    assert got["private-exp2 ε=10", "10,000"][2] == "8 + 8"
+    # the theorem's regime needs the remainder's slope near 0.5: far from it, another
+    for gid, v in splits.items():
+        if gid.startswith("private-exp2-10.0-10000"):
+            v["remainder"] *= 10000 ** 0.4
+            v["expected"] = v["remainder"] + v["exploration"]
+    got = {(r[0], r[1]): r for r in fir.split_rows(frame, splits)}
+    assert got["private-exp2 ε=10", "10,000"][-1] == "free, another slope"
+
+
+def test_section_0_defers_exp2s_slope_to_its_split_and_claims_none_without_one():
+    fir = analysis("full-info-rates")
+    frame, splits = mab_split_frame()
+
+    def cells(block):
+        return {line.split(" | ")[1]: line.split(" | ") for line in block.splitlines()
+                if line.startswith("| MAB")}
+
+    block = fir.rates_block(frame, check=False, splits=splits)
+    got = cells(block)
+    assert got["trivial (center)"][8] == "reference (linear)"
+    for name in ("exp2", "private-exp2 ε=1", "private-exp2 ε=10"):
+        assert got[name][8] == "only where the split below says theorem's regime"
+    assert "**The exploration schedule split off** (`DPBandit-MAB-v0`" in block
+    assert "| private-exp2 ε=10 | 3,162 | 8 + 8 | 0.1 |" in block
+    assert "2 of 6 slopes from the previous T in the theorem's regime, 1 not replicated" \
+        in block
+    # a learner with no complete horizon split: its slope is not claimed
+    unsplit = {g: v for g, v in splits.items() if not g.startswith("exp2-")}
+    got = cells(fir.rates_block(frame, check=False, splits=unsplit))
+    assert got["exp2"][8] == "not claimed: the schedule's part is not split off"
+    assert got["private-exp2 ε=10"][8] == "only where the split below says theorem's regime"
+    # no split stored: every exploring learner's slope is not claimed
+    block = fir.rates_block(frame, check=False)
+    got = cells(block)
+    for name in ("exp2", "private-exp2 ε=1", "private-exp2 ε=10"):
+        assert got[name][8] == "not claimed: the schedule's part is not split off"
+    assert "**The exploration schedule split off**: not computed" in block
 
 
 # --- the bandit convex study: slopes against the theorems' exponents only where the

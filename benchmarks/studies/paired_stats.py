@@ -464,6 +464,94 @@ def exponent_verdict(lo: float, hi: float, exponent: float,
     return "no" if hi < a or lo > b else NOISE
 
 
+#: The theorem's-slope cell of a learner whose schedule's part is split off and stored:
+#: the split's regime column (:func:`schedule_split_rows`) decides.
+SPLIT_DECIDES = "only where the split below says theorem's regime"
+#: The regime of a split row where the slope may be read as the theorem's.
+THEOREMS_REGIME = "theorem's regime"
+#: The head of a schedule split's table (:func:`schedule_split_rows`).
+SPLIT_HEAD = ("learner", "T", "seeds", "γ", "expected regret", "exploration's part (share)",
+              "remainder", "regret's slope from previous T [95% CI]",
+              "remainder's slope [95% CI]", "regime")
+
+
+def schedule_regime(exponent: float, gamma: float, t0: int, t: int,
+                    expected0: dict[int, float], expected: dict[int, float],
+                    rest0: dict[int, float], rest: dict[int, float],
+                    explore: dict[int, float]) -> tuple[str, str]:
+    """The remainder's per-seed slope from ``t0`` to ``t`` and the regime it allows (on
+    one seed set): ``schedule clamped`` where ``gamma = 1`` (the larger of the two
+    horizons'), ``schedule (exploration the larger part)`` where the exploration's share
+    of the expected regret at ``t`` is at least 1/2, :data:`THEOREMS_REGIME` where the
+    remainder's slope interval meets ``exponent +-`` :data:`SLOPE_TOLERANCE`, else
+    ``free, another slope``."""
+    text, near = slope_verdict(
+        {t0: rest0, t: rest},
+        lambda lo, hi: "yes" if (lo is not None and hi is not None
+                                 and lo <= exponent + SLOPE_TOLERANCE
+                                 and hi >= exponent - SLOPE_TOLERANCE) else "no")
+    seeds = sorted(set(explore) & set(expected))
+    share = (float(np.mean([explore[s] for s in seeds]) / np.mean([expected[s] for s in seeds]))
+             if seeds else math.nan)
+    if gamma >= 1.0:
+        return text, "schedule clamped (γ = 1)"
+    if not share < 0.5:
+        return text, "schedule (exploration the larger part)"
+    return text, THEOREMS_REGIME if near == "yes" else "free, another slope"
+
+
+def schedule_split_rows(frame: Any, learners: Sequence[tuple[str, float | None, float]],
+                        splits: dict[str, dict[str, float]]) -> list[list[str]]:
+    """The rows of a schedule split's table (:data:`SPLIT_HEAD`): per ``(label,
+    epsilon, exponent)`` of ``learners`` and ``T`` whose games are all in ``splits``
+    (``{game_id: {"expected", "exploration", "remainder", "gamma"}}``, of
+    :meth:`Study.store_splits`): the largest gamma, the mean expected regret, the
+    exploration's part (its share), the remainder, the per-seed slopes of the regret and
+    of the remainder from the previous such ``T`` [Student-t 95% interval] and the
+    regime (:func:`schedule_regime`, with the larger gamma of the two horizons), each on
+    both seed sets (:func:`on_both`).
+
+    Args:
+        frame: A results frame (``game_id``, ``agent_label``, ``epsilon``, ``horizon``,
+            ``seed_index``).
+        learners: ``(agent label, epsilon or None, the theorem's exponent)``.
+        splits: The stored splits, by game id.
+    """
+    import functools
+
+    out = []
+    for label, eps, exponent in learners:
+        mine = frame[frame.agent_label == label]
+        mine = mine[mine.epsilon.isna()] if eps is None else mine[
+            np.isclose(mine.epsilon.astype(float), float(eps))]
+        previous = None
+        for t in sorted(int(h) for h in mine.horizon.unique()):
+            games = mine[mine.horizon == t]
+            if not all(g in splits for g in games.game_id):
+                previous = None
+                continue
+            at = {int(s): splits[g] for s, g in zip(games.seed_index, games.game_id)}
+            expected = {s: v["expected"] for s, v in at.items()}
+            rest = {s: v["remainder"] for s, v in at.items()}
+            explore = {s: v["exploration"] for s, v in at.items()}
+            gamma = max(v["gamma"] for v in at.values())
+            share = float(np.mean(list(explore.values())) / np.mean(list(expected.values())))
+            row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", seed_count(at),
+                   f"{gamma:.3g}" + (" (clamped at 1)" if gamma >= 1.0 else ""),
+                   f"{np.mean(list(expected.values())):,.0f}",
+                   f"{np.mean(list(explore.values())):,.0f} ({share:.0%})",
+                   f"{np.mean(list(rest.values())):,.0f}", "", "", ""]
+            if previous is not None:
+                t0, expected0, rest0, gamma0 = previous
+                row[7] = slope_verdict({t0: expected0, t: expected}, lambda lo, hi: "")[0]
+                row[8], row[9] = on_both(
+                    functools.partial(schedule_regime, exponent, max(gamma0, gamma), t0, t),
+                    expected0, expected, rest0, rest, explore)
+            out.append(row)
+            previous = (t, expected, rest, gamma)
+    return out
+
+
 def study_module(name: str) -> Any:
     """The analysis module of the study ``benchmarks/studies/NAME`` (a study reusing
     another's table, e.g. the separation criteria)."""

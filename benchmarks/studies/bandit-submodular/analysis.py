@@ -37,7 +37,6 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes the
 
 from __future__ import annotations
 
-import functools
 import math
 import pathlib
 import sys
@@ -55,7 +54,7 @@ from dp_online_envs.lab.experiments.rates import below_from  # noqa: E402
 
 STUDY = ps.Study(__file__)
 #: The theorem's-slope cell of a chain learner once its exploration is split off.
-SPLIT_DECIDES = "only where the split below says theorem's regime"
+SPLIT_DECIDES = ps.SPLIT_DECIDES
 ENV = "DPBandit-Submodular-v2"
 TRIVIAL = "center"
 NON_PRIVATE = "hazan-kale-submodular-bandit"
@@ -267,69 +266,15 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
     """Per chain learner of :data:`ROWS` and ``T`` whose games are all split: the
     expected regret, the exploration's part (share), the remainder, the per-seed slopes
     of the regret and the remainder from the previous ``T`` [Student-t 95% interval]
-    and the regime (module docstring), each on both seed sets."""
+    and the regime (module docstring), each on both seed sets
+    (:func:`paired_stats.schedule_split_rows`)."""
     exponents = exponents or {(label, eps): e for label, eps, e, _ in ROWS}
-    out = []
-    for label, eps, _, _ in ROWS:
-        if label not in CHAIN_LEARNERS:
-            continue
-        mine = frame[frame.agent_label == label]
-        mine = mine[mine.epsilon.isna()] if eps is None else mine[
-            np.isclose(mine.epsilon.astype(float), float(eps))]
-        previous = None
-        for t in sorted(int(h) for h in mine.horizon.unique()):
-            games = mine[mine.horizon == t]
-            if not all(g in splits for g in games.game_id):
-                previous = None
-                continue
-            at = {int(s): splits[g] for s, g in zip(games.seed_index, games.game_id)}
-            expected = {s: v["expected"] for s, v in at.items()}
-            rest = {s: v["remainder"] for s, v in at.items()}
-            explore = {s: v["exploration"] for s, v in at.items()}
-            gamma = max(v["gamma"] for v in at.values())
-            share = float(np.mean(list(explore.values())) / np.mean(list(expected.values())))
-            row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", ps.seed_count(at),
-                   f"{gamma:.3g}" + (" (clamped at 1)" if gamma >= 1.0 else ""),
-                   f"{np.mean(list(expected.values())):,.0f}",
-                   f"{np.mean(list(explore.values())):,.0f} ({share:.0%})",
-                   f"{np.mean(list(rest.values())):,.0f}", "", "", ""]
-            if previous is not None:
-                t0, expected0, rest0, gamma0 = previous
-                row[7] = ps.slope_verdict({t0: expected0, t: expected}, lambda lo, hi: "")[0]
-                row[8], row[9] = ps.on_both(
-                    functools.partial(_regime, exponents[label, eps], max(gamma0, gamma), t0, t),
-                    expected0, expected, rest0, rest, {s: v["exploration"] for s, v in at.items()})
-            out.append(row)
-            previous = (t, expected, rest, gamma)
-    return out
+    return ps.schedule_split_rows(
+        frame, [(label, eps, exponents[label, eps]) for label, eps, _, _ in ROWS
+                if label in CHAIN_LEARNERS], splits)
 
 
-def _regime(exponent: float, gamma: float, t0: int, t: int, expected0: dict[int, float],
-            expected: dict[int, float], rest0: dict[int, float], rest: dict[int, float],
-            explore: dict[int, float]) -> tuple[str, str]:
-    """The remainder's per-seed slope from ``t0`` to ``t`` and the regime it allows (on
-    one seed set): ``schedule clamped`` where ``gamma = 1``, ``schedule (exploration the
-    larger part)`` where the exploration's share is at least 1/2, ``theorem's regime``
-    where the remainder's slope interval meets ``exponent +- 0.1``, else ``free, another
-    slope``."""
-    text, near = ps.slope_verdict(
-        {t0: rest0, t: rest},
-        lambda lo, hi: "yes" if (lo is not None and hi is not None
-                                 and lo <= exponent + ps.SLOPE_TOLERANCE
-                                 and hi >= exponent - ps.SLOPE_TOLERANCE) else "no")
-    seeds = sorted(set(explore) & set(expected))
-    share = (float(np.mean([explore[s] for s in seeds]) / np.mean([expected[s] for s in seeds]))
-             if seeds else math.nan)
-    if gamma >= 1.0:
-        return text, "schedule clamped (γ = 1)"
-    if not share < 0.5:
-        return text, "schedule (exploration the larger part)"
-    return text, "theorem's regime" if near == "yes" else "free, another slope"
-
-
-SPLIT_HEAD = ("learner", "T", "seeds", "γ", "expected regret", "exploration's part (share)",
-              "remainder", "regret's slope from previous T [95% CI]",
-              "remainder's slope [95% CI]", "regime")
+SPLIT_HEAD = ps.SPLIT_HEAD
 
 
 def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:

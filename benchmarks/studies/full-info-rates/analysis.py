@@ -205,10 +205,30 @@ def seed_count(by: dict[int, dict[int, float]]) -> int:
 # --- section 0
 
 
+#: The theorem's-slope cell of a full-information learner (no schedule: no exploration,
+#: smoothing or shrink carries part of its regret).
+NO_SCHEDULE = "no schedule: the slope is the learner's"
+
+
+def theorem_cell(label: str, epsilon: float | None,
+                 split: set[tuple[str, float | None]]) -> str:
+    """Section 0's "the theorem's slope?" cell: trivial play's reference, a learner of
+    :data:`EXPLORING` defers to the exploration split where ``split`` (the ``(label,
+    epsilon)`` with split rows) holds it and is not claimed where it does not, a
+    full-information learner has no schedule."""
+    if label == TRIVIAL:
+        return ps.NO_SCHEDULE
+    if label in EXPLORING:
+        return ps.SPLIT_DECIDES if (label, epsilon) in split else ps.SCHEDULE_NOT_SPLIT
+    return NO_SCHEDULE
+
+
 def rate_rows(frame: Any, env_id: str, kind: str, learners: Sequence[str],
-              check: bool = True) -> tuple[list[list[str]], str]:
+              check: bool = True, split: set[tuple[str, float | None]] = frozenset()
+              ) -> tuple[list[list[str]], str]:
     """Section 0's rows of one id (trivial play, then each learner and epsilon) and its
-    note (trivial play's rate, the bound's constants)."""
+    note (trivial play's rate, the bound's constants); ``split``: the ``(label,
+    epsilon)`` whose exploration split is stored (:func:`theorem_cell`)."""
     games = frame[frame.env_id == env_id]
     horizons = horizons_of(games, TRIVIAL)
     if len(horizons) < 2:
@@ -221,7 +241,7 @@ def rate_rows(frame: Any, env_id: str, kind: str, learners: Sequence[str],
     per_round = float(np.mean(list(trivial[horizons[-1]].values()))) / horizons[-1]
     cells = slope_cells(trivial, 1.0)  # linear: the slope's interval holds 1
     rows = [[short, "trivial (center)", *means_over(trivial, horizons, ".0f"), *cells,
-             "", "", ""]]
+             theorem_cell(TRIVIAL, None, split), "", "", ""]]
     for label in learners:
         for eps in ([None] if label == learners[0] else epsilons_of(games, label, horizons)):
             by = ps.on_common_seeds({t: ps.regrets(games, label, t, eps) for t in horizons})
@@ -232,7 +252,8 @@ def rate_rows(frame: Any, env_id: str, kind: str, learners: Sequence[str],
                     check_noise_sd(t, n, eps)
             bound = bound_of(kind, n, eps)
             rows.append([short, named(label, eps), *means_over(by, horizons),
-                         *slope_cells(by, HALF), f"{local_slope(bound, horizons[-1]):.2f}",
+                         *slope_cells(by, HALF), theorem_cell(label, eps, split),
+                         f"{local_slope(bound, horizons[-1]):.2f}",
                          _fmt_t(slope_reached(bound, HALF)),
                          _fmt_t(below_from(bound, lambda t, c=per_round: c * t))])
     note = f"{short}: trivial play taken as {per_round:.3f} T (its rate at the largest T)"
@@ -248,11 +269,17 @@ def rate_rows(frame: Any, env_id: str, kind: str, learners: Sequence[str],
     return rows, note
 
 
-def rates_block(frame: Any, check: bool = True) -> str:
-    """Section 0: the rates at the ids' defaults against the explicit bounds."""
+def rates_block(frame: Any, check: bool = True,
+                splits: dict[str, dict[str, float]] | None = None) -> str:
+    """Section 0: the rates at the ids' defaults against the explicit bounds, then the
+    exploration split of ``exp2`` and ``private-exp2`` (:func:`split_block`, from
+    ``splits``: the stored :func:`store_splits`; ``None``: none stored)."""
+    split_table = split_rows(frame, splits or {})
+    split = {(learner, eps) for learner, eps, _ in split_learners(frame)
+             if any(r[0] == named(learner, eps) for r in split_table)}
     rows, notes, horizons, seeds = [], [], [], set()
     for env_id, kind, reference, private in RATE_BLOCKS:
-        got, note = rate_rows(frame, env_id, kind, (reference, private), check)
+        got, note = rate_rows(frame, env_id, kind, (reference, private), check, split)
         if got:
             games = frame[frame.env_id == env_id]
             horizons = horizons_of(games, TRIVIAL)
@@ -263,12 +290,136 @@ def rates_block(frame: Any, check: bool = True) -> str:
     if not rows:
         return ""
     head = ["env", "learner", *(f"T={t}" for t in horizons), "slope of the means",
-            "per-seed slope [95% CI]", "CI vs 0.5", "bound's slope at the largest T",
+            "per-seed slope [95% CI]", "CI vs 0.5", "the theorem's slope?",
+            "bound's slope at the largest T",
             "bound's slope within 0.1 of 0.5 from T", "bound < trivial from T"]
     return (f"**0. Rates at T = {horizons[0]} .. {horizons[-1]}** (ids at their defaults, "
             f"{'/'.join(map(str, sorted(seeds)))} paired seeds; trivial play's slope against "
             f"1, the others' against the theorems' exponent 0.5)\n\n"
-            + ps.table(head, rows) + "\n\n" + ";\n".join(notes) + ".")
+            + ps.table(head, rows) + "\n\n" + ";\n".join(notes) + "."
+            + ("\n\n" + split_block(frame, splits or {}) if split_learners(frame) else ""))
+
+
+
+# --- section 0: the exploration schedule split off
+
+
+#: The file of the exploration split, in the results directory (:func:`store_splits`).
+SPLIT_FILE = ps.Study.SPLIT_FILE
+#: The learners of section 0 that mix an exploration probability into their play.
+EXPLORING = ("exp2", "private-exp2")
+
+
+def exploration_split(spec: Any) -> dict[str, float]:
+    """Replay one ``exp2`` / ``private-exp2`` game on K arms (the seeds of ``spec``, a
+    :class:`~dp_online_envs.lab.experiments.game.GameSpec`) and split its expected
+    regret, round by round, into the exploration's cost and the rest.
+
+    Each round the learner (for ``private-exp2`` its base EXP2) plays ``p_t = (1 -
+    gamma) q_t + gamma / K``, ``q_t`` its exponential weights over the sum of the
+    weights (read from the arms engine before ``act``), so given ``q_t`` the round's
+    expected loss is ``<q_t, l_t> + gamma (mean(l_t) - <q_t, l_t>)`` (``l_t`` the arms'
+    losses, from the env's loss family).
+
+    Returns:
+        ``regret`` (realized: the record's, to check the replay), ``expected`` (``sum_t
+        <p_t, l_t>`` minus the comparator's loss), ``exploration`` (``sum_t gamma
+        (mean(l_t) - <q_t, l_t>)``), ``remainder`` (``expected - exploration``: the
+        weights' ``q_t`` own regret) and ``gamma``.
+    """
+    fixed: dict[str, Any] = {}  # gamma and the arms (the rows of the identity), set once
+    sums = {"exploration": 0.0, "weights": 0.0}
+
+    def before_act(agent: Any) -> Any:
+        engine = getattr(agent, "base", agent)  # private-exp2: its base EXP2
+        if not fixed:
+            if not getattr(engine, "plays_arms", False):
+                raise ValueError(f"{spec.label} on {spec.env_id}: the split reads the arms "
+                                 "engine's weights; expected a game on K arms")
+            fixed.update(gamma=float(engine.gamma), arms=np.eye(engine.k))
+        return np.asarray(engine._weights, dtype=np.float64) / engine._weight_sum
+
+    def after_step(q: Any, record: Any, loss: Any) -> None:
+        values = np.asarray(loss.values(record.theta, fixed["arms"]), dtype=np.float64)
+        here = float(q @ values)
+        sums["exploration"] += fixed["gamma"] * (float(values.mean()) - here)
+        sums["weights"] += here
+
+    summary = ps.replay_below_guard(spec, before_act, after_step)
+    exploration, weights, gamma = sums["exploration"], sums["weights"], fixed["gamma"]
+    comparator = summary.learner_loss - summary.regret
+    return {"regret": float(summary.regret), "expected": weights + exploration - comparator,
+            "exploration": exploration, "remainder": weights - comparator, "gamma": gamma}
+
+
+def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
+    """Compute :func:`exploration_split` for every stored game of :data:`EXPLORING` (the
+    sweep plays them on :data:`MAB` only) not yet in ``RESULTS/`` :data:`SPLIT_FILE`
+    (resumable: the file is rewritten after each game), checking each replay's realized
+    regret against its record (:meth:`paired_stats.Study.store_splits`). Returns how
+    many were computed.
+
+    Raises:
+        RuntimeError: A replay whose realized regret is not the record's (the split
+            would not be of the stored game).
+    """
+    return STUDY.store_splits(
+        results, lambda g: g.agent in EXPLORING, exploration_split,
+        note=lambda split: f"{split['exploration'] / split['expected']:.0%} exploration",
+        log=log)
+
+
+load_splits = STUDY.load_splits
+
+
+def split_learners(frame: Any) -> list[tuple[str, float | None, float]]:
+    """``(label, epsilon, exponent)`` of the section-0 learners of :data:`EXPLORING`
+    played on :data:`MAB` at every horizon of trivial play there (the theorem's exponent
+    :data:`HALF`)."""
+    games = frame[frame.env_id == MAB]
+    horizons = horizons_of(games, TRIVIAL)
+    out = []
+    for label in EXPLORING:
+        epsilons = [None] if label == EXPLORING[0] else epsilons_of(games, label, horizons)
+        out += [(label, eps, HALF) for eps in epsilons
+                if horizons and set(horizons) <= set(horizons_of(games, label, eps))]
+    return out
+
+
+def split_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[list[str]]:
+    """Per learner of :func:`split_learners` and ``T`` whose games are all split: the
+    largest gamma, the expected regret, the exploration's part (share), the remainder,
+    the per-seed slopes of the regret and the remainder from the previous ``T``
+    [Student-t 95% interval] and the regime, each on both seed sets
+    (:func:`paired_stats.schedule_split_rows`): ``theorem's regime`` only where ``gamma
+    < 1`` at both horizons, the remainder is the larger part and its slope interval
+    meets ``0.5 +- 0.1``, on both seed sets."""
+    return ps.schedule_split_rows(frame[frame.env_id == MAB], split_learners(frame), splits)
+
+
+def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
+    """The exploration split's table (:func:`split_rows`), or what to run for it."""
+    rows = split_rows(frame, splits)
+    if not rows:
+        return ("**The exploration schedule split off**: not computed for these results "
+                "(`python benchmarks/studies/full-info-rates/analysis.py --split "
+                "RESULTS_DIR` replays the exp2 and private-exp2 games and stores it); "
+                "until it is, their slopes are not claimed as the theorem's.")
+    regimes = [r[-1] for r in rows if r[-1]]
+    return (f"**The exploration schedule split off** (`{MAB}`: every `exp2` and "
+            "`private-exp2` game replayed on its seeds, its realized regret checked against "
+            "its record; each round plays p_t = (1 − γ) q_t + γ/K, so its expected loss "
+            "is <q_t, l_t> + γ (mean_i l_t(i) − <q_t, l_t>): the second term is the "
+            "exploration's cost, the remainder the exponential weights q_t's own regret; "
+            "γ from Theorem 4.1, clamped at 1). A horizon is listed once every game of the "
+            "learner there is split; the regime is `theorem's regime` only where γ < 1 at "
+            "both horizons, the remainder is the larger part and its slope interval meets "
+            "0.5 ± 0.1, on both seed sets (`not replicated`: the two sets disagree, both "
+            "intervals given):\n\n"
+            + ps.table(ps.SPLIT_HEAD, rows) + "\n\n"
+            + f"{regimes.count(ps.THEOREMS_REGIME)} of {len(regimes)} slopes from the "
+            "previous T in the theorem's regime, "
+            f"{regimes.count(ps.NOT_REPLICATED)} not replicated (the two seed sets disagree).")
 
 
 # --- section 1
@@ -458,10 +609,15 @@ def counters_block(frame: Any, noise_sd: Callable[..., float] = counter_noise_sd
 def render(results: str | pathlib.Path, check: bool = True) -> str:
     """The section's block: sections 0 to 3 from the stored results of the sweep."""
     frame = STUDY.load(results)
-    parts = [rates_block(frame, check), slopes_block(frame), free_block(frame),
+    parts = [rates_block(frame, check, load_splits(results)), slopes_block(frame),
+             free_block(frame),
              counters_block(frame)]
     return "\n\n".join(p for p in parts if p)
 
 
 if __name__ == "__main__":
-    STUDY.main(render)
+    if sys.argv[1:2] == ["--split"]:
+        where = sys.argv[2] if len(sys.argv) > 2 else STUDY.results()
+        print(f"{store_splits(where, log=sys.stderr)} games split into {where}/{SPLIT_FILE}")
+    else:
+        STUDY.main(render)
