@@ -647,11 +647,18 @@ def test_section_0_defers_exp2s_slope_to_its_split_and_claims_none_without_one()
     assert "| private-exp2 ε=10 | 3,162 | 8 + 8 | 0.1 |" in block
     assert "2 of 6 slopes from the previous T in the theorem's regime, 1 not replicated" \
         in block
+    # over the last horizons: the share at the largest T, the remainder's slope, both sets
+    assert ("* `private-exp2 ε=1`: the exploration's share at T = 10,000 [Fieller 95% CI] "
+            "0.048 [0.048, 0.048] (replication 0.001 [0.001, 0.001])") in block
+    assert ("the remainder's per-seed slope over T = 1,000 .. 10,000 [95% CI] 0.50 [0.50, "
+            "0.50] (replication 0.90 [0.90, 0.90])") in block
     # a learner with no complete horizon split: its slope is not claimed
     unsplit = {g: v for g, v in splits.items() if not g.startswith("exp2-")}
     got = cells(fir.rates_block(frame, check=False, splits=unsplit))
     assert got["exp2"][8] == "not claimed: the schedule's part is not split off"
     assert got["private-exp2 ε=10"][8] == "only where the split below says theorem's regime"
+    block = fir.split_block(frame, unsplit)
+    assert "* `private-exp2 ε=10`" in block and "* `exp2`" not in block
     # no split stored: every exploring learner's slope is not claimed
     block = fir.rates_block(frame, check=False)
     got = cells(block)

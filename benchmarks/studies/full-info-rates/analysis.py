@@ -9,7 +9,20 @@ of the ``full-info-rates`` section of ``docs/results.md``:
    mean per-seed slope [Student-t 95% interval], whether that interval holds the
    theorems' exponent 0.5, and three figures of the explicit bound (its local slope at
    the largest ``T``, the horizon from which that slope stays within 0.1 of 0.5, the
-   horizon from which it is below trivial play's regret) (:func:`rates_block`);
+   horizon from which it is below trivial play's regret) (:func:`rates_block`); then
+   ``exp2``'s and ``private-exp2``'s exploration split off (:func:`split_block`, from
+   the stored split of :func:`store_splits`, ``python benchmarks/studies/
+   full-info-rates/analysis.py --split RESULTS_DIR``): both play ``p_t = (1 - gamma) q_t
+   + gamma / K``, so given ``q_t`` the round's expected loss is ``<q_t, l_t> + gamma
+   (mean(l_t) - <q_t, l_t>)``; each game is replayed (its realized regret checked
+   against the record's, exactly) and the second term, the exploration's cost, summed
+   per round, the remainder being the weights' own regret. Their slope rows are the
+   theorem's only where the split's regime column says ``theorem's regime``: ``gamma <
+   1`` at both horizons, the remainder the larger part and its per-seed slope interval
+   meeting ``0.5 +- 0.1``, on both seed sets (the polytope rows' rule); not claimed
+   while no split is stored. Below it, per learner, the exploration's share at the
+   largest ``T`` (Fieller) and the remainder's per-seed slope over the last three
+   horizons (:func:`split_summary`);
 1. slopes in ``T`` on the slopes' horizons next to the exponent each paper promises
    (:func:`slopes_block`);
 2. private over non-private regret on the experts game as ``T`` grows: paired ratios
@@ -397,6 +410,46 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[list[str
     return ps.schedule_split_rows(frame[frame.env_id == MAB], split_learners(frame), splits)
 
 
+#: How many of the largest horizons :func:`split_summary` fits the remainder's slope over.
+SUMMARY_HORIZONS = 3
+
+
+def split_summary(frame: Any, splits: dict[str, dict[str, float]]) -> list[str]:
+    """Per learner of :func:`split_learners` whose games are all split at its last
+    :data:`SUMMARY_HORIZONS` horizons: the exploration's share of the expected regret at
+    the largest ``T`` (the paired ratio of the means, Fieller's 95% interval) and the
+    remainder's per-seed slope over those horizons [Student-t 95% interval], each on
+    both seed sets."""
+    games = frame[frame.env_id == MAB]
+    out = []
+    for label, eps, _ in split_learners(frame):
+        mine = games[games.agent_label == label]
+        mine = mine[mine.epsilon.isna()] if eps is None else mine[
+            np.isclose(mine.epsilon.astype(float), float(eps))]
+        horizons = horizons_of(mine, label, eps)[-SUMMARY_HORIZONS:]
+        mine = mine[mine.horizon.isin(horizons)]
+        if len(horizons) < 2 or not all(g in splits for g in mine.game_id):
+            continue
+        parts = {t: {int(s): splits[g] for s, g in zip(at.seed_index, at.game_id)}
+                 for t, at in ((t, mine[mine.horizon == t]) for t in horizons)}
+        top = parts[horizons[-1]]
+        share = ps.ratio({s: v["exploration"] for s, v in top.items()},
+                         {s: v["expected"] for s, v in top.items()}, ".3f")[0]
+        slope = ps.slope_texts({t: {s: v["remainder"] for s, v in at.items()}
+                                for t, at in parts.items()})[1]
+        out.append(f"`{named(label, eps)}`: the exploration's share at T = "
+                   f"{horizons[-1]:,} [Fieller 95% CI] {_both(share)}; the remainder's "
+                   f"per-seed slope over T = {horizons[0]:,} .. {horizons[-1]:,} [95% CI] "
+                   f"{_both(slope)}")
+    return out
+
+
+def _both(text: str) -> str:
+    """``d; replication r`` (two seed sets' texts) as ``d (replication r)``."""
+    first, _, second = text.partition("; replication ")
+    return f"{first} (replication {second})" if second else first
+
+
 def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
     """The exploration split's table (:func:`split_rows`), or what to run for it."""
     rows = split_rows(frame, splits)
@@ -419,7 +472,9 @@ def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
             + ps.table(ps.SPLIT_HEAD, rows) + "\n\n"
             + f"{regimes.count(ps.THEOREMS_REGIME)} of {len(regimes)} slopes from the "
             "previous T in the theorem's regime, "
-            f"{regimes.count(ps.NOT_REPLICATED)} not replicated (the two seed sets disagree).")
+            f"{regimes.count(ps.NOT_REPLICATED)} not replicated (the two seed sets disagree)."
+            + "".join(f"{chr(10) if i else chr(10) * 2}* {line}."
+                      for i, line in enumerate(split_summary(frame, splits))))
 
 
 # --- section 1
