@@ -165,7 +165,8 @@ def test_each_step_of_the_split_gets_its_regime_on_both_seed_sets(bc):
     a = got["A", "4,000"]
     assert a[3] == "8 + 8" and a[4] == "no" and got["B", "4,000"][4] == "yes"
     # parts of the regret 1.1 rest: perturbation 0.15 rest (14%), shrink -0.05 rest (-5%)
-    assert a[6].endswith("(14%)") and a[7].endswith("(-5%)")
+    assert a[6].endswith("(14% [14, 14]; replication 14% [14, 14])")
+    assert a[7].endswith("(-5% [-5, -5]; replication -5% [-5, -5])")
     assert a[10].startswith("0.75 [") and "; replication 0.75 [" in a[10]
     e = got["E", "4,000"]
     assert e[10].startswith("0.75 [") and "; replication 0.50 [" in e[10]

@@ -442,10 +442,22 @@ def _number(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def _share(part: float, whole: float) -> str:
-    """``part / whole`` in whole percent (``n/a`` where ``whole`` is 0 or not finite)."""
-    share = part / whole if whole and math.isfinite(whole) else math.nan
-    return f"{round(100 * share)}%" if math.isfinite(share) else "n/a"
+def _percent(value: float | None) -> str:
+    """``value`` in whole percent (``-0.4%`` is ``0``)."""
+    return f"{round(100 * value)}"
+
+
+def _share(part: dict[int, float], whole: dict[int, float]) -> tuple[str, str]:
+    """``(text, "")``: the paired ratio ``mean(part) / mean(whole)`` in percent with
+    Fieller's 95% interval (:func:`paired_stats.paired_ratio`; ``n/a`` with fewer than
+    two seeds, ``[unbounded]`` where an end is)."""
+    found = ps.paired_ratio(part, whole)
+    if found is None or not math.isfinite(found[0]):
+        return "n/a", ""
+    r, lo, hi = found
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{_percent(r)}% [unbounded]", ""
+    return f"{_percent(r)}% [{_percent(lo)}, {_percent(hi)}]", ""
 
 
 def _mean(values: dict[int, float]) -> float:
@@ -456,7 +468,8 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
                rows: Sequence[tuple]) -> list[list[str]]:
     """Per learner of ``rows`` in :data:`SPLIT_POINTS` and ``T`` whose games all hold a
     :func:`schedule_split`: whether the radius is clamped, the regret, the perturbation's
-    and the shrink's parts (shares of the regret), the remainder, the per-seed slopes of
+    and the shrink's parts (means; their shares of the regret with Fieller's 95%
+    interval, :func:`_share`), the remainder, the per-seed slopes of
     the regret and the remainder from the previous ``T`` [Student-t 95% interval] and the
     regime (:func:`_regime`), on both seed sets."""
     out = []
@@ -478,8 +491,9 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
             schedule = {s: v["perturbation"] + v["shrink"] for s, v in at.items()}
             clamped = any(v["clamped"] for v in at.values())
             total = _mean(regret)
-            parts = [f"{_number(m)} ({_share(m, total)})" for m in (
-                float(np.mean([v[k] for v in at.values()])) for k in ("perturbation", "shrink"))]
+            parts = [f"{_number(_mean(part))} ({ps.on_both(_share, part, regret)[0]})"
+                     for part in ({s: v[k] for s, v in at.items()}
+                                  for k in ("perturbation", "shrink"))]
             row = [_text(label, eps), short(env_id), f"{t:,}", ps.seed_count(at),
                    "yes" if clamped else "no", _number(total), *parts, _number(_mean(rest)),
                    "", "", ""]
@@ -522,7 +536,8 @@ def _regime(exponent: float, clamped: bool, t0: int, t: int, regret0: dict[int, 
 
 
 SPLIT_HEAD = ("learner", "env", "T", "seeds", "radius clamped", "regret",
-              "perturbation's part (share)", "shrink's part (share)", "remainder",
+              "perturbation's part (share [95% CI])", "shrink's part (share [95% CI])",
+              "remainder",
               "regret's slope from previous T [95% CI]", "remainder's slope [95% CI]",
               "regime")
 #: The theorem's-slope cell of a smoothed learner once its schedule is split off.
