@@ -3,8 +3,6 @@
 import gymnasium as gym
 import numpy as np
 import pytest
-from stable_baselines3.common.evaluation import evaluate_policy
-from stable_baselines3.common.vec_env import DummyVecEnv
 
 import dp_online_envs  # noqa: F401
 from agents import make
@@ -27,6 +25,9 @@ def _manual_return(agent, seed):
 
 def test_evaluate_policy_plays_the_same_game_as_the_loop():
     """Hedge is deterministic given the losses: predict must feed it the same feedback."""
+    from stable_baselines3.common.evaluation import evaluate_policy  # torch: where used
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
     problem = gym.make("DPFullInfo-Experts-v0", horizon=T).get_wrapper_attr("problem")
     venv = DummyVecEnv([lambda: gym.make("DPFullInfo-Experts-v0", horizon=T)])
     venv.seed(5)

@@ -14,7 +14,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
-from stable_baselines3.common import env_checker as sb3_checker
 
 from dp_online_envs.adversaries.contextual import StochasticLinearContexts
 from dp_online_envs.envs.contextual import (
@@ -50,6 +49,8 @@ def test_registered_but_not_benchmark_ids():
 
 @pytest.mark.parametrize("env_id", CONTEXTUAL_IDS)
 def test_gymnasium_and_sb3_checkers_pass(env_id):
+    from stable_baselines3.common import env_checker as sb3_checker  # torch: where used
+
     env = gym.make(env_id, horizon=T)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -7,7 +7,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
-from stable_baselines3.common import env_checker as sb3_checker
 
 from dp_online_envs import ENV_IDS
 
@@ -56,6 +55,8 @@ def test_gymnasium_check_env(env_id):
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_sb3_check_env(env_id):
+    from stable_baselines3.common import env_checker as sb3_checker  # torch: where used
+
     env = gym.make(env_id, **SHORT)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import dask.distributed as distributed
 import pytest
 
 from dp_online_envs.lab.experiments import (
@@ -21,6 +20,8 @@ from dp_online_envs.lab.experiments import (
 @pytest.fixture(scope="module")
 def scheduler():
     """A two-worker cluster (threads of this process) reachable over TCP."""
+    import dask.distributed as distributed  # imported where used, not at collection
+
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   protocol="tcp", dashboard_address=None) as cluster:
         yield cluster.scheduler_address
