@@ -467,37 +467,91 @@ def exponent_verdict(lo: float, hi: float, exponent: float,
 #: The theorem's-slope cell of a learner whose schedule's part is split off and stored:
 #: the split's regime column (:func:`schedule_split_rows`) decides.
 SPLIT_DECIDES = "only where the split below says theorem's regime"
-#: The regime of a split row where the slope may be read as the theorem's.
+#: The regimes of one step ``T0 -> T`` of a schedule split (:func:`regime`).
+FIXED_SCHEDULE = "tuned (fixed schedule)"
+SCHEDULE_CLAMPED = "schedule clamped"
+SCHEDULE_LARGER = "schedule (the larger part)"
 THEOREMS_REGIME = "theorem's regime"
+SLOPE_NOT_PLACED = "free, slope not placed (~)"
+ANOTHER_SLOPE = "free, another slope"
 #: The head of a schedule split's table (:func:`schedule_split_rows`).
-SPLIT_HEAD = ("learner", "T", "seeds", "γ", "expected regret", "exploration's part (share)",
-              "remainder", "regret's slope from previous T [95% CI]",
-              "remainder's slope [95% CI]", "regime")
+SPLIT_HEAD = ("learner", "T", "seeds", "γ", "expected regret",
+              "exploration's part (share [95% CI])", "remainder",
+              "regret's slope from previous T [95% CI]", "remainder's slope [95% CI]",
+              "regime")
 
 
-def schedule_regime(exponent: float, gamma: float, t0: int, t: int,
-                    expected0: dict[int, float], expected: dict[int, float],
-                    rest0: dict[int, float], rest: dict[int, float],
-                    explore: dict[int, float]) -> tuple[str, str]:
-    """The remainder's per-seed slope from ``t0`` to ``t`` and the regime it allows (on
-    one seed set): ``schedule clamped`` where ``gamma = 1`` (the larger of the two
-    horizons'), ``schedule (exploration the larger part)`` where the exploration's share
-    of the expected regret at ``t`` is at least 1/2, :data:`THEOREMS_REGIME` where the
-    remainder's slope interval meets ``exponent +-`` :data:`SLOPE_TOLERANCE`, else
-    ``free, another slope``."""
-    text, near = slope_verdict(
-        {t0: rest0, t: rest},
-        lambda lo, hi: "yes" if (lo is not None and hi is not None
-                                 and lo <= exponent + SLOPE_TOLERANCE
-                                 and hi >= exponent - SLOPE_TOLERANCE) else "no")
-    seeds = sorted(set(explore) & set(expected))
-    share = (float(np.mean([explore[s] for s in seeds]) / np.mean([expected[s] for s in seeds]))
-             if seeds else math.nan)
-    if gamma >= 1.0:
-        return text, "schedule clamped (γ = 1)"
-    if not share < 0.5:
-        return text, "schedule (exploration the larger part)"
-    return text, THEOREMS_REGIME if near == "yes" else "free, another slope"
+def regime(exponent: float, lo: float | None, hi: float | None, *, clamped: bool,
+           shares: Sequence[float], fixed: bool = False) -> str:
+    """The regime of one step ``T0 -> T`` of a schedule split, on one seed set (the one
+    rule of every rate table that splits a schedule off):
+
+    * :data:`FIXED_SCHEDULE` for a learner whose schedule is fixed by hand (a tuned
+      variant: its slope is never the theorem's);
+    * :data:`SCHEDULE_CLAMPED` where the schedule (exploration probability, smoothing
+      radius) is clamped at either horizon;
+    * :data:`SCHEDULE_LARGER` where the schedule's share of the regret (``shares``, one
+      per horizon) is at least 1/2 at either horizon: the remainder is not the larger part;
+    * else by the remainder's per-seed slope interval ``[lo, hi]`` against ``exponent +-``
+      :data:`SLOPE_TOLERANCE` (:func:`exponent_verdict`): :data:`THEOREMS_REGIME` where it
+      lies within, :data:`ANOTHER_SLOPE` where it lies outside, :data:`SLOPE_NOT_PLACED`
+      where it straddles an edge. Being the theorem's slope is a claim of equivalence at
+      the margin, so an interval that merely meets the band does not make it.
+    """
+    if fixed:
+        return FIXED_SCHEDULE
+    if clamped:
+        return SCHEDULE_CLAMPED
+    if not all(share < 0.5 for share in shares):
+        return SCHEDULE_LARGER
+    return {"yes": THEOREMS_REGIME, "no": ANOTHER_SLOPE}.get(
+        exponent_verdict(lo, hi, exponent), SLOPE_NOT_PLACED)
+
+
+def regime_rule(exponent: float, schedule: str) -> str:
+    """The sentence stating :func:`regime` under a split's table (``schedule``: what is
+    clamped, e.g. ``γ``)."""
+    return (f"Regime, on each seed set: `{SCHEDULE_CLAMPED}` where {schedule} is clamped at "
+            f"either horizon, `{SCHEDULE_LARGER}` where the schedule's part is at least "
+            f"half the regret at either horizon, `{THEOREMS_REGIME}` where the remainder's "
+            f"per-seed slope interval lies within {exponent:.2g} ± {SLOPE_TOLERANCE:g}, "
+            f"`{ANOTHER_SLOPE}` where it lies outside, `{SLOPE_NOT_PLACED}` where it "
+            f"straddles an edge; `{NOT_REPLICATED}` where the two seed sets disagree")
+
+
+def mean_share(part: dict[int, float], whole: dict[int, float]) -> float:
+    """``mean(part) / mean(whole)`` over the seed indices both hold (nan without any, or
+    where the mean of ``whole`` is 0)."""
+    seeds = sorted(set(part) & set(whole))
+    if not seeds:
+        return math.nan
+    total = float(np.mean([whole[s] for s in seeds]))
+    return float(np.mean([part[s] for s in seeds])) / total if total else math.nan
+
+
+def step_regime(exponent: float, t0: int, t: int, rest0: dict[int, float],
+                rest: dict[int, float], part0: dict[int, float], whole0: dict[int, float],
+                part: dict[int, float], whole: dict[int, float], *, clamped: bool,
+                fixed: bool = False) -> tuple[str, str]:
+    """``(the remainder's per-seed slope from t0 to t [95% interval], its regime)`` on
+    one seed set (for :func:`on_both`): :func:`regime` with the schedule's shares
+    ``part / whole`` at ``t0`` and at ``t``."""
+    shares = (mean_share(part0, whole0), mean_share(part, whole))
+    return _per_seed_slope({t0: rest0, t: rest}, lambda lo, hi: regime(
+        exponent, lo, hi, clamped=clamped, shares=shares, fixed=fixed))
+
+
+def share_text(part: dict[int, float], whole: dict[int, float]) -> tuple[str, str]:
+    """``(text, "")``: the paired ratio ``mean(part) / mean(whole)`` in whole percent with
+    Fieller's 95% interval (:func:`paired_ratio`; ``n/a`` with fewer than two seeds,
+    ``[unbounded]`` where an end is), for :func:`on_both`."""
+    found = paired_ratio(part, whole)
+    if found is None or not math.isfinite(found[0]):
+        return "n/a", ""
+    r, lo, hi = found
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{round(100 * r)}% [unbounded]", ""
+    return f"{round(100 * r)}% [{round(100 * lo)}, {round(100 * hi)}]", ""
 
 
 def schedule_split_rows(frame: Any, learners: Sequence[tuple[str, float | None, float]],
@@ -508,7 +562,7 @@ def schedule_split_rows(frame: Any, learners: Sequence[tuple[str, float | None, 
     :meth:`Study.store_splits`): the largest gamma, the mean expected regret, the
     exploration's part (its share), the remainder, the per-seed slopes of the regret and
     of the remainder from the previous such ``T`` [Student-t 95% interval] and the
-    regime (:func:`schedule_regime`, with the larger gamma of the two horizons), each on
+    regime (:func:`step_regime`: clamped where gamma is 1 at either horizon), each on
     both seed sets (:func:`on_both`).
 
     Args:
@@ -535,20 +589,21 @@ def schedule_split_rows(frame: Any, learners: Sequence[tuple[str, float | None, 
             rest = {s: v["remainder"] for s, v in at.items()}
             explore = {s: v["exploration"] for s, v in at.items()}
             gamma = max(v["gamma"] for v in at.values())
-            share = float(np.mean(list(explore.values())) / np.mean(list(expected.values())))
             row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", seed_count(at),
                    f"{gamma:.3g}" + (" (clamped at 1)" if gamma >= 1.0 else ""),
                    f"{np.mean(list(expected.values())):,.0f}",
-                   f"{np.mean(list(explore.values())):,.0f} ({share:.0%})",
+                   f"{np.mean(list(explore.values())):,.0f} "
+                   f"({on_both(share_text, explore, expected)[0]})",
                    f"{np.mean(list(rest.values())):,.0f}", "", "", ""]
             if previous is not None:
-                t0, expected0, rest0, gamma0 = previous
+                t0, expected0, rest0, explore0, gamma0 = previous
                 row[7] = slope_verdict({t0: expected0, t: expected}, lambda lo, hi: "")[0]
                 row[8], row[9] = on_both(
-                    functools.partial(schedule_regime, exponent, max(gamma0, gamma), t0, t),
-                    expected0, expected, rest0, rest, explore)
+                    functools.partial(step_regime, exponent, t0, t,
+                                      clamped=max(gamma0, gamma) >= 1.0),
+                    rest0, rest, explore0, expected0, explore, expected)
             out.append(row)
-            previous = (t, expected, rest, gamma)
+            previous = (t, expected, rest, explore, gamma)
     return out
 
 

@@ -32,10 +32,11 @@ the learner plays a half-size copy of the domain and its regret grows linearly,
 whatever the theorem's exponent (``n/a (clamped)``). Otherwise ``yes`` where the
 per-seed slope's interval lies within ``exponent +- 0.1``, ``no`` where it lies outside,
 ``~`` where it straddles an edge. Whether that slope is the theorem's is the split's to
-say (the polytope rows' rule, :func:`_regime`): per step ``T0 -> T``, ``theorem's
-regime`` only where the radius is free at both horizons, the remainder is the larger
-part (perturbation + shrink below half the regret) at both, and the remainder's per-seed
-slope interval meets ``exponent +- 0.1``, on both seed sets; the slope table's last
+say (the one rule of every split, :func:`paired_stats.regime`): per step ``T0 -> T``,
+``theorem's regime`` only where the radius is free at both horizons, the remainder is
+the larger part (perturbation + shrink below half the regret) at both, and the
+remainder's per-seed slope interval lies within ``exponent +- 0.1``, on both seed sets
+(``~`` where it straddles an edge); the slope table's last
 column names the steps where it is (:func:`theorem_cells`), and says ``not claimed``
 for a learner whose games are not all split.
 
@@ -442,24 +443,6 @@ def _number(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def _percent(value: float | None) -> str:
-    """``value`` in whole percent (``-0.4%`` is ``0``)."""
-    return f"{round(100 * value)}"
-
-
-def _share(part: dict[int, float], whole: dict[int, float]) -> tuple[str, str]:
-    """``(text, "")``: the paired ratio ``mean(part) / mean(whole)`` in percent with
-    Fieller's 95% interval (:func:`paired_stats.paired_ratio`; ``n/a`` with fewer than
-    two seeds, ``[unbounded]`` where an end is)."""
-    found = ps.paired_ratio(part, whole)
-    if found is None or not math.isfinite(found[0]):
-        return "n/a", ""
-    r, lo, hi = found
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{_percent(r)}% [unbounded]", ""
-    return f"{_percent(r)}% [{_percent(lo)}, {_percent(hi)}]", ""
-
-
 def _mean(values: dict[int, float]) -> float:
     return float(np.mean(list(values.values())))
 
@@ -469,9 +452,9 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
     """Per learner of ``rows`` in :data:`SPLIT_POINTS` and ``T`` whose games all hold a
     :func:`schedule_split`: whether the radius is clamped, the regret, the perturbation's
     and the shrink's parts (means; their shares of the regret with Fieller's 95%
-    interval, :func:`_share`), the remainder, the per-seed slopes of
+    interval, :func:`paired_stats.share_text`), the remainder, the per-seed slopes of
     the regret and the remainder from the previous ``T`` [Student-t 95% interval] and the
-    regime (:func:`_regime`), on both seed sets."""
+    regime (:func:`paired_stats.step_regime`), on both seed sets."""
     out = []
     for experiment, env_id, label, eps, exponent, _ in rows:
         if label.split("(")[0] not in SPLIT_POINTS:
@@ -491,7 +474,7 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
             schedule = {s: v["perturbation"] + v["shrink"] for s, v in at.items()}
             clamped = any(v["clamped"] for v in at.values())
             total = _mean(regret)
-            parts = [f"{_number(_mean(part))} ({ps.on_both(_share, part, regret)[0]})"
+            parts = [f"{_number(_mean(part))} ({ps.on_both(ps.share_text, part, regret)[0]})"
                      for part in ({s: v[k] for s, v in at.items()}
                                   for k in ("perturbation", "shrink"))]
             row = [_text(label, eps), short(env_id), f"{t:,}", ps.seed_count(at),
@@ -501,38 +484,18 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
                 t0, regret0, rest0, schedule0, clamped0 = previous
                 row[9] = ps.slope_verdict({t0: regret0, t: regret}, lambda lo, hi: "")[0]
                 row[10], row[11] = ps.on_both(
-                    functools.partial(_regime, exponent, clamped0 or clamped, t0, t),
-                    regret0, regret, rest0, rest, schedule0, schedule)
+                    functools.partial(ps.step_regime, exponent, t0, t,
+                                      clamped=clamped0 or clamped),
+                    rest0, rest, schedule0, regret0, schedule, regret)
             out.append(row)
             previous = (t, regret, rest, schedule, clamped)
     return out
 
 
-#: The regimes of :func:`_regime`.
-CLAMPED, SCHEDULE, THEOREM, ANOTHER = ("schedule clamped", "schedule (the larger part)",
-                                       "theorem's regime", "free, another slope")
-
-
-def _regime(exponent: float, clamped: bool, t0: int, t: int, regret0: dict[int, float],
-            regret: dict[int, float], rest0: dict[int, float], rest: dict[int, float],
-            schedule0: dict[int, float], schedule: dict[int, float]) -> tuple[str, str]:
-    """The remainder's per-seed slope from ``t0`` to ``t`` and the regime it allows (on
-    one seed set): :data:`CLAMPED` where the radius is clamped at either horizon,
-    :data:`SCHEDULE` where the schedule's part (perturbation + shrink) is at least half
-    the regret at either horizon (the remainder not the larger part), :data:`THEOREM`
-    where the remainder's slope interval meets ``exponent +- SLOPE_TOLERANCE``, else
-    :data:`ANOTHER`."""
-    text, near = ps.slope_verdict(
-        {t0: rest0, t: rest},
-        lambda lo, hi: "yes" if (lo is not None and hi is not None
-                                 and lo <= exponent + SLOPE_TOLERANCE
-                                 and hi >= exponent - SLOPE_TOLERANCE) else "no")
-    if clamped:
-        return text, CLAMPED
-    if not all(_mean(part) < 0.5 * _mean(whole)
-               for part, whole in ((schedule0, regret0), (schedule, regret))):
-        return text, SCHEDULE
-    return text, THEOREM if near == "yes" else ANOTHER
+#: The regimes of a step (:func:`paired_stats.regime`).
+CLAMPED, SCHEDULE, THEOREM, NOT_PLACED, ANOTHER = (
+    ps.SCHEDULE_CLAMPED, ps.SCHEDULE_LARGER, ps.THEOREMS_REGIME, ps.SLOPE_NOT_PLACED,
+    ps.ANOTHER_SLOPE)
 
 
 SPLIT_HEAD = ("learner", "env", "T", "seeds", "radius clamped", "regret",
@@ -578,8 +541,9 @@ def split_block(frame: Any, splits: dict[str, dict[str, float]], rows: Sequence[
             f"Regime, on each seed set: `{CLAMPED}` where the smoothing radius is clamped "
             f"to r/2 at either horizon, `{SCHEDULE}` where perturbation + shrink is at "
             "least half the regret at either horizon, "
-            f"`{THEOREM}` where the remainder's slope interval meets the exponent ± "
-            f"{SLOPE_TOLERANCE:g}, else `{ANOTHER}`; `{ps.NOT_REPLICATED}` where the two "
+            f"`{THEOREM}` where the remainder's slope interval lies within the exponent ± "
+            f"{SLOPE_TOLERANCE:g}, `{ANOTHER}` where it lies outside, `{NOT_PLACED}` where "
+            f"it straddles an edge; `{ps.NOT_REPLICATED}` where the two "
             "seed sets disagree. A horizon is listed once every game of the learner there "
             "is split):\n\n" + ps.table(SPLIT_HEAD, table))
 

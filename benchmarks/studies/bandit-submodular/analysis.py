@@ -27,8 +27,9 @@ Reads the stored results of ``sweep.yaml`` (next to this file) and writes the
    regret. Per learner and ``T``: the expected regret, the exploration's part (and its
    share), the remainder and their per-seed slopes from the previous ``T``; the regime
    column says ``theorem's regime`` only where ``gamma < 1`` at both horizons (the
-   schedule free), the remainder is the larger part and its slope interval meets the
-   exponent +- 0.1, on both seed sets (the polytope rows' rule);
+   schedule free), the remainder is the larger part at both and its slope interval lies
+   within the exponent +- 0.1, on both seed sets (:func:`paired_stats.regime`, the rule
+   of every split);
 3. per epsilon and ``T``, the paired ratio ``mean(private) / mean(non-private)``
    (``bandit-submod-pftal`` over ``hazan-kale-submodular-bandit``) with Fieller's 95%
    interval, and the side it supports: ``private higher`` where it lies above 1,
@@ -288,7 +289,8 @@ def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
             "realized regret checked against its record; per round, the exploration's "
             "expected cost γ (mean over the chain of f_t(B_k) − f̂_t(x_t)); the remainder "
             "is the Lovász points' own regret). A horizon is listed once every game of the "
-            "learner there is split:\n\n" + ps.table(SPLIT_HEAD, rows))
+            "learner there is split. " + ps.regime_rule(0.75, "γ") + " (the non-private "
+            "learner against 2/3):\n\n" + ps.table(SPLIT_HEAD, rows))
 
 
 def render(results: str | pathlib.Path) -> str:

@@ -18,8 +18,9 @@ of the ``full-info-rates`` section of ``docs/results.md``:
    against the record's, exactly) and the second term, the exploration's cost, summed
    per round, the remainder being the weights' own regret. Their slope rows are the
    theorem's only where the split's regime column says ``theorem's regime``: ``gamma <
-   1`` at both horizons, the remainder the larger part and its per-seed slope interval
-   meeting ``0.5 +- 0.1``, on both seed sets (the polytope rows' rule); not claimed
+   1`` at both horizons, the remainder the larger part at both and its per-seed slope
+   interval within ``0.5 +- 0.1``, on both seed sets (:func:`paired_stats.regime`, the
+   rule of every split); not claimed
    while no split is stored. Below it, per learner, the exploration's share at the
    largest ``T`` (Fieller) and the remainder's per-seed slope over the last three
    horizons (:func:`split_summary`);
@@ -404,9 +405,8 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]]) -> list[list[str
     largest gamma, the expected regret, the exploration's part (share), the remainder,
     the per-seed slopes of the regret and the remainder from the previous ``T``
     [Student-t 95% interval] and the regime, each on both seed sets
-    (:func:`paired_stats.schedule_split_rows`): ``theorem's regime`` only where ``gamma
-    < 1`` at both horizons, the remainder is the larger part and its slope interval
-    meets ``0.5 +- 0.1``, on both seed sets."""
+    (:func:`paired_stats.schedule_split_rows`, the regime by
+    :func:`paired_stats.regime`)."""
     return ps.schedule_split_rows(frame[frame.env_id == MAB], split_learners(frame), splits)
 
 
@@ -465,10 +465,7 @@ def split_block(frame: Any, splits: dict[str, dict[str, float]]) -> str:
             "is <q_t, l_t> + γ (mean_i l_t(i) − <q_t, l_t>): the second term is the "
             "exploration's cost, the remainder the exponential weights q_t's own regret; "
             "γ from Theorem 4.1, clamped at 1). A horizon is listed once every game of the "
-            "learner there is split; the regime is `theorem's regime` only where γ < 1 at "
-            "both horizons, the remainder is the larger part and its slope interval meets "
-            "0.5 ± 0.1, on both seed sets (`not replicated`: the two sets disagree, both "
-            "intervals given):\n\n"
+            "learner there is split. " + ps.regime_rule(HALF, "γ") + ":\n\n"
             + ps.table(ps.SPLIT_HEAD, rows) + "\n\n"
             + f"{regimes.count(ps.THEOREMS_REGIME)} of {len(regimes)} slopes from the "
             "previous T in the theorem's regime, "

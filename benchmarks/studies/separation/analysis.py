@@ -220,8 +220,9 @@ def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[
     is what the learning leaves. Slopes are per-seed log-log slopes from the previous
     ``T`` (mean and Student-t interval). The regime column says ``theorem's regime`` only
     where the radius is free (unclamped at both horizons), the remainder is the larger
-    part, and the remainder's slope interval meets ``0.75 +- 0.1``; a tuned learner's
-    shrink is fixed, so its slope is not the theorem's.
+    part at both, and the remainder's slope interval lies within ``0.75 +- 0.1``
+    (:func:`paired_stats.regime`, the rule of every split); a tuned learner's shrink is
+    fixed, so its slope is not the theorem's.
 
     ``shrink_at(env_id, agent, horizon, epsilon) -> (alpha, clamped)`` gives each
     learner's shrink (default :func:`shrink_of`, the learner's own).
@@ -245,23 +246,24 @@ def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[
             regret = {s: r[s] for s in seeds}
             shrink = {s: alpha * tr[s] for s in seeds}
             rest = {s: regret[s] - shrink[s] for s in seeds}
-            share = float(np.mean(list(shrink.values())) / np.mean(list(regret.values())))
             row = {"id": env_id, "learner": agent, "T": t, "seeds": _seeds(seeds),
                    "alpha": f"{alpha:.3g}" + (" (clamped)" if clamped else ""),
                    "regret": f"{np.mean(list(regret.values())):,.0f}",
-                   "shrink": f"{np.mean(list(shrink.values())):,.0f} ({share:.0%})",
+                   "shrink": f"{np.mean(list(shrink.values())):,.0f} "
+                             f"({ps.on_both(ps.share_text, shrink, regret)[0]})",
                    "rest": f"{np.mean(list(rest.values())):,.0f}",
                    "slope": "", "rest_slope": "", "regime": ""}
             if previous is not None:
-                t0, regret0, rest0, clamped0 = previous
+                t0, regret0, rest0, shrink0, clamped0 = previous
                 row["slope"] = ps.on_both(functools.partial(_slope_cell, t0, t),
                                           regret0, regret)[0]
-                row["rest_slope"], verdict = ps.on_both(
-                    functools.partial(_regime_cell, agent, clamped0 or clamped, t0, t),
-                    rest0, rest, regret, shrink)
-                row["regime"] = verdict
+                row["rest_slope"], row["regime"] = ps.on_both(
+                    functools.partial(ps.step_regime, THEOREM_SLOPE, t0, t,
+                                      clamped=clamped0 or clamped,
+                                      fixed=agent.endswith("-tuned")),
+                    rest0, rest, shrink0, regret0, shrink, regret)
             rows.append(row)
-            previous = (t, regret, rest, clamped)
+            previous = (t, regret, rest, shrink, clamped)
     return rows
 
 
@@ -271,38 +273,12 @@ def _slope_cell(t0: int, t: int, r0: dict[int, float], r1: dict[int, float]
     return _slope_text(per_seed_slopes(r0, r1, t0, t)), ""
 
 
-def _regime_cell(agent: str, clamped: bool, t0: int, t: int, rest0: dict[int, float],
-                 rest: dict[int, float], regret: dict[int, float],
-                 shrink: dict[int, float]) -> tuple[str, str]:
-    """The remainder's slope from ``t0`` to ``t`` and the regime it allows (on one seed
-    set: :func:`rate_rows`)."""
-    rest_slope = per_seed_slopes(rest0, rest, t0, t)
-    share = float(np.mean(list(shrink.values())) / np.mean(list(regret.values())))
-    return _slope_text(rest_slope), _regime(agent, clamped, share, rest_slope)
-
-
 def _slope_text(slopes: np.ndarray) -> str:
     finite = slopes[np.isfinite(slopes)]
     if not finite.size:
         return "n/a"
     m, lo, hi = mean_ci(finite)
     return _fmt(m, lo, hi, 2)
-
-
-def _regime(agent: str, clamped: bool, share: float, rest_slope: np.ndarray) -> str:
-    if agent.endswith("-tuned"):
-        return "tuned (fixed shrink)"
-    if clamped:
-        return "clamped"
-    if share >= 0.5:
-        return "schedule (shrink cost the larger part)"
-    finite = rest_slope[np.isfinite(rest_slope)]
-    if finite.size < 2:
-        return "n/a"
-    _, lo, hi = mean_ci(finite)
-    near = (lo is not None and hi is not None and lo <= THEOREM_SLOPE + SLOPE_TOLERANCE
-            and hi >= THEOREM_SLOPE - SLOPE_TOLERANCE)
-    return "theorem's regime" if near else "unclamped, another slope"
 
 
 RATE_COLUMNS = ("id", "learner", "T", "seeds", "alpha", "regret", "shrink", "rest", "slope",
