@@ -402,7 +402,7 @@ class _FrameWalker(Agent):
 
     def _frames(self) -> list:
         if self.use_inspect:
-            return [info.frame for info in inspect.stack()]
+            return [info.frame for info in inspect.stack(context=0)]  # no source lines read
         frames, frame = [], sys._getframe()
         while frame is not None:
             frames.append(frame)
