@@ -15,6 +15,7 @@ import math
 import pytest
 
 import agents
+from agents.vector import make_vector
 from dp_online_envs.lab.audit import (
     AgentSession,
     AuditFinding,
@@ -39,13 +40,22 @@ def _in_process(cls, **options):
         lambda seed: cls(problem, seed=seed, **options))
 
 
-def _registered(name, **options):
-    """One agent reset per run (building private-exp2 costs more than a game)."""
-    return lambda problem, space: ResettingSession(agents.make(name, problem, **options))
+def _vector(name, **options):
+    """All runs in one vector pass: the scalar path's finding, bit for bit (the same run
+    seeds give the same games; tests/audit/test_vector_audit.py checks it)."""
+    return lambda problem, space: make_vector(name, problem, **options)
+
+
+@pytest.fixture(scope="module")
+def exp3_small():
+    """The in-process finding on the cheat at SMALL, shared by the tests that read it
+    (each audit is seeded: a second call returns an equal finding, which
+    ``test_same_seed_same_finding_other_seed_other_runs`` checks)."""
+    return audit_actions(_in_process(EXP3ClaimsPrivacy), MAB, {}, CLAIM, SMALL)
 
 
 # ------------------------------------------------------------------ the cheat
-def test_refutes_exp3_declaring_privacy_isolated():
+def test_refutes_exp3_declaring_privacy_isolated(exp3_small):
     def isolated(problem, space):
         return IsolatedLearner(EXP3ClaimsPrivacy, problem, space, IsolationLimits(timeout=30))
 
@@ -55,7 +65,7 @@ def test_refutes_exp3_declaring_privacy_isolated():
     assert f.tau == 1 and f.runs == SMALL.runs and f.claimed_epsilon == 1.0
     assert "arm played in round tau" in f.statistic
     # the same finding in-process: the isolated learner plays bit for bit the same
-    assert audit_actions(_in_process(EXP3ClaimsPrivacy), MAB, {}, CLAIM, SMALL) == f
+    assert exp3_small == f
 
 
 def test_refutes_exp3_declaring_privacy_at_the_default_env():
@@ -68,8 +78,9 @@ def test_refutes_exp3_declaring_privacy_at_the_default_env():
 # ------------------------------------------------------------ the true claims
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_private_exp2_is_not_refuted(seed):
+    """The runs are played by the vector form: the scalar games' finding, bit for bit."""
     settings = AuditSettings(horizon=32, runs=600, pilot_runs=100, seed=seed)
-    f = audit_actions(_registered("private-exp2", epsilon=1.0), MAB, {}, CLAIM, settings)
+    f = audit_actions(_vector("private-exp2", epsilon=1.0), MAB, {}, CLAIM, settings)
     assert not f.refuted and f.eps_lb <= 1.0, str(f)
     assert "not refuted" in str(f)
 
@@ -214,9 +225,9 @@ def test_not_a_session_is_refused():
 
 
 # ---------------------------------------------------------------- determinism
-def test_same_seed_same_finding_other_seed_other_runs():
+def test_same_seed_same_finding_other_seed_other_runs(exp3_small):
     make = _in_process(EXP3ClaimsPrivacy)
-    a = audit_actions(make, MAB, {}, CLAIM, SMALL)
+    a = exp3_small
     b = audit_actions(make, MAB, {}, CLAIM, SMALL)
     assert a == b
     c = audit_actions(make, MAB, {}, CLAIM, AuditSettings(**{**SMALL.to_dict(), "seed": 4,
@@ -224,8 +235,8 @@ def test_same_seed_same_finding_other_seed_other_runs():
     assert c.counts != a.counts
 
 
-def test_finding_serializes():
-    f = audit_actions(_in_process(EXP3ClaimsPrivacy), MAB, {}, CLAIM, SMALL)
+def test_finding_serializes(exp3_small):
+    f = exp3_small
     d = json.loads(json.dumps(f.to_dict()))
     assert d["refuted"] is True and d["counts"] == list(f.counts)
     assert set(d) == {"claimed_epsilon", "claimed_delta", "eps_lb", "refuted", "confidence",
