@@ -190,15 +190,19 @@ def test_switch_count_has_its_exact_law_on_zero_losses(p):
     """With zero losses L(x) = L(y): each of the n - 1 batch changes redraws x with
     probability 1 - (1-p) e^{-2 B eta} and y with probability p, independently, so the
     draws are Binomial(n - 1, .) -- deleting the fake switch coin or the 2 B eta term
-    moves the mean by many standard deviations."""
+    moves the mean by many standard deviations.
+
+    One learner, reset with each seed: ``reset(s)`` starts the game of
+    ``make(..., seed=s)`` (the calibration, dearer than a game, is done once)."""
     T, d, B, eta = 120, 3, 2, 0.01
     prob = _problem(horizon=T, n_arms=d)
     zeros = np.zeros((T, d))
     runs = 200
     xs, ys, sw, ysw = [], [], [], []
+    agent = make(NAME, prob, epsilon=50.0, delta=DELTA, seed=0, batch=B, eta=eta, p=p)
+    assert agent.p == p
     for s in range(runs):
-        agent = make(NAME, prob, epsilon=50.0, delta=DELTA, seed=s, batch=B, eta=eta, p=p)
-        assert agent.p == p
+        agent.reset(s)
         played, refs = [], []
         for theta in zeros:
             played.append(int(np.argmax(agent.point(agent.act()))))
@@ -223,14 +227,15 @@ def test_switch_count_has_its_exact_law_on_zero_losses(p):
 
 def test_switches_stay_below_the_drawn_bound_on_adversarial_losses():
     """The x draws per batch change have probability <= 1 - (1-p) e^{-3 B eta} whatever
-    the losses: the mean over seeds stays below (n-1) times that (5 sd)."""
+    the losses: the mean over seeds stays below (n-1) times that (5 sd). One learner,
+    reset with each seed (``reset(s)`` starts the game of ``make(..., seed=s)``)."""
     T, d, B = 300, 4, 5
     prob = _problem(horizon=T, n_arms=d)
     losses = (np.random.default_rng(0).random((T, d)) < 0.5).astype(float)
     counts = []
+    agent = make(NAME, prob, epsilon=50.0, delta=DELTA, seed=0, batch=B, eta=0.02, p=0.0)
     for s in range(150):
-        agent = make(NAME, prob, epsilon=50.0, delta=DELTA, seed=s, batch=B, eta=0.02,
-                     p=0.0)
+        agent.reset(s)
         _drive(agent, losses)
         counts.append(agent.x_draws)
     m = T // B - 1
