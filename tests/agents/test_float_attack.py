@@ -47,8 +47,13 @@ def low_bits_event(y: np.ndarray) -> bool:
     return bool(np.any(small * 2.0**53 != np.round(small * 2.0**53)))
 
 
+class _Released(Exception):
+    """Ends a game at its first release (the later rounds cannot change it)."""
+
+
 def first_releases(name: str, kw: dict, sequences, runs: int, env_id=None, env_kw=None):
-    """The first release of ``runs`` seeded games on each of ``sequences``."""
+    """The first release of ``runs`` seeded games on each of ``sequences`` (each game
+    played up to the round of its first release)."""
     a_env, a_env_kw, agent_kw, _ = AUDITED[name]
     env = build_env(env_id or a_env, horizon=HORIZON, **(a_env_kw if env_kw is None else env_kw))
     problem = env.get_wrapper_attr("problem")
@@ -58,6 +63,10 @@ def first_releases(name: str, kw: dict, sequences, runs: int, env_id=None, env_k
         first = neighbour_param(problem.loss, seq.thetas[0])
         seq = seq.replace(1, first)
         sequences = (seq, seq.replace(1, neighbour_param(problem.loss, first)))
+    def stop_at_release(t, action, feedback):
+        if agent.releases:
+            raise _Released
+
     out = []
     for side, seq in enumerate(sequences):
         replay = replay_env(problem, seq)
@@ -66,7 +75,10 @@ def first_releases(name: str, kw: dict, sequences, runs: int, env_id=None, env_k
             agent.record_releases = True
             agent.reset(10_000 * side + s)
             replay.reset(seed=0)
-            run_rounds(replay, agent)
+            try:
+                run_rounds(replay, agent, stop_at_release)
+            except _Released:
+                pass
             assert agent.releases, f"{name} released nothing"
             rows.append(agent.releases[0][1])
         out.append(rows)
