@@ -75,10 +75,19 @@ def test_private_agent_passes_audit_at_claimed_epsilon(name):
     assert result.epsilon == pytest.approx(agent_kw["epsilon"], rel=1e-9)
 
 
+#: Runs per side of each under-noised copy's audit: the fewest with the power of 1000.
+#: Each copy's refutation rate, estimated from a 1000-run audit's samples (1000 draws of
+#: n distinct runs per side, the same test on them): private-ftrl 1000/1000 at n = 1000
+#: and at 400 (median eps_lb 2.09, 1.53); pftal 1000/1000 at 1000 and at 700 (1.66,
+#: 1.49; 998/1000 at 600); private-ftpl 997/1000 at 1000 (965/1000 at 800: kept at
+#: 1000). A miss rate above 0.3% would have shown a miss with probability 95%.
+WEAK_RUNS = {"private-ftrl": 400, "pftal": 700, "private-ftpl": 1000}
+
+
 # submod-pftal is left out: its calibration covers marginals of size 4M, while the
 # registered families' marginals are far smaller (scaled by M / Z), so a tenfold cut
 # still leaves more noise than this neighbouring pair needs (no test could refute it).
-@pytest.mark.parametrize("name", ["private-ftrl", "private-ftpl", "pftal"])
+@pytest.mark.parametrize("name", sorted(WEAK_RUNS))
 def test_under_noised_copy_is_caught(name, monkeypatch):
     """The counter sees epsilon * 10 (a tenth of the noise); the claim stays epsilon."""
     module = counter_agent  # where every counter-based agent builds its counter
@@ -100,5 +109,5 @@ def test_under_noised_copy_is_caught(name, monkeypatch):
         agent.privacy = replace(agent.privacy, epsilon=agent_kw["epsilon"])  # the false claim
         return agent
 
-    result = audit(factory, env, tau=tau, runs=1000, seed=1)
+    result = audit(factory, env, tau=tau, runs=WEAK_RUNS[name], seed=1)
     assert not result.passed, str(result)
