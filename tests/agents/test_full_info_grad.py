@@ -319,7 +319,12 @@ def test_under_noised_copy_is_caught(name, monkeypatch):
 
     # the neighbour flips the label of round 1: g_1 = -y a moves by 2 a (||2a|| = 2L);
     # the default neighbour (-a, -y) is the same hinge loss, no signal at all
-    result = audit(factory, env, tau=1, runs=1000, seed=1,
+    # runs per side: private-ftrl-grad's copy is refuted with 400 as surely as with 1000
+    # (1000/1000 of 1000 draws of n distinct runs per side from a 1000-run audit's
+    # samples, the same test on them, at n = 1000 and at 400; median eps_lb 2.48, 1.94);
+    # private-ftpl-grad's keeps 1000 (997/1000 at 700).
+    runs = 400 if name == "private-ftrl-grad" else 1000
+    result = audit(factory, env, tau=1, runs=runs, seed=1,
                    neighbour_theta=np.array([0.6, 0.8, -1.0]))
     assert not result.passed, str(result)
 
