@@ -357,18 +357,18 @@ def _audit_setup(T: int = 16):
 
 def test_black_box_audit_passes_and_catches_an_under_noised_copy():
     p, seq, neighbour, stat = _audit_setup()
-    kw = {"tau": 1, "runs": 1000, "view": "releases", "sequence": seq,
+    # 600 runs per side: the copy with a tenth of the noise is refuted as surely as with
+    # 1000. Its refutation rate, estimated from a 1000-run audit's samples (1000 draws
+    # of n distinct runs per side, the same test on them), is 1000/1000 at n = 1000 and
+    # at n = 600 (median eps_lb 2.19 and 1.74; 944/1000 at 400); a miss rate above 0.3%
+    # would have shown a miss with probability 95%. The calibrated agent faces the same
+    # test, so a calibration cut tenfold would fail it as surely as before.
+    kw = {"tau": 1, "runs": 600, "view": "releases", "sequence": seq,
           "neighbour_theta": neighbour, "statistic": stat}
     ok = audit(lambda s: make(PRIV, p, epsilon=1.0, gamma=1.0, seed=s), p, seed=3, **kw)
     print(f"\ncalibrated: {ok}")
     assert ok.passed and ok.eps_lb <= 1.0 and ok.epsilon == pytest.approx(1.0)
-    # The copy is refuted with 600 runs per side as surely as with 1000: its refutation
-    # rate, estimated from a 1000-run audit's samples (1000 draws of n distinct runs per
-    # side, the same test on them), is 1000/1000 at n = 1000 and at n = 600 (median
-    # eps_lb 2.19 and 1.74; 944/1000 at 400); a miss rate above 0.3% would have shown a
-    # miss with probability 95%.
-    bad = audit(lambda s: _UnderNoised(p, epsilon=1.0, gamma=1.0, seed=s), p, seed=3,
-                **{**kw, "runs": 600})
+    bad = audit(lambda s: _UnderNoised(p, epsilon=1.0, gamma=1.0, seed=s), p, seed=3, **kw)
     print(f"noise / 10: {bad}")
     assert not bad.passed and bad.eps_lb > 1.0 and bad.epsilon == pytest.approx(1.0)
 
