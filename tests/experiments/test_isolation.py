@@ -87,7 +87,7 @@ def test_a_misbehaving_agent_fails_its_game_with_the_reason(cls, limits, reason)
 
 
 def test_the_cpu_budget_counts_the_agents_work_not_the_imports_before_it():
-    """The agent's module burns 2.5 s of CPU when imported, more than the whole one-second
+    """The agent's module burns 1.2 s of CPU when imported, more than the whole one-second
     budget: the budget starts after it. Half a second of the agent's own work fits; three
     seconds do not (past the soft limit and its hard second)."""
     limits = IsolationLimits(timeout=600.0, startup_timeout=600.0, cpu_seconds=1)
