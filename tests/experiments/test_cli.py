@@ -1,4 +1,6 @@
-"""The dp-online command line, run as a real subprocess."""
+"""The dp-online command line, run as a real subprocess; the cases that differ only in
+their arguments (bad input, the second of two runs) call its ``main`` in this process
+after the first of them has gone through a real one."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import sysconfig
 import pytest
 
 from dp_online_envs import ENV_IDS
+from dp_online_envs.lab.cli import main
 
 CLI = [sys.executable, "-m", "dp_online_envs.lab.cli"]
 
@@ -19,14 +22,33 @@ def dp_online(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run(CLI + list(args), check=False, capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
-def test_list_shows_envs_and_agents():
-    out = dp_online("list")
+def dp_online_here(capsys, *args: str) -> subprocess.CompletedProcess:
+    """The command's ``main`` in this process: its exit status (argparse's own exit
+    included) and what it printed; an exception it lets out fails the test as the
+    traceback of a real process would."""
+    capsys.readouterr()  # what earlier steps printed is not this command's
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(CLI + list(args), code, out, err)
+
+
+@pytest.fixture(scope="module")
+def listed() -> tuple[subprocess.CompletedProcess, dict]:
+    """``dp-online list`` and what ``dp-online list --json`` printed, each run once for
+    the module (the tests below only read them)."""
+    return dp_online("list"), json.loads(dp_online("list", "--json").stdout)
+
+
+def test_list_shows_envs_and_agents(listed):
+    out, data = listed
     assert out.returncode == 0, out.stderr
     for env_id in ENV_IDS:
         assert env_id in out.stdout
     assert "private-ftrl" in out.stdout and "Agarwal & Singh" in out.stdout
     assert "non-private" in out.stdout and "simplex (K experts)" in out.stdout
-    data = json.loads(dp_online("list", "--json").stdout)
     assert {e["id"] for e in data["envs"]} == set(ENV_IDS)
     # the former versions are named, apart from the benchmarks
     assert "DPBandit-Matroid-v0" in data["former_envs"]
@@ -45,7 +67,7 @@ def test_run_prints_the_regret():
     assert "BinaryTreeCounter" in out.stdout
 
 
-@pytest.mark.parametrize("args, bad, valid", [
+BAD_RUNS = [
     (["run", "DPBandit-MAB-v7", "hedge"], "'DPBandit-MAB-v7'", "DPBandit-MAB-v0"),
     (["run", "DPFullInfo-Experts-v0", "hegde"], "'hegde'", "hedge"),
     (["run", "DPBandit-MAB-v0", "hedge"], "'hedge' needs full-information feedback",
@@ -57,26 +79,35 @@ def test_run_prints_the_regret():
     (["run", "DPFullInfo-Experts-v0", "private-ftrl"], "'private-ftrl' is private",
      "--epsilon"),
     (["run", "DPFullInfo-Experts-v0", "hedge", "--env-option", "arms=3"], "'arms'", "n_arms"),
-])
-def test_bad_input_names_the_value_and_the_choices(args, bad, valid):
-    out = dp_online(*args)
+]
+
+
+@pytest.mark.parametrize("args, bad, valid", BAD_RUNS)
+def test_bad_input_names_the_value_and_the_choices(capsys, args, bad, valid):
+    """The first case through a real process, the others through ``main`` here."""
+    out = dp_online(*args) if args is BAD_RUNS[0][0] else dp_online_here(capsys, *args)
     assert out.returncode == 2
     assert bad in out.stderr and valid in out.stderr
     assert "Traceback" not in out.stderr and out.stderr.startswith("dp-online run: error:")
 
 
-@pytest.mark.parametrize("text, bad, valid", [
+BAD_SWEEPS = [
     ("envs: [DPFullInfo-Experts-v0\n  agents: [hedge]\n", "malformed", "line"),
     ("envs: [DPFullInfo-Experts-v0]\nagents: [hedge]\nhorizons: [10]\nseed: 3\n", "['seed']",
      "seeds"),
     ("envs: [DPFullInfo-Experts-v0]\nagents: [private-ftrl]\nhorizons: [10]\nepsilons: [1, 0]\n",
      "epsilon=0", "> 0"),
     ("envs: [DPFullInfo-Experts-v0]\nagents: [exp9]\nhorizons: [10]\n", "'exp9'", "hedge"),
-])
-def test_bad_sweep_files_are_reported_without_traceback(tmp_path, text, bad, valid):
+]
+
+
+@pytest.mark.parametrize("text, bad, valid", BAD_SWEEPS)
+def test_bad_sweep_files_are_reported_without_traceback(tmp_path, capsys, text, bad, valid):
+    """The first case through a real process, the others through ``main`` here."""
     path = tmp_path / "bad.yaml"
     path.write_text(text)
-    out = dp_online("sweep", str(path), "--results", str(tmp_path / "r"))
+    args = ("sweep", str(path), "--results", str(tmp_path / "r"))
+    out = dp_online(*args) if text is BAD_SWEEPS[0][0] else dp_online_here(capsys, *args)
     assert out.returncode == 2
     assert bad in out.stderr and valid in out.stderr and str(path) in out.stderr
     assert "Traceback" not in out.stderr
@@ -116,25 +147,24 @@ def test_console_script_is_installed():
     assert out.returncode == 0 and "sweep" in out.stdout and "report" in out.stdout
 
 
-def test_run_prints_trivial_play_on_the_same_games():
+def test_run_prints_trivial_play_on_the_same_games(capsys):
     out = dp_online("run", "DPFullInfo-Experts-v0", "hedge", "--horizon", "200",
                     "--seeds", "2", "--backend", "serial")
     assert out.returncode == 0, out.stderr
     lines = [ln for ln in out.stdout.splitlines() if "center (no learning)" in ln]
     assert len(lines) == 1 and lines[0].split()[0] == "200"
-    quiet = dp_online("run", "DPFullInfo-Experts-v0", "hedge", "--horizon", "200",
-                      "--seeds", "2", "--backend", "serial", "--no-reference")
+    quiet = dp_online_here(capsys, "run", "DPFullInfo-Experts-v0", "hedge", "--horizon", "200",
+                           "--seeds", "2", "--backend", "serial", "--no-reference")
     assert quiet.returncode == 0, quiet.stderr
     assert "no learning" not in quiet.stdout
 
 
-def test_list_shows_the_reference_agents():
-    data = json.loads(dp_online("list", "--json").stdout)
-    names = {a["name"]: a for a in data["agents"]}
+def test_list_shows_the_reference_agents(listed):
+    names = {a["name"]: a for a in listed[1]["agents"]}
     assert names["center"]["privacy"] == names["uniform"]["privacy"] == "non-private"
 
 
-def test_run_says_when_privacy_was_only_requested(tmp_path):
+def test_run_says_when_privacy_was_only_requested(tmp_path, capsys):
     """A class marked private that declares no ``privacy`` shows the requested epsilon
     as requested, not as a guarantee."""
     (tmp_path / "undeclared.py").write_text(
@@ -150,6 +180,7 @@ def test_run_says_when_privacy_was_only_requested(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "eps=1 requested" in out.stdout
     assert "guarantee: none declared" in out.stdout
-    declared = dp_online("run", "DPBandit-MAB-v0", "private-exp2", "--epsilon", "1",
-                         "--horizon", "50", "--seeds", "1")
+    declared = dp_online_here(capsys, "run", "DPBandit-MAB-v0", "private-exp2", "--epsilon",
+                              "1", "--horizon", "50", "--seeds", "1")
+    assert declared.returncode == 0, declared.stderr
     assert "requested" not in declared.stdout and "guarantee: " in declared.stdout
