@@ -6,7 +6,8 @@ symbolic link in the way is refused in one line and left as it was. Results
 directories are read without hanging on a FIFO or reading a device without bound, and
 commands that only read (``report``, ``export``, :func:`load_records`) leave every file
 of ``games/`` where it is. The CLI cases run as root and, when the tests run as root,
-as an unprivileged user too.
+as an unprivileged user too: that case in a real process, root's through the command's
+``main`` in this process (in a real process when the tests run unprivileged).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import tempfile
 
 import pytest
 
+from dp_online_envs.lab.cli import main
 from dp_online_envs.lab.experiments import (
     DamagedResultWarning,
     ExperimentError,
@@ -136,8 +138,21 @@ AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-group
              "--inh-caps=-all,+dac_read_search", "--ambient-caps=+dac_read_search", *CLI]
 
 
+def _dp_online(args: list[str], as_user: bool, capsys, env=None) -> tuple[int, str]:
+    """The command's exit status and stderr: as ``nobody`` in a real process, or (the
+    root case, whose process boundary the unprivileged case covers) through ``main`` in
+    this process; as the tests' own user in a real process when that is not root."""
+    if as_user or os.geteuid() != 0:
+        out = subprocess.run((AS_NOBODY if as_user else CLI) + args, capture_output=True,
+                             text=True, timeout=300, check=False, env=env)
+        return out.returncode, out.stderr
+    capsys.readouterr()
+    code = main(args)
+    return code, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("as_user", [False, True], ids=["root-or-self", "unprivileged"])
-def test_the_cli_refuses_special_files_in_one_line(finished, place, as_user):
+def test_the_cli_refuses_special_files_in_one_line(finished, place, as_user, capsys):
     if as_user and os.geteuid() != 0:
         as_user = False  # already an unprivileged user: the first case covers it
     paths = _specials(os.path.join(place, "out"))
@@ -150,12 +165,10 @@ def test_the_cli_refuses_special_files_in_one_line(finished, place, as_user):
     for cmd, name in ((["report", results, "--no-reference", "-o"], "device.html"),
                       (["report", results, "--no-reference", "-o"], "link.html"),
                       (["export", results, "-o"], "fifo.csv")):
-        out = subprocess.run((AS_NOBODY if as_user else CLI) + cmd + [paths[name]],
-                             capture_output=True, text=True, timeout=120, check=False)
-        assert out.returncode == 2, out.stderr
-        assert out.stderr.strip().count("\n") == 0 and "Traceback" not in out.stderr
-        assert f"refusing to write {paths[name]!r}: it is {KINDS[name.split('.')[0]]}" \
-            in out.stderr
+        code, err = _dp_online(cmd + [paths[name]], as_user, capsys)
+        assert code == 2, err
+        assert err.strip().count("\n") == 0 and "Traceback" not in err
+        assert f"refusing to write {paths[name]!r}: it is {KINDS[name.split('.')[0]]}" in err
     assert _snapshot(paths) == before
     assert open(os.path.join(place, "out", "target.txt")).read() == "keep me"
 
@@ -284,7 +297,7 @@ def test_pseudo_regret_is_a_finite_number_or_null(finished, value):
 
 # ----------------------------------------------------------------------------- plots
 @pytest.mark.parametrize("as_user", [False, True], ids=["root-or-self", "unprivileged"])
-def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, place, as_user):
+def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, place, as_user, capsys):
     """``dp-online plot`` writes each figure all or nothing over a regular file only: a
     FIFO (which would block the writer) or a link to a file elsewhere in the way of a
     figure is refused in one line and left as it was; a regular file is replaced."""
@@ -303,7 +316,6 @@ def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, place, as_
             os.chmod(name, 0o777)
         for name in files:
             os.chmod(os.path.join(parent, name), 0o666)
-    cli = AS_NOBODY if as_user else CLI
     env = {**os.environ, "MPLCONFIGDIR": place}  # nobody has no home for matplotlib
     outside = tmp_path / "elsewhere.png"
     outside.write_text("keep me")
@@ -315,11 +327,10 @@ def test_plot_refuses_a_fifo_or_a_link_in_plots_in_one_line(finished, place, as_
         else:
             victim.symlink_to(outside)
         before = _snapshot({special: str(victim)})
-        out = subprocess.run(cli + ["plot", str(results)], capture_output=True, text=True,
-                             timeout=300, check=False, env=env)
-        assert out.returncode == 2, out.stderr
-        assert out.stderr.strip().count("\n") == 0 and "Traceback" not in out.stderr
-        assert f"refusing to write {str(victim)!r}: it is {KINDS[special]}" in out.stderr
+        code, err = _dp_online(["plot", str(results)], as_user, capsys, env=env)
+        assert code == 2, err
+        assert err.strip().count("\n") == 0 and "Traceback" not in err
+        assert f"refusing to write {str(victim)!r}: it is {KINDS[special]}" in err
         assert _snapshot({special: str(victim)}) == before
         victim.unlink()
     assert outside.read_text() == "keep me"
