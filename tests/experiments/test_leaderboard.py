@@ -31,7 +31,7 @@ from dp_online_envs.lab.leaderboard.score import (
 )
 from dp_online_envs.lab.sandbox import sandbox_unavailable
 
-from .liars import BanditHorizonLiar, FullHorizonLiar
+from .liars import BanditHorizonLiar, FullHorizonLiar, HorizonLiar
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TINY = ["--ids", "DPBandit-MAB-v0", "--horizons", "64", "--seeds", "2", "--epsilons", "1",
@@ -216,8 +216,9 @@ def test_unknown_learner_is_named(name):
 def test_horizon_switching_liars_are_audited_at_the_scored_horizons(tmp_path):
     """Learners that are EXP3 (bandit) or Hedge (full information) in every scored game
     (T = 1024) and private only in longer games: the audit plays every scored horizon,
-    drawn as the scored games are, so both are refuted and unranked. Audited at a horizon no scored game has (T = 4096,
-    as the audit's fixed T = 16384 once was) neither liar is refuted."""
+    drawn as the scored games are, so both are refuted and unranked. Audited at a horizon no
+    scored game has (as the audit's fixed T = 16384 once was; here T = 2048, the shortest
+    at which the liars play their private forms) neither liar is refuted."""
     learners = [*load_learners(["private-exp2", "private-ftrl"], limits=IsolationLimits(),
                                sandboxed=False),
                 Learner(BanditHorizonLiar.name, BanditHorizonLiar),
@@ -242,13 +243,13 @@ def test_horizon_switching_liars_are_audited_at_the_scored_horizons(tmp_path):
     assert rows["private-ftrl"].rank == 1 and rows["private-ftrl"].audit["twin"]["refuted"]
     assert rows["private-exp2"].audit["verdict"] == "no audit power"
     assert not rows["private-exp2"].ranked
-    elsewhere = dataclasses.replace(bench, audit_horizon=4096)
+    elsewhere = dataclasses.replace(bench, audit_horizon=HorizonLiar.LONG)
     for cls in (BanditHorizonLiar, FullHorizonLiar):
         row = board_module.Row(cls.name, "registered", cls.feedback, 0.1, 0.0,
                                declared=(0.1, 0.0, "m"))
         job = board_module._audit_job(row, Learner(cls.name, cls), elsewhere, tmp_path, "k")
         board_module._set_audit(row, board_module._audit_finding(job))
-        assert row.audit["horizons"] == [4096] and not row.refuted, row.audit
+        assert row.audit["horizons"] == [2048] and not row.refuted, row.audit
 
 
 class FKMClaimsPrivacy(resolve_agent("fkm")):
