@@ -45,7 +45,7 @@ def test_temporary_files_are_ignored_and_dead_writers_cleaned(small_sweep, tmp_p
 def test_sigkill_mid_sweep_then_resume_equals_an_uninterrupted_run(tmp_path):
     sweep = tmp_path / "kill.yaml"
     sweep.write_text("name: kill\nenvs: [DPFullInfo-Experts-v0]\nagents: [hedge, private-ftrl]\n"
-                     "epsilons: [0.5, 1, 2, 4]\nhorizons: [1500]\nseeds: 6\n")
+                     "epsilons: [0.5, 1, 2, 4]\nhorizons: [500]\nseeds: 6\n")
     total = 6 + 4 * 6
     killed, reference = tmp_path / "killed", tmp_path / "reference"
     cmd = [sys.executable, "-m", "dp_online_envs.lab.cli", "sweep", str(sweep),
