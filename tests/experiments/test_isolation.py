@@ -77,7 +77,7 @@ def test_proxy_plays_the_same_rounds_through_the_one_loop():
     ("FloatArm", FAST, "expected integers"),
     ("Exits", FAST, "exit code 7"),
     # a frame begun and never finished: the call's timeout bounds the whole frame
-    ("StallsMidFrame", IsolationLimits(timeout=2.0), "no answer to act within 2 s"),
+    ("StallsMidFrame", IsolationLimits(timeout=1.0), "no answer to act within 1 s"),
 ])
 def test_a_misbehaving_agent_fails_its_game_with_the_reason(cls, limits, reason):
     spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:{cls}", None, None, 20, 0, isolation=limits)
