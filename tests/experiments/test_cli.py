@@ -114,7 +114,7 @@ def test_bad_sweep_files_are_reported_without_traceback(tmp_path, capsys, text, 
     assert not (tmp_path / "r").exists()
 
 
-def test_sweep_plot_report_end_to_end(tmp_path):
+def test_sweep_plot_report_end_to_end(tmp_path, capsys, monkeypatch):
     sweep = tmp_path / "tiny.yaml"
     sweep.write_text("name: tiny\nenvs: [DPFullInfo-Experts-v0]\nagents: [hedge, private-ftrl]\n"
                      "epsilons: [1, 4]\nhorizons: [200]\nseeds: 2\nresults: out\n")
@@ -123,7 +123,8 @@ def test_sweep_plot_report_end_to_end(tmp_path):
     assert "6 games played, 0 reused, 0 failed" in out.stdout
     assert "dp-online report" in out.stderr  # the next step is suggested
     assert "game/s" not in out.stderr and "%|" not in out.stderr  # no bar off a terminal
-    again = dp_online("sweep", str(sweep), "--quiet", cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)  # the sweep file's results: out, as for the command
+    again = dp_online_here(capsys, "sweep", str(sweep), "--quiet")
     assert "0 games played, 6 reused" in again.stdout and again.stderr == ""
     plot = dp_online("plot", "out", cwd=tmp_path)
     assert plot.returncode == 0, plot.stderr
@@ -133,7 +134,7 @@ def test_sweep_plot_report_end_to_end(tmp_path):
     report = dp_online("report", "out", "-o", "r.html", cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert "<table id=summary>" in (tmp_path / "r.html").read_text()
-    missing = dp_online("report", "nowhere", cwd=tmp_path)
+    missing = dp_online_here(capsys, "report", "nowhere")
     assert missing.returncode == 2 and "'nowhere' does not exist" in missing.stderr
 
 
