@@ -38,7 +38,7 @@ def test_a_slow_learner_is_stopped_at_the_games_wall_clock_budget():
 
 
 def test_after_the_submissions_deadline_no_call_is_waited_for_and_no_process_starts():
-    limits = IsolationLimits(timeout=5.0, deadline=time.monotonic() + 3.0)
+    limits = IsolationLimits(timeout=5.0, deadline=time.monotonic() + 1.5)
     spec = GameSpec("DPBandit-MAB-v0", f"{MOD}:SlowToAnswer", None, None, 40, 0,
                     isolation=limits)
     with pytest.raises(AgentFailure, match=r"^agent over the submission's wall-clock "
