@@ -277,7 +277,13 @@ def _audit(mult: float):
                                    eta_units=int(agent.params.eta_units * mult))
         return agent
 
-    return audit(factory, env, tau=1, runs=1000, seed=1)
+    # 300 runs per side: the copy with thirty times eta is refuted as surely as with
+    # 1000. Its refutation rate, estimated from a 1000-run audit's samples (1000 draws
+    # of n distinct runs per side, the same test on them), is 1000/1000 at n = 1000 and
+    # at 300 (median eps_lb 4.47, 3.26); a miss rate above 0.3% would have shown a miss
+    # with probability 95%. The declared learner faces the same test, so the same break
+    # of its own eta would fail it as surely as before.
+    return audit(factory, env, tau=1, runs=300, seed=1)
 
 
 def test_audit_passes_at_the_declared_epsilon():
