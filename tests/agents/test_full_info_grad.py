@@ -295,8 +295,12 @@ def test_black_box_audit_does_not_refute_the_claim(name):
     rows = _first_rows(env, problem, 4)
     flip = rows[0].copy()
     flip[-1] = -flip[-1]
+    # The same test as the under-noised copy's below (its pair, its seed): at 400 runs
+    # private-ftrl-grad's copy with a tenth of the noise is refuted as surely as at 1000
+    # (see there), so the calibrated learner's audit keeps that power at 400.
+    runs = 400 if name == "private-ftrl-grad" else 600
     result = audit(lambda seed: make(name, problem, seed=seed, **GRAD[name]), env, tau=1,
-                   runs=600, seed=1, sequence=rows, neighbour_theta=flip)
+                   runs=runs, seed=1, sequence=rows, neighbour_theta=flip)
     assert result.passed, str(result)
 
 
