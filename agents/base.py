@@ -229,6 +229,18 @@ class Agent(ABC):
         """
         fb = np.asarray(feedback, dtype=np.float64)
         loss = self.problem.loss
+        if (fb.size == 1 and self.problem.feedback == "bandit"
+                and not getattr(loss, "context_dim", 0)):
+            # the common bandit round, one number: the checks and the clip below on a
+            # Python float (the same value np.clip gives a finite float)
+            value = float(fb.reshape(-1)[0])
+            if not math.isfinite(value):
+                raise ValueError(f"feedback must be finite, got {fb!r}")
+            b = self.problem.bound
+            clipped = min(max(value, -b), b)
+            if clipped != value:
+                self.clipped_feedback += 1
+            return np.array([clipped], dtype=np.float64)
         if self.problem.feedback != "bandit" and type(loss).clip_param is _LINEAR_CLIP:
             # the linear loss's clip tests the shape and finiteness itself (as_param):
             # only where it refuses is this check's message chosen, in this check's order
