@@ -176,8 +176,9 @@ def test_a_slow_submission_and_a_hog_get_zero_with_the_reason_and_the_class_goes
         "limits": {"timeout": 20, "startup_timeout": 600, "game_seconds": 8,
                    "memory_mb": 2048},  # the slow one needs 12 s; the hog, seconds if loaded
         "audit": {"games": 2, "power_factors": [10]}})
+    # one grading process each: the slow one's wait beside the others' work
     result = grade(assignment, [tmp_path / f"{n}.py" for n in ("slow", "hog", "burner")],
-                   out_dir=tmp_path / "out")
+                   out_dir=tmp_path / "out", workers=3)
     slow, hog, honest = result.grades
     assert slow.score == 0 and hog.score == 0
     assert ("1 of 1 games failed (agent over the game's wall-clock budget of 8 s: it ran "
