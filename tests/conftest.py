@@ -28,32 +28,34 @@ def _no_results_in_the_checkout(request):
         f"{request.node.nodeid} left {default}; give its sweep results=tmp_path / ...")
 
 
-#: The test files that take longest (seconds of one worker on the 2-core machine),
-#: longest first. They are collected first, so that xdist's ``--dist loadfile`` hands
-#: them out at the start and the many short files fill both workers around them, instead
-#: of one long file running alone at the end. The sandboxed grading and isolation files
-#: were measured on 2026-11-29 at a load of 20 to 25 (their seconds there in brackets,
-#: about 4x an idle machine's, as test_grade_dodgers' 559 s against its ~140 s idle);
-#: the others on an idle machine.
+#: The test files that take longest (seconds of one worker, measured on the idle 2-core
+#: machine on 2026-11-29 with the numba cache warm), longest first. They are collected
+#: first, and ``--no-loadscope-reorder`` (pyproject's addopts) keeps that order, so that
+#: xdist's ``--dist loadfile`` hands them out at the start and the many short files fill
+#: both workers around them, instead of one long file running alone at the end (xdist's
+#: own reorder puts the files with the most tests first, which ran these last).
 SLOW_FILES = (
-    "tests/experiments/test_grade_dodgers.py",       # ~140 s (559 s)
-    "tests/test_cpu_portability.py",                 # ~70 s (two child runs)
-    "tests/experiments/test_isolation.py",           # ~55 s (217 s)
-    "tests/experiments/test_cli.py",                 # ~50 s
-    "tests/experiments/test_grade.py",               # ~45 s (191 s before the sample needed no accountant)
-    "tests/agents/test_privacy_audits.py",           # ~35 s
-    "tests/experiments/test_grade_attacks.py",       # ~30 s (117 s)
-    "tests/experiments/test_sandbox_limits.py",      # ~30 s (114 s)
-    "tests/experiments/test_leaderboard.py",         # ~30 s
-    "tests/agents/test_private_contextual.py",       # ~30 s
-    "tests/agents/test_bandit_convex.py",            # ~30 s
-    "tests/audit/test_action_audit.py",              # ~30 s
-    "tests/experiments/test_interrupt.py",           # ~25 s (107 s)
-    "tests/experiments/test_grade_class.py",         # ~25 s (95 s before the sample needed no accountant)
-    "tests/audit/test_contextual_audit.py",          # ~20 s
-    "tests/audit/test_fdp_bound.py",                 # ~15 s
-    "tests/experiments/test_store_resume.py",        # ~15 s
-    "tests/experiments/test_grade_names.py",         # ~6 s (23 s)
+    "tests/experiments/test_grade_dodgers.py",       # 55 s
+    "tests/experiments/test_isolation.py",           # 24 s
+    "tests/test_cpu_portability.py",                 # 23 s (two child runs)
+    "tests/agents/test_bandit_convex.py",            # 20 s
+    "tests/experiments/test_interrupt.py",           # 20 s
+    "tests/experiments/test_sandbox_limits.py",      # 17 s
+    "tests/test_docs.py",                            # 15 s
+    "tests/experiments/test_leaderboard.py",         # 15 s
+    "tests/experiments/test_grade.py",               # 14 s
+    "tests/experiments/test_grade_attacks.py",       # 14 s
+    "tests/agents/test_privacy_audits.py",           # 14 s
+    "tests/experiments/test_cli.py",                 # 14 s
+    "tests/test_speed_harness.py",                   # 13 s
+    "tests/envs/test_registered.py",                 # 13 s
+    "tests/audit/test_action_audit.py",              # 12 s
+    "tests/agents/test_bandit_submodular.py",        # 12 s
+    "tests/experiments/test_grade_class.py",         # 10 s
+    "tests/experiments/test_plots_report.py",        # 9 s
+    "tests/test_study_sweeps.py",                    # 9 s
+    "tests/experiments/test_store_special_files.py",  # 9 s
+    "tests/agents/test_compiled.py",                 # 9 s
 )
 
 
