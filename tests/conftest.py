@@ -1,8 +1,23 @@
 """Suite-wide fixtures."""
 
+import compileall
+import pathlib
 import signal
 
 import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config):
+    """Before any worker starts (in the one process that starts them): the package's
+    bytecode written beside its sources, once. The suite starts hundreds of processes
+    (isolated and sandboxed learners, the command line), each importing the package;
+    where ``PYTHONDONTWRITEBYTECODE`` is set (as on CI) none of them writes it, so on a
+    fresh checkout each would compile every module it imports from source."""
+    if not hasattr(config, "workerinput"):
+        for package in ("dp_online_envs", "agents"):
+            compileall.compile_dir(ROOT / package, quiet=1)
 
 
 @pytest.fixture(autouse=True)
