@@ -188,6 +188,15 @@ class Study:
         print("\n\n".join(render(where) for render in renders))
 
 
+def learner_games(frame: Any, label: str, epsilon: float | None = None) -> Any:
+    """The rows of ``frame`` played by the configured learner ``label`` at ``epsilon``
+    (``None``: a non-private learner's games, whose epsilon is empty)."""
+    rows = frame[frame.agent_label == label]
+    if epsilon is None:
+        return rows[rows.epsilon.isna()]
+    return rows[np.isclose(rows.epsilon.astype(float), float(epsilon))]
+
+
 def regrets(frame: Any, label: str, horizon: int, epsilon: float | None = None,
             adversary: str | None = None, column: str = "regret") -> dict[int, float]:
     """``{seed_index: value}`` of one learner's games.
@@ -202,11 +211,8 @@ def regrets(frame: Any, label: str, horizon: int, epsilon: float | None = None,
         adversary: ``env_options.adversary`` (``None``: any).
         column: The value read (``regret``, ``switches``).
     """
-    rows = frame[(frame.agent_label == label) & (frame.horizon == horizon)]
-    if epsilon is None:
-        rows = rows[rows.epsilon.isna()]
-    else:
-        rows = rows[np.isclose(rows.epsilon.astype(float), float(epsilon))]
+    rows = learner_games(frame, label, epsilon)
+    rows = rows[rows.horizon == horizon]
     if adversary is not None:
         rows = rows[rows["env_options.adversary"] == adversary]
     return dict(zip(rows.seed_index.astype(int), rows[column].astype(float)))
@@ -508,6 +514,29 @@ def regime(exponent: float, lo: float | None, hi: float | None, *, clamped: bool
         exponent_verdict(lo, hi, exponent), SLOPE_NOT_PLACED)
 
 
+def explore_round(sums: dict[str, float], gamma: float, weights: np.ndarray,
+                  values: np.ndarray) -> None:
+    """Add one round of a learner that plays ``p_t = (1 - gamma) w_t + gamma u`` (``u``
+    uniform over the points whose losses are ``values``, ``w_t`` the ``weights`` on them)
+    to ``sums``: ``"exploration"`` gains ``gamma (mean(values) - <w_t, values>)``, the
+    exploration's expected cost, and ``"points"`` the weights' own loss ``<w_t, values>``."""
+    here = float(weights @ values)
+    sums["exploration"] += gamma * (float(values.mean()) - here)
+    sums["points"] += here
+
+
+def explore_parts(summary: Any, sums: dict[str, float], gamma: float) -> dict[str, float]:
+    """The split of a replayed game from its regret ``summary`` and the :func:`explore_round`
+    ``sums``: ``regret`` (realized: the record's, to check the replay), ``expected`` (the
+    expected loss minus the comparator's), ``exploration``, ``remainder`` (the weights'
+    own regret: ``expected - exploration``) and ``gamma``."""
+    comparator = summary.learner_loss - summary.regret
+    return {"regret": float(summary.regret),
+            "expected": sums["points"] + sums["exploration"] - comparator,
+            "exploration": sums["exploration"], "remainder": sums["points"] - comparator,
+            "gamma": gamma}
+
+
 def regime_rule(exponent: float, schedule: str) -> str:
     """The sentence stating :func:`regime` under a split's table (``schedule``: what is
     clamped, e.g. ``γ``)."""
@@ -575,9 +604,7 @@ def schedule_split_rows(frame: Any, learners: Sequence[tuple[str, float | None, 
 
     out = []
     for label, eps, exponent in learners:
-        mine = frame[frame.agent_label == label]
-        mine = mine[mine.epsilon.isna()] if eps is None else mine[
-            np.isclose(mine.epsilon.astype(float), float(eps))]
+        mine = learner_games(frame, label, eps)
         previous = None
         for t in sorted(int(h) for h in mine.horizon.unique()):
             games = mine[mine.horizon == t]

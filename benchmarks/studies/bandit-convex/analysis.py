@@ -459,10 +459,7 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
     for experiment, env_id, label, eps, exponent, _ in rows:
         if label.split("(")[0] not in SPLIT_POINTS:
             continue
-        mine = games(frame, experiment, env_id)
-        mine = mine[mine.agent_label == label]
-        mine = mine[mine.epsilon.isna()] if eps is None else mine[
-            np.isclose(mine.epsilon.astype(float), float(eps))]
+        mine = ps.learner_games(games(frame, experiment, env_id), label, eps)
         previous = None
         for t in sorted(int(h) for h in mine.horizon.unique()):
             here = mine[mine.horizon == t]

@@ -216,7 +216,7 @@ def exploration_split(spec: Any) -> dict[str, float]:
     from agents.lovasz import lovasz_chain
 
     fixed: dict[str, Any] = {}  # the learner's gamma and the chain masks, set once
-    sums = {"exploration": 0.0, "lovasz": 0.0}
+    sums = {"exploration": 0.0, "points": 0.0}
 
     def before_act(agent: Any) -> Any:
         if not fixed:
@@ -230,16 +230,10 @@ def exploration_split(spec: Any) -> dict[str, float]:
         masks[:] = 0.0
         for k in range(1, fixed["n"] + 1):
             masks[k, order[:k]] = 1.0
-        values = np.asarray(loss.values(record.theta, masks))
-        here = float(mu @ values)
-        sums["exploration"] += fixed["gamma"] * (float(values.mean()) - here)
-        sums["lovasz"] += here
+        ps.explore_round(sums, fixed["gamma"], mu, np.asarray(loss.values(record.theta, masks)))
 
     summary = ps.replay_below_guard(spec, before_act, after_step)
-    exploration, lovasz, gamma = sums["exploration"], sums["lovasz"], fixed["gamma"]
-    comparator = summary.learner_loss - summary.regret
-    return {"regret": float(summary.regret), "expected": lovasz + exploration - comparator,
-            "exploration": exploration, "remainder": lovasz - comparator, "gamma": gamma}
+    return ps.explore_parts(summary, sums, fixed["gamma"])
 
 
 def store_splits(results: str | pathlib.Path, log: Any = None) -> int:

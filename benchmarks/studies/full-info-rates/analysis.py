@@ -185,10 +185,7 @@ def epsilons_of(frame: Any, label: str, horizons: Sequence[int]) -> list[float]:
 
 def horizons_of(frame: Any, label: str, epsilon: float | None = None) -> list[int]:
     """The horizons at which ``label`` (at ``epsilon``) played."""
-    rows = frame[frame.agent_label == label]
-    rows = rows[rows.epsilon.isna()] if epsilon is None else rows[
-        np.isclose(rows.epsilon.astype(float), float(epsilon))]
-    return sorted(int(t) for t in rows.horizon.unique())
+    return sorted(int(t) for t in ps.learner_games(frame, label, epsilon).horizon.unique())
 
 
 def slope_cells(by: dict[int, dict[int, float]], exponent: float) -> list[str]:
@@ -342,7 +339,7 @@ def exploration_split(spec: Any) -> dict[str, float]:
         weights' ``q_t`` own regret) and ``gamma``.
     """
     fixed: dict[str, Any] = {}  # gamma and the arms (the rows of the identity), set once
-    sums = {"exploration": 0.0, "weights": 0.0}
+    sums = {"exploration": 0.0, "points": 0.0}
 
     def before_act(agent: Any) -> Any:
         engine = getattr(agent, "base", agent)  # private-exp2: its base EXP2
@@ -355,15 +352,10 @@ def exploration_split(spec: Any) -> dict[str, float]:
 
     def after_step(q: Any, record: Any, loss: Any) -> None:
         values = np.asarray(loss.values(record.theta, fixed["arms"]), dtype=np.float64)
-        here = float(q @ values)
-        sums["exploration"] += fixed["gamma"] * (float(values.mean()) - here)
-        sums["weights"] += here
+        ps.explore_round(sums, fixed["gamma"], q, values)
 
     summary = ps.replay_below_guard(spec, before_act, after_step)
-    exploration, weights, gamma = sums["exploration"], sums["weights"], fixed["gamma"]
-    comparator = summary.learner_loss - summary.regret
-    return {"regret": float(summary.regret), "expected": weights + exploration - comparator,
-            "exploration": exploration, "remainder": weights - comparator, "gamma": gamma}
+    return ps.explore_parts(summary, sums, fixed["gamma"])
 
 
 def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
@@ -423,9 +415,7 @@ def split_summary(frame: Any, splits: dict[str, dict[str, float]]) -> list[str]:
     games = frame[frame.env_id == MAB]
     out = []
     for label, eps, _ in split_learners(frame):
-        mine = games[games.agent_label == label]
-        mine = mine[mine.epsilon.isna()] if eps is None else mine[
-            np.isclose(mine.epsilon.astype(float), float(eps))]
+        mine = ps.learner_games(games, label, eps)
         horizons = horizons_of(mine, label, eps)[-SUMMARY_HORIZONS:]
         mine = mine[mine.horizon.isin(horizons)]
         if len(horizons) < 2 or not all(g in splits for g in mine.game_id):
