@@ -188,6 +188,11 @@ class Study:
         print("\n\n".join(render(where) for render in renders))
 
 
+def learner_cell(label: str, epsilon: float | None) -> str:
+    """A row's learner cell: ``private-ftrl ε=1`` (the label alone without epsilon)."""
+    return label if epsilon is None else f"{label} ε={epsilon:g}"
+
+
 def learner_games(frame: Any, label: str, epsilon: float | None = None) -> Any:
     """The rows of ``frame`` played by the configured learner ``label`` at ``epsilon``
     (``None``: a non-private learner's games, whose epsilon is empty)."""
@@ -537,13 +542,15 @@ def explore_parts(summary: Any, sums: dict[str, float], gamma: float) -> dict[st
             "gamma": gamma}
 
 
-def regime_rule(exponent: float, schedule: str) -> str:
-    """The sentence stating :func:`regime` under a split's table (``schedule``: what is
+def regime_rule(exponent: float | str, schedule: str) -> str:
+    """The sentence stating :func:`regime` under a split's table (``exponent``: the
+    theorem's, or words naming it where the table holds several; ``schedule``: what is
     clamped, e.g. ``γ``)."""
+    band = exponent if isinstance(exponent, str) else f"{exponent:.2g}"
     return (f"Regime, on each seed set: `{SCHEDULE_CLAMPED}` where {schedule} is clamped at "
             f"either horizon, `{SCHEDULE_LARGER}` where the schedule's part is at least "
             f"half the regret at either horizon, `{THEOREMS_REGIME}` where the remainder's "
-            f"per-seed slope interval lies within {exponent:.2g} ± {SLOPE_TOLERANCE:g}, "
+            f"per-seed slope interval lies within {band} ± {SLOPE_TOLERANCE:g}, "
             f"`{ANOTHER_SLOPE}` where it lies outside, `{SLOPE_NOT_PLACED}` where it "
             f"straddles an edge; `{NOT_REPLICATED}` where the two seed sets disagree")
 
@@ -616,7 +623,7 @@ def schedule_split_rows(frame: Any, learners: Sequence[tuple[str, float | None, 
             rest = {s: v["remainder"] for s, v in at.items()}
             explore = {s: v["exploration"] for s, v in at.items()}
             gamma = max(v["gamma"] for v in at.values())
-            row = [label + ("" if eps is None else f" ε={eps:g}"), f"{t:,}", seed_count(at),
+            row = [learner_cell(label, eps), f"{t:,}", seed_count(at),
                    f"{gamma:.3g}" + (" (clamped at 1)" if gamma >= 1.0 else ""),
                    f"{np.mean(list(expected.values())):,.0f}",
                    f"{np.mean(list(explore.values())):,.0f} "

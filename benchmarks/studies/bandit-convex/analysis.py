@@ -202,7 +202,7 @@ def slope_rows(frame: Any, rows: Sequence[tuple],
                    for t in (horizons[0], horizons[-1])]
         per_seed, verdict = ps.slope_verdict(
             data, functools.partial(_exponent_judge, exponent, any(clamped)))
-        key = (_text(label, eps), short(env_id))
+        key = (ps.learner_cell(label, eps), short(env_id))
         out.append([key[0], key[1],
                     ps.seed_count(common[horizons[0]]), " / ".join(f"{m:,.0f}" for m in means),
                     of_means, per_seed, f"{exponent:.2f} ({source})",
@@ -433,11 +433,6 @@ def store_splits(results: str | pathlib.Path, log: Any = None) -> int:
 load_splits = STUDY.load_splits
 
 
-def _text(label: str, eps: float | None) -> str:
-    """A row's learner cell: ``label`` and its epsilon."""
-    return label + ("" if eps is None else f" ε={eps:g}")
-
-
 def _number(value: float) -> str:
     """A regret or a part: whole numbers from 100, three digits below."""
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
@@ -474,7 +469,7 @@ def split_rows(frame: Any, splits: dict[str, dict[str, float]],
             parts = [f"{_number(_mean(part))} ({ps.on_both(ps.share_text, part, regret)[0]})"
                      for part in ({s: v[k] for s, v in at.items()}
                                   for k in ("perturbation", "shrink"))]
-            row = [_text(label, eps), short(env_id), f"{t:,}", ps.seed_count(at),
+            row = [ps.learner_cell(label, eps), short(env_id), f"{t:,}", ps.seed_count(at),
                    "yes" if clamped else "no", _number(total), *parts, _number(_mean(rest)),
                    "", "", ""]
             if previous is not None:
@@ -501,7 +496,7 @@ SPLIT_HEAD = ("learner", "env", "T", "seeds", "radius clamped", "regret",
               "regret's slope from previous T [95% CI]", "remainder's slope [95% CI]",
               "regime")
 #: The theorem's-slope cell of a smoothed learner once its schedule is split off.
-SPLIT_DECIDES = "only where the split below says theorem's regime"
+SPLIT_DECIDES = ps.SPLIT_DECIDES
 
 
 def theorem_cells(frame: Any, splits: dict[str, dict[str, float]],
@@ -513,7 +508,7 @@ def theorem_cells(frame: Any, splits: dict[str, dict[str, float]],
     table = split_rows(frame, splits, rows)
     cells = {}
     for experiment, env_id, label, eps, _, _ in rows:
-        key = (_text(label, eps), short(env_id))
+        key = (ps.learner_cell(label, eps), short(env_id))
         mine = [r for r in table if (r[0], r[1]) == key]
         if not mine or len(mine) != len(by_horizon(frame, experiment, env_id, label, eps)):
             continue
@@ -534,15 +529,11 @@ def split_block(frame: Any, splits: dict[str, dict[str, float]], rows: Sequence[
             "realized regret checked against its record; per round the perturbation's cost "
             "f_t(x_t) − f_t(y_t) and the shrink's cost f_t(y_t) − f_t(z_t), summed, with "
             "x_t the played point, y_t the unperturbed one and z_t the unshrunk one, "
-            "y_t = (1 − α) z_t + α c; the remainder is the unshrunk points' own regret. "
-            f"Regime, on each seed set: `{CLAMPED}` where the smoothing radius is clamped "
-            f"to r/2 at either horizon, `{SCHEDULE}` where perturbation + shrink is at "
-            "least half the regret at either horizon, "
-            f"`{THEOREM}` where the remainder's slope interval lies within the exponent ± "
-            f"{SLOPE_TOLERANCE:g}, `{ANOTHER}` where it lies outside, `{NOT_PLACED}` where "
-            f"it straddles an edge; `{ps.NOT_REPLICATED}` where the two "
-            "seed sets disagree. A horizon is listed once every game of the learner there "
-            "is split):\n\n" + ps.table(SPLIT_HEAD, table))
+            "y_t = (1 − α) z_t + α c; the remainder is the unshrunk points' own regret, "
+            "the schedule's part perturbation + shrink. "
+            + ps.regime_rule("the theorem's exponent", "the smoothing radius")
+            + ". A horizon is listed once every game of the learner there is split):\n\n"
+            + ps.table(SPLIT_HEAD, table))
 
 
 def render_ball(results: str | pathlib.Path) -> str:

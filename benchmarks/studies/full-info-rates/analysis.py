@@ -170,9 +170,8 @@ def _fmt_t(t: float) -> str:
 # --- shared pieces
 
 
-def named(label: str, epsilon: float | None) -> str:
-    """``private-ftrl ε=1`` (the label alone without epsilon)."""
-    return label if epsilon is None else f"{label} ε={epsilon:g}"
+#: A row's learner cell (``private-ftrl ε=1``).
+named = ps.learner_cell
 
 
 def epsilons_of(frame: Any, label: str, horizons: Sequence[int]) -> list[float]:
