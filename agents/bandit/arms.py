@@ -122,6 +122,11 @@ class ArmsExpWeights(Agent):
         self._p = 1.0 / k
 
     # ---------------------------------------------------------------- helpers
+    def weights_distribution(self) -> np.ndarray:
+        """``q_t``: the next round's exponential weights, normalized (``p_t`` before the
+        uniform mixing; read-only)."""
+        return np.asarray(self._weights, dtype=np.float64) / self._weight_sum
+
     def probabilities(self) -> np.ndarray:
         """``p_t = (1 - gamma) q_t + gamma / K`` of the next round."""
         w = np.asarray(self._weights, dtype=np.float64)

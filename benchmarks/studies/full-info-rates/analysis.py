@@ -326,8 +326,8 @@ def exploration_split(spec: Any) -> dict[str, float]:
     regret, round by round, into the exploration's cost and the rest.
 
     Each round the learner (for ``private-exp2`` its base EXP2) plays ``p_t = (1 -
-    gamma) q_t + gamma / K``, ``q_t`` its exponential weights over the sum of the
-    weights (read from the arms engine before ``act``), so given ``q_t`` the round's
+    gamma) q_t + gamma / K``, ``q_t`` its normalized exponential weights (the arms
+    engine's ``weights_distribution()`` before ``act``), so given ``q_t`` the round's
     expected loss is ``<q_t, l_t> + gamma (mean(l_t) - <q_t, l_t>)`` (``l_t`` the arms'
     losses, from the env's loss family).
 
@@ -347,7 +347,7 @@ def exploration_split(spec: Any) -> dict[str, float]:
                 raise ValueError(f"{spec.label} on {spec.env_id}: the split reads the arms "
                                  "engine's weights; expected a game on K arms")
             fixed.update(gamma=float(engine.gamma), arms=np.eye(engine.k))
-        return np.asarray(engine._weights, dtype=np.float64) / engine._weight_sum
+        return engine.weights_distribution()
 
     def after_step(q: Any, record: Any, loss: Any) -> None:
         values = np.asarray(loss.values(record.theta, fixed["arms"]), dtype=np.float64)
