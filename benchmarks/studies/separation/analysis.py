@@ -255,8 +255,8 @@ def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[
                    "slope": "", "rest_slope": "", "regime": ""}
             if previous is not None:
                 t0, regret0, rest0, shrink0, clamped0 = previous
-                row["slope"] = ps.on_both(functools.partial(_slope_cell, t0, t),
-                                          regret0, regret)[0]
+                row["slope"] = ps.slope_verdict({t0: regret0, t: regret},
+                                                lambda lo, hi: "")[0]
                 row["rest_slope"], row["regime"] = ps.on_both(
                     functools.partial(ps.step_regime, THEOREM_SLOPE, t0, t,
                                       clamped=clamped0 or clamped,
@@ -265,20 +265,6 @@ def rate_rows(frame: Any, env_id: str, shrink_at: Any = shrink_of) -> list[dict[
             rows.append(row)
             previous = (t, regret, rest, shrink, clamped)
     return rows
-
-
-def _slope_cell(t0: int, t: int, r0: dict[int, float], r1: dict[int, float]
-                ) -> tuple[str, str]:
-    """The per-seed slope's text from ``t0`` to ``t`` (no verdict)."""
-    return _slope_text(per_seed_slopes(r0, r1, t0, t)), ""
-
-
-def _slope_text(slopes: np.ndarray) -> str:
-    finite = slopes[np.isfinite(slopes)]
-    if not finite.size:
-        return "n/a"
-    m, lo, hi = mean_ci(finite)
-    return _fmt(m, lo, hi, 2)
 
 
 RATE_COLUMNS = ("id", "learner", "T", "seeds", "alpha", "regret", "shrink", "rest", "slope",
