@@ -290,7 +290,7 @@ def test_a_trees_cpu_is_read_the_same_with_or_without_the_kernels_children_lists
     from dp_online_envs.lab import isolation
 
     # the child and its own child burn, say so, and sleep: their CPU stays put
-    code = BURN + ("pid = os.fork()\nburn(0.3 if pid == 0 else 0.2)\n"
+    code = BURN + ("pid = os.fork()\nburn(0.35 if pid == 0 else 0.25)\n"
                    "os.write(1, b'burnt\\n')\ntime.sleep(30)\n")
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                              start_new_session=True)
