@@ -20,16 +20,18 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    with the env's law as both marginals. Ordering the pair by a fair coin ``S_t`` makes the game the
    one-run experiment "the learner played the loss of the pair that ``S_t`` chose", the
    neighbouring inputs differing in round ``t`` only, for every ``t`` at once.
-2. **Guesses** (:func:`guess_rounds`; with arms also :func:`guess_leaves` and
-   :func:`guess_returns`, all three skipping the plays of a schedule common to the
-   games, :func:`scheduled_plays`, each rule's bound at ``alpha / 3`` and the largest
-   reported): in round ``t`` the learner played arm ``a``; when
+2. **Guesses** (:func:`guess_rounds`; with arms also :func:`guess_leaves`,
+   :func:`guess_returns` and :func:`guess_calibrated`, the first two skipping the plays
+   of a schedule common to the games, :func:`scheduled_plays`, each rule's bound at
+   ``alpha / 4`` and the largest reported): in round ``t`` the learner played arm ``a``; when
    the pair differs there (``theta_t[a] != theta'_t[a]``), the auditor guesses that the
    learner met the pair's *higher* loss when the arm, played before at a mean gap of
    ``g >= min_gap`` rounds (over its last ``history`` plays), is next played only
    ``>= ratio * g`` rounds after (or never again): a learner that drops an arm after
-   one high loss. Everything a guess reads is the actions and the unordered pair,
-   never which loss was played. With points for actions (full information on
+   one high loss (the other three rules: a leader left, the return after a short run,
+   and that return compared with the returns after runs whose losses the pairs tell).
+   Everything a guess reads is the actions and the unordered pair, never which loss
+   was played. With points for actions (full information on
    ``DPFullInfo-Experts-v0``: a point of the simplex per round, the learner seeing every
    coordinate of ``theta_t``, so that the arm-dropping rule has nothing to read) the
    guess is :func:`guess_moves`: in each game's ``moves`` rounds where the released
@@ -82,12 +84,13 @@ from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.problem import Problem
 from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
 
-__all__ = ["DEFAULT_ONE_RUN", "TWIN_FACTOR", "AuditGame", "OneRunFinding", "OneRunSettings",
-           "PlayedGame", "audit_one_run", "check_canary_env", "fdp_eps_lower_bound",
-           "fdp_p_value", "guess_explorations", "guess_hidden", "hidden_rounds", "guess_leaves", "guess_moves",
-           "guess_returns",
-           "guess_rounds", "one_run_eps_lower_bound", "one_run_p_value", "one_run_power",
-           "partner_losses", "play_audit_game", "rr_power", "scheduled_plays"]
+__all__ = ["AuditGame", "DEFAULT_ONE_RUN", "OneRunFinding", "OneRunSettings",
+           "PlayedGame", "TWIN_FACTOR", "arm_pairs", "audit_one_run", "check_canary_env",
+           "fdp_eps_lower_bound", "fdp_p_value", "guess_calibrated",
+           "guess_explorations", "guess_hidden", "guess_leaves", "guess_moves",
+           "guess_returns", "guess_rounds", "hidden_rounds", "one_run_eps_lower_bound",
+           "one_run_p_value", "one_run_power", "partner_losses", "play_audit_game",
+           "rr_power", "scheduled_plays"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -574,6 +577,113 @@ def guess_returns(arms: np.ndarray, differ: np.ndarray, longest: int = 2,
     return np.where(np.asarray(differ, bool), out, 0).astype(np.int8)
 
 
+#: The ``calibrated`` rule (:func:`guess_calibrated`): the longest run it guesses, the
+#: share of the reference runs a return must beat, the fewest references it needs.
+CALIBRATED_LONGEST, CALIBRATED_TAIL, CALIBRATED_LEAST = 2, 0.05, 4
+
+
+def guess_calibrated(games: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                     longest: int = CALIBRATED_LONGEST, tail: float = CALIBRATED_TAIL,
+                     least: int = CALIBRATED_LEAST) -> list[np.ndarray]:
+    """Guesses from when the learner came back to an arm after a short run of it, each
+    return compared with the returns after runs whose losses are known.
+
+    A learner that plays an arm for an episode and ranks arms by the episode's losses
+    (AdaP's doubling episodes: one noisy release per episode) comes back early after an
+    episode that went well. Where a round's pair agrees, its loss is known from the
+    unordered pair; a run all of whose rounds agree is a *reference* of known loss sum.
+    A run whose pair differs in exactly one round has one of two sums, and the references
+    of the same kind with each of those sums say which its return looks like.
+
+    In each game a *run* is a maximal stretch of plays of one arm, its return time the
+    rounds from its last play to the arm's next play (``T`` minus the last play when there
+    is none), its *kind* the triple (its length ``m <= longest``, the plays of its arm
+    before it, and its sum of known losses). The references are pooled over ``games``
+    (games of one env and horizon). A run of length ``m <= longest`` whose pair differs
+    in exactly one round ``t``, with known sum ``s`` over its other rounds and pair
+    ``lower_t < upper_t``, is guessed
+
+    - ``-1`` (the lower loss) when at least ``least`` references of its length and prior
+      plays have sum ``s + upper_t`` and at most a share ``tail`` of them returned no
+      later than it (it came back sooner than nearly every run of the higher sum);
+    - ``+1`` (the higher loss) when at least ``least`` such references have sum ``s +
+      lower_t`` and at most a share ``tail`` of them returned no sooner than it;
+    - ``0`` otherwise (neither, or both).
+
+    Only round ``t`` of such a run is guessed. Everything read is the arms (the output)
+    and the unordered pairs (``lower``, ``upper``: which of the two was played is never
+    read), so the guesses are a function ``A(output, pairs)`` as the one-run bound needs,
+    for any learner.
+
+    Args:
+        games: ``(arms, lower, upper)`` per game: ``(T,)`` the arms played and the
+            smaller and larger loss of each round's pair on the arm played (equal where
+            the pair agrees); every game of the same ``T``.
+        longest: Longest run guessed (``>= 1``).
+        tail: The share of the references a return must beat, in ``(0, 0.5]``.
+        least: The fewest references of a sum that are compared (``>= 1``).
+
+    Returns:
+        ``(T,)`` int8 per game: ``+1`` (the higher loss), ``-1`` (the lower) or ``0``.
+
+    Raises:
+        ValueError: Games of different lengths or mismatched arrays, or a bad setting.
+    """
+    longest = check_int("longest", longest, 1)
+    tail = check_real("tail", tail, 0.0, 0.5, low_inclusive=False)
+    least = check_int("least", least, 1)
+    # the runs guessed: (game, round t, length, prior plays, return, the two sums)
+    runs: list[tuple[int, int, int, int, int, float, float]] = []
+    refs: dict[tuple[int, int, float], list[int]] = {}  # (length, prior, sum) -> returns
+    outs = []
+    horizon = None
+    for g, (arms, lower, upper) in enumerate(games):
+        arms = np.asarray(arms, np.int64)
+        lower, upper = np.asarray(lower, np.float64), np.asarray(upper, np.float64)
+        if arms.ndim != 1 or lower.shape != arms.shape or upper.shape != arms.shape:
+            raise ValueError(f"game {g}: arms {arms.shape}, lower {lower.shape} and upper "
+                             f"{upper.shape} must all be (T,)")
+        if horizon is not None and arms.size != horizon:
+            raise ValueError(f"game {g} has {arms.size} rounds, the first {horizon}: the "
+                             "references are pooled over games of one horizon")
+        horizon = arms.size
+        outs.append(np.zeros(horizon, np.int8))
+        if horizon == 0:
+            continue
+        starts = np.r_[0, np.flatnonzero(arms[1:] != arms[:-1]) + 1]
+        ends = np.r_[starts[1:], horizon]
+        differ = lower != upper
+        seen: dict[int, int] = {}
+        following: dict[int, int] = {}  # a run's arm -> the start of its next run
+        back = np.empty(starts.size, np.int64)
+        for i in range(starts.size - 1, -1, -1):
+            a = int(arms[starts[i]])
+            back[i] = following.get(a, horizon) - (ends[i] - 1)
+            following[a] = int(starts[i])
+        for i, (s, e) in enumerate(zip(starts, ends)):
+            a = int(arms[s])
+            prior = seen.get(a, 0)
+            seen[a] = prior + int(e - s)
+            if e - s > longest:
+                continue
+            inside = np.flatnonzero(differ[s:e]) + s
+            known = float(lower[s:e][~differ[s:e]].sum())
+            if inside.size == 0:
+                refs.setdefault((int(e - s), prior, round(known, 9)), []).append(int(back[i]))
+            elif inside.size == 1:
+                t = int(inside[0])
+                runs.append((g, t, int(e - s), prior, int(back[i]), known + float(lower[t]),
+                             known + float(upper[t])))
+    for g, t, m, prior, b, low_sum, high_sum in runs:
+        high_refs = refs.get((m, prior, round(high_sum, 9)), [])
+        low_refs = refs.get((m, prior, round(low_sum, 9)), [])
+        sooner = len(high_refs) >= least and np.mean(np.asarray(high_refs) <= b) <= tail
+        later = len(low_refs) >= least and np.mean(np.asarray(low_refs) >= b) <= tail
+        if sooner != later:
+            outs[g][t] = -1 if sooner else 1
+    return outs
+
+
 def _strongest(weight: np.ndarray, moves: int) -> np.ndarray:
     """The indices of the (at most) ``moves`` largest positive entries of ``weight``,
     largest first, the earlier index first on ties."""
@@ -992,8 +1102,8 @@ class OneRunFinding:
             canary rounds of :func:`hidden_rounds`).
         differing: Rounds a guess can use: whose pair differs on the arm played (a game
             of points: whose pair differs, but the last round of a game).
-        guesses: Guesses made (``r``) by the rule whose bound is reported (with arms two
-            rules are scored, each at ``1 - (1 - confidence) / 3``, and the largest bound
+        guesses: Guesses made (``r``) by the rule whose bound is reported (with arms four
+            rules are scored, each at ``1 - (1 - confidence) / 4``, and the largest bound
             is reported: a union bound keeps it valid at ``confidence``).
         correct: Its right guesses (``v``).
         rule: What was guessed, each rule with its counts (one line).
@@ -1180,16 +1290,26 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             played = list(pool.map(one, plan, seeds))
+    rngs = [np.random.default_rng(s[2]) for s in seeds]
+    partners = [partner_losses(p.thetas, p.mean, p.low, p.high, rng)
+                for p, rng in zip(played, rngs)]
     scheduled: list[np.ndarray | None] = [None] * len(plan)
-    for game in games:  # the schedule of each env and horizon, from its games' arms
-        mine = [i for i, g in enumerate(plan) if g is game and played[i].points is None]
+    calibrated: list[np.ndarray | None] = [None] * len(plan)
+    for game in games:  # the schedule of each env and horizon, from its games' arms, and
+        # the calibrated guesses, from its games' arms and unordered pairs
+        mine = [i for i, g in enumerate(plan)
+                if g is game and played[i].points is None and not played[i].contextual]
         for i, mask in zip(mine, scheduled_plays([played[i].arms for i in mine])):
             scheduled[i] = mask
+        for i, guess in zip(mine, guess_calibrated([arm_pairs(played[i], partners[i])
+                                                    for i in mine])):
+            calibrated[i] = guess
     totals: dict[str, list[int]] = {}
     canaries = differing = 0
-    for g, p, s, sched in zip(plan, played, seeds, scheduled):
-        found, informative, paired = score_game(p, settings, g.horizon,
-                                                np.random.default_rng(s[2]), sched)
+    for g, p, rng, pair, sched, cal in zip(plan, played, rngs, partners, scheduled,
+                                            calibrated):
+        found, informative, paired = score_game(p, settings, g.horizon, rng, sched,
+                                                partners=pair, calibrated=cal)
         canaries += paired
         differing += informative
         for name, (r, v) in found.items():
@@ -1224,6 +1344,13 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                      "lower loss when the learner comes back to the arm sooner than after "
                      "three quarters of such runs, the higher when later than after three "
                      "quarters")
+        rules.append(f"calibrated ({totals['calibrated'][1]} of {totals['calibrated'][0]} "
+                     f"right): in a run of at most {CALIBRATED_LONGEST} plays whose pair "
+                     "differs in one round, guess the lower loss there when the learner "
+                     f"comes back sooner than all but {100 * CALIBRATED_TAIL:g}% of the runs "
+                     "of known losses that match it with the higher (the same length and "
+                     "earlier plays of the arm, in the games of its horizon), the higher when "
+                     "later than all but as many that match it with the lower")
     if "moves" in totals:
         rules.append(f"points ({totals['moves'][1]} of {totals['moves'][0]} right): in "
                      f"each game's {settings.moves} rounds where the released point moved "
@@ -1254,25 +1381,41 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                          differing, guesses, correct, rule, rr_epsilon=rr)
 
 
+def arm_pairs(played: PlayedGame, partners: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(arms, lower, upper)`` of a game of arms: the smaller and larger loss of each
+    round's pair on the arm played (the unordered pair; :func:`guess_calibrated`)."""
+    rows = np.arange(played.arms.size)
+    mine, other = played.thetas[rows, played.arms], partners[rows, played.arms]
+    return played.arms, np.minimum(mine, other), np.maximum(mine, other)
+
+
 def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
-               rng: np.random.Generator, scheduled: np.ndarray | None = None
+               rng: np.random.Generator, scheduled: np.ndarray | None = None, *,
+               partners: np.ndarray | None = None, calibrated: np.ndarray | None = None
                ) -> tuple[dict[str, tuple[int, int]], int, int]:
     """``({rule: (guesses, right guesses)}, informative rounds, canaries)`` of one played
     game (the canaries: every round, but in a contextual game).
 
-    With arms, three rules: ``"drop"`` (:func:`guess_rounds`), ``"leave"``
-    (:func:`guess_leaves`), both on the plays outside ``scheduled``, and ``"returns"``
-    (:func:`guess_returns`, runs of at most ``settings.streak`` plays, on every play: the
-    return after a scheduled play, such as an episode learner's first pull of each arm,
-    is the learner's choice)
-    (:func:`scheduled_plays`); the informative rounds are those whose pair differs on
-    the arm played. With points, ``"moves"`` (:func:`guess_moves`; informative: the
+    ``partners``: the rounds' partners when drawn already (from ``rng``, which then goes
+    on to what follows the draw); ``None``: drawn here from ``rng``.
+
+    With arms, four rules: ``"drop"`` (:func:`guess_rounds`), ``"leave"``
+    (:func:`guess_leaves`), both on the plays outside ``scheduled``
+    (:func:`scheduled_plays`), ``"returns"`` (:func:`guess_returns`, runs of at most
+    ``settings.streak`` plays, on every play: the return after a scheduled play, such as
+    an episode learner's first pull of each arm, is the learner's choice) and
+    ``"calibrated"`` (``calibrated``, the game's guesses by :func:`guess_calibrated` with
+    the references of every game of its env and horizon; ``None``: this game's own
+    references); the informative rounds are those whose pair differs on the arm
+    played. With points, ``"moves"`` (:func:`guess_moves`; informative: the
     pair differs, but the last round, which has no next point) or, for a bandit
     learner, ``"explorations"`` (:func:`guess_explorations`). A contextual game (joint
     DP): ``"hidden"`` (:func:`guess_hidden` on the canary rounds of
     :func:`hidden_rounds`, whose arms no guess reads; informative: the canaries whose
     pair differs on the arm played, a count the guesses do not use)."""
-    partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
+    if partners is None:
+        partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
     if played.contextual:  # joint DP: no guess reads a canary round's arm
         rows = np.arange(played.arms.size)
         hidden = hidden_rounds(played.arms.size, rng)
@@ -1316,6 +1459,11 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
     back = guess_returns(played.arms, differ, settings.streak, 0.25)
     out["returns"] = (int(np.count_nonzero(back)),
                       int(((back == 1) & high).sum() + ((back == -1) & (mine < other)).sum()))
+    if calibrated is None:
+        calibrated = guess_calibrated([arm_pairs(played, partners)])[0]
+    out["calibrated"] = (int(np.count_nonzero(calibrated)),
+                         int(((calibrated == 1) & high).sum()
+                             + ((calibrated == -1) & (mine < other)).sum()))
     return out, int(differ.sum()), played.arms.size
 
 
