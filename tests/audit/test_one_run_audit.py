@@ -527,3 +527,143 @@ class OneArmPoint:
 
     def update(self, action, feedback):
         pass
+
+
+def brute_calibrated(games, longest, tail, least):
+    """``guess_calibrated`` written from its docstring, one run at a time."""
+    runs, refs = [], {}
+    for g, (arms, lower, upper) in enumerate(games):
+        horizon, t, played = len(arms), 0, {}
+        while t < horizon:
+            e = t
+            while e < horizon and arms[e] == arms[t]:
+                e += 1
+            later = [s for s in range(e, horizon) if arms[s] == arms[t]]
+            back = (later[0] if later else horizon) - (e - 1)
+            prior = played.get(arms[t], 0)
+            played[arms[t]] = prior + e - t
+            differing = [s for s in range(t, e) if lower[s] != upper[s]]
+            known = sum(lower[s] for s in range(t, e) if lower[s] == upper[s])
+            if e - t <= longest and not differing:
+                refs.setdefault((e - t, prior, known), []).append(back)
+            if e - t <= longest and len(differing) == 1:
+                s = differing[0]
+                runs.append((g, s, e - t, prior, back, known + lower[s], known + upper[s]))
+            t = e
+    out = [np.zeros(len(arms), np.int8) for arms, _, _ in games]
+    for g, s, m, prior, back, low_sum, high_sum in runs:
+        high = refs.get((m, prior, high_sum), [])
+        low = refs.get((m, prior, low_sum), [])
+        sooner = len(high) >= least and sum(b <= back for b in high) <= tail * len(high)
+        later = len(low) >= least and sum(b >= back for b in low) <= tail * len(low)
+        if sooner and not later:
+            out[g][s] = -1
+        elif later and not sooner:
+            out[g][s] = 1
+    return out
+
+
+def calibrated_games(seed, n_games=12, horizon=300, k=5):
+    """Games of short runs whose arm comes back later the higher the run's losses were
+    (an episode learner's signature, with noise), two-point pairs that agree in about
+    half the rounds."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for _ in range(n_games):
+        agree = rng.random(horizon) < 0.5
+        value = rng.integers(0, 2, horizon).astype(float)
+        lower, upper = np.where(agree, value, 0.0), np.where(agree, value, 1.0)
+        met = np.where(rng.random(horizon) < 0.5, lower, upper)
+        arms, free, t = np.zeros(horizon, np.int64), np.zeros(k), 0
+        while t < horizon:
+            a = int(np.argmin(free + rng.random(k) * 1e-3))
+            m = min(int(rng.integers(1, 4)), horizon - t)
+            arms[t:t + m] = a
+            t += m
+            free[a] = t + 30 * met[t - m:t].mean() + rng.exponential(3)
+        games.append((arms, lower, upper))
+    return games
+
+
+@pytest.mark.parametrize("longest, tail, least", [(2, 0.05, 4), (1, 0.25, 2), (3, 0.5, 1)])
+def test_calibrated_guesses_match_brute_force(longest, tail, least):
+    from dp_online_envs.lab.audit.one_run import guess_calibrated
+
+    games = calibrated_games(longest)
+    fast = guess_calibrated(games, longest, tail, least)
+    assert fast and all(np.array_equal(f, b) for f, b in
+                        zip(fast, brute_calibrated(games, longest, tail, least)))
+    guessed = np.concatenate(fast)
+    assert (guessed == 1).any() and (guessed == -1).any()
+    # only rounds whose pair differs are guessed
+    assert not np.concatenate([f[lo == up] for f, (_, lo, up) in zip(fast, games)]).any()
+    with pytest.raises(ValueError, match="rounds"):
+        guess_calibrated([games[0], (games[1][0][:-1], games[1][1][:-1], games[1][2][:-1])])
+    with pytest.raises(ValueError, match="tail"):
+        guess_calibrated(games, tail=0.7)
+
+
+def test_adap_ucbs_noise_cut_is_refuted_by_the_calibrated_rule_at_alpha_over_four():
+    """At the leaderboard's audit settings (T = 1024 and 4096, 16 games each, claim 1;
+    audit seed 0, the seed the rule was tuned on), AdaP-UCB with a third of its noise is
+    refuted by the calibrated rule, its bound taken at 1 - 0.05 / 4 (four rules); at its
+    own epsilon it is not."""
+    cls = agents.agent_class("adap-ucb")
+    games = [AuditGame("DPBandit-MAB-v0", {}, h) for h in (1024, 4096)]
+    settings = OneRunSettings(games=16, seed=0)
+
+    def at(eps):
+        return lambda problem, space, seed: cls(problem, epsilon=eps, seed=seed)
+
+    cut = audit_one_run(at(3.0), games, (1.0, 0.0), settings)
+    assert cut.refuted and "(the calibrated rule's here)" in cut.rule
+    assert "at 98.75% confidence" in cut.rule
+    assert cut.eps_lb == one_run_eps_lower_bound(cut.guesses, cut.correct,
+                                                 confidence=1 - 0.05 / 4)
+    assert f"calibrated ({cut.correct} of {cut.guesses} right)" in cut.rule
+    honest = audit_one_run(at(1.0), games, (1.0, 0.0), settings)
+    assert not honest.refuted
+
+
+def episode_rr_audit(rng, eps, n_games=16, horizon=60, k=4):
+    """One audit's ``(guesses, right)`` of the calibrated rule on an exactly ``eps``-DP
+    episode learner at the rule's best: runs of one round, the arm back 1 round after a
+    low loss and 9 after a high one, the loss read exactly where the round's pair agrees
+    (the coin ``S_t`` does not act there) and through randomized response at ``eps``
+    where it differs (the learner is ``eps``-DP in ``S``: each coin moves one response)."""
+    q = 1 / (1 + math.exp(-eps))
+    games, high = [], []
+    for _ in range(n_games):
+        agree = rng.random((horizon, k)) < 0.5
+        value = rng.integers(0, 2, (horizon, k)).astype(float)
+        lower, upper = np.where(agree, value, 0.0), np.where(agree, value, 1.0)
+        met = np.where(rng.random((horizon, k)) < 0.5, lower, upper)
+        keep = rng.random(horizon) < q
+        arms, free = np.zeros(horizon, np.int64), np.zeros(k)
+        for t in range(horizon):
+            a = int(np.argmin(free + rng.random(k) * 1e-3))
+            arms[t] = a
+            seen = met[t, a] if agree[t, a] or keep[t] else 1.0 - met[t, a]
+            free[a] = t + 1 + 8 * seen
+        rows = np.arange(horizon)
+        games.append((arms, lower[rows, arms], upper[rows, arms]))
+        high.append(met[rows, arms] > lower[rows, arms])
+    from dp_online_envs.lab.audit.one_run import guess_calibrated
+
+    out = guess_calibrated(games)
+    return (sum(int(np.count_nonzero(g)) for g in out),
+            sum(int(((g == 1) & h).sum() + ((g == -1) & ~h).sum()) for g, h in zip(out, high)))
+
+
+def test_an_exactly_private_episode_learner_is_refuted_at_most_alpha_of_the_time():
+    """100 audits of an exactly 1-DP episode learner that the calibrated rule reads at
+    its best: the rule is right about as often as epsilon = 1 allows and no more, the
+    claim epsilon = 1 is refuted in at most 5% of the audits (up to Monte Carlo error),
+    and the false claim epsilon = 0.5 in many."""
+    rng = np.random.default_rng(0)
+    audits = [episode_rr_audit(rng, 1.0) for _ in range(100)]
+    r, v = map(sum, zip(*audits))
+    q = 1 / (1 + math.exp(-1.0))
+    assert q - 0.05 < v / r <= q + 3 * math.sqrt(q * (1 - q) / r)
+    assert sum(one_run_eps_lower_bound(g, c) > 1.0 for g, c in audits) <= 5 + 3 * 2.2
+    assert sum(one_run_eps_lower_bound(g, c) > 0.5 for g, c in audits) >= 20
