@@ -34,6 +34,14 @@ the played loss must reproduce the game, a control)::
 
     python benchmarks/one_run_power.py --contextual --only jdp-linucb ldp-linucb
 
+``--false-rate N`` audits each learner at its own epsilon instead (built at ``c`` and
+claiming ``c`` for each cut ``c``: an exactly ``c``-DP learner's true claim) on the audit
+seeds ``--seed`` to ``--seed + N - 1``, and prints how many of the ``N`` audits refuted
+it (at most 5% in expectation for a learner that is ``c``-DP), the largest ``eps_lb`` and
+the CPU seconds::
+
+    python benchmarks/one_run_power.py --false-rate 100 --only adap-ucb --cuts 1
+
 ``--decode STRIDE`` measures a white-box audit that could be run: canaries one round in
 ``STRIDE`` (offset drawn apart from the game), every other round's loss known, the
 learner's own ``eta`` and ``gamma``; the canaries are decoded in order, each by the
@@ -47,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import time
 
 import numpy as np
@@ -445,6 +454,33 @@ def report_privacy_losses(losses: np.ndarray, claim: float = 1.0) -> None:
               f"{one_run_eps_lower_bound(r, v):.2f}", flush=True)
 
 
+def reported_rule(rule: str) -> str:
+    """The name of the rule whose bound a finding reports (its only rule when one)."""
+    found = re.search(r"\(the (\w+) rule's here\)", rule)
+    return found.group(1) if found else rule.split(" ", 1)[0]
+
+
+def false_rate(cls, games: list[AuditGame], epsilon: float, delta: float, seed: int,
+               seeds: int, n_games: int, label: str, options: dict) -> None:
+    """Prints how many of ``seeds`` audits (audit seeds ``seed`` on) refute the learner
+    built at ``epsilon`` claiming ``epsilon`` (its true claim)."""
+    start = time.process_time()
+    refuted, bounds = [], []
+    for s in range(seed, seed + seeds):
+        def make(problem, space, agent_seed, cls=cls):
+            return cls(problem, epsilon=epsilon, delta=delta, seed=agent_seed, **options)
+
+        f = audit_one_run(make, games, (epsilon, delta), OneRunSettings(games=n_games, seed=s))
+        bounds.append(f.eps_lb)
+        if f.refuted:
+            refuted.append(f"{s} ({reported_rule(f.rule)}, {f.eps_lb:.2f})")
+    print(f"{label} at its own epsilon {epsilon:g}, audit seeds {seed}-{seed + seeds - 1}: "
+          f"refuted in {len(refuted)} of {seeds} audits{': ' if refuted else ''}"
+          f"{', '.join(refuted)}; largest eps_lb {max(bounds):.2f}, median "
+          f"{float(np.median(bounds)):.2f} ({time.process_time() - start:.1f} s CPU)",
+          flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=101)
@@ -454,19 +490,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=100, help="rounds per game (--privacy-loss)")
     parser.add_argument("--window", type=int, default=None)
     parser.add_argument("--decode", type=int, default=None, metavar="STRIDE")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="an option of every learner built (e.g. base=exp3 for "
+                             "private-bandit); audits and --false-rate only")
+    parser.add_argument("--false-rate", type=int, default=None, metavar="N",
+                        help="audit each cut at its own epsilon on N audit seeds")
     parser.add_argument("--contextual", action="store_true",
                         help="the noise-free contextual twin's rounds that change a later "
                              "action (jdp-linucb, ldp-linucb)")
     parser.add_argument("--contextual-horizon", type=int, default=2000)
     args = parser.parse_args(argv)
+    opts = dict(o.split("=", 1) for o in args.option)
     bench = default_benchmark()
     settings = OneRunSettings(games=bench.audit_games, seed=args.seed)
     cuts = [float(c) for c in args.cuts.split(",")]
     names = args.only or sorted(a.name for a in agents.list_agents()
                                 if agents.agent_class(a.name).private)
     horizons = (args.contextual_horizon,) if args.contextual else bench.audit_horizons
+    claim = "each cut's own epsilon" if args.false_rate is not None else "epsilon = 1"
     print(f"audit seed {args.seed}; T = {horizons}, {bench.audit_games} games "
-          "each; claim epsilon = 1", flush=True)
+          f"each; claim {claim}", flush=True)
     for name in names:
         cls = agents.agent_class(name)
         found = ("DPBandit-ContextualLinear-v0", {}) if args.contextual else audit_game(cls)
@@ -517,16 +560,21 @@ def main(argv: list[str] | None = None) -> None:
                     report_privacy_losses(losses)
             continue
         delta = 1e-6 if name in NEEDS_DELTA else 0.0
+        if args.false_rate is not None:
+            for c in cuts:
+                false_rate(cls, games, c, delta, args.seed, args.false_rate,
+                           bench.audit_games, f"{name}{opts or ''} on {env}", opts)
+            continue
         for c in cuts:
             start = time.process_time()
 
             def make(problem, space, seed, c=c, cls=cls, delta=delta):
-                return cls(problem, epsilon=c, delta=delta, seed=seed)
+                return cls(problem, epsilon=c, delta=delta, seed=seed, **opts)
 
             f = audit_one_run(make, games, (1.0, delta), settings)
             lo, hi = clopper_pearson(f.correct, f.guesses, 0.95) if f.guesses else (0.0, 1.0)
-            print(f"{name} on {env} cut {c:g}: {f.correct}/{f.guesses} right "
-                  f"[{lo:.2f}, {hi:.2f}], eps_lb {f.eps_lb:.2f}, "
+            print(f"{name}{opts or ''} on {env} cut {c:g}: {f.correct}/{f.guesses} right "
+                  f"[{lo:.2f}, {hi:.2f}] ({reported_rule(f.rule)}), eps_lb {f.eps_lb:.2f}, "
                   f"{'REFUTED' if f.refuted else 'not refuted'}, rr {f.rr_epsilon:.3g}, "
                   f"{time.process_time() - start:.1f} s CPU", flush=True)
 
