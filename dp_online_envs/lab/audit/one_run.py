@@ -632,9 +632,7 @@ def guess_calibrated(games: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
     longest = check_int("longest", longest, 1)
     tail = check_real("tail", tail, 0.0, 0.5, low_inclusive=False)
     least = check_int("least", least, 1)
-    # the runs guessed: (game, round t, length, prior plays, return, the two sums)
-    runs: list[tuple[int, int, int, int, int, float, float]] = []
-    refs: dict[tuple[int, int, float], list[int]] = {}  # (length, prior, sum) -> returns
+    columns: list[list[np.ndarray]] = [[] for _ in range(9)]  # every game's short runs
     outs = []
     horizon = None
     for g, (arms, lower, upper) in enumerate(games):
@@ -651,36 +649,61 @@ def guess_calibrated(games: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
         if horizon == 0:
             continue
         starts = np.r_[0, np.flatnonzero(arms[1:] != arms[:-1]) + 1]
-        ends = np.r_[starts[1:], horizon]
+        length = np.diff(np.r_[starts, horizon])
+        # by arm, then by round: each run's earlier plays of its arm and its return
+        order = np.lexsort((starts, arms[starts]))
+        size = length[order]
+        first = np.r_[True, arms[starts][order][1:] != arms[starts][order][:-1]]
+        done = np.cumsum(size) - size
+        prior = np.empty_like(starts)
+        prior[order] = done - np.maximum.accumulate(np.where(first, done, 0))
+        back = np.empty_like(starts)
+        following = np.where(np.r_[~first[1:], False], np.r_[starts[order][1:], 0], horizon)
+        back[order] = following - (starts[order] + size - 1)
         differ = lower != upper
-        seen: dict[int, int] = {}
-        following: dict[int, int] = {}  # a run's arm -> the start of its next run
-        back = np.empty(starts.size, np.int64)
-        for i in range(starts.size - 1, -1, -1):
-            a = int(arms[starts[i]])
-            back[i] = following.get(a, horizon) - (ends[i] - 1)
-            following[a] = int(starts[i])
-        for i, (s, e) in enumerate(zip(starts, ends)):
-            a = int(arms[s])
-            prior = seen.get(a, 0)
-            seen[a] = prior + int(e - s)
-            if e - s > longest:
-                continue
-            inside = np.flatnonzero(differ[s:e]) + s
-            known = float(lower[s:e][~differ[s:e]].sum())
-            if inside.size == 0:
-                refs.setdefault((int(e - s), prior, round(known, 9)), []).append(int(back[i]))
-            elif inside.size == 1:
-                t = int(inside[0])
-                runs.append((g, t, int(e - s), prior, int(back[i]), known + float(lower[t]),
-                             known + float(upper[t])))
-    for g, t, m, prior, b, low_sum, high_sum in runs:
-        high_refs = refs.get((m, prior, round(high_sum, 9)), [])
-        low_refs = refs.get((m, prior, round(low_sum, 9)), [])
-        sooner = len(high_refs) >= least and np.mean(np.asarray(high_refs) <= b) <= tail
-        later = len(low_refs) >= least and np.mean(np.asarray(low_refs) >= b) <= tail
-        if sooner != later:
-            outs[g][t] = -1 if sooner else 1
+        count = np.add.reduceat(differ.astype(np.int64), starts)
+        known = np.add.reduceat(np.where(differ, 0.0, lower), starts)
+        # the round whose pair differs, in a run with one such round (else its first)
+        where = np.where(count == 1, np.add.reduceat(np.where(differ, np.arange(horizon), 0),
+                                                     starts), starts)
+        keep = (length <= longest) & (count <= 1)
+        for column, values in zip(columns, (np.full(starts.size, g), where, length, prior,
+                                            back, count, known, known + lower[where],
+                                            known + upper[where])):
+            column.append(values[keep])
+    if horizon is None or not columns[0]:
+        return outs
+    game, where, length, prior, back, count, known, low_sum, high_sum = map(np.concatenate,
+                                                                             columns)
+    ref, guessed = count == 0, count == 1
+    sums = {"ref": known[ref], "low": low_sum[guessed], "high": high_sum[guessed]}
+    # one id per (length, prior plays, sum) of the references and of the guessed runs' sums
+    keys = np.concatenate([np.stack([length[rows], prior[rows], np.round(total, 9)], axis=1)
+                           for rows, total in ((ref, sums["ref"]), (guessed, sums["low"]),
+                                               (guessed, sums["high"]))])
+    order = np.lexsort(keys.T[::-1])
+    step = np.r_[False, np.any(keys[order][1:] != keys[order][:-1], axis=1)]
+    ids = np.empty(keys.shape[0], np.int64)
+    ids[order] = np.cumsum(step)
+    n_ref, n_guessed = int(ref.sum()), int(guessed.sum())
+    ref_id, low_id, high_id = (ids[:n_ref], ids[n_ref:n_ref + n_guessed],
+                               ids[n_ref + n_guessed:])
+    span = horizon + 2  # returns are in 1..T: (id, return) coded as one integer, sorted
+    coded = np.sort(ref_id * span + back[ref])
+    refs = np.bincount(ref_id, minlength=int(ids.max()) + 1)
+    b = back[guessed]
+    # references of the higher sum that returned no later, of the lower no sooner
+    no_later = (np.searchsorted(coded, high_id * span + b, side="right")
+                - np.searchsorted(coded, high_id * span, side="left"))
+    sooner_ones = (np.searchsorted(coded, low_id * span + b, side="left")
+                   - np.searchsorted(coded, low_id * span, side="left"))
+    no_sooner = refs[low_id] - sooner_ones
+    sooner = (refs[high_id] >= least) & (no_later <= tail * refs[high_id])
+    later = (refs[low_id] >= least) & (no_sooner <= tail * refs[low_id])
+    sign = np.where(sooner & ~later, -1, np.where(later & ~sooner, 1, 0)).astype(np.int8)
+    for g, out in enumerate(outs):
+        mine = game[guessed] == g
+        out[where[guessed][mine]] = sign[mine]
     return outs
 
 
