@@ -4,6 +4,7 @@ learner on a page."""
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import logging
 import re
@@ -68,6 +69,31 @@ def test_the_tutorials_ran_and_drew_their_figures(site):
     assert "mean regret over 3 games" in pages["course"]
     for stem in ("first_private_learner-1.png", "price_of_privacy-1.png"):
         assert (site / "tutorials" / stem).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def page_text(html_file: Path) -> str:
+    """A built page's text: its tags removed, its entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", html_file.read_text()))
+
+
+def test_the_contextual_tutorial_reports_what_it_computed(site):
+    """The tutorial that plugs a learner of one's own into the contextual ids, as the
+    build executed it: its paired interval is the Student-t interval of its per-seed
+    gaps, and its audits say what they found."""
+    import numpy as np
+
+    page = page_text(site / "tutorials" / "contextual_learner" / "index.html")
+    seeds = re.findall(r"seed (\d+): greedy-ridge\s+([\d.]+)\s+linucb\s+([\d.]+)", page)
+    assert [int(s) for s, _, _ in seeds] == list(range(8))
+    gaps = [float(a) - float(b) for _, a, b in seeds]
+    m, lo, hi = map(float, re.search(
+        r"greedy-ridge minus linucb: ([-+][\d.]+) \[([-+][\d.]+), ([-+][\d.]+)\]",
+        page).groups())
+    assert m == pytest.approx(np.mean(gaps), abs=0.05) and lo < m < hi
+    half = 2.3646 * np.std(gaps, ddof=1) / np.sqrt(8)  # Student-t, 7 degrees of freedom
+    assert hi - lo == pytest.approx(2 * half, abs=0.15)
+    assert re.search(r"greedy-ridge: one-run audit .* not refuted", page)
+    assert re.search(r"jdp-linucb without its noise: one-run audit .* REFUTED", page)
 
 
 def test_a_broken_link_fails_the_strict_build(tmp_path):
