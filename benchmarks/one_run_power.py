@@ -460,6 +460,14 @@ def reported_rule(rule: str) -> str:
     return found.group(1) if found else rule.split(" ", 1)[0]
 
 
+def every_rule(finding) -> str:
+    """Each rule's right / guesses and bound at the finding's per-rule confidence."""
+    found = re.findall(r"(?:^|; )([\w ]+?) \((\d+) of (\d+) right\)", finding.rule)
+    level = 1.0 - (1.0 - finding.confidence) / max(len(found), 1)
+    return ", ".join(f"{name} {v}/{r} {one_run_eps_lower_bound(int(r), int(v), confidence=level):.2f}"
+                     for name, v, r in found)
+
+
 def false_rate(cls, games: list[AuditGame], epsilon: float, delta: float, seed: int,
                seeds: int, n_games: int, label: str, options: dict) -> None:
     """Prints how many of ``seeds`` audits (audit seeds ``seed`` on) refute the learner
@@ -576,7 +584,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name}{opts or ''} on {env} cut {c:g}: {f.correct}/{f.guesses} right "
                   f"[{lo:.2f}, {hi:.2f}] ({reported_rule(f.rule)}), eps_lb {f.eps_lb:.2f}, "
                   f"{'REFUTED' if f.refuted else 'not refuted'}, rr {f.rr_epsilon:.3g}, "
-                  f"{time.process_time() - start:.1f} s CPU", flush=True)
+                  f"{time.process_time() - start:.1f} s CPU; {every_rule(f)}", flush=True)
 
 
 if __name__ == "__main__":
