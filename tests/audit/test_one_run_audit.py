@@ -597,6 +597,10 @@ def test_calibrated_guesses_match_brute_force(longest, tail, least):
     assert (guessed == 1).any() and (guessed == -1).any()
     # only rounds whose pair differs are guessed
     assert not np.concatenate([f[lo == up] for f, (_, lo, up) in zip(fast, games)]).any()
+    # nothing to guess: one long run, or no game at all
+    one_run = (np.zeros(50, np.int64), np.zeros(50), np.ones(50))
+    assert [g.tolist() for g in guess_calibrated([one_run, one_run])] == [[0] * 50] * 2
+    assert guess_calibrated([]) == []
     with pytest.raises(ValueError, match="rounds"):
         guess_calibrated([games[0], (games[1][0][:-1], games[1][1][:-1], games[1][2][:-1])])
     with pytest.raises(ValueError, match="tail"):

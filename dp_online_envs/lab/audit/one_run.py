@@ -676,6 +676,8 @@ def guess_calibrated(games: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
     game, where, length, prior, back, count, known, low_sum, high_sum = map(np.concatenate,
                                                                              columns)
     ref, guessed = count == 0, count == 1
+    if not guessed.any():
+        return outs
     sums = {"ref": known[ref], "low": low_sum[guessed], "high": high_sum[guessed]}
     # one id per (length, prior plays, sum) of the references and of the guessed runs' sums
     keys = np.concatenate([np.stack([length[rows], prior[rows], np.round(total, 9)], axis=1)
