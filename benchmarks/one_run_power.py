@@ -7,10 +7,12 @@ horizon of the default benchmark (``T`` in 1024 and 4096, 16 games each), claimi
 epsilon = 1: the learner built at ``epsilon * c`` for each noise cut ``c`` (its
 noise-free twin is ``c`` = :data:`~dp_online_envs.lab.audit.one_run.TWIN_FACTOR`),
 in process, one learner after another. Prints one line per (learner, cut): the right
-guesses of the reported rule with their two-sided 95% Clopper-Pearson interval, the
-bound, the verdict and the CPU seconds::
+guesses of the reported rule (named) with their two-sided 95% Clopper-Pearson interval,
+the bound, the verdict, the CPU seconds, and every rule's right / guesses with its own
+bound (each at ``1 - 0.05 / rules``)::
 
     python benchmarks/one_run_power.py [--seed S] [--cuts 3,10000] [--only NAME ...]
+        [--option KEY=VALUE ...]
 
 ``--privacy-loss`` measures instead what the best possible audit of the arms would see on
 a learner that feeds exponential weights on arms (``private-exp2``, ``private-bandit``):
