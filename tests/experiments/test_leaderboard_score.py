@@ -56,7 +56,7 @@ def test_every_benchmark_id_has_a_family_and_the_default_is_versioned():
         sc.family("DPBandit-Nothing-v0")
     b = sc.default_benchmark()
     assert b.ids == tuple(ENV_IDS) and b.epsilons == (0.1, 1.0, 10.0)
-    assert sc.SCORE_VERSION == "leaderboard-v3"
+    assert sc.SCORE_VERSION == "leaderboard-v4"
     assert b.audit_horizon is None and b.audit_horizons == b.horizons  # every scored T
 
 

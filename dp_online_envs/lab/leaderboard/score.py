@@ -1,4 +1,4 @@
-"""The leaderboard's score: what one number per learner means (definition ``leaderboard-v2``).
+"""The leaderboard's score: what one number per learner means (definition ``leaderboard-v4``).
 
 **Games.** Every registered benchmark id (:data:`~dp_online_envs.envs.registry.ENV_IDS`)
 at its defaults, at each horizon of :attr:`Benchmark.horizons`, on seed indices ``0 ..
@@ -79,8 +79,11 @@ import numpy as np
 
 from dp_online_envs.lab.experiments.analysis import mean_ci
 
-#: The version of the definition above; recorded in every page, CSV and JSON.
-SCORE_VERSION = "leaderboard-v3"
+#: The version of the definition above; recorded in every page, CSV and JSON, and part of
+#: the key of every stored game seed and audit finding. ``leaderboard-v4``: the audit's
+#: fourth arm rule (calibrated returns; each rule's bound at alpha / 4), which changes
+#: verdicts ``leaderboard-v3`` gave.
+SCORE_VERSION = "leaderboard-v4"
 #: Trivial play: the registered reference agent whose regret is the score's 0.
 TRIVIAL = "center"
 #: The delta of a private learner that refuses ``delta = 0``.
