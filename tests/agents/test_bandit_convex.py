@@ -12,6 +12,7 @@ the noise.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -541,3 +542,16 @@ def test_auditor_passes_bandit_pftal(delta):
     lda = audit(lambda s: BanditPFTAL(prob, epsilon=1.0, delta=delta, seed=s), prob,
                 tau=tau, runs=300, sequence=seq, neighbour_theta=np.zeros(2), seed=13)
     assert lda.passed, str(lda)
+    # the audit's power on it: its noise-free twin (built at 10^4 epsilon, claiming 1)
+    # is refuted on its releases by the same test with a fifth of the runs (eps_lb 2.8;
+    # a tenth of the noise is not: eps_lb 0.21 at 1000 runs)
+    twin = audit(lambda s: _claiming(BanditPFTAL(prob, epsilon=1e4, delta=delta, seed=s), 1.0),
+                 prob, tau=tau, runs=200, sequence=seq, neighbour_theta=np.zeros(2),
+                 statistic=_dyadic_statistic(0, T), seed=12, view="releases")
+    assert not twin.passed and twin.eps_lb > 1.0, str(twin)
+
+
+def _claiming(agent, epsilon: float):
+    """``agent`` declaring ``epsilon`` whatever it was built at (a false claim)."""
+    agent.privacy = dataclasses.replace(agent.privacy, epsilon=epsilon)
+    return agent

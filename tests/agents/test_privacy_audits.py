@@ -1,12 +1,15 @@
 """Every private agent faces the black-box auditor at its claimed epsilon.
 
 A private agent added to the registry without an entry in AUDITED fails
-``test_every_private_agent_is_audited``. The full-information counter-based agents are
+``test_every_private_agent_is_audited``, and one without an entry in POWER (where its
+noise cut is refuted, or why nothing refutes it) fails
+``test_every_audited_learner_names_where_its_power_is``. The full-information counter-based agents are
 also audited with their counter's noise cut tenfold while still claiming the same
 epsilon: the auditor must refute that claim on the released stream.
 """
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +65,87 @@ def test_every_private_agent_is_audited():
 def _env(name, horizon=HORIZON):
     env_id, env_kw, _, _ = AUDITED[name]
     return build_env(env_id, horizon=horizon, **env_kw)
+
+
+#: Where each audited learner's "passes" above gets its power, the test that fails if
+#: its noise is cut: ``"twin"``, this audit at these settings refutes the learner built
+#: at 10^4 times its epsilon while claiming epsilon
+#: (:func:`test_the_noise_free_twin_is_refuted_by_the_same_audit`); else the test that
+#: refutes a noise cut of it on a game where an audit can see one; ``None``, no audit in
+#: the suite has been measured to have power on it (its twin is not refuted here either),
+#: with the reason. Measured at these settings (seed 0): the twins of adap-ucb,
+#: adap-klucb, pftal, private-ftpl, private-ftrl, private-lazy-mw and submod-pftal are
+#: refuted (eps_lb 1.80-3.49), the other ten not (-0.45 to 0.94).
+POWER: dict[str, str | None] = {
+    "private-lazy-mw": "twin", "submod-pftal": "twin",
+    "pftal": "tests/agents/test_privacy_audits.py::test_under_noised_copy_is_caught",
+    "private-ftpl": "tests/agents/test_privacy_audits.py::test_under_noised_copy_is_caught",
+    "private-ftrl": "tests/agents/test_privacy_audits.py::test_under_noised_copy_is_caught",
+    "adap-ucb": "tests/agents/test_adap_bandits.py::"
+                "test_tenth_of_the_noise_is_refuted_and_the_honest_learner_is_not",
+    "adap-klucb": "tests/agents/test_adap_bandits.py::"
+                  "test_tenth_of_the_noise_is_refuted_and_the_honest_learner_is_not",
+    "private-exp2":
+        "tests/audit/test_action_audit.py::test_power_run_refutes_a_tenfold_noise_cut_of_private_exp2",
+    "private-bandit":
+        "tests/agents/test_privacy_audits.py::test_private_bandits_twin_is_refuted_in_full_games",
+    "private-batched-htinf":
+        "tests/agents/test_private_batched_bandit.py::test_under_noised_batches_are_caught",
+    "private-ftrl-grad": "tests/agents/test_full_info_grad.py::test_under_noised_copy_is_caught",
+    "private-ftpl-grad": "tests/agents/test_full_info_grad.py::test_under_noised_copy_is_caught",
+    "private-projection-free": "tests/agents/test_bandit_convex.py::"
+                               "test_auditor_passes_projection_free_and_refutes_a_tenth_of_the_noise",
+    "bandit-pftal": "tests/agents/test_bandit_convex.py::test_auditor_passes_bandit_pftal",
+    "bandit-submod-pftal": "tests/agents/test_bandit_submodular.py::"
+                           "test_black_box_audit_passes_and_catches_an_under_noised_copy",
+    "private-projection-free-tuned": None,  # its twin's eps_lb here 0.68; its releases
+    # are private-projection-free's mechanism on another block schedule, audited only there
+    "private-scrible": None,  # its twin is not refuted on its releases either (eps_lb 0.40,
+    # tests/agents/test_bandit_exp2_scrible.py's settings): one round moves them too little
+}
+
+
+def test_every_audited_learner_names_where_its_power_is():
+    """A "passes" is evidence only with the power to fail: every audited learner says
+    where its noise cut is refuted, and each test it names exists."""
+    assert set(POWER) == set(AUDITED)
+    root = Path(__file__).resolve().parents[2]
+    for name, where in POWER.items():
+        if where in (None, "twin"):
+            continue
+        path, function = where.split("::")
+        assert f"def {function}(" in (root / path).read_text(), (name, where)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, w in POWER.items() if w == "twin"))
+def test_the_noise_free_twin_is_refuted_by_the_same_audit(name):
+    env = _env(name)
+    problem = env.get_wrapper_attr("problem")
+    _, _, agent_kw, tau = AUDITED[name]
+
+    def twin(seed):
+        agent = make(name, problem, seed=seed, **{**agent_kw, "epsilon": 1e4 * agent_kw["epsilon"]})
+        agent.privacy = replace(agent.privacy, epsilon=agent_kw["epsilon"])  # the false claim
+        return agent
+
+    result = audit(twin, env, tau=tau, runs=RUNS, seed=0)
+    assert not result.passed and result.eps_lb > agent_kw["epsilon"], str(result)
+
+
+def test_private_bandits_twin_is_refuted_in_full_games():
+    """The action audit's short games cannot read ``private-bandit`` (its twin's eps_lb
+    0.27 above); the one-run audit of 16 full games of ``T = 4096`` refutes its twin
+    (eps_lb 1.80, 52 of 54 guesses right) and not the learner (0.31)."""
+    from dp_online_envs.lab.audit.one_run import AuditGame, OneRunSettings, audit_one_run
+
+    def build(epsilon):
+        return lambda problem, space, seed: make("private-bandit", problem, epsilon=epsilon,
+                                                 base="exp3", seed=seed)
+
+    games, settings = [AuditGame("DPBandit-MAB-v0", {}, 4096)], OneRunSettings(games=16, seed=1)
+    assert not audit_one_run(build(1.0), games, (1.0, 0.0), settings).refuted
+    twin = audit_one_run(build(1e4), games, (1.0, 0.0), settings)
+    assert twin.refuted and twin.eps_lb > 1.0, str(twin)
 
 
 @pytest.mark.parametrize("name", sorted(AUDITED))
