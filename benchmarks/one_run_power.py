@@ -36,6 +36,13 @@ the played loss must reproduce the game, a control)::
 
     python benchmarks/one_run_power.py --contextual --only jdp-linucb ldp-linucb
 
+With ``--replay`` it audits instead, claiming ``(1, 1e-5)``, the twin, the learner at
+epsilon 1 and at 10 (a tenth of the noise, about) with the replay decoder
+(``audit_one_run(..., replay=True)``: the ``hidden`` and ``replay`` rules) on audit seed
+``--seed``, and prints each rule's right / guesses, the bound and the CPU seconds::
+
+    python benchmarks/one_run_power.py --contextual --replay --seed 0 --only jdp-linucb
+
 ``--false-rate N`` audits each learner at its own epsilon instead (built at ``c`` and
 claiming ``c`` for each cut ``c``: an exactly ``c``-DP learner's true claim) on the audit
 seeds ``--seed`` to ``--seed + N - 1``, and prints how many of the ``N`` audits refuted
@@ -462,12 +469,14 @@ def reported_rule(rule: str) -> str:
     return found.group(1) if found else rule.split(" ", 1)[0]
 
 
-def every_rule(finding) -> str:
-    """Each rule's right / guesses and bound at the finding's per-rule confidence."""
+def every_rule(finding, delta: float = 0.0, canaries: int = 0) -> str:
+    """Each rule's right / guesses and bound at the finding's per-rule confidence (at
+    ``delta`` with ``canaries`` canaries, as the audit's own bound)."""
     found = re.findall(r"(?:^|; )([\w ]+?) \((\d+) of (\d+) right\)", finding.rule)
     level = 1.0 - (1.0 - finding.confidence) / max(len(found), 1)
-    return ", ".join(f"{name} {v}/{r} {one_run_eps_lower_bound(int(r), int(v), confidence=level):.2f}"
-                     for name, v, r in found)
+    return ", ".join(
+        f"{name} {v}/{r} {one_run_eps_lower_bound(int(r), int(v), confidence=level, delta=delta, canaries=max(canaries, int(r))):.2f}"  # noqa: E501
+        for name, v, r in found)
 
 
 def false_rate(cls, games: list[AuditGame], epsilon: float, delta: float, seed: int,
@@ -509,6 +518,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the noise-free contextual twin's rounds that change a later "
                              "action (jdp-linucb, ldp-linucb)")
     parser.add_argument("--contextual-horizon", type=int, default=2000)
+    parser.add_argument("--replay", action="store_true",
+                        help="with --contextual: audit the twin, epsilon 1 and epsilon 10 "
+                             "with the replay decoder, claiming (1, 1e-5)")
     args = parser.parse_args(argv)
     opts = dict(o.split("=", 1) for o in args.option)
     bench = default_benchmark()
@@ -530,6 +542,22 @@ def main(argv: list[str] | None = None) -> None:
         games = [AuditGame(env, kwargs, h) for h in bench.audit_horizons]
         if args.contextual:
             game = AuditGame("DPBandit-ContextualLinear-v0", {}, args.contextual_horizon)
+            if args.replay:
+                for label, eps, noise in (("twin", 1.0, False), ("epsilon 1", 1.0, True),
+                                          ("epsilon 10", 10.0, True)):
+                    start = time.process_time()
+
+                    def make(problem, space, s, cls=cls, eps=eps, noise=noise):
+                        return cls(problem, epsilon=eps, delta=1e-5, seed=s,
+                                   add_noise=noise)
+
+                    f = audit_one_run(make, [game], (1.0, 1e-5), settings, replay=True)
+                    print(f"{name} {label} on {game.env_id}, T = {game.horizon}, claim "
+                          f"(1, 1e-5): eps_lb {f.eps_lb:.2f} ({reported_rule(f.rule)}), "
+                          f"{'REFUTED' if f.refuted else 'not refuted'}; "
+                          f"{every_rule(f, 1e-5, f.canaries)}; "
+                          f"{time.process_time() - start:.1f} s CPU", flush=True)
+                continue
             start = time.process_time()
             changed, total = deterministic_changes(cls, game, 1.0, 1e-5, args.seed,
                                                    bench.audit_games, args.rounds)

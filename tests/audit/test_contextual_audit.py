@@ -21,8 +21,10 @@ from dp_online_envs.lab.audit.one_run import (
     OneRunSettings,
     audit_one_run,
     check_canary_env,
+    decode_hidden,
     guess_hidden,
     hidden_rounds,
+    one_run_eps_lower_bound,
     partner_losses,
     play_audit_game,
 )
@@ -220,3 +222,243 @@ def test_the_noise_free_twin_is_refuted_and_jdp_linucb_is_not():
     assert 1990 <= twin.canaries <= 2010
     honest = audit_one_run(jdp(), games, (0.01, 1e-5), settings)
     assert not honest.refuted and honest.guesses > 150, str(honest)
+
+
+# --------------------------------------------------------------------------
+# decoding by replay
+# --------------------------------------------------------------------------
+class Leader:
+    """A learner whose choices are a function of its inputs: the arm of least loss sum,
+    weighted by a fixed tilt per round (ties: the lowest arm)."""
+
+    def __init__(self, k, tilt):
+        self.k, self.tilt = k, tilt
+        self.sums, self.t = np.zeros(k), 0
+
+    def act(self):
+        return int(np.argmin(self.sums + self.tilt[self.t]))
+
+    def update(self, action, feedback):
+        self.sums[int(action)] += float(np.asarray(feedback).ravel()[0])
+        self.t += 1
+
+
+def leader_game(seed, horizon=24, k=3, stride=4):
+    """A game of :class:`Leader` on random 0/1 loss vectors with antithetic partners:
+    ``(tilt, arms, played, partners, hidden)``."""
+    rng = np.random.default_rng(seed)
+    tilt = rng.random((horizon, k)) * 1.5
+    played = rng.integers(0, 2, (horizon, k)).astype(float)
+    partners = np.where(rng.random((horizon, k)) < 0.7, 1.0 - played, played)
+    learner, arms = Leader(k, tilt), np.zeros(horizon, np.int64)
+    for t in range(horizon):
+        arms[t] = learner.act()
+        learner.update(arms[t], [played[t, arms[t]]])
+    hidden = np.arange(horizon) % stride == seed % stride
+    return tilt, arms, played, partners, hidden
+
+
+def loss_only(t, loss):
+    return np.array([loss])
+
+
+def decode(tilt, arms, known, first, second, hidden, beam=64):
+    k = first.shape[1]
+    return decode_hidden(Leader(k, tilt), arms, known, first, second, hidden, loss_only,
+                         beam=beam, free=0)
+
+
+def brute_force_decode(tilt, arms, played, partners, hidden):
+    """Every assignment of the pair's members to the canaries, the learner replayed on
+    each: round t is guessed when every assignment that plays the visible arms fed, in
+    round t, the same member on an arm where the pair differs."""
+    import itertools
+
+    horizon, k = played.shape
+    canaries = np.flatnonzero(hidden)
+    agree = None
+    for choice in itertools.product((0, 1), repeat=canaries.size):
+        learner, met, ok = Leader(k, tilt), {}, True
+        for t in range(horizon):
+            a = learner.act()
+            if hidden[t]:
+                which = choice[list(canaries).index(t)]
+                loss = (played, partners)[which][t, a]
+                met[t] = (which if played[t, a] != partners[t, a] else None)
+            elif a != arms[t]:
+                ok = False
+                break
+            else:
+                loss = played[t, a]
+            learner.update(a, [loss])
+        if not ok:
+            continue
+        agree = met if agree is None else {t: (m if m == agree[t] else None)
+                                           for t, m in met.items()}
+    out = np.zeros(horizon, np.int8)
+    for t, m in (agree or {}).items():
+        if m is not None:
+            out[t] = 1 if m == 0 else -1
+    return out
+
+
+def test_the_replay_decoder_matches_a_brute_force_and_is_right_on_a_deterministic_learner():
+    """With a beam that never binds the decoder guesses exactly the canaries on which
+    every assignment consistent with the visible arms agrees; each guess is right (the
+    learner is a function of its inputs). Its guesses are many: the test has teeth."""
+    right = guessed = 0
+    for seed in range(12):
+        tilt, arms, played, partners, hidden = leader_game(seed)
+        known = np.where(hidden[:, None], np.nan, played)
+        guess, survivors = decode(tilt, arms, known, played, partners, hidden, beam=10**6)
+        assert survivors >= 1
+        assert np.array_equal(guess, brute_force_decode(tilt, arms, played, partners,
+                                                        hidden)), seed
+        right += int((guess == 1).sum())
+        guessed += int(np.count_nonzero(guess))
+    assert guessed == right and guessed >= 20, (right, guessed)
+
+
+def test_the_replay_decoder_reads_no_canary_arm_nor_which_member_was_played():
+    """Brute force, with a beam small enough to bind: whatever a canary's arm and its
+    'played' loss vector, no guess changes; swapping a canary's pair negates that round's
+    guess and changes nothing else (the split and the cut of the beam go by the smaller
+    loss first, never by which member is the played one)."""
+    cut = 0
+    for seed in range(6):
+        tilt, arms, played, partners, hidden = leader_game(seed, horizon=20, stride=3)
+        known = np.where(hidden[:, None], np.nan, played)
+        for beam in (2, 64):
+            guess, survivors = decode(tilt, arms, known, played, partners, hidden, beam)
+            cut += int(beam == 2 and not np.array_equal(
+                guess, decode(tilt, arms, known, played, partners, hidden, 64)[0]))
+            for t in np.flatnonzero(hidden):
+                for b in range(3):
+                    other = arms.copy()
+                    other[t] = b
+                    junk = known.copy()
+                    junk[t] = b % 2
+                    assert np.array_equal(decode(tilt, other, junk, played, partners,
+                                                 hidden, beam)[0], guess), (seed, t, b)
+                first, second = played.copy(), partners.copy()
+                first[t], second[t] = partners[t], played[t]
+                swapped, _ = decode(tilt, arms, known, first, second, hidden, beam)
+                want = guess.copy()
+                want[t] = -guess[t]
+                assert np.array_equal(swapped, want), (seed, t, beam)
+    assert cut > 0  # the beam of 2 binds somewhere, so its order is exercised
+
+
+class KeyedLeak:
+    """Blatant about its own rounds (as ``Xor``), with two arms: a fresh uniform key in
+    even rounds, key + (the loss just met) mod 2 in odd rounds. On loss vectors equal on
+    both arms the loss met does not depend on the key, so the odd rounds' arms are
+    uniform whatever the loss: exactly 0-jointly-DP there. (On other vectors it is not:
+    ``(0, 1)`` gives key + loss = 0 for either key.)"""
+
+    def __init__(self, seed):
+        self.rng, self.t, self.key, self.loss = np.random.default_rng(seed), 0, 0, 0
+
+    def act(self):
+        if self.t % 2 == 0:
+            self.key = int(self.rng.integers(2))
+            return self.key
+        return (self.key + self.loss) % 2
+
+    def update(self, action, feedback):
+        self.loss = int(round(float(np.asarray(feedback).ravel()[0])))
+        self.t += 1
+
+
+def test_a_keyed_leak_of_the_canary_rounds_own_action_is_not_decoded():
+    """The canaries are the key rounds, on loss vectors equal on both arms: the visible
+    odd rounds show key + loss. The replay draws its own keys, so exactly one branch of
+    each canary survives and the decoder guesses every canary, right half the time (0-DP:
+    e^0 / (1 + e^0)); reading the canary's own arm (the key) would make every guess
+    right."""
+    horizon = 2000
+    rng = np.random.default_rng(4)
+    played = np.repeat(rng.integers(0, 2, (horizon, 1)), 2, axis=1).astype(float)
+    partners = 1.0 - played
+    learner, arms = KeyedLeak(5), np.zeros(horizon, np.int64)
+    for t in range(horizon):
+        arms[t] = learner.act()
+        learner.update(arms[t], [played[t, arms[t]]])
+    hidden = np.arange(horizon) % 2 == 0
+    known = np.where(hidden[:, None], np.nan, played)
+    guess, survivors = decode_hidden(KeyedLeak(6), arms, known, played, partners, hidden,
+                                     loss_only, free=0)
+    assert survivors == 1 and np.count_nonzero(guess) == horizon // 2
+    right = int((guess == 1).sum())
+    assert stats.binomtest(right, horizon // 2).pvalue > 1e-3, right
+    assert one_run_eps_lower_bound(horizon // 2, right, delta=1e-5,
+                                   canaries=horizon // 2) < 0.05
+
+
+class Noisy01:
+    """Exactly epsilon-jointly-DP: in round t + 1 it plays the loss it met in round t
+    through randomized response at epsilon (two arms); its other rounds carry nothing."""
+
+    def __init__(self, seed, epsilon):
+        self.rng, self.keep, self.loss = np.random.default_rng(seed), \
+            np.exp(epsilon) / (1 + np.exp(epsilon)), 0
+
+    def act(self):
+        return self.loss if self.rng.random() < self.keep else 1 - self.loss
+
+    def update(self, action, feedback):
+        self.loss = int(round(float(np.asarray(feedback).ravel()[0])))
+
+
+def test_the_replay_decoder_refutes_an_exactly_private_learner_rarely():
+    """100 audits of a learner exactly 1-jointly-DP on the rounds after its canaries
+    (randomized response of the loss just met, one canary in two): the replay's own
+    coins make one branch of each canary survive, the loss met with probability ``s =
+    q^2 + (1-q)^2`` (``q = e / (1 + e)``: the two coins agree), on the canary's arm with
+    probability ``s`` too (its own randomized response of the loss before), so a guess
+    is right with probability ``s^2 + (1 - s) / 2`` (0.56); the true claim epsilon = 1
+    is refuted at most 5% of the time (here never)."""
+    q = np.e / (1 + np.e)
+    same = q**2 + (1 - q) ** 2
+    horizon, refuted, rights = 400, 0, []
+    for seed in range(100):
+        rng = np.random.default_rng(1000 + seed)
+        played = rng.integers(0, 2, (horizon, 2)).astype(float)
+        partners = 1.0 - played
+        learner, arms = Noisy01(seed, 1.0), np.zeros(horizon, np.int64)
+        for t in range(horizon):
+            arms[t] = learner.act()
+            learner.update(arms[t], [played[t, arms[t]]])
+        hidden = np.arange(horizon) % 2 == seed % 2
+        known = np.where(hidden[:, None], np.nan, played)
+        guess, _ = decode_hidden(Noisy01(10_000 + seed, 1.0), arms, known, played, partners,
+                                 hidden, loss_only, free=1)
+        r, v = int(np.count_nonzero(guess)), int((guess == 1).sum())
+        rights.append(v / r)
+        bound = one_run_eps_lower_bound(r, v, confidence=0.975, delta=1e-5,
+                                        canaries=int(hidden.sum()))
+        refuted += bound > 1.0
+    assert refuted <= 5, refuted
+    assert abs(np.mean(rights) - (same**2 + (1 - same) / 2)) < 0.01, np.mean(rights)
+
+
+def test_the_replay_refutes_both_twins_at_epsilon_1_and_not_the_learners():
+    """T = 1000, 3 games, claim (1, 1e-5): the twins' replay guesses are all right and
+    refute; the learners at their own noise leave no hypothesis alive (no guesses). The
+    two contextual rules share alpha (each at 97.5%)."""
+    games, settings = [AuditGame(ENV, {}, 1000)], OneRunSettings(games=3, seed=0)
+    for name in ("jdp-linucb", "ldp-linucb"):
+        for noise in (False, True):
+            def make(problem, space, seed, name=name, noise=noise):
+                return agents.make(name, problem, epsilon=1.0, delta=1e-5, seed=seed,
+                                   add_noise=noise)
+            finding = audit_one_run(make, games, (1.0, 1e-5), settings, replay=True)
+            assert "of the 2 rules', each at 97.5%" in finding.rule, finding.rule
+            replay = finding.rule.split("replay (")[1].split(" right")[0]
+            right, guesses = map(int, replay.split(" of "))
+            if noise:
+                assert not finding.refuted and guesses == 0, (name, str(finding))
+            else:
+                assert finding.refuted and right == guesses > 150, (name, str(finding))
+    without = audit_one_run(jdp(add_noise=False), games, (1.0, 1e-5), settings)
+    assert not without.refuted and "replay" not in without.rule

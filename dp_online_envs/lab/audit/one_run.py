@@ -82,11 +82,17 @@ from dp_online_envs.lab.audit.statistics import check_confidence, clopper_pearso
 from dp_online_envs.loop import run_rounds, seed_of
 from dp_online_envs.losses.linear import LinearLoss
 from dp_online_envs.problem import Problem
-from dp_online_envs.validation import check_delta, check_epsilon, check_int, check_real
+from dp_online_envs.validation import (
+    check_bool,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_real,
+)
 
 __all__ = ["AuditGame", "DEFAULT_ONE_RUN", "OneRunFinding", "OneRunSettings",
            "PlayedGame", "TWIN_FACTOR", "arm_pairs", "audit_one_run", "check_canary_env",
-           "fdp_eps_lower_bound", "fdp_p_value", "guess_calibrated",
+           "decode_hidden", "fdp_eps_lower_bound", "fdp_p_value", "guess_calibrated",
            "guess_explorations", "guess_hidden", "guess_leaves", "guess_moves",
            "guess_returns", "guess_rounds", "hidden_rounds", "one_run_eps_lower_bound",
            "one_run_p_value", "one_run_power", "partner_losses", "play_audit_game",
@@ -980,6 +986,123 @@ def guess_hidden(arms: np.ndarray, first: np.ndarray, second: np.ndarray, n_arms
     return out, inferred
 
 
+#: :func:`decode_hidden`'s defaults: the most hypotheses kept, and the rounds at the
+#: start of a game whose action the replay does not check (a contextual learner plays
+#: round 1 before it has seen a context: a draw of its own randomness).
+REPLAY_BEAM, REPLAY_FREE = 64, 1
+
+
+def decode_hidden(replay: Any, arms: np.ndarray, known: np.ndarray, first: np.ndarray,
+                  second: np.ndarray, hidden: np.ndarray,
+                  feedback: Callable[[int, float], np.ndarray], beam: int = REPLAY_BEAM,
+                  free: int = REPLAY_FREE) -> tuple[np.ndarray, int]:
+    """Joint-DP guesses by replay: which loss of each canary round's pair the learner
+    met, decoded by a copy of the learner built apart from the game and fed the rounds
+    the game is known to have had.
+
+    The replay is a fresh learner (built and reset with a seed the game never saw). A
+    *hypothesis* is a copy of it and the losses it was fed in the canary rounds so far;
+    the decoder plays the rounds in order. In a round that is not a canary every
+    hypothesis is asked for its action (``act()``), dropped when it is not the arm played
+    (from round ``free`` on), and fed the arm played with that round's loss (``known``).
+    In a canary round ``t`` every hypothesis plays ITS OWN arm ``a`` (``arms[t]`` is never
+    read) and is split in two, fed the smaller and the larger of ``first[t, a]`` and
+    ``second[t, a]`` in that order (one copy when they are equal; before round ``free``,
+    one per arm and loss, with no guess), and the first ``beam`` hypotheses are kept.
+    At the end, round ``t`` is guessed when at least one hypothesis survives and every
+    survivor was fed a loss of the pair that differs on its arm, the same member of the
+    pair: ``+1`` when that loss is ``first``'s, ``-1`` when ``second``'s.
+
+    For a learner whose choices are a function of its inputs (a noise-free twin) the
+    hypothesis of the losses played is never dropped (unless the beam drops it), so every
+    guess is right; for a learner with randomness of its own the replay's draws are not
+    the game's and the hypotheses die out (no guesses).
+
+    Everything read is the arms of the rounds that are not canaries (the output), their
+    losses and each round's context (data drawn independently of the canaries' coins:
+    conditioned on), the canary pairs as unordered pairs (the order of the split and the
+    beam's cut use the smaller loss first, never which member is ``first``: swapping
+    ``first`` and ``second`` in a canary round negates that round's guess and changes
+    nothing else) and the replay, whose randomness is independent of the game. So the
+    guesses are ``A(output, data, pairs, independent randomness)`` and the one-run bound
+    holds for a jointly DP learner (``docs/algorithms/one-run-audit.md``, "Decoding by
+    replay"); ``tests/audit/test_contextual_audit.py`` checks by brute force that no guess
+    reads a canary's arm or its played loss.
+
+    Args:
+        replay: A fresh learner with ``act()`` and ``update(action, feedback)`` that
+            :func:`copy.deepcopy` copies (an in-process learner), reset with a seed drawn
+            apart from the game.
+        arms: ``(T,)`` the arms played (read only outside ``hidden``).
+        known: ``(T, K)`` the loss vectors played (read only outside ``hidden``).
+        first, second: ``(T, K)`` the two loss vectors of each round's pair (read only in
+            ``hidden``, as an unordered pair).
+        hidden: ``(T,)`` bool, the canary rounds.
+        feedback: ``feedback(t, loss)``: round ``t``'s feedback to the learner when the
+            arm it played met ``loss`` (a contextual game: ``[loss, c_t, c_{t+1}]``).
+        beam: The most hypotheses kept (``>= 1``).
+        free: The first rounds, whose action is not checked (``>= 0``).
+
+    Returns:
+        ``(guess, survivors)``: ``(T,)`` int8, ``+1`` (guess ``first``), ``-1`` (guess
+        ``second``) or ``0``; the hypotheses alive at the end.
+
+    Raises:
+        ValueError: Mismatched shapes, or a bad ``beam`` / ``free``.
+    """
+    import copy
+
+    beam = check_int("beam", beam, 1)
+    free = check_int("free", free, 0)
+    arms = np.asarray(arms, np.int64)
+    known = np.asarray(known, np.float64)
+    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
+    hide = np.asarray(hidden, bool)
+    horizon = arms.size
+    if (arms.ndim != 1 or known.ndim != 2 or known.shape[0] != horizon
+            or first.shape != known.shape or second.shape != known.shape
+            or hide.shape != (horizon,)):
+        raise ValueError(f"arms {arms.shape}, known {known.shape}, first {first.shape}, "
+                         f"second {second.shape} and hidden {hide.shape} must be (T,), "
+                         "(T, K), (T, K), (T, K) and (T,)")
+    k = known.shape[1]
+    out = np.zeros(horizon, np.int8)
+    # a hypothesis: (learner, its canary losses as a linked list (t, sign, rest))
+    hypotheses: list[tuple[Any, Any]] = [(replay, None)]
+    for t in range(horizon):
+        grown: list[tuple[Any, Any]] = []
+        if not hide[t]:
+            arm = int(arms[t])
+            for learner, memo in hypotheses:
+                if int(learner.act()) != arm and t >= free:
+                    continue
+                learner.update(arm, feedback(t, float(known[t, arm])))
+                grown.append((learner, memo))
+        else:
+            for learner, memo in hypotheses:
+                choices = range(k) if t < free else (int(learner.act()),)
+                for arm in choices:
+                    lo, hi = sorted((float(first[t, arm]), float(second[t, arm])))
+                    for value in ((lo,) if lo == hi else (lo, hi)):
+                        mine = copy.deepcopy(learner)
+                        mine.update(arm, feedback(t, value))
+                        sign = 0 if lo == hi or t < free else (
+                            1 if first[t, arm] == value else -1)
+                        grown.append((mine, (t, sign, memo)))
+        hypotheses = grown[:beam]
+        if not hypotheses:
+            return out, 0
+    votes = np.zeros((horizon, 3), np.int64)  # per round: survivors fed -1, none, +1
+    for _, memo in hypotheses:
+        while memo is not None:
+            t, sign, memo = memo
+            votes[t, sign + 1] += 1
+    n = len(hypotheses)
+    out[hide & (votes[:, 2] == n)] = 1
+    out[hide & (votes[:, 0] == n)] = -1
+    return out, n
+
+
 # --------------------------------------------------------------------------
 # playing the games
 # --------------------------------------------------------------------------
@@ -1021,6 +1144,10 @@ class PlayedGame:
             :func:`guess_moves`).
         contextual: A contextual game, audited as joint DP (:func:`guess_hidden`, which
             never reads a round's own arm).
+        observations: A contextual game: ``(T, 1 + 2 d)`` each round's feedback as the
+            learner saw it (``[loss of the arm played, context played, next context]``),
+            for :func:`decode_hidden`'s replay, which reads the loss only in the rounds
+            that are not canaries; ``None`` otherwise.
     """
 
     arms: np.ndarray
@@ -1032,6 +1159,7 @@ class PlayedGame:
     values: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     bandit: bool = False
     contextual: bool = False
+    observations: np.ndarray | None = None
 
 
 #: ``make_learner(problem, action_space, seed) -> learner``: built with ``seed`` (and
@@ -1083,11 +1211,13 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
         try:
             actions: list[Any] = []
             means: list[np.ndarray] = []  # a contextual game: each round's law
+            seen: list[np.ndarray] = []  # a contextual game: each round's feedback
 
             def record(t: int, action: Any, feedback: Any) -> None:
                 actions.append(np.array(action, np.float64) if full else int(action))
                 if contextual:
                     means.append(np.array(base.adversary.last_round().means, np.float64))
+                    seen.append(np.array(feedback, np.float64).reshape(-1))
 
             learner.reset(agent_seed)
             env.reset(seed=env_seed)
@@ -1106,7 +1236,8 @@ def play_audit_game(make_learner: LearnerFactory, game: AuditGame, env_seed: int
         return PlayedGame(arms.astype(np.int64), base.played_losses().thetas.copy(), mean,
                           np.asarray(space.low, np.float64), np.asarray(space.high, np.float64),
                           points, None if (linear or not full) else base.loss.values,
-                          problem.feedback == "bandit", contextual)
+                          problem.feedback == "bandit", contextual,
+                          np.stack(seen) if contextual and seen else None)
     finally:
         env.close()
 
@@ -1274,7 +1405,7 @@ def game_seeds(seed: int, games: int) -> list[tuple[int, int, np.random.SeedSequ
 def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                   claim: tuple[float, float],
                   settings: OneRunSettings = DEFAULT_ONE_RUN, *,
-                  workers: int = 1) -> OneRunFinding:
+                  workers: int = 1, replay: bool = False) -> OneRunFinding:
     """Test a learner's claim ``(epsilon, delta)`` on ``settings.games`` full games of each
     of ``games`` (module docstring).
 
@@ -1287,6 +1418,11 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
         settings: :class:`OneRunSettings`.
         workers: Games played at once (threads, each driving its own learner; the
             finding does not depend on it).
+        replay: Contextual games: also decode the canaries by replay
+            (:func:`decode_hidden`, the ``"replay"`` rule, scored beside ``"hidden"``,
+            each at ``1 - (1 - confidence) / 2``), the replay built by ``make_learner``
+            with a seed drawn apart from the game. Only for learners that
+            :func:`copy.deepcopy` copies (in process, not a sandboxed session).
 
     Returns:
         The :class:`OneRunFinding`.
@@ -1297,6 +1433,7 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
         Exception: Whatever the learner raises propagates.
     """
     epsilon, delta = check_epsilon(claim[0]), check_delta(claim[1])
+    replay = check_bool("replay", replay)
     if not isinstance(settings, OneRunSettings):
         raise TypeError(f"settings must be a OneRunSettings, got {settings!r}")
     if not games:
@@ -1333,8 +1470,9 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     canaries = differing = 0
     for g, p, rng, pair, sched, cal in zip(plan, played, rngs, partners, scheduled,
                                             calibrated):
-        found, informative, paired = score_game(p, settings, g.horizon, rng, sched,
-                                                partners=pair, calibrated=cal)
+        found, informative, paired = score_game(
+            p, settings, g.horizon, rng, sched, partners=pair, calibrated=cal,
+            replay=_replayer(make_learner, g) if replay and p.contextual else None)
         canaries += paired
         differing += informative
         for name, (r, v) in found.items():
@@ -1396,6 +1534,13 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
                      "guess the pair's loss higher on it when the arm returns "
                      f">= {HIDDEN_RATIO:g}x later than it had been away, the lower when "
                      f"it had been away >= {HIDDEN_RATIO:g}x longer")
+    if "replay" in totals:
+        rules.append(f"replay ({totals['replay'][1]} of {totals['replay'][0]} right): the "
+                     "same canaries decoded by a copy of the learner built apart from the "
+                     "game, fed the other rounds' losses and split on each canary's pair "
+                     f"(at most {REPLAY_BEAM} hypotheses, those that do not play the arms "
+                     "of the other rounds dropped); a canary is guessed when every survivor "
+                     "met the same member of its pair")
     if len(totals) > 1:
         rules.append(f"the bound is the largest of the {len(totals)} rules', each at "
                      f"{100 * level:.4g}% confidence (the {best} rule's here)")
@@ -1404,6 +1549,23 @@ def audit_one_run(make_learner: LearnerFactory, games: Sequence[AuditGame],
     return OneRunFinding(epsilon, delta, float(eps_lb), bool(eps_lb > epsilon),
                          float(settings.confidence), len(plan), horizons, canaries,
                          differing, guesses, correct, rule, rr_epsilon=rr)
+
+
+def _replayer(make_learner: LearnerFactory, game: AuditGame) -> Callable[[int], Any]:
+    """``replay(seed)``: a fresh learner of ``game``'s problem built by ``make_learner``
+    with ``seed`` and reset with it (:func:`decode_hidden`)."""
+    def replay(seed: int) -> Any:
+        from dp_online_envs.envs import build_env
+
+        env = build_env(game.env_id, horizon=game.horizon,
+                        **{k: v for k, v in game.env_kwargs.items() if k != "horizon"})
+        try:
+            learner = make_learner(env.get_wrapper_attr("problem"), env.action_space, seed)
+        finally:
+            env.close()
+        learner.reset(seed)
+        return learner
+    return replay
 
 
 def arm_pairs(played: PlayedGame, partners: np.ndarray
@@ -1417,7 +1579,8 @@ def arm_pairs(played: PlayedGame, partners: np.ndarray
 
 def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                rng: np.random.Generator, scheduled: np.ndarray | None = None, *,
-               partners: np.ndarray | None = None, calibrated: np.ndarray | None = None
+               partners: np.ndarray | None = None, calibrated: np.ndarray | None = None,
+               replay: Callable[[int], Any] | None = None
                ) -> tuple[dict[str, tuple[int, int]], int, int]:
     """``({rule: (guesses, right guesses)}, informative rounds, canaries)`` of one played
     game (the canaries: every round, but in a contextual game).
@@ -1438,7 +1601,9 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
     learner, ``"explorations"`` (:func:`guess_explorations`). A contextual game (joint
     DP): ``"hidden"`` (:func:`guess_hidden` on the canary rounds of
     :func:`hidden_rounds`, whose arms no guess reads; informative: the canaries whose
-    pair differs on the arm played, a count the guesses do not use)."""
+    pair differs on the arm played, a count the guesses do not use), and with ``replay``
+    (``replay(seed)``: a fresh learner built and reset with ``seed``, drawn from ``rng``
+    after the canaries) ``"replay"`` (:func:`decode_hidden` on the same canaries)."""
     if partners is None:
         partners = partner_losses(played.thetas, played.mean, played.low, played.high, rng)
     if played.contextual:  # joint DP: no guess reads a canary round's arm
@@ -1447,8 +1612,29 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
         guess, _ = guess_hidden(played.arms, played.thetas, partners,
                                 played.thetas.shape[1], hidden)
         differ = played.thetas[rows, played.arms] != partners[rows, played.arms]
-        return ({"hidden": (int(np.count_nonzero(guess)), int((guess == 1).sum()))},
-                int(np.count_nonzero(differ & hidden)), int(hidden.sum()))
+        found = {"hidden": (int(np.count_nonzero(guess)), int((guess == 1).sum()))}
+        if replay is not None:
+            seen = played.observations
+            if seen is None:
+                raise ValueError("a replay needs the game's observations (PlayedGame."
+                                 "observations, recorded by play_audit_game)")
+
+            def feedback(t: int, loss: float) -> np.ndarray:
+                fed = seen[t].copy()
+                fed[0] = loss  # the contextual feedback: [loss, context, next context]
+                return fed
+
+            learner = replay(int(rng.integers(2**63 - 1)))
+            try:
+                known = np.where(hidden[:, None], np.nan, played.thetas)  # not read
+                decoded, _ = decode_hidden(learner, played.arms, known, played.thetas,
+                                           partners, hidden, feedback)
+            finally:
+                close = getattr(learner, "close", None)
+                if callable(close):
+                    close()
+            found["replay"] = (int(np.count_nonzero(decoded)), int((decoded == 1).sum()))
+        return (found, int(np.count_nonzero(differ & hidden)), int(hidden.sum()))
     if played.points is not None and played.bandit:
         values = played.values or (lambda theta, xs: xs @ theta)
         met, other = (np.array([float(values(th[t], played.points[t:t + 1])[0])
