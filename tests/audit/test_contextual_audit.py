@@ -4,6 +4,8 @@ of ``jdp-linucb`` is refuted and the learner at its own noise is not."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -27,6 +29,7 @@ from dp_online_envs.lab.audit.one_run import (
     one_run_eps_lower_bound,
     partner_losses,
     play_audit_game,
+    score_game,
 )
 from dp_online_envs.losses.contextual import ContextualLinearLoss
 
@@ -150,10 +153,12 @@ def test_hidden_guesses_match_a_loop():
 
 
 class Xor:
-    """Exactly 0-jointly-DP and blatant about its own rounds: in each pair of rounds
-    (2j, 2j + 1) it plays a fresh uniform arm a, then a + (the loss it met) mod K. The
-    second arm alone is uniform whatever the loss, so the other rounds' actions carry
-    nothing of round 2j; with round 2j's own arm the loss is read off exactly."""
+    """Blatant about its own rounds: in each pair of rounds (2j, 2j + 1) it plays a
+    fresh uniform arm a, then a + (the loss it met) mod K. Where round 2j's loss vector
+    is the same on every arm the second arm alone is uniform whatever the loss, so the
+    other rounds' actions carry nothing of round 2j (exactly 0-jointly-DP there; not
+    exactly elsewhere, a -> a + l_a need not be one to one); with round 2j's own arm the
+    loss is read off exactly."""
 
     def __init__(self, problem, seed):
         self.k = problem.domain.dim
@@ -175,8 +180,9 @@ class Xor:
 
 
 def test_a_learner_that_leaks_only_its_own_rounds_action_is_not_refuted():
-    """The cheat a rule reading arms[t] would 'catch': 0-joint-DP, so a valid joint-DP
-    audit must not refute even epsilon = 0.05; reading round t's own arm would be right
+    """The cheat a rule reading arms[t] would 'catch': its other rounds' actions leak
+    little of round t (nothing where the loss vector is the same on every arm), and the
+    audit does not refute even epsilon = 0.05; reading round t's own arm would be right
     on every round it guesses."""
     games = [AuditGame(ENV, {}, 400)]
     settings = OneRunSettings(games=8, seed=0)
@@ -462,3 +468,19 @@ def test_the_replay_refutes_both_twins_at_epsilon_1_and_not_the_learners():
                 assert finding.refuted and right == guesses > 150, (name, str(finding))
     without = audit_one_run(jdp(add_noise=False), games, (1.0, 1e-5), settings)
     assert not without.refuted and "replay" not in without.rule
+
+
+def test_the_replay_refuses_what_it_cannot_read():
+    """Mismatched shapes, a bad beam, and a game recorded without its observations are
+    refused with what was expected."""
+    tilt, arms, played, partners, hidden = leader_game(0)
+    with pytest.raises(ValueError, match=r"must be \(T,\), \(T, K\)"):
+        decode(tilt, arms[:-1], played, played, partners, hidden)
+    with pytest.raises(ValueError, match="beam"):
+        decode(tilt, arms, played, played, partners, hidden, beam=0)
+    game = play_audit_game(jdp(add_noise=False), AuditGame(ENV, {}, 60), 1, 2)
+    assert game.observations.shape == (60, 11)
+    stripped = dataclasses.replace(game, observations=None)
+    with pytest.raises(ValueError, match="observations"):
+        score_game(stripped, OneRunSettings(), 60, np.random.default_rng(0),
+                   replay=lambda seed: None)

@@ -45,7 +45,10 @@ The method is one-run auditing (Steinke, Nasr and Jagielski, *Privacy auditing w
    ``t``'s data, round ``t``'s own action is not protected) pairs each round's loss
    vector given its context (:func:`partner_losses` with each round's law, the context
    kept) and guesses by :func:`guess_hidden` on a fixed set of canary rounds
-   (:func:`hidden_rounds`, one in six) whose arms no guess reads.
+   (:func:`hidden_rounds`, one in six) whose arms no guess reads; with
+   ``audit_one_run(..., replay=True)`` (learners in process) also by
+   :func:`decode_hidden`, a copy of the learner built apart from the game fed the other
+   rounds' losses and split on each canary's unordered pair.
 3. **Bound** (:func:`one_run_eps_lower_bound`): with ``r`` guesses of which ``v`` are
    right, an ``epsilon``-DP learner makes ``v`` at most a ``Binomial(r, e^eps / (1 +
    e^eps))`` (their Theorem 3.1): ``eps_lb`` is the largest epsilon whose tail
