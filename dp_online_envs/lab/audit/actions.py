@@ -54,6 +54,7 @@ from dp_online_envs.lab.audit.scores import Statistic, points_of, run_scores, st
 from dp_online_envs.lab.audit.sequences import (
     NeighbourPair,
     is_admissible,
+    is_contextual,
     neighbour_param,
     replay_env,
 )
@@ -343,7 +344,7 @@ def audit_actions(make_session: SessionFactory | VectorSessionFactory, env_id: s
         The :class:`AuditFinding`.
 
     Raises:
-        ValueError: An invalid claim, setting or env option.
+        ValueError: An invalid claim, setting or env option, or a contextual game.
         TypeError: ``make_session`` did not return a session or a vector session.
         Exception: Whatever the session raises (e.g.
             :class:`~dp_online_envs.lab.isolation.AgentFailure`) propagates.
@@ -352,6 +353,11 @@ def audit_actions(make_session: SessionFactory | VectorSessionFactory, env_id: s
     if not isinstance(settings, AuditSettings):
         raise TypeError(f"settings must be an AuditSettings, got {settings!r}")
     problem, space = audit_problem(env_id, env_kwargs, settings.horizon)
+    if is_contextual(problem):
+        raise ValueError(f"{env_id} is a contextual game: the action audit's candidate "
+                         "sequences have no contexts; audit a contextual learner's releases "
+                         "with dp_online_envs.lab.audit.audit(..., view='releases') (it "
+                         "records the contexts and keeps them in the neighbour)")
     pairs = candidates(problem, settings.taus)
     pilot_root, test_root = np.random.SeedSequence(settings.seed).spawn(2)
     pilot_seeds = pilot_root.spawn(len(pairs))
