@@ -136,8 +136,9 @@ def test_the_action_audit_refuses_a_contextual_game():
                       AuditSettings(horizon=4, runs=10, pilot_runs=10))
 
 
-def _audit(name: str, **built):
-    """The audit of ``name`` built with ``built`` options, claiming :data:`CLAIM`."""
+def _audit(name: str, runs: int = RUNS, **built):
+    """The audit of ``name`` built with ``built`` options, claiming :data:`CLAIM`, on
+    ``runs`` runs per side."""
     env = _env()
     problem = env.get_wrapper_attr("problem")
 
@@ -146,19 +147,21 @@ def _audit(name: str, **built):
         agent.privacy = replace(agent.privacy, **CLAIM)  # the claim (false unless honest)
         return agent
 
-    return audit(factory, env, tau=TAU, runs=RUNS, seed=SEED, view="releases")
+    return audit(factory, env, tau=TAU, runs=runs, seed=SEED, view="releases")
 
 
 @pytest.mark.parametrize("name", LEARNERS)
 def test_the_learner_at_its_epsilon_is_not_refuted(name):
-    result = _audit(name)
+    # a third of the runs (the false-refutation guard needs no power; at 3000 runs on
+    # audit seeds 0-19 and 100-119 eps_lb was at most 0.031 and 0.236)
+    result = _audit(name, runs=1000)
     assert result.passed and result.eps_lb <= CLAIM["epsilon"], str(result)
     assert (result.epsilon, result.delta) == (CLAIM["epsilon"], CLAIM["delta"])
 
 
 @pytest.mark.parametrize("name", LEARNERS)
 def test_the_noise_free_twin_is_refuted(name):
-    result = _audit(name, add_noise=False)
+    result = _audit(name, runs=300, add_noise=False)  # eps_lb 5.69 at 3000 runs
     assert not result.passed and result.eps_lb > CLAIM["epsilon"], str(result)
 
 
