@@ -69,6 +69,7 @@ for the points of ``DPFullInfo-Experts-v0``).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import sys
@@ -1053,8 +1054,6 @@ def decode_hidden(replay: Any, arms: np.ndarray, known: np.ndarray, first: np.nd
     Raises:
         ValueError: Mismatched shapes, or a bad ``beam`` / ``free``.
     """
-    import copy
-
     beam = check_int("beam", beam, 1)
     free = check_int("free", free, 0)
     arms = np.asarray(arms, np.int64)
@@ -1668,16 +1667,15 @@ def score_game(played: PlayedGame, settings: OneRunSettings, horizon: int,
                                   settings.history, free)),
             ("leave", guess_leaves(played.arms, differ, settings.streak, free))):
         out[name] = (int(guessed.sum()), int((guessed & high).sum()))
-    # every play counted: a schedule's own plays (an episode learner's first pull of each
-    # arm, in arm order in every game) are runs whose return the learner chose
-    back = guess_returns(played.arms, differ, settings.streak, 0.25)
-    out["returns"] = (int(np.count_nonzero(back)),
-                      int(((back == 1) & high).sum() + ((back == -1) & (mine < other)).sum()))
     if calibrated is None:
         calibrated = guess_calibrated([arm_pairs(played, partners)])[0]
-    out["calibrated"] = (int(np.count_nonzero(calibrated)),
-                         int(((calibrated == 1) & high).sum()
-                             + ((calibrated == -1) & (mine < other)).sum()))
+    low = mine < other
+    # "returns" counts every play: a schedule's own plays (an episode learner's first pull
+    # of each arm, in arm order in every game) are runs whose return the learner chose
+    for name, signed in (("returns", guess_returns(played.arms, differ, settings.streak, 0.25)),
+                         ("calibrated", calibrated)):  # +1: the higher loss, -1: the lower
+        out[name] = (int(np.count_nonzero(signed)),
+                     int(((signed == 1) & high).sum() + ((signed == -1) & low).sum()))
     return out, int(differ.sum()), played.arms.size
 
 

@@ -240,12 +240,10 @@ def replay_env(problem: Problem, sequence: LossSequence | np.ndarray,
             "its losses: record_sequence records them), got a sequence without contexts"
             if is_contextual(problem) else
             f"a sequence with contexts needs a contextual game, got {problem.loss!r}")
-    if contextual:
-        env = ContextualBanditEnv(problem.domain, problem.loss, ContextReplay(seq),
-                                  feedback=problem.feedback, horizon=len(seq))
-        return FeedbackGuard(env, problem.feedback if feedback is None else feedback)
-    env = OnlineLearningEnv(problem.domain, problem.loss, ReplayAdversary(seq),
-                            feedback=problem.feedback, horizon=len(seq))
+    env_class, adversary = ((ContextualBanditEnv, ContextReplay(seq)) if contextual
+                            else (OnlineLearningEnv, ReplayAdversary(seq)))
+    env = env_class(problem.domain, problem.loss, adversary, feedback=problem.feedback,
+                    horizon=len(seq))
     return FeedbackGuard(env, problem.feedback if feedback is None else feedback)
 
 
