@@ -1,6 +1,7 @@
 """Helpers shared by the agent tests (imported as a plain module: tests/agents is on
 sys.path under pytest's default import mode)."""
 
+import dataclasses
 import math
 
 import gymnasium as gym
@@ -65,6 +66,13 @@ def played_points(agent, env: gym.Env, seed: int, reset_seed: int | None = None)
     return np.stack(out)
 
 
+def claiming(agent, epsilon: float):
+    """``agent`` declaring ``epsilon`` whatever it was built at (an auditor's false claim
+    when the agent was built with less noise)."""
+    agent.privacy = dataclasses.replace(agent.privacy, epsilon=epsilon)
+    return agent
+
+
 def tenth_noise_audits(monkeypatch, module, name: str, n_arms: int, horizon: int,
                        epsilon: float, seed: int):
     """The pair audit of a K-armed learner whose noise is a ``module.DiscreteLaplaceNoise``
@@ -77,8 +85,6 @@ def tenth_noise_audits(monkeypatch, module, name: str, n_arms: int, horizon: int
         ``(weak_agent, weak_result, honest_agent, honest_result)``, the agents built with
         seed 0 (the monkeypatch is undone before the honest audit).
     """
-    from dataclasses import replace
-
     from dp_online_envs import build_env
     from dp_online_envs.lab.audit import audit
 
@@ -87,9 +93,7 @@ def tenth_noise_audits(monkeypatch, module, name: str, n_arms: int, horizon: int
 
     def run():
         def factory(s):
-            agent = make(name, problem, epsilon=epsilon, seed=s)
-            agent.privacy = replace(agent.privacy, epsilon=epsilon)  # the claim stays
-            return agent
+            return claiming(make(name, problem, epsilon=epsilon, seed=s), epsilon)
         return factory(0), audit(factory, env, tau=1, runs=1000, seed=seed,
                                  sequence=np.ones((horizon, n_arms)),
                                  neighbour_theta=np.zeros(n_arms))

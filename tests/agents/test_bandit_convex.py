@@ -12,14 +12,13 @@ the noise.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from agent_helpers import discrete_gaussian_scale
+from agent_helpers import claiming, discrete_gaussian_scale
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import make, play
@@ -545,13 +544,7 @@ def test_auditor_passes_bandit_pftal(delta):
     # the audit's power on it: its noise-free twin (built at 10^4 epsilon, claiming 1)
     # is refuted on its releases by the same test with a fifth of the runs (eps_lb 2.8;
     # a tenth of the noise is not: eps_lb 0.21 at 1000 runs)
-    twin = audit(lambda s: _claiming(BanditPFTAL(prob, epsilon=1e4, delta=delta, seed=s), 1.0),
+    twin = audit(lambda s: claiming(BanditPFTAL(prob, epsilon=1e4, delta=delta, seed=s), 1.0),
                  prob, tau=tau, runs=200, sequence=seq, neighbour_theta=np.zeros(2),
                  statistic=_dyadic_statistic(0, T), seed=12, view="releases")
     assert not twin.passed and twin.eps_lb > 1.0, str(twin)
-
-
-def _claiming(agent, epsilon: float):
-    """``agent`` declaring ``epsilon`` whatever it was built at (a false claim)."""
-    agent.privacy = dataclasses.replace(agent.privacy, epsilon=epsilon)
-    return agent

@@ -14,11 +14,10 @@ counterpart ``ftrl`` and the black-box audit.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
-from agent_helpers import DELTA, played_points
+from agent_helpers import DELTA, claiming, played_points
 
 import dp_online_envs  # noqa: F401  (registers the env ids)
 from agents import counter_agent, make
@@ -316,10 +315,8 @@ def test_under_noised_copy_is_caught(name, monkeypatch):
     env, problem = _small_hinge_env()
     kw = GRAD[name]
 
-    def factory(seed):
-        agent = make(name, problem, seed=seed, **kw)
-        agent.privacy = replace(agent.privacy, epsilon=kw["epsilon"])  # the false claim
-        return agent
+    def factory(seed):  # the counter's tenth of the noise, the claim kept: a false claim
+        return claiming(make(name, problem, seed=seed, **kw), kw["epsilon"])
 
     # the neighbour flips the label of round 1: g_1 = -y a moves by 2 a (||2a|| = 2L);
     # the default neighbour (-a, -y) is the same hinge loss, no signal at all

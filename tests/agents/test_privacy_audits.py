@@ -8,10 +8,10 @@ also audited with their counter's noise cut tenfold while still claiming the sam
 epsilon: the auditor must refute that claim on the released stream.
 """
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from agent_helpers import claiming
 
 import agents
 from agents import agent_class, counter_agent, make
@@ -129,9 +129,9 @@ def test_the_noise_free_twin_is_refuted_by_the_same_audit(name):
     _, _, agent_kw, tau = AUDITED[name]
 
     def twin(seed):
-        agent = make(name, problem, seed=seed, **{**agent_kw, "epsilon": 1e4 * agent_kw["epsilon"]})
-        agent.privacy = replace(agent.privacy, epsilon=agent_kw["epsilon"])  # the false claim
-        return agent
+        return claiming(make(name, problem, seed=seed,
+                             **{**agent_kw, "epsilon": 1e4 * agent_kw["epsilon"]}),
+                        agent_kw["epsilon"])
 
     result = audit(twin, env, tau=tau, runs=RUNS, seed=0)
     assert not result.passed and result.eps_lb > agent_kw["epsilon"], str(result)
@@ -193,10 +193,8 @@ def test_under_noised_copy_is_caught(name, monkeypatch):
     _, _, agent_kw, _ = AUDITED[name]
     tau = 1
 
-    def factory(seed):
-        agent = make(name, problem, seed=seed, **agent_kw)
-        agent.privacy = replace(agent.privacy, epsilon=agent_kw["epsilon"])  # the false claim
-        return agent
+    def factory(seed):  # the counter's tenth of the noise, the claim kept: a false claim
+        return claiming(make(name, problem, seed=seed, **agent_kw), agent_kw["epsilon"])
 
     result = audit(factory, env, tau=tau, runs=WEAK_RUNS[name], seed=1)
     assert not result.passed, str(result)
