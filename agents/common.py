@@ -132,16 +132,25 @@ def exact_laplace_guarantee(strategy, released: str, exact: str):
     :class:`~agents.privacy.noise.NoNoise` (a learner built with ``add_noise=False``:
     the non-private limit) it is ``exact``.
 
+    The budget is checked on the calibrated mechanism itself, in exact rational
+    arithmetic (:meth:`~agents.privacy.noise.DiscreteLaplaceNoise.guarantee` without an
+    event: pure ``k1 / t``-DP per release), not through the accountant: the learner's
+    process then never imports ``dp_accounting``, whose import is most of the start-up
+    CPU of an isolated or sandboxed learner.
+
     Args:
         strategy: The calibrated noise strategy.
         released: What each noise draw is added to, and what the learner does next.
         exact: The mechanism's text when the strategy adds no noise.
+
+    Raises:
+        ValueError: If the calibrated mechanism exceeds the budget.
     """
     if not strategy.private:
-        return strategy.guarantee(strategy.dp_event(), mechanism=exact)
+        return strategy.guarantee(None, mechanism=exact)
     label = (f"exact discrete Laplace (t={strategy.t}, "
              f"grid g=2^{math.frexp(strategy.grid)[1] - 1}, b=t*g={strategy.scale:.6g})")
-    return strategy.guarantee(strategy.dp_event(), mechanism=f"{label} {released}")
+    return strategy.guarantee(None, mechanism=f"{label} {released}")
 
 
 # ------------------------------------------------------------------ playing a point

@@ -233,7 +233,8 @@ class NoNoise(NoiseStrategy):
 
         return dp_event.NonPrivateDpEvent()
 
-    def guarantee(self, event: dp_event.DpEvent, mechanism: str) -> PrivacyGuarantee:
+    def guarantee(self, event: dp_event.DpEvent | None, mechanism: str) -> PrivacyGuarantee:
+        """No guarantee (epsilon infinite), whatever ``event`` is (``None`` included)."""
         return PrivacyGuarantee(math.inf, 0.0, mechanism=mechanism)
 
     def __str__(self) -> str:

@@ -26,9 +26,14 @@ def test_importing_agents_and_listing_them_defers_the_accountant_and_the_solvers
 
 
 def test_a_private_learner_imports_the_accountant_when_it_calibrates():
+    """A learner whose guarantee needs the accountant (Gaussian noise on a tree of
+    counts, (epsilon, delta)) imports it when it calibrates; the learners releasing
+    single discrete Laplace draws check theirs exactly and never import it
+    (``tests/privacy/test_discrete.py``)."""
     code = ("import gymnasium as gym, agents, dp_online_envs\n"
-            "problem = gym.make('DPBandit-MAB-v0', horizon=50).get_wrapper_attr('problem')\n"
-            "a = agents.make('private-exp2', problem, epsilon=1.0, seed=0)\n"
+            "problem = gym.make('DPFullInfo-Experts-v0', horizon=50)"
+            ".get_wrapper_attr('problem')\n"
+            "a = agents.make('private-ftrl', problem, epsilon=1.0, delta=1e-5, seed=0)\n"
             "assert a.privacy.epsilon <= 1.0")
     assert "dp_accounting" in _loaded_after(code)
 
