@@ -73,8 +73,9 @@ def _env(name, horizon=HORIZON):
 #: refutes a noise cut of it on a game where an audit can see one; ``None``, no audit in
 #: the suite has been measured to have power on it (its twin is not refuted here either),
 #: with the reason. Measured at these settings (seed 0): the twins of adap-ucb,
-#: adap-klucb, pftal, private-ftpl, private-ftrl, private-lazy-mw and submod-pftal are
-#: refuted (eps_lb 1.80-3.49), the other ten not (-0.45 to 0.94).
+#: adap-klucb, pftal, private-ftpl, private-ftrl, private-lazy-mw, submod-pftal,
+#: jdp-linucb and ldp-linucb are refuted (eps_lb 1.80-3.49), the other ten not (-0.45 to
+#: 0.94).
 POWER: dict[str, str | None] = {
     "private-lazy-mw": "twin", "submod-pftal": "twin",
     "pftal": "tests/agents/test_privacy_audits.py::test_under_noised_copy_is_caught",
@@ -99,8 +100,9 @@ POWER: dict[str, str | None] = {
                            "test_black_box_audit_passes_and_catches_an_under_noised_copy",
     "private-projection-free-tuned": None,  # its twin's eps_lb here 0.68; its releases
     # are private-projection-free's mechanism on another block schedule, audited only there
-    # their twins are refuted here too (eps_lb 3.49 both, seed 0), their tenfold noise
-    # cuts not at these settings (0.31, 0.61): the test named refutes them at T = 2, 3000 runs
+    # the contextual learners: their twins are refuted here too (eps_lb 3.49 both, seed 0),
+    # their tenfold noise cuts not at these settings (0.31, 0.61): the test named refutes
+    # them at T = 2, 3000 runs
     "jdp-linucb": "tests/audit/test_contextual_release_audit.py::"
                   "test_a_tenth_of_the_noise_is_refuted",
     "ldp-linucb": "tests/audit/test_contextual_release_audit.py::"

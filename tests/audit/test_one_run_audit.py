@@ -17,6 +17,7 @@ from dp_online_envs.lab.audit.one_run import (
     AuditGame,
     OneRunSettings,
     audit_one_run,
+    guess_calibrated,
     guess_explorations,
     guess_leaves,
     guess_moves,
@@ -587,8 +588,6 @@ def calibrated_games(seed, n_games=12, horizon=300, k=5):
 
 @pytest.mark.parametrize("longest, tail, least", [(2, 0.05, 4), (1, 0.25, 2), (3, 0.5, 1)])
 def test_calibrated_guesses_match_brute_force(longest, tail, least):
-    from dp_online_envs.lab.audit.one_run import guess_calibrated
-
     games = calibrated_games(longest)
     fast = guess_calibrated(games, longest, tail, least)
     assert fast and all(np.array_equal(f, b) for f, b in
@@ -652,8 +651,6 @@ def episode_rr_audit(rng, eps, n_games=16, horizon=60, k=4):
         rows = np.arange(horizon)
         games.append((arms, lower[rows, arms], upper[rows, arms]))
         high.append(met[rows, arms] > lower[rows, arms])
-    from dp_online_envs.lab.audit.one_run import guess_calibrated
-
     out = guess_calibrated(games)
     return (sum(int(np.count_nonzero(g)) for g in out),
             sum(int(((g == 1) & h).sum() + ((g == -1) & ~h).sum()) for g, h in zip(out, high)))
