@@ -25,17 +25,25 @@ def test_importing_agents_and_listing_them_defers_the_accountant_and_the_solvers
     assert _loaded_after("import agents; agents.list_agents()") == []
 
 
-def test_learners_releasing_single_laplace_draws_never_import_the_accountant():
+def test_learners_releasing_discrete_laplace_draws_never_import_the_accountant():
     """Each isolated or sandboxed learner process builds its learner: with the
     accountant's import (about 0.8 s of CPU) that was most of its start. Their guarantee
     is checked exactly (``tests/privacy/test_discrete.py`` compares it with the
-    accountant's)."""
+    accountant's): the scalar releases, and the trees of counts noised with discrete
+    Laplace noise (the default noise of ``private-ftrl`` and the follow-the-leader
+    learners)."""
     code = ("import gymnasium as gym, agents, dp_online_envs\n"
             "p = gym.make('DPBandit-MAB-v0').get_wrapper_attr('problem')\n"
             "for name in ('private-exp2', 'private-bandit', 'private-batched-htinf', "
             "'adap-ucb', 'adap-klucb'):\n"
             "    for noise in (True, False):\n"
-            "        agents.make(name, p, epsilon=1.0, seed=0, add_noise=noise)")
+            "        agents.make(name, p, epsilon=1.0, seed=0, add_noise=noise)\n"
+            "for env, name in (('DPFullInfo-Experts-v0', 'private-ftrl'), "
+            "('DPBandit-Convex-v1', 'private-projection-free'), "
+            "('DPBandit-Convex-v1', 'bandit-pftal'), "
+            "('DPBandit-Submodular-v2', 'bandit-submod-pftal')):\n"
+            "    agents.make(name, gym.make(env).get_wrapper_attr('problem'), epsilon=1.0, "
+            "seed=0)")
     assert "dp_accounting" not in _loaded_after(code)
 
 

@@ -296,3 +296,35 @@ def test_scalar_laplace_learners_state_the_guarantee_the_accountant_confirms():
             checked = noise.guarantee(noise.dp_event(), mechanism=learner.privacy.mechanism)
             assert (learner.privacy.epsilon, learner.privacy.delta) == (epsilon, 0.0), name
             assert learner.privacy == checked, name
+
+
+@pytest.mark.parametrize("name", ["tree", "agarwal-singh", "honaker"])
+def test_tree_counters_with_discrete_laplace_state_the_guarantee_the_accountant_confirms(
+        name):
+    """The dyadic counters check ``levels k1 / t <= epsilon`` exactly (no accountant):
+    the guarantee is the one the accountant gives for the counter's event."""
+    from agents.privacy.counters.base import ContinualCounter
+
+    for horizon in (1, 7, 1000, 2**20):
+        for dim in (1, 5):
+            for epsilon in (0.1, 1.0, 10.0):
+                counter = make_counter(name, horizon, dim, noise="discrete-laplace",
+                                       epsilon=epsilon, sensitivity=2.0)
+                stated = counter.guarantee()
+                assert ContinualCounter.guarantee(counter) == stated  # the accountant's
+                assert (stated.epsilon, stated.delta) == (epsilon, 0.0)
+
+
+def test_a_tree_counter_noised_for_one_node_is_refused():
+    """Noise calibrated for one node, not for the ``levels`` nodes one input moves: the
+    exact check is not taken on the strategy's own ``copies``, and the guarantee is
+    refused."""
+    import dataclasses
+
+    counter = make_counter("tree", 1000, 3, noise="discrete-laplace", epsilon=1.0,
+                           sensitivity=1.0)
+    strategy = counter.noise_strategy
+    counter.noise_strategy = dataclasses.replace(strategy, step=0.0).calibrate(copies=1)
+    assert counter.noise_strategy.t * counter.levels <= strategy.t + counter.levels
+    with pytest.raises(ValueError):
+        counter.guarantee()

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..noise import NoiseStrategy
+from ..calibration import PrivacyGuarantee
+from ..noise import DiscreteLaplaceNoise, NoiseStrategy
 from .base import ContinualCounter
 
 if TYPE_CHECKING:  # dp_accounting is imported where it is used (its import takes 0.8 s)
@@ -64,6 +65,28 @@ class _DyadicCounter(ContinualCounter):
 
     def _unit_event(self) -> dp_event.DpEvent:
         return self.noise_strategy.dp_event(copies=self.levels)
+
+    def guarantee(self) -> PrivacyGuarantee:
+        """The guarantee of the whole mechanism, checked against the budget.
+
+        With exact discrete Laplace noise calibrated for the ``levels`` nodes (or with
+        none) it is checked on the calibrated mechanism itself, in exact rational
+        arithmetic: ``levels`` node sums of integer l1 sensitivity ``k1``, each noised
+        with parameter ``t``, are pure ``levels k1 / t``-DP by basic composition
+        (:meth:`~agents.privacy.noise.DiscreteLaplaceNoise.guarantee` without an event;
+        the accountant states the same guarantee for :meth:`describe`). The learner's
+        process then never imports ``dp_accounting`` (about 0.8 s of CPU). Other noise
+        goes through the accountant.
+
+        Raises:
+            ValueError: if the mechanism exceeds ``(epsilon, delta)``.
+        """
+        strategy = self.noise_strategy
+        if not strategy.private:
+            return strategy.guarantee(None, mechanism=repr(self))
+        if isinstance(strategy, DiscreteLaplaceNoise) and strategy.copies == self.levels:
+            return strategy.guarantee(None, mechanism=repr(self))
+        return super().guarantee()
 
     def _init_noise_state(self) -> None:
         #: noise of the stored left-child node at each level (valid where t has a 1-bit)
