@@ -132,26 +132,30 @@ def layer_violations(graph: dict[str, set[str]], lab: str = LAB) -> list[tuple[s
 
 
 # ------------------------------------------------------------------ the product
-GRAPH = import_graph(ROOT, PACKAGES)
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """The product's import graph (parsed when this file runs, not when it is
+    collected: every worker collects every file)."""
+    return import_graph(ROOT, PACKAGES)
 
 
-def test_the_graph_covers_every_module_and_sees_function_level_imports():
-    assert len(GRAPH) == len(module_files(ROOT, PACKAGES)) > 100
+def test_the_graph_covers_every_module_and_sees_function_level_imports(graph):
+    assert len(graph) == len(module_files(ROOT, PACKAGES)) > 100
     # default_resolver imports agents inside the function; the lab's command line at
     # module level
-    assert "agents" in GRAPH["dp_online_envs.lab.experiments.resolver"]
-    assert "dp_online_envs.lab.grading" in GRAPH["dp_online_envs.lab.cli"]
+    assert "agents" in graph["dp_online_envs.lab.experiments.resolver"]
+    assert "dp_online_envs.lab.grading" in graph["dp_online_envs.lab.cli"]
     # relative imports are resolved
-    assert "agents.privacy.counters.base" in GRAPH["agents.privacy.counters.blt"]
+    assert "agents.privacy.counters.base" in graph["agents.privacy.counters.blt"]
 
 
-def test_only_the_lab_imports_agents_and_nothing_outside_it_imports_the_lab():
-    assert layer_violations(GRAPH) == []
-    assert any(_in(m, LAB) and "agents" in t for m, t in GRAPH.items())
+def test_only_the_lab_imports_agents_and_nothing_outside_it_imports_the_lab(graph):
+    assert layer_violations(graph) == []
+    assert any(_in(m, LAB) and "agents" in t for m, t in graph.items())
 
 
-def test_there_are_no_import_circles():
-    assert circles(GRAPH) == []
+def test_there_are_no_import_circles(graph):
+    assert circles(graph) == []
 
 
 # ------------------------------------------------- the checks on packages of our own

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import gymnasium as gym
-import mabwiser.mab as mabwiser
 import numpy as np
 import pytest
 
@@ -182,6 +181,12 @@ def test_learners_beat_uniform_play_and_linucb_meets_its_bound():
 
 
 # ------------------------------------------------------------- against mabwiser
+def _mabwiser():
+    """``mabwiser.mab``, imported by the tests that use it (with pandas and
+    scikit-learn: not at collection, which every worker does for every file)."""
+    import mabwiser.mab
+
+    return mabwiser.mab
 
 
 class _Mabwiser:
@@ -193,7 +198,7 @@ class _Mabwiser:
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        self.mab = mabwiser.MAB(list(range(self.k)), self.policy, seed=seed or 0)
+        self.mab = _mabwiser().MAB(list(range(self.k)), self.policy, seed=seed or 0)
         self.rng = np.random.default_rng(seed)
         self.context, self.fitted = None, False
 
@@ -233,6 +238,7 @@ def test_linucb_indices_equal_mabwisers_on_the_same_history():
     arm, on one shared history (fixed alpha: mabwiser has no OFUL radius)."""
     rng = np.random.default_rng(1)
     ours = agents.make("linucb", _problem(k=3, d=4, horizon=400), seed=0, alpha=0.7)
+    mabwiser = _mabwiser()
     theirs = mabwiser.MAB([0, 1, 2], mabwiser.LearningPolicy.LinUCB(alpha=0.7), seed=0)
     cs = rng.standard_normal((301, 4))
     cs /= np.linalg.norm(cs, axis=1, keepdims=True)
@@ -250,7 +256,7 @@ def test_linucb_indices_equal_mabwisers_on_the_same_history():
 def test_linucb_plays_mabwisers_game_exactly():
     """Same games, same alpha: the same arms every round, so the paired difference of
     pseudo-regret is exactly 0 on every seed."""
-    diffs = _paired("linucb", mabwiser.LearningPolicy.LinUCB(alpha=0.5), range(3), 200,
+    diffs = _paired("linucb", _mabwiser().LearningPolicy.LinUCB(alpha=0.5), range(3), 200,
                     alpha=0.5)
     np.testing.assert_allclose(diffs, 0.0, atol=1e-9)
 
@@ -259,7 +265,7 @@ def test_lin_ts_matches_mabwiser_in_law():
     """Different generators, the same posterior law: the 95% paired interval of the
     pseudo-regret difference (8 game seeds) holds 0 and is narrow next to the regret."""
     seeds = range(8)
-    diffs = _paired("lin-ts", mabwiser.LearningPolicy.LinTS(alpha=0.5), seeds, 200, v=0.5)
+    diffs = _paired("lin-ts", _mabwiser().LearningPolicy.LinTS(alpha=0.5), seeds, 200, v=0.5)
     lo, hi = _ci(diffs)
     assert lo <= 0.0 <= hi, (lo, hi, diffs)
     assert hi - lo < 0.5 * np.mean(_uniform(seeds, 200)), (lo, hi)
