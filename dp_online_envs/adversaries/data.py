@@ -18,14 +18,6 @@ from dp_online_envs.adversaries.base import LossSequence
 from dp_online_envs.adversaries.oblivious import ReplayAdversary
 
 
-def _clipped(loss, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``rows[index]``, each row passed through ``loss.clip_param``; a row replayed on
-    several rounds is clipped once (a horizon of many passes costs one clip per row)."""
-    used, where = np.unique(index, return_inverse=True)
-    clipped = np.array([loss.clip_param(r) for r in rows[used]], dtype=np.float64)
-    return clipped[where.reshape(-1)].reshape(len(index), -1)
-
-
 class _RowsAdversary(ReplayAdversary):
     """Replays rows of a dataset chosen at each reset by :meth:`_select`, clipped into
     the loss family's parameter set.
@@ -39,6 +31,7 @@ class _RowsAdversary(ReplayAdversary):
     def __init__(self, rows: np.ndarray) -> None:
         self.rows = LossSequence(rows)
         self.sequence = self.rows
+        self._clipped: tuple[object, np.ndarray] | None = None
 
     def _select(self, np_random, horizon: int) -> np.ndarray:
         """The row indices of one game, in play order."""
@@ -46,8 +39,17 @@ class _RowsAdversary(ReplayAdversary):
 
     def reset(self, np_random, domain, loss, horizon) -> None:
         index = self._select(np_random, horizon)
-        self.sequence = LossSequence(_clipped(loss, self.rows.thetas, index))
+        self.sequence = LossSequence(self._clipped_rows(loss)[index])
         super().reset(np_random, domain, loss, horizon)
+
+    def _clipped_rows(self, loss) -> np.ndarray:
+        """Every row passed through ``loss.clip_param``, once for a loss family: the
+        rows do not change, so each game indexes the same clipped rows (a horizon of
+        many passes, or many games, costs one clip per row)."""
+        if self._clipped is None or self._clipped[0] is not loss:
+            rows = np.array([loss.clip_param(r) for r in self.rows.thetas], dtype=np.float64)
+            self._clipped = (loss, rows.reshape(len(self.rows), -1))
+        return self._clipped[1]
 
 
 class ShuffledRowsAdversary(_RowsAdversary):
