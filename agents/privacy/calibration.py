@@ -14,8 +14,8 @@ Calibration turns a sensitivity and a privacy budget into a noise scale:
 * :func:`discrete_gaussian_sigma` -- the exact discrete Gaussian mechanism on an
   integer grid (Canonne, Kamath, Steinke, NeurIPS 2020): the smallest INTEGER
   ``sigma`` whose ``rho = K2 / (2 sigma^2)``-zCDP guarantee (``K2`` the squared l2
-  sensitivity in grid units) is ``(epsilon, delta)``-DP, by bisection on the
-  accountant (:func:`zcdp_rho` route of :func:`accountant_epsilon`).
+  sensitivity in grid units) is ``(epsilon, delta)``-DP, searched on the accountant
+  (:func:`zcdp_rho` route of :func:`accountant_epsilon`).
 
 Accounting goes through Google's ``dp_accounting``: every mechanism describes itself
 as a ``dp_accounting.DpEvent`` (normalised to a unit shift, ``noise_multiplier =
@@ -171,8 +171,9 @@ def discrete_gaussian_sigma(sq_sensitivity: int, epsilon: float, delta: float,
     ``sq_sensitivity = K2`` is the (integer) squared l2 sensitivity in grid units, all
     noised blocks together; the accountant sees ``ZCDpEvent(`` :func:`discrete_gaussian_rho`
     ``(K2, sigma))`` and its epsilon decreases with ``sigma``, so the smallest passing
-    integer is found by doubling then bisection on :func:`accountant_epsilon`. ``sigma``
-    is an integer (``sigma^2`` a rational with denominator 1), rounded UP: the accounted
+    integer is bracketed (doubling or halving from the analytic Gaussian's ``sigma``),
+    then found by :func:`_smallest_passing` on :func:`accountant_epsilon`. ``sigma`` is
+    an integer (``sigma^2`` a rational with denominator 1), rounded UP: the accounted
     epsilon is ``<= epsilon``.
 
     Args:
@@ -190,34 +191,72 @@ def discrete_gaussian_sigma(sq_sensitivity: int, epsilon: float, delta: float,
     if k2 < 1:
         raise ValueError(f"sq_sensitivity must be an integer >= 1, got {sq_sensitivity!r}")
 
-    def ok(sigma: int) -> bool:
-        event = dp_event.ZCDpEvent(discrete_gaussian_rho(k2, sigma))
-        return accountant_epsilon(event, dlt) <= eps
+    def epsilon_at(sigma: int) -> float:
+        return accountant_epsilon(dp_event.ZCDpEvent(discrete_gaussian_rho(k2, sigma)), dlt)
 
     start = max(1, math.ceil(math.sqrt(k2) * _unit_gaussian_sigma(eps, dlt)))
-    lo, hi = 0, start  # invariant: lo fails (or is 0), hi passes
-    if ok(start):
-        while hi > 1 and ok(hi // 2):
-            hi //= 2
-        lo = hi // 2
+    # lo fails (or is 0), hi passes; their epsilons (inf for sigma = 0)
+    lo, e_lo, hi, e_hi = 0, math.inf, start, epsilon_at(start)
+    if e_hi <= eps:
+        while hi > 1 and (e := epsilon_at(hi // 2)) <= eps:
+            hi, e_hi = hi // 2, e
+        if hi > 1:
+            lo, e_lo = hi // 2, e
     else:
-        lo = start
-        while not ok(hi := 2 * lo):
-            lo = hi
+        lo, e_lo = start, e_hi
+        while (e_hi := epsilon_at(hi := 2 * lo)) > eps:
+            lo, e_lo = hi, e_hi
             if lo > limit:
                 raise ValueError(
                     f"no discrete Gaussian sigma <= {limit} gives (epsilon={epsilon!r}, "
                     f"delta={delta!r})-DP for squared sensitivity {k2} on the grid")
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    hi = _smallest_passing(epsilon_at, eps, lo, e_lo, hi, e_hi)
     if hi > limit:
         raise ValueError(
             f"the discrete Gaussian for (epsilon={epsilon!r}, delta={delta!r}) needs "
             f"sigma={hi} > {limit} grid steps: the sampler's int64 range is exceeded")
+    return hi
+
+
+def _smallest_passing(epsilon_at, eps: float, lo: int, e_lo: float, hi: int,
+                      e_hi: float) -> int:
+    """The smallest integer ``sigma`` in ``(lo, hi]`` with ``epsilon_at(sigma) <= eps``,
+    given ``e_lo = epsilon_at(lo) > eps >= e_hi = epsilon_at(hi)`` and an epsilon that
+    does not increase with ``sigma`` (``e_lo`` may be ``inf``).
+
+    The answer is bisection's, in fewer calls of the accountant: each step guesses the
+    crossing by interpolating ``log epsilon`` linearly in ``log sigma`` (nearly linear:
+    epsilon falls about as ``1 / sigma``), looks at the guess and its neighbour across
+    the guessed crossing, and falls back to halving the bracket whenever a step did not
+    halve it. About 8 calls where bisection takes about 22 at ``sigma ~ 10^6``.
+    """
+    while hi - lo > 1:
+        width = hi - lo
+        if 0 < e_hi < e_lo < math.inf and lo >= 1:
+            share = math.log(e_lo / eps) / math.log(e_lo / e_hi)
+            guess = round(lo * (hi / lo) ** share)
+            guess = min(max(guess, lo + 1), hi - 1)
+        else:
+            guess = (lo + hi) // 2
+        e = epsilon_at(guess)
+        if e <= eps:
+            hi, e_hi = guess, e
+            if guess - 1 > lo and (e := epsilon_at(guess - 1)) > eps:
+                lo, e_lo = guess - 1, e
+            elif guess - 1 > lo:
+                hi, e_hi = guess - 1, e
+        else:
+            lo, e_lo = guess, e
+            if guess + 1 < hi and (e := epsilon_at(guess + 1)) <= eps:
+                hi, e_hi = guess + 1, e
+            elif guess + 1 < hi:
+                lo, e_lo = guess + 1, e
+        if hi - lo > width // 2 and hi - lo > 1:  # a slow step: halve the bracket once
+            mid = (lo + hi) // 2
+            if (e := epsilon_at(mid)) <= eps:
+                hi, e_hi = mid, e
+            else:
+                lo, e_lo = mid, e
     return hi
 
 

@@ -251,6 +251,30 @@ def test_calibration_finds_the_smallest_integer_sigma(k2, eps, delta):
     assert 0.97 < sigma / gaussian_sigma(math.sqrt(k2), eps, delta) < 1.12 or sigma < 100
 
 
+def test_the_search_finds_what_enumeration_finds_on_any_non_increasing_epsilon():
+    """The calibration's search returns the smallest passing integer whatever the shape:
+    smooth power laws (where its interpolation is nearly exact), flat stretches and
+    jumps (where it is wrong and must halve), an epsilon that is infinite at 0."""
+    from agents.privacy.calibration import _smallest_passing
+
+    rng = np.random.default_rng(11)
+    shapes = []
+    for _ in range(40):
+        c, p = 10 ** rng.uniform(-1, 6), rng.uniform(0.3, 3.0)
+        shapes.append(lambda s, c=c, p=p: c / s**p)
+        cuts = np.sort(rng.integers(1, 5000, size=rng.integers(1, 6)))
+        shapes.append(lambda s, cuts=cuts: float(len(cuts) - np.searchsorted(cuts, s, "right")))
+    for f in shapes:
+        lo = int(rng.integers(0, 2000))
+        hi = lo + int(rng.integers(1, 3000))
+        eps = float(rng.uniform(f(hi), f(lo + 1) if lo + 1 <= hi else f(hi)))
+        first = next(s for s in range(lo + 1, hi + 1) if f(s) <= eps)
+        e_lo = math.inf if lo == 0 else f(lo)
+        if e_lo <= eps:  # not a bracket: the search's precondition does not hold
+            continue
+        assert _smallest_passing(f, eps, lo, e_lo, hi, f(hi)) == first
+
+
 def test_calibration_refuses_what_the_sampler_cannot_draw():
     with pytest.raises(ValueError, match=r"sigma.*1000"):
         discrete_gaussian_sigma(10**8, 0.01, 1e-6, 1000)
