@@ -325,6 +325,8 @@ def test_a_tree_counter_noised_for_one_node_is_refused():
                            sensitivity=1.0)
     strategy = counter.noise_strategy
     counter.noise_strategy = dataclasses.replace(strategy, step=0.0).calibrate(copies=1)
+    # a tenth of the noise (levels = 10), rounded up: t * levels within levels of before
     assert counter.noise_strategy.t * counter.levels <= strategy.t + counter.levels
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"accountant reports epsilon=10\.0 .* above the "
+                                         r"claimed epsilon=1\.0"):
         counter.guarantee()

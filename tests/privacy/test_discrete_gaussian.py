@@ -267,7 +267,7 @@ def test_the_search_finds_what_enumeration_finds_on_any_non_increasing_epsilon()
     for f in shapes:
         lo = int(rng.integers(0, 2000))
         hi = lo + int(rng.integers(1, 3000))
-        eps = float(rng.uniform(f(hi), f(lo + 1) if lo + 1 <= hi else f(hi)))
+        eps = float(rng.uniform(f(hi), f(lo + 1)))
         first = next(s for s in range(lo + 1, hi + 1) if f(s) <= eps)
         e_lo = math.inf if lo == 0 else f(lo)
         if e_lo <= eps:  # not a bracket: the search's precondition does not hold

@@ -82,9 +82,8 @@ class _DyadicCounter(ContinualCounter):
             ValueError: if the mechanism exceeds ``(epsilon, delta)``.
         """
         strategy = self.noise_strategy
-        if not strategy.private:
-            return strategy.guarantee(None, mechanism=repr(self))
-        if isinstance(strategy, DiscreteLaplaceNoise) and strategy.copies == self.levels:
+        if not strategy.private or (isinstance(strategy, DiscreteLaplaceNoise)
+                                    and strategy.copies == self.levels):
             return strategy.guarantee(None, mechanism=repr(self))
         return super().guarantee()
 
